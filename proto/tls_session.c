@@ -1,0 +1,336 @@
+/* proto/tls_session.c: a TLS server session (mbedTLS 2.28) driven through memory buffers. */
+#include "proto/tls_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mbedtls/error.h>
+#include <mbedtls/oid.h>
+#include <mbedtls/platform_util.h>
+
+#include "proto/errors.h"
+#include "proto/kdf.h"
+
+#define TLS_BYTES_MAX (256u * 1024u)
+
+static void set_err(char *errbuf, size_t errbuf_len, const char *what, int mbed_err)
+{
+    char reason[160];
+
+    if (!errbuf || !errbuf_len) {
+        return;
+    }
+    mbedtls_strerror(mbed_err, reason, sizeof(reason));
+    snprintf(errbuf, errbuf_len, "%s: %s (-0x%04x)", what, reason, (unsigned)-mbed_err);
+}
+
+static int export_keys_cb(void *ctx, const unsigned char *ms, const unsigned char *kb,
+                          size_t maclen, size_t keylen, size_t ivlen,
+                          const unsigned char client_random[32],
+                          const unsigned char server_random[32], mbedtls_tls_prf_types tls_prf_type)
+{
+    struct tls_export_sink *sink = ctx;
+    struct tls_session *s = sink->current;
+
+    (void)kb;
+    (void)maclen;
+    (void)keylen;
+    (void)ivlen;
+    if (!s) {
+        return 0;
+    }
+    memcpy(s->master_secret, ms, sizeof(s->master_secret));
+    memcpy(s->client_random, client_random, 32);
+    memcpy(s->server_random, server_random, 32);
+    s->prf_type = (int)tls_prf_type;
+    s->has_export = true;
+    return 0;
+}
+
+int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
+                         const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
+                         enum tls_verify_client verify,
+                         int (*f_rng)(void *, unsigned char *, size_t), void *p_rng, char *errbuf,
+                         size_t errbuf_len)
+{
+    int ret;
+
+    memset(c, 0, sizeof(*c));
+    mbedtls_ssl_config_init(&c->conf);
+    mbedtls_x509_crt_init(&c->ca);
+    mbedtls_x509_crt_init(&c->cert);
+    mbedtls_pk_init(&c->key);
+
+    ret = mbedtls_x509_crt_parse(&c->ca, ca, ca_len);
+    if (ret < 0) {
+        set_err(errbuf, errbuf_len, "ca", ret);
+        goto fail;
+    }
+    ret = mbedtls_x509_crt_parse(&c->cert, cert, cert_len);
+    if (ret < 0) {
+        set_err(errbuf, errbuf_len, "cert", ret);
+        goto fail;
+    }
+    ret = mbedtls_pk_parse_key(&c->key, key, key_len, NULL, 0);
+    if (ret < 0) {
+        set_err(errbuf, errbuf_len, "key", ret);
+        goto fail;
+    }
+    ret = mbedtls_ssl_config_defaults(&c->conf, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                      MBEDTLS_SSL_PRESET_DEFAULT);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "tls config", ret);
+        goto fail;
+    }
+    /* 2.6 clients default to tls-version-min 1.2; never accept less. */
+    mbedtls_ssl_conf_min_version(&c->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
+                                 MBEDTLS_SSL_MINOR_VERSION_3);
+    mbedtls_ssl_conf_rng(&c->conf, f_rng, p_rng);
+    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
+    ret = mbedtls_ssl_conf_own_cert(&c->conf, &c->cert, &c->key);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "cert/key", ret);
+        goto fail;
+    }
+    switch (verify) {
+    case TLS_VERIFY_CLIENT_NONE:
+        mbedtls_ssl_conf_authmode(&c->conf, MBEDTLS_SSL_VERIFY_NONE);
+        break;
+    case TLS_VERIFY_CLIENT_OPTIONAL:
+        mbedtls_ssl_conf_authmode(&c->conf, MBEDTLS_SSL_VERIFY_OPTIONAL);
+        break;
+    default:
+        mbedtls_ssl_conf_authmode(&c->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
+        break;
+    }
+    mbedtls_ssl_conf_renegotiation(&c->conf, MBEDTLS_SSL_RENEGOTIATION_DISABLED);
+    mbedtls_ssl_conf_export_keys_ext_cb(&c->conf, export_keys_cb, &c->sink);
+    return 0;
+
+fail:
+    tls_server_conf_clear(c);
+    return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? -PE_CRYPTO : -PE_MALFORMED;
+}
+
+void tls_server_conf_clear(struct tls_server_conf *c)
+{
+    mbedtls_ssl_config_free(&c->conf);
+    mbedtls_x509_crt_free(&c->ca);
+    mbedtls_x509_crt_free(&c->cert);
+    mbedtls_pk_free(&c->key);
+}
+
+static int bytes_append(struct tls_bytes *b, const uint8_t *data, size_t len)
+{
+    if (b->off > 0 && b->off == b->len) {
+        b->off = b->len = 0;
+    }
+    if (b->len - b->off + len > TLS_BYTES_MAX) {
+        return -PE_NOSPACE;
+    }
+    if (b->len + len > b->cap) {
+        size_t pending = b->len - b->off;
+        size_t ncap = b->cap ? b->cap : 4096;
+        uint8_t *nd;
+
+        /* Compact first, then grow. */
+        if (b->off > 0) {
+            memmove(b->data, b->data + b->off, pending);
+            b->len = pending;
+            b->off = 0;
+        }
+        while (ncap < b->len + len) {
+            ncap *= 2;
+        }
+        if (ncap > b->cap) {
+            nd = realloc(b->data, ncap);
+            if (!nd) {
+                return -PE_NOSPACE;
+            }
+            b->data = nd;
+            b->cap = ncap;
+        }
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    return 0;
+}
+
+static void bytes_free(struct tls_bytes *b)
+{
+    if (b->data) {
+        mbedtls_platform_zeroize(b->data, b->cap);
+    }
+    free(b->data);
+    memset(b, 0, sizeof(*b));
+}
+
+static int bio_send(void *ctx, const unsigned char *buf, size_t len)
+{
+    struct tls_session *s = ctx;
+
+    if (bytes_append(&s->out, buf, len)) {
+        return MBEDTLS_ERR_SSL_ALLOC_FAILED;
+    }
+    return (int)len;
+}
+
+static int bio_recv(void *ctx, unsigned char *buf, size_t len)
+{
+    struct tls_session *s = ctx;
+    size_t avail = s->in.len - s->in.off;
+
+    if (avail == 0) {
+        return MBEDTLS_ERR_SSL_WANT_READ;
+    }
+    if (len > avail) {
+        len = avail;
+    }
+    memcpy(buf, s->in.data + s->in.off, len);
+    s->in.off += len;
+    return (int)len;
+}
+
+int tls_session_init(struct tls_session *s, struct tls_server_conf *conf)
+{
+    int ret;
+
+    memset(s, 0, sizeof(*s));
+    s->conf = conf;
+    mbedtls_ssl_init(&s->ssl);
+    ret = mbedtls_ssl_setup(&s->ssl, &conf->conf);
+    if (ret) {
+        mbedtls_ssl_free(&s->ssl);
+        return -PE_CRYPTO;
+    }
+    mbedtls_ssl_set_bio(&s->ssl, s, bio_send, bio_recv, NULL);
+    return 0;
+}
+
+void tls_session_clear(struct tls_session *s)
+{
+    if (!s->conf) {
+        return;
+    }
+    mbedtls_ssl_free(&s->ssl);
+    bytes_free(&s->in);
+    bytes_free(&s->out);
+    mbedtls_platform_zeroize(s->master_secret, sizeof(s->master_secret));
+    s->conf = NULL;
+    s->has_export = false;
+}
+
+int tls_session_feed(struct tls_session *s, const uint8_t *data, size_t len)
+{
+    return bytes_append(&s->in, data, len);
+}
+
+int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len)
+{
+    int ret;
+
+    if (s->is_handshake_done) {
+        return 0;
+    }
+    /* The export callback belongs to the shared config: point it at this session meanwhile. */
+    s->conf->sink.current = s;
+    ret = mbedtls_ssl_handshake(&s->ssl);
+    s->conf->sink.current = NULL;
+    if (ret == 0) {
+        s->is_handshake_done = true;
+        return 0;
+    }
+    if (ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
+        return -PE_WANT_IO;
+    }
+    if (ret == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED) {
+        char info[256];
+        uint32_t flags = mbedtls_ssl_get_verify_result(&s->ssl);
+
+        mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
+        /* verify_info ends lines with '\n'; keep the first reason on one line. */
+        info[strcspn(info, "\n")] = '\0';
+        if (errbuf && errbuf_len) {
+            snprintf(errbuf, errbuf_len, "client certificate verification failed: %s", info);
+        }
+    } else {
+        set_err(errbuf, errbuf_len, "TLS handshake failed", ret);
+    }
+    return -PE_TLS;
+}
+
+int tls_session_read(struct tls_session *s, uint8_t *buf, size_t cap, size_t *n)
+{
+    int ret = mbedtls_ssl_read(&s->ssl, buf, cap);
+
+    *n = 0;
+    if (ret > 0) {
+        *n = (size_t)ret;
+        return 0;
+    }
+    if (ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
+        return 0;
+    }
+    return -PE_TLS; /* includes 0 / PEER_CLOSE_NOTIFY */
+}
+
+int tls_session_write(struct tls_session *s, const uint8_t *data, size_t len)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        int ret = mbedtls_ssl_write(&s->ssl, data + done, len - done);
+
+        if (ret <= 0) {
+            return -PE_TLS; /* the BIO never blocks, so WANT_WRITE cannot happen */
+        }
+        done += (size_t)ret;
+    }
+    return 0;
+}
+
+const uint8_t *tls_session_out_peek(const struct tls_session *s, size_t *len)
+{
+    *len = s->out.len - s->out.off;
+    return s->out.data ? s->out.data + s->out.off : NULL;
+}
+
+void tls_session_out_consume(struct tls_session *s, size_t n)
+{
+    size_t pending = s->out.len - s->out.off;
+
+    s->out.off += n < pending ? n : pending;
+    if (s->out.off == s->out.len) {
+        s->out.off = s->out.len = 0;
+    }
+}
+
+int tls_session_export(const struct tls_session *s, const char *label, uint8_t *out, size_t out_len)
+{
+    if (!s->is_handshake_done || !s->has_export) {
+        return -PE_STATE;
+    }
+    return kdf_tls_ekm(s->prf_type, s->master_secret, s->client_random, s->server_random, label,
+                       out, out_len);
+}
+
+int tls_session_peer_cn(const struct tls_session *s, char *cn, size_t cap)
+{
+    const mbedtls_x509_crt *peer = mbedtls_ssl_get_peer_cert(&s->ssl);
+    const mbedtls_x509_name *name;
+
+    if (!peer || cap == 0) {
+        return -PE_STATE;
+    }
+    for (name = &peer->subject; name; name = name->next) {
+        if (name->oid.p && MBEDTLS_OID_CMP(MBEDTLS_OID_AT_CN, &name->oid) == 0) {
+            size_t n = name->val.len < cap - 1 ? name->val.len : cap - 1;
+
+            memcpy(cn, name->val.p, n);
+            cn[n] = '\0';
+            return 0;
+        }
+    }
+    return -PE_STATE;
+}

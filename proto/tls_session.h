@@ -1,0 +1,116 @@
+/* proto/tls_session.h: a TLS server session (mbedTLS 2.28) driven through memory buffers.
+ *
+ * The control channel carries TLS records inside reliable control packets (ssl.c in OpenVPN
+ * 2.6). mbedTLS reads the peer's ciphertext from `in` and writes its own into `out` through
+ * custom BIO callbacks; the caller moves bytes between these buffers and the reliability layer.
+ * The keying-material exporter (RFC 5705, "tls-ekm") is computed from the secrets mbedTLS hands
+ * to the export-keys callback, as OpenVPN's mbedTLS backend does (ssl_mbedtls.c).
+ *
+ * A struct tls_server_conf is read-only after init except for its export sink, so it belongs to
+ * one thread (the acceptor that drives its sessions); each session belongs to that thread too.
+ */
+#ifndef PROTO_TLS_SESSION_H
+#define PROTO_TLS_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mbedtls/ssl.h>
+#include <mbedtls/x509_crt.h>
+#include <mbedtls/pk.h>
+
+struct tls_session;
+
+/* Where the export-keys callback delivers: the session whose handshake step is running. */
+struct tls_export_sink {
+    struct tls_session *current;
+};
+
+enum tls_verify_client {
+    TLS_VERIFY_CLIENT_REQUIRE = 0,
+    TLS_VERIFY_CLIENT_OPTIONAL,
+    TLS_VERIFY_CLIENT_NONE,
+};
+
+struct tls_server_conf {
+    mbedtls_ssl_config conf;
+    mbedtls_x509_crt ca;
+    mbedtls_x509_crt cert;
+    mbedtls_pk_context key;
+    struct tls_export_sink sink;
+};
+
+/* A growable byte queue: bytes [off, len) are pending. Owned by the session. */
+struct tls_bytes {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+    size_t off;
+};
+
+struct tls_session {
+    mbedtls_ssl_context ssl;
+    struct tls_server_conf *conf; /* borrowed */
+    struct tls_bytes in;          /* peer's ciphertext not yet read by mbedTLS */
+    struct tls_bytes out;         /* our ciphertext not yet sent */
+    bool is_handshake_done;
+    bool has_export;
+    uint8_t master_secret[48];
+    uint8_t client_random[32];
+    uint8_t server_random[32];
+    int prf_type; /* mbedtls_tls_prf_types */
+};
+
+/* Parse the PEM (or DER) blobs and build the server configuration: TLS 1.2 (mbedTLS 2.28 has no
+ * TLS 1.3 server), client certificates verified against ca per `verify`, the export-keys
+ * callback wired to c->sink. f_rng/p_rng is the caller's DRBG (must outlive c). Each blob must
+ * be NUL-terminated for PEM (len includes the NUL, as mbedtls_x509_crt_parse wants).
+ * errbuf gets a readable reason ("cert: ..."). Returns 0 or -PE_MALFORMED, -PE_CRYPTO. */
+int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
+                         const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
+                         enum tls_verify_client verify,
+                         int (*f_rng)(void *, unsigned char *, size_t), void *p_rng, char *errbuf,
+                         size_t errbuf_len);
+
+/* Free everything held by c. */
+void tls_server_conf_clear(struct tls_server_conf *c);
+
+/* Set up caller-owned s on conf. Returns 0 or -PE_CRYPTO (out of memory). */
+int tls_session_init(struct tls_session *s, struct tls_server_conf *conf);
+
+/* Free s, wiping its secrets. Safe on a zeroed struct. */
+void tls_session_clear(struct tls_session *s);
+
+/* Append ciphertext received from the peer (copied). Returns 0 or -PE_NOSPACE (no memory, or more
+ * than 256 KiB pending, which no honest peer reaches). */
+int tls_session_feed(struct tls_session *s, const uint8_t *data, size_t len);
+
+/* Advance the handshake with what was fed. Returns 0 when the handshake is complete (then
+ * s->is_handshake_done), -PE_WANT_IO when it needs more input, -PE_TLS on a fatal TLS error
+ * (errbuf gets mbedTLS's reason and, for certificate failures, the verify result). */
+int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len);
+
+/* Read decrypted application data (one record at most) into buf (cap bytes). *n = 0 when none.
+ * Returns 0 or -PE_TLS (fatal; includes the peer's close_notify). */
+int tls_session_read(struct tls_session *s, uint8_t *buf, size_t cap, size_t *n);
+
+/* Encrypt len bytes of application data as one record into s->out. Returns 0 or -PE_TLS. */
+int tls_session_write(struct tls_session *s, const uint8_t *data, size_t len);
+
+/* Pending ciphertext to send: pointer and length (borrowed until the next call on s). */
+const uint8_t *tls_session_out_peek(const struct tls_session *s, size_t *len);
+
+/* Mark n bytes of the pending ciphertext as sent. */
+void tls_session_out_consume(struct tls_session *s, size_t n);
+
+/* RFC 5705 exporter (no context) on the finished handshake: out_len bytes with label. Returns 0,
+ * -PE_STATE (handshake not finished / no secrets), -PE_CRYPTO. */
+int tls_session_export(const struct tls_session *s, const char *label, uint8_t *out,
+                       size_t out_len);
+
+/* Common name of the verified peer certificate into cn (cap bytes, NUL-terminated, truncated).
+ * Returns 0 or -PE_STATE (no peer certificate). */
+int tls_session_peer_cn(const struct tls_session *s, char *cn, size_t cap);
+
+#endif /* PROTO_TLS_SESSION_H */

@@ -1,0 +1,1220 @@
+/* server/acceptor.c: the control-plane thread (see acceptor.h). */
+#include "server/acceptor.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mbedtls/constant_time.h>
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/md.h>
+#include <mbedtls/platform_util.h>
+
+#include "proto/cursor.h"
+#include "proto/errors.h"
+#include "proto/kdf.h"
+#include "proto/key_method.h"
+#include "proto/ncp.h"
+#include "proto/occ.h"
+#include "proto/packet.h"
+#include "proto/packet_id.h"
+#include "proto/peer_info.h"
+#include "proto/push.h"
+#include "proto/reliable.h"
+#include "proto/static_key.h"
+#include "proto/tls_session.h"
+#include "proto/tls_wrap.h"
+#include "server/peer.h"
+#include "server/server.h"
+#include "server/status.h"
+#include "server/udp.h"
+#include "server/worker.h"
+
+#define ACCEPTOR_TICK_MS 200
+#define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
+#define IPV4_UDP_HDR 28
+#define CTL_BUF_LEN 2048
+#define APP_BUF_LEN 16384    /* one full TLS record */
+#define CLOSE_LINGER_MS 5000 /* keep a failed/exiting session to finish ACKs, as 2.6 does */
+#define PUSH_REPEAT_IGNORE_MS 30000
+#define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
+
+enum cs_state {
+    CS_TLS,     /* TLS handshake, then the client's key-method-2 message */
+    CS_ACTIVE,  /* keys installed in the worker */
+    CS_CLOSING, /* AUTH_FAILED sent or EXIT received: linger, then free */
+};
+
+struct ctl_session {
+    struct ctl_session *hnext;
+    struct sockaddr_in remote;
+    uint8_t own_sid[SESSION_ID_LEN];
+    uint8_t peer_sid[SESSION_ID_LEN];
+    uint32_t wrap_tx_id;
+    uint32_t wrap_tx_time;
+    struct packet_id_rx wrap_rx;
+    struct reliable rel; /* key_id 0 */
+    struct tls_session tls;
+    enum cs_state state;
+    uint64_t created_ms;
+    uint64_t close_at_ms;
+    uint64_t push_sent_ms;
+    bool is_pushed;
+    bool is_push_requested;
+    bool is_dead;      /* freed at the next sweep */
+    struct peer *peer; /* set once the client is authenticated */
+    bool is_peer_live; /* installed in a worker and not reported gone */
+    struct peer_info pi;
+    char cn[PEER_CN_MAX];
+    struct log_ratelimit rl;
+};
+
+struct acceptor_stats {
+    uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
+        drop_window, handshakes_ok, handshakes_failed, auth_failed;
+};
+
+struct acceptor {
+    struct server *srv;
+    struct config *cfg;
+    uv_loop_t loop;
+    uv_thread_t thread;
+    uv_async_t async;
+    struct msgq inbox;
+    int fd;
+    uv_poll_t poll;
+    uv_timer_t tick;
+    uv_timer_t status_timer;
+    struct tls_wrap_ctx wrap;
+    mbedtls_entropy_context entropy;
+    mbedtls_ctr_drbg_context drbg;
+    struct tls_server_conf tls;
+    uint8_t cookie_key[32];
+    struct ctl_session **table;
+    size_t table_size;
+    size_t n_sessions;
+    size_t n_clients;
+    bool **local_used; /* [worker][local index] peer_id in use */
+    size_t *n_worker_peers;
+    struct acceptor_stats stats;
+    struct log_ratelimit rl;
+    char options_string[KEY_METHOD2_OPTIONS_MAX];
+    bool is_stopping;
+    uint8_t rx_buf[CTL_BUF_LEN];
+    uint8_t plain_buf[CTL_BUF_LEN];
+    uint8_t app_buf[APP_BUF_LEN];
+};
+
+static uint64_t now_ms(struct acceptor *a)
+{
+    return uv_now(&a->loop);
+}
+
+static void cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
+                   ...) __attribute__((format(printf, 4, 5)));
+
+static void cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
+                   ...)
+{
+    char addr[32], text[1024];
+    uint32_t n_suppressed = 0;
+    va_list ap;
+
+    if (!log_enabled(lvl)) {
+        return;
+    }
+    if (lvl >= LOG_WARN && !log_ratelimit_allow(&cs->rl, now_ms(a), 20, 10, &n_suppressed)) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    log_msg(lvl, "%s%s%s%s: %s", cs->cn[0] ? cs->cn : "", cs->cn[0] ? "/" : "",
+            udp_addr_str(&cs->remote, addr, sizeof(addr)),
+            n_suppressed ? " (earlier messages suppressed)" : "", text);
+}
+
+/* A packet-triggered problem with no session: count it and log at most a few lines. */
+static void drop_pkt(struct acceptor *a, uint64_t *counter, const struct sockaddr_in *from,
+                     const char *why)
+{
+    uint32_t n_suppressed = 0;
+    char addr[32];
+
+    (*counter)++;
+    if (!log_ratelimit_allow(&a->rl, now_ms(a), 20, 10, &n_suppressed)) {
+        return;
+    }
+    if (n_suppressed) {
+        log_msg(LOG_WARN, "%u similar messages suppressed", n_suppressed);
+    }
+    log_msg(LOG_WARN, "%s: dropped packet: %s", udp_addr_str(from, addr, sizeof(addr)), why);
+}
+
+/* ---- session table, keyed by the client's address ---- */
+
+static size_t addr_hash(const struct sockaddr_in *s, size_t size)
+{
+    uint64_t k = ((uint64_t)s->sin_addr.s_addr << 16) ^ s->sin_port;
+
+    k *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(k >> 32) & (size_t)(size - 1);
+}
+
+static struct ctl_session *table_find(struct acceptor *a, const struct sockaddr_in *from)
+{
+    struct ctl_session *cs = a->table[addr_hash(from, a->table_size)];
+
+    while (cs && (cs->is_dead || !udp_addr_equal(&cs->remote, from))) {
+        cs = cs->hnext;
+    }
+    return cs;
+}
+
+static void table_insert(struct acceptor *a, struct ctl_session *cs)
+{
+    size_t h = addr_hash(&cs->remote, a->table_size);
+
+    cs->hnext = a->table[h];
+    a->table[h] = cs;
+    a->n_sessions++;
+}
+
+static void table_unlink(struct acceptor *a, struct ctl_session *cs)
+{
+    struct ctl_session **pp = &a->table[addr_hash(&cs->remote, a->table_size)];
+
+    while (*pp && *pp != cs) {
+        pp = &(*pp)->hnext;
+    }
+    if (*pp) {
+        *pp = cs->hnext;
+        a->n_sessions--;
+    }
+}
+
+/* ---- sending ---- */
+
+static int send_control(struct acceptor *a, struct ctl_session *cs, uint8_t opcode,
+                        const struct control_acks *acks, uint32_t message_id,
+                        const uint8_t *payload, size_t payload_len)
+{
+    struct control_packet pkt;
+    uint8_t plain[CTL_BUF_LEN], wire[CTL_BUF_LEN];
+    size_t plain_len, wire_len;
+    int err;
+
+    memset(&pkt, 0, sizeof(pkt));
+    pkt.opcode = opcode;
+    pkt.key_id = 0;
+    memcpy(pkt.session_id, cs->own_sid, SESSION_ID_LEN);
+    pkt.acks = *acks;
+    memcpy(pkt.acks.remote_session_id, cs->peer_sid, SESSION_ID_LEN);
+    pkt.message_id = message_id;
+    pkt.payload = payload;
+    pkt.payload_len = payload_len;
+    err = control_packet_write(&pkt, plain, sizeof(plain), &plain_len);
+    err = err ? err
+              : tls_wrap_seal(&a->wrap, cs->wrap_tx_id++, cs->wrap_tx_time, plain, plain_len, wire,
+                              sizeof(wire), &wire_len);
+    if (err) {
+        cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
+        return err;
+    }
+    if (sendto(a->fd, wire, wire_len, 0, (const struct sockaddr *)&cs->remote, sizeof(cs->remote)) <
+        0) {
+        cs_log(a, cs, LOG_DEBUG, "sendto: %s", strerror(errno));
+    }
+    return 0;
+}
+
+static size_t max_chunk(const struct acceptor *a)
+{
+    return TLS_MTU - IPV4_UDP_HDR - tls_wrap_overhead(&a->wrap) -
+           control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
+}
+
+/* Move pending TLS output into reliable packets and send what is due, with ACKs. */
+static void flush(struct acceptor *a, struct ctl_session *cs)
+{
+    uint64_t now = now_ms(a);
+    struct reliable_out *o;
+    struct control_acks acks;
+    const uint8_t *out;
+    size_t out_len;
+
+    for (;;) {
+        size_t n;
+
+        out = tls_session_out_peek(&cs->tls, &out_len);
+        if (!out_len || !reliable_can_send(&cs->rel)) {
+            break;
+        }
+        n = out_len < max_chunk(a) ? out_len : max_chunk(a);
+        if (reliable_queue(&cs->rel, P_CONTROL_V1, out, n, now, NULL)) {
+            break;
+        }
+        tls_session_out_consume(&cs->tls, n);
+    }
+    while ((o = reliable_next_due(&cs->rel, now)) != NULL) {
+        reliable_take_acks(&cs->rel, &acks, CONTROL_SEND_ACK_MAX);
+        send_control(a, cs, o->opcode, &acks, o->message_id, o->payload, o->payload_len);
+        reliable_sent(&cs->rel, o, now);
+    }
+    while (reliable_has_acks(&cs->rel)) {
+        reliable_take_acks(&cs->rel, &acks, CONTROL_MAX_ACKS);
+        send_control(a, cs, P_ACK_V1, &acks, 0, NULL, 0);
+    }
+}
+
+/* One control-channel message: text plus its NUL, one TLS record (section 8.1). */
+static void send_message(struct acceptor *a, struct ctl_session *cs, const char *text)
+{
+    size_t len = strlen(text) + 1;
+
+    if (tls_session_write(&cs->tls, (const uint8_t *)text, len)) {
+        cs_log(a, cs, LOG_WARN, "cannot write control message");
+        return;
+    }
+    cs_log(a, cs, LOG_DEBUG, "SENT CONTROL: '%s'", text);
+}
+
+/* ---- session life ---- */
+
+static void release_peer_slot(struct acceptor *a, struct peer *p)
+{
+    struct server *srv = a->srv;
+    size_t local = p->peer_id / (uint32_t)srv->n_workers;
+
+    atomic_store_explicit(&srv->addr_owner[p->pool_index], 0, memory_order_release);
+    ip_pool_release(&srv->pool, p->vaddr);
+    a->local_used[p->worker][local] = false;
+    a->n_worker_peers[p->worker]--;
+    a->n_clients--;
+}
+
+static void free_peer(struct peer *p)
+{
+    data_key_clear(&p->key_store[0]);
+    data_key_clear(&p->key_store[1]);
+    free(p);
+}
+
+/* Mark cs for freeing; if its peer is live in a worker, ask the worker to drop it first. */
+static void cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms)
+{
+    if (cs->state == CS_CLOSING) {
+        return;
+    }
+    cs->state = CS_CLOSING;
+    cs->close_at_ms = now_ms(a) + linger_ms;
+    if (cs->peer && cs->is_peer_live) {
+        struct msg *m = msg_new(MSG_REMOVE, cs->peer, NULL, 0);
+
+        if (m) {
+            server_post_worker(a->srv, cs->peer->worker, m);
+        }
+    }
+}
+
+static void cs_free(struct acceptor *a, struct ctl_session *cs)
+{
+    table_unlink(a, cs);
+    reliable_clear(&cs->rel);
+    tls_session_clear(&cs->tls);
+    if (cs->peer) {
+        cs->peer->ctl = NULL;
+        if (!cs->is_peer_live) {
+            release_peer_slot(a, cs->peer);
+            free_peer(cs->peer);
+        }
+        /* else: freed when the worker's MSG_GONE arrives */
+    }
+    free(cs);
+}
+
+static void cookie_sid(const struct acceptor *a, const struct sockaddr_in *from,
+                       const uint8_t client_sid[SESSION_ID_LEN], int64_t slot,
+                       uint8_t out[SESSION_ID_LEN])
+{
+    uint8_t input[4 + 4 + 2 + SESSION_ID_LEN], mac[32];
+
+    store_be32(input, (uint32_t)slot);
+    memcpy(input + 4, &from->sin_addr.s_addr, 4);
+    memcpy(input + 8, &from->sin_port, 2);
+    memcpy(input + 10, client_sid, SESSION_ID_LEN);
+    mbedtls_md_hmac(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), a->cookie_key,
+                    sizeof(a->cookie_key), input, sizeof(input), mac);
+    memcpy(out, mac, SESSION_ID_LEN);
+}
+
+static int64_t cookie_slot(const struct acceptor *a)
+{
+    int64_t period = (a->cfg->hand_window_s + 1) / 2;
+
+    return (int64_t)time(NULL) / (period > 0 ? period : 1);
+}
+
+/* Step 2 of the stateless handshake (section 3.5): answer a client reset, store nothing. */
+static void answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
+                              const struct sockaddr_in *from)
+{
+    struct ctl_session tmp;
+    struct control_acks acks = {.n_acks = 1};
+
+    if (pkt->key_id != 0 || pkt->acks.n_acks != 0 || pkt->message_id != 0 ||
+        pkt->payload_len != 0) {
+        drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
+        return;
+    }
+    memset(&tmp, 0, sizeof(tmp));
+    tmp.remote = *from;
+    cookie_sid(a, from, pkt->session_id, cookie_slot(a), tmp.own_sid);
+    memcpy(tmp.peer_sid, pkt->session_id, SESSION_ID_LEN);
+    tmp.wrap_tx_id = 1;
+    tmp.wrap_tx_time = (uint32_t)time(NULL);
+    acks.message_id[0] = 0;
+    send_control(a, &tmp, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, NULL, 0);
+}
+
+static bool cookie_valid(const struct acceptor *a, const struct control_packet *pkt,
+                         const struct sockaddr_in *from)
+{
+    int64_t slot = cookie_slot(a);
+    uint8_t expect[SESSION_ID_LEN];
+
+    if (pkt->acks.n_acks == 0) {
+        return false;
+    }
+    for (int64_t off = -2; off <= 1; off++) {
+        cookie_sid(a, from, pkt->session_id, slot + off, expect);
+        if (mbedtls_ct_memcmp(expect, pkt->acks.remote_session_id, SESSION_ID_LEN) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static struct ctl_session *session_create(struct acceptor *a, const struct control_packet *pkt,
+                                          const struct sockaddr_in *from)
+{
+    struct ctl_session *cs = calloc(1, sizeof(*cs));
+
+    if (!cs) {
+        return NULL;
+    }
+    cs->remote = *from;
+    memcpy(cs->own_sid, pkt->acks.remote_session_id, SESSION_ID_LEN);
+    memcpy(cs->peer_sid, pkt->session_id, SESSION_ID_LEN);
+    cs->wrap_tx_id = 2; /* 1 went out with the stateless reset */
+    cs->wrap_tx_time = (uint32_t)time(NULL);
+    packet_id_rx_init(&cs->wrap_rx, 64);
+    reliable_init(&cs->rel, 1, 1, (uint32_t)a->cfg->tls_timeout_s * 1000u);
+    if (tls_session_init(&cs->tls, &a->tls)) {
+        free(cs);
+        return NULL;
+    }
+    cs->state = CS_TLS;
+    cs->created_ms = now_ms(a);
+    table_insert(a, cs);
+    return cs;
+}
+
+/* ---- authentication, keys, push ---- */
+
+static void auth_failed(struct acceptor *a, struct ctl_session *cs, const char *reason)
+{
+    a->stats.auth_failed++;
+    cs_log(a, cs, LOG_WARN, "refused: %s", reason);
+    send_message(a, cs, "AUTH_FAILED");
+    cs_close(a, cs, CLOSE_LINGER_MS);
+}
+
+static int pick_peer_slot(struct acceptor *a, struct peer *p)
+{
+    struct server *srv = a->srv;
+    int best = 0;
+
+    for (int i = 1; i < srv->n_workers; i++) {
+        if (a->n_worker_peers[i] < a->n_worker_peers[best]) {
+            best = i;
+        }
+    }
+    for (size_t local = 0; local < srv->max_local_peers; local++) {
+        if (!a->local_used[best][local]) {
+            a->local_used[best][local] = true;
+            a->n_worker_peers[best]++;
+            p->worker = best;
+            p->peer_id = (uint32_t)(local * (size_t)srv->n_workers + (size_t)best);
+            return 0;
+        }
+    }
+    return -ENOSPC;
+}
+
+/* Another session with the same common name: with duplicate-cn off, the newer one replaces it
+ * (openvpn multi.c: "new connection by client '%s' will cause previous active sessions by this
+ * client to be dropped"). */
+static void drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
+{
+    for (size_t i = 0; i < a->table_size; i++) {
+        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+            if (cs != keep && cs->state == CS_ACTIVE && strcmp(cs->cn, keep->cn) == 0) {
+                cs_log(a, cs, LOG_INFO,
+                       "new connection by the same common name from another address replaces "
+                       "this one (duplicate-cn is off)");
+                cs_close(a, cs, 0);
+            }
+        }
+    }
+}
+
+static int derive_keys(struct acceptor *a, struct ctl_session *cs, const struct key_method2 *client,
+                       const struct key_method2 *server, bool use_ekm, uint8_t block[KEY_BLOCK_LEN])
+{
+    if (use_ekm) {
+        return tls_session_export(&cs->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
+    }
+    (void)a;
+    return kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
+                           server->random2, cs->peer_sid, cs->own_sid, block);
+}
+
+static void send_push_reply(struct acceptor *a, struct ctl_session *cs);
+
+/* The client's key-method-2 message arrived: authenticate, choose, answer, install. */
+static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const uint8_t *msg,
+                               size_t len)
+{
+    struct server *srv = a->srv;
+    struct key_method2 *client = calloc(1, sizeof(*client));
+    struct key_method2 *server = calloc(1, sizeof(*server));
+    uint8_t block[KEY_BLOCK_LEN], out[1024];
+    char cipher_name[64];
+    enum data_cipher cipher;
+    struct peer *p = NULL;
+    size_t out_len;
+    bool use_ekm;
+    int err;
+
+    if (!client || !server) {
+        cs_log(a, cs, LOG_ERR, "out of memory");
+        cs_close(a, cs, 0);
+        goto out;
+    }
+    err = key_method2_parse(msg, len, true, client);
+    if (err) {
+        cs_log(a, cs, LOG_WARN, "bad key-method 2 message: %s", proto_strerror(err));
+        cs_close(a, cs, 0);
+        goto out;
+    }
+    peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
+                    &cs->pi);
+    if (tls_session_peer_cn(&cs->tls, cs->cn, sizeof(cs->cn))) {
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+    }
+    cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
+           cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
+    if (client->username[0] || client->password[0]) {
+        cs_log(a, cs, LOG_DEBUG,
+               "client sent a username/password; no auth-user-pass-verify is "
+               "configured, so it is ignored");
+    }
+    if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
+                   cipher_name, sizeof(cipher_name)) ||
+        data_cipher_from_name(cipher_name, &cipher)) {
+        cs->peer = NULL;
+        send_message(a, cs,
+                     "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
+        cs_log(a, cs, LOG_WARN,
+               "refused: no shared data cipher (client offers '%s', server has '%s')",
+               cs->pi.ciphers, a->cfg->data_ciphers);
+        a->stats.auth_failed++;
+        cs_close(a, cs, CLOSE_LINGER_MS);
+        goto out;
+    }
+    if (!a->cfg->duplicate_cn) {
+        drop_duplicate_cn(a, cs);
+    }
+    if ((int)a->n_clients >= a->cfg->max_clients) {
+        auth_failed(a, cs, "max-clients reached");
+        goto out;
+    }
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        auth_failed(a, cs, "out of memory");
+        goto out;
+    }
+    if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
+        free(p);
+        p = NULL;
+        auth_failed(a, cs, "address pool exhausted");
+        goto out;
+    }
+    p->pool_index = ip_pool_index(&srv->pool, p->vaddr);
+    if (pick_peer_slot(a, p)) {
+        ip_pool_release(&srv->pool, p->vaddr);
+        free(p);
+        p = NULL;
+        auth_failed(a, cs, "no free peer-id");
+        goto out;
+    }
+    a->n_clients++;
+    cs->peer = p;
+    p->ctl = cs;
+    p->remote = cs->remote;
+    p->connected_since = time(NULL);
+    p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
+    snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
+    snprintf(p->cipher, sizeof(p->cipher), "%s", cipher_name);
+
+    /* Our answer: fresh randoms, our options string, empty user/pass/peer-info. */
+    if (mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1)) ||
+        mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2))) {
+        auth_failed(a, cs, "random generator failed");
+        goto out;
+    }
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    err = derive_keys(a, cs, client, server, use_ekm, block);
+    err = err ? err
+              : data_key_init(
+                    &p->key_store[0], cipher, 0, block, true,
+                    (uint32_t)(a->cfg->no_replay ? PACKET_ID_WINDOW_MAX : a->cfg->replay_window));
+    mbedtls_platform_zeroize(block, sizeof(block));
+    if (err) {
+        auth_failed(a, cs, "data channel key setup failed");
+        goto out;
+    }
+    p->keys[0] = &p->key_store[0];
+    p->tx_key = &p->key_store[0];
+    cs->pi.iv_proto &= ~(use_ekm ? 0u : IV_PROTO_TLS_KEY_EXPORT);
+    err = key_method2_write(server, false, out, sizeof(out), &out_len);
+    if (err || tls_session_write(&cs->tls, out, out_len)) {
+        auth_failed(a, cs, "cannot write key-method 2 reply");
+        goto out;
+    }
+    cs->state = CS_ACTIVE;
+    cs->is_peer_live = true;
+    atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1, memory_order_release);
+    {
+        struct msg *m = msg_new(MSG_INSTALL, p, NULL, 0);
+
+        if (!m) {
+            cs->is_peer_live = false;
+            auth_failed(a, cs, "out of memory");
+            goto out;
+        }
+        server_post_worker(srv, p->worker, m);
+    }
+    a->stats.handshakes_ok++;
+    {
+        char vaddr[INET_ADDRSTRLEN];
+        struct in_addr in = {.s_addr = htonl(p->vaddr)};
+
+        inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
+        cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
+               p->peer_id, vaddr, cipher_name, use_ekm ? "tls-ekm" : "openvpn-prf");
+    }
+    if (cs->pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->is_push_requested) {
+        send_push_reply(a, cs);
+    }
+out:
+    if (client) {
+        key_method2_wipe(client);
+        free(client);
+    }
+    if (server) {
+        key_method2_wipe(server);
+        free(server);
+    }
+}
+
+static int emit_push(void *ctx, const char *msg, size_t len)
+{
+    struct ctl_session *cs = ctx;
+
+    (void)len;
+    return tls_session_write(&cs->tls, (const uint8_t *)msg, strlen(msg) + 1);
+}
+
+static void send_push_reply(struct acceptor *a, struct ctl_session *cs)
+{
+    struct server *srv = a->srv;
+    struct config *cfg = a->cfg;
+    const char *opts[256 + 32];
+    char global[4][64], per_client[16][256];
+    struct push_client_params pp;
+    size_t n = 0, n_client = 0;
+    struct in_addr gw = {.s_addr = htonl(srv->server_addr)};
+    int err;
+
+    snprintf(global[0], sizeof(global[0]), "route-gateway %s", inet_ntoa(gw));
+    snprintf(global[1], sizeof(global[1]), "topology subnet");
+    opts[n++] = global[0];
+    opts[n++] = global[1];
+    if (cfg->keepalive_ping_s > 0) {
+        snprintf(global[2], sizeof(global[2]), "ping %d", cfg->keepalive_ping_s);
+        opts[n++] = global[2];
+    }
+    if (cfg->keepalive_restart_s > 0) {
+        snprintf(global[3], sizeof(global[3]), "ping-restart %d", cfg->keepalive_restart_s);
+        opts[n++] = global[3];
+    }
+    for (size_t i = 0; i < cfg->push.n_items && n < 256; i++) {
+        opts[n++] = cfg->push.items[i];
+    }
+    memset(&pp, 0, sizeof(pp));
+    pp.iv_proto = cs->pi.iv_proto;
+    pp.has_iv_mtu = cs->pi.mtu > 0;
+    pp.peer_id = cs->peer->peer_id;
+    pp.cipher = cs->peer->cipher;
+    pp.use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
+    pp.tun_mtu = cfg->tun_mtu;
+    pp.ifconfig_local = cs->peer->vaddr;
+    pp.ifconfig_netmask = srv->netmask;
+    err = push_client_options(&pp, per_client, 16, &n_client);
+    if (err) {
+        cs_log(a, cs, LOG_ERR, "cannot build per-client push options: %s", proto_strerror(err));
+        return;
+    }
+    for (size_t i = 0; i < n_client; i++) {
+        opts[n++] = per_client[i];
+    }
+    err = push_reply_build(opts, n, emit_push, cs);
+    if (err) {
+        cs_log(a, cs, LOG_ERR, "cannot send PUSH_REPLY: %s", proto_strerror(err));
+        return;
+    }
+    cs->is_pushed = true;
+    cs->push_sent_ms = now_ms(a);
+    cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
+}
+
+static void handle_control_message(struct acceptor *a, struct ctl_session *cs, const char *msg)
+{
+    switch (control_msg_classify(msg, strlen(msg))) {
+    case CONTROL_MSG_PUSH_REQUEST:
+        if (cs->state != CS_ACTIVE) {
+            cs->is_push_requested = true;
+        } else if (!cs->is_pushed || now_ms(a) - cs->push_sent_ms >= PUSH_REPEAT_IGNORE_MS) {
+            send_push_reply(a, cs);
+        }
+        break;
+    case CONTROL_MSG_EXIT:
+        cs_log(a, cs, LOG_INFO, "client sent EXIT (explicit-exit-notify)");
+        cs_close(a, cs, CLOSE_LINGER_MS);
+        break;
+    default:
+        cs_log(a, cs, LOG_DEBUG, "ignored control message '%.64s'", msg);
+        break;
+    }
+}
+
+/* Run TLS with what arrived, then read application data. */
+static void drive_tls(struct acceptor *a, struct ctl_session *cs)
+{
+    char err[256] = "";
+    int ret;
+
+    if (!cs->tls.is_handshake_done) {
+        ret = tls_session_handshake(&cs->tls, err, sizeof(err));
+        if (ret == -PE_WANT_IO) {
+            return;
+        }
+        if (ret) {
+            a->stats.handshakes_failed++;
+            cs_log(a, cs, LOG_WARN, "%s", err);
+            flush(a, cs); /* deliver the TLS alert */
+            cs_close(a, cs, 0);
+            return;
+        }
+    }
+    for (;;) {
+        size_t n;
+
+        ret = tls_session_read(&cs->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
+        if (ret) {
+            cs_log(a, cs, LOG_INFO, "TLS session closed by the peer");
+            cs_close(a, cs, 0);
+            return;
+        }
+        if (n == 0) {
+            return;
+        }
+        if (cs->state == CS_TLS && !cs->peer) {
+            handle_key_method2(a, cs, a->app_buf, n);
+            continue;
+        }
+        /* NUL-separated text messages; drop any with control characters (section 8.1). */
+        a->app_buf[n] = '\0';
+        for (size_t off = 0; off < n;) {
+            char *m = (char *)a->app_buf + off;
+            size_t seg = strlen(m), mlen = seg;
+
+            while (mlen > 0 && (m[mlen - 1] == '\n' || m[mlen - 1] == '\r')) {
+                m[--mlen] = '\0';
+            }
+            if (mlen > 0) {
+                handle_control_message(a, cs, m);
+            }
+            off += seg + 1;
+        }
+    }
+}
+
+/* ---- receiving ---- */
+
+static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
+                                   const struct control_packet *pkt)
+{
+    uint64_t now = now_ms(a);
+    uint8_t *payload, *to_free;
+    size_t len;
+    int ret;
+
+    if (pkt->acks.n_acks > 0) {
+        if (memcmp(pkt->acks.remote_session_id, cs->own_sid, SESSION_ID_LEN) != 0) {
+            cs_log(a, cs, LOG_DEBUG, "ACK for another session id: dropped");
+            return;
+        }
+        reliable_process_acks(&cs->rel, &pkt->acks, now);
+    }
+    if (pkt->key_id != 0) {
+        /* Renegotiation (P_CONTROL_SOFT_RESET_V1 and its key_id) is not implemented yet. */
+        cs_log(a, cs, LOG_WARN, "%s for key_id %u: renegotiation is not supported yet, ignored",
+               packet_opcode_name(pkt->opcode), pkt->key_id);
+        return;
+    }
+    if (pkt->has_message_id) {
+        ret = reliable_receive(&cs->rel, pkt->message_id, pkt->payload, pkt->payload_len);
+        if (ret < 0) {
+            a->stats.drop_window++;
+        }
+    }
+    while (reliable_pop(&cs->rel, &payload, &len, &to_free)) {
+        if (cs->state != CS_CLOSING && len > 0 && tls_session_feed(&cs->tls, payload, len)) {
+            cs_log(a, cs, LOG_WARN, "too much unread TLS data: closing");
+            cs_close(a, cs, 0);
+        }
+        free(to_free);
+    }
+    if (cs->state != CS_CLOSING) {
+        drive_tls(a, cs);
+    }
+    flush(a, cs);
+}
+
+static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
+                            const struct sockaddr_in *from)
+{
+    struct control_packet pkt;
+    struct ctl_session *cs;
+    uint32_t wrap_id, wrap_time;
+    size_t plain_len;
+    uint8_t op;
+    int err;
+
+    if (len < 1) {
+        drop_pkt(a, &a->stats.drop_short, from, "empty datagram");
+        return;
+    }
+    op = packet_opcode(buf[0]);
+    if (op == P_DATA_V2) {
+        /* Steering missed (no cBPF): hand it to the owning worker. */
+        if (len >= 4) {
+            uint32_t peer_id = load_be32(buf) & 0xFFFFFFu;
+            struct msg *m = msg_new(MSG_PACKET, NULL, buf, len);
+
+            if (m) {
+                m->from = *from;
+                server_post_worker(a->srv, (int)(peer_id % (uint32_t)a->srv->n_workers), m);
+            }
+        }
+        return;
+    }
+    if (!packet_is_control(op)) {
+        drop_pkt(a, &a->stats.drop_malformed, from,
+                 op == P_DATA_V1 ? "P_DATA_V1 (clients without peer-id) is not supported"
+                                 : "unknown or unsupported opcode");
+        return;
+    }
+    err = tls_wrap_open(&a->wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
+                        &wrap_id, &wrap_time);
+    if (err) {
+        drop_pkt(a, &a->stats.drop_wrap, from,
+                 err == -PE_AUTH ? "tls-auth/tls-crypt authentication failed (wrong key or "
+                                   "key-direction?)"
+                                 : proto_strerror(err));
+        return;
+    }
+    err = control_packet_parse(a->plain_buf, plain_len, &pkt);
+    if (err) {
+        drop_pkt(a, &a->stats.drop_malformed, from, proto_strerror(err));
+        return;
+    }
+    cs = table_find(a, from);
+    if (cs && memcmp(cs->peer_sid, pkt.session_id, SESSION_ID_LEN) == 0) {
+        if (a->wrap.mode != TLS_WRAP_NONE) {
+            if (packet_id_rx_check(&cs->wrap_rx, wrap_id)) {
+                a->stats.drop_replay++;
+                return;
+            }
+            packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+        }
+        process_session_packet(a, cs, &pkt);
+        return;
+    }
+    /* No session for this client session id at this address. */
+    if (pkt.opcode == P_CONTROL_HARD_RESET_CLIENT_V2) {
+        if (a->is_stopping) {
+            return;
+        }
+        answer_hard_reset(a, &pkt, from);
+        return;
+    }
+    if (pkt.opcode == P_CONTROL_HARD_RESET_CLIENT_V3) {
+        drop_pkt(a, &a->stats.drop_malformed, from, "tls-crypt-v2 is not supported");
+        return;
+    }
+    if ((pkt.opcode != P_ACK_V1 && pkt.opcode != P_CONTROL_V1) || pkt.key_id != 0) {
+        drop_pkt(a, &a->stats.drop_no_session, from, "control packet for no known session");
+        return;
+    }
+    if (!cookie_valid(a, &pkt, from)) {
+        drop_pkt(a, &a->stats.drop_cookie, from, "session id cookie did not verify");
+        return;
+    }
+    if (a->is_stopping) {
+        return;
+    }
+    if (cs) {
+        /* The client restarted with a new session from the same address: replace the old. */
+        cs_log(a, cs, LOG_INFO, "client restarted its session: dropping the old one");
+        cs_close(a, cs, 0);
+        cs->is_dead = true;
+    }
+    cs = session_create(a, &pkt, from);
+    if (!cs) {
+        log_msg(LOG_ERR, "out of memory creating a session");
+        return;
+    }
+    packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+    process_session_packet(a, cs, &pkt);
+}
+
+static void on_udp(uv_poll_t *h, int status, int events)
+{
+    struct acceptor *a = h->data;
+
+    (void)events;
+    if (status < 0) {
+        return;
+    }
+    for (int i = 0; i < 64; i++) {
+        struct sockaddr_in from;
+        socklen_t flen = sizeof(from);
+        ssize_t n = recvfrom(a->fd, a->rx_buf, sizeof(a->rx_buf), MSG_DONTWAIT,
+                             (struct sockaddr *)&from, &flen);
+
+        if (n < 0) {
+            return;
+        }
+        handle_datagram(a, a->rx_buf, (size_t)n, &from);
+    }
+}
+
+/* ---- timers, inbox, status ---- */
+
+static void on_tick(uv_timer_t *t)
+{
+    struct acceptor *a = t->data;
+    uint64_t now = now_ms(a);
+    uint64_t hand_window_ms = (uint64_t)a->cfg->hand_window_s * 1000;
+
+    for (size_t i = 0; i < a->table_size; i++) {
+        struct ctl_session *cs = a->table[i], *next;
+
+        for (; cs; cs = next) {
+            next = cs->hnext;
+            if (cs->is_dead ||
+                (cs->state == CS_CLOSING && now >= cs->close_at_ms && !cs->is_peer_live)) {
+                cs_free(a, cs);
+                continue;
+            }
+            if (cs->state == CS_TLS && now - cs->created_ms > hand_window_ms) {
+                a->stats.handshakes_failed++;
+                cs_log(a, cs, LOG_WARN,
+                       "TLS key negotiation did not finish within %d seconds "
+                       "(hand-window)",
+                       a->cfg->hand_window_s);
+                cs_close(a, cs, 0);
+                continue;
+            }
+            if (cs->state != CS_CLOSING || now < cs->close_at_ms) {
+                flush(a, cs);
+            }
+        }
+    }
+}
+
+static void write_status(struct acceptor *a)
+{
+    struct status_client *rows;
+    size_t n = 0;
+    int err;
+
+    if (!a->cfg->status_file) {
+        return;
+    }
+    rows = calloc(a->n_clients + 1, sizeof(*rows));
+    if (!rows) {
+        return;
+    }
+    for (size_t i = 0; i < a->table_size; i++) {
+        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+            struct peer *p = cs->peer;
+            struct status_client *r;
+
+            if (cs->state != CS_ACTIVE || !p || n >= a->n_clients) {
+                continue;
+            }
+            r = &rows[n++];
+            snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
+            memcpy(&r->real, &p->remote, sizeof(p->remote));
+            r->virt_addr = p->vaddr;
+            r->bytes_rx = atomic_load_explicit(&p->bytes_rx, memory_order_relaxed);
+            r->bytes_tx = atomic_load_explicit(&p->bytes_tx, memory_order_relaxed);
+            r->connected_since = p->connected_since;
+            r->last_ref = time(NULL);
+            r->client_id = p->peer_id;
+            r->peer_id = p->peer_id;
+            snprintf(r->cipher, sizeof(r->cipher), "%s", p->cipher);
+        }
+    }
+    err = status_write(a->cfg->status_file, a->cfg->status_version, "ovpnd " OVPND_VERSION,
+                       time(NULL), rows, n);
+    if (err) {
+        log_msg(LOG_WARN, "cannot write status file %s: %s", a->cfg->status_file, strerror(-err));
+    }
+    free(rows);
+}
+
+static void on_status_timer(uv_timer_t *t)
+{
+    write_status(t->data);
+}
+
+static void handle_gone(struct acceptor *a, struct peer *p, enum gone_reason reason)
+{
+    struct ctl_session *cs = p->ctl;
+
+    if (!cs) {
+        /* The control session already went: free what remains. */
+        release_peer_slot(a, p);
+        free_peer(p);
+        return;
+    }
+    cs->is_peer_live = false;
+    if (reason == GONE_PING_TIMEOUT || reason == GONE_EXIT) {
+        cs_log(a, cs, LOG_INFO, "client disconnected (%s)",
+               reason == GONE_EXIT ? "explicit exit notify" : "ping-restart timeout");
+        cs_close(a, cs, reason == GONE_EXIT ? CLOSE_LINGER_MS : 0);
+    }
+    /* The address and peer-id are free once the session itself goes (cs_free). */
+}
+
+static void stop_everything(struct acceptor *a)
+{
+    uv_poll_stop(&a->poll);
+    uv_timer_stop(&a->tick);
+    uv_timer_stop(&a->status_timer);
+    uv_close((uv_handle_t *)&a->poll, NULL);
+    uv_close((uv_handle_t *)&a->tick, NULL);
+    uv_close((uv_handle_t *)&a->status_timer, NULL);
+    uv_close((uv_handle_t *)&a->async, NULL);
+}
+
+static void on_async(uv_async_t *h)
+{
+    struct acceptor *a = h->data;
+    struct msgq_node *n;
+
+    while ((n = msgq_pop(&a->inbox)) != NULL) {
+        struct msg *m = (struct msg *)n;
+
+        switch (m->type) {
+        case MSG_GONE:
+            handle_gone(a, m->peer, m->reason);
+            break;
+        case MSG_PACKET:
+            handle_datagram(a, m->data, m->len, &m->from);
+            break;
+        case MSG_STOP:
+            stop_everything(a);
+            break;
+        default:
+            break;
+        }
+        free(m);
+    }
+}
+
+static void build_options_string(struct acceptor *a)
+{
+    struct occ_options o;
+
+    memset(&o, 0, sizeof(o));
+    o.tun_mtu = a->cfg->tun_mtu;
+    o.is_server = true;
+    if (occ_options_string(&o, a->options_string, sizeof(a->options_string))) {
+        snprintf(a->options_string, sizeof(a->options_string),
+                 "V4,dev-type tun,link-mtu 1549,tun-mtu %d,proto UDPv4,auth [null-digest],"
+                 "keysize 256,key-method 2,tls-server",
+                 a->cfg->tun_mtu);
+    }
+}
+
+int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t errbuf_len)
+{
+    struct acceptor *a = calloc(1, sizeof(*a));
+    struct config *cfg = srv->cfg;
+    static const char pers[] = "ovpnd acceptor";
+    uint8_t key2[STATIC_KEY_LEN];
+    int err;
+
+    if (!a) {
+        return -ENOMEM;
+    }
+    a->srv = srv;
+    a->cfg = cfg;
+    a->fd = srv->udp_fds[0];
+    msgq_init(&a->inbox);
+    mbedtls_entropy_init(&a->entropy);
+    mbedtls_ctr_drbg_init(&a->drbg);
+    if (mbedtls_ctr_drbg_seed(&a->drbg, mbedtls_entropy_func, &a->entropy,
+                              (const unsigned char *)pers, sizeof(pers) - 1) ||
+        mbedtls_ctr_drbg_random(&a->drbg, a->cookie_key, sizeof(a->cookie_key))) {
+        snprintf(errbuf, errbuf_len, "cannot seed the random generator");
+        return -EIO;
+    }
+    err = tls_server_conf_init(&a->tls, (const uint8_t *)cfg->ca.data, cfg->ca.len + 1,
+                               (const uint8_t *)cfg->cert.data, cfg->cert.len + 1,
+                               (const uint8_t *)cfg->key.data, cfg->key.len + 1,
+                               (enum tls_verify_client)cfg->verify_client_cert,
+                               mbedtls_ctr_drbg_random, &a->drbg, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    if (cfg->tls_wrap_mode != TLS_WRAP_NONE) {
+        err = static_key_parse(cfg->tls_wrap_key.data, cfg->tls_wrap_key.len, key2);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
+                     cfg->tls_wrap_key.origin ? cfg->tls_wrap_key.origin : "tls key");
+            return err;
+        }
+    } else {
+        memset(key2, 0, sizeof(key2));
+    }
+    err = tls_wrap_init(&a->wrap, (enum tls_wrap_mode)cfg->tls_wrap_mode, key2, cfg->key_direction,
+                        cfg->auth, true);
+    mbedtls_platform_zeroize(key2, sizeof(key2));
+    if (err) {
+        snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
+        return err;
+    }
+    build_options_string(a);
+    a->table_size = 1024;
+    while (a->table_size < (size_t)cfg->max_clients * 2) {
+        a->table_size *= 2;
+    }
+    a->table = calloc(a->table_size, sizeof(*a->table));
+    a->local_used = calloc((size_t)srv->n_workers, sizeof(*a->local_used));
+    a->n_worker_peers = calloc((size_t)srv->n_workers, sizeof(*a->n_worker_peers));
+    if (!a->table || !a->local_used || !a->n_worker_peers) {
+        return -ENOMEM;
+    }
+    for (int i = 0; i < srv->n_workers; i++) {
+        a->local_used[i] = calloc(srv->max_local_peers, sizeof(bool));
+        if (!a->local_used[i]) {
+            return -ENOMEM;
+        }
+    }
+    err = uv_loop_init(&a->loop);
+    err = err ? err : uv_async_init(&a->loop, &a->async, on_async);
+    err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
+    err = err ? err : uv_timer_init(&a->loop, &a->tick);
+    err = err ? err : uv_timer_init(&a->loop, &a->status_timer);
+    if (err) {
+        return err;
+    }
+    a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
+    err = uv_poll_start(&a->poll, UV_READABLE, on_udp);
+    err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
+    if (!err && cfg->status_file) {
+        uint64_t ms = (uint64_t)(cfg->status_interval_s > 0 ? cfg->status_interval_s : 60) * 1000;
+
+        err = uv_timer_start(&a->status_timer, on_status_timer, 0, ms);
+    }
+    *out = a;
+    return err;
+}
+
+static void acceptor_main(void *arg)
+{
+    struct acceptor *a = arg;
+
+    uv_run(&a->loop, UV_RUN_DEFAULT);
+}
+
+int acceptor_start(struct acceptor *a)
+{
+    return uv_thread_create(&a->thread, acceptor_main, a);
+}
+
+void acceptor_post(struct acceptor *a, struct msg *m)
+{
+    msgq_push(&a->inbox, &m->node);
+    uv_async_send(&a->async);
+}
+
+void acceptor_stop_and_free(struct acceptor *a)
+{
+    struct msg *m = msg_new(MSG_STOP, NULL, NULL, 0);
+
+    if (m) {
+        acceptor_post(a, m);
+    }
+    uv_thread_join(&a->thread);
+    uv_loop_close(&a->loop);
+    for (size_t i = 0; i < a->table_size; i++) {
+        struct ctl_session *cs = a->table[i], *next;
+
+        for (; cs; cs = next) {
+            next = cs->hnext;
+            cs->is_peer_live = false; /* workers are stopped by now */
+            cs_free(a, cs);
+        }
+    }
+    if (a->cfg->status_file) {
+        write_status(a);
+    }
+    tls_wrap_wipe(&a->wrap);
+    tls_server_conf_clear(&a->tls);
+    mbedtls_ctr_drbg_free(&a->drbg);
+    mbedtls_entropy_free(&a->entropy);
+    for (int i = 0; a->local_used && i < a->srv->n_workers; i++) {
+        free(a->local_used[i]);
+    }
+    free(a->local_used);
+    free(a->n_worker_peers);
+    free(a->table);
+    free(a);
+}

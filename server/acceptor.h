@@ -1,0 +1,31 @@
+/* server/acceptor.h: the control-plane thread.
+ *
+ * Owns socket 0 of the UDP group: the stateless HMAC-cookie exchange (nothing is stored for a
+ * spoofed reset), the reliability layer, the TLS session (mbedTLS), key method 2, cipher
+ * negotiation, address assignment and PUSH_REPLY. When a client's data keys are ready it hands
+ * the peer to its worker (MSG_INSTALL). It also writes the status file.
+ */
+#ifndef SERVER_ACCEPTOR_H
+#define SERVER_ACCEPTOR_H
+
+#include <stddef.h>
+
+struct server;
+struct acceptor;
+struct msg;
+
+/* Build the acceptor of srv: TLS configuration from the certificate blobs, the tls-auth /
+ * tls-crypt key, the UDP socket srv->udp_fds[0]. errbuf gets a readable reason on failure.
+ * Main thread. Returns 0 or a negative code. */
+int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t errbuf_len);
+
+/* Start the acceptor's thread. 0 or -errno. */
+int acceptor_start(struct acceptor *a);
+
+/* Ask the acceptor to tell clients goodbye (explicit-exit-notify) and stop; then join and free. */
+void acceptor_stop_and_free(struct acceptor *a);
+
+/* Push m into the acceptor's inbox and wake it. Any thread; m is owned by the acceptor after. */
+void acceptor_post(struct acceptor *a, struct msg *m);
+
+#endif /* SERVER_ACCEPTOR_H */

@@ -1,0 +1,21 @@
+/* server/peer.c: thread messages. */
+#include "server/peer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, size_t len)
+{
+    struct msg *m = calloc(1, sizeof(*m) + len);
+
+    if (!m) {
+        return NULL;
+    }
+    m->type = type;
+    m->peer = peer;
+    m->len = len;
+    if (data && len) {
+        memcpy(m->data, data, len);
+    }
+    return m;
+}

@@ -1,0 +1,84 @@
+/* server/peer.h: one connected client as both planes see it, and the messages between threads.
+ *
+ * A struct peer is created by the acceptor when a client's keys are ready. Its `ctl` part is
+ * touched only by the acceptor. The data part is handed to the owning worker with MSG_INSTALL
+ * and from then on is touched only by that worker, until the worker answers MSG_GONE; then the
+ * acceptor frees the whole peer. The byte counters are written by the worker alone and read by
+ * the acceptor for the status file, with relaxed atomics (no lock).
+ */
+#ifndef SERVER_PEER_H
+#define SERVER_PEER_H
+
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "proto/data_crypto.h"
+#include "server/log.h"
+#include "server/msgq.h"
+
+#define PEER_CN_MAX 256
+#define PEER_N_KEY_IDS 8
+
+struct ctl_session;
+
+struct peer {
+    uint32_t peer_id;
+    int worker;        /* index of the owning worker: peer_id % n_workers */
+    uint32_t vaddr;    /* tunnel address, host byte order */
+    size_t pool_index; /* ip_pool_index(vaddr) */
+    struct sockaddr_in remote;
+    char common_name[PEER_CN_MAX];
+    char cipher[32];
+    time_t connected_since;
+    bool use_data_v2; /* the client announced IV_PROTO DATA_V2 */
+
+    /* Data plane: the owning worker's once installed. */
+    struct data_key key_store[2];
+    struct data_key *keys[PEER_N_KEY_IDS]; /* by key_id */
+    struct data_key *tx_key;
+    uint64_t last_rx_ms;
+    uint64_t last_tx_ms;
+    bool is_installed;
+    struct log_ratelimit rl;
+    _Atomic uint64_t bytes_rx; /* link bytes received, written by the worker */
+    _Atomic uint64_t bytes_tx;
+
+    /* Control plane: the acceptor's. */
+    struct ctl_session *ctl;
+};
+
+enum msg_type {
+    MSG_INSTALL, /* acceptor -> worker: take over peer's data plane */
+    MSG_REMOVE,  /* acceptor -> worker: drop peer (by pointer), answer MSG_GONE */
+    MSG_GONE,    /* worker -> acceptor: the worker no longer uses peer */
+    MSG_PACKET,  /* either way: a datagram or TUN packet that reached the wrong thread */
+    MSG_STOP,    /* main -> any: leave the loop */
+};
+
+enum gone_reason {
+    GONE_REMOVED = 0,  /* asked by the acceptor */
+    GONE_EXIT,         /* the client said goodbye (OCC_EXIT) */
+    GONE_PING_TIMEOUT, /* ping-restart expired */
+};
+
+/* A message between threads; owned by the receiver once pushed. data[] only for MSG_PACKET. */
+struct msg {
+    struct msgq_node node; /* first: msgq_node pointers are cast back to struct msg */
+    enum msg_type type;
+    struct peer *peer;
+    enum gone_reason reason;
+    bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
+    struct sockaddr_in from;
+    size_t len;
+    uint8_t data[];
+};
+
+/* Allocate a message with room for len data bytes (copied when data != NULL). NULL if out of
+ * memory. Any thread. */
+struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, size_t len);
+
+#endif /* SERVER_PEER_H */

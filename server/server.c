@@ -1,0 +1,237 @@
+/* server/server.c: start-up and shutdown of the running server (main thread). */
+#include "server/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <grp.h>
+#include <netdb.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/acceptor.h"
+#include "server/log.h"
+#include "server/peer.h"
+#include "server/udp.h"
+#include "server/worker.h"
+
+#define PEER_ID_MAX 0xFFFFFEu /* openvpn3 rejects larger pushed peer-ids */
+
+void server_post_worker(struct server *srv, int i, struct msg *m)
+{
+    worker_post(&srv->workers[i], m);
+}
+
+void server_post_acceptor(struct server *srv, struct msg *m)
+{
+    acceptor_post(srv->acceptor, m);
+}
+
+static int resolve_local(const struct config *cfg, struct sockaddr_in *sa)
+{
+    struct addrinfo hints, *res = NULL;
+    int err;
+
+    memset(sa, 0, sizeof(*sa));
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(cfg->port);
+    if (!cfg->local) {
+        sa->sin_addr.s_addr = htonl(INADDR_ANY);
+        return 0;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_DGRAM;
+    err = getaddrinfo(cfg->local, NULL, &hints, &res);
+    if (err || !res) {
+        log_msg(LOG_ERR, "%s: local: cannot resolve '%s': %s", cfg->source, cfg->local,
+                gai_strerror(err));
+        return -EINVAL;
+    }
+    sa->sin_addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+    freeaddrinfo(res);
+    return 0;
+}
+
+static int drop_privileges(const struct config *cfg)
+{
+    if (cfg->group) {
+        struct group *g = getgrnam(cfg->group);
+
+        if (!g || setgroups(0, NULL) < 0 || setgid(g->gr_gid) < 0) {
+            log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->group,
+                    g ? strerror(errno) : "no such group");
+            return -EPERM;
+        }
+    }
+    if (cfg->user) {
+        struct passwd *pw = getpwnam(cfg->user);
+
+        if (!pw || setuid(pw->pw_uid) < 0) {
+            log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->user,
+                    pw ? strerror(errno) : "no such user");
+            return -EPERM;
+        }
+    }
+    if (cfg->user || cfg->group) {
+        log_msg(LOG_INFO, "privileges dropped to user %s, group %s", cfg->user ? cfg->user : "-",
+                cfg->group ? cfg->group : "-");
+    }
+    return 0;
+}
+
+static uv_signal_t sig_int, sig_term;
+static struct server *running;
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    log_msg(LOG_INFO, "%s received, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    uv_signal_stop(&sig_int);
+    uv_signal_stop(&sig_term);
+    uv_close((uv_handle_t *)&sig_int, NULL);
+    uv_close((uv_handle_t *)&sig_term, NULL);
+    (void)h;
+}
+
+int server_run(struct config *cfg)
+{
+    struct server srv;
+    struct sockaddr_in local;
+    char errbuf[512] = "", addr[32];
+    int err, n_started = 0;
+    bool acceptor_started = false;
+
+    memset(&srv, 0, sizeof(srv));
+    srv.cfg = cfg;
+    for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
+        srv.udp_fds[i] = -1;
+    }
+    srv.n_workers = cfg->workers > 0 ? cfg->workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (srv.n_workers < 1) {
+        srv.n_workers = 1;
+    }
+    if (srv.n_workers > TUN_MAX_QUEUES) {
+        srv.n_workers = TUN_MAX_QUEUES;
+    }
+    if (!cfg->has_server) {
+        log_msg(LOG_ERR, "%s: a `server NETWORK NETMASK` line is required", cfg->source);
+        return -EINVAL;
+    }
+    err = ip_pool_init(&srv.pool, cfg->server_network, cfg->server_netmask);
+    if (err) {
+        log_msg(LOG_ERR, "%s: server: cannot use this network for a pool: %s", cfg->source,
+                strerror(-err));
+        return err;
+    }
+    srv.server_addr = srv.pool.server_addr;
+    srv.netmask = cfg->server_netmask;
+    srv.n_addr_owner = srv.pool.n;
+    srv.addr_owner = calloc(srv.n_addr_owner, sizeof(*srv.addr_owner));
+    srv.max_local_peers = (size_t)cfg->max_clients / (size_t)srv.n_workers + 16;
+    if (srv.max_local_peers * (size_t)srv.n_workers > PEER_ID_MAX) {
+        srv.max_local_peers = PEER_ID_MAX / (size_t)srv.n_workers;
+    }
+    srv.ping_s = cfg->ping_s;
+    srv.ping_restart_s = cfg->ping_restart_s;
+    srv.workers = calloc((size_t)srv.n_workers, sizeof(*srv.workers));
+    if (!srv.addr_owner || !srv.workers) {
+        err = -ENOMEM;
+        goto out;
+    }
+    err = tun_open(cfg->dev, srv.n_workers, &srv.tun);
+    if (err) {
+        log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->dev, strerror(-err));
+        goto out;
+    }
+    err = tun_configure(&srv.tun, srv.server_addr, srv.netmask, cfg->tun_mtu);
+    if (err) {
+        log_msg(LOG_ERR, "cannot configure TUN device %s: %s", srv.tun.name, strerror(-err));
+        goto out;
+    }
+    err = resolve_local(cfg, &local);
+    if (err) {
+        goto out;
+    }
+    err = udp_group_open(&local, 1 + srv.n_workers, srv.udp_fds, &srv.is_steered);
+    if (err) {
+        log_msg(LOG_ERR, "cannot bind UDP %s: %s", udp_addr_str(&local, addr, sizeof(addr)),
+                strerror(-err));
+        goto out;
+    }
+    if (!srv.is_steered) {
+        log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching the "
+                          "wrong thread are handed over (slower)");
+    }
+    err = acceptor_new(&srv, &srv.acceptor, errbuf, sizeof(errbuf));
+    if (err) {
+        log_msg(LOG_ERR, "%s: %s", cfg->source, errbuf[0] ? errbuf : strerror(-err));
+        goto out;
+    }
+    for (int i = 0; i < srv.n_workers; i++) {
+        err = worker_init(&srv.workers[i], &srv, i);
+        if (err) {
+            log_msg(LOG_ERR, "worker %d: %s", i, uv_strerror(err));
+            goto out;
+        }
+    }
+    err = drop_privileges(cfg);
+    if (err) {
+        goto out;
+    }
+    for (; n_started < srv.n_workers; n_started++) {
+        err = worker_start(&srv.workers[n_started]);
+        if (err) {
+            goto out;
+        }
+    }
+    err = acceptor_start(srv.acceptor);
+    if (err) {
+        goto out;
+    }
+    acceptor_started = true;
+    {
+        struct in_addr in = {.s_addr = htonl(srv.server_addr)};
+        char tunaddr[INET_ADDRSTRLEN];
+
+        inet_ntop(AF_INET, &in, tunaddr, sizeof(tunaddr));
+        log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s/%d, %d worker%s", OVPND_VERSION,
+                udp_addr_str(&local, addr, sizeof(addr)), srv.tun.name, tunaddr,
+                __builtin_popcount(srv.netmask), srv.n_workers, srv.n_workers > 1 ? "s" : "");
+        log_msg(LOG_INFO, "Initialization Sequence Completed");
+    }
+    running = &srv;
+    uv_signal_init(uv_default_loop(), &sig_int);
+    uv_signal_init(uv_default_loop(), &sig_term);
+    uv_signal_start(&sig_int, on_signal, SIGINT);
+    uv_signal_start(&sig_term, on_signal, SIGTERM);
+    uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+    err = 0;
+
+out:
+    /* Acceptor first (it tells clients goodbye), then the workers. */
+    if (acceptor_started) {
+        acceptor_stop_and_free(srv.acceptor);
+        srv.acceptor = NULL;
+    }
+    for (int i = 0; i < n_started; i++) {
+        struct msg *m = msg_new(MSG_STOP, NULL, NULL, 0);
+
+        if (m) {
+            worker_post(&srv.workers[i], m);
+        }
+        worker_join(&srv.workers[i]);
+    }
+    tun_close(&srv.tun);
+    for (int i = 0; i <= srv.n_workers && i < (int)(sizeof(srv.udp_fds) / sizeof(int)); i++) {
+        if (srv.udp_fds[i] >= 0) {
+            close(srv.udp_fds[i]);
+        }
+    }
+    ip_pool_clear(&srv.pool);
+    free(srv.addr_owner);
+    free(srv.workers);
+    running = NULL;
+    return err;
+}

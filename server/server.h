@@ -1,0 +1,54 @@
+/* server/server.h: the running server: configuration, devices, sockets and threads.
+ *
+ * Built by the main thread at start-up; read-only for the other threads afterwards except for
+ * addr_owner, a lock-free map from pool address to the peer_id that holds it, written by the
+ * acceptor and read by workers to route TUN packets to the owning worker.
+ */
+#ifndef SERVER_SERVER_H
+#define SERVER_SERVER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/config.h"
+#include "server/msgq.h"
+#include "server/pool.h"
+#include "server/tun.h"
+
+struct acceptor;
+struct worker;
+struct msg;
+
+struct server {
+    struct config *cfg;
+    int n_workers;
+    struct tun_dev tun;
+    struct ip_pool pool;  /* acceptor thread only after start-up */
+    uint32_t server_addr; /* tunnel address of the server, host order */
+    uint32_t netmask;
+    int udp_fds[1 + TUN_MAX_QUEUES]; /* [0] acceptor, [1 + i] worker i */
+    bool is_steered;
+    _Atomic uint32_t *addr_owner; /* by ip_pool_index: peer_id + 1, or 0 when free */
+    size_t n_addr_owner;
+    size_t max_local_peers; /* per worker: peer_id / n_workers < this */
+    int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */
+    int ping_restart_s;     /* drop a client silent for this long */
+    struct acceptor *acceptor;
+    struct worker *workers;
+};
+
+/* Hand msg to worker i's inbox and wake it. Any thread. Ownership passes to the worker. */
+void server_post_worker(struct server *srv, int i, struct msg *m);
+
+/* Hand msg to the acceptor's inbox and wake it. Any thread. */
+void server_post_acceptor(struct server *srv, struct msg *m);
+
+/* Run the server described by cfg until SIGINT/SIGTERM: TUN device, sockets, acceptor and
+ * workers. Main thread. Returns 0 after a clean shutdown or a negative code when start-up failed
+ * (the reason is logged). */
+int server_run(struct config *cfg);
+
+#endif /* SERVER_SERVER_H */

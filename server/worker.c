@@ -1,0 +1,431 @@
+/* server/worker.c: a data-plane thread: UDP <-> AEAD <-> TUN for the peers it owns. */
+#include "server/worker.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto/cursor.h"
+#include "proto/data_crypto.h"
+#include "proto/errors.h"
+#include "proto/occ.h"
+#include "proto/packet.h"
+#include "server/server.h"
+#include "server/udp.h"
+
+#define WORKER_TICK_MS 1000
+
+static void drop(struct worker *w, uint64_t *counter, const struct sockaddr_in *from,
+                 const char *why)
+{
+    uint32_t n_suppressed = 0;
+    char addr[32];
+
+    (*counter)++;
+    if (!log_enabled(LOG_DEBUG) ||
+        !log_ratelimit_allow(&w->rl_drop, uv_now(&w->loop), 10, 10, &n_suppressed)) {
+        return;
+    }
+    if (n_suppressed) {
+        log_msg(LOG_DEBUG, "worker %d: %u drop messages suppressed", w->index, n_suppressed);
+    }
+    log_msg(LOG_DEBUG, "worker %d: dropped packet from %s: %s", w->index,
+            from ? udp_addr_str(from, addr, sizeof(addr)) : "tun", why);
+}
+
+static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
+{
+    struct server *srv = w->srv;
+    size_t local = p->peer_id / (uint32_t)srv->n_workers;
+    struct msg *m;
+
+    if (local < srv->max_local_peers && w->by_local[local] == p) {
+        w->by_local[local] = NULL;
+    }
+    if (p->pool_index < srv->n_addr_owner && w->by_addr[p->pool_index] == p) {
+        w->by_addr[p->pool_index] = NULL;
+    }
+    p->is_installed = false;
+    m = msg_new(MSG_GONE, p, NULL, 0);
+    if (!m) {
+        log_msg(LOG_ERR, "worker %d: out of memory reporting peer %u gone", w->index, p->peer_id);
+        return;
+    }
+    m->reason = reason;
+    server_post_acceptor(srv, m);
+}
+
+static void send_to_peer(struct worker *w, struct peer *p, const uint8_t *plain, size_t len)
+{
+    size_t out_len;
+    ssize_t n;
+    int err;
+
+    if (!p->tx_key) {
+        drop(w, &w->stats.drop_no_key, NULL, "no send key");
+        return;
+    }
+    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, plain, len, w->out_buf,
+                        sizeof(w->out_buf), &out_len);
+    if (err) {
+        drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
+        return;
+    }
+    n = sendto(w->udp_fd, w->out_buf, out_len, 0, (const struct sockaddr *)&p->remote,
+               sizeof(p->remote));
+    if (n < 0) {
+        drop(w, &w->stats.drop_send, &p->remote, strerror(errno));
+        return;
+    }
+    p->last_tx_ms = uv_now(&w->loop);
+    atomic_store_explicit(&p->bytes_tx,
+                          atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,
+                          memory_order_relaxed);
+    w->stats.tx_packets++;
+}
+
+/* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
+static void route_tun_packet(struct worker *w, const uint8_t *pkt, size_t len)
+{
+    struct server *srv = w->srv;
+    uint32_t dst, owner;
+    size_t idx;
+    struct peer *p;
+
+    if (len < 20 || (pkt[0] >> 4) != 4) {
+        drop(w, &w->stats.drop_not_ipv4, NULL, "not an IPv4 packet");
+        return;
+    }
+    dst = load_be32(pkt + 16);
+    if (!ip_pool_contains(&srv->pool, dst)) {
+        drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
+        return;
+    }
+    idx = ip_pool_index(&srv->pool, dst);
+    owner = atomic_load_explicit(&srv->addr_owner[idx], memory_order_acquire);
+    if (owner == 0) {
+        drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
+        return;
+    }
+    if ((int)((owner - 1) % (uint32_t)srv->n_workers) != w->index) {
+        struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
+
+        if (m) {
+            m->from_tun = true;
+            server_post_worker(srv, (int)((owner - 1) % (uint32_t)srv->n_workers), m);
+        }
+        return;
+    }
+    p = w->by_addr[idx];
+    if (!p) {
+        drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
+        return;
+    }
+    send_to_peer(w, p, pkt, len);
+}
+
+static void handle_plaintext(struct worker *w, struct peer *p, const uint8_t *plain, size_t len)
+{
+    enum occ_type occ;
+
+    if (occ_is_ping(plain, len)) {
+        return;
+    }
+    if (occ_parse(plain, len, &occ) == 0) {
+        if (occ == OCC_EXIT) {
+            log_msg(LOG_INFO, "peer %u %s: client sent explicit exit notify", p->peer_id,
+                    p->common_name);
+            forget_peer(w, p, GONE_EXIT);
+        }
+        return;
+    }
+    if (len < 20 || (plain[0] >> 4) != 4) {
+        drop(w, &w->stats.drop_not_ipv4, &p->remote, "tunnel packet is not IPv4");
+        return;
+    }
+    /* Like openvpn's "bad source address": a client may only send from its own address. */
+    if (load_be32(plain + 12) != p->vaddr) {
+        drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
+        return;
+    }
+    if (write(w->tun_fd, plain, len) < 0) {
+        drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
+    }
+}
+
+/* A datagram that the kernel steered to this worker. */
+static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
+                            const struct sockaddr_in *from)
+{
+    struct server *srv = w->srv;
+    uint8_t plain[WORKER_BUF_LEN];
+    uint32_t peer_id;
+    size_t local, plain_len;
+    struct peer *p;
+    struct data_key *k;
+    int err;
+
+    if (len < 1) {
+        drop(w, &w->stats.drop_short, from, "empty datagram");
+        return;
+    }
+    if (packet_opcode(pkt[0]) != P_DATA_V2) {
+        struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len); /* control, or V1: acceptor's */
+
+        if (m) {
+            m->from = *from;
+            server_post_acceptor(srv, m);
+        }
+        return;
+    }
+    if (len < DATA_V2_HEADER_LEN) {
+        drop(w, &w->stats.drop_short, from, "P_DATA_V2 shorter than its header");
+        return;
+    }
+    peer_id = load_be32(pkt) & 0xFFFFFFu;
+    if ((int)(peer_id % (uint32_t)srv->n_workers) != w->index) {
+        struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
+
+        if (m) {
+            m->from = *from;
+            server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
+        }
+        return;
+    }
+    local = peer_id / (uint32_t)srv->n_workers;
+    p = local < srv->max_local_peers ? w->by_local[local] : NULL;
+    if (!p) {
+        drop(w, &w->stats.drop_unknown_peer, from, "unknown peer-id");
+        return;
+    }
+    if (!udp_addr_equal(from, &p->remote)) {
+        drop(w, &w->stats.drop_wrong_addr, from, "peer-id used from another address");
+        return;
+    }
+    k = p->keys[packet_key_id(pkt[0])];
+    if (!k) {
+        drop(w, &w->stats.drop_no_key, from, "no key for key_id");
+        return;
+    }
+    err = data_key_open(k, pkt, len, plain, sizeof(plain), &plain_len);
+    if (err) {
+        drop(w,
+             err == -PE_REPLAY || err == -PE_TOO_OLD ? &w->stats.drop_replay : &w->stats.drop_auth,
+             from, proto_strerror(err));
+        return;
+    }
+    w->stats.rx_packets++;
+    p->last_rx_ms = uv_now(&w->loop);
+    atomic_store_explicit(&p->bytes_rx,
+                          atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
+                          memory_order_relaxed);
+    handle_plaintext(w, p, plain, plain_len);
+}
+
+static void on_udp(uv_poll_t *h, int status, int events)
+{
+    struct worker *w = h->data;
+    struct mmsghdr msgs[WORKER_BATCH];
+    struct iovec iov[WORKER_BATCH];
+    struct sockaddr_in from[WORKER_BATCH];
+
+    (void)events;
+    if (status < 0) {
+        return;
+    }
+    for (int round = 0; round < 4; round++) {
+        int n;
+
+        for (int i = 0; i < WORKER_BATCH; i++) {
+            iov[i].iov_base = w->rx_bufs[i];
+            iov[i].iov_len = WORKER_BUF_LEN;
+            memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
+            msgs[i].msg_hdr.msg_iov = &iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+            msgs[i].msg_hdr.msg_name = &from[i];
+            msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+        }
+        n = recvmmsg(w->udp_fd, msgs, WORKER_BATCH, MSG_DONTWAIT, NULL);
+        if (n <= 0) {
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+                drop(w, &w->stats.drop_short, &from[i], "datagram larger than the buffer");
+                continue;
+            }
+            handle_datagram(w, w->rx_bufs[i], msgs[i].msg_len, &from[i]);
+        }
+        if (n < WORKER_BATCH) {
+            return;
+        }
+    }
+}
+
+static void on_tun(uv_poll_t *h, int status, int events)
+{
+    struct worker *w = h->data;
+
+    (void)events;
+    if (status < 0) {
+        return;
+    }
+    for (int i = 0; i < 64; i++) {
+        ssize_t n = read(w->tun_fd, w->rx_bufs[0], WORKER_BUF_LEN);
+
+        if (n <= 0) {
+            return;
+        }
+        route_tun_packet(w, w->rx_bufs[0], (size_t)n);
+    }
+}
+
+static void install_peer(struct worker *w, struct peer *p)
+{
+    struct server *srv = w->srv;
+    size_t local = p->peer_id / (uint32_t)srv->n_workers;
+
+    if (local >= srv->max_local_peers || p->pool_index >= srv->n_addr_owner) {
+        log_msg(LOG_ERR, "worker %d: peer %u out of table range", w->index, p->peer_id);
+        forget_peer(w, p, GONE_REMOVED);
+        return;
+    }
+    w->by_local[local] = p;
+    w->by_addr[p->pool_index] = p;
+    p->last_rx_ms = p->last_tx_ms = uv_now(&w->loop);
+    p->is_installed = true;
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct worker *w = t->data;
+    struct server *srv = w->srv;
+    uint64_t now = uv_now(&w->loop);
+
+    for (size_t i = 0; i < srv->max_local_peers; i++) {
+        struct peer *p = w->by_local[i];
+
+        if (!p) {
+            continue;
+        }
+        if (srv->ping_restart_s > 0 &&
+            now - p->last_rx_ms >= (uint64_t)srv->ping_restart_s * 1000) {
+            log_msg(LOG_INFO, "peer %u %s: no packet for %d s (ping-restart), dropping client",
+                    p->peer_id, p->common_name, srv->ping_restart_s);
+            forget_peer(w, p, GONE_PING_TIMEOUT);
+            continue;
+        }
+        if (srv->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)srv->ping_s * 1000) {
+            send_to_peer(w, p, occ_ping_magic, sizeof(occ_ping_magic));
+        }
+    }
+}
+
+static void stop_loop(struct worker *w)
+{
+    uv_poll_stop(&w->udp_poll);
+    uv_poll_stop(&w->tun_poll);
+    uv_timer_stop(&w->tick);
+    uv_close((uv_handle_t *)&w->udp_poll, NULL);
+    uv_close((uv_handle_t *)&w->tun_poll, NULL);
+    uv_close((uv_handle_t *)&w->tick, NULL);
+    uv_close((uv_handle_t *)&w->async, NULL);
+}
+
+static void on_async(uv_async_t *a)
+{
+    struct worker *w = a->data;
+    struct msgq_node *n;
+
+    while ((n = msgq_pop(&w->inbox)) != NULL) {
+        struct msg *m = (struct msg *)n;
+
+        switch (m->type) {
+        case MSG_INSTALL:
+            install_peer(w, m->peer);
+            break;
+        case MSG_REMOVE:
+            if (m->peer->is_installed) {
+                forget_peer(w, m->peer, GONE_REMOVED);
+            }
+            break;
+        case MSG_PACKET:
+            if (m->from_tun) {
+                route_tun_packet(w, m->data, m->len);
+            } else {
+                handle_datagram(w, m->data, m->len, &m->from);
+            }
+            break;
+        case MSG_STOP:
+            stop_loop(w);
+            break;
+        default:
+            break;
+        }
+        free(m);
+    }
+}
+
+int worker_init(struct worker *w, struct server *srv, int i)
+{
+    int err;
+
+    memset(w, 0, sizeof(*w));
+    w->index = i;
+    w->srv = srv;
+    w->udp_fd = srv->udp_fds[1 + i];
+    w->tun_fd = srv->tun.fds[i];
+    msgq_init(&w->inbox);
+    w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));
+    w->by_addr = calloc(srv->n_addr_owner, sizeof(*w->by_addr));
+    if (!w->by_local || !w->by_addr) {
+        return -ENOMEM;
+    }
+    err = uv_loop_init(&w->loop);
+    if (err) {
+        return err;
+    }
+    err = uv_async_init(&w->loop, &w->async, on_async);
+    err = err ? err : uv_poll_init(&w->loop, &w->udp_poll, w->udp_fd);
+    err = err ? err : uv_poll_init(&w->loop, &w->tun_poll, w->tun_fd);
+    err = err ? err : uv_timer_init(&w->loop, &w->tick);
+    if (err) {
+        return err;
+    }
+    w->async.data = w->udp_poll.data = w->tun_poll.data = w->tick.data = w;
+    err = uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
+    err = err ? err : uv_poll_start(&w->tun_poll, UV_READABLE, on_tun);
+    err = err ? err : uv_timer_start(&w->tick, on_tick, WORKER_TICK_MS, WORKER_TICK_MS);
+    return err;
+}
+
+static void worker_main(void *arg)
+{
+    struct worker *w = arg;
+
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+}
+
+int worker_start(struct worker *w)
+{
+    return uv_thread_create(&w->thread, worker_main, w);
+}
+
+void worker_join(struct worker *w)
+{
+    uv_thread_join(&w->thread);
+    uv_loop_close(&w->loop);
+    free(w->by_local);
+    free(w->by_addr);
+    w->by_local = NULL;
+    w->by_addr = NULL;
+}
+
+void worker_post(struct worker *w, struct msg *m)
+{
+    msgq_push(&w->inbox, &m->node);
+    uv_async_send(&w->async);
+}

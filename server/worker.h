@@ -1,0 +1,63 @@
+/* server/worker.h: a data-plane thread.
+ *
+ * Each worker owns one UDP socket of the reuseport group, one queue of the multiqueue TUN
+ * device, and the data-channel state of the peers whose peer_id % n_workers equals its index.
+ * Its per-packet path takes no lock and allocates nothing (only packets that reached the wrong
+ * thread are copied into a message for their owner).
+ */
+#ifndef SERVER_WORKER_H
+#define SERVER_WORKER_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/log.h"
+#include "server/msgq.h"
+#include "server/peer.h"
+
+struct server;
+
+#define WORKER_BATCH 32
+#define WORKER_BUF_LEN 2048
+
+/* Dropped-packet counters of one worker (owner thread writes, others may read roughly). */
+struct worker_stats {
+    uint64_t rx_packets, tx_packets;
+    uint64_t drop_short, drop_unknown_peer, drop_wrong_addr, drop_no_key, drop_auth, drop_replay,
+        drop_bad_source, drop_not_ipv4, drop_no_route, drop_send;
+};
+
+struct worker {
+    int index;
+    struct server *srv;
+    uv_loop_t loop;
+    uv_thread_t thread;
+    uv_async_t async;
+    struct msgq inbox;
+    int udp_fd;
+    int tun_fd;
+    uv_poll_t udp_poll;
+    uv_poll_t tun_poll;
+    uv_timer_t tick;
+    struct peer **by_local; /* index peer_id / n_workers */
+    struct peer **by_addr;  /* index ip_pool_index(vaddr), own peers only */
+    struct worker_stats stats;
+    struct log_ratelimit rl_drop;
+    uint8_t rx_bufs[WORKER_BATCH][WORKER_BUF_LEN];
+    uint8_t out_buf[WORKER_BUF_LEN + 64];
+};
+
+/* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */
+int worker_init(struct worker *w, struct server *srv, int i);
+
+/* Start w's thread running its loop. 0 or -errno. */
+int worker_start(struct worker *w);
+
+/* Wait for the thread to end after MSG_STOP, then free w's resources. */
+void worker_join(struct worker *w);
+
+/* Push m into w's inbox and wake the thread. Any thread; m is owned by w afterwards. */
+void worker_post(struct worker *w, struct msg *m);
+
+#endif /* SERVER_WORKER_H */
