@@ -496,7 +496,7 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const
     struct key_method2 *client = calloc(1, sizeof(*client));
     struct key_method2 *server = calloc(1, sizeof(*server));
     uint8_t block[KEY_BLOCK_LEN], out[1024];
-    char cipher_name[64];
+    char cipher_name[32];
     enum data_cipher cipher;
     struct peer *p = NULL;
     size_t out_len;
@@ -594,7 +594,6 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const
     }
     p->keys[0] = &p->key_store[0];
     p->tx_key = &p->key_store[0];
-    cs->pi.iv_proto &= ~(use_ekm ? 0u : IV_PROTO_TLS_KEY_EXPORT);
     err = key_method2_write(server, false, out, sizeof(out), &out_len);
     if (err || tls_session_write(&cs->tls, out, out_len)) {
         auth_failed(a, cs, "cannot write key-method 2 reply");
@@ -675,7 +674,9 @@ static void send_push_reply(struct acceptor *a, struct ctl_session *cs)
     pp.has_iv_mtu = cs->pi.mtu > 0;
     pp.peer_id = cs->peer->peer_id;
     pp.cipher = cs->peer->cipher;
-    pp.use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    pp.ncp = peer_info_supports_ncp(&cs->pi);
+    pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
+    pp.cc_exit = true;
     pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
     pp.tun_mtu = cfg->tun_mtu;
     pp.ifconfig_local = cs->peer->vaddr;
@@ -1071,9 +1072,14 @@ static void build_options_string(struct acceptor *a)
 {
     struct occ_options o;
 
-    memset(&o, 0, sizeof(o));
+    occ_options_init(&o);
     o.tun_mtu = a->cfg->tun_mtu;
     o.is_server = true;
+    o.tls_auth = a->cfg->tls_wrap_mode == TLS_WRAP_AUTH;
+    o.keydir = o.tls_auth ? a->cfg->key_direction : -1;
+    o.auth = a->cfg->auth;
+    o.cipher = a->cfg->cipher ? a->cfg->cipher : a->cfg->data_ciphers_fallback;
+    o.cipher_in_data_ciphers = o.cipher != NULL;
     if (occ_options_string(&o, a->options_string, sizeof(a->options_string))) {
         snprintf(a->options_string, sizeof(a->options_string),
                  "V4,dev-type tun,link-mtu 1549,tun-mtu %d,proto UDPv4,auth [null-digest],"
