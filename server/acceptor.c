@@ -1043,6 +1043,24 @@ static void stop_everything(struct acceptor *a)
     uv_close((uv_handle_t *)&a->async, NULL);
 }
 
+/* explicit-exit-notify on a server: tell every client to reconnect (2.6 sends "RESTART", or
+ * "RESTART,[N]" to make clients try their next remote, when it shuts down). */
+static void say_goodbye(struct acceptor *a)
+{
+    a->is_stopping = true;
+    if (a->cfg->explicit_exit_notify <= 0) {
+        return;
+    }
+    for (size_t i = 0; i < a->table_size; i++) {
+        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+            if (cs->state == CS_ACTIVE) {
+                send_message(a, cs, a->cfg->explicit_exit_notify >= 2 ? "RESTART,[N]" : "RESTART");
+                flush(a, cs);
+            }
+        }
+    }
+}
+
 static void on_async(uv_async_t *h)
 {
     struct acceptor *a = h->data;
@@ -1059,6 +1077,7 @@ static void on_async(uv_async_t *h)
             handle_datagram(a, m->data, m->len, &m->from);
             break;
         case MSG_STOP:
+            say_goodbye(a);
             stop_everything(a);
             break;
         default:
@@ -1191,7 +1210,7 @@ void acceptor_post(struct acceptor *a, struct msg *m)
     uv_async_send(&a->async);
 }
 
-void acceptor_stop_and_free(struct acceptor *a)
+void acceptor_stop(struct acceptor *a)
 {
     struct msg *m = msg_new(MSG_STOP, NULL, NULL, 0);
 
@@ -1199,6 +1218,15 @@ void acceptor_stop_and_free(struct acceptor *a)
         acceptor_post(a, m);
     }
     uv_thread_join(&a->thread);
+}
+
+void acceptor_free(struct acceptor *a)
+{
+    struct msgq_node *n;
+
+    while ((n = msgq_pop(&a->inbox)) != NULL) {
+        free(n); /* late MSG_GONE reports: their peers are freed with their sessions below */
+    }
     uv_loop_close(&a->loop);
     for (size_t i = 0; i < a->table_size; i++) {
         struct ctl_session *cs = a->table[i], *next;

@@ -22,8 +22,13 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
 /* Start the acceptor's thread. 0 or -errno. */
 int acceptor_start(struct acceptor *a);
 
-/* Ask the acceptor to tell clients goodbye (explicit-exit-notify) and stop; then join and free. */
-void acceptor_stop_and_free(struct acceptor *a);
+/* Ask the acceptor to tell clients goodbye (explicit-exit-notify) and stop; waits for its
+ * thread. Main thread. */
+void acceptor_stop(struct acceptor *a);
+
+/* Free a (stopped, or never started) acceptor with its sessions and peers. Call only after every
+ * worker has stopped, since workers use the peers. Main thread. */
+void acceptor_free(struct acceptor *a);
 
 /* Push m into the acceptor's inbox and wake it. Any thread; m is owned by the acceptor after. */
 void acceptor_post(struct acceptor *a, struct msg *m);

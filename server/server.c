@@ -212,8 +212,7 @@ int server_run(struct config *cfg)
 out:
     /* Acceptor first (it tells clients goodbye), then the workers. */
     if (acceptor_started) {
-        acceptor_stop_and_free(srv.acceptor);
-        srv.acceptor = NULL;
+        acceptor_stop(srv.acceptor);
     }
     for (int i = 0; i < n_started; i++) {
         struct msg *m = msg_new(MSG_STOP, NULL, NULL, 0);
@@ -222,6 +221,10 @@ out:
             worker_post(&srv.workers[i], m);
         }
         worker_join(&srv.workers[i]);
+    }
+    if (srv.acceptor) {
+        acceptor_free(srv.acceptor);
+        srv.acceptor = NULL;
     }
     tun_close(&srv.tun);
     for (int i = 0; i <= srv.n_workers && i < (int)(sizeof(srv.udp_fds) / sizeof(int)); i++) {

@@ -96,7 +96,7 @@ static void route_tun_packet(struct worker *w, const uint8_t *pkt, size_t len)
     struct peer *p;
 
     if (len < 20 || (pkt[0] >> 4) != 4) {
-        drop(w, &w->stats.drop_not_ipv4, NULL, "not an IPv4 packet");
+        w->stats.drop_not_ipv4++; /* IPv6 in the tunnel is not supported yet */
         return;
     }
     dst = load_be32(pkt + 16);
@@ -143,7 +143,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, const uint8_t *pl
         return;
     }
     if (len < 20 || (plain[0] >> 4) != 4) {
-        drop(w, &w->stats.drop_not_ipv4, &p->remote, "tunnel packet is not IPv4");
+        w->stats.drop_not_ipv4++; /* e.g. the client's IPv6 router solicitations */
         return;
     }
     /* Like openvpn's "bad source address": a client may only send from its own address. */
