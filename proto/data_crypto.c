@@ -1,0 +1,292 @@
+/* proto/data_crypto.c: AEAD data channel on OpenSSL EVP; layout notes in the header. */
+#include "proto/data_crypto.h"
+
+#include <limits.h>
+#include <string.h>
+#include <strings.h>
+
+#include <mbedtls/platform_util.h>
+#include <openssl/evp.h>
+
+#include "proto/cursor.h"
+#include "proto/errors.h"
+
+/* Opcodes of the data packets (ssl_pkt.h); kept local so this module only needs its header. */
+#define OP_DATA_V1 6
+#define OP_DATA_V2 9
+#define KEY_ID_MAX 7
+#define NONCE_LEN (DATA_PACKET_ID_LEN + DATA_IMPLICIT_IV_LEN)
+#define KEY2_HALF 128       /* one direction of the key block: cipher slot + HMAC slot */
+#define HMAC_SLOT_OFFSET 64 /* the implicit IV lives at the start of the HMAC slot */
+
+struct cipher_info {
+    enum data_cipher id;
+    const char *name;     /* OpenVPN spelling */
+    const char *alias;    /* another spelling OpenVPN accepts through OpenSSL, or NULL */
+    const char *evp_name; /* for EVP_CIPHER_fetch() */
+    size_t key_len;
+};
+
+static const struct cipher_info ciphers[] = {
+    {DATA_CIPHER_AES_128_GCM, "AES-128-GCM", "id-aes128-GCM", "AES-128-GCM", 16},
+    {DATA_CIPHER_AES_256_GCM, "AES-256-GCM", "id-aes256-GCM", "AES-256-GCM", 32},
+    {DATA_CIPHER_CHACHA20_POLY1305, "CHACHA20-POLY1305", NULL, "ChaCha20-Poly1305", 32},
+};
+
+static const struct cipher_info *cipher_lookup(enum data_cipher c)
+{
+    for (size_t i = 0; i < sizeof(ciphers) / sizeof(ciphers[0]); i++) {
+        if (ciphers[i].id == c) {
+            return &ciphers[i];
+        }
+    }
+    return NULL;
+}
+
+int data_cipher_from_name(const char *name, enum data_cipher *out)
+{
+    if (name == NULL) {
+        return -PE_UNSUPPORTED;
+    }
+    for (size_t i = 0; i < sizeof(ciphers) / sizeof(ciphers[0]); i++) {
+        if (strcasecmp(name, ciphers[i].name) == 0 ||
+            (ciphers[i].alias != NULL && strcasecmp(name, ciphers[i].alias) == 0)) {
+            *out = ciphers[i].id;
+            return 0;
+        }
+    }
+    return -PE_UNSUPPORTED;
+}
+
+const char *data_cipher_name(enum data_cipher c)
+{
+    const struct cipher_info *ci = cipher_lookup(c);
+
+    return ci != NULL ? ci->name : "none";
+}
+
+size_t data_cipher_key_len(enum data_cipher c)
+{
+    const struct cipher_info *ci = cipher_lookup(c);
+
+    return ci != NULL ? ci->key_len : 0;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    uint8_t acc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        acc |= p[i];
+    }
+    return acc == 0;
+}
+
+/* Give ctx its cipher and key once; the nonce comes per packet. */
+static int ctx_setup(struct evp_cipher_ctx_st **out, EVP_CIPHER *cipher, const uint8_t *key,
+                     int enc)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+    if (ctx == NULL) {
+        return -PE_CRYPTO;
+    }
+    *out = ctx;
+    if (EVP_CipherInit_ex2(ctx, cipher, key, NULL, enc, NULL) != 1 ||
+        EVP_CIPHER_CTX_get_iv_length(ctx) != NONCE_LEN) {
+        return -PE_CRYPTO;
+    }
+    return 0;
+}
+
+int data_key_init(struct data_key *k, enum data_cipher c, uint8_t key_id,
+                  const uint8_t key_block[256], bool is_server, uint32_t replay_window)
+{
+    const struct cipher_info *ci = cipher_lookup(c);
+    const uint8_t *tx_half, *rx_half;
+    EVP_CIPHER *cipher;
+    int err;
+
+    memset(k, 0, sizeof(*k));
+    if (ci == NULL) {
+        return -PE_UNSUPPORTED;
+    }
+    if (key_id > KEY_ID_MAX) {
+        return -PE_MALFORMED;
+    }
+    /* key[0] = bytes 0..127 is client->server, key[1] = 128..255 server->client (5.1) */
+    tx_half = is_server ? key_block + KEY2_HALF : key_block;
+    rx_half = is_server ? key_block : key_block + KEY2_HALF;
+    if (all_zero(tx_half, ci->key_len) || all_zero(rx_half, ci->key_len)) {
+        return -PE_MALFORMED;
+    }
+    cipher = EVP_CIPHER_fetch(NULL, ci->evp_name, NULL);
+    if (cipher == NULL) {
+        return -PE_CRYPTO;
+    }
+    err = ctx_setup(&k->enc, cipher, tx_half, 1);
+    if (!err) {
+        err = ctx_setup(&k->dec, cipher, rx_half, 0);
+    }
+    EVP_CIPHER_free(cipher); /* the contexts hold their own references */
+    if (err) {
+        data_key_clear(k);
+        return err;
+    }
+    memcpy(k->tx_implicit_iv, tx_half + HMAC_SLOT_OFFSET, DATA_IMPLICIT_IV_LEN);
+    memcpy(k->rx_implicit_iv, rx_half + HMAC_SLOT_OFFSET, DATA_IMPLICIT_IV_LEN);
+    packet_id_rx_init(&k->rx, replay_window);
+    k->cipher = c;
+    k->key_id = key_id;
+    return 0;
+}
+
+void data_key_clear(struct data_key *k)
+{
+    EVP_CIPHER_CTX_free(k->enc); /* frees and cleanses the key schedule; NULL is a no-op */
+    EVP_CIPHER_CTX_free(k->dec);
+    mbedtls_platform_zeroize(k, sizeof(*k));
+}
+
+bool data_key_tx_wants_renegotiation(const struct data_key *k)
+{
+    return k->tx_packet_id >= DATA_TX_ID_RENEGOTIATE;
+}
+
+static void make_nonce(uint8_t nonce[NONCE_LEN], const uint8_t *packet_id, const uint8_t *iv)
+{
+    memcpy(nonce, packet_id, DATA_PACKET_ID_LEN);
+    memcpy(nonce + DATA_PACKET_ID_LEN, iv, DATA_IMPLICIT_IV_LEN);
+}
+
+int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *plain,
+                  size_t plain_len, uint8_t *out, size_t out_cap, size_t *out_len)
+{
+    size_t hdr_len = v2 ? DATA_V2_HEADER_LEN : DATA_V1_HEADER_LEN;
+    uint8_t nonce[NONCE_LEN];
+    uint8_t *pid, *tag, *ct;
+    int n = 0, n_final = 0;
+
+    *out_len = 0;
+    if (k->enc == NULL) {
+        return -PE_STATE;
+    }
+    if (v2 && peer_id > DATA_PEER_ID_MAX) {
+        return -PE_MALFORMED;
+    }
+    if (out_cap < hdr_len + DATA_AEAD_OVERHEAD ||
+        plain_len > out_cap - hdr_len - DATA_AEAD_OVERHEAD || plain_len > INT_MAX) {
+        return -PE_NOSPACE;
+    }
+    if (k->tx_packet_id == UINT32_MAX) {
+        return -PE_STATE; /* 2.6: no packet id roll-over with short ids; a new key is needed */
+    }
+    k->tx_packet_id++;
+
+    if (v2) {
+        store_be32(out, (uint32_t)(OP_DATA_V2 << 3 | k->key_id) << 24 | peer_id);
+    } else {
+        out[0] = (uint8_t)(OP_DATA_V1 << 3 | k->key_id);
+    }
+    pid = out + hdr_len;
+    tag = pid + DATA_PACKET_ID_LEN;
+    ct = tag + DATA_TAG_LEN;
+    store_be32(pid, k->tx_packet_id);
+    make_nonce(nonce, pid, k->tx_implicit_iv);
+
+    if (EVP_EncryptInit_ex2(k->enc, NULL, NULL, nonce, NULL) != 1 ||
+        EVP_EncryptUpdate(
+            k->enc, NULL, &n, v2 ? out : pid,
+            (int)(v2 ? DATA_V2_HEADER_LEN + DATA_PACKET_ID_LEN : DATA_PACKET_ID_LEN)) != 1) {
+        return -PE_CRYPTO;
+    }
+    n = 0;
+    if (plain_len > 0 && EVP_EncryptUpdate(k->enc, ct, &n, plain, (int)plain_len) != 1) {
+        return -PE_CRYPTO;
+    }
+    if (EVP_EncryptFinal_ex(k->enc, ct + n, &n_final) != 1 ||
+        (size_t)n + (size_t)n_final != plain_len ||
+        EVP_CIPHER_CTX_ctrl(k->enc, EVP_CTRL_AEAD_GET_TAG, DATA_TAG_LEN, tag) != 1) {
+        return -PE_CRYPTO;
+    }
+    *out_len = hdr_len + DATA_AEAD_OVERHEAD + plain_len;
+    return 0;
+}
+
+/* Opcode and key_id of a data packet: its header length, or an error. */
+static int data_header_len(const struct data_key *k, const uint8_t *in, size_t in_len,
+                           size_t *hdr_len)
+{
+    uint8_t op;
+
+    if (in_len < 1) {
+        return -PE_SHORT;
+    }
+    op = (uint8_t)(in[0] >> 3);
+    if (op == OP_DATA_V2) {
+        *hdr_len = DATA_V2_HEADER_LEN;
+    } else if (op == OP_DATA_V1) {
+        *hdr_len = DATA_V1_HEADER_LEN;
+    } else {
+        return -PE_MALFORMED;
+    }
+    if ((in[0] & KEY_ID_MAX) != k->key_id) {
+        return -PE_MALFORMED;
+    }
+    return in_len < *hdr_len + DATA_AEAD_OVERHEAD ? -PE_SHORT : 0;
+}
+
+int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t *out,
+                  size_t out_cap, size_t *out_len)
+{
+    uint8_t nonce[NONCE_LEN], tag[DATA_TAG_LEN];
+    const uint8_t *pid, *ct;
+    size_t hdr_len = 0, ct_len;
+    uint32_t packet_id;
+    int err, n = 0, n_final = 0, aad_len;
+
+    *out_len = 0;
+    if (k->dec == NULL) {
+        return -PE_STATE;
+    }
+    err = data_header_len(k, in, in_len, &hdr_len);
+    if (err) {
+        return err;
+    }
+    pid = in + hdr_len;
+    ct = pid + DATA_PACKET_ID_LEN + DATA_TAG_LEN;
+    ct_len = in_len - hdr_len - DATA_AEAD_OVERHEAD;
+    if (ct_len > out_cap || ct_len > INT_MAX) {
+        return -PE_NOSPACE;
+    }
+    packet_id = load_be32(pid);
+    err = packet_id_rx_check(&k->rx, packet_id);
+    if (err) {
+        return err;
+    }
+    make_nonce(nonce, pid, k->rx_implicit_iv);
+    memcpy(tag, pid + DATA_PACKET_ID_LEN, DATA_TAG_LEN); /* the ctrl wants a writable buffer */
+    aad_len = (int)(hdr_len == DATA_V2_HEADER_LEN ? DATA_V2_HEADER_LEN + DATA_PACKET_ID_LEN
+                                                  : DATA_PACKET_ID_LEN);
+
+    if (EVP_DecryptInit_ex2(k->dec, NULL, NULL, nonce, NULL) != 1 ||
+        EVP_DecryptUpdate(k->dec, NULL, &n, aad_len == DATA_PACKET_ID_LEN ? pid : in, aad_len) !=
+            1 ||
+        EVP_CIPHER_CTX_ctrl(k->dec, EVP_CTRL_AEAD_SET_TAG, DATA_TAG_LEN, tag) != 1) {
+        return -PE_CRYPTO;
+    }
+    n = 0;
+    if (ct_len > 0 && EVP_DecryptUpdate(k->dec, out, &n, ct, (int)ct_len) != 1) {
+        mbedtls_platform_zeroize(out, ct_len);
+        return -PE_AUTH;
+    }
+    if (EVP_DecryptFinal_ex(k->dec, out + n, &n_final) != 1 ||
+        (size_t)n + (size_t)n_final != ct_len) {
+        /* never hand out plaintext that did not authenticate */
+        mbedtls_platform_zeroize(out, ct_len);
+        return -PE_AUTH;
+    }
+    packet_id_rx_commit(&k->rx, packet_id);
+    *out_len = ct_len;
+    return 0;
+}

@@ -1,0 +1,112 @@
+/* proto/data_crypto.h: the AEAD data channel (P_DATA_V1 / P_DATA_V2), OpenSSL libcrypto EVP.
+ *
+ * Packet layout (OpenVPN 2.6 crypto.c openvpn_encrypt_aead / openvpn_decrypt_aead; section 6.2
+ * of docs/openvpn-protocol.md):
+ *
+ *   header (1 or 4) || packet_id (4) || tag (16) || ciphertext (same length as the plaintext)
+ *
+ *   nonce (12) = packet_id || implicit IV (first 8 bytes of the sending direction's HMAC slot)
+ *   AAD        = P_DATA_V2: the 4 header bytes || packet_id;  P_DATA_V1: packet_id only
+ *
+ * A struct data_key holds one key_id's two directions: its EVP contexts get their keys once in
+ * data_key_init(); per packet only the nonce, AAD and tag are set, so data_key_seal() and
+ * data_key_open() neither allocate nor lock. A data_key belongs to one thread (the worker that
+ * owns the peer); nothing in it may be shared.
+ */
+#ifndef PROTO_DATA_CRYPTO_H
+#define PROTO_DATA_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/packet_id.h"
+
+struct evp_cipher_ctx_st; /* OpenSSL's EVP_CIPHER_CTX */
+
+enum data_cipher {
+    DATA_CIPHER_NONE = 0, /* no key installed; not usable for data_key_init() */
+    DATA_CIPHER_AES_128_GCM,
+    DATA_CIPHER_AES_256_GCM,
+    DATA_CIPHER_CHACHA20_POLY1305,
+};
+
+#define DATA_V1_HEADER_LEN 1
+#define DATA_V2_HEADER_LEN 4
+#define DATA_PACKET_ID_LEN 4
+#define DATA_TAG_LEN 16
+#define DATA_AEAD_OVERHEAD 20 /* packet_id(4) + tag(16), on top of the 1- or 4-byte header */
+#define DATA_IMPLICIT_IV_LEN 8
+#define DATA_PEER_ID_MAX 0xFFFFFFu /* peer_id is 24 bits */
+/* 2.6 starts a renegotiation once its send id reaches this (ssl.c, "packet ID roll over"). */
+#define DATA_TX_ID_RENEGOTIATE 0xFF000000u
+
+/* Parse an OpenVPN cipher name ("AES-256-GCM", "aes-128-gcm", "CHACHA20-POLY1305", and OpenSSL's
+ * aliases "id-aes128-GCM" / "id-aes256-GCM"), case-insensitive, into *out. Returns 0, or
+ * -PE_UNSUPPORTED for anything else (including "none" and the CBC ciphers). Any thread. */
+int data_cipher_from_name(const char *name, enum data_cipher *out);
+
+/* The OpenVPN spelling of c ("AES-256-GCM", "AES-128-GCM", "CHACHA20-POLY1305"; "none" for
+ * DATA_CIPHER_NONE or an unknown value). Static string, never NULL. Any thread. */
+const char *data_cipher_name(enum data_cipher c);
+
+/* Cipher key length in bytes (16 or 32), 0 for DATA_CIPHER_NONE or an unknown value. */
+size_t data_cipher_key_len(enum data_cipher c);
+
+/* One key_id's data-channel state: both directions, send counter, replay window. Caller-owned
+ * storage; initialise with data_key_init(), release with data_key_clear(). */
+struct data_key {
+    enum data_cipher cipher;       /* DATA_CIPHER_NONE when not initialised */
+    uint8_t key_id;                /* 0..7 */
+    struct evp_cipher_ctx_st *enc; /* send direction, key set once */
+    struct evp_cipher_ctx_st *dec; /* receive direction, key set once */
+    uint8_t tx_implicit_iv[DATA_IMPLICIT_IV_LEN];
+    uint8_t rx_implicit_iv[DATA_IMPLICIT_IV_LEN];
+    uint32_t tx_packet_id; /* last id sent; the next packet carries tx_packet_id + 1 */
+    struct packet_id_rx rx;
+};
+
+/* Install cipher c for key_id (0..7) from key_block, the 256-byte key2 block of section 5.1
+ * (proto/kdf.h). is_server: the server sends with key[1] (bytes 128..255) and receives with
+ * key[0] (bytes 0..127); a client the reverse (OpenVPN 2.6 ssl.c key direction handling). In
+ * each 128-byte half the cipher key is the first keylen bytes and the implicit IV the first 8
+ * bytes of the second 64 (the HMAC slot). replay_window: --replay-window n (see
+ * packet_id_rx_init()). k must be zeroed or cleared; key_block is copied, the caller keeps and
+ * should wipe it. Allocates the two EVP contexts. Returns 0; -PE_UNSUPPORTED for an unknown or
+ * NONE cipher; -PE_MALFORMED for key_id > 7 or a direction whose cipher key is all zero (2.6:
+ * "Bad dynamic key generated"); -PE_CRYPTO if libcrypto fails. On error k is left cleared. */
+int data_key_init(struct data_key *k, enum data_cipher c, uint8_t key_id,
+                  const uint8_t key_block[256], bool is_server, uint32_t replay_window);
+
+/* Free the EVP contexts and wipe all of k. Safe on a zeroed or already cleared struct. */
+void data_key_clear(struct data_key *k);
+
+/* True once the send id reached DATA_TX_ID_RENEGOTIATE: time to start a new key_id. */
+bool data_key_tx_wants_renegotiation(const struct data_key *k);
+
+/* Build one data packet into out:
+ *   v2: header = ((P_DATA_V2 << 3 | key_id) << 24 | peer_id) as 4 bytes big-endian;
+ *   v1: header = the single byte (P_DATA_V1 << 3 | key_id);
+ * then packet_id || tag || ciphertext. Takes the next send packet id (the first packet of a key
+ * carries 1); the id is used up even if encryption then fails, so a nonce never repeats.
+ * out must hold header + DATA_AEAD_OVERHEAD + plain_len bytes. plain must not overlap out, except
+ * exactly in place: plain == out + header + DATA_AEAD_OVERHEAD. No allocation.
+ * Returns 0 with *out_len set; -PE_NOSPACE (out too small); -PE_MALFORMED (v2 and peer_id above
+ * DATA_PEER_ID_MAX); -PE_STATE (k not initialised, or id 0xFFFFFFFF already sent: renegotiate);
+ * -PE_CRYPTO. */
+int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *plain,
+                  size_t plain_len, uint8_t *out, size_t out_cap, size_t *out_len);
+
+/* Open in, one whole P_DATA_V1 or P_DATA_V2 packet (UDP payload or TCP frame without its length)
+ * whose key_id selected k, into out. Order: opcode and key_id must match (-PE_MALFORMED), length
+ * at least header + 20 (-PE_SHORT), out_cap at least the ciphertext length (-PE_NOSPACE), replay
+ * check before decrypting (-PE_MALFORMED for id 0, -PE_REPLAY, -PE_TOO_OLD), then the tag
+ * (-PE_AUTH, out wiped); the id is committed to the replay window only after the tag verified.
+ * A packet with an empty plaintext is valid (0 bytes out). out must not overlap in, except exactly
+ * in place: out == in + header + DATA_AEAD_OVERHEAD. No allocation. Returns 0 with *out_len set,
+ * a -PE_* above, -PE_STATE if k is not initialised, or -PE_CRYPTO. The caller still has to
+ * check the peer_id of a P_DATA_V2 (it is authenticated, but not interpreted here). */
+int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t *out,
+                  size_t out_cap, size_t *out_len);
+
+#endif /* PROTO_DATA_CRYPTO_H */
