@@ -1,0 +1,170 @@
+/* server/config.h: the server configuration, read from an OpenVPN 2.6 server config file.
+ *
+ * Syntax follows openvpn 2.6 (src/openvpn/options.c: parse_line, read_config_file,
+ * check_inline_file, add_option): one directive per line, words split on blanks, "..." and '...'
+ * quoting, backslash escapes outside single quotes, '#' and ';' start a comment where a word
+ * could start, a leading "--" on the directive name is allowed, <tag>...</tag> inline blocks,
+ * `config FILE` includes (10 levels deep at most) and `cd DIR`.
+ *
+ * Every directive openvpn knows is in one table (server/config_table.c) and is either
+ * implemented, accepted and ignored with a warning, refused as "not implemented yet in ovpnd",
+ * refused as a client directive, or unknown. Errors read "FILE:LINE: directive: reason";
+ * problems that belong to no line read "FILE: reason".
+ *
+ * Parsing runs on the main thread at start-up (or at reload into a fresh struct config). It
+ * reads files (the config and its includes, ca/cert/key, the tls-auth/tls-crypt key) but never
+ * changes the process state: `cd DIR` is recorded in cd_dir for the caller to chdir() into, as
+ * openvpn does at that point, so that relative status/log/writepid paths mean the same thing.
+ * Once parsed the struct is read-only and may be shared between threads.
+ */
+#ifndef SERVER_CONFIG_H
+#define SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONFIG_PROTO_UDP4 1 /* `proto udp` / `proto udp4`: UDP over IPv4 */
+
+#define CONFIG_TOPOLOGY_SUBNET 1 /* the only topology so far; net30 and p2p are refused */
+
+#define CONFIG_TLS_WRAP_NONE 0
+#define CONFIG_TLS_WRAP_AUTH 1  /* tls-auth: HMAC over the control channel, digest `auth` */
+#define CONFIG_TLS_WRAP_CRYPT 2 /* tls-crypt: AES-256-CTR + HMAC-SHA256 */
+
+#define CONFIG_KEY_DIRECTION_NONE (-1) /* both directions use key[0] */
+#define CONFIG_KEY_DIRECTION_NORMAL 0  /* "0": send with key[0], receive with key[1] */
+#define CONFIG_KEY_DIRECTION_INVERSE 1 /* "1": send with key[1], receive with key[0] */
+
+#define CONFIG_VERIFY_REQUIRE 0  /* verify-client-cert require (default) */
+#define CONFIG_VERIFY_OPTIONAL 1 /* refused for now: needs a username/password check */
+#define CONFIG_VERIFY_NONE 2     /* refused for now: needs a username/password check */
+
+/* How the mssfix value is meant (openvpn 2.6 options.c, "mssfix" and its post-processing). */
+#define CONFIG_MSSFIX_PAYLOAD 0 /* `mssfix N`: N bounds the encrypted UDP payload */
+#define CONFIG_MSSFIX_MTU 1     /* `mssfix N mtu` or the default: N bounds the whole IP packet */
+#define CONFIG_MSSFIX_FIXED 2   /* `mssfix N fixed`: N bounds the TCP packet inside the tunnel */
+
+#define CONFIG_PUSH_MAX_LEN 255 /* longest option text in a `push` */
+#define CONFIG_DEFAULT_DATA_CIPHERS "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305"
+
+/* File contents or inline block text. data is NUL-terminated; len excludes the NUL. origin is
+ * the path the data came from, or "FILE:LINE (inline)". All NULL/0 when unset. Owned by the
+ * struct config; wiped when freed. */
+struct config_blob {
+    char *data;
+    size_t len;
+    char *origin;
+};
+
+/* The `push "..."` option texts, in config order, kept as written (as openvpn 2.6 does).
+ * Each one splits into words by the config-line rules, has at least one word, at most
+ * CONFIG_PUSH_MAX_LEN characters and no comma. The options ovpnd itself derives
+ * (route-gateway, topology, ping, ping-restart, ifconfig, peer-id, cipher, ...) are not in
+ * this list. */
+struct config_push {
+    char **items;
+    size_t n_items;
+};
+
+struct config {
+    char *source; /* the config file path as given, or the name passed to config_parse_string */
+    char *cd_dir; /* absolute directory from the last `cd`, NULL if none: chdir() here first */
+
+    /* Network */
+    uint16_t port; /* `port` / `lport`, default 1194 */
+    int proto;     /* CONFIG_PROTO_UDP4 */
+    char *local;   /* `local ADDR` as written (IPv4 literal or host name), NULL = any */
+    char *dev;     /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
+    int topology;  /* CONFIG_TOPOLOGY_SUBNET (ovpnd's default; openvpn 2.6 defaults to net30) */
+    bool has_server;
+    uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
+    int tun_mtu;                             /* default 1500 */
+    int tun_mtu_occ;                         /* `tun-mtu N OCC`: MTU announced in OCC; 0 unset */
+    int mssfix;                              /* 0 = off; see mssfix_mode */
+    int mssfix_mode;                         /* CONFIG_MSSFIX_*; default 1492 + MTU */
+    struct config_push push;
+
+    /* Timers, in seconds (openvpn 2.6 options.c defaults) */
+    int keepalive_ping_s, keepalive_restart_s; /* `keepalive A B` as written; 0,0 = not set */
+    /* Effective server-side timers. With keepalive A B: ping_s = A and ping_restart_s = 2 * B
+     * (openvpn 2.6 helper.c, helper_keepalive, server mode), and the caller pushes
+     * "ping A" and "ping-restart B" to clients. Otherwise from `ping` / `ping-restart`. 0 = off. */
+    int ping_s, ping_restart_s;
+    int hand_window_s; /* default 60 */
+    int tls_timeout_s; /* default 2 */
+    int reneg_sec;     /* default 3600; 0 = no time-based renegotiation */
+    int reneg_sec_min; /* `reneg-sec MAX MIN`; -1 = not given (openvpn: up to 10% jitter) */
+
+    /* TLS and crypto */
+    struct config_blob ca, cert, key; /* PEM (or DER) text; required; checked with mbedTLS */
+    bool dh_none;                     /* `dh none`; a DH file is ignored (ECDHE only) */
+    int tls_wrap_mode;                /* CONFIG_TLS_WRAP_* */
+    struct config_blob tls_wrap_key;  /* "OpenVPN Static key V1" text, file or inline */
+    int key_direction;                /* CONFIG_KEY_DIRECTION_*; tls-auth only */
+    char *auth;                       /* digest for tls-auth, upper case; default "SHA1" */
+    char *data_ciphers;          /* colon list, canonical upper case names; AEAD ciphers only */
+    char *data_ciphers_fallback; /* cipher for clients that cannot negotiate; NULL if unset */
+    char *cipher; /* `cipher X`, upper case, NULL if unset: only named in the OCC string, like
+                   * a 2.6 server (options.c, options_postprocess_cipher); never negotiated */
+    int replay_window, replay_time_s; /* default 64, 15 (openvpn packet_id.h) */
+    bool no_replay;                   /* always false: `no-replay` is refused with AEAD */
+    char *tls_version_min;            /* "1.0", "1.1" or "1.2"; default "1.2" */
+    char *tls_version_max;            /* same set, NULL = no maximum */
+    int verify_client_cert;           /* CONFIG_VERIFY_*; only REQUIRE is accepted so far */
+    bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
+                                       * TLS Web Client Authentication EKU and a key usage */
+
+    /* Clients */
+    int max_clients; /* default 1024 */
+    bool duplicate_cn;
+    int explicit_exit_notify; /* 0 unset; N as given, 1 if the directive has no argument */
+
+    /* Process */
+    int workers; /* `workers N` (ovpnd only): 0 = one per online CPU, resolved by the caller */
+    char *user, *group;            /* drop privileges to these after start-up; NULL = stay */
+    bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
+    bool daemonize;                /* `daemon [NAME]` */
+    char *daemon_name;             /* syslog program name from `daemon NAME`, NULL if none */
+    char *writepid;
+    char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
+    bool log_append;
+    bool suppress_timestamps;
+    int verb; /* default 1 */
+    int mute; /* 0 = off */
+    char *status_file;
+    int status_interval_s; /* default 60; 0 = only when asked or at exit (openvpn status.c) */
+    int status_version;    /* 1 (default), 2 or 3 */
+
+    /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
+    char **warnings;
+    size_t n_warnings;
+};
+
+/* Fill cfg with the defaults listed above; call before config_parse_*(). cfg is caller-owned
+ * storage; anything in it is overwritten, not freed. If memory is short the string defaults
+ * stay NULL and config_parse_*() fills them in (or fails with -ENOMEM). Cannot fail. */
+void config_init(struct config *cfg);
+
+/* Parse the config file at path into cfg (prepared by config_init; use each cfg once). Relative
+ * paths inside (includes, ca, cert, key, tls-auth, tls-crypt) are opened relative to the
+ * process's working directory or the last `cd`, like openvpn. After the last line the whole
+ * config is checked: required directives (dev, server, ca, cert, key), combinations, and the
+ * certificate, key and tls-auth/tls-crypt files are read and checked.
+ *
+ * Returns 0, -EINVAL for any configuration problem, or -ENOMEM. On failure errbuf (errbuf_len
+ * bytes, may be NULL/0) receives one NUL-terminated line, the first error, e.g.
+ * "server.conf:12: port: '70000' is not a port number (1-65535)", and cfg holds a partial
+ * result that only config_free() may touch. Warnings are in cfg->warnings either way. */
+int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t errbuf_len);
+
+/* Same as config_parse_file() for config text held in memory (NUL-terminated); name stands for
+ * the file name in messages and in cfg->source. Meant for tests and for embedding. */
+int config_parse_string(struct config *cfg, const char *name, const char *text, char *errbuf,
+                        size_t errbuf_len);
+
+/* Release everything cfg owns, wiping key material, and zero the struct. The storage itself
+ * stays the caller's. config_free(NULL) is a no-op. */
+void config_free(struct config *cfg);
+
+#endif /* SERVER_CONFIG_H */

@@ -1,0 +1,1273 @@
+/* tests/unit/test_config.c: the OpenVPN-syntax config parser.
+ *
+ * Expectations come from openvpn 2.6.14 itself: its option parser's rules (options.c) and, for
+ * quoting and push texts, what the installed openvpn 2.6.14 binary printed for the same lines
+ * at --verb 4 (e.g. `status "my file.log"` -> 'my file.log', `log-append a\ b\\c` -> "a b\c",
+ * `tmp-dir "ab"cd` -> two arguments, push texts kept with their inner blanks). The certificate
+ * and key files in data/config were made with the openssl and openvpn command-line tools.
+ *
+ * Every test runs in data/config, so relative names such as ca.crt resolve there.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "server/config.h"
+#include "server/config_internal.h"
+
+#define DATA_DIR OVPND_SOURCE_DIR "/tests/unit/data/config"
+#define SAMPLE_DIR OVPND_SOURCE_DIR "/sample-config"
+#define ERR_LEN 512
+
+/* Seven lines that make a complete config; put the line under test first or after it. */
+#define BASE                                                                                       \
+    "dev tun\n"                                                                                    \
+    "topology subnet\n"                                                                            \
+    "server 198.19.0.0 255.255.255.0\n"                                                            \
+    "ca ca.crt\n"                                                                                  \
+    "cert server.crt\n"                                                                            \
+    "key server.key\n"                                                                             \
+    "keepalive 10 60\n"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long len;
+
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    len = ftell(f);
+    assert_true(len >= 0);
+    rewind(f);
+    buf = malloc((size_t)len + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int parse(struct config *cfg, const char *text, char *err)
+{
+    config_init(cfg);
+    return config_parse_string(cfg, "t.conf", text, err, ERR_LEN);
+}
+
+static void expect_ok(struct config *cfg, const char *text)
+{
+    char err[ERR_LEN];
+    int rc = parse(cfg, text, err);
+
+    if (rc != 0) {
+        fail_msg("unexpected error: %s", err);
+    }
+}
+
+static void expect_error(const char *text, const char *expected)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    assert_int_equal(parse(&cfg, text, err), -EINVAL);
+    assert_string_equal(err, expected);
+    config_free(&cfg);
+}
+
+/* The error must start with prefix (for messages that go on with a detail). */
+static void expect_error_prefix(const char *text, const char *prefix)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    assert_int_equal(parse(&cfg, text, err), -EINVAL);
+    if (strncmp(err, prefix, strlen(prefix)) != 0) {
+        fail_msg("error '%s' does not start with '%s'", err, prefix);
+    }
+    config_free(&cfg);
+}
+
+static bool has_warning(const struct config *cfg, const char *prefix)
+{
+    for (size_t i = 0; i < cfg->n_warnings; i++) {
+        if (strncmp(cfg->warnings[i], prefix, strlen(prefix)) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void expect_warning(const char *text, const char *prefix)
+{
+    struct config cfg;
+
+    expect_ok(&cfg, text);
+    if (!has_warning(&cfg, prefix)) {
+        fail_msg("no warning starting with '%s' (%zu warnings)", prefix, cfg.n_warnings);
+    }
+    config_free(&cfg);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return chdir(DATA_DIR);
+}
+
+/* ---- the samples ---- */
+
+static void sample_configs_parse(void **state)
+{
+    DIR *d = opendir(SAMPLE_DIR);
+    struct dirent *e;
+    int n_parsed = 0;
+
+    (void)state;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char path[PATH_MAX], err[ERR_LEN];
+        struct config cfg;
+        int rc;
+
+        if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s", SAMPLE_DIR, e->d_name);
+        config_init(&cfg);
+        rc = config_parse_file(&cfg, path, err, sizeof(err));
+        if (rc != 0) {
+            fail_msg("%s: %s", e->d_name, err);
+        }
+        for (size_t i = 0; i < cfg.n_warnings; i++) {
+            fail_msg("%s: unexpected warning %s", e->d_name, cfg.warnings[i]);
+        }
+        config_free(&cfg);
+        n_parsed++;
+    }
+    closedir(d);
+    assert_true(n_parsed >= 1);
+}
+
+static void sample_server_conf_values(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    (void)state;
+    config_init(&cfg);
+    assert_int_equal(config_parse_file(&cfg, SAMPLE_DIR "/server.conf", err, sizeof(err)), 0);
+    assert_string_equal(cfg.source, SAMPLE_DIR "/server.conf");
+    assert_int_equal(cfg.port, 1194);
+    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP4);
+    assert_string_equal(cfg.dev, "tun");
+    assert_int_equal(cfg.topology, CONFIG_TOPOLOGY_SUBNET);
+    assert_true(cfg.has_server);
+    assert_int_equal(cfg.server_network, 0x0A080000);
+    assert_int_equal(cfg.server_netmask, 0xFFFFFF00);
+    assert_true(cfg.dh_none);
+    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT);
+    assert_string_equal(cfg.tls_wrap_key.origin, "ta.key");
+    assert_int_equal(cfg.keepalive_ping_s, 10);
+    assert_int_equal(cfg.keepalive_restart_s, 120);
+    assert_int_equal(cfg.ping_s, 10);
+    assert_int_equal(cfg.ping_restart_s, 240);
+    assert_string_equal(cfg.data_ciphers, "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+    assert_int_equal(cfg.push.n_items, 1);
+    assert_string_equal(cfg.push.items[0], "route 192.168.10.0 255.255.255.0");
+    assert_string_equal(cfg.status_file, "openvpn-status.log");
+    assert_int_equal(cfg.verb, 3);
+    assert_int_equal(cfg.explicit_exit_notify, 1);
+    assert_true(cfg.persist_key);
+    assert_true(cfg.persist_tun);
+    assert_int_equal(cfg.workers, 0);
+    config_free(&cfg);
+}
+
+/* ---- values ---- */
+
+static void defaults(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE);
+    assert_int_equal(cfg.port, 1194);
+    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP4);
+    assert_null(cfg.local);
+    assert_null(cfg.cd_dir);
+    assert_int_equal(cfg.tun_mtu, 1500);
+    assert_int_equal(cfg.mssfix, 1492);
+    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_MTU);
+    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_NONE);
+    assert_null(cfg.tls_wrap_key.data);
+    assert_int_equal(cfg.key_direction, CONFIG_KEY_DIRECTION_NONE);
+    assert_string_equal(cfg.auth, "SHA1");
+    assert_string_equal(cfg.data_ciphers, "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+    assert_null(cfg.data_ciphers_fallback);
+    assert_null(cfg.cipher);
+    assert_int_equal(cfg.replay_window, 64);
+    assert_int_equal(cfg.replay_time_s, 15);
+    assert_false(cfg.no_replay);
+    assert_int_equal(cfg.hand_window_s, 60);
+    assert_int_equal(cfg.tls_timeout_s, 2);
+    assert_int_equal(cfg.reneg_sec, 3600);
+    assert_int_equal(cfg.reneg_sec_min, -1);
+    assert_string_equal(cfg.tls_version_min, "1.2");
+    assert_null(cfg.tls_version_max);
+    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_REQUIRE);
+    assert_false(cfg.remote_cert_tls_client);
+    assert_int_equal(cfg.max_clients, 1024);
+    assert_false(cfg.duplicate_cn);
+    assert_int_equal(cfg.explicit_exit_notify, 0);
+    assert_int_equal(cfg.workers, 0);
+    assert_null(cfg.user);
+    assert_null(cfg.group);
+    assert_false(cfg.daemonize);
+    assert_null(cfg.log_file);
+    assert_null(cfg.status_file);
+    assert_int_equal(cfg.status_interval_s, 60);
+    assert_int_equal(cfg.status_version, 1);
+    assert_int_equal(cfg.verb, 1);
+    assert_int_equal(cfg.mute, 0);
+    assert_false(cfg.dh_none);
+    assert_int_equal(cfg.push.n_items, 0);
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+}
+
+static void every_implemented_directive(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+    char *ca = slurp("ca.crt"), *ta = slurp("ta.key");
+
+    (void)state;
+    config_init(&cfg);
+    if (config_parse_file(&cfg, "full.conf", err, sizeof(err)) != 0) {
+        fail_msg("%s", err);
+    }
+    assert_int_equal(cfg.n_warnings, 0);
+    assert_int_equal(cfg.port, 1195);
+    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP4);
+    assert_string_equal(cfg.local, "198.18.0.1");
+    assert_string_equal(cfg.dev, "tun7");
+    assert_int_equal(cfg.server_network, 0xC6130000);
+    assert_int_equal(cfg.server_netmask, 0xFFFFFC00);
+    assert_string_equal(cfg.ca.data, ca);
+    assert_string_equal(cfg.ca.origin, "ca.crt");
+    assert_int_equal(cfg.ca.len, strlen(ca));
+    assert_string_equal(cfg.cert.origin, "server.crt");
+    assert_string_equal(cfg.key.origin, "server.key");
+    assert_true(cfg.dh_none);
+    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
+    assert_string_equal(cfg.tls_wrap_key.data, ta);
+    assert_int_equal(cfg.key_direction, CONFIG_KEY_DIRECTION_INVERSE); /* key-direction wins */
+    assert_string_equal(cfg.auth, "SHA256");
+    assert_string_equal(cfg.data_ciphers, "CHACHA20-POLY1305:AES-128-GCM");
+    assert_string_equal(cfg.data_ciphers_fallback, "AES-256-GCM");
+    assert_string_equal(cfg.cipher, "AES-128-GCM");
+    assert_int_equal(cfg.push.n_items, 2);
+    assert_string_equal(cfg.push.items[0], "route 198.19.8.0 255.255.255.0");
+    assert_string_equal(cfg.push.items[1], "dhcp-option DNS 198.19.0.1");
+    assert_int_equal(cfg.keepalive_ping_s, 0);
+    assert_int_equal(cfg.ping_s, 15);
+    assert_int_equal(cfg.ping_restart_s, 90);
+    assert_int_equal(cfg.hand_window_s, 30);
+    assert_int_equal(cfg.tls_timeout_s, 3);
+    assert_int_equal(cfg.reneg_sec, 7200);
+    assert_int_equal(cfg.reneg_sec_min, 6000);
+    assert_int_equal(cfg.replay_window, 128);
+    assert_int_equal(cfg.replay_time_s, 30);
+    assert_string_equal(cfg.tls_version_min, "1.1");
+    assert_string_equal(cfg.tls_version_max, "1.2");
+    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_REQUIRE);
+    assert_true(cfg.remote_cert_tls_client);
+    assert_int_equal(cfg.tun_mtu, 1400);
+    assert_int_equal(cfg.tun_mtu_occ, 1450);
+    assert_int_equal(cfg.mssfix, 1300);
+    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_MTU);
+    assert_int_equal(cfg.max_clients, 50);
+    assert_true(cfg.duplicate_cn);
+    assert_int_equal(cfg.explicit_exit_notify, 2);
+    assert_string_equal(cfg.status_file, "status file.log");
+    assert_int_equal(cfg.status_interval_s, 30);
+    assert_int_equal(cfg.status_version, 3);
+    assert_int_equal(cfg.verb, 4);
+    assert_int_equal(cfg.mute, 20);
+    assert_string_equal(cfg.log_file, "ovpnd.log"); /* log-append came last */
+    assert_true(cfg.log_append);
+    assert_true(cfg.suppress_timestamps);
+    assert_true(cfg.daemonize);
+    assert_string_equal(cfg.daemon_name, "ovpnd-test");
+    assert_string_equal(cfg.writepid, "/run/ovpnd-test.pid");
+    assert_string_equal(cfg.user, "nobody");
+    assert_string_equal(cfg.group, "nogroup");
+    assert_true(cfg.persist_key);
+    assert_true(cfg.persist_tun);
+    assert_int_equal(cfg.workers, 3);
+    config_free(&cfg);
+    free(ca);
+    free(ta);
+}
+
+static void keepalive_timers(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    /* helper.c: a server drops a client after twice the restart time. */
+    expect_ok(&cfg, BASE "keepalive 5 30\n");
+    assert_int_equal(cfg.keepalive_ping_s, 5);
+    assert_int_equal(cfg.keepalive_restart_s, 30);
+    assert_int_equal(cfg.ping_s, 5);
+    assert_int_equal(cfg.ping_restart_s, 60);
+    config_free(&cfg);
+    expect_error("keepalive 10 15\n" BASE,
+                 "t.conf:1: keepalive: the restart timeout (15) must be at least twice the ping "
+                 "interval (10); 'keepalive 10 60' is a good choice");
+    expect_error("keepalive 0 60\n" BASE, "t.conf:1: keepalive: ping interval '0' is out of "
+                                          "range (1-1000000)");
+    expect_error(BASE "ping 10\n", "t.conf:8: ping: keepalive conflicts with ping and "
+                                   "ping-restart: keepalive alone is enough");
+    expect_warning("dev tun\ntopology subnet\nserver 198.19.0.0 255.255.255.0\nca ca.crt\n"
+                   "cert server.crt\nkey server.key\n",
+                   "t.conf: keepalive is missing from the server config");
+}
+
+static void mssfix_follows_tun_mtu(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    /* options_postprocess_mutate_ce: default 1492 only with the default tun MTU. */
+    expect_ok(&cfg, BASE "tun-mtu 1400\n");
+    assert_int_equal(cfg.mssfix, 1400);
+    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_FIXED);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "mssfix 1450\nmssfix\n");
+    assert_int_equal(cfg.mssfix, 1492);
+    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_MTU);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "mssfix 1450\n");
+    assert_int_equal(cfg.mssfix, 1450);
+    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_PAYLOAD);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "mssfix 0\n");
+    assert_int_equal(cfg.mssfix, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "mssfix 1200 fixed\n");
+    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_FIXED);
+    config_free(&cfg);
+    expect_error("mssfix 1200 tight\n" BASE, "t.conf:1: mssfix: unknown flag 'tight' (mtu or "
+                                             "fixed)");
+}
+
+static void duplicates_last_wins(void **state)
+{
+    struct config cfg;
+    char *other = slurp("other.key");
+
+    (void)state;
+    expect_ok(&cfg, "port 1000\n" BASE "port 2000\nverb 2\nverb 5\ndev tun3\n"
+                    "tls-crypt ta.key\ntls-crypt " DATA_DIR "/ta.key\n"
+                    "push \"route 198.19.1.0 255.255.255.0\"\n"
+                    "push \"route 198.19.1.0 255.255.255.0\"\n"
+                    "log-append a.log\nlog b.log\n");
+    assert_int_equal(cfg.port, 2000);
+    assert_int_equal(cfg.verb, 5);
+    assert_string_equal(cfg.dev, "tun3");
+    assert_string_equal(cfg.tls_wrap_key.origin, DATA_DIR "/ta.key");
+    assert_int_equal(cfg.push.n_items, 2); /* push adds */
+    assert_string_equal(cfg.log_file, "b.log");
+    assert_false(cfg.log_append);
+    config_free(&cfg);
+    /* The last key line decides which file is read: other.key does not match server.crt. */
+    expect_ok(&cfg, "key other.key\n" BASE);
+    assert_string_not_equal(cfg.key.data, other);
+    config_free(&cfg);
+    expect_error_prefix(BASE "key other.key\n",
+                        "t.conf:8: key: other.key does not match the certificate server.crt");
+    free(other);
+}
+
+/* Every directive name in openvpn 2.6.14's option parser (src/openvpn/options.c, add_option),
+ * except the Windows-only ones a Linux openvpn does not know either, has a row: none of them
+ * may fall through to "unknown directive". */
+static void every_openvpn_directive_is_known(void **state)
+{
+    static const char *const names[] = {
+        "allow-compression",
+        "allow-pull-fqdn",
+        "allow-recursive-routing",
+        "askpass",
+        "auth",
+        "auth-gen-token",
+        "auth-gen-token-secret",
+        "auth-nocache",
+        "auth-retry",
+        "auth-token",
+        "auth-token-user",
+        "auth-user-pass",
+        "auth-user-pass-optional",
+        "auth-user-pass-verify",
+        "bcast-buffers",
+        "bind",
+        "bind-dev",
+        "block-ipv6",
+        "ca",
+        "capath",
+        "ccd-exclusive",
+        "cd",
+        "cert",
+        "chroot",
+        "cipher",
+        "client",
+        "client-cert-not-required",
+        "client-config-dir",
+        "client-connect",
+        "client-crresponse",
+        "client-disconnect",
+        "client-nat",
+        "client-to-client",
+        "comp-lzo",
+        "comp-noadapt",
+        "compat-mode",
+        "compat-names",
+        "compress",
+        "config",
+        "connect-freq",
+        "connect-freq-initial",
+        "connect-retry",
+        "connect-retry-max",
+        "connect-timeout",
+        "connection",
+        "crl-verify",
+        "daemon",
+        "data-ciphers",
+        "data-ciphers-fallback",
+        "dev",
+        "dev-node",
+        "dev-type",
+        "dh",
+        "dhcp-option",
+        "disable",
+        "disable-dco",
+        "disable-occ",
+        "dns",
+        "down",
+        "down-pre",
+        "duplicate-cn",
+        "ecdh-curve",
+        "echo",
+        "engine",
+        "errors-to-stderr",
+        "explicit-exit-notify",
+        "extra-certs",
+        "fast-io",
+        "float",
+        "force-tls-key-material-export",
+        "fragment",
+        "genkey",
+        "gremlin",
+        "group",
+        "hand-window",
+        "hash-size",
+        "help",
+        "http-proxy",
+        "http-proxy-option",
+        "http-proxy-override",
+        "http-proxy-retry",
+        "http-proxy-timeout",
+        "http-proxy-user-pass",
+        "ifconfig",
+        "ifconfig-ipv6",
+        "ifconfig-ipv6-pool",
+        "ifconfig-ipv6-push",
+        "ifconfig-noexec",
+        "ifconfig-nowarn",
+        "ifconfig-pool",
+        "ifconfig-pool-persist",
+        "ifconfig-push",
+        "ifconfig-push-constraint",
+        "ignore-unknown-option",
+        "inactive",
+        "ipchange",
+        "iproute",
+        "iroute",
+        "iroute-ipv6",
+        "keepalive",
+        "key",
+        "key-derivation",
+        "key-direction",
+        "keying-material-exporter",
+        "learn-address",
+        "link-mtu",
+        "lladdr",
+        "local",
+        "log",
+        "log-append",
+        "lport",
+        "machine-readable-output",
+        "management",
+        "management-client",
+        "management-client-auth",
+        "management-client-group",
+        "management-client-user",
+        "management-external-cert",
+        "management-external-key",
+        "management-forget-disconnect",
+        "management-hold",
+        "management-log-cache",
+        "management-query-passwords",
+        "management-query-proxy",
+        "management-query-remote",
+        "management-signal",
+        "management-up-down",
+        "mark",
+        "max-clients",
+        "max-packet-size",
+        "max-routes",
+        "max-routes-per-client",
+        "memstats",
+        "mktun",
+        "mlock",
+        "mode",
+        "mssfix",
+        "mtu-disc",
+        "mtu-dynamic",
+        "mtu-test",
+        "multihome",
+        "mute",
+        "mute-replay-warnings",
+        "ncp-ciphers",
+        "nice",
+        "no-name-remapping",
+        "no-replay",
+        "nobind",
+        "ns-cert-type",
+        "opt-verify",
+        "parameter",
+        "passtos",
+        "peer-fingerprint",
+        "peer-id",
+        "persist-key",
+        "persist-local-ip",
+        "persist-remote-ip",
+        "persist-tun",
+        "ping",
+        "ping-exit",
+        "ping-restart",
+        "ping-timer-rem",
+        "pkcs11-cert-private",
+        "pkcs11-id",
+        "pkcs11-id-management",
+        "pkcs11-pin-cache",
+        "pkcs11-private-mode",
+        "pkcs11-protected-authentication",
+        "pkcs11-providers",
+        "pkcs12",
+        "plugin",
+        "port",
+        "port-share",
+        "preresolve",
+        "prng",
+        "proto",
+        "proto-force",
+        "protocol-flags",
+        "providers",
+        "pull",
+        "pull-filter",
+        "push",
+        "push-continuation",
+        "push-peer-info",
+        "push-remove",
+        "push-reset",
+        "rcvbuf",
+        "redirect-gateway",
+        "redirect-private",
+        "remap-usr1",
+        "remote",
+        "remote-cert-eku",
+        "remote-cert-ku",
+        "remote-cert-tls",
+        "remote-random",
+        "remote-random-hostname",
+        "reneg-bytes",
+        "reneg-pkts",
+        "reneg-sec",
+        "replay-persist",
+        "replay-window",
+        "resolv-retry",
+        "rmtun",
+        "route",
+        "route-delay",
+        "route-gateway",
+        "route-ipv6",
+        "route-ipv6-gateway",
+        "route-metric",
+        "route-noexec",
+        "route-nopull",
+        "route-pre-down",
+        "route-up",
+        "rport",
+        "script-security",
+        "secret",
+        "server",
+        "server-bridge",
+        "server-ipv6",
+        "server-poll-timeout",
+        "session-timeout",
+        "setcon",
+        "setenv",
+        "setenv-safe",
+        "shaper",
+        "show-ciphers",
+        "show-curves",
+        "show-digests",
+        "show-engines",
+        "show-gateway",
+        "show-groups",
+        "show-net",
+        "show-net-up",
+        "show-pkcs11-ids",
+        "show-tls",
+        "show-valid-subnets",
+        "single-session",
+        "sndbuf",
+        "socket-flags",
+        "socks-proxy",
+        "socks-proxy-retry",
+        "stale-routes-check",
+        "static-challenge",
+        "status",
+        "status-version",
+        "suppress-timestamps",
+        "syslog",
+        "tcp-nodelay",
+        "tcp-queue-limit",
+        "test-crypto",
+        "tls-auth",
+        "tls-cert-profile",
+        "tls-cipher",
+        "tls-ciphersuites",
+        "tls-client",
+        "tls-crypt",
+        "tls-crypt-v2",
+        "tls-crypt-v2-verify",
+        "tls-exit",
+        "tls-export-cert",
+        "tls-groups",
+        "tls-server",
+        "tls-timeout",
+        "tls-verify",
+        "tls-version-max",
+        "tls-version-min",
+        "tmp-dir",
+        "topology",
+        "tran-window",
+        "tun-ipv6",
+        "tun-mtu",
+        "tun-mtu-extra",
+        "tun-mtu-max",
+        "txqueuelen",
+        "udp-mtu",
+        "up",
+        "up-delay",
+        "up-restart",
+        "use-prediction-resistance",
+        "user",
+        "username-as-common-name",
+        "verb",
+        "verify-client-cert",
+        "verify-hash",
+        "verify-x509-name",
+        "version",
+        "vlan-accept",
+        "vlan-pvid",
+        "vlan-tagging",
+        "writepid",
+        "x509-track",
+        "x509-username-field",
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const struct config_directive *d = config_directive_find(names[i]);
+
+        if (d == NULL) {
+            fail_msg("'%s' is not in the directive table", names[i]);
+        }
+        assert_string_equal(d->name, names[i]);
+        assert_true(d->min_args <= d->max_args);
+        assert_true(d->kind != CONFIG_KIND_SET || d->handler != NULL);
+    }
+    assert_null(config_directive_find("frobnicate"));
+}
+
+/* ---- syntax ---- */
+
+static void split(const char *line, int expected_argc, const char *const *expected)
+{
+    char scratch[1024], why[256], *argv[CONFIG_MAX_ARGS];
+    int argc = -1;
+
+    assert_true(strlen(line) + CONFIG_MAX_ARGS <= sizeof(scratch));
+    assert_int_equal(config_split_line(line, strlen(line), scratch, argv, &argc, why, sizeof(why)),
+                     0);
+    assert_int_equal(argc, expected_argc);
+    for (int i = 0; i < argc; i++) {
+        assert_string_equal(argv[i], expected[i]);
+    }
+}
+
+static void split_fails(const char *line, const char *why_prefix)
+{
+    char scratch[1024], why[256] = "", *argv[CONFIG_MAX_ARGS];
+    int argc;
+
+    assert_int_equal(config_split_line(line, strlen(line), scratch, argv, &argc, why, sizeof(why)),
+                     -EINVAL);
+    assert_true(strncmp(why, why_prefix, strlen(why_prefix)) == 0);
+}
+
+static void quoting_and_comments(void **state)
+{
+    char line[400];
+
+    (void)state;
+    split("status \"my file.log\"", 2, (const char *const[]){"status", "my file.log"});
+    split("writepid 'c:\\dir\\pid'", 2, (const char *const[]){"writepid", "c:\\dir\\pid"});
+    split("log-append a\\ b\\\\c", 2, (const char *const[]){"log-append", "a b\\c"});
+    split("x \"x\\\"y\" 7", 3, (const char *const[]){"x", "x\"y", "7"});
+    split("tmp-dir \"ab\"cd", 3, (const char *const[]){"tmp-dir", "ab", "cd"});
+    split("x \"\" ''", 3, (const char *const[]){"x", "", ""});
+    split("  \tport   1194  # trailing", 2, (const char *const[]){"port", "1194"});
+    split("port 1194 ; trailing", 2, (const char *const[]){"port", "1194"});
+    split("port 11#94", 2, (const char *const[]){"port", "11#94"});
+    split("# whole line", 0, NULL);
+    split("; whole line", 0, NULL);
+    split("\\# still a comment", 0, NULL);
+    split("   ", 0, NULL);
+    split("a\r", 1, (const char *const[]){"a"});
+    split_fails("x \"open", "no closing quotation (\")");
+    split_fails("x 'open", "no closing single quotation (')");
+    split_fails("x c:\\dir", "bad backslash");
+    split_fails("x a\\", "a backslash ends the line");
+    split_fails("a b c d e f g h i j k l m n o p q", "too many words on one line (16 max)");
+    split("a b c d e f g h i j k l m n o p", 16,
+          (const char *const[]){"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m",
+                                "n", "o", "p"});
+    memset(line, 'w', 256);
+    line[256] = '\0';
+    split(line, 1, (const char *const[]){line});
+    line[256] = 'w';
+    line[257] = '\0';
+    split_fails(line, "a word is too long (256 characters max)");
+    /* The same rules through the parser, with the file and line in the message. */
+    expect_error(BASE "status \"open\n", "t.conf:8: no closing quotation (\")");
+    expect_error_prefix("ca c:\\x\n" BASE, "t.conf:1: bad backslash ('\\') usage");
+}
+
+static void dashes_bom_and_blank_lines(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, "\xEF\xBB\xBF--port 1201\r\n\r\n\n" BASE "--verb 3\n");
+    assert_int_equal(cfg.port, 1201);
+    assert_int_equal(cfg.verb, 3);
+    config_free(&cfg);
+    expect_error("-- 1\n" BASE, "t.conf:1: --: unknown directive");
+}
+
+/* ---- inline blocks ---- */
+
+static void inline_blocks(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+    char *ca = slurp("ca.crt"), *cert = slurp("server.crt"), *key = slurp("server.key");
+    char *ta = slurp("ta.key");
+
+    (void)state;
+    config_init(&cfg);
+    if (config_parse_file(&cfg, "inline.conf", err, sizeof(err)) != 0) {
+        fail_msg("%s", err);
+    }
+    assert_string_equal(cfg.ca.data, ca);
+    assert_string_equal(cfg.ca.origin, "inline.conf:6 (inline)");
+    assert_string_equal(cfg.cert.data, cert);
+    assert_string_equal(cfg.cert.origin, "inline.conf:19 (inline)");
+    assert_string_equal(cfg.key.data, key);
+    assert_string_equal(cfg.tls_wrap_key.data, ta);
+    assert_string_equal(cfg.tls_wrap_key.origin, "inline.conf:43 (inline)");
+    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
+    assert_int_equal(cfg.key_direction, CONFIG_KEY_DIRECTION_NORMAL);
+    assert_int_equal(cfg.port, 1195); /* the line after the last block is still read */
+    assert_false(cfg.dh_none);
+    assert_true(has_warning(&cfg, "inline.conf:39: dh: ignored:"));
+    config_free(&cfg);
+
+    /* Lines after a block keep their numbers. */
+    expect_error(BASE "<dh>\nsome\ntext\n</dh>\nport 0\n",
+                 "t.conf:12: port: '0' is not a port number (1-65535)");
+    expect_error(BASE "<ca>\nsome\ntext\n", "t.conf:8: ca: no closing </ca> for the inline "
+                                            "block");
+    expect_error(BASE "<port>\n1194\n</port>\n",
+                 "t.conf:8: port: cannot be given as an inline <port> block");
+    expect_error(BASE "</ca>\n", "t.conf:8: </ca>: closing tag without an opening one");
+    expect_error(BASE "<frob>\nx\n</frob>\nport 0\n", "t.conf:8: frob: unknown directive");
+    expect_error_prefix(BASE "<tls-crypt-v2>\nx\n</tls-crypt-v2>\n",
+                        "t.conf:8: tls-crypt-v2: not implemented yet in ovpnd");
+    /* An inline block whose text is no certificate is reported at its opening line. */
+    expect_error_prefix("dev tun\nserver 198.19.0.0 255.255.255.0\n<ca>\nnot a cert\n</ca>\n"
+                        "cert server.crt\nkey server.key\n",
+                        "t.conf:3: ca: t.conf:3 (inline): no valid certificate");
+    free(ca);
+    free(cert);
+    free(key);
+    free(ta);
+}
+
+/* ---- error classes ---- */
+
+static void implemented_with_bad_values(void **state)
+{
+    (void)state;
+    expect_error("port 70000\n" BASE, "t.conf:1: port: '70000' is not a port number (1-65535)");
+    expect_error("port 0\n" BASE, "t.conf:1: port: '0' is not a port number (1-65535)");
+    expect_error("port http\n" BASE, "t.conf:1: port: 'http' is not a port number (1-65535)");
+    expect_error("verb x\n" BASE, "t.conf:1: verb: 'x' is not a number");
+    expect_error("max-clients 0\n" BASE, "t.conf:1: max-clients: '0' is out of range "
+                                         "(1-16777214)");
+    expect_error("server 198.19.0.1 255.255.255.0\n" BASE,
+                 "t.conf:1: server: '198.19.0.1' is not the network address of a "
+                 "255.255.255.0 subnet");
+    expect_error("server 198.19.0.0 255.0.255.0\n" BASE,
+                 "t.conf:1: server: '255.0.255.0' is not a valid netmask");
+    expect_error_prefix("server 198.19.0.0 255.255.255.252\n" BASE,
+                        "t.conf:1: server: netmask 255.255.255.252 leaves too few addresses");
+    expect_error_prefix("server 198.0.0.0 255.0.0.0\n" BASE,
+                        "t.conf:1: server: netmask 255.0.0.0 allows for too many addresses");
+    expect_error("server vpn 255.255.255.0\n" BASE,
+                 "t.conf:1: server: 'vpn' is not an IPv4 network address");
+    expect_error("dev tun/0\n" BASE, "t.conf:1: dev: 'tun/0' is not a valid interface name "
+                                     "(1-15 characters, no '/', ':' or blanks)");
+    expect_error("key-direction 2\n" BASE, "t.conf:1: key-direction: unknown key direction "
+                                           "'2' (0 or 1)");
+    expect_error("auth SHA999\n" BASE, "t.conf:1: auth: unknown digest 'SHA999'");
+    expect_error("data-ciphers AES-256-GCM:NOPE-128\n" BASE,
+                 "t.conf:1: data-ciphers: unknown cipher 'NOPE-128'");
+    expect_error("remote-cert-tls server\n" BASE,
+                 "t.conf:1: remote-cert-tls: 'server' is a client setting (it checks the "
+                 "server's certificate); a server config wants 'remote-cert-tls client'");
+    expect_error("tls-version-min 1.3\n" BASE,
+                 "t.conf:1: tls-version-min: TLS 1.3 is not available (the TLS library does "
+                 "1.2 at most); append 'or-highest' to use the highest available");
+    expect_error("tls-version-min 1.2\ntls-version-max 1.1\n" BASE,
+                 "t.conf:2: tls-version-max 1.1 is below tls-version-min 1.2");
+    expect_error("no-replay\n" BASE, "t.conf:1: no-replay: cannot be used with AEAD ciphers, "
+                                     "the only ones ovpnd offers");
+    expect_error("verify-client-cert none\n" BASE,
+                 "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify or a plugin "
+                 "to check clients, not implemented yet in ovpnd");
+    expect_error("tls-auth ta.key\n" BASE "tls-crypt ta.key\n",
+                 "t.conf:9: tls-crypt: tls-auth and tls-crypt are mutually exclusive");
+    expect_error("auth none\ntls-auth ta.key 0\n" BASE,
+                 "t.conf:1: auth: tls-auth needs a digest, not none");
+    expect_error("reneg-sec 100 200\n" BASE,
+                 "t.conf:1: reneg-sec: the minimum (200) is above the maximum (100)");
+    expect_error("dev tun\nca ca.crt\ncert server.crt\nkey server.key\n",
+                 "t.conf: server is required (e.g. 'server 10.8.0.0 255.255.255.0')");
+}
+
+static void argument_counts(void **state)
+{
+    (void)state;
+    expect_error("port\n" BASE, "t.conf:1: port: takes 1 argument, not 0");
+    expect_error("push route 198.19.1.0 255.255.255.0\n" BASE,
+                 "t.conf:1: push: takes 1 argument, not 3 (quote an argument that contains "
+                 "blanks)");
+    expect_error("keepalive 10\n" BASE, "t.conf:1: keepalive: takes 2 arguments, not 1");
+    expect_error("server 198.19.0.0\n" BASE, "t.conf:1: server: needs at least 2 arguments");
+    expect_error("duplicate-cn yes\n" BASE, "t.conf:1: duplicate-cn: takes 0 arguments, not 1");
+    expect_error("replay-window\n" BASE, "t.conf:1: replay-window: needs at least 1 argument");
+    expect_error("status a b c\n" BASE, "t.conf:1: status: takes at most 2 arguments, not 3");
+    expect_error("sndbuf\n" BASE, "t.conf:1: sndbuf: takes 1 argument, not 0");
+}
+
+static void ignored_with_warning(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_warning("sndbuf 393216\n" BASE, "t.conf:1: sndbuf: ignored: ");
+    expect_warning(BASE "ifconfig-pool-persist ipp.txt\n",
+                   "t.conf:8: ifconfig-pool-persist: ignored: client addresses are not "
+                   "persisted yet");
+    expect_warning(BASE "comp-lzo no\n", "t.conf:8: comp-lzo: ignored: the stub compression");
+    expect_warning(BASE "mute-replay-warnings\n", "t.conf:8: mute-replay-warnings: ignored: ");
+    expect_warning(BASE "dh dh2048.pem\n", "t.conf:8: dh: ignored: ovpnd uses ECDHE");
+    expect_warning(BASE "ping-timer-rem\nfast-io\ntxqueuelen 1000\ntun-mtu-extra 32\n",
+                   "t.conf:11: tun-mtu-extra: ignored: ");
+    /* Silent ones: always true for ovpnd, or the default behaviour. */
+    expect_ok(&cfg, BASE "persist-key\npersist-tun\ndisable-dco\nbind\nallow-compression no\n");
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    /* Without topology ovpnd still uses subnet, and says so. */
+    expect_warning("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n"
+                   "key server.key\nkeepalive 10 60\n",
+                   "t.conf: topology is not set: ovpnd uses 'topology subnet'");
+}
+
+static void not_implemented(void **state)
+{
+    static const char *const lines[] = {
+        "plugin /usr/lib/openvpn/plugin.so",
+        "auth-user-pass-verify /bin/true via-file",
+        "client-config-dir ccd",
+        "client-to-client",
+        "crl-verify crl.pem",
+        "tls-verify /bin/true",
+        "client-connect /bin/true",
+        "client-disconnect /bin/true",
+        "server-ipv6 fd00::/64",
+        "proto tcp",
+        "proto tcp-server",
+        "proto udp6",
+        "dev-type tap",
+        "topology net30",
+        "topology p2p",
+        "compress lz4-v2",
+        "compress",
+        "comp-lzo yes",
+        "comp-lzo",
+        "tls-crypt-v2 v2server.key",
+        "management 127.0.0.1 7505",
+        "ifconfig-pool 198.19.0.10 198.19.0.20",
+        "route 198.19.8.0 255.255.255.0",
+        "username-as-common-name",
+        "auth-gen-token",
+        "data-ciphers AES-256-GCM:AES-256-CBC",
+        "data-ciphers-fallback BF-CBC",
+        "data-ciphers none",
+        "tls-cipher TLS-ECDHE-ECDSA-WITH-AES-128-GCM-SHA256",
+        "mode p2p",
+        "server 198.19.0.0 255.255.255.0 nopool",
+        "local ::1",
+        "allow-compression yes",
+        "syslog",
+        "chroot /var/empty",
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        char text[512], prefix[128];
+        size_t name_len = strcspn(lines[i], " ");
+
+        snprintf(text, sizeof(text), "%s\n%s", lines[i], BASE);
+        snprintf(prefix, sizeof(prefix), "t.conf:1: %.*s: not implemented yet in ovpnd",
+                 (int)name_len, lines[i]);
+        expect_error_prefix(text, prefix);
+    }
+    /* dev is checked once dev-type is known. */
+    expect_error("dev tap0\n" BASE "dev tap0\n",
+                 "t.conf:9: dev: not implemented yet in ovpnd (tap devices; use tun)");
+    expect_error("dev vpn0\n" BASE "dev vpn0\n",
+                 "t.conf:9: dev: cannot tell the device type of 'vpn0': add 'dev-type tun'");
+    /* Directives that only belong in a client-config-dir file. */
+    expect_error("push-reset\n" BASE, "t.conf:1: push-reset: only allowed in a "
+                                      "client-config-dir file (client-config-dir is not "
+                                      "implemented yet in ovpnd)");
+    expect_error_prefix("iroute 198.19.8.0 255.255.255.0\n" BASE,
+                        "t.conf:1: iroute: only allowed in a client-config-dir file");
+    expect_error_prefix(BASE "key encrypted.key\n",
+                        "t.conf:8: key: encrypted.key is encrypted: not implemented yet in ovpnd");
+    expect_error_prefix("tls-crypt v2server.key\n" BASE,
+                        "t.conf:1: tls-crypt: v2server.key is a tls-crypt-v2 key");
+}
+
+static void client_directives(void **state)
+{
+    static const char *const lines[] = {
+        "client",     "remote vpn.example 1194", "nobind",        "pull", "resolv-retry infinite",
+        "tls-client", "redirect-gateway def1",   "auth-user-pass"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        char text[512], prefix[128];
+        size_t name_len = strcspn(lines[i], " ");
+
+        snprintf(text, sizeof(text), "%s%s\n", BASE, lines[i]);
+        snprintf(prefix, sizeof(prefix),
+                 "t.conf:8: %.*s: is a client directive, not valid in a server config",
+                 (int)name_len, lines[i]);
+        expect_error_prefix(text, prefix);
+    }
+    expect_error("proto tcp-client\n" BASE,
+                 "t.conf:1: proto: 'tcp-client' is a client setting, not valid in a server "
+                 "config");
+}
+
+static void unknown_directives(void **state)
+{
+    (void)state;
+    expect_error("frobnicate 1\n" BASE, "t.conf:1: frobnicate: unknown directive");
+    expect_error(BASE "Port 1194\n", "t.conf:8: Port: unknown directive");
+    expect_warning("setenv opt frobnicate 1\n" BASE,
+                   "t.conf:1: frobnicate: unknown directive, ignored (setenv opt)");
+    expect_warning("ignore-unknown-option frob --blah\nfrob\nblah 2\n" BASE,
+                   "t.conf:3: blah: unknown directive, ignored (ignore-unknown-option)");
+    expect_warning("setenv FORWARD_COMPATIBLE 1\nfrob 1\n" BASE,
+                   "t.conf:2: frob: unknown directive, ignored (setenv FORWARD_COMPATIBLE 1)");
+    /* setenv opt still runs known directives, with their checks. */
+    expect_error("setenv opt port 0\n" BASE, "t.conf:1: port: '0' is not a port number (1-65535)");
+    expect_error("client-cert-not-required\n" BASE,
+                 "t.conf:1: client-cert-not-required: removed in openvpn 2.5; "
+                 "'verify-client-cert none' replaces it");
+}
+
+static void push_texts(void **state)
+{
+    struct config cfg;
+    char text[600], word[300];
+
+    (void)state;
+    /* Kept as written, inner blanks included (openvpn 2.6.14 --verb 4 shows the same). */
+    expect_ok(&cfg, BASE "push \"route   198.19.1.0    255.255.255.0\"\n"
+                         "push 'dhcp-option  DNS 198.19.0.1'\n"
+                         "push \"setenv-safe X 'a b'\"\n");
+    assert_int_equal(cfg.push.n_items, 3);
+    assert_string_equal(cfg.push.items[0], "route   198.19.1.0    255.255.255.0");
+    assert_string_equal(cfg.push.items[1], "dhcp-option  DNS 198.19.0.1");
+    assert_string_equal(cfg.push.items[2], "setenv-safe X 'a b'");
+    config_free(&cfg);
+    expect_error(BASE "push \"route 198.19.1.0 255.255.255.0,route 198.19.2.0\"\n",
+                 "t.conf:8: push: a pushed option cannot contain a comma (','): 'route "
+                 "198.19.1.0 255.255.255.0,route 198.19.2.0'");
+    expect_error(BASE "push \"\"\n", "t.conf:8: push: the pushed option is empty");
+    expect_error(BASE "push \"  # nothing\"\n", "t.conf:8: push: the pushed option is empty");
+    expect_error(BASE "push \"setenv-safe X 'a\"\n",
+                 "t.conf:8: push: clients could not read the pushed option: no closing single "
+                 "quotation (')");
+    /* 255 characters is the limit: the client reads each option into 256 bytes. */
+    memset(word, 'x', 250);
+    word[250] = '\0';
+    snprintf(text, sizeof(text), "%spush \"echo %s\"\n", BASE, word); /* 5 + 250 = 255 */
+    expect_ok(&cfg, text);
+    assert_int_equal(strlen(cfg.push.items[0]), 255);
+    config_free(&cfg);
+    snprintf(text, sizeof(text), "%spush \"echo x%s\"\n", BASE, word);
+    expect_error(text, "t.conf:8: push: the pushed option is 256 characters long (255 max)");
+}
+
+static void status_and_replay_ranges(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    for (int v = 1; v <= 3; v++) {
+        char text[256];
+
+        snprintf(text, sizeof(text), "status-version %d\n" BASE, v);
+        expect_ok(&cfg, text);
+        assert_int_equal(cfg.status_version, v);
+        config_free(&cfg);
+    }
+    expect_error("status-version 0\n" BASE, "t.conf:1: status-version: '0' is out of range "
+                                            "(1-3)");
+    expect_error("status-version 4\n" BASE, "t.conf:1: status-version: '4' is out of range "
+                                            "(1-3)");
+    expect_error("status s.log -1\n" BASE, "t.conf:1: status: update interval '-1' is out of "
+                                           "range (0-86400)");
+    /* packet_id.h: window 0..65536, time 0..600. */
+    expect_ok(&cfg, "replay-window 65536 600\n" BASE);
+    assert_int_equal(cfg.replay_window, 65536);
+    assert_int_equal(cfg.replay_time_s, 600);
+    config_free(&cfg);
+    expect_ok(&cfg, "replay-window 0 0\n" BASE);
+    assert_int_equal(cfg.replay_window, 0);
+    assert_int_equal(cfg.replay_time_s, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, "replay-window 256\n" BASE);
+    assert_int_equal(cfg.replay_window, 256);
+    assert_int_equal(cfg.replay_time_s, 15);
+    config_free(&cfg);
+    expect_error("replay-window 65537\n" BASE, "t.conf:1: replay-window: window size '65537' is "
+                                               "out of range (0-65536)");
+    expect_error("replay-window -1\n" BASE, "t.conf:1: replay-window: window size '-1' is out "
+                                            "of range (0-65536)");
+    expect_error("replay-window 64 601\n" BASE, "t.conf:1: replay-window: time window '601' is "
+                                                "out of range (0-600)");
+}
+
+static void ciphers(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, "data-ciphers aes-128-gcm:?BF-CBC:?NOPE:AES-256-GCM\n" BASE);
+    assert_string_equal(cfg.data_ciphers, "AES-128-GCM:AES-256-GCM");
+    assert_true(has_warning(&cfg, "t.conf:1: data-ciphers: optional cipher 'BF-CBC' dropped"));
+    assert_true(has_warning(&cfg, "t.conf:1: data-ciphers: unknown optional cipher 'NOPE'"));
+    config_free(&cfg);
+    expect_ok(&cfg, "ncp-ciphers CHACHA20-POLY1305\n" BASE);
+    assert_string_equal(cfg.data_ciphers, "CHACHA20-POLY1305");
+    config_free(&cfg);
+    /* options_postprocess_cipher: a server ignores a --cipher missing from data-ciphers. */
+    expect_ok(&cfg, "cipher AES-256-CBC\n" BASE);
+    assert_string_equal(cfg.cipher, "AES-256-CBC");
+    assert_true(has_warning(&cfg, "t.conf:1: cipher: 'AES-256-CBC' is not in data-ciphers"));
+    config_free(&cfg);
+    expect_ok(&cfg, "cipher aes-256-gcm\n" BASE);
+    assert_string_equal(cfg.cipher, "AES-256-GCM");
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    expect_error("data-ciphers ?NOPE\n" BASE,
+                 "t.conf:1: data-ciphers: no usable cipher in '?NOPE'");
+    expect_error("cipher NOPE-1\n" BASE, "t.conf:1: cipher: unknown cipher 'NOPE-1'");
+    expect_ok(&cfg, "tls-version-min 1.3 or-highest\n" BASE);
+    assert_string_equal(cfg.tls_version_min, "1.2");
+    config_free(&cfg);
+}
+
+/* ---- files ---- */
+
+static void required_and_missing_files(void **state)
+{
+    (void)state;
+    expect_error("server 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\nkey server.key\n",
+                 "t.conf: dev is required (e.g. 'dev tun')");
+    expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
+                 "t.conf: ca is required");
+    expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\nkey server.key\n",
+                 "t.conf: cert is required");
+    expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n",
+                 "t.conf: key is required");
+    expect_error("ca missing.crt\n" BASE "ca nowhere.crt\n",
+                 "t.conf:9: ca: cannot read 'nowhere.crt': No such file or directory");
+    expect_error(BASE "tls-crypt missing.key\n",
+                 "t.conf:8: tls-crypt: cannot read 'missing.key': No such file or directory");
+    expect_error(BASE "tls-auth ca.crt\n",
+                 "t.conf:8: tls-auth: ca.crt is not an OpenVPN static key (openvpn --genkey "
+                 "tls-auth)");
+    expect_error_prefix(BASE "cert ca.crt\n", "t.conf:6: key: server.key does not match");
+    expect_error_prefix(BASE "ca " DATA_DIR "\n",
+                        "t.conf:8: ca: cannot read '" DATA_DIR "': Is a directory");
+}
+
+static void parse_file_errors(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    (void)state;
+    config_init(&cfg);
+    assert_int_equal(config_parse_file(&cfg, "no-such.conf", err, sizeof(err)), -EINVAL);
+    assert_string_equal(err, "no-such.conf: cannot read the config file: No such file or "
+                             "directory");
+    config_free(&cfg);
+    /* A NULL error buffer is allowed. */
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf", "bogus\n", NULL, 0), -EINVAL);
+    config_free(&cfg);
+    config_free(NULL);
+}
+
+static void includes(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    (void)state;
+    config_init(&cfg);
+    if (config_parse_file(&cfg, "inc-main.conf", err, sizeof(err)) != 0) {
+        fail_msg("%s", err);
+    }
+    assert_int_equal(cfg.port, 1196); /* the line after the include wins over the include's */
+    assert_string_equal(cfg.ca.origin, "ca.crt");
+    config_free(&cfg);
+    expect_error("dev tun\nconfig inc-bad.inc\n", "inc-bad.inc:6: bogus-directive: unknown "
+                                                  "directive");
+    expect_error("config nothere.conf\n",
+                 "t.conf:1: config: cannot read 'nothere.conf': No such file or directory");
+    expect_error_prefix("config loop.conf\n",
+                        "loop.conf:2: config: config files nested more than 10 deep");
+}
+
+static void cd_directory(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN], real[PATH_MAX], origin[PATH_MAX + 16];
+
+    (void)state;
+    assert_non_null(realpath(DATA_DIR, real));
+    /* Relative names are read from the last cd, wherever the process runs; a cd after the
+     * file lines still counts (openvpn reads the files after parsing). */
+    assert_int_equal(chdir("/"), 0);
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf", BASE "cd " DATA_DIR "\n", err, ERR_LEN),
+                     0);
+    assert_string_equal(cfg.cd_dir, real);
+    snprintf(origin, sizeof(origin), "%s/ca.crt", real);
+    assert_string_equal(cfg.ca.origin, origin);
+    config_free(&cfg);
+    /* cd relative to an earlier cd */
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf",
+                                         "cd " OVPND_SOURCE_DIR "/tests\ncd unit/data/config\n"
+                                         "config inc-part.inc\ndev tun\n",
+                                         err, ERR_LEN),
+                     0);
+    assert_string_equal(cfg.cd_dir, real);
+    assert_int_equal(cfg.port, 1197);
+    config_free(&cfg);
+    expect_error("cd /nonexistent-ovpnd-dir\n" BASE,
+                 "t.conf:1: cd: cannot use '/nonexistent-ovpnd-dir': No such file or directory");
+    expect_error("cd " DATA_DIR "/ca.crt\n" BASE, "t.conf:1: cd: '" DATA_DIR "/ca.crt' is not a "
+                                                  "directory");
+    assert_int_equal(chdir(DATA_DIR), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sample_configs_parse),
+        cmocka_unit_test(sample_server_conf_values),
+        cmocka_unit_test(defaults),
+        cmocka_unit_test(every_implemented_directive),
+        cmocka_unit_test(keepalive_timers),
+        cmocka_unit_test(mssfix_follows_tun_mtu),
+        cmocka_unit_test(duplicates_last_wins),
+        cmocka_unit_test(quoting_and_comments),
+        cmocka_unit_test(dashes_bom_and_blank_lines),
+        cmocka_unit_test(inline_blocks),
+        cmocka_unit_test(implemented_with_bad_values),
+        cmocka_unit_test(argument_counts),
+        cmocka_unit_test(ignored_with_warning),
+        cmocka_unit_test(not_implemented),
+        cmocka_unit_test(client_directives),
+        cmocka_unit_test(unknown_directives),
+        cmocka_unit_test(every_openvpn_directive_is_known),
+        cmocka_unit_test(push_texts),
+        cmocka_unit_test(status_and_replay_ranges),
+        cmocka_unit_test(ciphers),
+        cmocka_unit_test(required_and_missing_files),
+        cmocka_unit_test(parse_file_errors),
+        cmocka_unit_test(includes),
+        cmocka_unit_test(cd_directory),
+    };
+
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
