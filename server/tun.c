@@ -1,0 +1,157 @@
+/* server/tun.c: Linux TUN device; see tun.h. */
+#include "server/tun.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(((struct tun_dev *)0)->name) == IFNAMSIZ, "name holds an interface name");
+
+static bool name_ok(const char *dev)
+{
+    size_t len = strnlen(dev, IFNAMSIZ);
+
+    if (len == 0 || len >= IFNAMSIZ || strcmp(dev, ".") == 0 || strcmp(dev, "..") == 0) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)dev[i];
+        if (ch <= ' ' || ch == '/' || ch == '%' || ch == ':' || ch >= 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Open one queue of the device named in ifr (a pattern like "tun%d" the first time) and copy
+ * the name the kernel chose back into ifr. Returns the fd or -errno. */
+static int open_queue(struct ifreq *ifr)
+{
+    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    int err;
+
+    if (fd < 0) {
+        return -errno;
+    }
+    ifr->ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE;
+    if (ioctl(fd, TUNSETIFF, ifr) < 0) {
+        err = -errno;
+        close(fd);
+        return err;
+    }
+    return fd;
+}
+
+int tun_open(const char *dev, int n_queues, struct tun_dev *out)
+{
+    struct tun_dev t;
+    struct ifreq ifr;
+    int fd;
+
+    if (!dev || n_queues < 1 || n_queues > TUN_MAX_QUEUES || !name_ok(dev)) {
+        return -EINVAL;
+    }
+    memset(&t, 0, sizeof(t));
+    for (int i = 0; i < TUN_MAX_QUEUES; i++) {
+        t.fds[i] = -1;
+    }
+    memset(&ifr, 0, sizeof(ifr));
+    /* openvpn's "--dev tun" means: let the kernel number it. */
+    strcpy(ifr.ifr_name, strcmp(dev, "tun") == 0 ? "tun%d" : dev);
+    for (int i = 0; i < n_queues; i++) {
+        fd = open_queue(&ifr);
+        if (fd < 0) {
+            tun_close(&t);
+            return fd;
+        }
+        t.fds[i] = fd;
+        t.n_queues = i + 1;
+    }
+    memcpy(t.name, ifr.ifr_name, IFNAMSIZ);
+    t.name[IFNAMSIZ - 1] = '\0';
+    *out = t;
+    return 0;
+}
+
+static int set_addr_ioctl(int sock, const char *name, unsigned long req, uint32_t addr)
+{
+    struct ifreq ifr;
+    struct sockaddr_in sin;
+
+    memset(&ifr, 0, sizeof(ifr));
+    memset(&sin, 0, sizeof(sin));
+    memcpy(ifr.ifr_name, name, IFNAMSIZ);
+    sin.sin_family = AF_INET;
+    sin.sin_addr.s_addr = htonl(addr);
+    memcpy(&ifr.ifr_addr, &sin, sizeof(sin));
+    return ioctl(sock, req, &ifr) < 0 ? -errno : 0;
+}
+
+static int configure_link(int sock, const char *name, int mtu)
+{
+    struct ifreq ifr;
+
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, name, IFNAMSIZ);
+    ifr.ifr_mtu = mtu;
+    if (ioctl(sock, SIOCSIFMTU, &ifr) < 0) {
+        return -errno;
+    }
+    if (ioctl(sock, SIOCGIFFLAGS, &ifr) < 0) {
+        return -errno;
+    }
+    ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+    return ioctl(sock, SIOCSIFFLAGS, &ifr) < 0 ? -errno : 0;
+}
+
+int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int mtu)
+{
+    int sock, err;
+
+    if (t->n_queues < 1 || mtu < 68 || mtu > 65535) {
+        return -EINVAL;
+    }
+    sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) {
+        return -errno;
+    }
+    /* Address before netmask: SIOCSIFADDR resets the mask to the classful default. */
+    err = set_addr_ioctl(sock, t->name, SIOCSIFADDR, addr);
+    if (!err) {
+        err = set_addr_ioctl(sock, t->name, SIOCSIFNETMASK, netmask);
+    }
+    if (!err) {
+        err = configure_link(sock, t->name, mtu);
+    }
+    close(sock);
+    return err;
+}
+
+int tun_set_steering_ebpf(const struct tun_dev *t, int prog_fd)
+{
+    if (t->n_queues < 1) {
+        return -EINVAL;
+    }
+    return ioctl(t->fds[0], TUNSETSTEERINGEBPF, &prog_fd) < 0 ? -errno : 0;
+}
+
+void tun_close(struct tun_dev *t)
+{
+    for (int i = 0; i < t->n_queues && i < TUN_MAX_QUEUES; i++) {
+        if (t->fds[i] >= 0) {
+            close(t->fds[i]);
+        }
+    }
+    for (int i = 0; i < TUN_MAX_QUEUES; i++) {
+        t->fds[i] = -1;
+    }
+    t->n_queues = 0;
+}

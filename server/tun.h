@@ -1,0 +1,47 @@
+/* server/tun.h: the Linux TUN device, one non-blocking fd per queue.
+ *
+ * The device is opened with IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE (linux/if_tun.h): each read
+ * returns one bare IP packet and each write takes one; the kernel spreads outgoing packets over
+ * the queues by flow unless a steering program is attached. Needs CAP_NET_ADMIN to open and
+ * configure; the fds keep working after privileges are dropped. Each fd is used by one thread
+ * only (its worker); open, configure and close run on the main thread.
+ */
+#ifndef SERVER_TUN_H
+#define SERVER_TUN_H
+
+#include <stdint.h>
+
+#define TUN_MAX_QUEUES 64
+
+struct tun_dev {
+    char name[16]; /* the interface name the kernel gave, NUL-terminated (IFNAMSIZ) */
+    int fds[TUN_MAX_QUEUES];
+    int n_queues;
+};
+
+/* Create (or attach to) the device and open n_queues queues (1..TUN_MAX_QUEUES), each fd
+ * O_NONBLOCK | O_CLOEXEC. dev is openvpn's --dev argument: "tun" lets the kernel pick the first
+ * free tunN; any other name (e.g. "tun3", "vpn0", at most 15 bytes, no '/' or whitespace or '%')
+ * is used as is. out is filled on success; the caller then owns the fds (tun_close).
+ * Returns 0 or -errno: -EINVAL for a bad name or count, -ENOENT when /dev/net/tun is missing,
+ * -EPERM without CAP_NET_ADMIN; -EINVAL or -EBUSY when the name belongs to a device of another
+ * kind, to a tun device without multiqueue, or to one already in use. Nothing is left open on
+ * error. */
+int tun_open(const char *dev, int n_queues, struct tun_dev *out);
+
+/* Give the device an IPv4 address and netmask (host byte order), set its MTU in bytes and bring
+ * the link up, through ioctls on an AF_INET datagram socket (SIOCSIFADDR, SIOCSIFNETMASK,
+ * SIOCSIFMTU, SIOCSIFFLAGS). Like `ip addr add` this makes the kernel route the subnet to the
+ * device. Returns 0 or -errno (-EINVAL for an MTU outside 68..65535). */
+int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int mtu);
+
+/* Attach a BPF_PROG_TYPE_SOCKET_FILTER program that picks the queue for each outgoing packet
+ * (TUNSETSTEERINGEBPF); prog_fd -1 detaches it. The program is shared by all queues, so one
+ * call on any fd suffices. Returns 0 or -errno (-EINVAL on kernels without it). */
+int tun_set_steering_ebpf(const struct tun_dev *t, int prog_fd);
+
+/* Close every queue fd; the kernel removes the device with the last one (it is not persistent).
+ * Leaves t with n_queues 0 and fds -1; safe to call twice. */
+void tun_close(struct tun_dev *t);
+
+#endif /* SERVER_TUN_H */
