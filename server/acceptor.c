@@ -51,6 +51,22 @@ enum cs_state {
     CS_CLOSING, /* AUTH_FAILED sent or EXIT received: linger, then free */
 };
 
+enum ks_state {
+    KS_TLS,    /* TLS handshake, then the client's key-method-2 message */
+    KS_ACTIVE, /* key-method 2 done, data keys handed to the worker */
+};
+
+/* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
+ * session has at most two: the primary and the one being negotiated or the lame duck. */
+struct key_state {
+    bool in_use;
+    uint8_t key_id;
+    enum ks_state state;
+    uint64_t start_ms;
+    struct reliable rel;
+    struct tls_session tls;
+};
+
 struct ctl_session {
     struct ctl_session *hnext;
     struct sockaddr_in remote;
@@ -59,8 +75,9 @@ struct ctl_session {
     uint32_t wrap_tx_id;
     uint32_t wrap_tx_time;
     struct packet_id_rx wrap_rx;
-    struct reliable rel; /* key_id 0 */
-    struct tls_session tls;
+    struct key_state ks[2];
+    int primary; /* index into ks of the newest active (or, at first, the only) key_state */
+    uint64_t next_reneg_ms;
     enum cs_state state;
     uint64_t created_ms;
     uint64_t close_at_ms;
@@ -201,7 +218,7 @@ static void table_unlink(struct acceptor *a, struct ctl_session *cs)
 
 /* ---- sending ---- */
 
-static int send_control(struct acceptor *a, struct ctl_session *cs, uint8_t opcode,
+static int send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id, uint8_t opcode,
                         const struct control_acks *acks, uint32_t message_id,
                         const uint8_t *payload, size_t payload_len)
 {
@@ -212,7 +229,7 @@ static int send_control(struct acceptor *a, struct ctl_session *cs, uint8_t opco
 
     memset(&pkt, 0, sizeof(pkt));
     pkt.opcode = opcode;
-    pkt.key_id = 0;
+    pkt.key_id = key_id;
     memcpy(pkt.session_id, cs->own_sid, SESSION_ID_LEN);
     pkt.acks = *acks;
     memcpy(pkt.acks.remote_session_id, cs->peer_sid, SESSION_ID_LEN);
@@ -240,8 +257,8 @@ static size_t max_chunk(const struct acceptor *a)
            control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
 }
 
-/* Move pending TLS output into reliable packets and send what is due, with ACKs. */
-static void flush(struct acceptor *a, struct ctl_session *cs)
+/* Move pending TLS output of ks into reliable packets and send what is due, with ACKs. */
+static void flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
     uint64_t now = now_ms(a);
     struct reliable_out *o;
@@ -252,25 +269,64 @@ static void flush(struct acceptor *a, struct ctl_session *cs)
     for (;;) {
         size_t n;
 
-        out = tls_session_out_peek(&cs->tls, &out_len);
-        if (!out_len || !reliable_can_send(&cs->rel)) {
+        out = tls_session_out_peek(&ks->tls, &out_len);
+        if (!out_len || !reliable_can_send(&ks->rel)) {
             break;
         }
         n = out_len < max_chunk(a) ? out_len : max_chunk(a);
-        if (reliable_queue(&cs->rel, P_CONTROL_V1, out, n, now, NULL)) {
+        if (reliable_queue(&ks->rel, P_CONTROL_V1, out, n, now, NULL)) {
             break;
         }
-        tls_session_out_consume(&cs->tls, n);
+        tls_session_out_consume(&ks->tls, n);
     }
-    while ((o = reliable_next_due(&cs->rel, now)) != NULL) {
-        reliable_take_acks(&cs->rel, &acks, CONTROL_SEND_ACK_MAX);
-        send_control(a, cs, o->opcode, &acks, o->message_id, o->payload, o->payload_len);
-        reliable_sent(&cs->rel, o, now);
+    while ((o = reliable_next_due(&ks->rel, now)) != NULL) {
+        reliable_take_acks(&ks->rel, &acks, CONTROL_SEND_ACK_MAX);
+        send_control(a, cs, ks->key_id, o->opcode, &acks, o->message_id, o->payload,
+                     o->payload_len);
+        reliable_sent(&ks->rel, o, now);
     }
-    while (reliable_has_acks(&cs->rel)) {
-        reliable_take_acks(&cs->rel, &acks, CONTROL_MAX_ACKS);
-        send_control(a, cs, P_ACK_V1, &acks, 0, NULL, 0);
+    while (reliable_has_acks(&ks->rel)) {
+        reliable_take_acks(&ks->rel, &acks, CONTROL_MAX_ACKS);
+        send_control(a, cs, ks->key_id, P_ACK_V1, &acks, 0, NULL, 0);
     }
+}
+
+static void flush(struct acceptor *a, struct ctl_session *cs)
+{
+    for (int i = 0; i < 2; i++) {
+        if (cs->ks[i].in_use) {
+            flush_ks(a, cs, &cs->ks[i]);
+        }
+    }
+}
+
+static struct key_state *primary_ks(struct ctl_session *cs)
+{
+    return &cs->ks[cs->primary];
+}
+
+static void ks_clear(struct key_state *ks)
+{
+    if (ks->in_use) {
+        reliable_clear(&ks->rel);
+        tls_session_clear(&ks->tls);
+        ks->in_use = false;
+    }
+}
+
+static int ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32_t first_id)
+{
+    ks_clear(ks);
+    memset(ks, 0, sizeof(*ks));
+    if (tls_session_init(&ks->tls, &a->tls)) {
+        return -ENOMEM;
+    }
+    reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->tls_timeout_s * 1000u);
+    ks->key_id = key_id;
+    ks->state = KS_TLS;
+    ks->start_ms = now_ms(a);
+    ks->in_use = true;
+    return 0;
 }
 
 /* One control-channel message: text plus its NUL, one TLS record (section 8.1). */
@@ -278,7 +334,7 @@ static void send_message(struct acceptor *a, struct ctl_session *cs, const char 
 {
     size_t len = strlen(text) + 1;
 
-    if (tls_session_write(&cs->tls, (const uint8_t *)text, len)) {
+    if (tls_session_write(&primary_ks(cs)->tls, (const uint8_t *)text, len)) {
         cs_log(a, cs, LOG_WARN, "cannot write control message");
         return;
     }
@@ -326,8 +382,8 @@ static void cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger
 static void cs_free(struct acceptor *a, struct ctl_session *cs)
 {
     table_unlink(a, cs);
-    reliable_clear(&cs->rel);
-    tls_session_clear(&cs->tls);
+    ks_clear(&cs->ks[0]);
+    ks_clear(&cs->ks[1]);
     if (cs->peer) {
         cs->peer->ctl = NULL;
         if (!cs->is_peer_live) {
@@ -380,7 +436,7 @@ static void answer_hard_reset(struct acceptor *a, const struct control_packet *p
     tmp.wrap_tx_id = 1;
     tmp.wrap_tx_time = (uint32_t)time(NULL);
     acks.message_id[0] = 0;
-    send_control(a, &tmp, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, NULL, 0);
+    send_control(a, &tmp, 0, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, NULL, 0);
 }
 
 static bool cookie_valid(const struct acceptor *a, const struct control_packet *pkt,
@@ -415,8 +471,8 @@ static struct ctl_session *session_create(struct acceptor *a, const struct contr
     cs->wrap_tx_id = 2; /* 1 went out with the stateless reset */
     cs->wrap_tx_time = (uint32_t)time(NULL);
     packet_id_rx_init(&cs->wrap_rx, 64);
-    reliable_init(&cs->rel, 1, 1, (uint32_t)a->cfg->tls_timeout_s * 1000u);
-    if (tls_session_init(&cs->tls, &a->tls)) {
+    /* The stateless reset exchange used message id 0 in both directions. */
+    if (ks_init(a, &cs->ks[0], 0, 1)) {
         free(cs);
         return NULL;
     }
@@ -475,48 +531,146 @@ static void drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
     }
 }
 
-static int derive_keys(struct acceptor *a, struct ctl_session *cs, const struct key_method2 *client,
-                       const struct key_method2 *server, bool use_ekm, uint8_t block[KEY_BLOCK_LEN])
+/* When to renegotiate a key that started at start_ms: reneg-sec minus up to 10 % jitter, as a
+ * 2.6 server does (init.c do_init_crypto_tls), so that clients do not all rekey at once. */
+static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
 {
-    if (use_ekm) {
-        return tls_session_export(&cs->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
+    uint64_t period_ms = (uint64_t)a->cfg->reneg_sec * 1000;
+    uint32_t r = 0;
+
+    if (a->cfg->reneg_sec <= 0) {
+        return UINT64_MAX;
     }
-    (void)a;
-    return kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
-                           server->random2, cs->peer_sid, cs->own_sid, block);
+    (void)mbedtls_ctr_drbg_random(&a->drbg, (unsigned char *)&r, sizeof(r));
+    return start_ms + period_ms - (period_ms / 10 ? r % (period_ms / 10) : 0);
+}
+
+/* Our half of key method 2 on ks: fresh randoms, data keys for ks->key_id into *key, and the
+ * reply message written into ks's TLS session. Keys come from the TLS exporter when the client
+ * announced IV_PROTO_TLS_KEY_EXPORT (we then push tls-ekm), else from the OpenVPN PRF over both
+ * sides' randoms and the session ids (ssl.c generate_key_expansion). Returns NULL or a reason. */
+static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
+                                      struct key_state *ks, const struct key_method2 *client,
+                                      enum data_cipher cipher, struct data_key *key)
+{
+    struct key_method2 *server = calloc(1, sizeof(*server));
+    uint8_t block[KEY_BLOCK_LEN], out[1024];
+    bool use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    const char *why = NULL;
+    size_t out_len;
+    int err;
+
+    if (!server) {
+        return "out of memory";
+    }
+    if (mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1)) ||
+        mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2))) {
+        why = "random generator failed";
+        goto out;
+    }
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (use_ekm) {
+        err = tls_session_export(&ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
+    } else {
+        err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
+                              server->random2, cs->peer_sid, cs->own_sid, block);
+    }
+    err =
+        err ? err
+            : data_key_init(key, cipher, ks->key_id, block, true, (uint32_t)a->cfg->replay_window);
+    mbedtls_platform_zeroize(block, sizeof(block));
+    if (err) {
+        why = "data channel key setup failed";
+        goto out;
+    }
+    err = key_method2_write(server, false, out, sizeof(out), &out_len);
+    if (err || tls_session_write(&ks->tls, out, out_len)) {
+        data_key_clear(key);
+        why = "cannot write the key-method 2 reply";
+    }
+out:
+    key_method2_wipe(server);
+    free(server);
+    return why;
+}
+
+/* A renegotiation (key_id > 0) finished its TLS handshake and sent key method 2: same client
+ * certificate, new keys for the worker (section 10). */
+static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                  const struct key_method2 *client)
+{
+    struct peer *p = cs->peer;
+    char cn[PEER_CN_MAX] = "";
+    enum data_cipher cipher;
+    struct data_key key;
+    const char *why;
+    struct msg *m;
+
+    memset(&key, 0, sizeof(key));
+    if (tls_session_peer_cn(&ks->tls, cn, sizeof(cn)) == 0 && strcmp(cn, cs->cn) != 0) {
+        cs_log(a, cs, LOG_WARN, "renegotiation with another certificate (CN '%s'): refused", cn);
+        ks_clear(ks);
+        return;
+    }
+    if (data_cipher_from_name(p->cipher, &cipher)) {
+        ks_clear(ks);
+        return;
+    }
+    why = answer_key_method2(a, cs, ks, client, cipher, &key);
+    if (why) {
+        cs_log(a, cs, LOG_WARN, "renegotiation of key_id %u failed: %s", ks->key_id, why);
+        ks_clear(ks);
+        return;
+    }
+    m = msg_new(MSG_NEW_KEY, p, &key, sizeof(key)); /* the worker owns the key from here on */
+    if (!m) {
+        data_key_clear(&key);
+        ks_clear(ks);
+        return;
+    }
+    server_post_worker(a->srv, p->worker, m);
+    ks->state = KS_ACTIVE;
+    cs->primary = (int)(ks - cs->ks);
+    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
+    cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
 }
 
 static void send_push_reply(struct acceptor *a, struct ctl_session *cs);
 
-/* The client's key-method-2 message arrived: authenticate, choose, answer, install. */
-static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const uint8_t *msg,
-                               size_t len)
+/* The client's key-method-2 message arrived on ks: authenticate, choose, answer, install. */
+static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                               const uint8_t *msg, size_t len)
 {
     struct server *srv = a->srv;
     struct key_method2 *client = calloc(1, sizeof(*client));
-    struct key_method2 *server = calloc(1, sizeof(*server));
-    uint8_t block[KEY_BLOCK_LEN], out[1024];
     char cipher_name[32];
     enum data_cipher cipher;
     struct peer *p = NULL;
-    size_t out_len;
-    bool use_ekm;
+    const char *why;
     int err;
 
-    if (!client || !server) {
+    if (!client) {
         cs_log(a, cs, LOG_ERR, "out of memory");
         cs_close(a, cs, 0);
-        goto out;
+        return;
     }
     err = key_method2_parse(msg, len, true, client);
     if (err) {
         cs_log(a, cs, LOG_WARN, "bad key-method 2 message: %s", proto_strerror(err));
-        cs_close(a, cs, 0);
+        if (ks->key_id == 0) {
+            cs_close(a, cs, 0);
+        } else {
+            ks_clear(ks);
+        }
+        goto out;
+    }
+    if (cs->peer) {
+        rekey(a, cs, ks, client);
         goto out;
     }
     peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
                     &cs->pi);
-    if (tls_session_peer_cn(&cs->tls, cs->cn, sizeof(cs->cn))) {
+    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn))) {
         snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
     }
     cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
@@ -529,7 +683,6 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const
     if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
                    cipher_name, sizeof(cipher_name)) ||
         data_cipher_from_name(cipher_name, &cipher)) {
-        cs->peer = NULL;
         send_message(a, cs,
                      "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
         cs_log(a, cs, LOG_WARN,
@@ -553,7 +706,6 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const
     }
     if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
         free(p);
-        p = NULL;
         auth_failed(a, cs, "address pool exhausted");
         goto out;
     }
@@ -561,45 +713,27 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const
     if (pick_peer_slot(a, p)) {
         ip_pool_release(&srv->pool, p->vaddr);
         free(p);
-        p = NULL;
         auth_failed(a, cs, "no free peer-id");
         goto out;
     }
     a->n_clients++;
-    cs->peer = p;
+    cs->peer = p; /* from here on cs_free() returns the address and the peer-id */
     p->ctl = cs;
     p->remote = cs->remote;
     p->connected_since = time(NULL);
     p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
     snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
     snprintf(p->cipher, sizeof(p->cipher), "%s", cipher_name);
-
-    /* Our answer: fresh randoms, our options string, empty user/pass/peer-info. */
-    if (mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1)) ||
-        mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2))) {
-        auth_failed(a, cs, "random generator failed");
-        goto out;
-    }
-    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
-    use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
-    err = derive_keys(a, cs, client, server, use_ekm, block);
-    err = err ? err
-              : data_key_init(
-                    &p->key_store[0], cipher, 0, block, true,
-                    (uint32_t)(a->cfg->no_replay ? PACKET_ID_WINDOW_MAX : a->cfg->replay_window));
-    mbedtls_platform_zeroize(block, sizeof(block));
-    if (err) {
-        auth_failed(a, cs, "data channel key setup failed");
+    why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
+    if (why) {
+        auth_failed(a, cs, why);
         goto out;
     }
     p->keys[0] = &p->key_store[0];
     p->tx_key = &p->key_store[0];
-    err = key_method2_write(server, false, out, sizeof(out), &out_len);
-    if (err || tls_session_write(&cs->tls, out, out_len)) {
-        auth_failed(a, cs, "cannot write key-method 2 reply");
-        goto out;
-    }
+    ks->state = KS_ACTIVE;
     cs->state = CS_ACTIVE;
+    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
     atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1, memory_order_release);
     {
@@ -619,20 +753,15 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, const
 
         inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
         cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
-               p->peer_id, vaddr, cipher_name, use_ekm ? "tls-ekm" : "openvpn-prf");
+               p->peer_id, vaddr, cipher_name,
+               (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
     }
     if (cs->pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->is_push_requested) {
         send_push_reply(a, cs);
     }
 out:
-    if (client) {
-        key_method2_wipe(client);
-        free(client);
-    }
-    if (server) {
-        key_method2_wipe(server);
-        free(server);
-    }
+    key_method2_wipe(client);
+    free(client);
 }
 
 static int emit_push(void *ctx, const char *msg, size_t len)
@@ -640,7 +769,7 @@ static int emit_push(void *ctx, const char *msg, size_t len)
     struct ctl_session *cs = ctx;
 
     (void)len;
-    return tls_session_write(&cs->tls, (const uint8_t *)msg, strlen(msg) + 1);
+    return tls_session_write(&primary_ks(cs)->tls, (const uint8_t *)msg, strlen(msg) + 1);
 }
 
 static void send_push_reply(struct acceptor *a, struct ctl_session *cs)
@@ -654,6 +783,11 @@ static void send_push_reply(struct acceptor *a, struct ctl_session *cs)
     struct in_addr gw = {.s_addr = htonl(srv->server_addr)};
     int err;
 
+    /* 2.6 order (push.c): the configured push lines, then route-gateway, topology, ping,
+     * ping-restart, then the per-client options. */
+    for (size_t i = 0; i < cfg->push.n_items && n < 256; i++) {
+        opts[n++] = cfg->push.items[i];
+    }
     snprintf(global[0], sizeof(global[0]), "route-gateway %s", inet_ntoa(gw));
     snprintf(global[1], sizeof(global[1]), "topology subnet");
     opts[n++] = global[0];
@@ -665,9 +799,6 @@ static void send_push_reply(struct acceptor *a, struct ctl_session *cs)
     if (cfg->keepalive_restart_s > 0) {
         snprintf(global[3], sizeof(global[3]), "ping-restart %d", cfg->keepalive_restart_s);
         opts[n++] = global[3];
-    }
-    for (size_t i = 0; i < cfg->push.n_items && n < 256; i++) {
-        opts[n++] = cfg->push.items[i];
     }
     memset(&pp, 0, sizeof(pp));
     pp.iv_proto = cs->pi.iv_proto;
@@ -719,42 +850,56 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
     }
 }
 
-/* Run TLS with what arrived, then read application data. */
-static void drive_tls(struct acceptor *a, struct ctl_session *cs)
+/* A negotiation that failed: the whole session when it was the first one, else just that key
+ * state (the tunnel goes on with the current keys, as in 2.6). */
+static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    if (ks->key_id == 0 && !cs->peer) {
+        cs_close(a, cs, 0);
+    } else {
+        ks_clear(ks);
+    }
+}
+
+/* Run TLS on ks with what arrived, then read application data. */
+static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
     char err[256] = "";
     int ret;
 
-    if (!cs->tls.is_handshake_done) {
-        ret = tls_session_handshake(&cs->tls, err, sizeof(err));
+    if (!ks->tls.is_handshake_done) {
+        ret = tls_session_handshake(&ks->tls, err, sizeof(err));
         if (ret == -PE_WANT_IO) {
             return;
         }
         if (ret) {
             a->stats.handshakes_failed++;
-            cs_log(a, cs, LOG_WARN, "%s", err);
-            flush(a, cs); /* deliver the TLS alert */
-            cs_close(a, cs, 0);
+            cs_log(a, cs, LOG_WARN, "key_id %u: %s", ks->key_id, err);
+            flush_ks(a, cs, ks); /* deliver the TLS alert */
+            ks_fail(a, cs, ks);
             return;
         }
     }
     for (;;) {
         size_t n;
 
-        ret = tls_session_read(&cs->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
+        ret = tls_session_read(&ks->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
         if (ret) {
-            cs_log(a, cs, LOG_INFO, "TLS session closed by the peer");
-            cs_close(a, cs, 0);
+            cs_log(a, cs, LOG_INFO, "key_id %u: TLS session closed by the peer", ks->key_id);
+            ks_fail(a, cs, ks);
             return;
         }
         if (n == 0) {
             return;
         }
-        if (cs->state == CS_TLS && !cs->peer) {
-            handle_key_method2(a, cs, a->app_buf, n);
+        if (ks->state == KS_TLS) {
+            handle_key_method2(a, cs, ks, a->app_buf, n);
+            if (!ks->in_use || cs->state == CS_CLOSING) {
+                return;
+            }
             continue;
         }
-        /* NUL-separated text messages; drop any with control characters (section 8.1). */
+        /* NUL-separated text messages, trailing CR/LF stripped (section 8.1). */
         a->app_buf[n] = '\0';
         for (size_t off = 0; off < n;) {
             char *m = (char *)a->app_buf + off;
@@ -771,44 +916,89 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs)
     }
 }
 
-/* ---- receiving ---- */
+/* key_id after k: 1..7, wrapping to 1, never back to 0 (ssl.c key_state_init). */
+static uint8_t next_key_id(uint8_t k)
+{
+    return (uint8_t)(k % 7 + 1);
+}
+
+/* Start a renegotiation with key_id in the slot that is not the primary one. We are the TLS
+ * server either way: the peer's SOFT_RESET (or ours) is followed by its ClientHello. */
+static struct key_state *start_renegotiation(struct acceptor *a, struct ctl_session *cs,
+                                             uint8_t key_id, bool we_initiate)
+{
+    struct key_state *ks = &cs->ks[1 - cs->primary];
+
+    if (ks_init(a, ks, key_id, 0)) {
+        return NULL;
+    }
+    if (reliable_queue(&ks->rel, P_CONTROL_SOFT_RESET_V1, NULL, 0, now_ms(a), NULL)) {
+        ks_clear(ks);
+        return NULL;
+    }
+    cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
+           we_initiate ? "starting" : "client started", key_id);
+    return ks;
+}
+
+static struct key_state *find_ks(struct ctl_session *cs, uint8_t key_id)
+{
+    for (int i = 0; i < 2; i++) {
+        if (cs->ks[i].in_use && cs->ks[i].key_id == key_id) {
+            return &cs->ks[i];
+        }
+    }
+    return NULL;
+}
 
 static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
                                    const struct control_packet *pkt)
 {
     uint64_t now = now_ms(a);
+    struct key_state *ks = find_ks(cs, pkt->key_id);
     uint8_t *payload, *to_free;
     size_t len;
     int ret;
 
-    if (pkt->acks.n_acks > 0) {
-        if (memcmp(pkt->acks.remote_session_id, cs->own_sid, SESSION_ID_LEN) != 0) {
-            cs_log(a, cs, LOG_DEBUG, "ACK for another session id: dropped");
-            return;
-        }
-        reliable_process_acks(&cs->rel, &pkt->acks, now);
-    }
-    if (pkt->key_id != 0) {
-        /* Renegotiation (P_CONTROL_SOFT_RESET_V1 and its key_id) is not implemented yet. */
-        cs_log(a, cs, LOG_WARN, "%s for key_id %u: renegotiation is not supported yet, ignored",
-               packet_opcode_name(pkt->opcode), pkt->key_id);
+    if (pkt->acks.n_acks > 0 &&
+        memcmp(pkt->acks.remote_session_id, cs->own_sid, SESSION_ID_LEN) != 0) {
+        cs_log(a, cs, LOG_DEBUG, "ACK for another session id: dropped");
         return;
     }
+    if (!ks) {
+        struct key_state *pri = primary_ks(cs);
+
+        /* Only a SOFT_RESET for exactly the next key_id opens a new key state (ssl.c:
+         * "key IDs out of sync" otherwise). */
+        if (pkt->opcode != P_CONTROL_SOFT_RESET_V1 || cs->state != CS_ACTIVE ||
+            pri->state != KS_ACTIVE || pkt->key_id != next_key_id(pri->key_id)) {
+            cs_log(a, cs, LOG_DEBUG, "%s for key_id %u: no such key state, dropped",
+                   packet_opcode_name(pkt->opcode), pkt->key_id);
+            return;
+        }
+        ks = start_renegotiation(a, cs, pkt->key_id, false);
+        if (!ks) {
+            return;
+        }
+    }
+    if (pkt->acks.n_acks > 0) {
+        reliable_process_acks(&ks->rel, &pkt->acks, now);
+    }
     if (pkt->has_message_id) {
-        ret = reliable_receive(&cs->rel, pkt->message_id, pkt->payload, pkt->payload_len);
+        ret = reliable_receive(&ks->rel, pkt->message_id, pkt->payload, pkt->payload_len);
         if (ret < 0) {
             a->stats.drop_window++;
         }
     }
-    while (reliable_pop(&cs->rel, &payload, &len, &to_free)) {
-        if (cs->state != CS_CLOSING && len > 0 && tls_session_feed(&cs->tls, payload, len)) {
+    while (reliable_pop(&ks->rel, &payload, &len, &to_free)) {
+        if (cs->state != CS_CLOSING && len > 0 && tls_session_feed(&ks->tls, payload, len)) {
             cs_log(a, cs, LOG_WARN, "too much unread TLS data: closing");
             cs_close(a, cs, 0);
         }
         free(to_free);
     }
-    if (cs->state != CS_CLOSING) {
-        drive_tls(a, cs);
+    if (cs->state != CS_CLOSING && ks->in_use) {
+        drive_tls(a, cs, ks);
     }
     flush(a, cs);
 }
@@ -934,6 +1124,38 @@ static void on_udp(uv_poll_t *h, int status, int events)
 
 /* ---- timers, inbox, status ---- */
 
+/* hand-window for negotiations in progress, and reneg-sec for the primary key. */
+static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t now,
+                             uint64_t hand_window_ms)
+{
+    bool is_negotiating = false;
+
+    for (int i = 0; i < 2; i++) {
+        struct key_state *ks = &cs->ks[i];
+
+        if (!ks->in_use || ks->state != KS_TLS) {
+            continue;
+        }
+        if (now - ks->start_ms > hand_window_ms) {
+            a->stats.handshakes_failed++;
+            cs_log(a, cs, LOG_WARN,
+                   "key_id %u: TLS key negotiation did not finish within %d seconds "
+                   "(hand-window)",
+                   ks->key_id, a->cfg->hand_window_s);
+            ks_fail(a, cs, ks);
+            if (cs->state == CS_CLOSING) {
+                return;
+            }
+            continue;
+        }
+        is_negotiating = true;
+    }
+    if (cs->state == CS_ACTIVE && !is_negotiating && now >= cs->next_reneg_ms) {
+        cs->next_reneg_ms = UINT64_MAX; /* set again when this renegotiation completes */
+        start_renegotiation(a, cs, next_key_id(primary_ks(cs)->key_id), true);
+    }
+}
+
 static void on_tick(uv_timer_t *t)
 {
     struct acceptor *a = t->data;
@@ -950,14 +1172,8 @@ static void on_tick(uv_timer_t *t)
                 cs_free(a, cs);
                 continue;
             }
-            if (cs->state == CS_TLS && now - cs->created_ms > hand_window_ms) {
-                a->stats.handshakes_failed++;
-                cs_log(a, cs, LOG_WARN,
-                       "TLS key negotiation did not finish within %d seconds "
-                       "(hand-window)",
-                       a->cfg->hand_window_s);
-                cs_close(a, cs, 0);
-                continue;
+            if (cs->state != CS_CLOSING) {
+                check_key_states(a, cs, now, hand_window_ms);
             }
             if (cs->state != CS_CLOSING || now < cs->close_at_ms) {
                 flush(a, cs);

@@ -40,6 +40,8 @@ struct peer {
     struct data_key key_store[2];
     struct data_key *keys[PEER_N_KEY_IDS]; /* by key_id */
     struct data_key *tx_key;
+    struct data_key *pending_tx_key; /* newest key: used for sending once the client uses it */
+    uint64_t pending_since_ms;
     uint64_t last_rx_ms;
     uint64_t last_tx_ms;
     bool is_installed;
@@ -54,6 +56,7 @@ struct peer {
 enum msg_type {
     MSG_INSTALL, /* acceptor -> worker: take over peer's data plane */
     MSG_REMOVE,  /* acceptor -> worker: drop peer (by pointer), answer MSG_GONE */
+    MSG_NEW_KEY, /* acceptor -> worker: data[] is a struct data_key (renegotiated), owned by it */
     MSG_GONE,    /* worker -> acceptor: the worker no longer uses peer */
     MSG_PACKET,  /* either way: a datagram or TUN packet that reached the wrong thread */
     MSG_STOP,    /* main -> any: leave the loop */

@@ -219,6 +219,11 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     }
     w->stats.rx_packets++;
     p->last_rx_ms = uv_now(&w->loop);
+    if (k == p->pending_tx_key) {
+        /* The client sends with the renegotiated key, so it has it: switch ours too. */
+        p->tx_key = k;
+        p->pending_tx_key = NULL;
+    }
     atomic_store_explicit(&p->bytes_rx,
                           atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
                           memory_order_relaxed);
@@ -299,6 +304,25 @@ static void install_peer(struct worker *w, struct peer *p)
     p->is_installed = true;
 }
 
+/* A renegotiated key from the acceptor: receive with it at once, send with it once the client
+ * does (or after hand-window at the latest, as 2.6's send-key choice does), and drop the key
+ * before the current one. */
+static void install_key(struct worker *w, struct peer *p, const struct data_key *nk)
+{
+    struct data_key *slot = p->tx_key == &p->key_store[0] ? &p->key_store[1] : &p->key_store[0];
+
+    if (slot->cipher != DATA_CIPHER_NONE) {
+        if (p->keys[slot->key_id] == slot) {
+            p->keys[slot->key_id] = NULL;
+        }
+        data_key_clear(slot);
+    }
+    *slot = *nk;
+    p->keys[slot->key_id] = slot;
+    p->pending_tx_key = slot;
+    p->pending_since_ms = uv_now(&w->loop);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     struct worker *w = t->data;
@@ -310,6 +334,11 @@ static void on_tick(uv_timer_t *t)
 
         if (!p) {
             continue;
+        }
+        if (p->pending_tx_key &&
+            now - p->pending_since_ms >= (uint64_t)srv->cfg->hand_window_s * 1000) {
+            p->tx_key = p->pending_tx_key;
+            p->pending_tx_key = NULL;
         }
         if (srv->ping_restart_s > 0 &&
             now - p->last_rx_ms >= (uint64_t)srv->ping_restart_s * 1000) {
@@ -346,6 +375,16 @@ static void on_async(uv_async_t *a)
         switch (m->type) {
         case MSG_INSTALL:
             install_peer(w, m->peer);
+            break;
+        case MSG_NEW_KEY:
+            if (m->peer->is_installed && m->len == sizeof(struct data_key)) {
+                struct data_key nk;
+
+                memcpy(&nk, m->data, sizeof(nk));
+                install_key(w, m->peer, &nk);
+            } else if (m->len == sizeof(struct data_key)) {
+                data_key_clear((struct data_key *)(void *)m->data);
+            }
             break;
         case MSG_REMOVE:
             if (m->peer->is_installed) {
