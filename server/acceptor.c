@@ -1248,6 +1248,29 @@ static void handle_gone(struct acceptor *a, struct peer *p, enum gone_reason rea
     /* The address and peer-id are free once the session itself goes (cs_free). */
 }
 
+/* The worker saw the client's authenticated data from a new address: move the control session
+ * there too, unless another client's session lives at that address. */
+static void handle_float(struct acceptor *a, struct peer *p, const struct sockaddr_in *to)
+{
+    struct ctl_session *cs = p->ctl, *other;
+    char addr[32];
+
+    if (!cs || cs->state != CS_ACTIVE || udp_addr_equal(&cs->remote, to)) {
+        return;
+    }
+    other = table_find(a, to);
+    if (other) {
+        cs_log(a, cs, LOG_WARN,
+               "float to %s: another session uses that address; control "
+               "channel stays at the old one",
+               udp_addr_str(to, addr, sizeof(addr)));
+        return;
+    }
+    table_unlink(a, cs);
+    cs->remote = *to;
+    table_insert(a, cs);
+}
+
 static void stop_everything(struct acceptor *a)
 {
     uv_poll_stop(&a->poll);
@@ -1288,6 +1311,9 @@ static void on_async(uv_async_t *h)
         switch (m->type) {
         case MSG_GONE:
             handle_gone(a, m->peer, m->reason);
+            break;
+        case MSG_FLOAT:
+            handle_float(a, m->peer, &m->from);
             break;
         case MSG_PACKET:
             handle_datagram(a, m->data, m->len, &m->from);

@@ -58,6 +58,7 @@ enum msg_type {
     MSG_REMOVE,  /* acceptor -> worker: drop peer (by pointer), answer MSG_GONE */
     MSG_NEW_KEY, /* acceptor -> worker: data[] is a struct data_key (renegotiated), owned by it */
     MSG_GONE,    /* worker -> acceptor: the worker no longer uses peer */
+    MSG_FLOAT,   /* worker -> acceptor: peer's authenticated packets now come from `from` */
     MSG_PACKET,  /* either way: a datagram or TUN packet that reached the wrong thread */
     MSG_STOP,    /* main -> any: leave the loop */
 };

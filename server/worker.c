@@ -25,14 +25,13 @@ static void drop(struct worker *w, uint64_t *counter, const struct sockaddr_in *
     char addr[32];
 
     (*counter)++;
-    if (!log_enabled(LOG_DEBUG) ||
-        !log_ratelimit_allow(&w->rl_drop, uv_now(&w->loop), 10, 10, &n_suppressed)) {
+    if (!log_ratelimit_allow(&w->rl_drop, uv_now(&w->loop), 10, 10, &n_suppressed)) {
         return;
     }
     if (n_suppressed) {
-        log_msg(LOG_DEBUG, "worker %d: %u drop messages suppressed", w->index, n_suppressed);
+        log_msg(LOG_WARN, "worker %d: %u similar messages suppressed", w->index, n_suppressed);
     }
-    log_msg(LOG_DEBUG, "worker %d: dropped packet from %s: %s", w->index,
+    log_msg(LOG_WARN, "worker %d: dropped packet from %s: %s", w->index,
             from ? udp_addr_str(from, addr, sizeof(addr)) : "tun", why);
 }
 
@@ -156,6 +155,24 @@ static void handle_plaintext(struct worker *w, struct peer *p, const uint8_t *pl
     }
 }
 
+/* An authenticated packet of p came from a new address (NAT rebinding, roaming laptop): send to
+ * the new address from now on and tell the acceptor, as openvpn's float with peer-id does
+ * (mudp.c multi_get_create_instance_udp). */
+static void float_peer(struct worker *w, struct peer *p, const struct sockaddr_in *from)
+{
+    char old_addr[32], new_addr[32];
+    struct msg *m = msg_new(MSG_FLOAT, p, NULL, 0);
+
+    log_msg(LOG_INFO, "peer %u %s: floated from %s to %s", p->peer_id, p->common_name,
+            udp_addr_str(&p->remote, old_addr, sizeof(old_addr)),
+            udp_addr_str(from, new_addr, sizeof(new_addr)));
+    p->remote = *from;
+    if (m) {
+        m->from = *from;
+        server_post_acceptor(w->srv, m);
+    }
+}
+
 /* A datagram that the kernel steered to this worker. */
 static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
                             const struct sockaddr_in *from)
@@ -201,10 +218,6 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         drop(w, &w->stats.drop_unknown_peer, from, "unknown peer-id");
         return;
     }
-    if (!udp_addr_equal(from, &p->remote)) {
-        drop(w, &w->stats.drop_wrong_addr, from, "peer-id used from another address");
-        return;
-    }
     k = p->keys[packet_key_id(pkt[0])];
     if (!k) {
         drop(w, &w->stats.drop_no_key, from, "no key for key_id");
@@ -216,6 +229,9 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
              err == -PE_REPLAY || err == -PE_TOO_OLD ? &w->stats.drop_replay : &w->stats.drop_auth,
              from, proto_strerror(err));
         return;
+    }
+    if (!udp_addr_equal(from, &p->remote)) {
+        float_peer(w, p, from); /* authenticated and not a replay: the client moved */
     }
     w->stats.rx_packets++;
     p->last_rx_ms = uv_now(&w->loop);
