@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1300,6 +1301,20 @@ static void say_goodbye(struct acceptor *a)
     }
 }
 
+static void log_stats(struct acceptor *a)
+{
+    const struct acceptor_stats *s = &a->stats;
+
+    log_msg(LOG_INFO,
+            "control: %zu clients, %zu sessions; handshakes ok %" PRIu64 ", failed %" PRIu64
+            ", refused %" PRIu64 "; dropped: short %" PRIu64 ", tls-auth/tls-crypt %" PRIu64
+            ", replay %" PRIu64 ", malformed %" PRIu64 ", bad cookie %" PRIu64
+            ", no session %" PRIu64 ", window %" PRIu64,
+            a->n_clients, a->n_sessions, s->handshakes_ok, s->handshakes_failed, s->auth_failed,
+            s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed, s->drop_cookie,
+            s->drop_no_session, s->drop_window);
+}
+
 static void on_async(uv_async_t *h)
 {
     struct acceptor *a = h->data;
@@ -1318,7 +1333,11 @@ static void on_async(uv_async_t *h)
         case MSG_PACKET:
             handle_datagram(a, m->data, m->len, &m->from);
             break;
+        case MSG_STATS:
+            log_stats(a);
+            break;
         case MSG_STOP:
+            log_stats(a);
             say_goodbye(a);
             stop_everything(a);
             break;

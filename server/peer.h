@@ -61,6 +61,7 @@ enum msg_type {
     MSG_FLOAT,   /* worker -> acceptor: peer's authenticated packets now come from `from` */
     MSG_PACKET,  /* either way: a datagram or TUN packet that reached the wrong thread */
     MSG_STOP,    /* main -> any: leave the loop */
+    MSG_STATS,   /* main -> any: log your counters (SIGUSR2) */
 };
 
 enum gone_reason {

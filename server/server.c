@@ -82,17 +82,40 @@ static int drop_privileges(const struct config *cfg)
     return 0;
 }
 
-static uv_signal_t sig_int, sig_term;
+static uv_signal_t sig_int, sig_term, sig_usr2, sig_hup;
 static struct server *running;
 
 static void on_signal(uv_signal_t *h, int signum)
 {
+    (void)h;
+    if (signum == SIGUSR2) {
+        /* As openvpn: SIGUSR2 writes statistics to the log. Each thread logs its own. */
+        for (int i = 0; running && i < running->n_workers; i++) {
+            struct msg *m = msg_new(MSG_STATS, NULL, NULL, 0);
+
+            if (m) {
+                worker_post(&running->workers[i], m);
+            }
+        }
+        if (running) {
+            struct msg *m = msg_new(MSG_STATS, NULL, NULL, 0);
+
+            if (m) {
+                acceptor_post(running->acceptor, m);
+            }
+        }
+        return;
+    }
+    if (signum == SIGHUP) {
+        log_msg(LOG_WARN, "SIGHUP: reloading the configuration is not implemented yet; "
+                          "restart ovpnd to apply changes");
+        return;
+    }
     log_msg(LOG_INFO, "%s received, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
-    uv_signal_stop(&sig_int);
-    uv_signal_stop(&sig_term);
     uv_close((uv_handle_t *)&sig_int, NULL);
     uv_close((uv_handle_t *)&sig_term, NULL);
-    (void)h;
+    uv_close((uv_handle_t *)&sig_usr2, NULL);
+    uv_close((uv_handle_t *)&sig_hup, NULL);
 }
 
 int server_run(struct config *cfg)
@@ -204,8 +227,12 @@ int server_run(struct config *cfg)
     running = &srv;
     uv_signal_init(uv_default_loop(), &sig_int);
     uv_signal_init(uv_default_loop(), &sig_term);
+    uv_signal_init(uv_default_loop(), &sig_usr2);
+    uv_signal_init(uv_default_loop(), &sig_hup);
     uv_signal_start(&sig_int, on_signal, SIGINT);
     uv_signal_start(&sig_term, on_signal, SIGTERM);
+    uv_signal_start(&sig_usr2, on_signal, SIGUSR2);
+    uv_signal_start(&sig_hup, on_signal, SIGHUP);
     uv_run(uv_default_loop(), UV_RUN_DEFAULT);
     err = 0;
 

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -380,6 +381,20 @@ static void stop_loop(struct worker *w)
     uv_close((uv_handle_t *)&w->async, NULL);
 }
 
+static void log_stats(struct worker *w)
+{
+    const struct worker_stats *s = &w->stats;
+
+    log_msg(LOG_INFO,
+            "worker %d: packets in %" PRIu64 ", out %" PRIu64 "; dropped: short %" PRIu64
+            ", unknown peer-id %" PRIu64 ", no key %" PRIu64 ", authentication %" PRIu64
+            ", replay %" PRIu64 ", bad source %" PRIu64 ", not IPv4 %" PRIu64 ", no route %" PRIu64
+            ", send %" PRIu64,
+            w->index, s->rx_packets, s->tx_packets, s->drop_short, s->drop_unknown_peer,
+            s->drop_no_key, s->drop_auth, s->drop_replay, s->drop_bad_source, s->drop_not_ipv4,
+            s->drop_no_route, s->drop_send);
+}
+
 static void on_async(uv_async_t *a)
 {
     struct worker *w = a->data;
@@ -414,7 +429,11 @@ static void on_async(uv_async_t *a)
                 handle_datagram(w, m->data, m->len, &m->from);
             }
             break;
+        case MSG_STATS:
+            log_stats(w);
+            break;
         case MSG_STOP:
+            log_stats(w);
             stop_loop(w);
             break;
         default:
