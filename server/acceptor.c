@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,7 @@ struct acceptor {
     mbedtls_ctr_drbg_context drbg;
     struct tls_server_conf tls;
     uint8_t cookie_key[32];
+    int status_fd; /* open status file when privileges are dropped, else -1 */
     struct ctl_session **table;
     size_t table_size;
     size_t n_sessions;
@@ -1183,6 +1185,29 @@ static void on_tick(uv_timer_t *t)
     }
 }
 
+/* With `user`/`group` the file was opened before privileges were dropped (as openvpn does), so
+ * it is rewritten in place through that descriptor. */
+static int status_rewrite_fd(int fd, int version, const struct status_client *rows, size_t n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int err;
+
+    if (!mem) {
+        return -errno;
+    }
+    err = status_print(mem, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n);
+    if (fclose(mem) != 0 && !err) {
+        err = -EIO;
+    }
+    if (!err && (ftruncate(fd, 0) < 0 || pwrite(fd, text, len, 0) != (ssize_t)len)) {
+        err = -errno;
+    }
+    free(text);
+    return err;
+}
+
 static void write_status(struct acceptor *a)
 {
     struct status_client *rows;
@@ -1217,8 +1242,12 @@ static void write_status(struct acceptor *a)
             snprintf(r->cipher, sizeof(r->cipher), "%s", p->cipher);
         }
     }
-    err = status_write(a->cfg->status_file, a->cfg->status_version, "ovpnd " OVPND_VERSION,
-                       time(NULL), rows, n);
+    if (a->status_fd >= 0) {
+        err = status_rewrite_fd(a->status_fd, a->cfg->status_version, rows, n);
+    } else {
+        err = status_write(a->cfg->status_file, a->cfg->status_version, "ovpnd " OVPND_VERSION,
+                           time(NULL), rows, n);
+    }
     if (err) {
         log_msg(LOG_WARN, "cannot write status file %s: %s", a->cfg->status_file, strerror(-err));
     }
@@ -1382,6 +1411,15 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->srv = srv;
     a->cfg = cfg;
     a->fd = srv->udp_fds[0];
+    a->status_fd = -1;
+    if (cfg->status_file && (cfg->user || cfg->group)) {
+        a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (a->status_fd < 0) {
+            snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status_file,
+                     strerror(errno));
+            return -errno;
+        }
+    }
     msgq_init(&a->inbox);
     mbedtls_entropy_init(&a->entropy);
     mbedtls_ctr_drbg_init(&a->drbg);
@@ -1500,6 +1538,9 @@ void acceptor_free(struct acceptor *a)
     }
     if (a->cfg->status_file) {
         write_status(a);
+    }
+    if (a->status_fd >= 0) {
+        close(a->status_fd);
     }
     tls_wrap_wipe(&a->wrap);
     tls_server_conf_clear(&a->tls);
