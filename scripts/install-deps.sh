@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install what building and testing ovpnd needs, from Debian's apt repositories only.
+# Idempotent: prints nothing and changes nothing when everything is already installed.
+set -euo pipefail
+
+pkgs=(
+    # build
+    build-essential cmake pkg-config
+    libmbedtls-dev libuv1-dev liblz4-dev libpam0g-dev libssl-dev
+    # unit tests and formatting
+    libcmocka-dev clang-format-16
+    # integration tests, demo, benchmarks: the stock client, PKI, namespaces, traffic
+    openvpn openssl iproute2 iputils-ping iperf3 python3 tcpdump util-linux procps coreutils
+)
+
+installed=" $(dpkg-query -W -f='${Package}=${db:Status-Status} ' "${pkgs[@]}" 2>/dev/null || true) "
+missing=()
+for p in "${pkgs[@]}"; do
+    case "$installed" in
+    *" $p=installed "*) ;;
+    *) missing+=("$p") ;;
+    esac
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=()
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null; then
+        sudo=(sudo)
+    else
+        echo "install-deps: not root and no sudo; install these as root: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A 20 MB random file crosses the tunnel over TCP in both directions (client -> server, then
+# server -> client) and arrives with the same sha256.
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init tcp_transfer
+
+netns_setup 1
+pki_make "$OVT_DIR"
+server_conf_write "$OVT_DIR"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1
+wait_tunnel 1
+cip=${CLIENT_TUN_IP[1]}
+cns=$(client_ns 1)
+xfer=$OVT_LIB_DIR/tcpxfer.py
+
+head -c $((20 * 1024 * 1024)) /dev/urandom >"$OVT_DIR/up.bin"
+head -c $((20 * 1024 * 1024)) /dev/urandom >"$OVT_DIR/down.bin"
+
+# transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT: the receiver listens on its tunnel
+# address, the sender connects to it through the tunnel and sends SRC; the receiver stores DST.
+transfer() {
+    local what=$1 rns=$2 raddr=$3 sns=$4 src=$5 dst=$6 port=$7
+    local ready=$OVT_DIR/ready.$port
+    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
+        --port "$port" --ready "$ready" --recv "$dst" --timeout 150
+    local lpid=$OVT_LAST_PID
+    wait_for 10 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
+    if ! ovt_run 160 "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" --port "$port" \
+        --send "$src" --timeout 150 >"$OVT_DIR/connect.$port.log" 2>&1; then
+        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP transfer through the tunnel failed"
+    fi
+    ovt_wait "$lpid" || {
+        cat "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP receiver failed"
+    }
+    ovt_log "$what: $(cat "$OVT_DIR/connect.$port.log")"
+}
+
+transfer "client->server" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/up.bin" "$OVT_DIR/up.recv" 5001
+transfer "server->client" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/down.bin" "$OVT_DIR/down.recv" 5002
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+check_same() { # check_same SENT RECEIVED WHAT
+    local a b
+    a=$(sha "$OVT_DIR/$1")
+    b=$(sha "$OVT_DIR/$2")
+    [ "$a" = "$b" ] ||
+        fail "$3: sha256 mismatch (sent $a, got $b, $(stat -c %s "$OVT_DIR/$2") bytes)"
+    ovt_log "$3: 20 MiB, sha256 $a matches"
+}
+check_same up.bin up.recv "client->server"
+check_same down.bin down.recv "server->client"
+server_alive || fail "server died during the transfers"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tls-auth instead of tls-crypt (server `tls-auth ta 0`, clients `tls-auth ta 1`), with three
+# clients at once:
+#   client 1: default data-ciphers -> the server's first choice, AES-256-GCM (openvpn 2.6 default
+#             data-ciphers AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305)
+#   client 2: data-ciphers CHACHA20-POLY1305
+#   client 3: data-ciphers AES-128-GCM
+# Each tunnel comes up with the expected data channel cipher (client log) and carries pings both
+# ways with no loss.
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init tls_auth
+# shellcheck disable=SC2034 # read by lib.sh
+OVT_WRAP=tls-auth
+
+netns_setup 3
+pki_make "$OVT_DIR"
+server_conf_write "$OVT_DIR"
+grep -q '^tls-auth .* 0$' "$OVT_DIR/server.conf" || fail "server.conf has no 'tls-auth ... 0' line"
+server_start "$OVT_DIR"
+
+ciphers=(AES-256-GCM CHACHA20-POLY1305 AES-128-GCM)
+client_start "$OVT_DIR" 1
+client_start "$OVT_DIR" 2 "data-ciphers CHACHA20-POLY1305"
+client_start "$OVT_DIR" 3 "data-ciphers AES-128-GCM"
+for i in 1 2 3; do
+    wait_tunnel "$i"
+    want=${ciphers[$((i - 1))]}
+    wait_for 5 grep -q "Data Channel: cipher '$want'" "$OVT_DIR/client$i.log" ||
+        fail "client $i: data channel cipher is not $want ($(grep -m1 'Data Channel: cipher' \
+            "$OVT_DIR/client$i.log" | cut -c21- || echo none logged))"
+    grep -q "tls-auth" "$OVT_DIR/client$i.conf" || fail "client $i config lacks tls-auth"
+done
+
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 200 0.01 0 "client 1 (AES-256-GCM)"
+assert_ping "$NS_SRV" "${CLIENT_TUN_IP[1]}" 20 0.05 0 "server -> client 1"
+for i in 2 3; do
+    assert_ping "$(client_ns "$i")" "$OVT_SERVER_TUN_IP" 100 0.01 0 "client $i (${ciphers[$((i - 1))]})"
+    assert_ping "$NS_SRV" "${CLIENT_TUN_IP[$i]}" 10 0.05 0 "server -> client $i"
+done
+server_alive || fail "server died"
