@@ -17,7 +17,8 @@
 #
 # Every process started here runs under `timeout` and with a parent-death signal, so it dies
 # with the test even if the test is killed; the EXIT trap stops them all and deletes the
-# namespaces. Waits poll with a deadline, never a fixed sleep.
+# namespaces. Waits poll with a deadline, never a fixed sleep. A test that passed still fails if
+# the server log holds an ASan/LSan/UBSan report (run with OVPND=<build-asan>/ovpnd).
 
 OVT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OVT_SRC=${OVPND_SOURCE_DIR:-$(cd "$OVT_LIB_DIR/../.." && pwd)}
@@ -117,6 +118,14 @@ cleanup() {
         done
     done
     wait 2>/dev/null || true
+    # A server built with -DOVPND_SANITIZE=ON reports leaks and errors on its way out.
+    if [ "$rc" = 0 ] && [ -n "$OVT_DIR" ] &&
+        grep -Eq 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:' "$OVT_DIR/server.log" 2>/dev/null; then
+        ovt_log "FAIL: sanitizer report in the server log"
+        grep -E -A 30 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:' "$OVT_DIR/server.log" |
+            head -n 60 >&2
+        rc=1
+    fi
     for ns in "${OVT_NAMESPACES[@]}"; do
         ip netns del "$ns" 2>/dev/null || true
     done
