@@ -1,4 +1,4 @@
-/* proto/tls_session.c: a TLS server session (mbedTLS 2.28) driven through memory buffers. */
+/* proto/tls_session.c: a TLS session (mbedTLS 2.28) driven through memory buffers. */
 #include "proto/tls_session.h"
 
 #include <stdio.h>
@@ -48,6 +48,40 @@ static int export_keys_cb(void *ctx, const unsigned char *ms, const unsigned cha
     return 0;
 }
 
+/* Parse CA, certificate and key into c (already zeroed and initialised). Returns 0 or the
+ * mbedTLS error, with errbuf filled. */
+static int load_credentials(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
+                            const uint8_t *cert, size_t cert_len, const uint8_t *key,
+                            size_t key_len, char *errbuf, size_t errbuf_len)
+{
+    int ret = mbedtls_x509_crt_parse(&c->ca, ca, ca_len);
+
+    if (ret < 0) {
+        set_err(errbuf, errbuf_len, "ca", ret);
+        return ret;
+    }
+    ret = mbedtls_x509_crt_parse(&c->cert, cert, cert_len);
+    if (ret < 0) {
+        set_err(errbuf, errbuf_len, "cert", ret);
+        return ret;
+    }
+    ret = mbedtls_pk_parse_key(&c->key, key, key_len, NULL, 0);
+    if (ret < 0) {
+        set_err(errbuf, errbuf_len, "key", ret);
+        return ret;
+    }
+    return 0;
+}
+
+static void conf_zero_init(struct tls_server_conf *c)
+{
+    memset(c, 0, sizeof(*c));
+    mbedtls_ssl_config_init(&c->conf);
+    mbedtls_x509_crt_init(&c->ca);
+    mbedtls_x509_crt_init(&c->cert);
+    mbedtls_pk_init(&c->key);
+}
+
 int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
                          const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
                          enum tls_verify_client verify,
@@ -56,25 +90,9 @@ int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
 {
     int ret;
 
-    memset(c, 0, sizeof(*c));
-    mbedtls_ssl_config_init(&c->conf);
-    mbedtls_x509_crt_init(&c->ca);
-    mbedtls_x509_crt_init(&c->cert);
-    mbedtls_pk_init(&c->key);
-
-    ret = mbedtls_x509_crt_parse(&c->ca, ca, ca_len);
+    conf_zero_init(c);
+    ret = load_credentials(c, ca, ca_len, cert, cert_len, key, key_len, errbuf, errbuf_len);
     if (ret < 0) {
-        set_err(errbuf, errbuf_len, "ca", ret);
-        goto fail;
-    }
-    ret = mbedtls_x509_crt_parse(&c->cert, cert, cert_len);
-    if (ret < 0) {
-        set_err(errbuf, errbuf_len, "cert", ret);
-        goto fail;
-    }
-    ret = mbedtls_pk_parse_key(&c->key, key, key_len, NULL, 0);
-    if (ret < 0) {
-        set_err(errbuf, errbuf_len, "key", ret);
         goto fail;
     }
     ret = mbedtls_ssl_config_defaults(&c->conf, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
@@ -119,6 +137,64 @@ void tls_server_conf_clear(struct tls_server_conf *c)
     mbedtls_x509_crt_free(&c->ca);
     mbedtls_x509_crt_free(&c->cert);
     mbedtls_pk_free(&c->key);
+}
+
+/* --remote-cert-tls server: the leaf must carry extendedKeyUsage serverAuth. Like openvpn's
+ * x509_verify_cert_eku (ssl_verify_mbedtls.c), a certificate without the extension fails too. */
+static int verify_server_eku(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
+{
+    (void)ctx;
+    if (depth != 0) {
+        return 0;
+    }
+    if (!(crt->ext_types & MBEDTLS_X509_EXT_EXTENDED_KEY_USAGE) ||
+        mbedtls_x509_crt_check_extended_key_usage(crt, MBEDTLS_OID_SERVER_AUTH,
+                                                  MBEDTLS_OID_SIZE(MBEDTLS_OID_SERVER_AUTH)) != 0) {
+        *flags |= MBEDTLS_X509_BADCERT_EXT_KEY_USAGE;
+    }
+    return 0;
+}
+
+int tls_client_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
+                         const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
+                         bool require_server_eku, int (*f_rng)(void *, unsigned char *, size_t),
+                         void *p_rng, char *errbuf, size_t errbuf_len)
+{
+    int ret;
+
+    conf_zero_init(c);
+    ret = load_credentials(c, ca, ca_len, cert, cert_len, key, key_len, errbuf, errbuf_len);
+    if (ret < 0) {
+        goto fail;
+    }
+    ret = mbedtls_ssl_config_defaults(&c->conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                      MBEDTLS_SSL_PRESET_DEFAULT);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "tls config", ret);
+        goto fail;
+    }
+    /* 2.6 defaults to tls-version-min 1.2 on both sides. */
+    mbedtls_ssl_conf_min_version(&c->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
+                                 MBEDTLS_SSL_MINOR_VERSION_3);
+    mbedtls_ssl_conf_rng(&c->conf, f_rng, p_rng);
+    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
+    ret = mbedtls_ssl_conf_own_cert(&c->conf, &c->cert, &c->key);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "cert/key", ret);
+        goto fail;
+    }
+    /* The server certificate must chain to ca; openvpn checks no host name. */
+    mbedtls_ssl_conf_authmode(&c->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
+    if (require_server_eku) {
+        mbedtls_ssl_conf_verify(&c->conf, verify_server_eku, NULL);
+    }
+    mbedtls_ssl_conf_renegotiation(&c->conf, MBEDTLS_SSL_RENEGOTIATION_DISABLED);
+    mbedtls_ssl_conf_export_keys_ext_cb(&c->conf, export_keys_cb, &c->sink);
+    return 0;
+
+fail:
+    tls_server_conf_clear(c);
+    return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? -PE_CRYPTO : -PE_MALFORMED;
 }
 
 static int bytes_append(struct tls_bytes *b, const uint8_t *data, size_t len)
@@ -252,7 +328,8 @@ int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len
         /* verify_info ends lines with '\n'; keep the first reason on one line. */
         info[strcspn(info, "\n")] = '\0';
         if (errbuf && errbuf_len) {
-            snprintf(errbuf, errbuf_len, "client certificate verification failed: %s", info);
+            snprintf(errbuf, errbuf_len, "%s certificate verification failed: %s",
+                     s->conf->conf.endpoint == MBEDTLS_SSL_IS_CLIENT ? "server" : "client", info);
         }
     } else {
         set_err(errbuf, errbuf_len, "TLS handshake failed", ret);

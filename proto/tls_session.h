@@ -1,4 +1,5 @@
-/* proto/tls_session.h: a TLS server session (mbedTLS 2.28) driven through memory buffers.
+/* proto/tls_session.h: a TLS session (mbedTLS 2.28) driven through memory buffers: the server
+ * side for ovpnd, the client side for the load generator and tests.
  *
  * The control channel carries TLS records inside reliable control packets (ssl.c in OpenVPN
  * 2.6). mbedTLS reads the peer's ciphertext from `in` and writes its own into `out` through
@@ -73,10 +74,26 @@ int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
                          int (*f_rng)(void *, unsigned char *, size_t), void *p_rng, char *errbuf,
                          size_t errbuf_len);
 
-/* Free everything held by c. */
+/* Free everything held by c (a server or a client configuration). */
 void tls_server_conf_clear(struct tls_server_conf *c);
 
-/* Set up caller-owned s on conf. Returns 0 or -PE_CRYPTO (out of memory). */
+/* Build a TLS client configuration into c (the struct serves either side: it is one
+ * mbedtls_ssl_config with its CA, own certificate and key, and the export sink; free it with
+ * tls_server_conf_clear). Sessions on it (tls_session_init) are TLS clients: the first
+ * tls_session_handshake() call writes the ClientHello to s->out. Same blob rules as
+ * tls_server_conf_init. TLS 1.2 or later; the server certificate must chain to ca (no host name
+ * check, as in openvpn). require_server_eku: like openvpn --remote-cert-tls server, the server's
+ * certificate must have extendedKeyUsage serverAuth ("TLS Web Server Authentication"); a
+ * certificate without the extension fails as well (openvpn ssl_verify_mbedtls.c
+ * x509_verify_cert_eku). Used by the load generator and tests, never by the server.
+ * Returns 0 or -PE_MALFORMED (bad PEM, key does not match), -PE_CRYPTO; errbuf gets a reason. */
+int tls_client_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
+                         const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
+                         bool require_server_eku, int (*f_rng)(void *, unsigned char *, size_t),
+                         void *p_rng, char *errbuf, size_t errbuf_len);
+
+/* Set up caller-owned s on conf, a server (tls_server_conf_init) or client (tls_client_conf_init)
+ * configuration. Returns 0 or -PE_CRYPTO (out of memory). */
 int tls_session_init(struct tls_session *s, struct tls_server_conf *conf);
 
 /* Free s, wiping its secrets. Safe on a zeroed struct. */
@@ -88,7 +105,8 @@ int tls_session_feed(struct tls_session *s, const uint8_t *data, size_t len);
 
 /* Advance the handshake with what was fed. Returns 0 when the handshake is complete (then
  * s->is_handshake_done), -PE_WANT_IO when it needs more input, -PE_TLS on a fatal TLS error
- * (errbuf gets mbedTLS's reason and, for certificate failures, the verify result). */
+ * (errbuf gets mbedTLS's reason and, for certificate failures, the verify result: "client
+ * certificate verification failed: ..." on a server, "server certificate ..." on a client). */
 int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len);
 
 /* Read decrypted application data (one record at most) into buf (cap bytes). *n = 0 when none.

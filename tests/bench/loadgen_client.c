@@ -1,0 +1,878 @@
+/* tests/bench/loadgen_client.c: one simulated OpenVPN 2.6 client (see loadgen_client.h). */
+#include "tests/bench/loadgen_client.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mbedtls/platform_util.h>
+
+#include "proto/cursor.h"
+#include "proto/errors.h"
+#include "proto/key_method.h"
+#include "proto/occ.h"
+#include "proto/push.h"
+#include "proto/tls_wrap.h"
+#include "tests/bench/loadgen_icmp.h"
+#include "tests/bench/loadgen_worker.h"
+
+#define TLS_MTU 1250 /* TLS_MTU_DEFAULT: control packet incl. IPv4 and UDP headers */
+#define IPV4_UDP_HDR 28
+#define TLS_TIMEOUT_MS 2000 /* --tls-timeout default */
+#define WRAP_REPLAY_WINDOW 64
+#define DATA_REPLAY_WINDOW 64 /* --replay-window default */
+/* The stock client asks for the push itself when none came 1 s after the key exchange, and
+ * repeats every 5 s until one arrives (push.c send_push_request). */
+#define PUSH_REQUEST_FIRST_MS 1000
+#define PUSH_REQUEST_REPEAT_MS 5000
+#define EXIT_ACK_TIMEOUT_MS 5000
+#define DATA_BURST_MAX 64   /* echo requests sent at most per timer run when behind */
+#define KM2_BUF_LEN 2048    /* our key-method-2 message is about 400 bytes */
+#define N_FAILURES_LOGGED 5 /* per worker, unless --verbose */
+
+static const char *const state_names[] = {
+    [LOADGEN_CLIENT_IDLE] = "idle",       [LOADGEN_CLIENT_RESET] = "reset",
+    [LOADGEN_CLIENT_TLS] = "tls",         [LOADGEN_CLIENT_KEY_METHOD] = "key-method",
+    [LOADGEN_CLIENT_PUSH] = "push",       [LOADGEN_CLIENT_CONNECTED] = "connected",
+    [LOADGEN_CLIENT_EXITING] = "exiting", [LOADGEN_CLIENT_DONE] = "done",
+    [LOADGEN_CLIENT_FAILED] = "failed",
+};
+
+const char *loadgen_client_state_name(enum loadgen_client_state s)
+{
+    return (size_t)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "?";
+}
+
+void loadgen_client_init(struct loadgen_client *c, struct loadgen_worker *w, size_t index)
+{
+    memset(c, 0, sizeof(*c));
+    c->w = w;
+    c->index = index;
+    c->state = LOADGEN_CLIENT_IDLE;
+}
+
+bool loadgen_client_is_final(const struct loadgen_client *c)
+{
+    return c->state == LOADGEN_CLIENT_DONE || c->state == LOADGEN_CLIENT_FAILED;
+}
+
+static void wipe_secrets(struct loadgen_client *c)
+{
+    mbedtls_platform_zeroize(c->pre_master, sizeof(c->pre_master));
+    mbedtls_platform_zeroize(c->random1, sizeof(c->random1));
+    mbedtls_platform_zeroize(c->random2, sizeof(c->random2));
+    mbedtls_platform_zeroize(c->server_random1, sizeof(c->server_random1));
+    mbedtls_platform_zeroize(c->server_random2, sizeof(c->server_random2));
+}
+
+static void stop_data(struct loadgen_client *c)
+{
+    if (c->is_data_running) {
+        uv_timer_stop(&c->data_timer);
+        c->is_data_running = false;
+    }
+}
+
+static void fail(struct loadgen_client *c, const char *reason, const char *detail)
+{
+    static _Thread_local unsigned n_logged;
+
+    if (loadgen_client_is_final(c)) {
+        return;
+    }
+    c->fail_reason = reason;
+    snprintf(c->fail_detail, sizeof(c->fail_detail), "%s", detail ? detail : "");
+    if (c->w->cfg->verbose || n_logged++ < N_FAILURES_LOGGED) {
+        fprintf(stderr, "ovpnd-loadgen: client %zu failed in state %s: %s%s%s\n", c->index,
+                loadgen_client_state_name(c->state), reason, detail && *detail ? ": " : "",
+                detail ? detail : "");
+    }
+    c->state = LOADGEN_CLIENT_FAILED;
+    stop_data(c);
+    wipe_secrets(c);
+    if (!c->was_connected) {
+        loadgen_worker_settled(c->w, false, loadgen_now_ms());
+    }
+}
+
+void loadgen_client_abandon(struct loadgen_client *c)
+{
+    if (c->state == LOADGEN_CLIENT_IDLE) {
+        fail(c, "not started", NULL);
+    }
+}
+
+/* ---- sending ---- */
+
+static void send_datagram(struct loadgen_client *c, uint8_t *buf, size_t len)
+{
+    uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
+    int ret = uv_udp_try_send(&c->udp, &b, 1, NULL);
+
+    if (ret < 0) {
+        c->st.send_errors++;
+    }
+}
+
+static int send_control(struct loadgen_client *c, uint8_t opcode, const struct control_acks *acks,
+                        uint32_t message_id, const uint8_t *payload, size_t payload_len)
+{
+    struct loadgen_worker *w = c->w;
+    struct control_packet pkt;
+    size_t plain_len, wire_len;
+    int err;
+
+    memset(&pkt, 0, sizeof(pkt));
+    pkt.opcode = opcode;
+    pkt.key_id = 0;
+    memcpy(pkt.session_id, c->own_sid, SESSION_ID_LEN);
+    pkt.acks = *acks;
+    if (acks->n_acks > 0) {
+        memcpy(pkt.acks.remote_session_id, c->peer_sid, SESSION_ID_LEN);
+    }
+    pkt.has_message_id = opcode != P_ACK_V1;
+    pkt.message_id = message_id;
+    pkt.payload = payload;
+    pkt.payload_len = payload_len;
+    err = control_packet_write(&pkt, w->ctl_plain, sizeof(w->ctl_plain), &plain_len);
+    err = err ? err
+              : tls_wrap_seal(&w->wrap, c->wrap_tx_id++, c->wrap_tx_time, w->ctl_plain, plain_len,
+                              w->ctl_wire, sizeof(w->ctl_wire), &wire_len);
+    if (err) {
+        c->st.send_errors++;
+        return err;
+    }
+    send_datagram(c, w->ctl_wire, wire_len);
+    return 0;
+}
+
+static size_t max_chunk(const struct loadgen_client *c)
+{
+    return TLS_MTU - IPV4_UDP_HDR - tls_wrap_overhead(&c->w->wrap) -
+           control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
+}
+
+/* Move pending TLS output into reliable packets; send what is due and the pending ACKs. */
+static void flush(struct loadgen_client *c, uint64_t now)
+{
+    struct control_acks acks;
+    struct reliable_out *o;
+
+    for (;;) {
+        size_t out_len, n;
+        const uint8_t *out = tls_session_out_peek(&c->tls, &out_len);
+
+        if (!out_len || !reliable_can_send(&c->rel)) {
+            break;
+        }
+        n = out_len < max_chunk(c) ? out_len : max_chunk(c);
+        if (reliable_queue(&c->rel, P_CONTROL_V1, out, n, now, NULL)) {
+            break;
+        }
+        tls_session_out_consume(&c->tls, n);
+    }
+    while ((o = reliable_next_due(&c->rel, now)) != NULL) {
+        if (o->timeout_ms > c->rel.initial_timeout_ms) {
+            c->st.retransmits++;
+        }
+        /* No ACKs before the server's session id is known: there is nothing to ACK yet. */
+        reliable_take_acks(&c->rel, &acks, c->has_peer_sid ? CONTROL_SEND_ACK_MAX : 0);
+        send_control(c, o->opcode, &acks, o->message_id, o->payload, o->payload_len);
+        reliable_sent(&c->rel, o, now);
+    }
+    while (c->has_peer_sid && reliable_has_acks(&c->rel)) {
+        reliable_take_acks(&c->rel, &acks, CONTROL_MAX_ACKS);
+        send_control(c, P_ACK_V1, &acks, 0, NULL, 0);
+    }
+}
+
+/* One control-channel message: the text and its NUL in one TLS record (section 8.1). */
+static int send_message(struct loadgen_client *c, const char *text)
+{
+    return tls_session_write(&c->tls, (const uint8_t *)text, strlen(text) + 1);
+}
+
+static void send_push_request(struct loadgen_client *c, uint64_t now)
+{
+    if (send_message(c, "PUSH_REQUEST")) {
+        fail(c, "cannot write PUSH_REQUEST", NULL);
+        return;
+    }
+    c->push_request_ms = now;
+    c->st.push_requests++;
+}
+
+/* Apply the pushed compression framing (section 7) to payload; the result is in *out. */
+static size_t frame(const struct loadgen_client *c, const uint8_t *in, size_t len, uint8_t *out,
+                    size_t cap)
+{
+    switch (c->push.comp) {
+    case LOADGEN_COMP_LZO_STUB:
+        if (len + 1 > cap) {
+            return 0;
+        }
+        out[0] = 0xFA;
+        memcpy(out + 1, in, len);
+        return len + 1;
+    case LOADGEN_COMP_STUB:
+        if (len == 0 || len + 1 > cap) {
+            return 0;
+        }
+        out[0] = 0xFB; /* the first byte moves to the end */
+        memcpy(out + 1, in + 1, len - 1);
+        out[len] = in[0];
+        return len + 1;
+    case LOADGEN_COMP_STUB_V2:
+        if (len > 0 && in[0] == 0x50) {
+            if (len + 2 > cap) {
+                return 0;
+            }
+            out[0] = 0x50;
+            out[1] = 0x00;
+            memcpy(out + 2, in, len);
+            return len + 2;
+        }
+        break;
+    case LOADGEN_COMP_NONE:
+        break;
+    }
+    if (len > cap) {
+        return 0;
+    }
+    memcpy(out, in, len);
+    return len;
+}
+
+/* Undo the framing of a received payload; false if it is not framed as pushed. */
+static bool unframe(const struct loadgen_client *c, uint8_t *p, size_t len, const uint8_t **out,
+                    size_t *out_len)
+{
+    switch (c->push.comp) {
+    case LOADGEN_COMP_LZO_STUB:
+        if (len < 1 || p[0] != 0xFA) {
+            return false;
+        }
+        *out = p + 1;
+        *out_len = len - 1;
+        return true;
+    case LOADGEN_COMP_STUB:
+        if (len < 2 || p[0] != 0xFB) {
+            return false;
+        }
+        p[0] = p[len - 1]; /* put the moved byte back in front */
+        *out = p;
+        *out_len = len - 1;
+        return true;
+    case LOADGEN_COMP_STUB_V2:
+        if (len >= 1 && p[0] == 0x50) {
+            if (len < 2 || p[1] != 0x00) {
+                return false;
+            }
+            *out = p + 2;
+            *out_len = len - 2;
+            return true;
+        }
+        break;
+    case LOADGEN_COMP_NONE:
+        break;
+    }
+    *out = p;
+    *out_len = len;
+    return true;
+}
+
+static int send_data_payload(struct loadgen_client *c, const uint8_t *payload, size_t len,
+                             uint64_t now)
+{
+    struct loadgen_worker *w = c->w;
+    size_t framed_len, wire_len;
+    int err;
+
+    framed_len = frame(c, payload, len, w->data_framed, sizeof(w->data_framed));
+    if (framed_len == 0) {
+        c->st.send_errors++;
+        return -PE_NOSPACE;
+    }
+    err = data_key_seal(&c->key, c->push.has_peer_id, c->push.peer_id, w->data_framed, framed_len,
+                        w->data_wire, sizeof(w->data_wire), &wire_len);
+    if (err) {
+        c->st.send_errors++;
+        return err;
+    }
+    send_datagram(c, w->data_wire, wire_len);
+    c->last_tx_ms = now;
+    return 0;
+}
+
+static void send_echo(struct loadgen_client *c, uint64_t now)
+{
+    struct loadgen_worker *w = c->w;
+    size_t len = loadgen_icmp_echo_build(c->tun_addr, c->gateway, (uint16_t)c->index, ++c->icmp_seq,
+                                         uv_hrtime() / 1000u, w->cfg->payload_len, w->data_plain,
+                                         sizeof(w->data_plain));
+
+    if (len && send_data_payload(c, w->data_plain, len, now) == 0) {
+        c->st.sent++;
+    }
+}
+
+static void on_data_timer(uv_timer_t *t)
+{
+    struct loadgen_client *c = t->data;
+    double pps = c->w->cfg->data_pps;
+    uint64_t now = loadgen_now_ms(), due;
+
+    if (c->state != LOADGEN_CLIENT_CONNECTED || loadgen_worker_phase(c->w) >= LOADGEN_PHASE_DRAIN) {
+        stop_data(c);
+        return;
+    }
+    due = (uint64_t)((double)(now - c->data_start_ms) * pps / 1000.0) + 1;
+    if (due > c->data_sent_in_run + DATA_BURST_MAX) {
+        c->data_sent_in_run = due - DATA_BURST_MAX; /* fell behind: do not try to catch up */
+    }
+    while (c->data_sent_in_run < due) {
+        c->data_sent_in_run++;
+        send_echo(c, now);
+    }
+}
+
+static void start_data(struct loadgen_client *c, uint64_t now)
+{
+    double pps = c->w->cfg->data_pps;
+    uint64_t interval_ms;
+
+    if (pps <= 0 || loadgen_worker_phase(c->w) >= LOADGEN_PHASE_DRAIN) {
+        return;
+    }
+    interval_ms = (uint64_t)(1000.0 / pps);
+    c->data_start_ms = now;
+    c->data_sent_in_run = 0;
+    if (uv_timer_start(&c->data_timer, on_data_timer, 0, interval_ms ? interval_ms : 1) == 0) {
+        c->is_data_running = true;
+    }
+}
+
+/* ---- the key exchange ---- */
+
+static void send_key_method2(struct loadgen_client *c)
+{
+    struct loadgen_worker *w = c->w;
+    struct key_method2 *km = calloc(1, sizeof(*km));
+    uint8_t buf[KM2_BUF_LEN];
+    size_t len = 0;
+    int err = -PE_NOSPACE;
+
+    if (!km) {
+        fail(c, "out of memory", NULL);
+        return;
+    }
+    if (mbedtls_ctr_drbg_random(&w->drbg, c->pre_master, sizeof(c->pre_master)) ||
+        mbedtls_ctr_drbg_random(&w->drbg, c->random1, sizeof(c->random1)) ||
+        mbedtls_ctr_drbg_random(&w->drbg, c->random2, sizeof(c->random2))) {
+        err = -PE_CRYPTO;
+    } else {
+        km->has_pre_master = true;
+        memcpy(km->pre_master, c->pre_master, sizeof(km->pre_master));
+        memcpy(km->random1, c->random1, sizeof(km->random1));
+        memcpy(km->random2, c->random2, sizeof(km->random2));
+        snprintf(km->options, sizeof(km->options), "%s", w->options_string);
+        snprintf(km->peer_info, sizeof(km->peer_info), "%s", w->peer_info);
+        err = key_method2_write(km, true, buf, sizeof(buf), &len);
+        err = err ? err : tls_session_write(&c->tls, buf, len);
+    }
+    key_method2_wipe(km);
+    free(km);
+    mbedtls_platform_zeroize(buf, sizeof(buf));
+    if (err) {
+        fail(c, "cannot write the key-method 2 message", proto_strerror(err));
+        return;
+    }
+    c->state = LOADGEN_CLIENT_KEY_METHOD;
+}
+
+static void handle_key_method2(struct loadgen_client *c, const uint8_t *msg, size_t len,
+                               uint64_t now)
+{
+    struct key_method2 *km = calloc(1, sizeof(*km));
+    int err;
+
+    if (!km) {
+        fail(c, "out of memory", NULL);
+        return;
+    }
+    err = key_method2_parse(msg, len, false, km);
+    if (!err) {
+        memcpy(c->server_random1, km->random1, sizeof(c->server_random1));
+        memcpy(c->server_random2, km->random2, sizeof(c->server_random2));
+    }
+    key_method2_wipe(km);
+    free(km);
+    if (err) {
+        fail(c, "bad key-method 2 message from the server", proto_strerror(err));
+        return;
+    }
+    c->state = LOADGEN_CLIENT_PUSH;
+    c->km_done_ms = now;
+    loadgen_push_init(&c->push);
+    if (c->w->cfg->no_request_push) {
+        send_push_request(c, now);
+    }
+}
+
+/* The whole PUSH_REPLY is in: derive the data keys (section 5) and start the data channel. */
+static void connect_data(struct loadgen_client *c, uint64_t now)
+{
+    const char *cipher_name = c->push.cipher[0] ? c->push.cipher : c->w->cfg->cipher;
+    uint8_t block[KEY_BLOCK_LEN];
+    enum data_cipher cipher;
+    int err;
+
+    if (!cipher_name) {
+        fail(c, "the server pushed no cipher and --cipher is not set", NULL);
+        return;
+    }
+    if (data_cipher_from_name(cipher_name, &cipher)) {
+        fail(c, "unsupported data cipher", cipher_name);
+        return;
+    }
+    if (!c->push.has_ifconfig || !loadgen_push_gateway(&c->push)) {
+        fail(c, "PUSH_REPLY without ifconfig or route-gateway", NULL);
+        return;
+    }
+    if (c->push.tls_ekm) {
+        err = tls_session_export(&c->tls, KDF_EKM_LABEL_DATAKEYS, block, sizeof(block));
+    } else {
+        err = kdf_openvpn_prf(c->pre_master, c->random1, c->server_random1, c->random2,
+                              c->server_random2, c->own_sid, c->peer_sid, block);
+    }
+    err = err ? err : data_key_init(&c->key, cipher, 0, block, false, DATA_REPLAY_WINDOW);
+    mbedtls_platform_zeroize(block, sizeof(block));
+    wipe_secrets(c);
+    if (err) {
+        fail(c, "data channel key setup failed", proto_strerror(err));
+        return;
+    }
+    c->tun_addr = c->push.ifconfig_local;
+    c->gateway = loadgen_push_gateway(&c->push);
+    c->state = LOADGEN_CLIENT_CONNECTED;
+    c->was_connected = true;
+    c->connected_ms = now;
+    c->last_rx_ms = now;
+    c->last_tx_ms = now;
+    loadgen_worker_settled(c->w, true, now);
+    start_data(c, now);
+}
+
+static void handle_message(struct loadgen_client *c, const char *msg, size_t len, uint64_t now)
+{
+    int err;
+
+    switch (control_msg_classify(msg, len)) {
+    case CONTROL_MSG_PUSH_REPLY:
+        c->st.push_replies++;
+        if (c->state != LOADGEN_CLIENT_PUSH) {
+            return; /* a second reply, e.g. to a PUSH_REQUEST that crossed the first */
+        }
+        err = loadgen_push_apply(&c->push, msg);
+        if (err) {
+            fail(c,
+                 err == -2 ? "server pushed compression settings that are not allowed"
+                           : "bad PUSH_REPLY",
+                 msg);
+            return;
+        }
+        if (c->push.is_complete) {
+            connect_data(c, now);
+        }
+        break;
+    case CONTROL_MSG_AUTH_FAILED:
+        fail(c, "AUTH_FAILED", msg);
+        break;
+    case CONTROL_MSG_RESTART:
+        if (c->state < LOADGEN_CLIENT_EXITING) {
+            fail(c, "server sent RESTART", msg);
+        }
+        break;
+    case CONTROL_MSG_HALT:
+        if (c->state < LOADGEN_CLIENT_EXITING) {
+            fail(c, "server sent HALT", msg);
+        }
+        break;
+    default:
+        break; /* AUTH_PENDING, INFO, ...: nothing to do for a load generator */
+    }
+}
+
+static void handle_messages(struct loadgen_client *c, const uint8_t *buf, size_t len, uint64_t now)
+{
+    char msg[CONTROL_MSG_MAX];
+
+    for (size_t off = 0; off < len && !loadgen_client_is_final(c);) {
+        size_t consumed = 0, mlen = 0;
+        int err = control_msg_next(buf + off, len - off, &consumed, msg, sizeof(msg), &mlen);
+
+        off += consumed ? consumed : len - off;
+        if (!err) {
+            handle_message(c, msg, mlen, now);
+        }
+    }
+}
+
+/* Run the TLS handshake with what arrived, then read application data. */
+static void drive_tls(struct loadgen_client *c, uint64_t now)
+{
+    struct loadgen_worker *w = c->w;
+    char err[200] = "";
+    int ret;
+
+    if (c->state == LOADGEN_CLIENT_TLS) {
+        ret = tls_session_handshake(&c->tls, err, sizeof(err));
+        if (ret == -PE_WANT_IO) {
+            return;
+        }
+        if (ret) {
+            fail(c, "TLS handshake failed", err);
+            return;
+        }
+        send_key_method2(c);
+    }
+    if (c->state < LOADGEN_CLIENT_KEY_METHOD || loadgen_client_is_final(c)) {
+        return;
+    }
+    for (;;) {
+        size_t n;
+
+        if (tls_session_read(&c->tls, w->app_buf, LOADGEN_APP_BUF_LEN, &n)) {
+            if (c->state < LOADGEN_CLIENT_EXITING) {
+                fail(c, "TLS session closed by the server", NULL);
+            }
+            return;
+        }
+        if (n == 0) {
+            return;
+        }
+        if (c->state == LOADGEN_CLIENT_KEY_METHOD) {
+            handle_key_method2(c, w->app_buf, n, now);
+        } else {
+            handle_messages(c, w->app_buf, n, now);
+        }
+        if (loadgen_client_is_final(c)) {
+            return;
+        }
+    }
+}
+
+/* ---- receiving ---- */
+
+static void handle_data(struct loadgen_client *c, const uint8_t *buf, size_t len, uint64_t now)
+{
+    struct loadgen_worker *w = c->w;
+    struct loadgen_echo_reply r;
+    const uint8_t *p;
+    size_t plain_len, plen;
+    enum occ_type occ;
+
+    if (c->state != LOADGEN_CLIENT_CONNECTED && c->state != LOADGEN_CLIENT_EXITING) {
+        c->st.early_data++; /* no keys yet: the server may send before our push is complete */
+        return;
+    }
+    if (data_key_open(&c->key, buf, len, w->data_plain, sizeof(w->data_plain), &plain_len) ||
+        !unframe(c, w->data_plain, plain_len, &p, &plen)) {
+        c->st.drops++;
+        return;
+    }
+    c->last_rx_ms = now;
+    if (occ_is_ping(p, plen)) {
+        c->st.pings_rx++;
+        return;
+    }
+    if (occ_parse(p, plen, &occ) == 0) {
+        return; /* OCC from the server: nothing a client must answer in TLS mode */
+    }
+    if (loadgen_icmp_echo_reply_parse(p, plen, &r) && r.dst == c->tun_addr && r.src == c->gateway &&
+        r.ident == (uint16_t)c->index) {
+        uint64_t now_us = uv_hrtime() / 1000u;
+
+        c->st.echoed++;
+        if (loadgen_worker_phase(w) == LOADGEN_PHASE_STEADY) {
+            c->st.echoed_steady++;
+        }
+        if (r.send_stamp && r.send_stamp <= now_us) {
+            c->st.rtt_sum_us += now_us - r.send_stamp;
+        }
+        return;
+    }
+    c->st.other_rx++; /* e.g. IPv6 multicast the server's tun sends to every client */
+}
+
+static void handle_control(struct loadgen_client *c, const uint8_t *buf, size_t len, uint64_t now)
+{
+    struct loadgen_worker *w = c->w;
+    struct control_packet pkt;
+    uint32_t wrap_id, wrap_time;
+    size_t plain_len;
+    uint8_t *payload, *to_free;
+    size_t payload_len;
+
+    if (tls_wrap_open(&w->wrap, buf, len, w->ctl_plain, sizeof(w->ctl_plain), &plain_len, &wrap_id,
+                      &wrap_time) ||
+        control_packet_parse(w->ctl_plain, plain_len, &pkt)) {
+        c->st.drops++;
+        return;
+    }
+    if (c->has_peer_sid ? memcmp(pkt.session_id, c->peer_sid, SESSION_ID_LEN) != 0
+                        : pkt.opcode != P_CONTROL_HARD_RESET_SERVER_V2) {
+        c->st.drops++; /* another session, or not the server's reset we wait for */
+        return;
+    }
+    if (w->wrap.mode != TLS_WRAP_NONE) {
+        if (packet_id_rx_check(&c->wrap_rx, wrap_id)) {
+            c->st.drops++;
+            return;
+        }
+        packet_id_rx_commit(&c->wrap_rx, wrap_id);
+    }
+    if (pkt.acks.n_acks > 0) {
+        if (memcmp(pkt.acks.remote_session_id, c->own_sid, SESSION_ID_LEN) != 0) {
+            c->st.drops++;
+            return;
+        }
+        reliable_process_acks(&c->rel, &pkt.acks, now);
+    }
+    if (!c->has_peer_sid) {
+        memcpy(c->peer_sid, pkt.session_id, SESSION_ID_LEN);
+        c->has_peer_sid = true;
+    }
+    c->last_rx_ms = now;
+    if (pkt.key_id != 0) {
+        c->st.soft_resets_ignored++; /* renegotiation is not implemented */
+        return;
+    }
+    if (pkt.has_message_id) {
+        reliable_receive(&c->rel, pkt.message_id, pkt.payload, pkt.payload_len);
+    }
+    while (reliable_pop(&c->rel, &payload, &payload_len, &to_free)) {
+        if (c->state == LOADGEN_CLIENT_RESET) {
+            /* Message 0 is the server's hard reset; its payload could only hold early-negotiation
+             * TLVs, which matter for tls-crypt-v2 alone. TLS starts now. */
+            c->state = LOADGEN_CLIENT_TLS;
+        } else if (payload_len > 0 && c->state < LOADGEN_CLIENT_DONE &&
+                   tls_session_feed(&c->tls, payload, payload_len)) {
+            fail(c, "too much unread TLS data", NULL);
+        }
+        free(to_free);
+    }
+    if (!loadgen_client_is_final(c)) {
+        drive_tls(c, now);
+    }
+    if (!loadgen_client_is_final(c)) {
+        flush(c, now);
+    }
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    struct loadgen_client *c = h->data;
+
+    (void)suggested;
+    buf->base = (char *)c->w->rx_buf;
+    buf->len = sizeof(c->w->rx_buf);
+}
+
+static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
+                    unsigned flags)
+{
+    struct loadgen_client *c = h->data;
+    const uint8_t *p = (const uint8_t *)buf->base;
+    uint8_t op;
+
+    (void)addr;
+    (void)flags;
+    if (nread < 0) {
+        c->st.send_errors++; /* e.g. ECONNREFUSED: nobody listens on the server port */
+        return;
+    }
+    if (nread == 0 || loadgen_client_is_final(c)) {
+        return;
+    }
+    op = packet_opcode(p[0]);
+    if (op == P_DATA_V2 || op == P_DATA_V1) {
+        handle_data(c, p, (size_t)nread, loadgen_now_ms());
+    } else if (packet_is_control(op) && op != P_CONTROL_HARD_RESET_CLIENT_V1 &&
+               op != P_CONTROL_HARD_RESET_CLIENT_V2 && op != P_CONTROL_HARD_RESET_CLIENT_V3 &&
+               op != P_CONTROL_WKC_V1) {
+        handle_control(c, p, (size_t)nread, loadgen_now_ms());
+    } else {
+        c->st.drops++; /* a client drops client resets and unknown opcodes */
+    }
+}
+
+/* ---- life cycle ---- */
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    struct loadgen_client *c = h->data;
+
+    loadgen_worker_handle_closed(c->w);
+}
+
+void loadgen_client_start(struct loadgen_client *c, uint64_t now)
+{
+    struct loadgen_worker *w = c->w;
+    const struct loadgen_config *cfg = w->cfg;
+    struct sockaddr_in local;
+    int err;
+
+    c->state = LOADGEN_CLIENT_RESET;
+    c->start_ms = now;
+    c->last_rx_ms = now;
+    memset(&local, 0, sizeof(local));
+    local.sin_family = AF_INET;
+    if (cfg->bind_first) {
+        uint32_t n_addrs = cfg->bind_last - cfg->bind_first + 1;
+
+        local.sin_addr.s_addr = htonl(cfg->bind_first + (uint32_t)(c->index % n_addrs));
+    }
+    err = uv_udp_init(&w->loop, &c->udp);
+    if (err) {
+        fail(c, "cannot create a UDP socket", uv_strerror(err));
+        return;
+    }
+    c->udp.data = c;
+    c->has_socket = true;
+    w->n_open_handles++;
+    err = uv_udp_bind(&c->udp, (const struct sockaddr *)&local, 0);
+    err = err ? err : uv_udp_connect(&c->udp, (const struct sockaddr *)&cfg->server);
+    err = err ? err : uv_udp_recv_start(&c->udp, on_alloc, on_recv);
+    if (err) {
+        fail(c, "cannot bind or connect the UDP socket", uv_strerror(err));
+        return;
+    }
+    err = uv_timer_init(&w->loop, &c->data_timer);
+    if (err) {
+        fail(c, "cannot create a timer", uv_strerror(err));
+        return;
+    }
+    c->data_timer.data = c;
+    c->has_timer = true;
+    w->n_open_handles++;
+    do {
+        if (mbedtls_ctr_drbg_random(&w->drbg, c->own_sid, sizeof(c->own_sid))) {
+            fail(c, "random generator failed", NULL);
+            return;
+        }
+    } while (session_id_is_zero(c->own_sid));
+    c->wrap_tx_id = 1;
+    c->wrap_tx_time = (uint32_t)time(NULL);
+    packet_id_rx_init(&c->wrap_rx, WRAP_REPLAY_WINDOW);
+    reliable_init(&c->rel, 0, 0, TLS_TIMEOUT_MS);
+    if (tls_session_init(&c->tls, &w->tls)) {
+        fail(c, "cannot set up a TLS session", NULL);
+        return;
+    }
+    c->has_tls = true;
+    /* P_CONTROL_HARD_RESET_CLIENT_V2, message 0, no payload (section 3.5 step 1). */
+    if (reliable_queue(&c->rel, P_CONTROL_HARD_RESET_CLIENT_V2, NULL, 0, now, NULL)) {
+        fail(c, "out of memory", NULL);
+        return;
+    }
+    flush(c, now);
+}
+
+static void begin_exit(struct loadgen_client *c, uint64_t now)
+{
+    uint8_t msg[OCC_STRING_SIZE + 1];
+    size_t len;
+
+    stop_data(c);
+    if (c->push.cc_exit) {
+        /* protocol-flags cc-exit: the EXIT control message, reliable (section 8.2). */
+        if (send_message(c, "EXIT")) {
+            fail(c, "cannot write EXIT", NULL);
+            return;
+        }
+        c->state = LOADGEN_CLIENT_EXITING;
+        c->exit_ms = now;
+        flush(c, now);
+        return;
+    }
+    /* Without cc-exit a 2.6 client sends OCC_EXIT on the data channel (section 8.5). */
+    if (occ_write(OCC_EXIT, msg, sizeof(msg), &len) || send_data_payload(c, msg, len, now)) {
+        fail(c, "cannot send OCC_EXIT", NULL);
+        return;
+    }
+    c->state = LOADGEN_CLIENT_DONE;
+    c->exit_ms = now;
+}
+
+void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
+{
+    const struct loadgen_config *cfg = c->w->cfg;
+
+    if (c->state == LOADGEN_CLIENT_IDLE || loadgen_client_is_final(c)) {
+        return;
+    }
+    if (c->state < LOADGEN_CLIENT_CONNECTED &&
+        now - c->start_ms >= (uint64_t)cfg->hand_window_s * 1000u) {
+        fail(c, "not connected within the hand-window", loadgen_client_state_name(c->state));
+        return;
+    }
+    switch (c->state) {
+    case LOADGEN_CLIENT_PUSH:
+        if (c->push_request_ms ? now - c->push_request_ms >= PUSH_REQUEST_REPEAT_MS
+                               : now - c->km_done_ms >= PUSH_REQUEST_FIRST_MS) {
+            send_push_request(c, now);
+        }
+        break;
+    case LOADGEN_CLIENT_CONNECTED:
+        if (c->push.ping_restart_s > 0 &&
+            now - c->last_rx_ms >= (uint64_t)c->push.ping_restart_s * 1000u) {
+            fail(c, "ping-restart: nothing heard from the server", NULL);
+            return;
+        }
+        if (loadgen_worker_phase(c->w) >= LOADGEN_PHASE_EXIT) {
+            begin_exit(c, now);
+            break;
+        }
+        if (c->push.ping_s > 0 && now - c->last_tx_ms >= (uint64_t)c->push.ping_s * 1000u &&
+            send_data_payload(c, occ_ping_magic, sizeof(occ_ping_magic), now) == 0) {
+            c->st.pings_tx++;
+        }
+        break;
+    case LOADGEN_CLIENT_EXITING:
+        if (reliable_all_acked(&c->rel)) {
+            c->state = LOADGEN_CLIENT_DONE;
+        } else if (now - c->exit_ms >= EXIT_ACK_TIMEOUT_MS) {
+            fail(c, "EXIT was not acknowledged", NULL);
+        }
+        break;
+    default:
+        break;
+    }
+    if (!loadgen_client_is_final(c)) {
+        flush(c, now);
+    }
+}
+
+void loadgen_client_close(struct loadgen_client *c)
+{
+    stop_data(c);
+    if (c->has_timer) {
+        uv_close((uv_handle_t *)&c->data_timer, on_handle_closed);
+        c->has_timer = false;
+    }
+    if (c->has_socket) {
+        uv_udp_recv_stop(&c->udp);
+        uv_close((uv_handle_t *)&c->udp, on_handle_closed);
+        c->has_socket = false;
+    }
+    reliable_clear(&c->rel);
+    if (c->has_tls) {
+        tls_session_clear(&c->tls);
+        c->has_tls = false;
+    }
+    data_key_clear(&c->key);
+    wipe_secrets(c);
+}
