@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/mss.h"
 #include "server/acceptor.h"
 #include "server/log.h"
 #include "server/peer.h"
@@ -158,6 +159,12 @@ int server_run(struct config *cfg)
     }
     srv.ping_s = cfg->ping_s;
     srv.ping_restart_s = cfg->ping_restart_s;
+    /* Data packets add P_DATA_V2 header, packet id and AEAD tag: 4 + 4 + 16 bytes. */
+    srv.mss_max = mss_max_for(cfg->mssfix,
+                              cfg->mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU
+                              : cfg->mssfix_mode == CONFIG_MSSFIX_FIXED ? MSS_MODE_FIXED
+                                                                        : MSS_MODE_PAYLOAD,
+                              24);
     srv.workers = calloc((size_t)srv.n_workers, sizeof(*srv.workers));
     if (!srv.addr_owner || !srv.workers) {
         err = -ENOMEM;

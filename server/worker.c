@@ -12,6 +12,7 @@
 #include "proto/cursor.h"
 #include "proto/data_crypto.h"
 #include "proto/errors.h"
+#include "proto/mss.h"
 #include "proto/occ.h"
 #include "proto/packet.h"
 #include "server/server.h"
@@ -88,7 +89,7 @@ static void send_to_peer(struct worker *w, struct peer *p, const uint8_t *plain,
 }
 
 /* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
-static void route_tun_packet(struct worker *w, const uint8_t *pkt, size_t len)
+static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
 {
     struct server *srv = w->srv;
     uint32_t dst, owner;
@@ -124,10 +125,11 @@ static void route_tun_packet(struct worker *w, const uint8_t *pkt, size_t len)
         drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
         return;
     }
+    mss_clamp_ipv4(pkt, len, srv->mss_max);
     send_to_peer(w, p, pkt, len);
 }
 
-static void handle_plaintext(struct worker *w, struct peer *p, const uint8_t *plain, size_t len)
+static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
 {
     enum occ_type occ;
 
@@ -151,6 +153,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, const uint8_t *pl
         drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
         return;
     }
+    mss_clamp_ipv4(plain, len, w->srv->mss_max);
     if (write(w->tun_fd, plain, len) < 0) {
         drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
     }

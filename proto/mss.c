@@ -1,0 +1,99 @@
+/* proto/mss.c: TCP MSS clamping for packets passing through the tunnel. */
+#include "proto/mss.h"
+
+#include "proto/cursor.h"
+
+#define IPV4_UDP_HDR_LEN 28
+#define INNER_IPV4_TCP_LEN 40
+#define IPPROTO_TCP_NUM 6
+#define TCP_FLAG_SYN 0x02
+#define TCPOPT_EOL 0
+#define TCPOPT_NOP 1
+#define TCPOPT_MSS 2
+
+uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, size_t data_overhead)
+{
+    long v = mssfix_value;
+
+    if (v <= 0) {
+        return 0;
+    }
+    switch (mode) {
+    case MSS_MODE_MTU:
+        v -= IPV4_UDP_HDR_LEN + (long)data_overhead + INNER_IPV4_TCP_LEN;
+        break;
+    case MSS_MODE_PAYLOAD:
+        v -= (long)data_overhead + INNER_IPV4_TCP_LEN;
+        break;
+    case MSS_MODE_FIXED:
+        v -= INNER_IPV4_TCP_LEN;
+        break;
+    }
+    if (v < 64) { /* never clamp to something silly */
+        v = 64;
+    }
+    return v > 65535 ? 65535 : (uint16_t)v;
+}
+
+/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') in one's complement arithmetic. */
+static uint16_t csum_replace16(uint16_t check, uint16_t old_val, uint16_t new_val)
+{
+    uint32_t sum = (uint16_t)~check;
+
+    sum += (uint16_t)~old_val;
+    sum += new_val;
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    return (uint16_t)~sum;
+}
+
+int mss_clamp_ipv4(uint8_t *pkt, size_t len, uint16_t max_mss)
+{
+    size_t ihl, tcp_len, doff, i;
+    uint8_t *tcp;
+
+    if (max_mss == 0 || len < 20 || (pkt[0] >> 4) != 4 || pkt[9] != IPPROTO_TCP_NUM) {
+        return 0;
+    }
+    ihl = (size_t)(pkt[0] & 0x0F) * 4;
+    /* Only whole, unfragmented packets: a later fragment has no TCP header. */
+    if (ihl < 20 || ihl > len || (load_be16(pkt + 6) & 0x1FFF) != 0) {
+        return 0;
+    }
+    tcp = pkt + ihl;
+    tcp_len = len - ihl;
+    if (tcp_len < 20 || !(tcp[13] & TCP_FLAG_SYN)) {
+        return 0;
+    }
+    doff = (size_t)(tcp[12] >> 4) * 4;
+    if (doff < 20 || doff > tcp_len) {
+        return 0;
+    }
+    for (i = 20; i < doff;) {
+        uint8_t kind = tcp[i];
+
+        if (kind == TCPOPT_EOL) {
+            break;
+        }
+        if (kind == TCPOPT_NOP) {
+            i++;
+            continue;
+        }
+        if (i + 1 >= doff || tcp[i + 1] < 2 || i + tcp[i + 1] > doff) {
+            return 0; /* malformed option list: leave it alone */
+        }
+        if (kind == TCPOPT_MSS && tcp[i + 1] == 4) {
+            uint16_t mss = load_be16(tcp + i + 2);
+
+            if (mss <= max_mss) {
+                return 0;
+            }
+            store_be16(tcp + i + 2, max_mss);
+            store_be16(tcp + 16, csum_replace16(load_be16(tcp + 16), mss, max_mss));
+            return 1;
+        }
+        i += tcp[i + 1];
+    }
+    return 0;
+}
