@@ -340,7 +340,7 @@ int loadgen_config_parse(struct loadgen_config *cfg, int argc, char **argv, char
     cfg->n_threads = 1;
     cfg->hand_window_s = 60; /* 2.6 --hand-window default */
     cfg->key_direction = -1;
-    optind = 1;
+    optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
     while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
         int ret = apply_option(cfg, opt == 'h' ? OPT_HELP : opt, optarg, errbuf, errbuf_len);
 
