@@ -18,6 +18,7 @@
 #include <mbedtls/md.h>
 #include <mbedtls/platform_util.h>
 
+#include "proto/cert_check.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
@@ -64,6 +65,7 @@ struct key_state {
     bool in_use;
     uint8_t key_id;
     enum ks_state state;
+    bool has_sent_key_method2;
     uint64_t start_ms;
     struct reliable rel;
     struct tls_session tls;
@@ -487,12 +489,46 @@ static struct ctl_session *session_create(struct acceptor *a, const struct contr
 
 /* ---- authentication, keys, push ---- */
 
-static void auth_failed(struct acceptor *a, struct ctl_session *cs, const char *reason)
+/* The client reads our key-method-2 message before any control message ("Unknown
+ * key_method/flags" otherwise), so a refusal still answers key method 2 first, without keys, as
+ * 2.6 does, and then says AUTH_FAILED. */
+static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
 {
+    struct key_method2 *server = calloc(1, sizeof(*server));
+    uint8_t out[1024];
+    size_t out_len;
+
+    if (!server) {
+        return;
+    }
+    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1));
+    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2));
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (key_method2_write(server, false, out, sizeof(out), &out_len) == 0 &&
+        tls_session_write(&ks->tls, out, out_len) == 0) {
+        ks->has_sent_key_method2 = true;
+    }
+    key_method2_wipe(server);
+    free(server);
+}
+
+/* Refuse the client: reason goes to the log; the client gets text (NULL: plain AUTH_FAILED). */
+static void refuse(struct acceptor *a, struct ctl_session *cs, const char *reason, const char *text)
+{
+    struct key_state *ks = primary_ks(cs);
+
     a->stats.auth_failed++;
     cs_log(a, cs, LOG_WARN, "refused: %s", reason);
-    send_message(a, cs, "AUTH_FAILED");
+    if (ks->in_use && !ks->has_sent_key_method2) {
+        send_empty_key_method2(a, ks);
+    }
+    send_message(a, cs, text ? text : "AUTH_FAILED");
     cs_close(a, cs, CLOSE_LINGER_MS);
+}
+
+static void auth_failed(struct acceptor *a, struct ctl_session *cs, const char *reason)
+{
+    refuse(a, cs, reason, NULL);
 }
 
 static int pick_peer_slot(struct acceptor *a, struct peer *p)
@@ -590,6 +626,8 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
     if (err || tls_session_write(&ks->tls, out, out_len)) {
         data_key_clear(key);
         why = "cannot write the key-method 2 reply";
+    } else {
+        ks->has_sent_key_method2 = true;
     }
 out:
     key_method2_wipe(server);
@@ -683,16 +721,24 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
                "client sent a username/password; no auth-user-pass-verify is "
                "configured, so it is ignored");
     }
+    if (a->cfg->remote_cert_tls_client) {
+        const char *bad = NULL;
+
+        if (cert_check_remote_tls_client(mbedtls_ssl_get_peer_cert(&ks->tls.ssl), &bad)) {
+            auth_failed(a, cs, bad);
+            goto out;
+        }
+    }
     if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
                    cipher_name, sizeof(cipher_name)) ||
         data_cipher_from_name(cipher_name, &cipher)) {
-        send_message(a, cs,
-                     "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
-        cs_log(a, cs, LOG_WARN,
-               "refused: no shared data cipher (client offers '%s', server has '%s')",
-               cs->pi.ciphers, a->cfg->data_ciphers);
-        a->stats.auth_failed++;
-        cs_close(a, cs, CLOSE_LINGER_MS);
+        char reason[600];
+
+        snprintf(reason, sizeof(reason),
+                 "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
+                 a->cfg->data_ciphers);
+        refuse(a, cs, reason,
+               "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
         goto out;
     }
     if (!a->cfg->duplicate_cn) {
