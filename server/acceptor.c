@@ -88,6 +88,7 @@ struct ctl_session {
     uint64_t push_sent_ms;
     bool is_pushed;
     bool is_push_requested;
+    bool is_installed; /* the worker confirmed MSG_INSTALL */
     bool is_dead;      /* freed at the next sweep */
     struct peer *peer; /* set once the client is authenticated */
     bool is_peer_live; /* installed in a worker and not reported gone */
@@ -805,9 +806,8 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
                p->peer_id, vaddr, cipher_name,
                (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
     }
-    if (cs->pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->is_push_requested) {
-        send_push_reply(a, cs);
-    }
+    /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
+     * as it has the reply, and the worker must know the peer-id by then. */
 out:
     key_method2_wipe(client);
     free(client);
@@ -883,7 +883,7 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
 {
     switch (control_msg_classify(msg, strlen(msg))) {
     case CONTROL_MSG_PUSH_REQUEST:
-        if (cs->state != CS_ACTIVE) {
+        if (cs->state != CS_ACTIVE || !cs->is_installed) {
             cs->is_push_requested = true;
         } else if (!cs->is_pushed || now_ms(a) - cs->push_sent_ms >= PUSH_REPEAT_IGNORE_MS) {
             send_push_reply(a, cs);
@@ -1324,6 +1324,22 @@ static void handle_gone(struct acceptor *a, struct peer *p, enum gone_reason rea
     /* The address and peer-id are free once the session itself goes (cs_free). */
 }
 
+/* The worker now routes the peer's packets: push its options (at once if the client set
+ * IV_PROTO_REQUEST_PUSH, else when its PUSH_REQUEST came or comes). */
+static void handle_installed(struct acceptor *a, struct peer *p)
+{
+    struct ctl_session *cs = p->ctl;
+
+    if (!cs || cs->state != CS_ACTIVE) {
+        return;
+    }
+    cs->is_installed = true;
+    if (cs->pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->is_push_requested) {
+        send_push_reply(a, cs);
+        flush(a, cs);
+    }
+}
+
 /* The worker saw the client's authenticated data from a new address: move the control session
  * there too, unless another client's session lives at that address. */
 static void handle_float(struct acceptor *a, struct peer *p, const struct sockaddr_in *to)
@@ -1401,6 +1417,9 @@ static void on_async(uv_async_t *h)
         switch (m->type) {
         case MSG_GONE:
             handle_gone(a, m->peer, m->reason);
+            break;
+        case MSG_INSTALLED:
+            handle_installed(a, m->peer);
             break;
         case MSG_FLOAT:
             handle_float(a, m->peer, &m->from);

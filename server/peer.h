@@ -54,14 +54,15 @@ struct peer {
 };
 
 enum msg_type {
-    MSG_INSTALL, /* acceptor -> worker: take over peer's data plane */
-    MSG_REMOVE,  /* acceptor -> worker: drop peer (by pointer), answer MSG_GONE */
-    MSG_NEW_KEY, /* acceptor -> worker: data[] is a struct data_key (renegotiated), owned by it */
-    MSG_GONE,    /* worker -> acceptor: the worker no longer uses peer */
-    MSG_FLOAT,   /* worker -> acceptor: peer's authenticated packets now come from `from` */
-    MSG_PACKET,  /* either way: a datagram or TUN packet that reached the wrong thread */
-    MSG_STOP,    /* main -> any: leave the loop */
-    MSG_STATS,   /* main -> any: log your counters (SIGUSR2) */
+    MSG_INSTALL,   /* acceptor -> worker: take over peer's data plane */
+    MSG_REMOVE,    /* acceptor -> worker: drop peer (by pointer), answer MSG_GONE */
+    MSG_NEW_KEY,   /* acceptor -> worker: data[] is a struct data_key (renegotiated), owned by it */
+    MSG_INSTALLED, /* worker -> acceptor: peer's data plane is live */
+    MSG_GONE,      /* worker -> acceptor: the worker no longer uses peer */
+    MSG_FLOAT,     /* worker -> acceptor: peer's authenticated packets now come from `from` */
+    MSG_PACKET,    /* either way: a datagram or TUN packet that reached the wrong thread */
+    MSG_STOP,      /* main -> any: leave the loop */
+    MSG_STATS,     /* main -> any: log your counters (SIGUSR2) */
 };
 
 enum gone_reason {

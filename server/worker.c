@@ -312,6 +312,7 @@ static void install_peer(struct worker *w, struct peer *p)
 {
     struct server *srv = w->srv;
     size_t local = p->peer_id / (uint32_t)srv->n_workers;
+    struct msg *m;
 
     if (local >= srv->max_local_peers || p->pool_index >= srv->n_addr_owner) {
         log_msg(LOG_ERR, "worker %d: peer %u out of table range", w->index, p->peer_id);
@@ -322,6 +323,10 @@ static void install_peer(struct worker *w, struct peer *p)
     w->by_addr[p->pool_index] = p;
     p->last_rx_ms = p->last_tx_ms = uv_now(&w->loop);
     p->is_installed = true;
+    m = msg_new(MSG_INSTALLED, p, NULL, 0);
+    if (m) {
+        server_post_acceptor(srv, m);
+    }
 }
 
 /* A renegotiated key from the acceptor: receive with it at once, send with it once the client
