@@ -18,7 +18,8 @@ static const char usage_text[] =
     "usage: ovpnd-loadgen --server HOST:PORT --clients N --rate PER_SEC --duration SECS\n"
     "         --ca F --cert F --key F (--tls-crypt F | --tls-auth F [--key-direction 0|1])\n"
     "         [--data-rate PPS_PER_CLIENT] [--payload BYTES] [--server-pid PID] [--json FILE]\n"
-    "         [--no-request-push] [--cipher NAME] [--bind-range A.B.C.X-Y] [--threads N]\n"
+    "         [--no-request-push] [--no-ekm] [--cipher NAME] [--bind-range A.B.C.X-Y] [--threads "
+    "N]\n"
     "         [--hand-window SECS] [--auth DIGEST] [--verbose]\n"
     "\n"
     "Plays N OpenVPN 2.6 clients over UDP (no tun): each connects (tls-crypt or tls-auth, TLS\n"
@@ -44,6 +45,7 @@ enum {
     OPT_SERVER_PID,
     OPT_JSON,
     OPT_NO_REQUEST_PUSH,
+    OPT_NO_EKM,
     OPT_CIPHER,
     OPT_BIND_RANGE,
     OPT_THREADS,
@@ -69,6 +71,7 @@ static const struct option long_options[] = {
     {"server-pid", required_argument, NULL, OPT_SERVER_PID},
     {"json", required_argument, NULL, OPT_JSON},
     {"no-request-push", no_argument, NULL, OPT_NO_REQUEST_PUSH},
+    {"no-ekm", no_argument, NULL, OPT_NO_EKM},
     {"cipher", required_argument, NULL, OPT_CIPHER},
     {"bind-range", required_argument, NULL, OPT_BIND_RANGE},
     {"threads", required_argument, NULL, OPT_THREADS},
@@ -286,6 +289,9 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
     case OPT_NO_REQUEST_PUSH:
         cfg->no_request_push = true;
         return 0;
+    case OPT_NO_EKM:
+        cfg->no_ekm = true;
+        return 0;
     case OPT_CIPHER:
         if (strlen(arg) == 0 || strlen(arg) > 60 || strpbrk(arg, ",: \t\r\n")) {
             snprintf(errbuf, errbuf_len, "--cipher %s: want one cipher name", arg);
@@ -397,7 +403,8 @@ int loadgen_peer_info(const struct loadgen_config *cfg, char *out, size_t cap)
                      "IV_CIPHERS=%s\nIV_PROTO=%u\nIV_LZO_STUB=1\nIV_COMP_STUB=1\n"
                      "IV_COMP_STUBv2=1\n",
                      cfg->cipher ? cfg->cipher : LOADGEN_DEFAULT_CIPHERS,
-                     cfg->no_request_push ? LOADGEN_IV_PROTO - 4u : LOADGEN_IV_PROTO);
+                     (cfg->no_request_push ? LOADGEN_IV_PROTO & ~4u : LOADGEN_IV_PROTO) &
+                         (cfg->no_ekm ? ~8u : ~0u));
 
     return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

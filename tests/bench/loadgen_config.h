@@ -37,6 +37,7 @@ struct loadgen_config {
     long server_pid;    /* 0: no RSS measurement */
     const char *json_path;
     bool no_request_push; /* IV_PROTO without REQUEST_PUSH; PUSH_REQUEST right away */
+    bool no_ekm;          /* IV_PROTO without TLS_KEY_EXPORT: data keys from the OpenVPN PRF */
     const char *cipher;   /* --cipher: the only data cipher offered; NULL: 2.6's default list */
     uint32_t bind_first, bind_last; /* host order source addresses; 0: kernel's choice */
     int n_threads;

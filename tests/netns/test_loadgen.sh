@@ -125,3 +125,16 @@ json_check "$OVT_DIR/run2.json" \
     fail "run 2: expected exactly one PUSH_REPLY per client"
 wait_for "$gone_s" status_empty || fail "run 2: the status file still lists clients"
 server_alive || fail "server died"
+
+# --- no TLS_KEY_EXPORT: the server must not push tls-ekm and must derive keys with the PRF
+ovt_log "3 clients with --no-ekm (OpenVPN PRF key derivation)"
+rc=0
+ovt_run 60 "$ns" "$LOADGEN" "${lg_args[@]}" --clients 3 --rate 0 --duration 2 --data-rate 5 \
+    --no-ekm --json "$OVT_DIR/run3.json" >"$OVT_DIR/loadgen3.log" 2>&1 || rc=$?
+cat "$OVT_DIR/loadgen3.log" >&2
+[ "$rc" = 0 ] || fail "ovpnd-loadgen --no-ekm exited with $rc"
+json_check "$OVT_DIR/run3.json" \
+    'r["connected"] == 3' 'r["completed"] == 3' 'all(c["echoed"] > 0 for c in per)' ||
+    fail "run 3: PRF-keyed clients did not exchange data"
+wait_for "$gone_s" status_empty || fail "run 3: the status file still lists clients"
+server_alive || fail "server died"
