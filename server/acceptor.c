@@ -948,19 +948,18 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_sta
             }
             continue;
         }
-        /* NUL-separated text messages, trailing CR/LF stripped (section 8.1). */
-        a->app_buf[n] = '\0';
+        /* NUL-separated text messages (section 8.1); ones with control characters are
+         * dropped, as 2.6 does. */
         for (size_t off = 0; off < n;) {
-            char *m = (char *)a->app_buf + off;
-            size_t seg = strlen(m), mlen = seg;
+            char msg[CONTROL_MSG_MAX];
+            size_t consumed = 0, msg_len;
 
-            while (mlen > 0 && (m[mlen - 1] == '\n' || m[mlen - 1] == '\r')) {
-                m[--mlen] = '\0';
+            if (control_msg_next(a->app_buf + off, n - off, &consumed, msg, sizeof(msg),
+                                 &msg_len) == 0 &&
+                msg_len > 0) {
+                handle_control_message(a, cs, msg);
             }
-            if (mlen > 0) {
-                handle_control_message(a, cs, m);
-            }
-            off += seg + 1;
+            off += consumed ? consumed : n - off;
         }
     }
 }
