@@ -30,6 +30,17 @@ void reliable_clear(struct reliable *r)
     r->n_acks_pending = 0;
 }
 
+/* A heap copy of len bytes (at least one byte is allocated, so an empty payload is not NULL). */
+static uint8_t *dup_payload(const uint8_t *payload, size_t len)
+{
+    uint8_t *p = malloc(len ? len : 1);
+
+    if (p && len) {
+        memcpy(p, payload, len);
+    }
+    return p;
+}
+
 static const struct reliable_out *oldest_out(const struct reliable *r)
 {
     const struct reliable_out *best = NULL;
@@ -74,12 +85,9 @@ int reliable_queue(struct reliable *r, uint8_t opcode, const uint8_t *payload, s
             slot = &r->out[i];
         }
     }
-    slot->payload = malloc(len ? len : 1);
+    slot->payload = dup_payload(payload, len);
     if (!slot->payload) {
         return -PE_NOSPACE;
-    }
-    if (len) {
-        memcpy(slot->payload, payload, len);
     }
     slot->payload_len = len;
     slot->in_use = true;
@@ -149,12 +157,9 @@ int reliable_receive(struct reliable *r, uint32_t message_id, const uint8_t *pay
         queue_ack(r, message_id);
         return 1;
     }
-    slot->payload = malloc(len ? len : 1);
+    slot->payload = dup_payload(payload, len);
     if (!slot->payload) {
         return -PE_NOSPACE;
-    }
-    if (len) {
-        memcpy(slot->payload, payload, len);
     }
     slot->payload_len = len;
     slot->message_id = message_id;

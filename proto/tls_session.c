@@ -82,6 +82,38 @@ static void conf_zero_init(struct tls_server_conf *c)
     mbedtls_pk_init(&c->key);
 }
 
+/* What both ends share: credentials, defaults for the endpoint, TLS 1.2 at least (the 2.6
+ * default tls-version-min on both sides), the DRBG, the CA chain and our certificate. Returns 0
+ * or a negative mbedTLS code (errbuf says which step failed). */
+static int conf_common(struct tls_server_conf *c, int endpoint, const uint8_t *ca, size_t ca_len,
+                       const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
+                       int (*f_rng)(void *, unsigned char *, size_t), void *p_rng, char *errbuf,
+                       size_t errbuf_len)
+{
+    int ret;
+
+    conf_zero_init(c);
+    ret = load_credentials(c, ca, ca_len, cert, cert_len, key, key_len, errbuf, errbuf_len);
+    if (ret < 0) {
+        return ret;
+    }
+    ret = mbedtls_ssl_config_defaults(&c->conf, endpoint, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                      MBEDTLS_SSL_PRESET_DEFAULT);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "tls config", ret);
+        return ret;
+    }
+    mbedtls_ssl_conf_min_version(&c->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
+                                 MBEDTLS_SSL_MINOR_VERSION_3);
+    mbedtls_ssl_conf_rng(&c->conf, f_rng, p_rng);
+    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
+    ret = mbedtls_ssl_conf_own_cert(&c->conf, &c->cert, &c->key);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "cert/key", ret);
+    }
+    return ret;
+}
+
 int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
                          const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
                          enum tls_verify_client verify,
@@ -90,25 +122,9 @@ int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
 {
     int ret;
 
-    conf_zero_init(c);
-    ret = load_credentials(c, ca, ca_len, cert, cert_len, key, key_len, errbuf, errbuf_len);
-    if (ret < 0) {
-        goto fail;
-    }
-    ret = mbedtls_ssl_config_defaults(&c->conf, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
-                                      MBEDTLS_SSL_PRESET_DEFAULT);
+    ret = conf_common(c, MBEDTLS_SSL_IS_SERVER, ca, ca_len, cert, cert_len, key, key_len, f_rng,
+                      p_rng, errbuf, errbuf_len);
     if (ret) {
-        set_err(errbuf, errbuf_len, "tls config", ret);
-        goto fail;
-    }
-    /* 2.6 clients default to tls-version-min 1.2; never accept less. */
-    mbedtls_ssl_conf_min_version(&c->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
-                                 MBEDTLS_SSL_MINOR_VERSION_3);
-    mbedtls_ssl_conf_rng(&c->conf, f_rng, p_rng);
-    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
-    ret = mbedtls_ssl_conf_own_cert(&c->conf, &c->cert, &c->key);
-    if (ret) {
-        set_err(errbuf, errbuf_len, "cert/key", ret);
         goto fail;
     }
     switch (verify) {
@@ -162,25 +178,9 @@ int tls_client_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
 {
     int ret;
 
-    conf_zero_init(c);
-    ret = load_credentials(c, ca, ca_len, cert, cert_len, key, key_len, errbuf, errbuf_len);
-    if (ret < 0) {
-        goto fail;
-    }
-    ret = mbedtls_ssl_config_defaults(&c->conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
-                                      MBEDTLS_SSL_PRESET_DEFAULT);
+    ret = conf_common(c, MBEDTLS_SSL_IS_CLIENT, ca, ca_len, cert, cert_len, key, key_len, f_rng,
+                      p_rng, errbuf, errbuf_len);
     if (ret) {
-        set_err(errbuf, errbuf_len, "tls config", ret);
-        goto fail;
-    }
-    /* 2.6 defaults to tls-version-min 1.2 on both sides. */
-    mbedtls_ssl_conf_min_version(&c->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
-                                 MBEDTLS_SSL_MINOR_VERSION_3);
-    mbedtls_ssl_conf_rng(&c->conf, f_rng, p_rng);
-    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
-    ret = mbedtls_ssl_conf_own_cert(&c->conf, &c->cert, &c->key);
-    if (ret) {
-        set_err(errbuf, errbuf_len, "cert/key", ret);
         goto fail;
     }
     /* The server certificate must chain to ca; openvpn checks no host name. */
