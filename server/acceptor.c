@@ -355,6 +355,7 @@ static void release_peer_slot(struct acceptor *a, struct peer *p)
     size_t local = p->peer_id / (uint32_t)srv->n_workers;
 
     atomic_store_explicit(&srv->addr_owner[p->pool_index], 0, memory_order_release);
+    tun_steer_del(&srv->tun_steer, p->vaddr);
     ip_pool_release(&srv->pool, p->vaddr);
     a->local_used[p->worker][local] = false;
     a->n_worker_peers[p->worker]--;
@@ -786,6 +787,12 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
     cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
     atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1, memory_order_release);
+    if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
+        cs_log(a, cs, LOG_WARN,
+               "cannot add %s to the TUN steering map: its worker gets the "
+               "packets handed over",
+               cs->cn);
+    }
     {
         struct msg *m = msg_new(MSG_INSTALL, p, NULL, 0);
 

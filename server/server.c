@@ -125,9 +125,10 @@ int server_run(struct config *cfg)
     struct sockaddr_in local;
     char errbuf[512] = "", addr[32];
     int err, n_started = 0;
-    bool acceptor_started = false;
+    bool acceptor_started = false, want_steering;
 
     memset(&srv, 0, sizeof(srv));
+    srv.tun_steer.map_fd = srv.tun_steer.prog_fd = -1;
     srv.cfg = cfg;
     for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
         srv.udp_fds[i] = -1;
@@ -184,15 +185,29 @@ int server_run(struct config *cfg)
     if (err) {
         goto out;
     }
-    err = udp_group_open(&local, 1 + srv.n_workers, srv.udp_fds, &srv.is_steered);
+    want_steering = !getenv("OVPND_STEERING") || strcmp(getenv("OVPND_STEERING"), "off") != 0;
+    if (!want_steering) {
+        log_msg(LOG_WARN, "OVPND_STEERING=off: kernel steering disabled, packets that reach the "
+                          "wrong thread are handed over");
+    }
+    err = udp_group_open(&local, 1 + srv.n_workers, srv.udp_fds, want_steering, &srv.is_steered);
     if (err) {
         log_msg(LOG_ERR, "cannot bind UDP %s: %s", udp_addr_str(&local, addr, sizeof(addr)),
                 strerror(-err));
         goto out;
     }
-    if (!srv.is_steered) {
+    if (want_steering && !srv.is_steered) {
         log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching the "
                           "wrong thread are handed over (slower)");
+    }
+    if (want_steering && srv.n_workers > 1) {
+        err = tun_steer_open(&srv.tun_steer, &srv.tun, (uint32_t)srv.pool.n);
+        if (err) {
+            log_msg(LOG_WARN,
+                    "the kernel refused the TUN steering program (%s): packets for "
+                    "clients of other workers are handed over (slower)",
+                    strerror(-err));
+        }
     }
     err = acceptor_new(&srv, &srv.acceptor, errbuf, sizeof(errbuf));
     if (err) {
@@ -260,6 +275,7 @@ out:
         acceptor_free(srv.acceptor);
         srv.acceptor = NULL;
     }
+    tun_steer_close(&srv.tun_steer);
     tun_close(&srv.tun);
     for (int i = 0; i <= srv.n_workers && i < (int)(sizeof(srv.udp_fds) / sizeof(int)); i++) {
         if (srv.udp_fds[i] >= 0) {

@@ -16,6 +16,7 @@
 #include "server/config.h"
 #include "server/msgq.h"
 #include "server/pool.h"
+#include "server/steer.h"
 #include "server/tun.h"
 
 struct acceptor;
@@ -30,8 +31,9 @@ struct server {
     uint32_t server_addr; /* tunnel address of the server, host order */
     uint32_t netmask;
     int udp_fds[1 + TUN_MAX_QUEUES]; /* [0] acceptor, [1 + i] worker i */
-    bool is_steered;
-    _Atomic uint32_t *addr_owner; /* by ip_pool_index: peer_id + 1, or 0 when free */
+    bool is_steered;                 /* UDP: the reuseport program is attached */
+    struct tun_steer tun_steer;      /* TUN: eBPF queue steering (map_fd -1 when off) */
+    _Atomic uint32_t *addr_owner;    /* by ip_pool_index: peer_id + 1, or 0 when free */
     size_t n_addr_owner;
     size_t max_local_peers; /* per worker: peer_id / n_workers < this */
     int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */

@@ -39,7 +39,8 @@ static int attach_steering(int fd, unsigned n_workers)
     return 0;
 }
 
-int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool *is_steered)
+int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool want_steering,
+                   bool *is_steered)
 {
     int i, err = 0, one = 1;
 
@@ -67,7 +68,7 @@ int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool *is_ste
             goto fail;
         }
     }
-    *is_steered = attach_steering(fds[0], (unsigned)(n - 1)) == 0;
+    *is_steered = want_steering && attach_steering(fds[0], (unsigned)(n - 1)) == 0;
     return 0;
 
 fail:

@@ -13,10 +13,12 @@
 #include <stdbool.h>
 #include <netinet/in.h>
 
-/* Open n (2..65) non-blocking sockets bound to addr into fds[0..n-1], in order, and try the
- * steering program for n - 1 workers. *is_steered tells whether the kernel took it.
+/* Open n (2..65) non-blocking sockets bound to addr into fds[0..n-1], in order, and (when
+ * want_steering) try the steering program for n - 1 workers. *is_steered tells whether the
+ * kernel took it.
  * Returns 0 or -errno (all sockets closed again). Main thread, at start-up. */
-int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool *is_steered);
+int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool want_steering,
+                   bool *is_steered);
 
 /* Format a peer address as "a.b.c.d:port" into buf (at least 24 bytes). Returns buf. */
 const char *udp_addr_str(const struct sockaddr_in *a, char *buf, size_t len);

@@ -114,6 +114,7 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
     if ((int)((owner - 1) % (uint32_t)srv->n_workers) != w->index) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
 
+        w->stats.handed_over++;
         if (m) {
             m->from_tun = true;
             server_post_worker(srv, (int)((owner - 1) % (uint32_t)srv->n_workers), m);
@@ -196,6 +197,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     if (packet_opcode(pkt[0]) != P_DATA_V2) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len); /* control, or V1: acceptor's */
 
+        w->stats.handed_over++;
         if (m) {
             m->from = *from;
             server_post_acceptor(srv, m);
@@ -210,6 +212,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     if ((int)(peer_id % (uint32_t)srv->n_workers) != w->index) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
 
+        w->stats.handed_over++;
         if (m) {
             m->from = *from;
             server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
@@ -394,13 +397,13 @@ static void log_stats(struct worker *w)
     const struct worker_stats *s = &w->stats;
 
     log_msg(LOG_INFO,
-            "worker %d: packets in %" PRIu64 ", out %" PRIu64 "; dropped: short %" PRIu64
-            ", unknown peer-id %" PRIu64 ", no key %" PRIu64 ", authentication %" PRIu64
-            ", replay %" PRIu64 ", bad source %" PRIu64 ", not IPv4 %" PRIu64 ", no route %" PRIu64
-            ", send %" PRIu64,
-            w->index, s->rx_packets, s->tx_packets, s->drop_short, s->drop_unknown_peer,
-            s->drop_no_key, s->drop_auth, s->drop_replay, s->drop_bad_source, s->drop_not_ipv4,
-            s->drop_no_route, s->drop_send);
+            "worker %d: packets in %" PRIu64 ", out %" PRIu64 ", handed over %" PRIu64
+            "; dropped: short %" PRIu64 ", unknown peer-id %" PRIu64 ", no key %" PRIu64
+            ", authentication %" PRIu64 ", replay %" PRIu64 ", bad source %" PRIu64
+            ", not IPv4 %" PRIu64 ", no route %" PRIu64 ", send %" PRIu64,
+            w->index, s->rx_packets, s->tx_packets, s->handed_over, s->drop_short,
+            s->drop_unknown_peer, s->drop_no_key, s->drop_auth, s->drop_replay, s->drop_bad_source,
+            s->drop_not_ipv4, s->drop_no_route, s->drop_send);
 }
 
 static void on_async(uv_async_t *a)

@@ -24,6 +24,7 @@ struct server;
 /* Dropped-packet counters of one worker (owner thread writes, others may read roughly). */
 struct worker_stats {
     uint64_t rx_packets, tx_packets;
+    uint64_t handed_over; /* packets that reached this worker but belong to another */
     uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay, drop_bad_source,
         drop_not_ipv4, drop_no_route, drop_send;
 };

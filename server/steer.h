@@ -1,0 +1,34 @@
+/* server/steer.h: kernel steering of TUN packets to the worker that owns the destination.
+ *
+ * A multiqueue TUN device hands each packet the kernel routes into it to one queue. With
+ * TUNSETSTEERINGEBPF a small eBPF program chooses that queue: it reads the IPv4 destination and
+ * looks it up in a BPF hash map (client tunnel address -> worker index) that the acceptor fills
+ * as clients come and go. Packets for unknown destinations go to queue 0, whose worker drops
+ * or hands them over. The program and map are created with libbpf.
+ */
+#ifndef SERVER_STEER_H
+#define SERVER_STEER_H
+
+#include <stdint.h>
+
+struct tun_dev;
+
+struct tun_steer {
+    int map_fd; /* -1 when steering is off */
+    int prog_fd;
+};
+
+/* Create the map (room for max_entries addresses) and the program, and attach it to t.
+ * Returns 0, or -errno when the kernel refuses (s is then off: map_fd == -1). Main thread. */
+int tun_steer_open(struct tun_steer *s, const struct tun_dev *t, uint32_t max_entries);
+
+/* Steer packets for addr (host byte order) to queue. No-op when off. 0 or -errno. Any thread. */
+int tun_steer_set(const struct tun_steer *s, uint32_t addr, uint32_t queue);
+
+/* Forget addr. No-op when off. Any thread. */
+void tun_steer_del(const struct tun_steer *s, uint32_t addr);
+
+/* Close the program and map (the TUN device keeps no reference once closed). */
+void tun_steer_close(struct tun_steer *s);
+
+#endif /* SERVER_STEER_H */
