@@ -1239,7 +1239,8 @@ static void on_tick(uv_timer_t *t)
 
 /* With `user`/`group` the file was opened before privileges were dropped (as openvpn does), so
  * it is rewritten in place through that descriptor. */
-static int status_rewrite_fd(int fd, int version, const struct status_client *rows, size_t n)
+static int status_rewrite_fd(int fd, int version, const struct status_client *rows, size_t n,
+                             const struct status_worker *workers, size_t n_workers)
 {
     char *text = NULL;
     size_t len = 0;
@@ -1249,7 +1250,8 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
     if (!mem) {
         return -errno;
     }
-    err = status_print(mem, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n);
+    err =
+        status_print(mem, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n, workers, n_workers);
     if (fclose(mem) != 0 && !err) {
         err = -EIO;
     }
@@ -1262,6 +1264,7 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
 
 static void write_status(struct acceptor *a)
 {
+    struct status_worker workers[TUN_MAX_QUEUES];
     struct status_client *rows;
     size_t n = 0;
     int err;
@@ -1294,11 +1297,21 @@ static void write_status(struct acceptor *a)
             snprintf(r->cipher, sizeof(r->cipher), "%s", p->cipher);
         }
     }
+    for (int i = 0; i < a->srv->n_workers && i < TUN_MAX_QUEUES; i++) {
+        const struct worker_stats *s = &a->srv->workers[i].stats;
+
+        workers[i].sessions = stat_get(&s->sessions);
+        workers[i].packets_in = stat_get(&s->rx_packets);
+        workers[i].packets_out = stat_get(&s->tx_packets);
+        workers[i].handed_over = stat_get(&s->handed_over);
+        workers[i].dropped = worker_stats_dropped(s);
+    }
     if (a->status_fd >= 0) {
-        err = status_rewrite_fd(a->status_fd, a->cfg->status_version, rows, n);
+        err = status_rewrite_fd(a->status_fd, a->cfg->status_version, rows, n, workers,
+                                (size_t)a->srv->n_workers);
     } else {
         err = status_write(a->cfg->status_file, a->cfg->status_version, "ovpnd " OVPND_VERSION,
-                           time(NULL), rows, n);
+                           time(NULL), rows, n, workers, (size_t)a->srv->n_workers);
     }
     if (err) {
         log_msg(LOG_WARN, "cannot write status file %s: %s", a->cfg->status_file, strerror(-err));

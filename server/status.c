@@ -173,8 +173,39 @@ static void print_routes(const struct fmt *f, const struct status_client *c, tim
     }
 }
 
+/* "Worker N sessions" and the other per-worker rows, key then value, as GLOBAL STATS rows. */
+static void print_workers(const struct fmt *f, const char *prefix,
+                          const struct status_worker *workers, size_t n_workers)
+{
+    for (size_t i = 0; i < n_workers; i++) {
+        const struct status_worker *w = &workers[i];
+        const struct {
+            const char *name;
+            uint64_t value;
+        } rows[] = {
+            {"sessions", w->sessions},       {"packets in", w->packets_in},
+            {"packets out", w->packets_out}, {"handed over", w->handed_over},
+            {"dropped", w->dropped},
+        };
+
+        for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+            char key[64];
+
+            snprintf(key, sizeof(key), "Worker %zu %s", i, rows[r].name);
+            if (prefix) {
+                put_field(f, true, prefix);
+                put_field(f, false, key);
+            } else {
+                put_field(f, true, key);
+            }
+            put_u64(f, rows[r].value);
+            fputc('\n', f->out);
+        }
+    }
+}
+
 static void print_v1(const struct fmt *f, time_t now, const struct status_client *clients,
-                     size_t n_clients)
+                     size_t n_clients, const struct status_worker *workers, size_t n_workers)
 {
     char when[TIME_STR_MAX], real[ADDR_STR_MAX];
 
@@ -202,6 +233,7 @@ static void print_v1(const struct fmt *f, time_t now, const struct status_client
     fputs("GLOBAL STATS\n", f->out);
     /* No broadcast/multicast queue here: openvpn reports its maximum depth, 0 in tun mode. */
     fputs("Max bcast/mcast queue length,0\n", f->out);
+    print_workers(f, NULL, workers, n_workers);
     fputs("END\n", f->out);
 }
 
@@ -231,7 +263,8 @@ static void print_client_v2(const struct fmt *f, const struct status_client *c, 
 }
 
 static void print_v2(const struct fmt *f, const char *title, time_t now,
-                     const struct status_client *clients, size_t n_clients)
+                     const struct status_client *clients, size_t n_clients,
+                     const struct status_worker *workers, size_t n_workers)
 {
     char when[TIME_STR_MAX];
 
@@ -257,18 +290,20 @@ static void print_v2(const struct fmt *f, const char *title, time_t now,
     }
     PUT_WORDS(f, "GLOBAL_STATS", "Max bcast/mcast queue length", "0");
     PUT_WORDS(f, "GLOBAL_STATS", "dco_enabled", "0");
+    print_workers(f, "GLOBAL_STATS", workers, n_workers);
     PUT_WORDS(f, "END");
 }
 
 int status_print(FILE *out, int version, const char *title, time_t now,
-                 const struct status_client *clients, size_t n_clients)
+                 const struct status_client *clients, size_t n_clients,
+                 const struct status_worker *workers, size_t n_workers)
 {
     struct fmt f = {out, version == 3 ? '\t' : ',', version == 3};
 
     if (version == 1) {
-        print_v1(&f, now, clients, n_clients);
+        print_v1(&f, now, clients, n_clients, workers, n_workers);
     } else if (version == 2 || version == 3) {
-        print_v2(&f, title, now, clients, n_clients);
+        print_v2(&f, title, now, clients, n_clients, workers, n_workers);
     } else {
         return -EINVAL;
     }
@@ -299,7 +334,8 @@ static int open_tmp(const char *tmp, const char *like)
 }
 
 int status_write(const char *path, int version, const char *title, time_t now,
-                 const struct status_client *clients, size_t n_clients)
+                 const struct status_client *clients, size_t n_clients,
+                 const struct status_worker *workers, size_t n_workers)
 {
     char tmp[PATH_MAX];
     FILE *out;
@@ -322,7 +358,7 @@ int status_write(const char *path, int version, const char *title, time_t now,
         close(fd);
         goto out_unlink;
     }
-    err = status_print(out, version, title, now, clients, n_clients);
+    err = status_print(out, version, title, now, clients, n_clients, workers, n_workers);
     if (fclose(out) != 0 && !err) {
         err = -errno;
     }

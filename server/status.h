@@ -57,12 +57,23 @@ struct status_client {
     char cipher[32]; /* data-channel cipher in openvpn's spelling, e.g. "AES-256-GCM" */
 };
 
+/* One data-plane worker's load, shown as "Worker N ..." GLOBAL STATS rows (ovpnd's own;
+ * openvpn has one thread and no such rows). */
+struct status_worker {
+    uint64_t sessions;    /* clients it carries now */
+    uint64_t packets_in;  /* data packets received and decrypted */
+    uint64_t packets_out; /* data packets sent */
+    uint64_t handed_over; /* packets that reached it but belonged to another worker */
+    uint64_t dropped;     /* packets dropped, all reasons */
+};
+
 /* Write the status text (version 1, 2 or 3) for n_clients clients to out, in array order;
  * title is version 2/3's TITLE field (NULL: "ovpnd"); now is the time the snapshot was taken.
  * Returns 0, -EINVAL for another version, or -EIO when out reports an error. Any thread that
- * owns out. */
+ * owns out. workers (n_workers entries, may be 0) add per-worker rows to GLOBAL STATS. */
 int status_print(FILE *out, int version, const char *title, time_t now,
-                 const struct status_client *clients, size_t n_clients);
+                 const struct status_client *clients, size_t n_clients,
+                 const struct status_worker *workers, size_t n_workers);
 
 /* status_print to path, atomically: the text goes to "<path>.tmp" (created mode 0600, or with
  * the permission bits of an existing path), which is then renamed over path, so a reader sees
@@ -70,6 +81,7 @@ int status_print(FILE *out, int version, const char *title, time_t now,
  * version, -ENAMETOOLONG); on error path is untouched and the .tmp file removed. Blocks on disk:
  * main thread or a worker pool, never an event loop. */
 int status_write(const char *path, int version, const char *title, time_t now,
-                 const struct status_client *clients, size_t n_clients);
+                 const struct status_client *clients, size_t n_clients,
+                 const struct status_worker *workers, size_t n_workers);
 
 #endif /* SERVER_STATUS_H */

@@ -20,13 +20,13 @@
 
 #define WORKER_TICK_MS 1000
 
-static void drop(struct worker *w, uint64_t *counter, const struct sockaddr_in *from,
+static void drop(struct worker *w, _Atomic uint64_t *counter, const struct sockaddr_in *from,
                  const char *why)
 {
     uint32_t n_suppressed = 0;
     char addr[32];
 
-    (*counter)++;
+    stat_inc(counter);
     if (!log_ratelimit_allow(&w->rl_drop, uv_now(&w->loop), 10, 10, &n_suppressed)) {
         return;
     }
@@ -48,6 +48,10 @@ static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reaso
     }
     if (p->pool_index < srv->n_addr_owner && w->by_addr[p->pool_index] == p) {
         w->by_addr[p->pool_index] = NULL;
+    }
+    if (p->is_installed) {
+        atomic_store_explicit(&w->stats.sessions, stat_get(&w->stats.sessions) - 1,
+                              memory_order_relaxed);
     }
     p->is_installed = false;
     m = msg_new(MSG_GONE, p, NULL, 0);
@@ -85,7 +89,7 @@ static void send_to_peer(struct worker *w, struct peer *p, const uint8_t *plain,
     atomic_store_explicit(&p->bytes_tx,
                           atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,
                           memory_order_relaxed);
-    w->stats.tx_packets++;
+    stat_inc(&w->stats.tx_packets);
 }
 
 /* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
@@ -97,7 +101,7 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
     struct peer *p;
 
     if (len < 20 || (pkt[0] >> 4) != 4) {
-        w->stats.drop_not_ipv4++; /* IPv6 in the tunnel is not supported yet */
+        stat_inc(&w->stats.drop_not_ipv4); /* IPv6 in the tunnel is not supported yet */
         return;
     }
     dst = load_be32(pkt + 16);
@@ -114,7 +118,7 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
     if ((int)((owner - 1) % (uint32_t)srv->n_workers) != w->index) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
 
-        w->stats.handed_over++;
+        stat_inc(&w->stats.handed_over);
         if (m) {
             m->from_tun = true;
             server_post_worker(srv, (int)((owner - 1) % (uint32_t)srv->n_workers), m);
@@ -146,7 +150,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
         return;
     }
     if (len < 20 || (plain[0] >> 4) != 4) {
-        w->stats.drop_not_ipv4++; /* e.g. the client's IPv6 router solicitations */
+        stat_inc(&w->stats.drop_not_ipv4); /* e.g. the client's IPv6 router solicitations */
         return;
     }
     /* Like openvpn's "bad source address": a client may only send from its own address. */
@@ -197,7 +201,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     if (packet_opcode(pkt[0]) != P_DATA_V2) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len); /* control, or V1: acceptor's */
 
-        w->stats.handed_over++;
+        stat_inc(&w->stats.handed_over);
         if (m) {
             m->from = *from;
             server_post_acceptor(srv, m);
@@ -212,7 +216,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     if ((int)(peer_id % (uint32_t)srv->n_workers) != w->index) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
 
-        w->stats.handed_over++;
+        stat_inc(&w->stats.handed_over);
         if (m) {
             m->from = *from;
             server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
@@ -240,7 +244,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     if (!udp_addr_equal(from, &p->remote)) {
         float_peer(w, p, from); /* authenticated and not a replay: the client moved */
     }
-    w->stats.rx_packets++;
+    stat_inc(&w->stats.rx_packets);
     p->last_rx_ms = uv_now(&w->loop);
     if (k == p->pending_tx_key) {
         /* The client sends with the renegotiated key, so it has it: switch ours too. */
@@ -324,6 +328,8 @@ static void install_peer(struct worker *w, struct peer *p)
     }
     w->by_local[local] = p;
     w->by_addr[p->pool_index] = p;
+    atomic_store_explicit(&w->stats.sessions, stat_get(&w->stats.sessions) + 1,
+                          memory_order_relaxed);
     p->last_rx_ms = p->last_tx_ms = uv_now(&w->loop);
     p->is_installed = true;
     m = msg_new(MSG_INSTALLED, p, NULL, 0);
@@ -401,9 +407,17 @@ static void log_stats(struct worker *w)
             "; dropped: short %" PRIu64 ", unknown peer-id %" PRIu64 ", no key %" PRIu64
             ", authentication %" PRIu64 ", replay %" PRIu64 ", bad source %" PRIu64
             ", not IPv4 %" PRIu64 ", no route %" PRIu64 ", send %" PRIu64,
-            w->index, s->rx_packets, s->tx_packets, s->handed_over, s->drop_short,
-            s->drop_unknown_peer, s->drop_no_key, s->drop_auth, s->drop_replay, s->drop_bad_source,
-            s->drop_not_ipv4, s->drop_no_route, s->drop_send);
+            w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
+            stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
+            stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
+            stat_get(&s->drop_not_ipv4), stat_get(&s->drop_no_route), stat_get(&s->drop_send));
+}
+
+uint64_t worker_stats_dropped(const struct worker_stats *s)
+{
+    return stat_get(&s->drop_short) + stat_get(&s->drop_unknown_peer) + stat_get(&s->drop_no_key) +
+           stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
+           stat_get(&s->drop_not_ipv4) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send);
 }
 
 static void on_async(uv_async_t *a)

@@ -8,6 +8,7 @@
 #ifndef SERVER_WORKER_H
 #define SERVER_WORKER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <uv.h>
@@ -21,13 +22,31 @@ struct server;
 #define WORKER_BATCH 32
 #define WORKER_BUF_LEN 2048
 
-/* Dropped-packet counters of one worker (owner thread writes, others may read roughly). */
+/* Packet and drop counters of one worker. Only the owner thread writes them (stat_inc: no
+ * locked instruction); the acceptor reads them for the status file. */
 struct worker_stats {
-    uint64_t rx_packets, tx_packets;
-    uint64_t handed_over; /* packets that reached this worker but belong to another */
-    uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay, drop_bad_source,
-        drop_not_ipv4, drop_no_route, drop_send;
+    _Atomic uint64_t sessions; /* peers installed now */
+    _Atomic uint64_t rx_packets, tx_packets;
+    _Atomic uint64_t handed_over; /* packets that reached this worker but belong to another */
+    _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
+        drop_bad_source, drop_not_ipv4, drop_no_route, drop_send;
 };
+
+/* Add one to a counter owned by the calling thread. */
+static inline void stat_inc(_Atomic uint64_t *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* Counter value for a reader on another thread. */
+static inline uint64_t stat_get(const _Atomic uint64_t *c)
+{
+    return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* Packets this worker dropped, all reasons together. */
+uint64_t worker_stats_dropped(const struct worker_stats *s);
 
 struct worker {
     int index;

@@ -70,7 +70,7 @@ static char *print_to_string(int version, const char *title, time_t now,
     FILE *f = open_memstream(&text, &len);
 
     assert_non_null(f);
-    assert_int_equal(status_print(f, version, title, now, clients, n), 0);
+    assert_int_equal(status_print(f, version, title, now, clients, n, NULL, 0), 0);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(strlen(text), len);
     return text;
@@ -398,10 +398,10 @@ static void bad_version(void **state)
 
     (void)state;
     assert_non_null(f);
-    assert_int_equal(status_print(f, 0, NULL, 0, NULL, 0), -EINVAL);
-    assert_int_equal(status_print(f, 4, NULL, 0, NULL, 0), -EINVAL);
+    assert_int_equal(status_print(f, 0, NULL, 0, NULL, 0, NULL, 0), -EINVAL);
+    assert_int_equal(status_print(f, 4, NULL, 0, NULL, 0, NULL, 0), -EINVAL);
     fclose(f);
-    assert_int_equal(status_write("status-never-written", 4, NULL, 0, NULL, 0), -EINVAL);
+    assert_int_equal(status_write("status-never-written", 4, NULL, 0, NULL, 0, NULL, 0), -EINVAL);
     assert_int_equal(access("status-never-written", F_OK), -1);
 }
 
@@ -434,7 +434,7 @@ static void write_replaces_atomically(void **state)
     nasty_clients(c);
 
     /* new file: private */
-    assert_int_equal(status_write(path, 2, NULL, 1795999493, c, 2), 0);
+    assert_int_equal(status_write(path, 2, NULL, 1795999493, c, 2, NULL, 0), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
     got = slurp(path);
@@ -450,7 +450,7 @@ static void write_replaces_atomically(void **state)
     assert_non_null(stale);
     fputs("stale", stale);
     fclose(stale);
-    assert_int_equal(status_write(path, 1, NULL, 1795999493, c, 1), 0);
+    assert_int_equal(status_write(path, 1, NULL, 1795999493, c, 1, NULL, 0), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0640);
     got = slurp(path);
@@ -462,10 +462,51 @@ static void write_replaces_atomically(void **state)
 
     /* a directory that does not exist: error, nothing written */
     snprintf(tmp, sizeof(tmp), "%s/missing/status.log", dir);
-    assert_int_equal(status_write(tmp, 2, NULL, 0, c, 2), -ENOENT);
+    assert_int_equal(status_write(tmp, 2, NULL, 0, c, 2, NULL, 0), -ENOENT);
 
     assert_int_equal(unlink(path), 0);
     assert_int_equal(rmdir(dir), 0);
+}
+
+/* Per-worker load (ovpnd's own rows): key/value rows after openvpn's GLOBAL STATS rows, before
+ * END, in every version, so the file stays parseable the same way. */
+static void worker_rows_in_global_stats(void **state)
+{
+    static const struct status_worker w[2] = {{3, 100, 90, 0, 1}, {2, 50, 40, 7, 0}};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    (void)state;
+    f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(status_print(f, 2, NULL, 1795999493, NULL, 0, w, 2), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(strstr(text, "GLOBAL_STATS,dco_enabled,0\n"
+                                 "GLOBAL_STATS,Worker 0 sessions,3\n"
+                                 "GLOBAL_STATS,Worker 0 packets in,100\n"
+                                 "GLOBAL_STATS,Worker 0 packets out,90\n"
+                                 "GLOBAL_STATS,Worker 0 handed over,0\n"
+                                 "GLOBAL_STATS,Worker 0 dropped,1\n"
+                                 "GLOBAL_STATS,Worker 1 sessions,2\n"));
+    assert_non_null(strstr(text, "GLOBAL_STATS,Worker 1 dropped,0\nEND\n"));
+    free(text);
+
+    f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(status_print(f, 1, NULL, 1795999493, NULL, 0, w, 2), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(strstr(text, "Max bcast/mcast queue length,0\nWorker 0 sessions,3\n"));
+    assert_non_null(strstr(text, "Worker 1 handed over,7\nWorker 1 dropped,0\nEND\n"));
+    free(text);
+
+    f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(status_print(f, 3, NULL, 1795999493, NULL, 0, w, 1), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(strstr(text, "GLOBAL_STATS\tWorker 0 packets in\t100\n"));
+    assert_null(strstr(text, "Worker 1"));
+    free(text);
 }
 
 int main(void)
@@ -480,6 +521,7 @@ int main(void)
         cmocka_unit_test(tabs_become_spaces_in_version3),
         cmocka_unit_test(unterminated_strings_are_bounded),
         cmocka_unit_test(bad_version),
+        cmocka_unit_test(worker_rows_in_global_stats),
         cmocka_unit_test(write_replaces_atomically),
     };
 
