@@ -19,8 +19,9 @@ import time
 CHUNK = 64 * 1024
 
 
-def send_file(sock, path, deadline):
+def send_file(sock, path, deadline, rate=0.0):
     n = 0
+    t0 = time.monotonic()
     with open(path, "rb") as f:
         while True:
             buf = f.read(CHUNK)
@@ -33,6 +34,10 @@ def send_file(sock, path, deadline):
                 k = sock.send(view)
                 view = view[k:]
                 n += k
+            if rate > 0:  # pace the sender: n bytes may not leave before n / rate seconds
+                ahead = t0 + n / rate - time.monotonic()
+                if ahead > 0:
+                    time.sleep(ahead)
     sock.shutdown(socket.SHUT_WR)
     # Wait for the peer to close so that every byte is known to be consumed.
     while sock.recv(CHUNK):
@@ -65,6 +70,7 @@ def main():
     g.add_argument("--send")
     g.add_argument("--recv")
     ap.add_argument("--timeout", type=float, default=120.0, help="whole-run deadline, seconds")
+    ap.add_argument("--rate", type=float, default=0.0, help="send at most this many bytes/s")
     a = ap.parse_args()
 
     deadline = time.monotonic() + a.timeout
@@ -90,7 +96,7 @@ def main():
     sock.settimeout(io_timeout)
     try:
         if a.send:
-            n = send_file(sock, a.send, deadline)
+            n = send_file(sock, a.send, deadline, a.rate)
             what = "sent"
         else:
             n = recv_file(sock, a.recv, deadline)
