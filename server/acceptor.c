@@ -930,7 +930,11 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_sta
         }
         if (ret) {
             a->stats.handshakes_failed++;
-            cs_log(a, cs, LOG_WARN, "key_id %u: %s", ks->key_id, err);
+            if (ks->key_id == 0) {
+                cs_log(a, cs, LOG_WARN, "%s", err);
+            } else {
+                cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
+            }
             flush_ks(a, cs, ks); /* deliver the TLS alert */
             ks_fail(a, cs, ks);
             return;
@@ -1139,6 +1143,12 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         return;
     }
     if (a->is_stopping) {
+        return;
+    }
+    /* Like 2.6 ("new incoming connection would exceed maximum number of clients"): say nothing
+     * to the client, which keeps retrying until a place is free. */
+    if (!cs && a->n_sessions >= (size_t)a->cfg->max_clients) {
+        drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
         return;
     }
     if (cs) {

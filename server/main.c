@@ -13,12 +13,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ovpnd [--config] FILE [--test-config]\n"
+    fprintf(f, "usage: ovpnd [--config] FILE [--DIRECTIVE ARGS...]... [--test-config]\n"
                "       ovpnd --version\n"
                "\n"
                "Runs an OpenVPN-protocol server from an OpenVPN 2.6 style server config FILE.\n"
                "  --config FILE   the configuration file (the word --config may be left out)\n"
-               "  --test-config   parse FILE, report problems, and exit (0 when valid)\n");
+               "  --DIRECTIVE ... any config directive, as openvpn takes them: applied in order,\n"
+               "                  so '--config FILE --verb 4' overrides the file's verb\n"
+               "  --test-config   parse everything, report problems, and exit (0 when valid)\n");
 }
 
 static int open_log(const struct config *cfg)
@@ -49,39 +51,112 @@ static int write_pid(const char *path)
     return fclose(f) == 0 ? 0 : -1;
 }
 
+/* Append word to the config text in double quotes (backslash before '"' and '\\'), as
+ * openvpn's config syntax reads it back. */
+static int append_word(char **text, size_t *len, const char *word)
+{
+    size_t need = *len + 2 * strlen(word) + 4;
+    char *t = realloc(*text, need);
+
+    if (!t) {
+        return -1;
+    }
+    *text = t;
+    t[(*len)++] = ' ';
+    t[(*len)++] = '"';
+    for (const char *c = word; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            t[(*len)++] = '\\';
+        }
+        t[(*len)++] = *c;
+    }
+    t[(*len)++] = '"';
+    t[*len] = '\0';
+    return 0;
+}
+
+/* openvpn's command line is its config syntax: "--name args..." is the line "name args...", and
+ * "--config FILE" (or a bare FILE) reads that file at that point. Builds that text; our own
+ * options (--test-config, --version, --help) are taken out. Returns the text (malloc'd) or NULL
+ * with *bad set to the offending argument. */
+static char *argv_to_config(int argc, char **argv, bool *test_only, const char **bad)
+{
+    char *text = calloc(1, 1);
+    size_t len = 0;
+
+    for (int i = 1; text && i < argc; i++) {
+        const char *a = argv[i];
+
+        if (strcmp(a, "--test-config") == 0) {
+            *test_only = true;
+            continue;
+        }
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            if (a[0] == '-' || i != 1) {
+                *bad = a;
+                free(text);
+                return NULL;
+            }
+            a = "--config"; /* "ovpnd FILE" */
+            i--;
+        }
+        if (append_word(&text, &len, a + 2) < 0) {
+            free(text);
+            return NULL;
+        }
+        while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+            if (append_word(&text, &len, argv[++i]) < 0) {
+                free(text);
+                return NULL;
+            }
+        }
+        if (text) {
+            char *t = realloc(text, len + 2);
+
+            if (!t) {
+                free(text);
+                return NULL;
+            }
+            text = t;
+            text[len++] = '\n';
+            text[len] = '\0';
+        }
+    }
+    return text;
+}
+
 int main(int argc, char **argv)
 {
-    const char *path = NULL;
     bool test_only = false;
+    const char *bad = NULL;
     char errbuf[1024] = "";
     struct config cfg;
+    char *text;
     int log_fd, err;
 
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-            path = argv[++i];
-        } else if (strcmp(argv[i], "--test-config") == 0) {
-            test_only = true;
-        } else if (strcmp(argv[i], "--version") == 0) {
+        if (strcmp(argv[i], "--version") == 0) {
             printf("ovpnd %s\n", OVPND_VERSION);
             return 0;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        }
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (argv[i][0] != '-' && !path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "ovpnd: unknown argument '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
         }
     }
-    if (!path) {
+    text = argv_to_config(argc, argv, &test_only, &bad);
+    if (!text || !text[0]) {
+        if (bad) {
+            fprintf(stderr, "ovpnd: unexpected argument '%s'\n", bad);
+        }
         usage(stderr);
+        free(text);
         return 2;
     }
     config_init(&cfg);
-    if (config_parse_file(&cfg, path, errbuf, sizeof(errbuf))) {
+    err = config_parse_string(&cfg, "command line", text, errbuf, sizeof(errbuf));
+    free(text);
+    if (err) {
         fprintf(stderr, "%s\n", errbuf);
         config_free(&cfg);
         return 1;
@@ -90,7 +165,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
     }
     if (test_only) {
-        printf("%s: configuration OK\n", path);
+        printf("configuration OK\n");
         config_free(&cfg);
         return 0;
     }

@@ -173,7 +173,8 @@ int server_run(struct config *cfg)
     }
     err = tun_open(cfg->dev, srv.n_workers, &srv.tun);
     if (err) {
-        log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->dev, strerror(-err));
+        log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->dev,
+                err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         goto out;
     }
     err = tun_configure(&srv.tun, srv.server_addr, srv.netmask, cfg->tun_mtu);
@@ -192,8 +193,8 @@ int server_run(struct config *cfg)
     }
     err = udp_group_open(&local, 1 + srv.n_workers, srv.udp_fds, want_steering, &srv.is_steered);
     if (err) {
-        log_msg(LOG_ERR, "cannot bind UDP %s: %s", udp_addr_str(&local, addr, sizeof(addr)),
-                strerror(-err));
+        log_msg(LOG_ERR, "cannot bind UDP %s: %s%s", udp_addr_str(&local, addr, sizeof(addr)),
+                strerror(-err), err == -EADDRINUSE ? " (another server running?)" : "");
         goto out;
     }
     if (want_steering && !srv.is_steered) {

@@ -32,8 +32,10 @@ static bool name_ok(const char *dev)
 }
 
 /* Open one queue of the device named in ifr (a pattern like "tun%d" the first time) and copy
- * the name the kernel chose back into ifr. Returns the fd or -errno. */
-static int open_queue(struct ifreq *ifr)
+ * the name the kernel chose back into ifr. With is_first the device must not exist yet
+ * (IFF_TUN_EXCL: -EBUSY), so a second server never joins another one's device as extra queues.
+ * Returns the fd or -errno. */
+static int open_queue(struct ifreq *ifr, bool is_first)
 {
     int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     int err;
@@ -41,7 +43,7 @@ static int open_queue(struct ifreq *ifr)
     if (fd < 0) {
         return -errno;
     }
-    ifr->ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE;
+    ifr->ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE | (is_first ? IFF_TUN_EXCL : 0);
     if (ioctl(fd, TUNSETIFF, ifr) < 0) {
         err = -errno;
         close(fd);
@@ -67,7 +69,7 @@ int tun_open(const char *dev, int n_queues, struct tun_dev *out)
     /* openvpn's "--dev tun" means: let the kernel number it. */
     strcpy(ifr.ifr_name, strcmp(dev, "tun") == 0 ? "tun%d" : dev);
     for (int i = 0; i < n_queues; i++) {
-        fd = open_queue(&ifr);
+        fd = open_queue(&ifr, i == 0);
         if (fd < 0) {
             tun_close(&t);
             return fd;

@@ -27,7 +27,7 @@ struct tun_dev {
  * -EPERM without CAP_NET_ADMIN; -EINVAL or -EBUSY when the name belongs to a device of another
  * kind, to a tun device without multiqueue, or to one already in use. Nothing is left open on
  * error. */
-int tun_open(const char *dev, int n_queues, struct tun_dev *out);
+int tun_open(const char *dev, int n_queues, struct tun_dev *out); /* -EBUSY: dev exists */
 
 /* Give the device an IPv4 address and netmask (host byte order), set its MTU in bytes and bring
  * the link up, through ioctls on an AF_INET datagram socket (SIOCSIFADDR, SIOCSIFNETMASK,

@@ -45,6 +45,18 @@ int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool want_st
     int i, err = 0, one = 1;
 
     *is_steered = false;
+    /* SO_REUSEPORT would let us join another process's group on the same port (same user):
+     * make sure nobody holds it first, with a plain bind. */
+    i = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (i < 0) {
+        return -errno;
+    }
+    if (bind(i, (const struct sockaddr *)addr, sizeof(*addr)) < 0) {
+        err = -errno;
+        close(i);
+        return err;
+    }
+    close(i);
     for (i = 0; i < n; i++) {
         int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         int bufsz = 4 * 1024 * 1024;
