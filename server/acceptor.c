@@ -88,10 +88,11 @@ struct ctl_session {
     uint64_t push_sent_ms;
     bool is_pushed;
     bool is_push_requested;
-    bool is_installed; /* the worker confirmed MSG_INSTALL */
-    bool is_dead;      /* freed at the next sweep */
-    struct peer *peer; /* set once the client is authenticated */
-    bool is_peer_live; /* installed in a worker and not reported gone */
+    bool is_installed;     /* the worker confirmed MSG_INSTALL */
+    const char *comp_push; /* compression option pushed to this client, or NULL */
+    bool is_dead;          /* freed at the next sweep */
+    struct peer *peer;     /* set once the client is authenticated */
+    bool is_peer_live;     /* installed in a worker and not reported gone */
     struct peer_info pi;
     char cn[PEER_CN_MAX];
     struct log_ratelimit rl;
@@ -773,6 +774,10 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
     p->remote = cs->remote;
     p->connected_since = time(NULL);
     p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
+    /* A client configured with compression gets a stub framing pushed (2.6 "compress
+     * migrate"); ovpnd itself never compresses. */
+    cs->comp_push = push_compress_migrate(&cs->pi, client->options);
+    p->framing = comp_framing_for_push(cs->comp_push);
     snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
     snprintf(p->cipher, sizeof(p->cipher), "%s", cipher_name);
     why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
@@ -855,6 +860,9 @@ static void send_push_reply(struct acceptor *a, struct ctl_session *cs)
     if (cfg->keepalive_restart_s > 0) {
         snprintf(global[3], sizeof(global[3]), "ping-restart %d", cfg->keepalive_restart_s);
         opts[n++] = global[3];
+    }
+    if (cs->comp_push) {
+        opts[n++] = cs->comp_push; /* 2.6 appends it to the global part */
     }
     memset(&pp, 0, sizeof(pp));
     pp.iv_proto = cs->pi.iv_proto;

@@ -347,14 +347,25 @@ int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **arg
 int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "no") == 0) {
-        return config_warn(ps, NULL,
-                           "comp-lzo: ignored: the stub compression framing is not supported "
-                           "yet, so clients configured with comp-lzo cannot connect");
+        return config_warn(ps, NULL, "comp-lzo: %s", COMP_MIGRATE_NOTE);
     }
     if (argc == 1 || strcmp(argv[1], "yes") == 0 || strcmp(argv[1], "adaptive") == 0) {
         return config_not_implemented(ps, "compression");
     }
     return config_error(ps, "'%s' must be yes, no or adaptive", argv[1]);
+}
+
+int config_h_compress(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc == 1 || strcmp(argv[1], "stub") == 0 || strcmp(argv[1], "stub-v2") == 0 ||
+        strcmp(argv[1], "migrate") == 0) {
+        return config_warn(ps, NULL, "compress: %s", COMP_MIGRATE_NOTE);
+    }
+    if (strcmp(argv[1], "lz4") == 0 || strcmp(argv[1], "lz4-v2") == 0 ||
+        strcmp(argv[1], "lzo") == 0) {
+        return config_not_implemented(ps, "compression");
+    }
+    return config_error(ps, "'%s' must be stub, stub-v2, migrate, lz4, lz4-v2 or lzo", argv[1]);
 }
 
 int config_h_allow_compression(struct config_parser *ps, int argc, char **argv)

@@ -81,7 +81,7 @@ static const struct config_directive directives[] = {
     IGNORE("comp-noadapt", 0, 0, "ovpnd does not compress"),
     TODO("compat-mode", 0, NULL),
     REFUSED("compat-names", "removed in openvpn 2.5: update the configuration"),
-    TODO("compress", 0, "compression framing"),
+    SET("compress", 0, 1, 0, config_h_compress),
     SET("config", 1, 1, 0, config_h_config),
     TODO("connect-freq", 0, NULL),
     TODO("connect-freq-initial", 0, NULL),

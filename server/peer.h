@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "proto/comp.h"
 #include "proto/data_crypto.h"
 #include "server/log.h"
 #include "server/msgq.h"
@@ -34,7 +35,8 @@ struct peer {
     char common_name[PEER_CN_MAX];
     char cipher[32];
     time_t connected_since;
-    bool use_data_v2; /* the client announced IV_PROTO DATA_V2 */
+    bool use_data_v2;          /* the client announced IV_PROTO DATA_V2 */
+    enum comp_framing framing; /* the stub framing pushed to this client */
 
     /* Data plane: the owning worker's once installed. */
     struct data_key key_store[2];

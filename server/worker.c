@@ -11,6 +11,7 @@
 
 #include "proto/cursor.h"
 #include "proto/data_crypto.h"
+#include "proto/comp.h"
 #include "proto/errors.h"
 #include "proto/mss.h"
 #include "proto/occ.h"
@@ -63,7 +64,9 @@ static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reaso
     server_post_acceptor(srv, m);
 }
 
-static void send_to_peer(struct worker *w, struct peer *p, const uint8_t *plain, size_t len)
+/* Frame (compression stub), encrypt and send one payload. plain must have COMP_HEADROOM
+ * writable bytes in front of it. */
+static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
 {
     size_t out_len;
     ssize_t n;
@@ -73,6 +76,7 @@ static void send_to_peer(struct worker *w, struct peer *p, const uint8_t *plain,
         drop(w, &w->stats.drop_no_key, NULL, "no send key");
         return;
     }
+    comp_frame(p->framing, plain, len, &plain, &len);
     err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, plain, len, w->out_buf,
                         sizeof(w->out_buf), &out_len);
     if (err) {
@@ -187,7 +191,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
                             const struct sockaddr_in *from)
 {
     struct server *srv = w->srv;
-    uint8_t plain[WORKER_BUF_LEN];
+    uint8_t plain[WORKER_BUF_LEN], *payload;
     uint32_t peer_id;
     size_t local, plain_len;
     struct peer *p;
@@ -244,6 +248,11 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     if (!udp_addr_equal(from, &p->remote)) {
         float_peer(w, p, from); /* authenticated and not a replay: the client moved */
     }
+    if (comp_unframe(p->framing, plain, plain_len, &payload, &plain_len)) {
+        drop(w, &w->stats.drop_compressed, from,
+             "compressed or badly framed payload (ovpnd pushed stub framing, no compression)");
+        return;
+    }
     stat_inc(&w->stats.rx_packets);
     p->last_rx_ms = uv_now(&w->loop);
     if (k == p->pending_tx_key) {
@@ -254,7 +263,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     atomic_store_explicit(&p->bytes_rx,
                           atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
                           memory_order_relaxed);
-    handle_plaintext(w, p, plain, plain_len);
+    handle_plaintext(w, p, payload, plain_len);
 }
 
 static void on_udp(uv_poll_t *h, int status, int events)
@@ -306,12 +315,12 @@ static void on_tun(uv_poll_t *h, int status, int events)
         return;
     }
     for (int i = 0; i < 64; i++) {
-        ssize_t n = read(w->tun_fd, w->rx_bufs[0], WORKER_BUF_LEN);
+        ssize_t n = read(w->tun_fd, w->rx_bufs[0] + COMP_HEADROOM, WORKER_BUF_LEN - COMP_HEADROOM);
 
         if (n <= 0) {
             return;
         }
-        route_tun_packet(w, w->rx_bufs[0], (size_t)n);
+        route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, (size_t)n);
     }
 }
 
@@ -382,7 +391,10 @@ static void on_tick(uv_timer_t *t)
             continue;
         }
         if (srv->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)srv->ping_s * 1000) {
-            send_to_peer(w, p, occ_ping_magic, sizeof(occ_ping_magic));
+            uint8_t ping[COMP_HEADROOM + sizeof(occ_ping_magic)];
+
+            memcpy(ping + COMP_HEADROOM, occ_ping_magic, sizeof(occ_ping_magic));
+            send_to_peer(w, p, ping + COMP_HEADROOM, sizeof(occ_ping_magic));
         }
     }
 }
@@ -417,7 +429,8 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
 {
     return stat_get(&s->drop_short) + stat_get(&s->drop_unknown_peer) + stat_get(&s->drop_no_key) +
            stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
-           stat_get(&s->drop_not_ipv4) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send);
+           stat_get(&s->drop_not_ipv4) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
+           stat_get(&s->drop_compressed);
 }
 
 static void on_async(uv_async_t *a)
@@ -449,7 +462,10 @@ static void on_async(uv_async_t *a)
             break;
         case MSG_PACKET:
             if (m->from_tun) {
-                route_tun_packet(w, m->data, m->len);
+                if (m->len <= WORKER_BUF_LEN - COMP_HEADROOM) {
+                    memcpy(w->rx_bufs[0] + COMP_HEADROOM, m->data, m->len);
+                    route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, m->len);
+                }
             } else {
                 handle_datagram(w, m->data, m->len, &m->from);
             }

@@ -29,7 +29,7 @@ struct worker_stats {
     _Atomic uint64_t rx_packets, tx_packets;
     _Atomic uint64_t handed_over; /* packets that reached this worker but belong to another */
     _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
-        drop_bad_source, drop_not_ipv4, drop_no_route, drop_send;
+        drop_bad_source, drop_not_ipv4, drop_no_route, drop_send, drop_compressed;
 };
 
 /* Add one to a counter owned by the calling thread. */

@@ -473,16 +473,17 @@ client_stop() {
 # reports it (e.g. 0, 0.5, 100; 100 when ping printed no summary).
 ping_loss() {
     local ns=$1 dst=$2 count=$3 interval=$4 out loss
-    out=$(ovt_run $((count / 10 + 30)) "$ns" ping -n -q -c "$count" -i "$interval" -W 2 "$dst" 2>&1) || true
+    shift 4 # the rest: extra ping options, e.g. -s 1400
+    out=$(ovt_run $((count / 10 + 30)) "$ns" ping -n -q -c "$count" -i "$interval" -W 2 "$@" "$dst" 2>&1) || true
     loss=$(printf '%s\n' "$out" | sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' | head -n 1)
     [ -n "$loss" ] || loss=100
     echo "$loss"
 }
 
-# assert_ping NS DST COUNT INTERVAL_S MAX_LOSS_PCT WHAT
+# assert_ping NS DST COUNT INTERVAL_S MAX_LOSS_PCT WHAT [PING_OPTIONS...]
 assert_ping() {
     local loss
-    loss=$(ping_loss "$1" "$2" "$3" "$4")
+    loss=$(ping_loss "$1" "$2" "$3" "$4" "${@:7}")
     if awk -v l="$loss" -v m="$5" 'BEGIN { exit !(l > m) }'; then
         fail "$6: $loss% loss pinging $2 ($3 pings, at most $5% allowed)"
     fi

@@ -916,7 +916,10 @@ static void ignored_with_warning(void **state)
     expect_warning(BASE "ifconfig-pool-persist ipp.txt\n",
                    "t.conf:8: ifconfig-pool-persist: ignored: client addresses are not "
                    "persisted yet");
-    expect_warning(BASE "comp-lzo no\n", "t.conf:8: comp-lzo: ignored: the stub compression");
+    expect_warning(BASE "comp-lzo no\n", "t.conf:8: comp-lzo: ovpnd never compresses");
+    expect_warning(BASE "compress\n", "t.conf:8: compress: ovpnd never compresses");
+    expect_warning(BASE "compress stub-v2\n", "t.conf:8: compress: ovpnd never compresses");
+    expect_warning(BASE "compress migrate\n", "t.conf:8: compress: ovpnd never compresses");
     expect_warning(BASE "mute-replay-warnings\n", "t.conf:8: mute-replay-warnings: ignored: ");
     expect_warning(BASE "dh dh2048.pem\n", "t.conf:8: dh: ignored: ovpnd uses ECDHE");
     expect_warning(BASE "ping-timer-rem\nfast-io\ntxqueuelen 1000\ntun-mtu-extra 32\n",
@@ -950,7 +953,7 @@ static void not_implemented(void **state)
         "topology net30",
         "topology p2p",
         "compress lz4-v2",
-        "compress",
+        "compress lz4",
         "comp-lzo yes",
         "comp-lzo",
         "tls-crypt-v2 v2server.key",
