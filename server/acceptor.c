@@ -382,6 +382,7 @@ static void cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger
         struct msg *m = msg_new(MSG_REMOVE, cs->peer, NULL, 0);
 
         if (m) {
+            m->peer_id = cs->peer->peer_id;
             server_post_worker(a->srv, cs->peer->worker, m);
         }
     }
@@ -667,6 +668,9 @@ static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *
         return;
     }
     m = msg_new(MSG_NEW_KEY, p, &key, sizeof(key)); /* the worker owns the key from here on */
+    if (m) {
+        m->peer_id = p->peer_id;
+    }
     if (!m) {
         data_key_clear(&key);
         ks_clear(ks);

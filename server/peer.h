@@ -3,8 +3,12 @@
  * A struct peer is created by the acceptor when a client's keys are ready. Its `ctl` part is
  * touched only by the acceptor. The data part is handed to the owning worker with MSG_INSTALL
  * and from then on is touched only by that worker, until the worker answers MSG_GONE; then the
- * acceptor frees the whole peer. The byte counters are written by the worker alone and read by
- * the acceptor for the status file, with relaxed atomics (no lock).
+ * acceptor frees the whole peer. A message to a worker about a peer may still be queued when
+ * the worker has already dropped it (timeout) and the acceptor freed it, so the worker checks
+ * such messages against its own table (by peer_id and pointer) before touching the peer: its
+ * queue is FIFO, so a freed peer's address can only be reused by an MSG_INSTALL queued later. The
+ * byte counters are written by the worker alone and read by the acceptor for the status file, with
+ * relaxed atomics (no lock).
  */
 #ifndef SERVER_PEER_H
 #define SERVER_PEER_H
@@ -78,6 +82,7 @@ struct msg {
     struct msgq_node node; /* first: msgq_node pointers are cast back to struct msg */
     enum msg_type type;
     struct peer *peer;
+    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE: the peer's id when the message was sent */
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
     struct sockaddr_in from;

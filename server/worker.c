@@ -433,6 +433,15 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_compressed);
 }
 
+/* Whether m's peer is one this worker carries now, decided without touching the peer, which
+ * may be freed already (see peer.h). */
+static bool owns(const struct worker *w, const struct msg *m)
+{
+    size_t local = m->peer_id / (uint32_t)w->srv->n_workers;
+
+    return local < w->srv->max_local_peers && w->by_local[local] == m->peer;
+}
+
 static void on_async(uv_async_t *a)
 {
     struct worker *w = a->data;
@@ -446,7 +455,7 @@ static void on_async(uv_async_t *a)
             install_peer(w, m->peer);
             break;
         case MSG_NEW_KEY:
-            if (m->peer->is_installed && m->len == sizeof(struct data_key)) {
+            if (owns(w, m) && m->len == sizeof(struct data_key)) {
                 struct data_key nk;
 
                 memcpy(&nk, m->data, sizeof(nk));
@@ -456,7 +465,7 @@ static void on_async(uv_async_t *a)
             }
             break;
         case MSG_REMOVE:
-            if (m->peer->is_installed) {
+            if (owns(w, m)) {
                 forget_peer(w, m->peer, GONE_REMOVED);
             }
             break;
