@@ -64,31 +64,60 @@ static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reaso
     server_post_acceptor(srv, m);
 }
 
-/* Frame (compression stub), encrypt and send one payload. plain must have COMP_HEADROOM
- * writable bytes in front of it. */
+/* Send the queued datagrams with as few sendmmsg() calls as the kernel allows. A datagram the
+ * kernel refuses is dropped and counted; the rest still go. */
+static void tx_flush(struct worker *w)
+{
+    unsigned done = 0;
+
+    while (done < w->n_tx) {
+        int n = sendmmsg(w->udp_fd, &w->tx_msgs[done], w->n_tx - done, MSG_DONTWAIT);
+
+        if (n <= 0) {
+            drop(w, &w->stats.drop_send, &w->tx_addr[done], strerror(errno));
+            done++; /* skip the one that failed */
+            continue;
+        }
+        done += (unsigned)n;
+    }
+    w->n_tx = 0;
+}
+
+/* Frame (compression stub), encrypt and queue one payload for p (tx_flush sends it, at the end
+ * of the current callback at the latest). plain must have COMP_HEADROOM writable bytes in front
+ * of it. */
 static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
 {
+    struct mmsghdr *mh;
     size_t out_len;
-    ssize_t n;
+    unsigned slot;
     int err;
 
     if (!p->tx_key) {
         drop(w, &w->stats.drop_no_key, NULL, "no send key");
         return;
     }
+    if (w->n_tx == WORKER_BATCH) {
+        tx_flush(w);
+    }
+    slot = w->n_tx;
     comp_frame(p->framing, plain, len, &plain, &len);
-    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, plain, len, w->out_buf,
-                        sizeof(w->out_buf), &out_len);
+    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, plain, len, w->tx_bufs[slot],
+                        sizeof(w->tx_bufs[slot]), &out_len);
     if (err) {
         drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
         return;
     }
-    n = sendto(w->udp_fd, w->out_buf, out_len, 0, (const struct sockaddr *)&p->remote,
-               sizeof(p->remote));
-    if (n < 0) {
-        drop(w, &w->stats.drop_send, &p->remote, strerror(errno));
-        return;
-    }
+    w->tx_addr[slot] = p->remote;
+    w->tx_iov[slot].iov_base = w->tx_bufs[slot];
+    w->tx_iov[slot].iov_len = out_len;
+    mh = &w->tx_msgs[slot];
+    memset(mh, 0, sizeof(*mh));
+    mh->msg_hdr.msg_name = &w->tx_addr[slot];
+    mh->msg_hdr.msg_namelen = sizeof(w->tx_addr[slot]);
+    mh->msg_hdr.msg_iov = &w->tx_iov[slot];
+    mh->msg_hdr.msg_iovlen = 1;
+    w->n_tx++;
     p->last_tx_ms = uv_now(&w->loop);
     atomic_store_explicit(&p->bytes_tx,
                           atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,
@@ -266,7 +295,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     handle_plaintext(w, p, payload, plain_len);
 }
 
-static void on_udp(uv_poll_t *h, int status, int events)
+static void udp_drain(uv_poll_t *h, int status, int events)
 {
     struct worker *w = h->data;
     struct mmsghdr msgs[WORKER_BATCH];
@@ -306,7 +335,13 @@ static void on_udp(uv_poll_t *h, int status, int events)
     }
 }
 
-static void on_tun(uv_poll_t *h, int status, int events)
+static void on_udp(uv_poll_t *h, int status, int events)
+{
+    udp_drain(h, status, events);
+    tx_flush(h->data);
+}
+
+static void tun_drain(uv_poll_t *h, int status, int events)
 {
     struct worker *w = h->data;
 
@@ -322,6 +357,12 @@ static void on_tun(uv_poll_t *h, int status, int events)
         }
         route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, (size_t)n);
     }
+}
+
+static void on_tun(uv_poll_t *h, int status, int events)
+{
+    tun_drain(h, status, events);
+    tx_flush(h->data);
 }
 
 static void install_peer(struct worker *w, struct peer *p)
@@ -397,6 +438,7 @@ static void on_tick(uv_timer_t *t)
             send_to_peer(w, p, ping + COMP_HEADROOM, sizeof(occ_ping_magic));
         }
     }
+    tx_flush(w);
 }
 
 static void stop_loop(struct worker *w)
@@ -491,6 +533,7 @@ static void on_async(uv_async_t *a)
         }
         free(m);
     }
+    tx_flush(w);
 }
 
 int worker_init(struct worker *w, struct server *srv, int i)

@@ -10,6 +10,9 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
 
 #include <uv.h>
 
@@ -65,7 +68,12 @@ struct worker {
     struct worker_stats stats;
     struct log_ratelimit rl_drop;
     uint8_t rx_bufs[WORKER_BATCH][WORKER_BUF_LEN];
-    uint8_t out_buf[WORKER_BUF_LEN + 64];
+    /* Sealed datagrams waiting for one sendmmsg() (flushed at the end of every callback). */
+    uint8_t tx_bufs[WORKER_BATCH][WORKER_BUF_LEN + 64];
+    struct sockaddr_in tx_addr[WORKER_BATCH];
+    struct iovec tx_iov[WORKER_BATCH];
+    struct mmsghdr tx_msgs[WORKER_BATCH];
+    unsigned n_tx;
 };
 
 /* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */
