@@ -16,6 +16,7 @@
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/entropy.h>
 #include <mbedtls/md.h>
+#include <mbedtls/sha256.h>
 #include <mbedtls/platform_util.h>
 
 #include "proto/cert_check.h"
@@ -46,6 +47,7 @@
 #define APP_BUF_LEN 16384    /* one full TLS record */
 #define CLOSE_LINGER_MS 5000 /* keep a failed/exiting session to finish ACKs, as 2.6 does */
 #define PUSH_REPEAT_IGNORE_MS 30000
+#define RENEG_RETRY_MS 10000 /* after a failed renegotiation */
 #define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
 
 enum cs_state {
@@ -95,12 +97,13 @@ struct ctl_session {
     bool is_peer_live;     /* installed in a worker and not reported gone */
     struct peer_info pi;
     char cn[PEER_CN_MAX];
+    uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
     struct log_ratelimit rl;
 };
 
 struct acceptor_stats {
     uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
-        drop_window, handshakes_ok, handshakes_failed, auth_failed;
+        drop_window, drop_handshake_timeout, handshakes_ok, handshakes_failed, auth_failed;
 };
 
 struct acceptor {
@@ -560,8 +563,31 @@ static int pick_peer_slot(struct acceptor *a, struct peer *p)
 /* Another session with the same common name: with duplicate-cn off, the newer one replaces it
  * (openvpn multi.c: "new connection by client '%s' will cause previous active sessions by this
  * client to be dropped"). */
-static void drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
+/* SHA-256 of the peer certificate's DER (all zero without one): a renegotiation must present
+ * the same certificate. */
+static void cert_fingerprint(const struct tls_session *tls, uint8_t out[32])
 {
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&tls->ssl);
+
+    memset(out, 0, 32);
+    if (crt) {
+        (void)mbedtls_sha256_ret(crt->raw.p, crt->raw.len, out, 0);
+    }
+}
+
+/* Turn a client away without AUTH_FAILED (which makes a 2.6 client give up): like 2.6 when it
+ * is full, say nothing, so the client retries later. */
+static void turn_away(struct acceptor *a, struct ctl_session *cs, const char *reason)
+{
+    a->stats.auth_failed++;
+    cs_log(a, cs, LOG_WARN, "turned away: %s (the client will retry)", reason);
+    cs_close(a, cs, 0);
+}
+
+static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
+{
+    size_t n = 0;
+
     for (size_t i = 0; i < a->table_size; i++) {
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
             if (cs != keep && cs->state == CS_ACTIVE && strcmp(cs->cn, keep->cn) == 0) {
@@ -569,9 +595,11 @@ static void drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
                        "new connection by the same common name from another address replaces "
                        "this one (duplicate-cn is off)");
                 cs_close(a, cs, 0);
+                n++;
             }
         }
     }
+    return n; /* their slots count until the workers let go of them */
 }
 
 /* When to renegotiate a key that started at start_ms: reneg-sec minus up to 10 % jitter, as a
@@ -646,15 +674,20 @@ static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *
 {
     struct peer *p = cs->peer;
     char cn[PEER_CN_MAX] = "";
+    uint8_t fp[32];
     enum data_cipher cipher;
     struct data_key key;
     const char *why;
     struct msg *m;
 
     memset(&key, 0, sizeof(key));
-    if (tls_session_peer_cn(&ks->tls, cn, sizeof(cn)) == 0 && strcmp(cn, cs->cn) != 0) {
-        cs_log(a, cs, LOG_WARN, "renegotiation with another certificate (CN '%s'): refused", cn);
-        ks_clear(ks);
+    cert_fingerprint(&ks->tls, fp);
+    if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
+        /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
+        tls_session_peer_cn(&ks->tls, cn, sizeof(cn));
+        cs_log(a, cs, LOG_WARN,
+               "renegotiation with a different client certificate (CN '%s'): session dropped", cn);
+        cs_close(a, cs, 0);
         return;
     }
     if (data_cipher_from_name(p->cipher, &cipher)) {
@@ -695,6 +728,7 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
     enum data_cipher cipher;
     struct peer *p = NULL;
     const char *why;
+    size_t n_replaced = 0;
     int err;
 
     if (!client) {
@@ -718,9 +752,12 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
     }
     peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
                     &cs->pi);
-    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn))) {
+    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
         snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        auth_failed(a, cs, "the client certificate has no common name (CN)");
+        goto out;
     }
+    cert_fingerprint(&ks->tls, cs->cert_sha256);
     cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
            cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
     if (client->username[0] || client->password[0]) {
@@ -749,10 +786,10 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
         goto out;
     }
     if (!a->cfg->duplicate_cn) {
-        drop_duplicate_cn(a, cs);
+        n_replaced = drop_duplicate_cn(a, cs);
     }
-    if ((int)a->n_clients >= a->cfg->max_clients) {
-        auth_failed(a, cs, "max-clients reached");
+    if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
+        turn_away(a, cs, "max-clients reached");
         goto out;
     }
     p = calloc(1, sizeof(*p));
@@ -762,7 +799,7 @@ static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struc
     }
     if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
         free(p);
-        auth_failed(a, cs, "address pool exhausted");
+        turn_away(a, cs, "address pool exhausted");
         goto out;
     }
     p->pool_index = ip_pool_index(&srv->pool, p->vaddr);
@@ -920,12 +957,19 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
 
 /* A negotiation that failed: the whole session when it was the first one, else just that key
  * state (the tunnel goes on with the current keys, as in 2.6). */
+/* A negotiation or TLS session that failed. The first negotiation, or the active key's TLS
+ * session (closed or broken by the peer), ends the whole session as in 2.6; a renegotiation in
+ * progress is just dropped, the tunnel goes on with the current keys, and the next attempt
+ * comes after RENEG_RETRY_MS. */
 static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
-    if (ks->key_id == 0 && !cs->peer) {
+    if ((ks->key_id == 0 && !cs->peer) || ks == primary_ks(cs)) {
         cs_close(a, cs, 0);
-    } else {
-        ks_clear(ks);
+        return;
+    }
+    ks_clear(ks);
+    if (cs->state == CS_ACTIVE) {
+        cs->next_reneg_ms = now_ms(a) + RENEG_RETRY_MS;
     }
 }
 
@@ -1215,10 +1259,16 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
         }
         if (now - ks->start_ms > hand_window_ms) {
             a->stats.handshakes_failed++;
-            cs_log(a, cs, LOG_WARN,
-                   "key_id %u: TLS key negotiation did not finish within %d seconds "
-                   "(hand-window)",
-                   ks->key_id, a->cfg->hand_window_s);
+            if (cs->peer) {
+                cs_log(a, cs, LOG_WARN,
+                       "renegotiation of key_id %u did not finish within %d seconds "
+                       "(hand-window)",
+                       ks->key_id, a->cfg->hand_window_s);
+            } else {
+                /* Half-open sessions can come in floods: one rate limit for all of them. */
+                drop_pkt(a, &a->stats.drop_handshake_timeout, &cs->remote,
+                         "TLS key negotiation did not finish within hand-window");
+            }
             ks_fail(a, cs, ks);
             if (cs->state == CS_CLOSING) {
                 return;
@@ -1308,7 +1358,7 @@ static void write_status(struct acceptor *a)
             }
             r = &rows[n++];
             snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
-            memcpy(&r->real, &p->remote, sizeof(p->remote));
+            memcpy(&r->real, &cs->remote, sizeof(cs->remote)); /* p->remote is the worker's */
             r->virt_addr = p->vaddr;
             r->bytes_rx = atomic_load_explicit(&p->bytes_rx, memory_order_relaxed);
             r->bytes_tx = atomic_load_explicit(&p->bytes_tx, memory_order_relaxed);
@@ -1441,10 +1491,10 @@ static void log_stats(struct acceptor *a)
             "control: %zu clients, %zu sessions; handshakes ok %" PRIu64 ", failed %" PRIu64
             ", refused %" PRIu64 "; dropped: short %" PRIu64 ", tls-auth/tls-crypt %" PRIu64
             ", replay %" PRIu64 ", malformed %" PRIu64 ", bad cookie %" PRIu64
-            ", no session %" PRIu64 ", window %" PRIu64,
+            ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64,
             a->n_clients, a->n_sessions, s->handshakes_ok, s->handshakes_failed, s->auth_failed,
             s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed, s->drop_cookie,
-            s->drop_no_session, s->drop_window);
+            s->drop_no_session, s->drop_window, s->drop_handshake_timeout);
 }
 
 static void on_async(uv_async_t *h)
@@ -1461,6 +1511,11 @@ static void on_async(uv_async_t *h)
             break;
         case MSG_INSTALLED:
             handle_installed(a, m->peer);
+            break;
+        case MSG_RENEGOTIATE:
+            if (m->peer->ctl && m->peer->ctl->state == CS_ACTIVE) {
+                m->peer->ctl->next_reneg_ms = 0; /* at the next tick, unless one is running */
+            }
             break;
         case MSG_FLOAT:
             handle_float(a, m->peer, &m->from);

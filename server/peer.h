@@ -48,6 +48,7 @@ struct peer {
     struct data_key *tx_key;
     struct data_key *pending_tx_key; /* newest key: used for sending once the client uses it */
     uint64_t pending_since_ms;
+    bool is_reneg_requested; /* MSG_RENEGOTIATE sent for the current send key */
     uint64_t last_rx_ms;
     uint64_t last_tx_ms;
     bool is_installed;
@@ -66,9 +67,10 @@ enum msg_type {
     MSG_INSTALLED, /* worker -> acceptor: peer's data plane is live */
     MSG_GONE,      /* worker -> acceptor: the worker no longer uses peer */
     MSG_FLOAT,     /* worker -> acceptor: peer's authenticated packets now come from `from` */
-    MSG_PACKET,    /* either way: a datagram or TUN packet that reached the wrong thread */
-    MSG_STOP,      /* main -> any: leave the loop */
-    MSG_STATS,     /* main -> any: log your counters (SIGUSR2) */
+    MSG_RENEGOTIATE, /* worker -> acceptor: the send key nears packet-id exhaustion */
+    MSG_PACKET,      /* either way: a datagram or TUN packet that reached the wrong thread */
+    MSG_STOP,        /* main -> any: leave the loop */
+    MSG_STATS,       /* main -> any: log your counters (SIGUSR2) */
 };
 
 enum gone_reason {

@@ -118,6 +118,15 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
     mh->msg_hdr.msg_iov = &w->tx_iov[slot];
     mh->msg_hdr.msg_iovlen = 1;
     w->n_tx++;
+    if (!p->is_reneg_requested && data_key_tx_wants_renegotiation(p->tx_key)) {
+        /* 2.6 renegotiates at packet id 0xFF000000, long before ids run out. */
+        struct msg *m = msg_new(MSG_RENEGOTIATE, p, NULL, 0);
+
+        if (m) {
+            p->is_reneg_requested = true;
+            server_post_acceptor(w->srv, m);
+        }
+    }
     p->last_tx_ms = uv_now(&w->loop);
     atomic_store_explicit(&p->bytes_tx,
                           atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,
@@ -288,6 +297,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         /* The client sends with the renegotiated key, so it has it: switch ours too. */
         p->tx_key = k;
         p->pending_tx_key = NULL;
+        p->is_reneg_requested = false;
     }
     atomic_store_explicit(&p->bytes_rx,
                           atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
@@ -423,6 +433,7 @@ static void on_tick(uv_timer_t *t)
             now - p->pending_since_ms >= (uint64_t)srv->cfg->hand_window_s * 1000) {
             p->tx_key = p->pending_tx_key;
             p->pending_tx_key = NULL;
+            p->is_reneg_requested = false;
         }
         if (srv->ping_restart_s > 0 &&
             now - p->last_rx_ms >= (uint64_t)srv->ping_restart_s * 1000) {
@@ -583,7 +594,18 @@ int worker_start(struct worker *w)
 
 void worker_join(struct worker *w)
 {
+    struct msgq_node *n;
+
     uv_thread_join(&w->thread);
+    /* Messages that arrived after MSG_STOP: nothing will act on them any more. */
+    while ((n = msgq_pop(&w->inbox)) != NULL) {
+        struct msg *m = (struct msg *)n;
+
+        if (m->type == MSG_NEW_KEY && m->len == sizeof(struct data_key)) {
+            data_key_clear((struct data_key *)(void *)m->data);
+        }
+        free(m);
+    }
     uv_loop_close(&w->loop);
     free(w->by_local);
     free(w->by_addr);

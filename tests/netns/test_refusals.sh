@@ -49,3 +49,20 @@ server_log_grep "198\.18\.0\.3:[0-9]+.*no shared data cipher" ||
     fail "server log does not name the peer and the missing shared cipher"
 [ -z "$(client_tun_ip 2)" ] || fail "the client without a shared cipher got a tunnel address"
 ovt_log "client without a shared data cipher refused with AUTH_FAILED"
+client_stop 2
+server_stop
+
+# A certificate from the right CA without a common name is refused, as 2.6 does.
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /O=nocn \
+    -keyout "$pki/nocn.key" -out "$pki/nocn.csr" 2>/dev/null
+printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n' \
+    >"$pki/nocn.ext"
+openssl x509 -req -in "$pki/nocn.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 2 -extfile "$pki/nocn.ext" -out "$pki/nocn.crt" 2>/dev/null
+server_conf_write "$OVT_DIR"
+server_start "$OVT_DIR"
+OVT_CLIENT_CERT=$pki/nocn.crt OVT_CLIENT_KEY=$pki/nocn.key client_start "$OVT_DIR" 2 "auth-retry none"
+wait_for 30 refused || fail "client certificate without a CN was not refused"
+server_log_grep "198\.18\.0\.3:[0-9]+.*no common name" || fail "server log does not say why"
+[ -z "$(client_tun_ip 2)" ] || fail "the client without a CN got a tunnel address"
+ovt_log "certificate without a common name refused"
