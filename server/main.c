@@ -192,6 +192,9 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     err = server_run(&cfg);
+    if (cfg.writepid) {
+        unlink(cfg.writepid); /* still writable: it was written before privileges dropped */
+    }
     config_free(&cfg);
     return err ? 1 : 0;
 }
