@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     err = server_run(&cfg);
     if (cfg.writepid) {
-        unlink(cfg.writepid); /* still writable: it was written before privileges dropped */
+        (void)unlink(cfg.writepid); /* best effort: after user/group it may not be ours */
     }
     config_free(&cfg);
     return err ? 1 : 0;
