@@ -40,114 +40,15 @@
 #include "server/udp.h"
 #include "server/worker.h"
 
-#define ACCEPTOR_TICK_MS 200
-#define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
-#define IPV4_UDP_HDR 28
-#define CTL_BUF_LEN 2048
-#define APP_BUF_LEN 16384    /* one full TLS record */
-#define CLOSE_LINGER_MS 5000 /* keep a failed/exiting session to finish ACKs, as 2.6 does */
-#define PUSH_REPEAT_IGNORE_MS 30000
-#define RENEG_RETRY_MS 10000 /* after a failed renegotiation */
-#define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
+#include "server/acceptor_internal.h"
 
-enum cs_state {
-    CS_TLS,     /* TLS handshake, then the client's key-method-2 message */
-    CS_ACTIVE,  /* keys installed in the worker */
-    CS_CLOSING, /* AUTH_FAILED sent or EXIT received: linger, then free */
-};
-
-enum ks_state {
-    KS_TLS,    /* TLS handshake, then the client's key-method-2 message */
-    KS_ACTIVE, /* key-method 2 done, data keys handed to the worker */
-};
-
-/* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
- * session has at most two: the primary and the one being negotiated or the lame duck. */
-struct key_state {
-    bool in_use;
-    uint8_t key_id;
-    enum ks_state state;
-    bool has_sent_key_method2;
-    uint64_t start_ms;
-    struct reliable rel;
-    struct tls_session tls;
-};
-
-struct ctl_session {
-    struct ctl_session *hnext;
-    struct sockaddr_in remote;
-    uint8_t own_sid[SESSION_ID_LEN];
-    uint8_t peer_sid[SESSION_ID_LEN];
-    uint32_t wrap_tx_id;
-    uint32_t wrap_tx_time;
-    struct packet_id_rx wrap_rx;
-    struct key_state ks[2];
-    int primary; /* index into ks of the newest active (or, at first, the only) key_state */
-    uint64_t next_reneg_ms;
-    enum cs_state state;
-    uint64_t created_ms;
-    uint64_t close_at_ms;
-    uint64_t push_sent_ms;
-    bool is_pushed;
-    bool is_push_requested;
-    bool is_installed;     /* the worker confirmed MSG_INSTALL */
-    const char *comp_push; /* compression option pushed to this client, or NULL */
-    bool is_dead;          /* freed at the next sweep */
-    struct peer *peer;     /* set once the client is authenticated */
-    bool is_peer_live;     /* installed in a worker and not reported gone */
-    struct peer_info pi;
-    char cn[PEER_CN_MAX];
-    uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
-    struct log_ratelimit rl;
-};
-
-struct acceptor_stats {
-    uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
-        drop_window, drop_handshake_timeout, handshakes_ok, handshakes_failed, auth_failed;
-};
-
-struct acceptor {
-    struct server *srv;
-    struct config *cfg;
-    uv_loop_t loop;
-    uv_thread_t thread;
-    uv_async_t async;
-    struct msgq inbox;
-    int fd;
-    uv_poll_t poll;
-    uv_timer_t tick;
-    uv_timer_t status_timer;
-    struct tls_wrap_ctx wrap;
-    mbedtls_entropy_context entropy;
-    mbedtls_ctr_drbg_context drbg;
-    struct tls_server_conf tls;
-    uint8_t cookie_key[32];
-    int status_fd; /* open status file when privileges are dropped, else -1 */
-    struct ctl_session **table;
-    size_t table_size;
-    size_t n_sessions;
-    size_t n_clients;
-    bool **local_used; /* [worker][local index] peer_id in use */
-    size_t *n_worker_peers;
-    struct acceptor_stats stats;
-    struct log_ratelimit rl;
-    char options_string[KEY_METHOD2_OPTIONS_MAX];
-    bool is_stopping;
-    uint8_t rx_buf[CTL_BUF_LEN];
-    uint8_t plain_buf[CTL_BUF_LEN];
-    uint8_t app_buf[APP_BUF_LEN];
-};
-
-static uint64_t now_ms(struct acceptor *a)
+uint64_t acc_now_ms(struct acceptor *a)
 {
     return uv_now(&a->loop);
 }
 
-static void cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
-                   ...) __attribute__((format(printf, 4, 5)));
-
-static void cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
-                   ...)
+void acc_cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
+                ...)
 {
     char addr[32], text[1024];
     uint32_t n_suppressed = 0;
@@ -156,7 +57,7 @@ static void cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lv
     if (!log_enabled(lvl)) {
         return;
     }
-    if (lvl >= LOG_WARN && !log_ratelimit_allow(&cs->rl, now_ms(a), 20, 10, &n_suppressed)) {
+    if (lvl >= LOG_WARN && !log_ratelimit_allow(&cs->rl, acc_now_ms(a), 20, 10, &n_suppressed)) {
         return;
     }
     va_start(ap, fmt);
@@ -175,7 +76,7 @@ static void drop_pkt(struct acceptor *a, uint64_t *counter, const struct sockadd
     char addr[32];
 
     (*counter)++;
-    if (!log_ratelimit_allow(&a->rl, now_ms(a), 20, 10, &n_suppressed)) {
+    if (!log_ratelimit_allow(&a->rl, acc_now_ms(a), 20, 10, &n_suppressed)) {
         return;
     }
     if (n_suppressed) {
@@ -251,12 +152,12 @@ static int send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_
               : tls_wrap_seal(&a->wrap, cs->wrap_tx_id++, cs->wrap_tx_time, plain, plain_len, wire,
                               sizeof(wire), &wire_len);
     if (err) {
-        cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
+        acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
         return err;
     }
     if (sendto(a->fd, wire, wire_len, 0, (const struct sockaddr *)&cs->remote, sizeof(cs->remote)) <
         0) {
-        cs_log(a, cs, LOG_DEBUG, "sendto: %s", strerror(errno));
+        acc_cs_log(a, cs, LOG_DEBUG, "sendto: %s", strerror(errno));
     }
     return 0;
 }
@@ -270,7 +171,7 @@ static size_t max_chunk(const struct acceptor *a)
 /* Move pending TLS output of ks into reliable packets and send what is due, with ACKs. */
 static void flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
-    uint64_t now = now_ms(a);
+    uint64_t now = acc_now_ms(a);
     struct reliable_out *o;
     struct control_acks acks;
     const uint8_t *out;
@@ -310,12 +211,12 @@ static void flush(struct acceptor *a, struct ctl_session *cs)
     }
 }
 
-static struct key_state *primary_ks(struct ctl_session *cs)
+struct key_state *acc_primary_ks(struct ctl_session *cs)
 {
     return &cs->ks[cs->primary];
 }
 
-static void ks_clear(struct key_state *ks)
+void acc_ks_clear(struct key_state *ks)
 {
     if (ks->in_use) {
         reliable_clear(&ks->rel);
@@ -326,7 +227,7 @@ static void ks_clear(struct key_state *ks)
 
 static int ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32_t first_id)
 {
-    ks_clear(ks);
+    acc_ks_clear(ks);
     memset(ks, 0, sizeof(*ks));
     if (tls_session_init(&ks->tls, &a->tls)) {
         return -ENOMEM;
@@ -334,21 +235,21 @@ static int ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uin
     reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->tls_timeout_s * 1000u);
     ks->key_id = key_id;
     ks->state = KS_TLS;
-    ks->start_ms = now_ms(a);
+    ks->start_ms = acc_now_ms(a);
     ks->in_use = true;
     return 0;
 }
 
 /* One control-channel message: text plus its NUL, one TLS record (section 8.1). */
-static void send_message(struct acceptor *a, struct ctl_session *cs, const char *text)
+void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text)
 {
     size_t len = strlen(text) + 1;
 
-    if (tls_session_write(&primary_ks(cs)->tls, (const uint8_t *)text, len)) {
-        cs_log(a, cs, LOG_WARN, "cannot write control message");
+    if (tls_session_write(&acc_primary_ks(cs)->tls, (const uint8_t *)text, len)) {
+        acc_cs_log(a, cs, LOG_WARN, "cannot write control message");
         return;
     }
-    cs_log(a, cs, LOG_DEBUG, "SENT CONTROL: '%s'", text);
+    acc_cs_log(a, cs, LOG_DEBUG, "SENT CONTROL: '%s'", text);
 }
 
 /* ---- session life ---- */
@@ -374,13 +275,13 @@ static void free_peer(struct peer *p)
 }
 
 /* Mark cs for freeing; if its peer is live in a worker, ask the worker to drop it first. */
-static void cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms)
+void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms)
 {
     if (cs->state == CS_CLOSING) {
         return;
     }
     cs->state = CS_CLOSING;
-    cs->close_at_ms = now_ms(a) + linger_ms;
+    cs->close_at_ms = acc_now_ms(a) + linger_ms;
     if (cs->peer && cs->is_peer_live) {
         struct msg *m = msg_new(MSG_REMOVE, cs->peer, NULL, 0);
 
@@ -394,8 +295,8 @@ static void cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger
 static void cs_free(struct acceptor *a, struct ctl_session *cs)
 {
     table_unlink(a, cs);
-    ks_clear(&cs->ks[0]);
-    ks_clear(&cs->ks[1]);
+    acc_ks_clear(&cs->ks[0]);
+    acc_ks_clear(&cs->ks[1]);
     if (cs->peer) {
         cs->peer->ctl = NULL;
         if (!cs->is_peer_live) {
@@ -489,451 +390,12 @@ static struct ctl_session *session_create(struct acceptor *a, const struct contr
         return NULL;
     }
     cs->state = CS_TLS;
-    cs->created_ms = now_ms(a);
+    cs->created_ms = acc_now_ms(a);
     table_insert(a, cs);
     return cs;
 }
 
 /* ---- authentication, keys, push ---- */
-
-/* The client reads our key-method-2 message before any control message ("Unknown
- * key_method/flags" otherwise), so a refusal still answers key method 2 first, without keys, as
- * 2.6 does, and then says AUTH_FAILED. */
-static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
-{
-    struct key_method2 *server = calloc(1, sizeof(*server));
-    uint8_t out[1024];
-    size_t out_len;
-
-    if (!server) {
-        return;
-    }
-    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1));
-    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2));
-    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
-    if (key_method2_write(server, false, out, sizeof(out), &out_len) == 0 &&
-        tls_session_write(&ks->tls, out, out_len) == 0) {
-        ks->has_sent_key_method2 = true;
-    }
-    key_method2_wipe(server);
-    free(server);
-}
-
-/* Refuse the client: reason goes to the log; the client gets text (NULL: plain AUTH_FAILED). */
-static void refuse(struct acceptor *a, struct ctl_session *cs, const char *reason, const char *text)
-{
-    struct key_state *ks = primary_ks(cs);
-
-    a->stats.auth_failed++;
-    cs_log(a, cs, LOG_WARN, "refused: %s", reason);
-    if (ks->in_use && !ks->has_sent_key_method2) {
-        send_empty_key_method2(a, ks);
-    }
-    send_message(a, cs, text ? text : "AUTH_FAILED");
-    cs_close(a, cs, CLOSE_LINGER_MS);
-}
-
-static void auth_failed(struct acceptor *a, struct ctl_session *cs, const char *reason)
-{
-    refuse(a, cs, reason, NULL);
-}
-
-static int pick_peer_slot(struct acceptor *a, struct peer *p)
-{
-    struct server *srv = a->srv;
-    int best = 0;
-
-    for (int i = 1; i < srv->n_workers; i++) {
-        if (a->n_worker_peers[i] < a->n_worker_peers[best]) {
-            best = i;
-        }
-    }
-    for (size_t local = 0; local < srv->max_local_peers; local++) {
-        if (!a->local_used[best][local]) {
-            a->local_used[best][local] = true;
-            a->n_worker_peers[best]++;
-            p->worker = best;
-            p->peer_id = (uint32_t)(local * (size_t)srv->n_workers + (size_t)best);
-            return 0;
-        }
-    }
-    return -ENOSPC;
-}
-
-/* Another session with the same common name: with duplicate-cn off, the newer one replaces it
- * (openvpn multi.c: "new connection by client '%s' will cause previous active sessions by this
- * client to be dropped"). */
-/* SHA-256 of the peer certificate's DER (all zero without one): a renegotiation must present
- * the same certificate. */
-static void cert_fingerprint(const struct tls_session *tls, uint8_t out[32])
-{
-    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&tls->ssl);
-
-    memset(out, 0, 32);
-    if (crt) {
-        (void)mbedtls_sha256_ret(crt->raw.p, crt->raw.len, out, 0);
-    }
-}
-
-/* Turn a client away without AUTH_FAILED (which makes a 2.6 client give up): like 2.6 when it
- * is full, say nothing, so the client retries later. */
-static void turn_away(struct acceptor *a, struct ctl_session *cs, const char *reason)
-{
-    a->stats.auth_failed++;
-    cs_log(a, cs, LOG_WARN, "turned away: %s (the client will retry)", reason);
-    cs_close(a, cs, 0);
-}
-
-static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < a->table_size; i++) {
-        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
-            if (cs != keep && cs->state == CS_ACTIVE && strcmp(cs->cn, keep->cn) == 0) {
-                cs_log(a, cs, LOG_INFO,
-                       "new connection by the same common name from another address replaces "
-                       "this one (duplicate-cn is off)");
-                cs_close(a, cs, 0);
-                n++;
-            }
-        }
-    }
-    return n; /* their slots count until the workers let go of them */
-}
-
-/* When to renegotiate a key that started at start_ms: reneg-sec minus up to 10 % jitter, as a
- * 2.6 server does (init.c do_init_crypto_tls), so that clients do not all rekey at once. */
-static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
-{
-    uint64_t period_ms = (uint64_t)a->cfg->reneg_sec * 1000;
-    uint32_t r = 0;
-
-    if (a->cfg->reneg_sec <= 0) {
-        return UINT64_MAX;
-    }
-    (void)mbedtls_ctr_drbg_random(&a->drbg, (unsigned char *)&r, sizeof(r));
-    return start_ms + period_ms - (period_ms / 10 ? r % (period_ms / 10) : 0);
-}
-
-/* Our half of key method 2 on ks: fresh randoms, data keys for ks->key_id into *key, and the
- * reply message written into ks's TLS session. Keys come from the TLS exporter when the client
- * announced IV_PROTO_TLS_KEY_EXPORT (we then push tls-ekm), else from the OpenVPN PRF over both
- * sides' randoms and the session ids (ssl.c generate_key_expansion). Returns NULL or a reason. */
-static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
-                                      struct key_state *ks, const struct key_method2 *client,
-                                      enum data_cipher cipher, struct data_key *key)
-{
-    struct key_method2 *server = calloc(1, sizeof(*server));
-    uint8_t block[KEY_BLOCK_LEN], out[1024];
-    bool use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
-    const char *why = NULL;
-    size_t out_len;
-    int err;
-
-    if (!server) {
-        return "out of memory";
-    }
-    if (mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1)) ||
-        mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2))) {
-        why = "random generator failed";
-        goto out;
-    }
-    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
-    if (use_ekm) {
-        err = tls_session_export(&ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
-    } else {
-        err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
-                              server->random2, cs->peer_sid, cs->own_sid, block);
-    }
-    err =
-        err ? err
-            : data_key_init(key, cipher, ks->key_id, block, true, (uint32_t)a->cfg->replay_window);
-    mbedtls_platform_zeroize(block, sizeof(block));
-    if (err) {
-        why = "data channel key setup failed";
-        goto out;
-    }
-    err = key_method2_write(server, false, out, sizeof(out), &out_len);
-    if (err || tls_session_write(&ks->tls, out, out_len)) {
-        data_key_clear(key);
-        why = "cannot write the key-method 2 reply";
-    } else {
-        ks->has_sent_key_method2 = true;
-    }
-out:
-    key_method2_wipe(server);
-    free(server);
-    return why;
-}
-
-/* A renegotiation (key_id > 0) finished its TLS handshake and sent key method 2: same client
- * certificate, new keys for the worker (section 10). */
-static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                  const struct key_method2 *client)
-{
-    struct peer *p = cs->peer;
-    char cn[PEER_CN_MAX] = "";
-    uint8_t fp[32];
-    enum data_cipher cipher;
-    struct data_key key;
-    const char *why;
-    struct msg *m;
-
-    memset(&key, 0, sizeof(key));
-    cert_fingerprint(&ks->tls, fp);
-    if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
-        /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
-        tls_session_peer_cn(&ks->tls, cn, sizeof(cn));
-        cs_log(a, cs, LOG_WARN,
-               "renegotiation with a different client certificate (CN '%s'): session dropped", cn);
-        cs_close(a, cs, 0);
-        return;
-    }
-    if (data_cipher_from_name(p->cipher, &cipher)) {
-        ks_clear(ks);
-        return;
-    }
-    why = answer_key_method2(a, cs, ks, client, cipher, &key);
-    if (why) {
-        cs_log(a, cs, LOG_WARN, "renegotiation of key_id %u failed: %s", ks->key_id, why);
-        ks_clear(ks);
-        return;
-    }
-    m = msg_new(MSG_NEW_KEY, p, &key, sizeof(key)); /* the worker owns the key from here on */
-    if (m) {
-        m->peer_id = p->peer_id;
-    }
-    if (!m) {
-        data_key_clear(&key);
-        ks_clear(ks);
-        return;
-    }
-    server_post_worker(a->srv, p->worker, m);
-    ks->state = KS_ACTIVE;
-    cs->primary = (int)(ks - cs->ks);
-    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
-    cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
-}
-
-static void send_push_reply(struct acceptor *a, struct ctl_session *cs);
-
-/* The client's key-method-2 message arrived on ks: authenticate, choose, answer, install. */
-static void handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                               const uint8_t *msg, size_t len)
-{
-    struct server *srv = a->srv;
-    struct key_method2 *client = calloc(1, sizeof(*client));
-    char cipher_name[32];
-    enum data_cipher cipher;
-    struct peer *p = NULL;
-    const char *why;
-    size_t n_replaced = 0;
-    int err;
-
-    if (!client) {
-        cs_log(a, cs, LOG_ERR, "out of memory");
-        cs_close(a, cs, 0);
-        return;
-    }
-    err = key_method2_parse(msg, len, true, client);
-    if (err) {
-        cs_log(a, cs, LOG_WARN, "bad key-method 2 message: %s", proto_strerror(err));
-        if (ks->key_id == 0) {
-            cs_close(a, cs, 0);
-        } else {
-            ks_clear(ks);
-        }
-        goto out;
-    }
-    if (cs->peer) {
-        rekey(a, cs, ks, client);
-        goto out;
-    }
-    peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
-                    &cs->pi);
-    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
-        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
-        auth_failed(a, cs, "the client certificate has no common name (CN)");
-        goto out;
-    }
-    cert_fingerprint(&ks->tls, cs->cert_sha256);
-    cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
-           cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
-    if (client->username[0] || client->password[0]) {
-        cs_log(a, cs, LOG_DEBUG,
-               "client sent a username/password; no auth-user-pass-verify is "
-               "configured, so it is ignored");
-    }
-    if (a->cfg->remote_cert_tls_client) {
-        const char *bad = NULL;
-
-        if (cert_check_remote_tls_client(mbedtls_ssl_get_peer_cert(&ks->tls.ssl), &bad)) {
-            auth_failed(a, cs, bad);
-            goto out;
-        }
-    }
-    if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
-                   cipher_name, sizeof(cipher_name)) ||
-        data_cipher_from_name(cipher_name, &cipher)) {
-        char reason[600];
-
-        snprintf(reason, sizeof(reason),
-                 "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
-                 a->cfg->data_ciphers);
-        refuse(a, cs, reason,
-               "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
-        goto out;
-    }
-    if (!a->cfg->duplicate_cn) {
-        n_replaced = drop_duplicate_cn(a, cs);
-    }
-    if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
-        turn_away(a, cs, "max-clients reached");
-        goto out;
-    }
-    p = calloc(1, sizeof(*p));
-    if (!p) {
-        auth_failed(a, cs, "out of memory");
-        goto out;
-    }
-    if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
-        free(p);
-        turn_away(a, cs, "address pool exhausted");
-        goto out;
-    }
-    p->pool_index = ip_pool_index(&srv->pool, p->vaddr);
-    if (pick_peer_slot(a, p)) {
-        ip_pool_release(&srv->pool, p->vaddr);
-        free(p);
-        auth_failed(a, cs, "no free peer-id");
-        goto out;
-    }
-    a->n_clients++;
-    cs->peer = p; /* from here on cs_free() returns the address and the peer-id */
-    p->ctl = cs;
-    p->remote = cs->remote;
-    p->connected_since = time(NULL);
-    p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
-    /* A client configured with compression gets a stub framing pushed (2.6 "compress
-     * migrate"); ovpnd itself never compresses. */
-    cs->comp_push = push_compress_migrate(&cs->pi, client->options);
-    p->framing = comp_framing_for_push(cs->comp_push);
-    snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
-    snprintf(p->cipher, sizeof(p->cipher), "%s", cipher_name);
-    why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
-    if (why) {
-        auth_failed(a, cs, why);
-        goto out;
-    }
-    p->keys[0] = &p->key_store[0];
-    p->tx_key = &p->key_store[0];
-    ks->state = KS_ACTIVE;
-    cs->state = CS_ACTIVE;
-    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
-    cs->is_peer_live = true;
-    atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1, memory_order_release);
-    if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
-        cs_log(a, cs, LOG_WARN,
-               "cannot add %s to the TUN steering map: its worker gets the "
-               "packets handed over",
-               cs->cn);
-    }
-    {
-        struct msg *m = msg_new(MSG_INSTALL, p, NULL, 0);
-
-        if (!m) {
-            cs->is_peer_live = false;
-            auth_failed(a, cs, "out of memory");
-            goto out;
-        }
-        server_post_worker(srv, p->worker, m);
-    }
-    a->stats.handshakes_ok++;
-    {
-        char vaddr[INET_ADDRSTRLEN];
-        struct in_addr in = {.s_addr = htonl(p->vaddr)};
-
-        inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
-        cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
-               p->peer_id, vaddr, cipher_name,
-               (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
-    }
-    /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
-     * as it has the reply, and the worker must know the peer-id by then. */
-out:
-    key_method2_wipe(client);
-    free(client);
-}
-
-static int emit_push(void *ctx, const char *msg, size_t len)
-{
-    struct ctl_session *cs = ctx;
-
-    (void)len;
-    return tls_session_write(&primary_ks(cs)->tls, (const uint8_t *)msg, strlen(msg) + 1);
-}
-
-static void send_push_reply(struct acceptor *a, struct ctl_session *cs)
-{
-    struct server *srv = a->srv;
-    struct config *cfg = a->cfg;
-    const char *opts[256 + 32];
-    char global[4][64], per_client[16][256];
-    struct push_client_params pp;
-    size_t n = 0, n_client = 0;
-    struct in_addr gw = {.s_addr = htonl(srv->server_addr)};
-    int err;
-
-    /* 2.6 order (push.c): the configured push lines, then route-gateway, topology, ping,
-     * ping-restart, then the per-client options. */
-    for (size_t i = 0; i < cfg->push.n_items && n < 256; i++) {
-        opts[n++] = cfg->push.items[i];
-    }
-    snprintf(global[0], sizeof(global[0]), "route-gateway %s", inet_ntoa(gw));
-    snprintf(global[1], sizeof(global[1]), "topology subnet");
-    opts[n++] = global[0];
-    opts[n++] = global[1];
-    if (cfg->keepalive_ping_s > 0) {
-        snprintf(global[2], sizeof(global[2]), "ping %d", cfg->keepalive_ping_s);
-        opts[n++] = global[2];
-    }
-    if (cfg->keepalive_restart_s > 0) {
-        snprintf(global[3], sizeof(global[3]), "ping-restart %d", cfg->keepalive_restart_s);
-        opts[n++] = global[3];
-    }
-    if (cs->comp_push) {
-        opts[n++] = cs->comp_push; /* 2.6 appends it to the global part */
-    }
-    memset(&pp, 0, sizeof(pp));
-    pp.iv_proto = cs->pi.iv_proto;
-    pp.has_iv_mtu = cs->pi.mtu > 0;
-    pp.peer_id = cs->peer->peer_id;
-    pp.cipher = cs->peer->cipher;
-    pp.ncp = peer_info_supports_ncp(&cs->pi);
-    pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
-    pp.cc_exit = true;
-    pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
-    pp.tun_mtu = cfg->tun_mtu;
-    pp.ifconfig_local = cs->peer->vaddr;
-    pp.ifconfig_netmask = srv->netmask;
-    err = push_client_options(&pp, per_client, 16, &n_client);
-    if (err) {
-        cs_log(a, cs, LOG_ERR, "cannot build per-client push options: %s", proto_strerror(err));
-        return;
-    }
-    for (size_t i = 0; i < n_client; i++) {
-        opts[n++] = per_client[i];
-    }
-    err = push_reply_build(opts, n, emit_push, cs);
-    if (err) {
-        cs_log(a, cs, LOG_ERR, "cannot send PUSH_REPLY: %s", proto_strerror(err));
-        return;
-    }
-    cs->is_pushed = true;
-    cs->push_sent_ms = now_ms(a);
-    cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
-}
 
 static void handle_control_message(struct acceptor *a, struct ctl_session *cs, const char *msg)
 {
@@ -941,16 +403,16 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
     case CONTROL_MSG_PUSH_REQUEST:
         if (cs->state != CS_ACTIVE || !cs->is_installed) {
             cs->is_push_requested = true;
-        } else if (!cs->is_pushed || now_ms(a) - cs->push_sent_ms >= PUSH_REPEAT_IGNORE_MS) {
-            send_push_reply(a, cs);
+        } else if (!cs->is_pushed || acc_now_ms(a) - cs->push_sent_ms >= PUSH_REPEAT_IGNORE_MS) {
+            acc_send_push_reply(a, cs);
         }
         break;
     case CONTROL_MSG_EXIT:
-        cs_log(a, cs, LOG_INFO, "client sent EXIT (explicit-exit-notify)");
-        cs_close(a, cs, CLOSE_LINGER_MS);
+        acc_cs_log(a, cs, LOG_INFO, "client sent EXIT (explicit-exit-notify)");
+        acc_cs_close(a, cs, CLOSE_LINGER_MS);
         break;
     default:
-        cs_log(a, cs, LOG_DEBUG, "ignored control message '%.64s'", msg);
+        acc_cs_log(a, cs, LOG_DEBUG, "ignored control message '%.64s'", msg);
         break;
     }
 }
@@ -963,13 +425,13 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
  * comes after RENEG_RETRY_MS. */
 static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
-    if ((ks->key_id == 0 && !cs->peer) || ks == primary_ks(cs)) {
-        cs_close(a, cs, 0);
+    if ((ks->key_id == 0 && !cs->peer) || ks == acc_primary_ks(cs)) {
+        acc_cs_close(a, cs, 0);
         return;
     }
-    ks_clear(ks);
+    acc_ks_clear(ks);
     if (cs->state == CS_ACTIVE) {
-        cs->next_reneg_ms = now_ms(a) + RENEG_RETRY_MS;
+        cs->next_reneg_ms = acc_now_ms(a) + RENEG_RETRY_MS;
     }
 }
 
@@ -987,9 +449,9 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_sta
         if (ret) {
             a->stats.handshakes_failed++;
             if (ks->key_id == 0) {
-                cs_log(a, cs, LOG_WARN, "%s", err);
+                acc_cs_log(a, cs, LOG_WARN, "%s", err);
             } else {
-                cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
+                acc_cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
             }
             flush_ks(a, cs, ks); /* deliver the TLS alert */
             ks_fail(a, cs, ks);
@@ -1001,7 +463,7 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_sta
 
         ret = tls_session_read(&ks->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
         if (ret) {
-            cs_log(a, cs, LOG_INFO, "key_id %u: TLS session closed by the peer", ks->key_id);
+            acc_cs_log(a, cs, LOG_INFO, "key_id %u: TLS session closed by the peer", ks->key_id);
             ks_fail(a, cs, ks);
             return;
         }
@@ -1009,7 +471,7 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_sta
             return;
         }
         if (ks->state == KS_TLS) {
-            handle_key_method2(a, cs, ks, a->app_buf, n);
+            acc_handle_key_method2(a, cs, ks, a->app_buf, n);
             if (!ks->in_use || cs->state == CS_CLOSING) {
                 return;
             }
@@ -1047,12 +509,12 @@ static struct key_state *start_renegotiation(struct acceptor *a, struct ctl_sess
     if (ks_init(a, ks, key_id, 0)) {
         return NULL;
     }
-    if (reliable_queue(&ks->rel, P_CONTROL_SOFT_RESET_V1, NULL, 0, now_ms(a), NULL)) {
-        ks_clear(ks);
+    if (reliable_queue(&ks->rel, P_CONTROL_SOFT_RESET_V1, NULL, 0, acc_now_ms(a), NULL)) {
+        acc_ks_clear(ks);
         return NULL;
     }
-    cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
-           we_initiate ? "starting" : "client started", key_id);
+    acc_cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
+               we_initiate ? "starting" : "client started", key_id);
     return ks;
 }
 
@@ -1069,7 +531,7 @@ static struct key_state *find_ks(struct ctl_session *cs, uint8_t key_id)
 static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
                                    const struct control_packet *pkt)
 {
-    uint64_t now = now_ms(a);
+    uint64_t now = acc_now_ms(a);
     struct key_state *ks = find_ks(cs, pkt->key_id);
     uint8_t *payload, *to_free;
     size_t len;
@@ -1077,18 +539,18 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
 
     if (pkt->acks.n_acks > 0 &&
         memcmp(pkt->acks.remote_session_id, cs->own_sid, SESSION_ID_LEN) != 0) {
-        cs_log(a, cs, LOG_DEBUG, "ACK for another session id: dropped");
+        acc_cs_log(a, cs, LOG_DEBUG, "ACK for another session id: dropped");
         return;
     }
     if (!ks) {
-        struct key_state *pri = primary_ks(cs);
+        struct key_state *pri = acc_primary_ks(cs);
 
         /* Only a SOFT_RESET for exactly the next key_id opens a new key state (ssl.c:
          * "key IDs out of sync" otherwise). */
         if (pkt->opcode != P_CONTROL_SOFT_RESET_V1 || cs->state != CS_ACTIVE ||
             pri->state != KS_ACTIVE || pkt->key_id != next_key_id(pri->key_id)) {
-            cs_log(a, cs, LOG_DEBUG, "%s for key_id %u: no such key state, dropped",
-                   packet_opcode_name(pkt->opcode), pkt->key_id);
+            acc_cs_log(a, cs, LOG_DEBUG, "%s for key_id %u: no such key state, dropped",
+                       packet_opcode_name(pkt->opcode), pkt->key_id);
             return;
         }
         ks = start_renegotiation(a, cs, pkt->key_id, false);
@@ -1107,8 +569,8 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
     }
     while (reliable_pop(&ks->rel, &payload, &len, &to_free)) {
         if (cs->state != CS_CLOSING && len > 0 && tls_session_feed(&ks->tls, payload, len)) {
-            cs_log(a, cs, LOG_WARN, "too much unread TLS data: closing");
-            cs_close(a, cs, 0);
+            acc_cs_log(a, cs, LOG_WARN, "too much unread TLS data: closing");
+            acc_cs_close(a, cs, 0);
         }
         free(to_free);
     }
@@ -1209,8 +671,8 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     }
     if (cs) {
         /* The client restarted with a new session from the same address: replace the old. */
-        cs_log(a, cs, LOG_INFO, "client restarted its session: dropping the old one");
-        cs_close(a, cs, 0);
+        acc_cs_log(a, cs, LOG_INFO, "client restarted its session: dropping the old one");
+        acc_cs_close(a, cs, 0);
         cs->is_dead = true;
     }
     cs = session_create(a, &pkt, from);
@@ -1260,10 +722,10 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
         if (now - ks->start_ms > hand_window_ms) {
             a->stats.handshakes_failed++;
             if (cs->peer) {
-                cs_log(a, cs, LOG_WARN,
-                       "renegotiation of key_id %u did not finish within %d seconds "
-                       "(hand-window)",
-                       ks->key_id, a->cfg->hand_window_s);
+                acc_cs_log(a, cs, LOG_WARN,
+                           "renegotiation of key_id %u did not finish within %d seconds "
+                           "(hand-window)",
+                           ks->key_id, a->cfg->hand_window_s);
             } else {
                 /* Half-open sessions can come in floods: one rate limit for all of them. */
                 drop_pkt(a, &a->stats.drop_handshake_timeout, &cs->remote,
@@ -1279,14 +741,14 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
     }
     if (cs->state == CS_ACTIVE && !is_negotiating && now >= cs->next_reneg_ms) {
         cs->next_reneg_ms = UINT64_MAX; /* set again when this renegotiation completes */
-        start_renegotiation(a, cs, next_key_id(primary_ks(cs)->key_id), true);
+        start_renegotiation(a, cs, next_key_id(acc_primary_ks(cs)->key_id), true);
     }
 }
 
 static void on_tick(uv_timer_t *t)
 {
     struct acceptor *a = t->data;
-    uint64_t now = now_ms(a);
+    uint64_t now = acc_now_ms(a);
     uint64_t hand_window_ms = (uint64_t)a->cfg->hand_window_s * 1000;
 
     for (size_t i = 0; i < a->table_size; i++) {
@@ -1408,9 +870,9 @@ static void handle_gone(struct acceptor *a, struct peer *p, enum gone_reason rea
     }
     cs->is_peer_live = false;
     if (reason == GONE_PING_TIMEOUT || reason == GONE_EXIT) {
-        cs_log(a, cs, LOG_INFO, "client disconnected (%s)",
-               reason == GONE_EXIT ? "explicit exit notify" : "ping-restart timeout");
-        cs_close(a, cs, reason == GONE_EXIT ? CLOSE_LINGER_MS : 0);
+        acc_cs_log(a, cs, LOG_INFO, "client disconnected (%s)",
+                   reason == GONE_EXIT ? "explicit exit notify" : "ping-restart timeout");
+        acc_cs_close(a, cs, reason == GONE_EXIT ? CLOSE_LINGER_MS : 0);
     }
     /* The address and peer-id are free once the session itself goes (cs_free). */
 }
@@ -1426,7 +888,7 @@ static void handle_installed(struct acceptor *a, struct peer *p)
     }
     cs->is_installed = true;
     if (cs->pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->is_push_requested) {
-        send_push_reply(a, cs);
+        acc_send_push_reply(a, cs);
         flush(a, cs);
     }
 }
@@ -1443,10 +905,10 @@ static void handle_float(struct acceptor *a, struct peer *p, const struct sockad
     }
     other = table_find(a, to);
     if (other) {
-        cs_log(a, cs, LOG_WARN,
-               "float to %s: another session uses that address; control "
-               "channel stays at the old one",
-               udp_addr_str(to, addr, sizeof(addr)));
+        acc_cs_log(a, cs, LOG_WARN,
+                   "float to %s: another session uses that address; control "
+                   "channel stays at the old one",
+                   udp_addr_str(to, addr, sizeof(addr)));
         return;
     }
     table_unlink(a, cs);
@@ -1476,7 +938,8 @@ static void say_goodbye(struct acceptor *a)
     for (size_t i = 0; i < a->table_size; i++) {
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
             if (cs->state == CS_ACTIVE) {
-                send_message(a, cs, a->cfg->explicit_exit_notify >= 2 ? "RESTART,[N]" : "RESTART");
+                acc_send_message(a, cs,
+                                 a->cfg->explicit_exit_notify >= 2 ? "RESTART,[N]" : "RESTART");
                 flush(a, cs);
             }
         }

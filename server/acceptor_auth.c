@@ -1,0 +1,482 @@
+/* server/acceptor_auth.c: the acceptor's key method 2: who the client is, its keys, its
+ * address and peer-id, refusals, renegotiated keys, and PUSH_REPLY. Acceptor thread only. */
+#include "server/acceptor.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mbedtls/constant_time.h>
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/md.h>
+#include <mbedtls/sha256.h>
+#include <mbedtls/platform_util.h>
+
+#include "proto/cert_check.h"
+#include "proto/cursor.h"
+#include "proto/errors.h"
+#include "proto/kdf.h"
+#include "proto/key_method.h"
+#include "proto/ncp.h"
+#include "proto/occ.h"
+#include "proto/packet.h"
+#include "proto/packet_id.h"
+#include "proto/peer_info.h"
+#include "proto/push.h"
+#include "proto/reliable.h"
+#include "proto/static_key.h"
+#include "proto/tls_session.h"
+#include "proto/tls_wrap.h"
+#include "server/peer.h"
+#include "server/server.h"
+#include "server/status.h"
+#include "server/udp.h"
+#include "server/worker.h"
+
+#include "server/acceptor_internal.h"
+
+/* The client reads our key-method-2 message before any control message ("Unknown
+ * key_method/flags" otherwise), so a refusal still answers key method 2 first, without keys, as
+ * 2.6 does, and then says AUTH_FAILED. */
+static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
+{
+    struct key_method2 *server = calloc(1, sizeof(*server));
+    uint8_t out[1024];
+    size_t out_len;
+
+    if (!server) {
+        return;
+    }
+    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1));
+    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2));
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (key_method2_write(server, false, out, sizeof(out), &out_len) == 0 &&
+        tls_session_write(&ks->tls, out, out_len) == 0) {
+        ks->has_sent_key_method2 = true;
+    }
+    key_method2_wipe(server);
+    free(server);
+}
+
+/* Refuse the client: reason goes to the log; the client gets text (NULL: plain AUTH_FAILED). */
+static void refuse(struct acceptor *a, struct ctl_session *cs, const char *reason, const char *text)
+{
+    struct key_state *ks = acc_primary_ks(cs);
+
+    a->stats.auth_failed++;
+    acc_cs_log(a, cs, LOG_WARN, "refused: %s", reason);
+    if (ks->in_use && !ks->has_sent_key_method2) {
+        send_empty_key_method2(a, ks);
+    }
+    acc_send_message(a, cs, text ? text : "AUTH_FAILED");
+    acc_cs_close(a, cs, CLOSE_LINGER_MS);
+}
+
+static void auth_failed(struct acceptor *a, struct ctl_session *cs, const char *reason)
+{
+    refuse(a, cs, reason, NULL);
+}
+
+static int pick_peer_slot(struct acceptor *a, struct peer *p)
+{
+    struct server *srv = a->srv;
+    int best = 0;
+
+    for (int i = 1; i < srv->n_workers; i++) {
+        if (a->n_worker_peers[i] < a->n_worker_peers[best]) {
+            best = i;
+        }
+    }
+    for (size_t local = 0; local < srv->max_local_peers; local++) {
+        if (!a->local_used[best][local]) {
+            a->local_used[best][local] = true;
+            a->n_worker_peers[best]++;
+            p->worker = best;
+            p->peer_id = (uint32_t)(local * (size_t)srv->n_workers + (size_t)best);
+            return 0;
+        }
+    }
+    return -ENOSPC;
+}
+
+/* Another session with the same common name: with duplicate-cn off, the newer one replaces it
+ * (openvpn multi.c: "new connection by client '%s' will cause previous active sessions by this
+ * client to be dropped"). */
+/* SHA-256 of the peer certificate's DER (all zero without one): a renegotiation must present
+ * the same certificate. */
+static void cert_fingerprint(const struct tls_session *tls, uint8_t out[32])
+{
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&tls->ssl);
+
+    memset(out, 0, 32);
+    if (crt) {
+        (void)mbedtls_sha256_ret(crt->raw.p, crt->raw.len, out, 0);
+    }
+}
+
+/* Turn a client away without AUTH_FAILED (which makes a 2.6 client give up): like 2.6 when it
+ * is full, say nothing, so the client retries later. */
+static void turn_away(struct acceptor *a, struct ctl_session *cs, const char *reason)
+{
+    a->stats.auth_failed++;
+    acc_cs_log(a, cs, LOG_WARN, "turned away: %s (the client will retry)", reason);
+    acc_cs_close(a, cs, 0);
+}
+
+static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < a->table_size; i++) {
+        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+            if (cs != keep && cs->state == CS_ACTIVE && strcmp(cs->cn, keep->cn) == 0) {
+                acc_cs_log(a, cs, LOG_INFO,
+                           "new connection by the same common name from another address replaces "
+                           "this one (duplicate-cn is off)");
+                acc_cs_close(a, cs, 0);
+                n++;
+            }
+        }
+    }
+    return n; /* their slots count until the workers let go of them */
+}
+
+/* When to renegotiate a key that started at start_ms: reneg-sec minus up to 10 % jitter, as a
+ * 2.6 server does (init.c do_init_crypto_tls), so that clients do not all rekey at once. */
+static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
+{
+    uint64_t period_ms = (uint64_t)a->cfg->reneg_sec * 1000;
+    uint32_t r = 0;
+
+    if (a->cfg->reneg_sec <= 0) {
+        return UINT64_MAX;
+    }
+    (void)mbedtls_ctr_drbg_random(&a->drbg, (unsigned char *)&r, sizeof(r));
+    return start_ms + period_ms - (period_ms / 10 ? r % (period_ms / 10) : 0);
+}
+
+/* Our half of key method 2 on ks: fresh randoms, data keys for ks->key_id into *key, and the
+ * reply message written into ks's TLS session. Keys come from the TLS exporter when the client
+ * announced IV_PROTO_TLS_KEY_EXPORT (we then push tls-ekm), else from the OpenVPN PRF over both
+ * sides' randoms and the session ids (ssl.c generate_key_expansion). Returns NULL or a reason. */
+static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
+                                      struct key_state *ks, const struct key_method2 *client,
+                                      enum data_cipher cipher, struct data_key *key)
+{
+    struct key_method2 *server = calloc(1, sizeof(*server));
+    uint8_t block[KEY_BLOCK_LEN], out[1024];
+    bool use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    const char *why = NULL;
+    size_t out_len;
+    int err;
+
+    if (!server) {
+        return "out of memory";
+    }
+    if (mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1)) ||
+        mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2))) {
+        why = "random generator failed";
+        goto out;
+    }
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (use_ekm) {
+        err = tls_session_export(&ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
+    } else {
+        err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
+                              server->random2, cs->peer_sid, cs->own_sid, block);
+    }
+    err =
+        err ? err
+            : data_key_init(key, cipher, ks->key_id, block, true, (uint32_t)a->cfg->replay_window);
+    mbedtls_platform_zeroize(block, sizeof(block));
+    if (err) {
+        why = "data channel key setup failed";
+        goto out;
+    }
+    err = key_method2_write(server, false, out, sizeof(out), &out_len);
+    if (err || tls_session_write(&ks->tls, out, out_len)) {
+        data_key_clear(key);
+        why = "cannot write the key-method 2 reply";
+    } else {
+        ks->has_sent_key_method2 = true;
+    }
+out:
+    key_method2_wipe(server);
+    free(server);
+    return why;
+}
+
+/* A renegotiation (key_id > 0) finished its TLS handshake and sent key method 2: same client
+ * certificate, new keys for the worker (section 10). */
+static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                  const struct key_method2 *client)
+{
+    struct peer *p = cs->peer;
+    char cn[PEER_CN_MAX] = "";
+    uint8_t fp[32];
+    enum data_cipher cipher;
+    struct data_key key;
+    const char *why;
+    struct msg *m;
+
+    memset(&key, 0, sizeof(key));
+    cert_fingerprint(&ks->tls, fp);
+    if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
+        /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
+        tls_session_peer_cn(&ks->tls, cn, sizeof(cn));
+        acc_cs_log(a, cs, LOG_WARN,
+                   "renegotiation with a different client certificate (CN '%s'): session dropped",
+                   cn);
+        acc_cs_close(a, cs, 0);
+        return;
+    }
+    if (data_cipher_from_name(p->cipher, &cipher)) {
+        acc_ks_clear(ks);
+        return;
+    }
+    why = answer_key_method2(a, cs, ks, client, cipher, &key);
+    if (why) {
+        acc_cs_log(a, cs, LOG_WARN, "renegotiation of key_id %u failed: %s", ks->key_id, why);
+        acc_ks_clear(ks);
+        return;
+    }
+    m = msg_new(MSG_NEW_KEY, p, &key, sizeof(key)); /* the worker owns the key from here on */
+    if (m) {
+        m->peer_id = p->peer_id;
+    }
+    if (!m) {
+        data_key_clear(&key);
+        acc_ks_clear(ks);
+        return;
+    }
+    server_post_worker(a->srv, p->worker, m);
+    ks->state = KS_ACTIVE;
+    cs->primary = (int)(ks - cs->ks);
+    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
+    acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
+}
+
+/* The client's key-method-2 message arrived on ks: authenticate, choose, answer, install. */
+void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                            const uint8_t *msg, size_t len)
+{
+    struct server *srv = a->srv;
+    struct key_method2 *client = calloc(1, sizeof(*client));
+    char cipher_name[32];
+    enum data_cipher cipher;
+    struct peer *p = NULL;
+    const char *why;
+    size_t n_replaced = 0;
+    int err;
+
+    if (!client) {
+        acc_cs_log(a, cs, LOG_ERR, "out of memory");
+        acc_cs_close(a, cs, 0);
+        return;
+    }
+    err = key_method2_parse(msg, len, true, client);
+    if (err) {
+        acc_cs_log(a, cs, LOG_WARN, "bad key-method 2 message: %s", proto_strerror(err));
+        if (ks->key_id == 0) {
+            acc_cs_close(a, cs, 0);
+        } else {
+            acc_ks_clear(ks);
+        }
+        goto out;
+    }
+    if (cs->peer) {
+        rekey(a, cs, ks, client);
+        goto out;
+    }
+    peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
+                    &cs->pi);
+    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        auth_failed(a, cs, "the client certificate has no common name (CN)");
+        goto out;
+    }
+    cert_fingerprint(&ks->tls, cs->cert_sha256);
+    acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
+               cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
+    if (client->username[0] || client->password[0]) {
+        acc_cs_log(a, cs, LOG_DEBUG,
+                   "client sent a username/password; no auth-user-pass-verify is "
+                   "configured, so it is ignored");
+    }
+    if (a->cfg->remote_cert_tls_client) {
+        const char *bad = NULL;
+
+        if (cert_check_remote_tls_client(mbedtls_ssl_get_peer_cert(&ks->tls.ssl), &bad)) {
+            auth_failed(a, cs, bad);
+            goto out;
+        }
+    }
+    if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
+                   cipher_name, sizeof(cipher_name)) ||
+        data_cipher_from_name(cipher_name, &cipher)) {
+        char reason[600];
+
+        snprintf(reason, sizeof(reason),
+                 "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
+                 a->cfg->data_ciphers);
+        refuse(a, cs, reason,
+               "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
+        goto out;
+    }
+    if (!a->cfg->duplicate_cn) {
+        n_replaced = drop_duplicate_cn(a, cs);
+    }
+    if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
+        turn_away(a, cs, "max-clients reached");
+        goto out;
+    }
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        auth_failed(a, cs, "out of memory");
+        goto out;
+    }
+    if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
+        free(p);
+        turn_away(a, cs, "address pool exhausted");
+        goto out;
+    }
+    p->pool_index = ip_pool_index(&srv->pool, p->vaddr);
+    if (pick_peer_slot(a, p)) {
+        ip_pool_release(&srv->pool, p->vaddr);
+        free(p);
+        auth_failed(a, cs, "no free peer-id");
+        goto out;
+    }
+    a->n_clients++;
+    cs->peer = p; /* from here on cs_free() returns the address and the peer-id */
+    p->ctl = cs;
+    p->remote = cs->remote;
+    p->connected_since = time(NULL);
+    p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
+    /* A client configured with compression gets a stub framing pushed (2.6 "compress
+     * migrate"); ovpnd itself never compresses. */
+    cs->comp_push = push_compress_migrate(&cs->pi, client->options);
+    p->framing = comp_framing_for_push(cs->comp_push);
+    snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
+    snprintf(p->cipher, sizeof(p->cipher), "%s", cipher_name);
+    why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
+    if (why) {
+        auth_failed(a, cs, why);
+        goto out;
+    }
+    p->keys[0] = &p->key_store[0];
+    p->tx_key = &p->key_store[0];
+    ks->state = KS_ACTIVE;
+    cs->state = CS_ACTIVE;
+    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
+    cs->is_peer_live = true;
+    atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1, memory_order_release);
+    if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
+        acc_cs_log(a, cs, LOG_WARN,
+                   "cannot add %s to the TUN steering map: its worker gets the "
+                   "packets handed over",
+                   cs->cn);
+    }
+    {
+        struct msg *m = msg_new(MSG_INSTALL, p, NULL, 0);
+
+        if (!m) {
+            cs->is_peer_live = false;
+            auth_failed(a, cs, "out of memory");
+            goto out;
+        }
+        server_post_worker(srv, p->worker, m);
+    }
+    a->stats.handshakes_ok++;
+    {
+        char vaddr[INET_ADDRSTRLEN];
+        struct in_addr in = {.s_addr = htonl(p->vaddr)};
+
+        inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
+        acc_cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
+                   p->peer_id, vaddr, cipher_name,
+                   (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
+    }
+    /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
+     * as it has the reply, and the worker must know the peer-id by then. */
+out:
+    key_method2_wipe(client);
+    free(client);
+}
+
+static int emit_push(void *ctx, const char *msg, size_t len)
+{
+    struct ctl_session *cs = ctx;
+
+    (void)len;
+    return tls_session_write(&acc_primary_ks(cs)->tls, (const uint8_t *)msg, strlen(msg) + 1);
+}
+
+void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
+{
+    struct server *srv = a->srv;
+    struct config *cfg = a->cfg;
+    const char *opts[256 + 32];
+    char global[4][64], per_client[16][256];
+    struct push_client_params pp;
+    size_t n = 0, n_client = 0;
+    struct in_addr gw = {.s_addr = htonl(srv->server_addr)};
+    int err;
+
+    /* 2.6 order (push.c): the configured push lines, then route-gateway, topology, ping,
+     * ping-restart, then the per-client options. */
+    for (size_t i = 0; i < cfg->push.n_items && n < 256; i++) {
+        opts[n++] = cfg->push.items[i];
+    }
+    snprintf(global[0], sizeof(global[0]), "route-gateway %s", inet_ntoa(gw));
+    snprintf(global[1], sizeof(global[1]), "topology subnet");
+    opts[n++] = global[0];
+    opts[n++] = global[1];
+    if (cfg->keepalive_ping_s > 0) {
+        snprintf(global[2], sizeof(global[2]), "ping %d", cfg->keepalive_ping_s);
+        opts[n++] = global[2];
+    }
+    if (cfg->keepalive_restart_s > 0) {
+        snprintf(global[3], sizeof(global[3]), "ping-restart %d", cfg->keepalive_restart_s);
+        opts[n++] = global[3];
+    }
+    if (cs->comp_push) {
+        opts[n++] = cs->comp_push; /* 2.6 appends it to the global part */
+    }
+    memset(&pp, 0, sizeof(pp));
+    pp.iv_proto = cs->pi.iv_proto;
+    pp.has_iv_mtu = cs->pi.mtu > 0;
+    pp.peer_id = cs->peer->peer_id;
+    pp.cipher = cs->peer->cipher;
+    pp.ncp = peer_info_supports_ncp(&cs->pi);
+    pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
+    pp.cc_exit = true;
+    pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
+    pp.tun_mtu = cfg->tun_mtu;
+    pp.ifconfig_local = cs->peer->vaddr;
+    pp.ifconfig_netmask = srv->netmask;
+    err = push_client_options(&pp, per_client, 16, &n_client);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build per-client push options: %s", proto_strerror(err));
+        return;
+    }
+    for (size_t i = 0; i < n_client; i++) {
+        opts[n++] = per_client[i];
+    }
+    err = push_reply_build(opts, n, emit_push, cs);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot send PUSH_REPLY: %s", proto_strerror(err));
+        return;
+    }
+    cs->is_pushed = true;
+    cs->push_sent_ms = acc_now_ms(a);
+    acc_cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
+}

@@ -1,0 +1,151 @@
+/* server/acceptor_internal.h: what the acceptor's source files share: its session structures
+ * and the helpers one file offers the other. Acceptor thread only, like everything in them. */
+#ifndef SERVER_ACCEPTOR_INTERNAL_H
+#define SERVER_ACCEPTOR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/entropy.h>
+#include <uv.h>
+
+#include "proto/key_method.h"
+#include "proto/packet.h"
+#include "proto/packet_id.h"
+#include "proto/peer_info.h"
+#include "proto/reliable.h"
+#include "proto/tls_session.h"
+#include "proto/tls_wrap.h"
+#include "server/log.h"
+#include "server/msgq.h"
+#include "server/peer.h"
+
+#define ACCEPTOR_TICK_MS 200
+#define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
+#define IPV4_UDP_HDR 28
+#define CTL_BUF_LEN 2048
+#define APP_BUF_LEN 16384    /* one full TLS record */
+#define CLOSE_LINGER_MS 5000 /* keep a failed/exiting session to finish ACKs, as 2.6 does */
+#define PUSH_REPEAT_IGNORE_MS 30000
+#define RENEG_RETRY_MS 10000 /* after a failed renegotiation */
+#define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
+
+enum cs_state {
+    CS_TLS,     /* TLS handshake, then the client's key-method-2 message */
+    CS_ACTIVE,  /* keys installed in the worker */
+    CS_CLOSING, /* AUTH_FAILED sent or EXIT received: linger, then free */
+};
+
+enum ks_state {
+    KS_TLS,    /* TLS handshake, then the client's key-method-2 message */
+    KS_ACTIVE, /* key-method 2 done, data keys handed to the worker */
+};
+
+/* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
+ * session has at most two: the primary and the one being negotiated or the lame duck. */
+struct key_state {
+    bool in_use;
+    uint8_t key_id;
+    enum ks_state state;
+    bool has_sent_key_method2;
+    uint64_t start_ms;
+    struct reliable rel;
+    struct tls_session tls;
+};
+
+struct ctl_session {
+    struct ctl_session *hnext;
+    struct sockaddr_in remote;
+    uint8_t own_sid[SESSION_ID_LEN];
+    uint8_t peer_sid[SESSION_ID_LEN];
+    uint32_t wrap_tx_id;
+    uint32_t wrap_tx_time;
+    struct packet_id_rx wrap_rx;
+    struct key_state ks[2];
+    int primary; /* index into ks of the newest active (or, at first, the only) key_state */
+    uint64_t next_reneg_ms;
+    enum cs_state state;
+    uint64_t created_ms;
+    uint64_t close_at_ms;
+    uint64_t push_sent_ms;
+    bool is_pushed;
+    bool is_push_requested;
+    bool is_installed;     /* the worker confirmed MSG_INSTALL */
+    const char *comp_push; /* compression option pushed to this client, or NULL */
+    bool is_dead;          /* freed at the next sweep */
+    struct peer *peer;     /* set once the client is authenticated */
+    bool is_peer_live;     /* installed in a worker and not reported gone */
+    struct peer_info pi;
+    char cn[PEER_CN_MAX];
+    uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
+    struct log_ratelimit rl;
+};
+
+struct acceptor_stats {
+    uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
+        drop_window, drop_handshake_timeout, handshakes_ok, handshakes_failed, auth_failed;
+};
+
+struct acceptor {
+    struct server *srv;
+    struct config *cfg;
+    uv_loop_t loop;
+    uv_thread_t thread;
+    uv_async_t async;
+    struct msgq inbox;
+    int fd;
+    uv_poll_t poll;
+    uv_timer_t tick;
+    uv_timer_t status_timer;
+    struct tls_wrap_ctx wrap;
+    mbedtls_entropy_context entropy;
+    mbedtls_ctr_drbg_context drbg;
+    struct tls_server_conf tls;
+    uint8_t cookie_key[32];
+    int status_fd; /* open status file when privileges are dropped, else -1 */
+    struct ctl_session **table;
+    size_t table_size;
+    size_t n_sessions;
+    size_t n_clients;
+    bool **local_used; /* [worker][local index] peer_id in use */
+    size_t *n_worker_peers;
+    struct acceptor_stats stats;
+    struct log_ratelimit rl;
+    char options_string[KEY_METHOD2_OPTIONS_MAX];
+    bool is_stopping;
+    uint8_t rx_buf[CTL_BUF_LEN];
+    uint8_t plain_buf[CTL_BUF_LEN];
+    uint8_t app_buf[APP_BUF_LEN];
+};
+
+/* The acceptor loop's clock, in ms. */
+uint64_t acc_now_ms(struct acceptor *a);
+
+/* Log a line about one client: prefixed with its CN and address; warnings rate-limited per
+ * session. */
+void acc_cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
+                ...) __attribute__((format(printf, 4, 5)));
+
+/* The key state whose TLS session carries control messages now. */
+struct key_state *acc_primary_ks(struct ctl_session *cs);
+
+/* Free ks's TLS session and reliability state; it can be initialised again. */
+void acc_ks_clear(struct key_state *ks);
+
+/* Queue one control-channel message (text + NUL, one TLS record) on the primary key state. */
+void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text);
+
+/* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
+void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms);
+
+/* The client's key-method-2 message arrived on ks (acceptor_auth.c): the first one
+ * authenticates the client and installs it in a worker; later ones renegotiate its keys. */
+void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                            const uint8_t *msg, size_t len);
+
+/* Send cs its PUSH_REPLY (acceptor_auth.c): the configured push lines, then 2.6's global and
+ * per-client options, split with push-continuation when long. */
+void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
+
+#endif /* SERVER_ACCEPTOR_INTERNAL_H */
