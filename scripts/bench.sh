@@ -1,0 +1,506 @@
+#!/usr/bin/env bash
+# Benchmark ovpnd side by side with the stock openvpn 2.6 server, in network namespaces.
+#
+# usage: sudo scripts/bench.sh [--quick] [--json FILE] [--png FILE] [--clients N] [--workers N]
+#                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH]
+#
+#   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
+#   --json FILE     write every raw figure (and the comparison) as JSON
+#   --png FILE      draw throughput per cipher per server with gnuplot (installs gnuplot-nox
+#                   with apt-get when it is missing)
+#   --clients N     also run ovpnd-loadgen with N simulated clients against each server
+#   --workers N     add "workers N" to the config (openvpn is told to ignore it)
+#   --time SECS     length of each TCP run (default 10, 3 with --quick)
+#   --ciphers LIST  data-channel ciphers to measure (default AES-256-GCM,AES-128-GCM,
+#                   CHACHA20-POLY1305)
+#   --ovpnd PATH    the ovpnd binary (default: $OVPND, else build/ovpnd)
+#
+# For each server (ovpnd, then openvpn with the very same config file) and each cipher (the
+# server's "data-ciphers X"), with the stock openvpn client in its own namespace: iperf3 TCP
+# throughput client->server and server->client, the CPU seconds the server and client processes
+# spent per GB carried, ping RTT through the tunnel, and (unless --quick) the highest UDP rate
+# client->server with less than 1% loss. The underlay's own TCP throughput and RTT are measured
+# once. Prints a markdown table on stdout; progress goes to stderr. Exit status 77 when it
+# cannot run here (not root, a tool missing), 1 on failure.
+#
+# Only namespaces this script creates are touched, with 198.18.0.0/24 (underlay) and
+# 198.19.0.0/16 (tunnel) addresses in them; every process runs under a time limit.
+set -euo pipefail
+
+BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
+
+usage() {
+    sed -n '3,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    exit "${1:-2}"
+}
+
+quick=0
+json_out=
+png_out=
+n_clients=0
+workers=
+tcp_secs=
+ciphers_arg=
+need_arg() { [ "$2" -ge 2 ] || {
+    echo "bench.sh: $1 needs an argument" >&2
+    usage
+}; }
+in_range() { # in_range VALUE MIN MAX: VALUE is a decimal integer in [MIN, MAX]
+    [[ $1 =~ ^[0-9]{1,6}$ ]] || return 1
+    [ "$((10#$1))" -ge "$2" ] && [ "$((10#$1))" -le "$3" ]
+}
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) quick=1 ;;
+    --json)
+        need_arg "$1" $#
+        json_out=$(realpath -m -- "$2")
+        shift
+        ;;
+    --png)
+        need_arg "$1" $#
+        png_out=$(realpath -m -- "$2")
+        shift
+        ;;
+    --clients)
+        need_arg "$1" $#
+        in_range "$2" 1 10000 || {
+            echo "bench.sh: --clients wants 1..10000" >&2
+            exit 2
+        }
+        n_clients=$2
+        shift
+        ;;
+    --workers)
+        need_arg "$1" $#
+        in_range "$2" 0 1024 || {
+            echo "bench.sh: --workers wants 0..1024" >&2
+            exit 2
+        }
+        workers=$2
+        shift
+        ;;
+    --time)
+        need_arg "$1" $#
+        in_range "$2" 1 600 || {
+            echo "bench.sh: --time wants 1..600 seconds" >&2
+            exit 2
+        }
+        tcp_secs=$2
+        shift
+        ;;
+    --ciphers)
+        need_arg "$1" $#
+        ciphers_arg=$2
+        shift
+        ;;
+    --ovpnd)
+        need_arg "$1" $#
+        OVPND=$(realpath -m -- "$2")
+        export OVPND
+        shift
+        ;;
+    -h | --help) usage 0 ;;
+    *)
+        echo "bench.sh: unknown argument '$1'" >&2
+        usage
+        ;;
+    esac
+    shift
+done
+
+if [ "$quick" = 1 ]; then
+    ciphers=(AES-256-GCM)
+    tcp_secs=${tcp_secs:-3}
+    udp_secs=0
+else
+    ciphers=(AES-256-GCM AES-128-GCM CHACHA20-POLY1305)
+    tcp_secs=${tcp_secs:-10}
+    udp_secs=2
+fi
+if [ -n "$ciphers_arg" ]; then
+    IFS=, read -r -a ciphers <<<"$ciphers_arg"
+fi
+for c in "${ciphers[@]}"; do
+    case "$c" in
+    AES-256-GCM | AES-128-GCM | CHACHA20-POLY1305) ;;
+    *)
+        echo "bench.sh: cipher '$c' is not one of AES-256-GCM, AES-128-GCM, CHACHA20-POLY1305" >&2
+        exit 2
+        ;;
+    esac
+done
+UDP_STEPS=4          # iperf3 -u runs per UDP search, the first one a probe above capacity
+UDP_MAX_LOSS=1       # percent
+PING_COUNT=50        # pings per RTT figure, PING_INTERVAL apart
+PING_INTERVAL=0.02   # seconds
+IPERF_PORT=5201
+IPERF_BUF=4M         # iperf3 -w: socket buffers big enough that iperf3 itself drops nothing
+UDP_LEN=1400         # iperf3 -u datagram size: fits the tunnel MTU without fragmenting
+LG_SECS=5            # ovpnd-loadgen: seconds of echo traffic once all clients are connected
+LG_PPS=100           # ovpnd-loadgen: echo requests per second per client
+
+OVT_PROC_TIMEOUT_S=${OVT_PROC_TIMEOUT_S:-3600}
+OVT_WRAP=tls-crypt
+# shellcheck source=tests/netns/lib.sh
+. "$BENCH_SRC/tests/netns/lib.sh"
+ovt_init bench
+
+for tool in iperf3 ss; do
+    command -v "$tool" >/dev/null || ovt_skip "$tool not installed (run scripts/install-deps.sh)"
+done
+LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
+if [ "$n_clients" -gt 0 ] && [ ! -x "$LOADGEN" ]; then
+    fail "--clients: load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+fi
+if grep -q '__asan_init' "$OVPND" 2>/dev/null; then
+    ovt_log "WARNING: $OVPND is a sanitizer build; its figures mean little"
+fi
+gnuplot_ok=0
+if [ -n "$png_out" ]; then
+    if ! command -v gnuplot >/dev/null; then
+        ovt_log "--png: installing gnuplot-nox"
+        apt_get() {
+            DEBIAN_FRONTEND=noninteractive timeout 600 apt-get "$@" >>"$OVT_DIR/apt.log" 2>&1
+        }
+        apt_get install -y -qq --no-install-recommends gnuplot-nox ||
+            { apt_get update -qq && apt_get install -y -qq --no-install-recommends gnuplot-nox; } ||
+            ovt_tail "$OVT_DIR/apt.log" 10
+    fi
+    if command -v gnuplot >/dev/null; then
+        gnuplot_ok=1
+    else
+        ovt_log "WARNING: gnuplot not available, no PNG will be drawn"
+    fi
+fi
+
+BD=$OVT_DIR/bench
+mkdir -p "$BD"
+RECORDS=$BD/records.tsv
+: >"$RECORDS"
+report() { "$OVT_PY" "$BENCH_SCRIPTS/bench_report.py" "$@"; }
+
+# rec SECTION SERVER CIPHER KEY VALUE: one raw figure for bench_report.py.
+rec() {
+    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RECORDS"
+}
+
+t_start=$SECONDS
+rec meta - - date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+rec meta - - cpus "$(nproc)"
+rec meta - - kernel "$(uname -r)"
+rec meta - - clk_tck "$(getconf CLK_TCK)"
+rec meta - - quick "$quick"
+rec meta - - tcp_secs "$tcp_secs"
+rec meta - - udp_secs "$udp_secs"
+rec meta - - udp_steps "$([ "$udp_secs" -gt 0 ] && echo "$UDP_STEPS" || echo 0)"
+rec meta - - ping_count "$PING_COUNT"
+rec meta - - ping_interval_s "$PING_INTERVAL"
+rec meta - - workers "${workers:--}"
+rec meta - - clients "$n_clients"
+rec meta - - loadgen_secs "$LG_SECS"
+rec meta - - loadgen_pps_per_client "$LG_PPS"
+rec meta - - ciphers "$(
+    IFS=,
+    echo "${ciphers[*]}"
+)"
+rec meta - - openvpn_version "$(openvpn --version 2>/dev/null | awk 'NR==1 {print $2}')"
+rec meta - - iperf3_version "$(iperf3 --version 2>/dev/null | awk 'NR==1 {print $2}')"
+rec meta - - ovpnd_version "$("$OVPND" --version 2>/dev/null | head -n 1 | tr '\t' ' ' || true)"
+rec meta - - git_commit "$(git -C "$BENCH_SRC" rev-parse --short HEAD 2>/dev/null || echo -)"
+rec meta - - rmem_max "$(cat /proc/sys/net/core/rmem_max 2>/dev/null || echo -)"
+
+netns_setup 1
+pki_make "$OVT_DIR"
+CNS=$(client_ns 1)
+
+# ns_pid NS COMM: the pid of the process named COMM in namespace NS (the real server or client,
+# not its timeout/setpriv wrapper, which stays in the parent namespace).
+ns_pid() {
+    local p
+    for p in $(ip netns pids "$1" 2>/dev/null); do
+        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ]; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# cpu_ticks PID: utime + stime of the whole process (all its threads), in clock ticks.
+cpu_ticks() {
+    local s
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || {
+        echo 0
+        return 0
+    }
+    # Fields after "PID (comm) ": state is the 1st, utime the 12th, stime the 13th.
+    printf '%s\n' "${s##*) }" | awk '{ print $12 + $13 }'
+}
+
+iperf_listening() {
+    ip netns exec "$NS_SRV" ss -Hltn "sport = :$IPERF_PORT" 2>/dev/null | grep -q .
+}
+
+# iperf_once OUT DST SECS [IPERF3 CLIENT OPTIONS...]: a one-off iperf3 server in the server
+# namespace, the client in the client namespace against DST; the client's JSON result in OUT.
+# Returns non-zero when the run did not give a result.
+iperf_once() {
+    local out=$1 dst=$2 secs=$3
+    shift 3
+    ovt_spawn "$NS_SRV" "$BD/iperf3-server.log" iperf3 -s -1 -p "$IPERF_PORT"
+    local spid=$OVT_LAST_PID rc=0
+    if ! wait_for 10 iperf_listening; then
+        ovt_wait "$spid" || true
+        ovt_log "iperf3 server did not start"
+        return 1
+    fi
+    ovt_run $((secs + 30)) "$CNS" iperf3 -c "$dst" -p "$IPERF_PORT" -t "$secs" -w "$IPERF_BUF" \
+        --json "$@" >"$out" 2>>"$BD/iperf3-client.log" || rc=$?
+    if ! wait_for 10 pid_gone "$spid"; then
+        kill -TERM "$spid" 2>/dev/null || true
+    fi
+    ovt_wait "$spid" || true
+    [ "$rc" = 0 ] && report iperf "$out" >/dev/null
+}
+
+# iperf_run OUT DST SECS [OPTIONS...]: iperf_once, tried twice before it fails the benchmark.
+iperf_run() {
+    local try
+    for try in 1 2; do
+        if iperf_once "$@"; then
+            return 0
+        fi
+        ovt_log "iperf3 run failed (try $try): $(head -c 300 "$1" | tr '\n' ' ')"
+        sleep 1
+    done
+    fail "iperf3 $* failed twice"
+}
+
+# ping_rtt NS DST: PING_COUNT pings, PING_INTERVAL apart; sets PING_AVG, PING_MIN, PING_MEDIAN,
+# PING_MAX (ms) and PING_LOSS (%). Functions that start processes or may fail set globals like
+# this one: they must not run in $(...), where fail would only end the subshell.
+ping_rtt() {
+    local out rtt
+    out=$(ovt_run 60 "$1" ping -n -c "$PING_COUNT" -i "$PING_INTERVAL" -W 2 "$2" 2>&1) || true
+    rtt=$(printf '%s\n' "$out" |
+        sed -n 's|^rtt [^=]*= \([0-9.]*\)/\([0-9.]*\)/\([0-9.]*\)/.*|\1 \2 \3|p')
+    [ -n "$rtt" ] || fail "ping $2 from $1 gave no RTT: $(printf '%s\n' "$out" | tail -n 3)"
+    read -r PING_MIN PING_AVG PING_MAX <<<"$rtt"
+    PING_MEDIAN=$(printf '%s\n' "$out" | sed -n 's/.* time=\([0-9.]*\) ms$/\1/p' | sort -n |
+        awk '{ a[NR] = $1 }
+             END {
+                 if (NR % 2) print a[(NR + 1) / 2]
+                 else if (NR) print (a[NR / 2] + a[NR / 2 + 1]) / 2
+             }')
+    PING_LOSS=$(printf '%s\n' "$out" | sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p')
+}
+
+# rec_ping SECTION SERVER CIPHER: the figures of the last ping_rtt.
+rec_ping() {
+    rec "$1" "$2" "$3" rtt_ms "$PING_AVG"
+    rec "$1" "$2" "$3" rtt_min_ms "$PING_MIN"
+    rec "$1" "$2" "$3" rtt_median_ms "$PING_MEDIAN"
+    rec "$1" "$2" "$3" rtt_max_ms "$PING_MAX"
+    rec "$1" "$2" "$3" ping_loss_pct "$PING_LOSS"
+}
+
+mbps_of() { report iperf "$1" | awk '{ print $1 }'; }
+
+# ----- the underlay alone, once
+ovt_log "direct (no VPN): RTT and TCP both ways, $tcp_secs s each"
+ping_rtt "$CNS" "$OVT_SERVER_IP"
+rec_ping direct - -
+iperf_run "$BD/direct.tcp_c2s.json" "$OVT_SERVER_IP" "$tcp_secs"
+rec direct - - tcp_c2s "$BD/direct.tcp_c2s.json"
+iperf_run "$BD/direct.tcp_s2c.json" "$OVT_SERVER_IP" "$tcp_secs" -R
+rec direct - - tcp_s2c "$BD/direct.tcp_s2c.json"
+ovt_log "direct: c->s $(mbps_of "$BD/direct.tcp_c2s.json") Mbit/s," \
+    "s->c $(mbps_of "$BD/direct.tcp_s2c.json") Mbit/s"
+
+# The config both servers read. openvpn has no "workers": it is told to ignore that line.
+# disable-dco: openvpn stays in user space like ovpnd even where the ovpn-dco module is loaded.
+bench_conf() { # bench_conf CIPHER [EXTRA LINE...]
+    local cipher=$1
+    shift
+    local -a extra=("data-ciphers $cipher" "disable-dco")
+    if [ -n "$workers" ]; then
+        extra+=("ignore-unknown-option workers" "workers $workers")
+    fi
+    server_conf_write "$OVT_DIR" "${extra[@]}" "$@"
+}
+
+# tcp_measure SERVER CIPHER DIR SRV_PID CLI_PID OPTIONS...: one TCP run with CPU accounting;
+# TCP_MBPS = its throughput.
+tcp_measure() {
+    local server=$1 cipher=$2 dir=$3 spid=$4 cpid=$5
+    shift 5
+    local out=$BD/$server.$cipher.tcp_$dir.json s0 c0 s1 c1
+    s0=$(cpu_ticks "$spid")
+    c0=$(cpu_ticks "$cpid")
+    iperf_run "$out" "$OVT_SERVER_TUN_IP" "$tcp_secs" "$@"
+    s1=$(cpu_ticks "$spid")
+    c1=$(cpu_ticks "$cpid")
+    rec run "$server" "$cipher" "tcp_$dir" "$out"
+    rec run "$server" "$cipher" "tcp_${dir}_server_ticks" $((s1 - s0))
+    rec run "$server" "$cipher" "tcp_${dir}_client_ticks" $((c1 - c0))
+    TCP_MBPS=$(mbps_of "$out")
+}
+
+# icalc EXPR [NAME=VALUE...]: the integer part of the awk expression EXPR over the variables.
+icalc() {
+    local e=$1 a
+    shift
+    local -a vars=()
+    for a in "$@"; do
+        vars+=(-v "$a")
+    done
+    awk "${vars[@]}" "BEGIN { printf \"%d\", ($e) }"
+}
+
+# fcond EXPR [NAME=VALUE...]: true when the awk expression EXPR holds.
+fcond() {
+    local e=$1 a
+    shift
+    local -a vars=()
+    for a in "$@"; do
+        vars+=(-v "$a")
+    done
+    awk "${vars[@]}" "BEGIN { exit !($e) }"
+}
+
+# udp_search SERVER CIPHER TCP_MBPS: the highest iperf3 -u rate client->server with less than
+# UDP_MAX_LOSS % loss, in UDP_STEPS runs: a probe at twice the TCP rate, then a search between
+# the best rate without loss so far (lo) and the lowest with loss (hi). bench_report.py picks
+# the best run from the records.
+udp_search() {
+    local server=$1 cipher=$2 tcp=$3
+    local target hi lo=0 step out got loss
+    target=$(icalc '2 * t > 200 ? 2 * t : 200' t="$tcp")
+    hi=$target
+    for step in $(seq 1 "$UDP_STEPS"); do
+        out=$BD/$server.$cipher.udp$step.json
+        iperf_run "$out" "$OVT_SERVER_TUN_IP" "$udp_secs" -u -b "${target}M" -l "$UDP_LEN"
+        rec run "$server" "$cipher" udp_step "$target $out"
+        read -r got loss _ < <(report iperf "$out")
+        ovt_log "  UDP at $target Mbit/s: received $got Mbit/s, $loss% loss"
+        if fcond 'l < m' l="$loss" m="$UDP_MAX_LOSS"; then
+            # Go up, at most 15% and never as far as a rate that lost.
+            lo=$target
+            target=$(icalc '(lo + hi) / 2 < lo * 1.15 ? (lo + hi) / 2 : lo * 1.15' \
+                lo="$lo" hi="$hi")
+        elif [ "$step" = 1 ]; then
+            # The probe shows what gets through: just under that is the first real guess.
+            hi=$(icalc 'g * 1.05 < t ? g * 1.05 : t' g="$got" t="$target")
+            target=$(icalc 'g * 0.9' g="$got")
+        else
+            hi=$target
+            target=$(icalc 'lo > 0 ? (lo + hi) / 2 : hi * 0.75' lo="$lo" hi="$hi")
+        fi
+        [ "$target" -ge 1 ] || target=1
+        if fcond 'lo > 0 && hi - lo < 0.05 * hi' lo="$lo" hi="$hi"; then
+            break
+        fi
+    done
+}
+
+measure_server() { # measure_server SERVER: every cipher against OVPN_SERVER_IMPL=SERVER
+    local server=$1 cipher spid cpid c2s s2c rtt
+    OVPN_SERVER_IMPL=$server
+    local comm=$server
+    for cipher in "${ciphers[@]}"; do
+        ovt_log "----- $server, $cipher"
+        bench_conf "$cipher"
+        server_start "$OVT_DIR"
+        client_start "$OVT_DIR" 1 "disable-dco"
+        wait_tunnel 1
+        if ! grep -q "Data Channel: cipher '$cipher'" "$OVT_DIR/client1.log"; then
+            fail "the client did not negotiate $cipher:" \
+                "$(grep -m1 'Data Channel: cipher' "$OVT_DIR/client1.log" || echo 'no cipher line')"
+        fi
+        rec run "$server" "$cipher" negotiated_cipher "$cipher"
+        spid=$(ns_pid "$NS_SRV" "$comm") || fail "no $comm process in $NS_SRV"
+        cpid=$(ns_pid "$CNS" openvpn) || fail "no openvpn client process in $CNS"
+        ping_rtt "$CNS" "$OVT_SERVER_TUN_IP"
+        rtt=$PING_AVG
+        rec_ping run "$server" "$cipher"
+        tcp_measure "$server" "$cipher" c2s "$spid" "$cpid"
+        c2s=$TCP_MBPS
+        tcp_measure "$server" "$cipher" s2c "$spid" "$cpid" -R
+        s2c=$TCP_MBPS
+        ovt_log "$server $cipher: RTT $rtt ms, TCP c->s $c2s Mbit/s, s->c $s2c Mbit/s"
+        if [ "$udp_secs" -gt 0 ]; then
+            udp_search "$server" "$cipher" "$c2s"
+        fi
+        server_alive || fail "$server died during the measurements"
+        client_stop 1
+        server_stop
+    done
+}
+
+# loadgen_server SERVER: N simulated clients against SERVER, all started at once.
+loadgen_server() {
+    local server=$1 spid rc=0 lines=()
+    OVPN_SERVER_IMPL=$server
+    lines=("duplicate-cn" "max-clients $((n_clients + 16))")
+    bench_conf "${ciphers[0]}" "${lines[@]}"
+    if [ "$n_clients" -gt 250 ]; then # more clients than a /24 pool holds
+        sed -i 's/^server 198\.19\.0\.0 255\.255\.255\.0$/server 198.19.0.0 255.255.0.0/' \
+            "$OVT_DIR/server.conf"
+    fi
+    ovt_log "----- $server, ovpnd-loadgen with $n_clients clients"
+    server_start "$OVT_DIR"
+    spid=$(ns_pid "$NS_SRV" "$server") || fail "no $server process in $NS_SRV"
+    local pki=$OVT_DIR/pki out=$BD/$server.loadgen.json
+    # openvpn 2.6 admits 100 new handshakes per 10 s by default (connect-freq-initial): give
+    # every client time to get through that.
+    local hand=$((n_clients / 4 + 60))
+    ovt_run $((hand + LG_SECS + 90)) "$CNS" "$LOADGEN" --server "$OVT_SERVER_IP:$OVT_PORT" \
+        --ca "$pki/ca.crt" --cert "$pki/client1.crt" --key "$pki/client1.key" \
+        --tls-crypt "$pki/ta.key" --clients "$n_clients" --rate 0 --hand-window "$hand" \
+        --duration "$LG_SECS" --data-rate "$LG_PPS" --server-pid "$spid" --json "$out" \
+        >"$BD/$server.loadgen.log" 2>&1 || rc=$?
+    # (grep -c reads the whole log: grep -q could end the pipe early and fail it under pipefail)
+    if [ "$(server_log_since | grep -c 'connect-freq-initial' || true)" -gt 0 ]; then
+        rec loadgen "$server" - rate_limited 1
+    fi
+    [ "$rc" = 0 ] || ovt_log "WARNING: ovpnd-loadgen against $server exited with $rc"
+    ovt_log "$server: $(grep -m1 -E '^(all connected|not all)' "$BD/$server.loadgen.log" ||
+        echo 'no summary')"
+    rec loadgen "$server" - json "$out"
+    rec loadgen "$server" - exit_status "$rc"
+    server_alive || fail "$server died under the load generator"
+    server_stop
+}
+
+for server in ovpnd openvpn; do
+    measure_server "$server"
+    if [ "$n_clients" -gt 0 ]; then
+        loadgen_server "$server"
+    fi
+done
+rec meta - - elapsed_secs $((SECONDS - t_start))
+
+report_args=(report --records "$RECORDS")
+if [ -n "$json_out" ]; then
+    report_args+=(--json "$json_out")
+fi
+if [ "$gnuplot_ok" = 1 ]; then
+    report_args+=(--plot "$BD/throughput")
+fi
+report "${report_args[@]}" || fail "bench_report.py could not build the report"
+if [ "$gnuplot_ok" = 1 ]; then
+    if timeout 60 gnuplot "$BD/throughput.gp" >"$BD/gnuplot.log" 2>&1 &&
+        [ -s "$BD/throughput.png" ]; then
+        cp "$BD/throughput.png" "$png_out"
+        ovt_log "chart written to $png_out"
+    else
+        ovt_tail "$BD/gnuplot.log" 10
+        ovt_log "WARNING: gnuplot failed, no PNG"
+    fi
+fi
+if [ -n "$json_out" ]; then
+    ovt_log "raw figures written to $json_out"
+fi
+ovt_log "done in $((SECONDS - t_start)) s"

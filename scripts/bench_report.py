@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""Helper of scripts/bench.sh: reads iperf3 --json files and the raw records bench.sh collected,
+prints the markdown report, writes the JSON report and the gnuplot input.
+
+  bench_report.py iperf FILE
+      one line "RECEIVED_MBPS LOSS_PCT RECEIVED_BYTES" for an iperf3 --json result (loss is 0 for
+      TCP); exit status 1 when the file holds no finished test.
+
+  bench_report.py report --records TSV [--json OUT] [--plot PREFIX]
+      the markdown report on stdout; OUT: every raw figure as JSON; PREFIX.dat and PREFIX.gp: the
+      data and gnuplot script of the throughput chart (the script writes PREFIX.png).
+
+Records (one per line, tab-separated): SECTION SERVER CIPHER KEY VALUE, where SECTION is meta,
+direct, run or loadgen, and SERVER/CIPHER are "-" where they do not apply. Values that name an
+iperf3 or load-generator result are file paths; everything else is a number or a word.
+
+Standard library only.
+"""
+
+import argparse
+import json
+import math
+import sys
+
+SERVERS = ("ovpnd", "openvpn")
+UDP_MAX_LOSS_PCT = 1.0
+META_STRINGS = ("date", "kernel", "ciphers", "openvpn_version", "iperf3_version", "ovpnd_version",
+                "git_commit", "workers")
+RTT_KEYS = ("rtt_ms", "rtt_min_ms", "rtt_median_ms", "rtt_max_ms", "ping_loss_pct")
+
+
+def iperf_summary(path):
+    """(received Mbit/s, loss %, received bytes, sender retransmits, seconds) of an iperf3 --json
+    file, or None when it holds no finished test."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(r, dict) or r.get("error"):
+        return None
+    end = r.get("end") or {}
+    recv = end.get("sum_received")
+    sent = end.get("sum_sent") or {}
+    if not isinstance(recv, dict) or "bits_per_second" not in recv:
+        return None
+    mbps = recv["bits_per_second"] / 1e6
+    loss = float(recv.get("lost_percent", 0.0) or 0.0)
+    return {
+        "mbps": mbps,
+        "loss_pct": loss,
+        "bytes": int(recv.get("bytes", 0)),
+        "retransmits": sent.get("retransmits"),
+        "secs": recv.get("seconds"),
+    }
+
+
+def cmd_iperf(args):
+    s = iperf_summary(args.file)
+    if s is None:
+        return 1
+    print("%.3f %.4f %d" % (s["mbps"], s["loss_pct"], s["bytes"]))
+    return 0
+
+
+def num(v):
+    """A record value as int or float when it is one, else the string."""
+    try:
+        return int(v)
+    except ValueError:
+        pass
+    try:
+        f = float(v)
+        return f if math.isfinite(f) else v
+    except ValueError:
+        return v
+
+
+def read_records(path):
+    recs = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            parts = line.split("\t", 4)
+            if len(parts) != 5:
+                raise SystemExit("bench_report: bad record line: %r" % line)
+            recs.append(parts)
+    return recs
+
+
+def tcp_result(path, srv_ticks, cli_ticks, hz):
+    s = iperf_summary(path)
+    if s is None:
+        return None
+    out = {
+        "mbps": round(s["mbps"], 3),
+        "bytes": s["bytes"],
+        "secs": s["secs"],
+        "retransmits": s["retransmits"],
+    }
+    secs = s["secs"] if isinstance(s["secs"], (int, float)) and s["secs"] > 0 else None
+    for who, ticks in (("server", srv_ticks), ("client", cli_ticks)):
+        if ticks is None:
+            continue
+        out[who + "_cpu_s"] = ticks / hz
+        if secs:
+            # Share of one CPU over the run: 100 is one core busy all the time.
+            out[who + "_cpu_pct"] = round(100.0 * ticks / hz / secs, 1)
+    return out
+
+
+def per_gb(results, key):
+    """CPU seconds of `key` per 10^9 bytes carried over all the given TCP results."""
+    cpu = sum(r[key] for r in results if r and key in r)
+    nbytes = sum(r["bytes"] for r in results if r and key in r)
+    if nbytes <= 0:
+        return None
+    return cpu / (nbytes / 1e9)
+
+
+def build(recs):
+    meta = {}
+    direct = {}
+    runs = {}  # (server, cipher) -> {key: [values]}
+    loadgen = {}
+    for section, server, cipher, key, value in recs:
+        if section == "meta":
+            meta[key] = value if key in META_STRINGS else num(value)
+        elif section == "direct":
+            direct[key] = value
+        elif section == "run":
+            runs.setdefault((server, cipher), {}).setdefault(key, []).append(value)
+        elif section == "loadgen":
+            loadgen.setdefault(server, {})[key] = value
+    hz = float(meta.get("clk_tck", 100))
+
+    out = {"meta": meta, "direct": {}, "runs": [], "comparison": [], "loadgen": {}}
+    d = out["direct"]
+    for k in ("tcp_c2s", "tcp_s2c"):
+        if k in direct:
+            d[k] = tcp_result(direct[k], None, None, hz)
+    for k in RTT_KEYS:
+        if k in direct:
+            d[k] = num(direct[k])
+    direct_rtt = d.get("rtt_ms") if isinstance(d.get("rtt_ms"), (int, float)) else None
+
+    for (server, cipher), kv in runs.items():
+        one = {k: v[-1] for k, v in kv.items()}
+        run = {"server": server, "cipher": cipher}
+        for k in ("negotiated_cipher", "server_pid_comm"):
+            if k in one:
+                run[k] = one[k]
+        for k in ("tcp_c2s", "tcp_s2c"):
+            if k in one:
+
+                def ticks(name):
+                    v = one.get(name)
+                    return int(v) if v is not None else None
+
+                run[k] = tcp_result(one[k], ticks(k + "_server_ticks"),
+                                    ticks(k + "_client_ticks"), hz)
+        tcp = [run.get("tcp_c2s"), run.get("tcp_s2c")]
+        run["server_cpu_s_per_gb"] = per_gb(tcp, "server_cpu_s")
+        run["client_cpu_s_per_gb"] = per_gb(tcp, "client_cpu_s")
+        for k in RTT_KEYS:
+            if k in one:
+                run[k] = num(one[k])
+        if "rtt_ms" in run:
+            if isinstance(run["rtt_ms"], (int, float)) and direct_rtt is not None:
+                run["added_rtt_ms"] = run["rtt_ms"] - direct_rtt
+        if "udp_step" in kv:
+            steps = []
+            for v in kv["udp_step"]:
+                target, path = v.split(" ", 1)
+                s = iperf_summary(path)
+                if s is None:
+                    steps.append({"target_mbps": num(target), "failed": True})
+                    continue
+                steps.append({
+                    "target_mbps": num(target),
+                    "mbps": round(s["mbps"], 3),
+                    "loss_pct": round(s["loss_pct"], 4),
+                })
+            good = [s for s in steps if not s.get("failed") and s["loss_pct"] < UDP_MAX_LOSS_PCT]
+            best = max(good, key=lambda s: s["mbps"]) if good else None
+            run["udp"] = {
+                "max_loss_pct": UDP_MAX_LOSS_PCT,
+                "mbps": best["mbps"] if best else None,
+                "loss_pct": best["loss_pct"] if best else None,
+                "steps": steps,
+            }
+        out["runs"].append(run)
+
+    order = {s: i for i, s in enumerate(SERVERS)}
+    ciphers = []
+    for r in out["runs"]:
+        if r["cipher"] not in ciphers:
+            ciphers.append(r["cipher"])
+    out["runs"].sort(key=lambda r: (order.get(r["server"], 9), ciphers.index(r["cipher"])))
+    by = {(r["server"], r["cipher"]): r for r in out["runs"]}
+
+    for c in ciphers:
+        a, b = by.get(("ovpnd", c)), by.get(("openvpn", c))
+        if not a or not b:
+            continue
+        cmp_ = {"cipher": c}
+        for k in ("tcp_c2s", "tcp_s2c"):
+            cmp_[k + "_ratio"] = ratio(mbps(a.get(k)), mbps(b.get(k)))
+        cmp_["udp_ratio"] = ratio((a.get("udp") or {}).get("mbps"),
+                                  (b.get("udp") or {}).get("mbps"))
+        for k in ("server_cpu_s_per_gb", "client_cpu_s_per_gb"):
+            cmp_[k + "_ratio"] = ratio(a.get(k), b.get(k))
+        ar, br = a.get("added_rtt_ms"), b.get("added_rtt_ms")
+        cmp_["added_rtt_diff_ms"] = ar - br if ar is not None and br is not None else None
+        out["comparison"].append(cmp_)
+
+    for server, kv in loadgen.items():
+        ent = {"exit_status": num(kv.get("exit_status", "-1"))}
+        ent["rate_limited"] = kv.get("rate_limited") == "1"
+        try:
+            with open(kv["json"], encoding="utf-8") as f:
+                lg = json.load(f)
+            lg.pop("per_client", None)
+            ent.update(lg)
+        except (KeyError, OSError, ValueError):
+            ent["error"] = "no JSON report"
+        out["loadgen"][server] = ent
+    return out
+
+
+def mbps(res):
+    return res.get("mbps") if res else None
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "%.*f" % (nd, v)
+    return str(v)
+
+
+def fmt_x(v):
+    return "-" if v is None else "%.2fx" % v
+
+
+def rtt_cell(r):
+    if r.get("rtt_median_ms") is None:
+        return fmt(r.get("rtt_ms"), 3)
+    return "%s (%s)" % (fmt(r.get("rtt_ms"), 3), fmt(r.get("rtt_median_ms"), 3))
+
+
+def markdown(out):
+    m = out["meta"]
+    lines = []
+    lines.append("ovpnd vs openvpn %s, %s, %s CPUs, TCP %s s per direction%s, %s" % (
+        m.get("openvpn_version", "?"), m.get("date", "?"), m.get("cpus", "?"),
+        m.get("tcp_secs", "?"),
+        ", UDP %s s per step" % m["udp_secs"] if m.get("udp_secs") else ", no UDP search",
+        "workers %s" % m["workers"] if m.get("workers") not in (None, "", "-") else
+        "ovpnd workers default"))
+    lines.append("")
+    lines.append("| server | cipher | TCP c->s Mbit/s | TCP s->c Mbit/s "
+                 "| UDP c->s Mbit/s (<1% loss) "
+                 "| server CPU s/GB | client CPU s/GB | RTT ms avg (median) | added RTT ms |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    d = out["direct"]
+    lines.append("| direct (no VPN) | - | %s | %s | - | - | - | %s | - |" % (
+        fmt(mbps(d.get("tcp_c2s")), 0), fmt(mbps(d.get("tcp_s2c")), 0), rtt_cell(d)))
+    for r in out["runs"]:
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["server"], r["cipher"], fmt(mbps(r.get("tcp_c2s")), 0),
+            fmt(mbps(r.get("tcp_s2c")), 0),
+            fmt((r.get("udp") or {}).get("mbps"), 0), fmt(r.get("server_cpu_s_per_gb"), 2),
+            fmt(r.get("client_cpu_s_per_gb"), 2), rtt_cell(r),
+            fmt(r.get("added_rtt_ms"), 3)))
+    if out["comparison"]:
+        lines.append("")
+        lines.append("ovpnd relative to openvpn (throughput and CPU: ovpnd / openvpn; "
+                     "added RTT: ovpnd - openvpn):")
+        lines.append("")
+        lines.append("| cipher | TCP c->s | TCP s->c | UDP c->s | server CPU s/GB "
+                     "| client CPU s/GB "
+                     "| added RTT ms |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|")
+        for c in out["comparison"]:
+            diff = c.get("added_rtt_diff_ms")
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                c["cipher"], fmt_x(c["tcp_c2s_ratio"]), fmt_x(c["tcp_s2c_ratio"]),
+                fmt_x(c["udp_ratio"]), fmt_x(c["server_cpu_s_per_gb_ratio"]),
+                fmt_x(c["client_cpu_s_per_gb_ratio"]), "-" if diff is None else "%+.3f" % diff))
+    if out["loadgen"]:
+        lines.append("")
+        lines.append("ovpnd-loadgen, %s simulated clients (duplicate-cn), all started at once, "
+                     "then %s s of ICMP echo at %s/s per client:" % (
+                         m.get("clients", "?"), m.get("loadgen_secs", "?"),
+                         m.get("loadgen_pps_per_client", "?")))
+        lines.append("")
+        lines.append("| server | connected | handshakes/s | connect_all_secs "
+                     "| data_pps (replies/s) "
+                     "| rss_per_client_kb |")
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for s in SERVERS:
+            e = out["loadgen"].get(s)
+            if e is None:
+                continue
+            lines.append("| %s | %s/%s | %s | %s | %s | %s |" % (
+                s, fmt(e.get("connected")), fmt(e.get("clients")), fmt(e.get("handshakes_per_sec")),
+                fmt(e.get("connect_all_secs"), 3), fmt(e.get("data_pps")),
+                fmt(e.get("rss_per_client_kb"))))
+        limited = [s for s in SERVERS if (out["loadgen"].get(s) or {}).get("rate_limited")]
+        if limited:
+            lines.append("")
+            lines.append("Note: %s dropped handshake packets under its connect-freq-initial "
+                         "limit (openvpn 2.6 default: 100 new clients per 10 s), so its "
+                         "handshake rate shows that limit." % ", ".join(limited))
+    return "\n".join(lines)
+
+
+def write_plot(out, prefix):
+    """PREFIX.dat (one row per cipher, one column per server and direction) and PREFIX.gp."""
+    metrics = [("tcp_c2s", "TCP c->s"), ("tcp_s2c", "TCP s->c")]
+    if any(r.get("udp") for r in out["runs"]):
+        metrics.append(("udp", "UDP c->s"))
+    colours = {"ovpnd": ("#1f4e99", "#3c78d8", "#8db3f0"),
+               "openvpn": ("#b45309", "#e69138", "#f6c48a")}
+    series = []
+    for i, (k, label) in enumerate(metrics):
+        for s in SERVERS:
+            series.append((s, k, "%s %s" % (s, label), colours[s][i]))
+    by = {(r["server"], r["cipher"]): r for r in out["runs"]}
+    ciphers = []
+    for r in out["runs"]:
+        if r["cipher"] not in ciphers:
+            ciphers.append(r["cipher"])
+    with open(prefix + ".dat", "w", encoding="utf-8") as f:
+        f.write("cipher\t" + "\t".join('"%s"' % t for _, _, t, _ in series) + "\n")
+        for c in ciphers:
+            vals = []
+            for s, k, _, _ in series:
+                v = mbps((by.get((s, c)) or {}).get(k))
+                vals.append("%.1f" % v if v is not None else "NaN")
+            f.write(c + "\t" + "\t".join(vals) + "\n")
+    direct = mbps(out["direct"].get("tcp_c2s"))
+    with open(prefix + ".gp", "w", encoding="utf-8") as f:
+        f.write("set terminal png size 1000,600\n")
+        f.write("set output '%s.png'\n" % prefix)
+        f.write("set title 'Throughput through the tunnel: ovpnd vs openvpn %s'\n" %
+                out["meta"].get("openvpn_version", ""))
+        f.write("set ylabel 'Mbit/s'\nset yrange [0:*]\nset grid ytics\n")
+        f.write("set style data histogram\nset style histogram clustered gap 1\n")
+        f.write("set style fill solid 0.8 border -1\nset key outside right top\n")
+        f.write("set datafile missing 'NaN'\n")
+        if direct:
+            f.write("set label 1 'direct TCP (no VPN): %.0f Mbit/s' at graph 0.01, graph 0.97\n" %
+                    direct)
+        cols = ", ".join(
+            ("'%s.dat' using %d:xtic(1)" % (prefix, i + 2) if i == 0 else "'' using %d" % (i + 2))
+            + " title columnheader(%d) linecolor rgb '%s'" % (i + 2, series[i][3])
+            for i in range(len(series)))
+        f.write("plot " + cols + "\n")
+
+
+def cmd_report(args):
+    out = build(read_records(args.records))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=2, sort_keys=False)
+            f.write("\n")
+    if args.plot:
+        write_plot(out, args.plot)
+    print(markdown(out))
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    pi = sub.add_parser("iperf")
+    pi.add_argument("file")
+    pr = sub.add_parser("report")
+    pr.add_argument("--records", required=True)
+    pr.add_argument("--json")
+    pr.add_argument("--plot")
+    args = p.parse_args()
+    return cmd_iperf(args) if args.cmd == "iperf" else cmd_report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
