@@ -329,7 +329,7 @@ server_ready() {
     ip -n "$NS_SRV" -4 addr show 2>/dev/null | grep -q "inet $OVT_SERVER_TUN_IP/" || return 1
     ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT" 2>/dev/null | grep -q . || return 1
     if [ "$OVPN_SERVER_IMPL" = openvpn ]; then
-        server_log_since | grep -q "Initialization Sequence Completed" || return 1
+        server_log_since | grep "Initialization Sequence Completed" >/dev/null || return 1
     fi
     return 0
 }
@@ -496,6 +496,8 @@ wait_server_log() {
     wait_for "$2" server_log_grep "$1"
 }
 
+# (grep reads all its input: with pipefail, an early `grep -q` exit could fail the pipeline
+# through SIGPIPE on a big log even though the text is there.)
 server_log_grep() {
-    server_log_since | grep -Eq -- "$1"
+    server_log_since | grep -E -- "$1" >/dev/null
 }
