@@ -42,12 +42,13 @@ static void checksum_rfc1071_example(void **state)
 
 static void checksum_ipv4_header_example(void **state)
 {
-    /* The textbook IPv4 header 192.168.0.1 -> 192.168.0.199, checksum b861. */
+    /* The textbook IPv4 header example (UDP, length 0x73, DF), with the addresses moved to
+     * 198.18.0.1 -> 198.18.0.199; checksum computed by hand per RFC 1071. */
     static const uint8_t hdr[] = {0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
-                                  0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7};
+                                  0x00, 0x00, 0xc6, 0x12, 0x00, 0x01, 0xc6, 0x12, 0x00, 0xc7};
 
     (void)state;
-    assert_int_equal(loadgen_inet_checksum(hdr, sizeof(hdr)), 0xb861);
+    assert_int_equal(loadgen_inet_checksum(hdr, sizeof(hdr)), 0xad8d);
 }
 
 /* Echo request and reply captured on Linux (ping -s 24 -p 0011223344556677 127.0.0.1). */
@@ -133,16 +134,16 @@ static void push_reply_captured_from_2_6(void **state)
     (void)state;
     loadgen_push_init(&p);
     assert_int_equal(
-        loadgen_push_apply(&p, "PUSH_REPLY,route-gateway 10.99.0.1,topology subnet,ping 10,"
-                               "ping-restart 60,ifconfig 10.99.0.2 255.255.255.0,peer-id 0,"
+        loadgen_push_apply(&p, "PUSH_REPLY,route-gateway 198.19.0.1,topology subnet,ping 10,"
+                               "ping-restart 60,ifconfig 198.19.0.2 255.255.255.0,peer-id 0,"
                                "cipher AES-256-GCM,protocol-flags cc-exit tls-ekm dyn-tls-crypt,"
                                "tun-mtu 1500"),
         0);
     assert_true(p.is_complete);
     assert_true(p.has_ifconfig);
-    assert_int_equal(p.ifconfig_local, 0x0A630002);
+    assert_int_equal(p.ifconfig_local, 0xC6130002);
     assert_int_equal(p.ifconfig_remote, 0xFFFFFF00);
-    assert_int_equal(loadgen_push_gateway(&p), 0x0A630001);
+    assert_int_equal(loadgen_push_gateway(&p), 0xC6130001);
     assert_true(p.has_peer_id);
     assert_int_equal(p.peer_id, 0);
     assert_string_equal(p.cipher, "AES-256-GCM");
@@ -160,20 +161,20 @@ static void push_reply_older_forms(void **state)
     (void)state;
     /* No cc-exit: EKM announced with key-derivation (section 9.4); net30 pushes a host route. */
     loadgen_push_init(&p);
-    assert_int_equal(loadgen_push_apply(&p, "PUSH_REPLY,route 10.8.0.1,topology net30,ping 10,"
-                                            "ping-restart 120,ifconfig 10.8.0.6 10.8.0.5,"
+    assert_int_equal(loadgen_push_apply(&p, "PUSH_REPLY,route 198.19.8.1,topology net30,ping 10,"
+                                            "ping-restart 120,ifconfig 198.19.8.6 198.19.8.5,"
                                             "peer-id 5,cipher AES-128-GCM,key-derivation tls-ekm"),
                      0);
     assert_true(p.tls_ekm);
     assert_false(p.cc_exit);
-    assert_int_equal(loadgen_push_gateway(&p), 0x0A080001);
+    assert_int_equal(loadgen_push_gateway(&p), 0xC6130801);
     assert_int_equal(p.peer_id, 5);
     /* Nothing about EKM: the PRF is used. */
     loadgen_push_init(&p);
-    assert_int_equal(loadgen_push_apply(&p, "PUSH_REPLY,ifconfig 10.8.0.6 10.8.0.5"), 0);
+    assert_int_equal(loadgen_push_apply(&p, "PUSH_REPLY,ifconfig 198.19.8.6 198.19.8.5"), 0);
     assert_false(p.tls_ekm);
     assert_false(p.has_peer_id);
-    assert_int_equal(loadgen_push_gateway(&p), 0x0A080005);
+    assert_int_equal(loadgen_push_gateway(&p), 0xC6130805);
 }
 
 static void push_reply_continuation(void **state)
@@ -212,7 +213,7 @@ static void push_reply_refusals(void **state)
     loadgen_push_init(&p);
     assert_int_equal(loadgen_push_apply(&p, "PUSH_REPLY,peer-id 16777215"), -1);
     loadgen_push_init(&p);
-    assert_int_equal(loadgen_push_apply(&p, "PUSH_REPLY,ifconfig 10.0.0.300 255.255.255.0"), -1);
+    assert_int_equal(loadgen_push_apply(&p, "PUSH_REPLY,ifconfig 198.19.0.300 255.255.255.0"), -1);
     loadgen_push_init(&p);
     assert_int_equal(loadgen_push_apply(&p, "PUSH_REQUEST"), -1);
     loadgen_push_init(&p);
