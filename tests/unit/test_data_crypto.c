@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "test_hex.h"
 #include <mbedtls/chachapoly.h>
 #include <mbedtls/gcm.h>
 #include <openssl/crypto.h>
@@ -33,36 +35,6 @@ static const enum data_cipher all_ciphers[] = {
     DATA_CIPHER_CHACHA20_POLY1305,
 };
 #define N_CIPHERS (sizeof(all_ciphers) / sizeof(all_ciphers[0]))
-
-static size_t unhex(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    int hi = -1;
-
-    for (; *hex != '\0'; hex++) {
-        int v;
-
-        if (*hex == ' ') {
-            continue;
-        }
-        if (*hex >= '0' && *hex <= '9') {
-            v = *hex - '0';
-        } else if (*hex >= 'a' && *hex <= 'f') {
-            v = *hex - 'a' + 10;
-        } else {
-            v = *hex - 'A' + 10;
-        }
-        if (hi < 0) {
-            hi = v;
-        } else {
-            assert_true(n < cap);
-            out[n++] = (uint8_t)(hi << 4 | v);
-            hi = -1;
-        }
-    }
-    assert_int_equal(hi, -1);
-    return n;
-}
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
 {

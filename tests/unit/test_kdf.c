@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "test_hex.h"
 #include <mbedtls/ssl.h>
 #include <openssl/core_names.h>
 #include <openssl/kdf.h>
@@ -26,37 +28,6 @@
 
 #include "proto/errors.h"
 #include "proto/kdf.h"
-
-/* Decode hex (spaces ignored) into out; returns the byte count. */
-static size_t unhex(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    int hi = -1;
-
-    for (; *hex != '\0'; hex++) {
-        int v;
-
-        if (*hex == ' ') {
-            continue;
-        }
-        if (*hex >= '0' && *hex <= '9') {
-            v = *hex - '0';
-        } else if (*hex >= 'a' && *hex <= 'f') {
-            v = *hex - 'a' + 10;
-        } else {
-            v = *hex - 'A' + 10;
-        }
-        if (hi < 0) {
-            hi = v;
-        } else {
-            assert_true(n < cap);
-            out[n++] = (uint8_t)(hi << 4 | v);
-            hi = -1;
-        }
-    }
-    assert_int_equal(hi, -1);
-    return n;
-}
 
 /* OpenSSL's TLS1-PRF: out = PRF_digest(secret, label || seed). */
 static void ossl_prf(const char *digest, const uint8_t *secret, size_t secret_len,

@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "test_hex.h"
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <pthread.h>
@@ -567,22 +569,6 @@ static const struct wire_vec vecs[] = {
 
 #define N_VECS (sizeof(vecs) / sizeof(vecs[0]))
 #define MAX_PKT 1600
-
-/* Test-side hex decoder; returns the byte count. */
-static size_t unhex(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = strlen(hex) / 2;
-
-    assert_true(strlen(hex) % 2 == 0);
-    assert_true(n <= cap);
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-
-        assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-        out[i] = (uint8_t)v;
-    }
-    return n;
-}
 
 static void load_key(const struct scenario *sc, uint8_t key2[STATIC_KEY_LEN])
 {
