@@ -1,6 +1,9 @@
 /* proto/push.c: control-channel messages, PUSH_REPLY and the per-client pushed options. */
 #include "proto/push.h"
 
+#include <arpa/inet.h>
+#include <stdio.h>
+
 #include <string.h>
 
 #include "proto/errors.h"
@@ -509,5 +512,93 @@ int push_auth_pending_build(uint32_t iv_proto, uint32_t timeout_s, char *out, si
         return -PE_NOSPACE;
     }
     *out_len = b.len;
+    return 0;
+}
+
+/* --- dns for clients that do not know it ------------------------------------------------------ */
+
+bool push_client_knows_dns(uint32_t iv_proto)
+{
+    return (iv_proto & (IV_PROTO_DNS_OPTION | IV_PROTO_DNS_OPTION_V2)) != 0;
+}
+
+/* Copy the address part of a `dns server N address` word (ADDR, ADDR:PORT, [ADDR6]:PORT) into
+ * out and tell its family. false when it is neither. */
+static bool dns_address(const char *word, char *out, size_t cap, bool *is_ipv6)
+{
+    uint8_t bin[16];
+    const char *end;
+    size_t len;
+
+    if (word[0] == '[') {
+        end = strchr(word, ']');
+        if (!end) {
+            return false;
+        }
+        word++;
+        len = (size_t)(end - word);
+    } else if (strchr(word, '.') && strchr(word, ':')) {
+        len = (size_t)(strchr(word, ':') - word); /* IPv4:PORT */
+    } else {
+        len = strlen(word);
+    }
+    if (len == 0 || len >= cap) {
+        return false;
+    }
+    memcpy(out, word, len);
+    out[len] = '\0';
+    if (inet_pton(AF_INET, out, bin) == 1) {
+        *is_ipv6 = false;
+        return true;
+    }
+    if (inet_pton(AF_INET6, out, bin) == 1) {
+        *is_ipv6 = true;
+        return true;
+    }
+    return false;
+}
+
+int push_dns_as_dhcp_option(const char *opt, char out[][256], size_t max_out, size_t *n_out)
+{
+    char copy[256], *words[64], *save = NULL, *w;
+    size_t n_words = 0, n = 0;
+
+    *n_out = 0;
+    if (strlen(opt) >= sizeof(copy)) {
+        return -PE_NOSPACE;
+    }
+    strcpy(copy, opt);
+    for (w = strtok_r(copy, " \t", &save); w && n_words < 64; w = strtok_r(NULL, " \t", &save)) {
+        words[n_words++] = w;
+    }
+    if (n_words < 2 || strcmp(words[0], "dns") != 0) {
+        return 0;
+    }
+    if (strcmp(words[1], "search-domains") == 0) {
+        for (size_t i = 2; i < n_words; i++) {
+            if (n >= max_out) {
+                return -PE_NOSPACE;
+            }
+            if ((size_t)snprintf(out[n], 256, "dhcp-option DOMAIN-SEARCH %s", words[i]) >= 256) {
+                return -PE_NOSPACE;
+            }
+            n++;
+        }
+    } else if (strcmp(words[1], "server") == 0 && n_words >= 4 &&
+               strcmp(words[3], "address") == 0) {
+        for (size_t i = 4; i < n_words; i++) {
+            char addr[64];
+            bool is_ipv6;
+
+            if (!dns_address(words[i], addr, sizeof(addr), &is_ipv6)) {
+                continue;
+            }
+            if (n >= max_out) {
+                return -PE_NOSPACE;
+            }
+            snprintf(out[n++], 256, "dhcp-option %s %s", is_ipv6 ? "DNS6" : "DNS", addr);
+        }
+    }
+    *n_out = n;
     return 0;
 }

@@ -143,4 +143,18 @@ int push_auth_failed_build(const char *reason, char *out, size_t cap, size_t *ou
 int push_auth_pending_build(uint32_t iv_proto, uint32_t timeout_s, char *out, size_t cap,
                             size_t *out_len);
 
+/* Whether the client reads the 2.6 `dns` push option: IV_PROTO bit 6 (2.6) or bit 11 (2.7,
+ * openvpn3). Clients without it (2.5 and older, older openvpn3) log it as an unknown option. */
+bool push_client_knows_dns(uint32_t iv_proto);
+
+/* The dhcp-option equivalents of one `dns ...` option text, for clients that do not know `dns`
+ * (the same mapping a 2.6 client makes for its scripts, options.c tuntap_options_copy_dns):
+ *   dns server N address A [A ...]  ->  "dhcp-option DNS A" / "dhcp-option DNS6 A" per address
+ *                                       (a :port suffix is dropped; dhcp-option has no port)
+ *   dns search-domains D [D ...]    ->  "dhcp-option DOMAIN-SEARCH D" per domain
+ * Other `dns` forms (resolve-domains, dnssec, transport, sni) have no equivalent: *n_out = 0.
+ * Options that are not `dns` also give *n_out = 0. Writes up to max_out NUL-terminated texts
+ * into out. Returns 0 or -PE_NOSPACE (opt longer than 255, or more than max_out results). */
+int push_dns_as_dhcp_option(const char *opt, char out[][256], size_t max_out, size_t *n_out);
+
 #endif /* PROTO_PUSH_H */

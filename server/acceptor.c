@@ -254,14 +254,49 @@ void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *te
 
 /* ---- session life ---- */
 
+/* Tell every worker about one of p's routes (MSG_ROUTE_ADD / MSG_ROUTE_DEL). */
+void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
+                         bool add)
+{
+    struct server *srv = a->srv;
+
+    if (add) {
+        if (vroute_add(&a->routes, key, p->peer_id)) {
+            log_msg(LOG_ERR, "out of memory for the route of peer %u", p->peer_id);
+        }
+    } else {
+        vroute_del(&a->routes, key, p->peer_id);
+    }
+    for (int i = 0; i < srv->n_workers && !a->are_workers_stopped; i++) {
+        struct msg *m = msg_new(add ? MSG_ROUTE_ADD : MSG_ROUTE_DEL, NULL, key, sizeof(*key));
+
+        if (!m) {
+            log_msg(LOG_ERR, "out of memory: worker %d misses a route of peer %u", i, p->peer_id);
+            continue;
+        }
+        m->peer_id = p->peer_id;
+        server_post_worker(srv, i, m);
+    }
+}
+
 static void release_peer_slot(struct acceptor *a, struct peer *p)
 {
     struct server *srv = a->srv;
     size_t local = p->peer_id / (uint32_t)srv->n_workers;
 
-    atomic_store_explicit(&srv->addr_owner[p->pool_index], 0, memory_order_release);
-    tun_steer_del(&srv->tun_steer, p->vaddr);
-    ip_pool_release(&srv->pool, p->vaddr);
+    /* A client that reconnected with the same fixed address may hold it already. */
+    if (p->pool_index < srv->pool.n && a->addr_holder[p->pool_index] == p) {
+        a->addr_holder[p->pool_index] = NULL;
+        atomic_store_explicit(&srv->addr_owner[p->pool_index], 0, memory_order_release);
+        tun_steer_del(&srv->tun_steer, p->vaddr);
+        ip_pool_release(&srv->pool, p->vaddr);
+    }
+    for (size_t i = 0; i < p->n_routes; i++) {
+        acc_route_broadcast(a, p, &p->routes[i], false);
+    }
+    free(p->routes);
+    p->routes = NULL;
+    p->n_routes = 0;
     a->local_used[p->worker][local] = false;
     a->n_worker_peers[p->worker]--;
     a->n_clients--;
@@ -297,6 +332,10 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
     table_unlink(a, cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
+    if (cs->ccd) {
+        ccd_free(cs->ccd);
+        free(cs->ccd);
+    }
     if (cs->peer) {
         cs->peer->ctl = NULL;
         if (!cs->is_peer_live) {
@@ -1086,7 +1125,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->table = calloc(a->table_size, sizeof(*a->table));
     a->local_used = calloc((size_t)srv->n_workers, sizeof(*a->local_used));
     a->n_worker_peers = calloc((size_t)srv->n_workers, sizeof(*a->n_worker_peers));
-    if (!a->table || !a->local_used || !a->n_worker_peers) {
+    a->addr_holder = calloc(srv->pool.n, sizeof(*a->addr_holder));
+    vroute_table_init(&a->routes);
+    if (!a->table || !a->local_used || !a->n_worker_peers || !a->addr_holder) {
         return -ENOMEM;
     }
     for (int i = 0; i < srv->n_workers; i++) {
@@ -1147,6 +1188,7 @@ void acceptor_free(struct acceptor *a)
 {
     struct msgq_node *n;
 
+    a->are_workers_stopped = true;
     while ((n = msgq_pop(&a->inbox)) != NULL) {
         free(n); /* late MSG_GONE reports: their peers are freed with their sessions below */
     }
@@ -1175,6 +1217,8 @@ void acceptor_free(struct acceptor *a)
     }
     free(a->local_used);
     free(a->n_worker_peers);
+    free(a->addr_holder);
+    vroute_table_free(&a->routes);
     free(a->table);
     free(a);
 }

@@ -149,6 +149,159 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
     return n; /* their slots count until the workers let go of them */
 }
 
+/* Read the client's client-config-dir file into cs->ccd. Returns 0, or -1 after refusing the
+ * client (bad file, `disable`, ccd-exclusive without a file). */
+static int load_ccd(struct acceptor *a, struct ctl_session *cs)
+{
+    struct ccd *c = calloc(1, sizeof(*c));
+    char err[600], reason[700];
+    bool found = false;
+    int rc;
+
+    if (!c) {
+        auth_failed(a, cs, "out of memory");
+        return -1;
+    }
+    rc = ccd_load(c, a->cfg->client_config_dir, cs->cn, &found, err, sizeof(err));
+    if (rc) {
+        ccd_free(c);
+        free(c);
+        snprintf(reason, sizeof(reason), "client-config-dir: %s",
+                 rc == -ENOMEM ? "out of memory" : err);
+        auth_failed(a, cs, reason);
+        return -1;
+    }
+    if (a->cfg->ccd_exclusive && (!found || c->is_default)) {
+        ccd_free(c);
+        free(c);
+        auth_failed(a, cs, "ccd-exclusive: no client-config-dir file for this common name");
+        return -1;
+    }
+    if (c->is_disabled) {
+        snprintf(reason, sizeof(reason), "disabled by 'disable' in %s", c->path);
+        ccd_free(c);
+        free(c);
+        auth_failed(a, cs, reason);
+        return -1;
+    }
+    if (found) {
+        acc_cs_log(a, cs, LOG_DEBUG, "using client-config-dir file %s", c->path);
+        cs->ccd = c;
+    } else {
+        free(c);
+    }
+    return 0;
+}
+
+static int add_peer_route(struct peer *p, const struct vroute_key *key)
+{
+    struct vroute_key *grown = realloc(p->routes, (p->n_routes + 1) * sizeof(*grown));
+
+    if (!grown) {
+        return -ENOMEM;
+    }
+    p->routes = grown;
+    p->routes[p->n_routes++] = *key;
+    return 0;
+}
+
+static bool in_prefix(const uint8_t *addr, const uint8_t *net, int plen)
+{
+    struct vroute_key a_key, n_key;
+
+    vroute_key_make(&a_key, 6, addr, plen);
+    vroute_key_make(&n_key, 6, net, plen);
+    return memcmp(a_key.addr, n_key.addr, 16) == 0;
+}
+
+/* p's tunnel addresses and routes: IPv4 from ifconfig-push or the pool, IPv6 from
+ * ifconfig-ipv6-push or the pool (paired by index), iroutes from the client-config-dir file.
+ * Returns 0; 1 to turn the client away quietly (pool exhausted: it retries, as with 2.6); -1 to
+ * refuse it. why (why_len bytes) gets the reason for the log. */
+static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer *p, char *why,
+                            size_t why_len)
+{
+    struct server *srv = a->srv;
+    const struct ccd *c = cs->ccd;
+    struct vroute_key key;
+    char text[80];
+
+    if (c && c->has_ifconfig_push) {
+        struct in_addr in = {.s_addr = htonl(c->ifconfig_local)};
+        size_t idx = ip_pool_index(&srv->pool, c->ifconfig_local);
+        struct peer *holder = idx == SIZE_MAX ? NULL : a->addr_holder[idx];
+
+        if (idx == SIZE_MAX) {
+            snprintf(why, why_len,
+                     "%s: ifconfig-push %s is not a client address of the server's subnet", c->path,
+                     inet_ntoa(in));
+            return -1;
+        }
+        if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
+            snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path,
+                     inet_ntoa(in), holder->common_name);
+            return -1;
+        }
+        if (holder) {
+            /* The same laptop reconnecting before its old session is gone: take the address
+             * over; release_peer_slot() leaves it alone for the old one. */
+            a->addr_holder[idx] = NULL;
+        } else if (ip_pool_acquire_addr(&srv->pool, c->ifconfig_local)) {
+            snprintf(why, why_len, "%s: ifconfig-push %s is not free", c->path, inet_ntoa(in));
+            return -1;
+        }
+        p->vaddr = c->ifconfig_local;
+    } else if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
+        snprintf(why, why_len, "address pool exhausted");
+        return 1;
+    }
+    p->pool_index = ip_pool_index(&srv->pool, p->vaddr);
+    a->addr_holder[p->pool_index] = p;
+    if (srv->has_ipv6) {
+        if (c && c->has_ifconfig_ipv6_push) {
+            uint32_t other;
+
+            if (!in_prefix(c->ifconfig_ipv6, a->cfg->server_ipv6_network, srv->ipv6_bits)) {
+                snprintf(why, why_len, "%s: ifconfig-ipv6-push %s is outside server-ipv6", c->path,
+                         server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
+                goto refuse;
+            }
+            vroute_key_make(&key, 6, c->ifconfig_ipv6, 128);
+            other = vroute_get(&a->routes, &key);
+            if (other != VROUTE_NONE || memcmp(c->ifconfig_ipv6, srv->server_addr6, 16) == 0) {
+                snprintf(why, why_len, "%s: ifconfig-ipv6-push %s is taken", c->path,
+                         server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
+                goto refuse;
+            }
+            memcpy(p->vaddr6, c->ifconfig_ipv6, 16);
+        } else {
+            server_pool_addr6(srv, p->pool_index, p->vaddr6);
+        }
+        p->has_vaddr6 = true;
+        vroute_key_make(&key, 6, p->vaddr6, 128);
+        if (add_peer_route(p, &key)) {
+            snprintf(why, why_len, "out of memory");
+            goto refuse;
+        }
+    }
+    for (size_t i = 0; c && i < c->n_iroutes; i++) {
+        if (c->iroutes[i].family == 6 && !srv->has_ipv6) {
+            snprintf(why, why_len, "%s: iroute-ipv6 %s needs server-ipv6", c->path,
+                     vroute_key_str(&c->iroutes[i], text, sizeof(text)));
+            goto refuse;
+        }
+        if (add_peer_route(p, &c->iroutes[i])) {
+            snprintf(why, why_len, "out of memory");
+            goto refuse;
+        }
+    }
+    return 0;
+refuse:
+    a->addr_holder[p->pool_index] = NULL;
+    ip_pool_release(&srv->pool, p->vaddr);
+    return -1;
+}
+
 /* When to renegotiate a key that started at start_ms: reneg-sec minus up to 10 % jitter, as a
  * 2.6 server does (init.c do_init_crypto_tls), so that clients do not all rekey at once. */
 static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
@@ -275,6 +428,7 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     struct peer *p = NULL;
     const char *why;
     size_t n_replaced = 0;
+    char why_buf[700];
     int err;
 
     if (!client) {
@@ -338,19 +492,33 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         turn_away(a, cs, "max-clients reached");
         goto out;
     }
+    if (a->cfg->client_config_dir && load_ccd(a, cs)) {
+        goto out;
+    }
     p = calloc(1, sizeof(*p));
     if (!p) {
         auth_failed(a, cs, "out of memory");
         goto out;
     }
-    if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
+    p->pool_index = SIZE_MAX;
+    switch (assign_addresses(a, cs, p, why_buf, sizeof(why_buf))) {
+    case 0:
+        break;
+    case 1:
+        free(p->routes);
         free(p);
-        turn_away(a, cs, "address pool exhausted");
+        turn_away(a, cs, why_buf);
+        goto out;
+    default:
+        free(p->routes);
+        free(p);
+        auth_failed(a, cs, why_buf);
         goto out;
     }
-    p->pool_index = ip_pool_index(&srv->pool, p->vaddr);
     if (pick_peer_slot(a, p)) {
         ip_pool_release(&srv->pool, p->vaddr);
+        a->addr_holder[p->pool_index] = NULL;
+        free(p->routes);
         free(p);
         auth_failed(a, cs, "no free peer-id");
         goto out;
@@ -379,6 +547,9 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
     atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1, memory_order_release);
+    for (size_t i = 0; i < p->n_routes; i++) {
+        acc_route_broadcast(a, p, &p->routes[i], true);
+    }
     if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
         acc_cs_log(a, cs, LOG_WARN,
                    "cannot add %s to the TUN steering map: its worker gets the "
@@ -420,33 +591,81 @@ static int emit_push(void *ctx, const char *msg, size_t len)
     return tls_session_write(&acc_primary_ks(cs)->tls, (const uint8_t *)msg, strlen(msg) + 1);
 }
 
+#define PUSH_DNS_MAX 64 /* dhcp-option lines made from `dns` options for one client */
+
 void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
 {
     struct server *srv = a->srv;
     struct config *cfg = a->cfg;
-    const char *opts[256 + 32];
-    char global[4][64], per_client[16][256];
+    struct peer *p = cs->peer;
+    size_t n_global = cfg->push.n_items + 4;
+    size_t cap = n_global + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1 + 16 + PUSH_DNS_MAX;
+    const char **global = calloc(n_global, sizeof(*global));
+    const char **opts = calloc(cap, sizeof(*opts));
+    char derived[4][64], per_client[16][256], (*dns)[256] = calloc(PUSH_DNS_MAX, sizeof(*dns));
     struct push_client_params pp;
-    size_t n = 0, n_client = 0;
+    size_t n = 0, n_client = 0, n_dns = 0, g = 0;
     struct in_addr gw = {.s_addr = htonl(srv->server_addr)};
+    bool no_ifconfig = false, no_ifconfig_ipv6 = false;
+    bool knows_dns = push_client_knows_dns(cs->pi.iv_proto);
     int err;
 
-    /* 2.6 order (push.c): the configured push lines, then route-gateway, topology, ping,
-     * ping-restart, then the per-client options. */
-    for (size_t i = 0; i < cfg->push.n_items && n < 256; i++) {
-        opts[n++] = cfg->push.items[i];
+    if (!global || !opts || !dns) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
+        goto out;
     }
-    snprintf(global[0], sizeof(global[0]), "route-gateway %s", inet_ntoa(gw));
-    snprintf(global[1], sizeof(global[1]), "topology subnet");
-    opts[n++] = global[0];
-    opts[n++] = global[1];
+    /* 2.6 order (push.c, helper.c): the configured push lines, then route-gateway, topology,
+     * ping, ping-restart: together the global push list, which a client-config-dir file may
+     * change; then the compression stub and the per-client options. */
+    for (size_t i = 0; i < cfg->push.n_items; i++) {
+        global[g++] = cfg->push.items[i];
+    }
+    snprintf(derived[0], sizeof(derived[0]), "route-gateway %s", inet_ntoa(gw));
+    snprintf(derived[1], sizeof(derived[1]), "topology subnet");
+    global[g++] = derived[0];
+    global[g++] = derived[1];
     if (cfg->keepalive_ping_s > 0) {
-        snprintf(global[2], sizeof(global[2]), "ping %d", cfg->keepalive_ping_s);
-        opts[n++] = global[2];
+        snprintf(derived[2], sizeof(derived[2]), "ping %d", cfg->keepalive_ping_s);
+        global[g++] = derived[2];
     }
     if (cfg->keepalive_restart_s > 0) {
-        snprintf(global[3], sizeof(global[3]), "ping-restart %d", cfg->keepalive_restart_s);
-        opts[n++] = global[3];
+        snprintf(derived[3], sizeof(derived[3]), "ping-restart %d", cfg->keepalive_restart_s);
+        global[g++] = derived[3];
+    }
+    err = ccd_push_list(cs->ccd, global, g, opts, cap - 17 - PUSH_DNS_MAX, &n, &no_ifconfig,
+                        &no_ifconfig_ipv6);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: too many options");
+        goto out;
+    }
+    if (!knows_dns) {
+        /* Each `dns` option gives way to its dhcp-option equivalents (none for some forms),
+         * in its place. There is room: opts has PUSH_DNS_MAX slots beyond this list. */
+        const char **orig = calloc(n, sizeof(*orig));
+        size_t kept = 0;
+
+        if (!orig) {
+            acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
+            goto out;
+        }
+        memcpy(orig, opts, n * sizeof(*orig));
+        for (size_t i = 0; i < n; i++) {
+            size_t made = 0;
+
+            if (strncmp(orig[i], "dns ", 4) != 0) {
+                opts[kept++] = orig[i];
+                continue;
+            }
+            if (n_dns < PUSH_DNS_MAX &&
+                push_dns_as_dhcp_option(orig[i], dns + n_dns, PUSH_DNS_MAX - n_dns, &made) == 0) {
+                for (size_t j = 0; j < made; j++) {
+                    opts[kept++] = dns[n_dns + j];
+                }
+                n_dns += made;
+            }
+        }
+        free(orig);
+        n = kept;
     }
     if (cs->comp_push) {
         opts[n++] = cs->comp_push; /* 2.6 appends it to the global part */
@@ -454,19 +673,34 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     memset(&pp, 0, sizeof(pp));
     pp.iv_proto = cs->pi.iv_proto;
     pp.has_iv_mtu = cs->pi.mtu > 0;
-    pp.peer_id = cs->peer->peer_id;
-    pp.cipher = cs->peer->cipher;
+    pp.peer_id = p->peer_id;
+    pp.cipher = p->cipher;
     pp.ncp = peer_info_supports_ncp(&cs->pi);
     pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
     pp.cc_exit = true;
     pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
     pp.tun_mtu = cfg->tun_mtu;
-    pp.ifconfig_local = cs->peer->vaddr;
-    pp.ifconfig_netmask = srv->netmask;
+    if (!no_ifconfig) {
+        pp.ifconfig_local = p->vaddr;
+        pp.ifconfig_netmask =
+            cs->ccd && cs->ccd->has_ifconfig_push ? cs->ccd->ifconfig_netmask : srv->netmask;
+    }
+    if (p->has_vaddr6 && !no_ifconfig_ipv6) {
+        const struct ccd *c = cs->ccd;
+        bool from_ccd = c && c->has_ifconfig_ipv6_push;
+
+        pp.has_ifconfig_ipv6 = true;
+        memcpy(pp.ifconfig_ipv6_local, p->vaddr6, 16);
+        pp.ifconfig_ipv6_netbits = (unsigned)(from_ccd ? c->ifconfig_ipv6_bits : srv->ipv6_bits);
+        memcpy(pp.ifconfig_ipv6_remote,
+               from_ccd && c->has_ifconfig_ipv6_remote ? c->ifconfig_ipv6_remote
+                                                       : srv->server_addr6,
+               16);
+    }
     err = push_client_options(&pp, per_client, 16, &n_client);
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build per-client push options: %s", proto_strerror(err));
-        return;
+        goto out;
     }
     for (size_t i = 0; i < n_client; i++) {
         opts[n++] = per_client[i];
@@ -474,9 +708,13 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     err = push_reply_build(opts, n, emit_push, cs);
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot send PUSH_REPLY: %s", proto_strerror(err));
-        return;
+        goto out;
     }
     cs->is_pushed = true;
     cs->push_sent_ms = acc_now_ms(a);
     acc_cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
+out:
+    free(global);
+    free(opts);
+    free(dns);
 }

@@ -19,6 +19,7 @@
 #include "proto/tls_wrap.h"
 #include "server/log.h"
 #include "server/msgq.h"
+#include "server/ccd.h"
 #include "server/peer.h"
 
 #define ACCEPTOR_TICK_MS 200
@@ -73,6 +74,7 @@ struct ctl_session {
     bool is_push_requested;
     bool is_installed;     /* the worker confirmed MSG_INSTALL */
     const char *comp_push; /* compression option pushed to this client, or NULL */
+    struct ccd *ccd;       /* its client-config-dir file, read at connect; NULL if none */
     bool is_dead;          /* freed at the next sweep */
     struct peer *peer;     /* set once the client is authenticated */
     bool is_peer_live;     /* installed in a worker and not reported gone */
@@ -108,12 +110,15 @@ struct acceptor {
     size_t table_size;
     size_t n_sessions;
     size_t n_clients;
-    bool **local_used; /* [worker][local index] peer_id in use */
+    bool **local_used;          /* [worker][local index] peer_id in use */
+    struct peer **addr_holder;  /* by IPv4 pool index: the peer holding that address */
+    struct vroute_table routes; /* every peer's IPv6 address and iroutes, as told to workers */
     size_t *n_worker_peers;
     struct acceptor_stats stats;
     struct log_ratelimit rl;
     char options_string[KEY_METHOD2_OPTIONS_MAX];
     bool is_stopping;
+    bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */
     uint8_t rx_buf[CTL_BUF_LEN];
     uint8_t plain_buf[CTL_BUF_LEN];
     uint8_t app_buf[APP_BUF_LEN];
@@ -147,5 +152,9 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
 /* Send cs its PUSH_REPLY (acceptor_auth.c): the configured push lines, then 2.6's global and
  * per-client options, split with push-continuation when long. */
 void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
+
+/* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
+void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
+                         bool add);
 
 #endif /* SERVER_ACCEPTOR_INTERNAL_H */

@@ -715,7 +715,8 @@ void config_free(struct config *cfg)
                         &cfg->daemon_name,
                         &cfg->writepid,
                         &cfg->log_file,
-                        &cfg->status_file};
+                        &cfg->status_file,
+                        &cfg->client_config_dir};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);
@@ -728,6 +729,7 @@ void config_free(struct config *cfg)
         free(cfg->push.items[i]);
     }
     free(cfg->push.items);
+    free(cfg->routes);
     for (size_t i = 0; i < cfg->n_warnings; i++) {
         free(cfg->warnings[i]);
     }

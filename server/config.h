@@ -67,6 +67,15 @@ struct config_push {
     size_t n_items;
 };
 
+/* A `route` or `route-ipv6` of the server config: a kernel route into the tun device, added at
+ * start-up (openvpn route.c). addr in network byte order, host bits clear. */
+struct config_route {
+    int family; /* 4 or 6 */
+    uint8_t addr[16];
+    int plen;
+    int metric; /* -1 = the kernel's default */
+};
+
 struct config {
     char *source; /* the config file path as given, or the name passed to config_parse_string */
     char *cd_dir; /* absolute directory from the last `cd`, NULL if none: chdir() here first */
@@ -84,6 +93,15 @@ struct config {
     int mssfix;                              /* 0 = off; see mssfix_mode */
     int mssfix_mode;                         /* CONFIG_MSSFIX_*; default 1492 + MTU */
     struct config_push push;
+    bool has_server_ipv6;
+    uint8_t server_ipv6_network[16]; /* `server-ipv6 NET/BITS`, network byte order */
+    int server_ipv6_bits;            /* 64..124 */
+    struct config_route *routes;     /* `route`, `route-ipv6`, in config order */
+    size_t n_routes;
+    char *client_config_dir; /* absolute path, NULL = none */
+    bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
+                              * refused (openvpn ssl_verify.c) */
+    bool client_to_client;   /* forward packets between clients inside the server */
 
     /* Timers, in seconds (openvpn 2.6 options.c defaults) */
     int keepalive_ping_s, keepalive_restart_s; /* `keepalive A B` as written; 0,0 = not set */

@@ -289,6 +289,14 @@ int config_finish(struct config_parser *ps)
         cfg->mssfix = cfg->tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->tun_mtu;
         cfg->mssfix_mode = cfg->tun_mtu == 1500 ? CONFIG_MSSFIX_MTU : CONFIG_MSSFIX_FIXED;
     }
+    if (err == 0 && cfg->ccd_exclusive && !cfg->client_config_dir) {
+        err = config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",
+                              "needs client-config-dir");
+    }
+    if (err == 0 && ps->seen_route_ipv6.line && !cfg->has_server_ipv6) {
+        err = config_error_at(ps, &ps->seen_route_ipv6, "route-ipv6",
+                              "needs server-ipv6 (the tun device has no IPv6 address)");
+    }
     if (err == 0) {
         err = check_timers(ps);
     }

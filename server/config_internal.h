@@ -16,6 +16,7 @@
 #define CONFIG_MAX_FILE (4 << 20) /* bytes in a config file */
 #define CONFIG_MAX_BLOB (1 << 20) /* bytes in a certificate/key file or an inline block */
 #define CONFIG_MAX_PUSH 1024      /* `push` lines */
+#define CONFIG_MAX_ROUTES 1024    /* `route` and `route-ipv6` lines */
 
 /* Where a directive was seen, for checks made after the last line. file points into
  * config_parser.files and lives as long as the parser. */
@@ -54,7 +55,7 @@ struct config_parser {
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
-        seen_tls_version_max, seen_auth;
+        seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6;
     bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
@@ -153,6 +154,24 @@ int config_finish(struct config_parser *ps);
 
 /* Handlers, by area. */
 /* config_net.c */
+/* Check a `push` option text as openvpn and its clients read it (push.c push_option_ex, options.c
+ * apply_push_options): no comma, at most CONFIG_PUSH_MAX_LEN characters, splits into at least one
+ * word by the config-line rules. 0, -EINVAL or -ENOMEM with the reason in why (why_len bytes). */
+int config_push_text_check(const char *text, char *why, size_t why_len);
+
+/* Prefix length of a contiguous IPv4 netmask (host byte order), or -1 if not contiguous. */
+int config_netmask_bits(uint32_t mask);
+
+/* Parse "ADDRESS/BITS" (IPv6, BITS 0..128) into addr (network order) and *bits; on error
+ * reports it for the current line and returns -EINVAL. */
+int config_parse_ipv6_prefix(struct config_parser *ps, const char *s, uint8_t addr[16], int *bits);
+
+int config_h_client_config_dir(struct config_parser *ps, int argc, char **argv);
+int config_h_ccd_exclusive(struct config_parser *ps, int argc, char **argv);
+int config_h_client_to_client(struct config_parser *ps, int argc, char **argv);
+int config_h_route(struct config_parser *ps, int argc, char **argv);
+int config_h_route_ipv6(struct config_parser *ps, int argc, char **argv);
+int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_port(struct config_parser *ps, int argc, char **argv);
 int config_h_proto(struct config_parser *ps, int argc, char **argv);
 int config_h_local(struct config_parser *ps, int argc, char **argv);

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,8 +128,7 @@ int config_h_topology(struct config_parser *ps, int argc, char **argv)
     return config_error(ps, "unknown topology '%s' (net30, p2p or subnet)", argv[1]);
 }
 
-/* Prefix length of a contiguous netmask (host order), or -1. */
-static int netmask_bits(uint32_t mask)
+int config_netmask_bits(uint32_t mask)
 {
     int bits = 0;
 
@@ -158,7 +158,7 @@ int config_h_server(struct config_parser *ps, int argc, char **argv)
     }
     n = ntohl(net.s_addr);
     m = ntohl(mask.s_addr);
-    bits = netmask_bits(m);
+    bits = config_netmask_bits(m);
     if (bits < 0) {
         return config_error(ps, "'%s' is not a valid netmask", argv[2]);
     }
@@ -277,43 +277,62 @@ int config_h_ping_restart(struct config_parser *ps, int argc, char **argv)
  * options in PUSH_REPLY (push.c, push_option_ex). The client splits each option like a config
  * line into a 256-byte buffer (options.c, apply_push_options), so the text must split cleanly
  * and fit in 255 characters. */
+int config_push_text_check(const char *text, char *why, size_t why_len)
+{
+    size_t text_len = strlen(text);
+    char *words[CONFIG_MAX_ARGS], *scratch, lex_why[200];
+    int n, err;
+
+    if (strchr(text, ',') != NULL) {
+        snprintf(why, why_len, "a pushed option cannot contain a comma (','): '%s'", text);
+        return -EINVAL;
+    }
+    if (text_len > CONFIG_PUSH_MAX_LEN) {
+        snprintf(why, why_len, "the pushed option is %zu characters long (%d max)", text_len,
+                 CONFIG_PUSH_MAX_LEN);
+        return -EINVAL;
+    }
+    scratch = malloc(text_len + CONFIG_MAX_ARGS);
+    if (scratch == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return -ENOMEM;
+    }
+    err = config_split_line(text, text_len, scratch, words, &n, lex_why, sizeof(lex_why));
+    free(scratch);
+    if (err) {
+        snprintf(why, why_len, "clients could not read the pushed option: %s", lex_why);
+        return -EINVAL;
+    }
+    if (n == 0) {
+        snprintf(why, why_len, "the pushed option is empty");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int config_h_push(struct config_parser *ps, int argc, char **argv)
 {
     struct config_push *push = &ps->cfg->push;
-    const char *text = argv[1];
-    size_t text_len = strlen(text);
-    char *words[CONFIG_MAX_ARGS], *scratch, **grown, why[256];
-    int n, err;
+    char **grown, why[400];
+    int err;
 
     (void)argc;
     if (push->n_items >= CONFIG_MAX_PUSH) {
         return config_error(ps, "too many push lines (%d max)", CONFIG_MAX_PUSH);
     }
-    if (strchr(text, ',') != NULL) {
-        return config_error(ps, "a pushed option cannot contain a comma (','): '%s'", text);
-    }
-    if (text_len > CONFIG_PUSH_MAX_LEN) {
-        return config_error(ps, "the pushed option is %zu characters long (%d max)", text_len,
-                            CONFIG_PUSH_MAX_LEN);
-    }
-    scratch = malloc(text_len + CONFIG_MAX_ARGS);
-    if (scratch == NULL) {
+    err = config_push_text_check(argv[1], why, sizeof(why));
+    if (err == -ENOMEM) {
         return config_nomem(ps);
     }
-    err = config_split_line(text, text_len, scratch, words, &n, why, sizeof(why));
-    free(scratch);
     if (err) {
-        return config_error(ps, "clients could not read the pushed option: %s", why);
-    }
-    if (n == 0) {
-        return config_error(ps, "the pushed option is empty");
+        return config_error(ps, "%s", why);
     }
     grown = realloc(push->items, (push->n_items + 1) * sizeof(*grown));
     if (grown == NULL) {
         return config_nomem(ps);
     }
     push->items = grown;
-    push->items[push->n_items] = strdup(text);
+    push->items[push->n_items] = strdup(argv[1]);
     if (push->items[push->n_items] == NULL) {
         return config_nomem(ps);
     }

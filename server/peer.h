@@ -24,6 +24,7 @@
 #include "proto/data_crypto.h"
 #include "server/log.h"
 #include "server/msgq.h"
+#include "server/vroute.h"
 
 #define PEER_CN_MAX 256
 #define PEER_N_KEY_IDS 8
@@ -35,6 +36,8 @@ struct peer {
     int worker;        /* index of the owning worker: peer_id % n_workers */
     uint32_t vaddr;    /* tunnel address, host byte order */
     size_t pool_index; /* ip_pool_index(vaddr) */
+    bool has_vaddr6;
+    uint8_t vaddr6[16]; /* tunnel IPv6 address, network order, when has_vaddr6 */
     struct sockaddr_in remote;
     char common_name[PEER_CN_MAX];
     char cipher[32];
@@ -58,6 +61,9 @@ struct peer {
 
     /* Control plane: the acceptor's. */
     struct ctl_session *ctl;
+    struct vroute_key
+        *routes; /* announced to every worker (MSG_ROUTE_ADD): IPv6 address, iroutes */
+    size_t n_routes;
 };
 
 enum msg_type {
@@ -71,6 +77,8 @@ enum msg_type {
     MSG_PACKET,      /* either way: a datagram or TUN packet that reached the wrong thread */
     MSG_STOP,        /* main -> any: leave the loop */
     MSG_STATS,       /* main -> any: log your counters (SIGUSR2) */
+    MSG_ROUTE_ADD,   /* acceptor -> every worker: data[] is a struct vroute_key for peer_id */
+    MSG_ROUTE_DEL,   /* acceptor -> every worker: drop that route if it is still peer_id's */
 };
 
 enum gone_reason {
@@ -84,7 +92,7 @@ struct msg {
     struct msgq_node node; /* first: msgq_node pointers are cast back to struct msg */
     enum msg_type type;
     struct peer *peer;
-    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE: the peer's id when the message was sent */
+    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*: the peer's id when sent */
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
     struct sockaddr_in from;

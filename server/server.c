@@ -30,6 +30,65 @@ void server_post_acceptor(struct server *srv, struct msg *m)
     acceptor_post(srv->acceptor, m);
 }
 
+void server_ipv6_add(const uint8_t base[16], uint64_t n, uint8_t out[16])
+{
+    unsigned carry = 0;
+
+    for (int i = 15; i >= 0; i--) {
+        unsigned sum = base[i] + (unsigned)(n & 0xFF) + carry;
+
+        out[i] = (uint8_t)sum;
+        carry = sum >> 8;
+        n >>= 8;
+    }
+}
+
+void server_pool_addr6(const struct server *srv, size_t pool_index, uint8_t out[16])
+{
+    server_ipv6_add(srv->pool6_base, pool_index, out);
+}
+
+const char *server_prefix_str(int family, const uint8_t *addr, int plen, char *buf, size_t buf_len)
+{
+    char text[INET6_ADDRSTRLEN];
+
+    if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, text, sizeof(text))) {
+        snprintf(text, sizeof(text), "?");
+    }
+    snprintf(buf, buf_len, "%s/%d", text, plen);
+    return buf;
+}
+
+/* server-ipv6: the tun device's IPv6 address and the IPv6 pool, which gives the client with IPv4
+ * pool index i the address pool6_base + i (openvpn pool.c pairs both pools by index the same
+ * way). */
+static int setup_ipv6(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    int bits = cfg->server_ipv6_bits, err;
+    uint64_t room = bits <= 64 ? UINT64_MAX : (UINT64_C(1) << (128 - bits)) - 1;
+    uint64_t offset = bits < 112 ? 0x1000 : 2;
+    char text[80];
+
+    if (offset + srv->pool.n > room) {
+        log_msg(LOG_ERR,
+                "%s: server-ipv6: /%d holds fewer addresses than the %zu of the IPv4 pool; use "
+                "a shorter prefix",
+                cfg->source, bits, srv->pool.n);
+        return -EINVAL;
+    }
+    srv->has_ipv6 = true;
+    srv->ipv6_bits = bits;
+    server_ipv6_add(cfg->server_ipv6_network, 1, srv->server_addr6);
+    server_ipv6_add(cfg->server_ipv6_network, offset, srv->pool6_base);
+    err = tun_configure_ipv6(&srv->tun, srv->server_addr6, bits);
+    if (err) {
+        log_msg(LOG_ERR, "cannot give %s the address %s: %s", srv->tun.name,
+                server_prefix_str(6, srv->server_addr6, bits, text, sizeof(text)), strerror(-err));
+    }
+    return err;
+}
+
 static int resolve_local(const struct config *cfg, struct sockaddr_in *sa)
 {
     struct addrinfo hints, *res = NULL;
@@ -181,6 +240,24 @@ int server_run(struct config *cfg)
     if (err) {
         log_msg(LOG_ERR, "cannot configure TUN device %s: %s", srv.tun.name, strerror(-err));
         goto out;
+    }
+    if (cfg->has_server_ipv6) {
+        err = setup_ipv6(&srv);
+        if (err) {
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < cfg->n_routes; i++) {
+        const struct config_route *r = &cfg->routes[i];
+        char net[80];
+
+        err = tun_add_route(&srv.tun, r->family, r->addr, r->plen, r->metric);
+        if (err && err != -EEXIST) {
+            log_msg(LOG_ERR, "cannot add route %s into %s: %s",
+                    server_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)), srv.tun.name,
+                    strerror(-err));
+            goto out;
+        }
     }
     err = resolve_local(cfg, &local);
     if (err) {

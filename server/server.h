@@ -30,6 +30,10 @@ struct server {
     struct ip_pool pool;  /* acceptor thread only after start-up */
     uint32_t server_addr; /* tunnel address of the server, host order */
     uint32_t netmask;
+    bool has_ipv6;            /* server-ipv6: clients get pool6_base + their pool index */
+    uint8_t server_addr6[16]; /* network order: NETWORK+1 */
+    uint8_t pool6_base[16];   /* NETWORK+0x1000, or NETWORK+2 from /112 on (openvpn helper.c) */
+    int ipv6_bits;
     int udp_fds[1 + TUN_MAX_QUEUES]; /* [0] acceptor, [1 + i] worker i */
     bool is_steered;                 /* UDP: the reuseport program is attached */
     struct tun_steer tun_steer;      /* TUN: eBPF queue steering (map_fd -1 when off) */
@@ -53,5 +57,14 @@ void server_post_acceptor(struct server *srv, struct msg *m);
  * workers. Main thread. Returns 0 after a clean shutdown or a negative code when start-up failed
  * (the reason is logged). */
 int server_run(struct config *cfg);
+
+/* out = base + n, 128-bit big-endian addition (carries past the top bit are lost). */
+void server_ipv6_add(const uint8_t base[16], uint64_t n, uint8_t out[16]);
+
+/* The IPv6 address (network order) of IPv4 pool index pool_index; only when srv->has_ipv6. */
+void server_pool_addr6(const struct server *srv, size_t pool_index, uint8_t out[16]);
+
+/* "ADDR/PLEN" for family 4 or 6 (addr in network order) into buf; returns buf. */
+const char *server_prefix_str(int family, const uint8_t *addr, int plen, char *buf, size_t buf_len);
 
 #endif /* SERVER_SERVER_H */

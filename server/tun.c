@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <net/route.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -132,6 +133,96 @@ int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int 
     }
     if (!err) {
         err = configure_link(sock, t->name, mtu);
+    }
+    close(sock);
+    return err;
+}
+
+int tun_configure_ipv6(const struct tun_dev *t, const uint8_t addr[16], int plen)
+{
+    struct in6_ifreq {
+        struct in6_addr ifr6_addr;
+        uint32_t ifr6_prefixlen;
+        int ifr6_ifindex;
+    } req; /* linux/ipv6.h's layout; that header clashes with netinet/in.h */
+    int sock, err = 0;
+    unsigned idx = if_nametoindex(t->name);
+
+    if (idx == 0) {
+        return -errno;
+    }
+    if (plen < 0 || plen > 128) {
+        return -EINVAL;
+    }
+    sock = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) {
+        return -errno;
+    }
+    memset(&req, 0, sizeof(req));
+    memcpy(&req.ifr6_addr, addr, 16);
+    req.ifr6_prefixlen = (uint32_t)plen;
+    req.ifr6_ifindex = (int)idx;
+    if (ioctl(sock, SIOCSIFADDR, &req) < 0) {
+        err = -errno;
+    }
+    close(sock);
+    return err;
+}
+
+int tun_add_route(const struct tun_dev *t, int family, const uint8_t *addr, int plen, int metric)
+{
+    int sock, err = 0;
+
+    if (family == 4) {
+        struct rtentry rt;
+        struct sockaddr_in *dst = (struct sockaddr_in *)(void *)&rt.rt_dst;
+        struct sockaddr_in *mask = (struct sockaddr_in *)(void *)&rt.rt_genmask;
+        char dev[IFNAMSIZ];
+
+        if (plen < 0 || plen > 32) {
+            return -EINVAL;
+        }
+        memset(&rt, 0, sizeof(rt));
+        dst->sin_family = AF_INET;
+        memcpy(&dst->sin_addr, addr, 4);
+        mask->sin_family = AF_INET;
+        mask->sin_addr.s_addr = plen == 0 ? 0 : htonl(0xFFFFFFFFu << (32 - plen));
+        rt.rt_flags = RTF_UP | (plen == 32 ? RTF_HOST : 0);
+        rt.rt_metric = (short)(metric >= 0 ? metric + 1 : 0); /* the ioctl stores metric - 1 */
+        memcpy(dev, t->name, IFNAMSIZ);
+        rt.rt_dev = dev;
+        sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (sock < 0) {
+            return -errno;
+        }
+        if (ioctl(sock, SIOCADDRT, &rt) < 0) {
+            err = -errno;
+        }
+    } else if (family == 6) {
+        struct in6_rtmsg rt;
+        unsigned idx = if_nametoindex(t->name);
+
+        if (idx == 0) {
+            return -errno;
+        }
+        if (plen < 0 || plen > 128) {
+            return -EINVAL;
+        }
+        memset(&rt, 0, sizeof(rt));
+        memcpy(&rt.rtmsg_dst, addr, 16);
+        rt.rtmsg_dst_len = (uint16_t)plen;
+        rt.rtmsg_flags = RTF_UP | (plen == 128 ? RTF_HOST : 0);
+        rt.rtmsg_metric = metric >= 0 ? (uint32_t)metric : 1024; /* the kernel's usual default */
+        rt.rtmsg_ifindex = (int)idx;
+        sock = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (sock < 0) {
+            return -errno;
+        }
+        if (ioctl(sock, SIOCADDRT, &rt) < 0) {
+            err = -errno;
+        }
+    } else {
+        return -EINVAL;
     }
     close(sock);
     return err;

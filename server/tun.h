@@ -35,6 +35,17 @@ int tun_open(const char *dev, int n_queues, struct tun_dev *out); /* -EBUSY: dev
  * device. Returns 0 or -errno (-EINVAL for an MTU outside 68..65535). */
 int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int mtu);
 
+/* Add an IPv6 address (16 bytes, network order) with prefix length plen (0..128) to the device
+ * (SIOCSIFADDR on an AF_INET6 socket, struct in6_ifreq; the kernel adds the prefix route).
+ * Call after tun_configure() brought the link up. Returns 0 or -errno. */
+int tun_configure_ipv6(const struct tun_dev *t, const uint8_t addr[16], int plen);
+
+/* Add a kernel route for family 4 or 6 (addr 4 or 16 bytes, network order, prefix plen) into
+ * the device, like openvpn's `route`/`route-ipv6` on a tun server (route.c). metric < 0 leaves
+ * the kernel's default. SIOCADDRT with struct rtentry (IPv4) or struct in6_rtmsg (IPv6).
+ * Returns 0 or -errno (-EEXIST when the route is there already). */
+int tun_add_route(const struct tun_dev *t, int family, const uint8_t *addr, int plen, int metric);
+
 /* Attach a BPF_PROG_TYPE_SOCKET_FILTER program that picks the queue for each outgoing packet
  * (TUNSETSTEERINGEBPF); prog_fd -1 detaches it. The program is shared by all queues, so one
  * call on any fd suffices. Returns 0 or -errno (-EINVAL on kernels without it). */

@@ -47,9 +47,6 @@ static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reaso
     if (local < srv->max_local_peers && w->by_local[local] == p) {
         w->by_local[local] = NULL;
     }
-    if (p->pool_index < srv->n_addr_owner && w->by_addr[p->pool_index] == p) {
-        w->by_addr[p->pool_index] = NULL;
-    }
     if (p->is_installed) {
         atomic_store_explicit(&w->stats.sessions, stat_get(&w->stats.sessions) - 1,
                               memory_order_relaxed);
@@ -134,51 +131,110 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
     stat_inc(&w->stats.tx_packets);
 }
 
-/* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
-static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
+/* The peer_id that tunnel address dst (family 4 or 6, network order) routes to, or
+ * VROUTE_NONE: IPv4 pool addresses through the shared addr_owner array, everything else (IPv6
+ * addresses, iroutes) through this worker's own route table. */
+static uint32_t route_lookup(const struct worker *w, int family, const uint8_t *dst)
+{
+    const struct server *srv = w->srv;
+
+    if (family == 4) {
+        uint32_t a = load_be32(dst);
+
+        if (ip_pool_contains(&srv->pool, a)) {
+            uint32_t owner = atomic_load_explicit(&srv->addr_owner[ip_pool_index(&srv->pool, a)],
+                                                  memory_order_acquire);
+
+            if (owner != 0) {
+                return owner - 1;
+            }
+        }
+    }
+    return vroute_lookup(&w->routes, family, dst);
+}
+
+/* The family of an IP packet (4 or 6) and where its source and destination addresses are, or 0
+ * when it is too short for its version's header. */
+static int ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src, const uint8_t **dst)
+{
+    if (len >= 20 && (pkt[0] >> 4) == 4) {
+        *src = pkt + 12;
+        *dst = pkt + 16;
+        return 4;
+    }
+    if (len >= 40 && (pkt[0] >> 4) == 6) {
+        *src = pkt + 8;
+        *dst = pkt + 24;
+        return 6;
+    }
+    return 0;
+}
+
+/* A packet for peer_id's client (from the TUN device, or from another client with
+ * client-to-client): send it if this worker owns that peer, else hand it to the owner. */
+static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len, int family)
 {
     struct server *srv = w->srv;
-    uint32_t dst, owner;
-    size_t idx;
+    int owner = (int)(peer_id % (uint32_t)srv->n_workers);
+    size_t local = peer_id / (uint32_t)srv->n_workers;
     struct peer *p;
 
-    if (len < 20 || (pkt[0] >> 4) != 4) {
-        stat_inc(&w->stats.drop_not_ipv4); /* IPv6 in the tunnel is not supported yet */
-        return;
-    }
-    dst = load_be32(pkt + 16);
-    if (!ip_pool_contains(&srv->pool, dst)) {
-        drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
-        return;
-    }
-    idx = ip_pool_index(&srv->pool, dst);
-    owner = atomic_load_explicit(&srv->addr_owner[idx], memory_order_acquire);
-    if (owner == 0) {
-        drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
-        return;
-    }
-    if ((int)((owner - 1) % (uint32_t)srv->n_workers) != w->index) {
+    if (owner != w->index) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
 
         stat_inc(&w->stats.handed_over);
         if (m) {
             m->from_tun = true;
-            server_post_worker(srv, (int)((owner - 1) % (uint32_t)srv->n_workers), m);
+            server_post_worker(srv, owner, m);
         }
         return;
     }
-    p = w->by_addr[idx];
-    if (!p) {
+    p = local < srv->max_local_peers ? w->by_local[local] : NULL;
+    if (!p || p->peer_id != peer_id) {
         drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
         return;
     }
-    mss_clamp_ipv4(pkt, len, srv->mss_max);
+    if (family == 4) {
+        mss_clamp_ipv4(pkt, len, srv->mss_max);
+    }
     send_to_peer(w, p, pkt, len);
+}
+
+/* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
+static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
+{
+    const uint8_t *src, *dst;
+    int family = ip_addrs(pkt, len, &src, &dst);
+    uint32_t peer_id;
+
+    if (family == 0) {
+        stat_inc(&w->stats.drop_not_ip);
+        return;
+    }
+    peer_id = route_lookup(w, family, dst);
+    if (peer_id == VROUTE_NONE) {
+        drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
+        return;
+    }
+    deliver(w, peer_id, pkt, len, family);
+}
+
+static bool is_ipv6_link_local(const uint8_t *a)
+{
+    return a[0] == 0xFE && (a[1] & 0xC0) == 0x80;
+}
+
+static bool is_multicast(int family, const uint8_t *a)
+{
+    return family == 4 ? (a[0] & 0xF0) == 0xE0 || load_be32(a) == 0xFFFFFFFFu : a[0] == 0xFF;
 }
 
 static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
 {
+    const uint8_t *src, *dst;
     enum occ_type occ;
+    uint32_t to;
+    int family;
 
     if (occ_is_ping(plain, len)) {
         return;
@@ -191,16 +247,33 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
         }
         return;
     }
-    if (len < 20 || (plain[0] >> 4) != 4) {
-        stat_inc(&w->stats.drop_not_ipv4); /* e.g. the client's IPv6 router solicitations */
+    family = ip_addrs(plain, len, &src, &dst);
+    if (family == 0) {
+        stat_inc(&w->stats.drop_not_ip);
         return;
     }
-    /* Like openvpn's "bad source address": a client may only send from its own address. */
-    if (load_be32(plain + 12) != p->vaddr) {
+    /* Like openvpn's "bad source address" (multi.c, multi_process_incoming_link): a client may
+     * only send from its own addresses and the subnets routed to it. */
+    if (!(family == 4 && load_be32(src) == p->vaddr) &&
+        route_lookup(w, family, src) != p->peer_id) {
+        if (family == 6 && is_ipv6_link_local(src)) {
+            stat_inc(&w->stats.drop_link_local); /* router solicitations and the like */
+            return;
+        }
         drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
         return;
     }
-    mss_clamp_ipv4(plain, len, w->srv->mss_max);
+    if (w->srv->cfg->client_to_client && !is_multicast(family, dst)) {
+        to = route_lookup(w, family, dst);
+        if (to != VROUTE_NONE && to != p->peer_id) {
+            stat_inc(&w->stats.client_to_client);
+            deliver(w, to, plain, len, family);
+            return;
+        }
+    }
+    if (family == 4) {
+        mss_clamp_ipv4(plain, len, w->srv->mss_max);
+    }
     if (write(w->tun_fd, plain, len) < 0) {
         drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
     }
@@ -387,7 +460,6 @@ static void install_peer(struct worker *w, struct peer *p)
         return;
     }
     w->by_local[local] = p;
-    w->by_addr[p->pool_index] = p;
     atomic_store_explicit(&w->stats.sessions, stat_get(&w->stats.sessions) + 1,
                           memory_order_relaxed);
     p->last_rx_ms = p->last_tx_ms = uv_now(&w->loop);
@@ -471,19 +543,21 @@ static void log_stats(struct worker *w)
             "worker %d: packets in %" PRIu64 ", out %" PRIu64 ", handed over %" PRIu64
             "; dropped: short %" PRIu64 ", unknown peer-id %" PRIu64 ", no key %" PRIu64
             ", authentication %" PRIu64 ", replay %" PRIu64 ", bad source %" PRIu64
-            ", not IPv4 %" PRIu64 ", no route %" PRIu64 ", send %" PRIu64,
+            ", not IP %" PRIu64 ", no route %" PRIu64 ", send %" PRIu64
+            ", IPv6 link-local source %" PRIu64 "; client-to-client %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
-            stat_get(&s->drop_not_ipv4), stat_get(&s->drop_no_route), stat_get(&s->drop_send));
+            stat_get(&s->drop_not_ip), stat_get(&s->drop_no_route), stat_get(&s->drop_send),
+            stat_get(&s->drop_link_local), stat_get(&s->client_to_client));
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
 {
     return stat_get(&s->drop_short) + stat_get(&s->drop_unknown_peer) + stat_get(&s->drop_no_key) +
            stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
-           stat_get(&s->drop_not_ipv4) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
-           stat_get(&s->drop_compressed);
+           stat_get(&s->drop_not_ip) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
+           stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local);
 }
 
 /* Whether m's peer is one this worker carries now, decided without touching the peer, which
@@ -532,6 +606,18 @@ static void on_async(uv_async_t *a)
                 handle_datagram(w, m->data, m->len, &m->from);
             }
             break;
+        case MSG_ROUTE_ADD:
+            if (m->len == sizeof(struct vroute_key) &&
+                vroute_add(&w->routes, (const struct vroute_key *)(void *)m->data, m->peer_id)) {
+                log_msg(LOG_ERR, "worker %d: out of memory for a route of peer %u", w->index,
+                        m->peer_id);
+            }
+            break;
+        case MSG_ROUTE_DEL:
+            if (m->len == sizeof(struct vroute_key)) {
+                vroute_del(&w->routes, (const struct vroute_key *)(void *)m->data, m->peer_id);
+            }
+            break;
         case MSG_STATS:
             log_stats(w);
             break;
@@ -557,9 +643,9 @@ int worker_init(struct worker *w, struct server *srv, int i)
     w->udp_fd = srv->udp_fds[1 + i];
     w->tun_fd = srv->tun.fds[i];
     msgq_init(&w->inbox);
+    vroute_table_init(&w->routes);
     w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));
-    w->by_addr = calloc(srv->n_addr_owner, sizeof(*w->by_addr));
-    if (!w->by_local || !w->by_addr) {
+    if (!w->by_local) {
         return -ENOMEM;
     }
     err = uv_loop_init(&w->loop);
@@ -608,9 +694,8 @@ void worker_join(struct worker *w)
     }
     uv_loop_close(&w->loop);
     free(w->by_local);
-    free(w->by_addr);
+    vroute_table_free(&w->routes);
     w->by_local = NULL;
-    w->by_addr = NULL;
 }
 
 void worker_post(struct worker *w, struct msg *m)

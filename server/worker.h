@@ -19,6 +19,7 @@
 #include "server/log.h"
 #include "server/msgq.h"
 #include "server/peer.h"
+#include "server/vroute.h"
 
 struct server;
 
@@ -32,7 +33,8 @@ struct worker_stats {
     _Atomic uint64_t rx_packets, tx_packets;
     _Atomic uint64_t handed_over; /* packets that reached this worker but belong to another */
     _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
-        drop_bad_source, drop_not_ipv4, drop_no_route, drop_send, drop_compressed;
+        drop_bad_source, drop_not_ip, drop_no_route, drop_send, drop_compressed, drop_link_local;
+    _Atomic uint64_t client_to_client; /* packets forwarded between clients (client-to-client) */
 };
 
 /* Add one to a counter owned by the calling thread. */
@@ -63,8 +65,8 @@ struct worker {
     uv_poll_t udp_poll;
     uv_poll_t tun_poll;
     uv_timer_t tick;
-    struct peer **by_local; /* index peer_id / n_workers */
-    struct peer **by_addr;  /* index ip_pool_index(vaddr), own peers only */
+    struct peer **by_local;     /* index peer_id / n_workers */
+    struct vroute_table routes; /* every client's IPv6 address and iroutes (see vroute.h) */
     struct worker_stats stats;
     struct log_ratelimit rl_drop;
     uint8_t rx_bufs[WORKER_BATCH][WORKER_BUF_LEN];

@@ -464,7 +464,6 @@ static void every_openvpn_directive_is_known(void **state)
         "client-crresponse",
         "client-disconnect",
         "client-nat",
-        "client-to-client",
         "comp-lzo",
         "comp-noadapt",
         "compat-mode",
@@ -964,13 +963,10 @@ static void not_implemented(void **state)
     static const char *const lines[] = {
         "plugin /usr/lib/openvpn/plugin.so",
         "auth-user-pass-verify /bin/true via-file",
-        "client-config-dir ccd",
-        "client-to-client",
         "crl-verify crl.pem",
         "tls-verify /bin/true",
         "client-connect /bin/true",
         "client-disconnect /bin/true",
-        "server-ipv6 fd00::/64",
         "proto tcp",
         "proto tcp-server",
         "proto udp6",
@@ -984,7 +980,6 @@ static void not_implemented(void **state)
         "tls-crypt-v2 v2server.key",
         "management 127.0.0.1 7505",
         "ifconfig-pool 198.19.0.10 198.19.0.20",
-        "route 198.19.8.0 255.255.255.0",
         "username-as-common-name",
         "auth-gen-token",
         "data-ciphers AES-256-GCM:AES-256-CBC",
@@ -1268,6 +1263,65 @@ static void cd_directory(void **state)
     assert_int_equal(chdir(DATA_DIR), 0);
 }
 
+/* route, route-ipv6, server-ipv6, client-config-dir, ccd-exclusive, client-to-client. IPv6
+ * test prefixes come from 2001:2::/48 (RFC 5180, the IPv6 benchmarking range). */
+static void routing_directives(void **state)
+{
+    struct config cfg;
+    static const uint8_t net6[16] = {0x20, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x19};
+
+    (void)state;
+    expect_ok(&cfg, BASE "route 198.19.8.0 255.255.255.0\n"
+                         "route 198.19.9.7\n"
+                         "route 198.19.10.0 255.255.255.0 vpn_gateway 5\n"
+                         "server-ipv6 2001:2:0:19::/64\n"
+                         "route-ipv6 2001:2:0:20::/64\n"
+                         "client-config-dir " DATA_DIR "\n"
+                         "ccd-exclusive\n"
+                         "client-to-client\n");
+    assert_int_equal(cfg.n_routes, 4);
+    assert_int_equal(cfg.routes[0].family, 4);
+    assert_int_equal(cfg.routes[0].plen, 24);
+    assert_memory_equal(cfg.routes[0].addr, "\xc6\x13\x08\x00", 4);
+    assert_int_equal(cfg.routes[0].metric, -1);
+    assert_int_equal(cfg.routes[1].plen, 32);
+    assert_int_equal(cfg.routes[2].metric, 5);
+    assert_int_equal(cfg.routes[3].family, 6);
+    assert_int_equal(cfg.routes[3].plen, 64);
+    assert_true(cfg.has_server_ipv6);
+    assert_int_equal(cfg.server_ipv6_bits, 64);
+    assert_memory_equal(cfg.server_ipv6_network, net6, 16);
+    assert_string_equal(cfg.client_config_dir, DATA_DIR);
+    assert_true(cfg.ccd_exclusive);
+    assert_true(cfg.client_to_client);
+    config_free(&cfg);
+
+    expect_error(BASE "route 198.19.8.1 255.255.255.0\n",
+                 "t.conf:8: route: '198.19.8.1' is not the network address of a 255.255.255.0 "
+                 "subnet");
+    expect_error(BASE "route 198.19.8.0 255.0.255.0\n",
+                 "t.conf:8: route: '255.0.255.0' is not a valid netmask");
+    expect_error(BASE "route vpn.example.com\n",
+                 "t.conf:8: route: 'vpn.example.com' is not an IPv4 network address (names are "
+                 "not resolved)");
+    expect_error_prefix(BASE "route 198.19.8.0 255.255.255.0 net_gateway\n",
+                        "t.conf:8: route: not implemented yet in ovpnd");
+    expect_error(BASE "route 198.19.8.0 255.255.255.0 vpn_gateway 70000\n",
+                 "t.conf:8: route: metric '70000' is out of range (0-65535)");
+    expect_error(BASE "route-ipv6 2001:2:0:20::/64\n",
+                 "t.conf:8: route-ipv6: needs server-ipv6 (the tun device has no IPv6 address)");
+    expect_error(BASE "server-ipv6 2001:2:0:19::/48\n",
+                 "t.conf:8: server-ipv6: the prefix length must be 64 to 124, not 48");
+    expect_error(BASE "server-ipv6 2001:2:0:19::1/64\n",
+                 "t.conf:8: server-ipv6: '2001:2:0:19::1/64' has bits set outside its prefix");
+    expect_error(BASE "server-ipv6 2001:2:0:19::\n",
+                 "t.conf:8: server-ipv6: '2001:2:0:19::' is not an IPv6 network/prefix length");
+    expect_error(BASE "client-config-dir /nonexistent-ovpnd-ccd\n",
+                 "t.conf:8: client-config-dir: cannot use '/nonexistent-ovpnd-ccd': No such file "
+                 "or directory");
+    expect_error(BASE "ccd-exclusive\n", "t.conf:8: ccd-exclusive: needs client-config-dir");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1295,6 +1349,7 @@ int main(void)
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(includes),
         cmocka_unit_test(cd_directory),
+        cmocka_unit_test(routing_directives),
     };
 
     return cmocka_run_group_tests(tests, setup, NULL);

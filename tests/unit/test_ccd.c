@@ -1,0 +1,297 @@
+/* tests/unit/test_ccd.c: client-config-dir files, the per-client push list and the route table.
+ *
+ * Expected behaviour from openvpn 2.6 (options.c for the directives, push.c push_reset /
+ * push_remove_option for the list edits, multi.c multi_client_connect_source_ccd for the file
+ * choice). IPv6 prefixes come from 2001:2::/48 (RFC 5180, the IPv6 benchmarking range).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "proto/errors.h"
+#include "proto/peer_info.h"
+#include "proto/push.h"
+#include "server/ccd.h"
+#include "server/vroute.h"
+
+#define ERR_LEN 600
+
+static void parse_ok(struct ccd *c, const char *text)
+{
+    char err[ERR_LEN] = "";
+
+    if (ccd_parse_string(c, "ccd/alice", text, err, sizeof(err)) != 0) {
+        fail_msg("unexpected error: %s", err);
+    }
+}
+
+static void parse_error(const char *text, const char *expected)
+{
+    struct ccd c;
+    char err[ERR_LEN] = "";
+
+    assert_int_equal(ccd_parse_string(&c, "ccd/alice", text, err, sizeof(err)), -EINVAL);
+    assert_string_equal(err, expected);
+    ccd_free(&c);
+}
+
+static void directives(void **state)
+{
+    struct ccd c;
+    char text[80];
+    uint8_t a6[16];
+
+    (void)state;
+    parse_ok(&c, "# alice's laptop\n"
+                 "ifconfig-push 198.19.0.50 255.255.255.0\n"
+                 "ifconfig-ipv6-push 2001:2:0:19::50/64 2001:2:0:19::1\n"
+                 "iroute 198.19.50.0 255.255.255.0\n"
+                 "iroute 198.19.51.7\n"
+                 "iroute-ipv6 2001:2:0:50::/64\n"
+                 "push \"route 198.19.60.0 255.255.255.0\"\n"
+                 "push-remove dhcp-option\n"
+                 "push-reset\n");
+    assert_true(c.has_ifconfig_push);
+    assert_int_equal(c.ifconfig_local, 0xC6130032u);
+    assert_int_equal(c.ifconfig_netmask, 0xFFFFFF00u);
+    assert_true(c.has_ifconfig_ipv6_push);
+    assert_int_equal(c.ifconfig_ipv6_bits, 64);
+    inet_pton(AF_INET6, "2001:2:0:19::50", a6);
+    assert_memory_equal(c.ifconfig_ipv6, a6, 16);
+    assert_true(c.has_ifconfig_ipv6_remote);
+    assert_int_equal(c.n_iroutes, 3);
+    assert_string_equal(vroute_key_str(&c.iroutes[0], text, sizeof(text)), "198.19.50.0/24");
+    assert_string_equal(vroute_key_str(&c.iroutes[1], text, sizeof(text)), "198.19.51.7/32");
+    assert_string_equal(vroute_key_str(&c.iroutes[2], text, sizeof(text)), "2001:2:0:50::/64");
+    assert_int_equal(c.n_push_ops, 3);
+    assert_int_equal(c.push_ops[0].kind, CCD_PUSH);
+    assert_string_equal(c.push_ops[0].text, "route 198.19.60.0 255.255.255.0");
+    assert_int_equal(c.push_ops[1].kind, CCD_PUSH_REMOVE);
+    assert_int_equal(c.push_ops[2].kind, CCD_PUSH_RESET);
+    assert_false(c.is_disabled);
+    ccd_free(&c);
+
+    parse_ok(&c, "disable\r\n");
+    assert_true(c.is_disabled);
+    ccd_free(&c);
+}
+
+static void bad_lines(void **state)
+{
+    (void)state;
+    parse_error("\n\nifconfig-push 198.19.0.300 255.255.255.0\n",
+                "ccd/alice:3: ifconfig-push: '198.19.0.300' is not an IPv4 address");
+    parse_error("ifconfig-push 198.19.0.5 255.0.255.0\n",
+                "ccd/alice:1: ifconfig-push: '255.0.255.0' is not a valid netmask (topology "
+                "subnet)");
+    parse_error("ifconfig-push 198.19.0.5\n", "ccd/alice:1: ifconfig-push: needs 2 arguments");
+    parse_error("iroute 198.19.50.1 255.255.255.0\n",
+                "ccd/alice:1: iroute: '198.19.50.1' has bits set outside its prefix");
+    parse_error("iroute-ipv6 2001:2:0:50::\n",
+                "ccd/alice:1: iroute-ipv6: '2001:2:0:50::' needs a prefix length (ADDRESS/BITS)");
+    parse_error("push \"route 198.19.1.0 255.255.255.0,route 198.19.2.0\"\n",
+                "ccd/alice:1: push: a pushed option cannot contain a comma (','): 'route "
+                "198.19.1.0 255.255.255.0,route 198.19.2.0'");
+    parse_error("push \"unterminated\n", "ccd/alice:1: no closing quotation (\")");
+    parse_error("disable now\n", "ccd/alice:1: disable: takes at most 0 arguments");
+    parse_error("port 1194\n", "ccd/alice:1: port: not allowed in a client-config-dir file");
+    parse_error("inactive 600\n",
+                "ccd/alice:1: inactive: not implemented yet in ovpnd in a client-config-dir file");
+    parse_error("frobnicate\n", "ccd/alice:1: frobnicate: unknown directive");
+}
+
+static void push_list_edits(void **state)
+{
+    static const char *const global[] = {
+        "route 198.19.1.0 255.255.255.0",
+        "dhcp-option DNS 198.19.0.1",
+        "dhcp-option DOMAIN example.org",
+        "route-gateway 198.19.0.1",
+        "topology subnet",
+    };
+    const char *out[16];
+    size_t n;
+    bool no_if, no_if6;
+    struct ccd c;
+
+    (void)state;
+    /* No file: the global list as is. */
+    assert_int_equal(ccd_push_list(NULL, global, 5, out, 16, &n, &no_if, &no_if6), 0);
+    assert_int_equal(n, 5);
+    assert_false(no_if);
+
+    /* push-remove is a plain prefix match on the option text; a later push stays. */
+    parse_ok(&c, "push-remove dhcp-option\npush \"dhcp-option DNS 198.19.0.53\"\n"
+                 "push-remove ifconfig\n");
+    assert_int_equal(ccd_push_list(&c, global, 5, out, 16, &n, &no_if, &no_if6), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(out[0], "route 198.19.1.0 255.255.255.0");
+    assert_string_equal(out[1], "route-gateway 198.19.0.1");
+    assert_string_equal(out[3], "dhcp-option DNS 198.19.0.53");
+    assert_true(no_if);
+    assert_false(no_if6);
+    ccd_free(&c);
+
+    /* push-reset drops everything before it, route-gateway and topology included (as 2.6). */
+    parse_ok(&c, "push \"route 198.19.9.0 255.255.255.0\"\npush-reset\n"
+                 "push \"topology subnet\"\n");
+    assert_int_equal(ccd_push_list(&c, global, 5, out, 16, &n, &no_if, &no_if6), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0], "topology subnet");
+    ccd_free(&c);
+
+    parse_ok(&c, "push \"route 198.19.9.0 255.255.255.0\"\n");
+    assert_int_equal(ccd_push_list(&c, global, 5, out, 5, &n, &no_if, &no_if6), -ENOSPC);
+    ccd_free(&c);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void load_from_directory(void **state)
+{
+    char dir[] = "/tmp/ovpnd-ccd-test.XXXXXX", path[128], err[ERR_LEN];
+    struct ccd c;
+    bool found;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    /* Nothing there yet. */
+    assert_int_equal(ccd_load(&c, dir, "alice", &found, err, sizeof(err)), 0);
+    assert_false(found);
+    ccd_free(&c);
+
+    snprintf(path, sizeof(path), "%s/DEFAULT", dir);
+    write_file(path, "push \"route 198.19.70.0 255.255.255.0\"\n");
+    snprintf(path, sizeof(path), "%s/alice", dir);
+    write_file(path, "ifconfig-push 198.19.0.50 255.255.255.0\n");
+
+    assert_int_equal(ccd_load(&c, dir, "alice", &found, err, sizeof(err)), 0);
+    assert_true(found);
+    assert_false(c.is_default);
+    assert_true(c.has_ifconfig_push);
+    ccd_free(&c);
+
+    /* Another client, and names that cannot be files, get DEFAULT. */
+    assert_int_equal(ccd_load(&c, dir, "bob", &found, err, sizeof(err)), 0);
+    assert_true(found);
+    assert_true(c.is_default);
+    assert_int_equal(c.n_push_ops, 1);
+    ccd_free(&c);
+    assert_int_equal(ccd_load(&c, dir, "../alice", &found, err, sizeof(err)), 0);
+    assert_true(c.is_default);
+    ccd_free(&c);
+
+    /* A bad line names the file and the line. */
+    write_file(path, "ifconfig-push 198.19.0.50 255.255.255.0\niroute nonsense\n");
+    assert_int_equal(ccd_load(&c, dir, "alice", &found, err, sizeof(err)), -EINVAL);
+    snprintf(path, sizeof(path), "%s/alice:2: iroute: 'nonsense' is not an IPv4 network", dir);
+    assert_string_equal(err, path);
+    ccd_free(&c);
+
+    snprintf(path, sizeof(path), "%s/alice", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/DEFAULT", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void route_table(void **state)
+{
+    struct vroute_table t;
+    struct vroute_key k;
+    uint8_t a4[4], a6[16];
+
+    (void)state;
+    vroute_table_init(&t);
+    inet_pton(AF_INET, "198.19.50.0", a4);
+    assert_int_equal(vroute_key_make(&k, 4, a4, 24), 0);
+    assert_int_equal(vroute_add(&t, &k, 7), 0);
+    inet_pton(AF_INET, "198.19.50.128", a4);
+    assert_int_equal(vroute_key_make(&k, 4, a4, 25), 0);
+    assert_int_equal(vroute_add(&t, &k, 9), 0);
+    inet_pton(AF_INET6, "2001:2:0:19::1000", a6);
+    assert_int_equal(vroute_key_make(&k, 6, a6, 128), 0);
+    assert_int_equal(vroute_add(&t, &k, 3), 0);
+
+    inet_pton(AF_INET, "198.19.50.5", a4);
+    assert_int_equal(vroute_lookup(&t, 4, a4), 7);
+    inet_pton(AF_INET, "198.19.50.200", a4); /* the longer prefix wins */
+    assert_int_equal(vroute_lookup(&t, 4, a4), 9);
+    inet_pton(AF_INET, "198.19.51.1", a4);
+    assert_int_equal(vroute_lookup(&t, 4, a4), VROUTE_NONE);
+    assert_int_equal(vroute_lookup(&t, 6, a6), 3);
+    a6[15] ^= 1;
+    assert_int_equal(vroute_lookup(&t, 6, a6), VROUTE_NONE);
+
+    /* Delete only removes a route the peer still owns; a newer owner keeps it. */
+    inet_pton(AF_INET, "198.19.50.0", a4);
+    vroute_key_make(&k, 4, a4, 24);
+    assert_int_equal(vroute_add(&t, &k, 11), 0);
+    vroute_del(&t, &k, 7);
+    inet_pton(AF_INET, "198.19.50.5", a4);
+    assert_int_equal(vroute_lookup(&t, 4, a4), 11);
+    vroute_key_make(&k, 4, a4, 24); /* host bits are cleared when the key is made */
+    vroute_del(&t, &k, 11);
+    assert_int_equal(vroute_lookup(&t, 4, a4), VROUTE_NONE);
+    assert_int_equal(t.n_entries, 2);
+    assert_int_equal(vroute_key_make(&k, 4, a4, 33), -EINVAL);
+    assert_int_equal(vroute_key_make(&k, 5, a4, 8), -EINVAL);
+    vroute_table_free(&t);
+}
+
+static void dns_for_old_clients(void **state)
+{
+    char out[8][256];
+    size_t n;
+
+    (void)state;
+    assert_true(push_client_knows_dns(IV_PROTO_DNS_OPTION));
+    assert_true(push_client_knows_dns(IV_PROTO_DNS_OPTION_V2));
+    assert_false(push_client_knows_dns(IV_PROTO_DATA_V2 | IV_PROTO_TLS_KEY_EXPORT));
+
+    assert_int_equal(push_dns_as_dhcp_option("dns server 1 address 198.19.0.53 "
+                                             "[2001:2:0:19::53]:53 198.19.0.54:5353",
+                                             out, 8, &n),
+                     0);
+    assert_int_equal(n, 3);
+    assert_string_equal(out[0], "dhcp-option DNS 198.19.0.53");
+    assert_string_equal(out[1], "dhcp-option DNS6 2001:2:0:19::53");
+    assert_string_equal(out[2], "dhcp-option DNS 198.19.0.54");
+    assert_int_equal(
+        push_dns_as_dhcp_option("dns search-domains corp.example example.org", out, 8, &n), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(out[1], "dhcp-option DOMAIN-SEARCH example.org");
+    assert_int_equal(
+        push_dns_as_dhcp_option("dns server 1 resolve-domains corp.example", out, 8, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(push_dns_as_dhcp_option("route 198.19.1.0", out, 8, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(push_dns_as_dhcp_option("dns search-domains a b c", out, 2, &n), -PE_NOSPACE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(directives),      cmocka_unit_test(bad_lines),
+        cmocka_unit_test(push_list_edits), cmocka_unit_test(load_from_directory),
+        cmocka_unit_test(route_table),     cmocka_unit_test(dns_for_old_clients),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
