@@ -242,6 +242,15 @@ static void bytes_free(struct tls_bytes *b)
     memset(b, 0, sizeof(*b));
 }
 
+/* An idle session keeps no buffer: a connected client's control channel is quiet for minutes,
+ * and these two would otherwise hold 4 KiB or more each for its whole life. */
+static void bytes_release_if_empty(struct tls_bytes *b)
+{
+    if (b->data && b->off == b->len) {
+        bytes_free(b);
+    }
+}
+
 static int bio_send(void *ctx, const unsigned char *buf, size_t len)
 {
     struct tls_session *s = ctx;
@@ -265,6 +274,7 @@ static int bio_recv(void *ctx, unsigned char *buf, size_t len)
     }
     memcpy(buf, s->in.data + s->in.off, len);
     s->in.off += len;
+    bytes_release_if_empty(&s->in);
     return (int)len;
 }
 
@@ -378,9 +388,7 @@ void tls_session_out_consume(struct tls_session *s, size_t n)
     size_t pending = s->out.len - s->out.off;
 
     s->out.off += n < pending ? n : pending;
-    if (s->out.off == s->out.len) {
-        s->out.off = s->out.len = 0;
-    }
+    bytes_release_if_empty(&s->out);
 }
 
 int tls_session_export(const struct tls_session *s, const char *label, uint8_t *out, size_t out_len)

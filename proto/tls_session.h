@@ -42,7 +42,8 @@ struct tls_server_conf {
     struct tls_export_sink sink;
 };
 
-/* A growable byte queue: bytes [off, len) are pending. Owned by the session. */
+/* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
+ * runs empty, so an idle session holds none. */
 struct tls_bytes {
     uint8_t *data;
     size_t len;
