@@ -6,12 +6,16 @@
  * (--duration seconds of echo traffic), drain (late replies), exit (explicit exit from every
  * client). It then prints the summary and writes the JSON report.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tests/bench/loadgen_config.h"
 #include "tests/bench/loadgen_report.h"
@@ -53,12 +57,39 @@ static void raise_fd_limit(size_t n_clients)
     }
 }
 
+/* --barrier: note that this process arrived (once), then whether all barrier_count have. A file
+ * that cannot be written or read counts as everyone there, with a warning: the run goes on. */
+static bool barrier_passed(const struct loadgen_config *cfg, bool *has_arrived)
+{
+    struct stat st;
+
+    if (!*has_arrived) {
+        int fd = open(cfg->barrier_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+        *has_arrived = true;
+        if (fd < 0 || write(fd, "x", 1) != 1) {
+            fprintf(stderr, "ovpnd-loadgen: --barrier %s: %s: not waiting\n", cfg->barrier_path,
+                    strerror(errno));
+            if (fd >= 0) {
+                close(fd);
+            }
+            return true;
+        }
+        close(fd);
+    }
+    if (stat(cfg->barrier_path, &st) < 0) {
+        return true;
+    }
+    return st.st_size >= (off_t)cfg->barrier_count;
+}
+
 /* Drive the phases until every worker finished; returns the steady phase's length and the
  * server's RSS sampled at its end (-1 when not asked for or unreadable). */
 static void run_phases(struct loadgen_run *run, int n_workers, double *steady_secs, long *rss_kb)
 {
     const struct loadgen_config *cfg = run->cfg;
     uint64_t steady_start = 0, drain_start = 0;
+    bool has_arrived = false;
 
     *steady_secs = 0;
     *rss_kb = -1;
@@ -72,7 +103,8 @@ static void run_phases(struct loadgen_run *run, int n_workers, double *steady_se
         }
         switch (phase) {
         case LOADGEN_PHASE_RAMP:
-            if (atomic_load(&run->n_settled) >= cfg->n_clients) {
+            if (atomic_load(&run->n_settled) >= cfg->n_clients &&
+                (!cfg->barrier_path || barrier_passed(cfg, &has_arrived))) {
                 steady_start = now;
                 next = LOADGEN_PHASE_STEADY;
             }

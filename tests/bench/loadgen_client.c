@@ -97,6 +97,16 @@ static void fail(struct loadgen_client *c, const char *reason, const char *detai
     }
 }
 
+/* --half-open: the client stops where it was asked to; it ends FAILED with this reason (counted in
+ * the report), without a log line. */
+static void stop_half_open(struct loadgen_client *c)
+{
+    c->fail_reason = "half-open: stopped after the server's reset";
+    c->fail_detail[0] = '\0';
+    c->state = LOADGEN_CLIENT_FAILED;
+    loadgen_worker_settled(c->w, false, loadgen_now_ms());
+}
+
 void loadgen_client_abandon(struct loadgen_client *c)
 {
     if (c->state == LOADGEN_CLIENT_IDLE) {
@@ -646,6 +656,10 @@ static void handle_control(struct loadgen_client *c, const uint8_t *buf, size_t 
         c->has_peer_sid = true;
     }
     c->last_rx_ms = now;
+    if (w->cfg->half_open == LOADGEN_HALF_OPEN_RESET) {
+        stop_half_open(c); /* the server's reset stays unanswered */
+        return;
+    }
     if (pkt.key_id != 0) {
         c->st.soft_resets_ignored++; /* renegotiation is not implemented */
         return;
@@ -663,6 +677,11 @@ static void handle_control(struct loadgen_client *c, const uint8_t *buf, size_t 
             fail(c, "too much unread TLS data", NULL);
         }
         free(to_free);
+    }
+    if (w->cfg->half_open == LOADGEN_HALF_OPEN_ACK && c->state == LOADGEN_CLIENT_TLS) {
+        flush(c, now); /* the ACK of the server's reset, then silence: no ClientHello */
+        stop_half_open(c);
+        return;
     }
     if (!loadgen_client_is_final(c)) {
         drive_tls(c, now);

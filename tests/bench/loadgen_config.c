@@ -20,13 +20,20 @@ static const char usage_text[] =
     "         [--data-rate PPS_PER_CLIENT] [--payload BYTES] [--server-pid PID] [--json FILE]\n"
     "         [--no-request-push] [--no-ekm] [--cipher NAME] [--bind-range A.B.C.X-Y] [--threads "
     "N]\n"
-    "         [--hand-window SECS] [--auth DIGEST] [--verbose]\n"
+    "         [--hand-window SECS] [--auth DIGEST] [--concurrency N]\n"
+    "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--verbose]\n"
     "\n"
     "Plays N OpenVPN 2.6 clients over UDP (no tun): each connects (tls-crypt or tls-auth, TLS\n"
     "with the given client certificate, key-method 2, PUSH_REPLY), sends ICMP echo requests from\n"
     "its pushed address to the server's tunnel address and counts the replies, then leaves with\n"
     "an explicit exit. Clients start at --rate per second (0: all at once); once every client is\n"
     "connected (or failed) all of them send data for --duration seconds, then they exit.\n"
+    "--concurrency N keeps at most N clients between their start and their connect (a closed\n"
+    "loop that measures the server's handshake rate without overloading it). With --barrier\n"
+    "FILE --barrier-count K, K load generators started together (each has its own open-file\n"
+    "limit) begin the steady phase only once all K have every client connected or failed.\n"
+    "--half-open floods with clients that stop after the hard reset (reset) or after ACKing the\n"
+    "server's reset (ack); they end as failed \"half-open\" clients.\n"
     "Exit status 0 when every client connected and completed its exit, 1 otherwise.\n";
 
 enum {
@@ -52,6 +59,10 @@ enum {
     OPT_HAND_WINDOW,
     OPT_AUTH,
     OPT_VERBOSE,
+    OPT_CONCURRENCY,
+    OPT_BARRIER,
+    OPT_BARRIER_COUNT,
+    OPT_HALF_OPEN,
     OPT_HELP,
 };
 
@@ -78,6 +89,10 @@ static const struct option long_options[] = {
     {"hand-window", required_argument, NULL, OPT_HAND_WINDOW},
     {"auth", required_argument, NULL, OPT_AUTH},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+    {"barrier", required_argument, NULL, OPT_BARRIER},
+    {"barrier-count", required_argument, NULL, OPT_BARRIER_COUNT},
+    {"half-open", required_argument, NULL, OPT_HALF_OPEN},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -325,6 +340,33 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
     case OPT_VERBOSE:
         cfg->verbose = true;
         return 0;
+    case OPT_CONCURRENCY:
+        if (!parse_long(arg, 0, LOADGEN_MAX_CLIENTS, &l)) {
+            snprintf(errbuf, errbuf_len, "--concurrency %s: want 0..%d", arg, LOADGEN_MAX_CLIENTS);
+            return -1;
+        }
+        cfg->concurrency = (size_t)l;
+        return 0;
+    case OPT_BARRIER:
+        cfg->barrier_path = arg;
+        return 0;
+    case OPT_BARRIER_COUNT:
+        if (!parse_long(arg, 1, 1000, &l)) {
+            snprintf(errbuf, errbuf_len, "--barrier-count %s: want 1..1000", arg);
+            return -1;
+        }
+        cfg->barrier_count = l;
+        return 0;
+    case OPT_HALF_OPEN:
+        if (strcmp(arg, "reset") == 0) {
+            cfg->half_open = LOADGEN_HALF_OPEN_RESET;
+        } else if (strcmp(arg, "ack") == 0) {
+            cfg->half_open = LOADGEN_HALF_OPEN_ACK;
+        } else {
+            snprintf(errbuf, errbuf_len, "--half-open %s: want reset or ack", arg);
+            return -1;
+        }
+        return 0;
     case OPT_HELP:
         fputs(usage_text, stdout);
         return 1;
@@ -370,6 +412,10 @@ int loadgen_config_parse(struct loadgen_config *cfg, int argc, char **argv, char
     }
     if (cfg->wrap_mode == TLS_WRAP_NONE) {
         snprintf(errbuf, errbuf_len, "one of --tls-crypt and --tls-auth is required");
+        return -1;
+    }
+    if (!cfg->barrier_path != !cfg->barrier_count) {
+        snprintf(errbuf, errbuf_len, "--barrier and --barrier-count go together");
         return -1;
     }
     if ((size_t)cfg->n_threads > cfg->n_clients) {

@@ -27,6 +27,13 @@ struct loadgen_blob {
     size_t len;
 };
 
+/* --half-open: clients that stop part-way, to flood a server with half-open sessions. */
+enum loadgen_half_open {
+    LOADGEN_HALF_OPEN_NONE = 0,
+    LOADGEN_HALF_OPEN_RESET, /* send the hard reset only; never answer the server's reset */
+    LOADGEN_HALF_OPEN_ACK,   /* ACK the server's reset (the server creates a session), no TLS */
+};
+
 struct loadgen_config {
     struct sockaddr_in server;
     size_t n_clients;
@@ -41,7 +48,11 @@ struct loadgen_config {
     const char *cipher;   /* --cipher: the only data cipher offered; NULL: 2.6's default list */
     uint32_t bind_first, bind_last; /* host order source addresses; 0: kernel's choice */
     int n_threads;
-    int hand_window_s; /* a client that is not connected this long after its start fails */
+    int hand_window_s;        /* a client that is not connected this long after its start fails */
+    size_t concurrency;       /* at most this many clients between start and connect; 0: no limit */
+    const char *barrier_path; /* --barrier: shared with other processes of one run, or NULL */
+    long barrier_count;       /* processes that must reach the barrier before the steady phase */
+    enum loadgen_half_open half_open;
     bool verbose;
     struct loadgen_blob ca, cert, key;
     enum tls_wrap_mode wrap_mode;

@@ -325,6 +325,67 @@ static void command_line(void **state)
     }
 }
 
+/* --concurrency, --barrier/--barrier-count and --half-open. */
+static void command_line_scale_options(void **state)
+{
+    char ca[512], crt[512], key[512], ta[512], err[256];
+    struct loadgen_config cfg;
+    char *argv[] = {"ovpnd-loadgen",
+                    "--server",
+                    "198.18.0.1:1194",
+                    "--clients",
+                    "3",
+                    "--rate",
+                    "0",
+                    "--duration",
+                    "2",
+                    "--ca",
+                    ca,
+                    "--cert",
+                    crt,
+                    "--key",
+                    key,
+                    "--tls-crypt",
+                    ta,
+                    "--concurrency",
+                    "32",
+                    "--barrier",
+                    "/nonexistent/b",
+                    "--barrier-count",
+                    "3",
+                    "--half-open",
+                    "ack",
+                    NULL};
+    const int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+
+    (void)state;
+    snprintf(ca, sizeof(ca), "%s/ca.crt", pki_dir);
+    snprintf(crt, sizeof(crt), "%s/client1.crt", pki_dir);
+    snprintf(key, sizeof(key), "%s/client1.key", pki_dir);
+    snprintf(ta, sizeof(ta), "%s/ta.key", pki_dir);
+    assert_int_equal(loadgen_config_parse(&cfg, argc, argv, err, sizeof(err)), 0);
+    assert_int_equal(cfg.concurrency, 32);
+    assert_string_equal(cfg.barrier_path, "/nonexistent/b");
+    assert_int_equal(cfg.barrier_count, 3);
+    assert_int_equal(cfg.half_open, LOADGEN_HALF_OPEN_ACK);
+    loadgen_config_clear(&cfg);
+
+    argv[argc - 1] = "reset";
+    assert_int_equal(loadgen_config_parse(&cfg, argc, argv, err, sizeof(err)), 0);
+    assert_int_equal(cfg.half_open, LOADGEN_HALF_OPEN_RESET);
+    loadgen_config_clear(&cfg);
+
+    argv[argc - 1] = "tls";
+    assert_int_equal(loadgen_config_parse(&cfg, argc, argv, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "--half-open"));
+    loadgen_config_clear(&cfg);
+
+    /* A barrier without its count (or the other way round) is refused. */
+    assert_int_equal(loadgen_config_parse(&cfg, argc - 4, argv, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "--barrier"));
+    loadgen_config_clear(&cfg);
+}
+
 /* ---- TLS client configuration (proto/tls_session) ---- */
 
 struct blob {
@@ -514,6 +575,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(peer_info_like_2_6_14),
         cmocka_unit_test(options_string_like_2_6),
         cmocka_unit_test(command_line),
+        cmocka_unit_test(command_line_scale_options),
         cmocka_unit_test(tls_client_and_server_agree_on_ekm),
         cmocka_unit_test(tls_client_refuses_server_without_server_eku),
         cmocka_unit_test(tls_client_refuses_unknown_ca),

@@ -31,6 +31,7 @@ void loadgen_worker_settled(struct loadgen_worker *w, bool connected, uint64_t n
                                                               (uint_least64_t)now_ms)) {
         }
     }
+    w->n_settled++;
     atomic_fetch_add(&w->run->n_settled, 1);
 }
 
@@ -103,11 +104,18 @@ static void on_tick_closed(uv_handle_t *h)
 static void start_due_clients(struct loadgen_worker *w, uint64_t now)
 {
     double rate = w->cfg->rate_per_s;
+    size_t limit = w->cfg->concurrency;
 
+    if (limit > 0) { /* this worker's share of --concurrency, at least one */
+        limit = (limit + (size_t)w->n_workers - 1) / (size_t)w->n_workers;
+    }
     for (int n = 0; n < MAX_STARTS_PER_TICK && w->n_started < w->n_clients; n++) {
         struct loadgen_client *c = &w->clients[w->n_started];
 
         if (rate > 0 && now < w->run->t0_ms + (uint64_t)((double)c->index * 1000.0 / rate)) {
+            break;
+        }
+        if (limit > 0 && w->n_started - w->n_settled >= limit) {
             break;
         }
         loadgen_client_start(c, now);

@@ -61,6 +61,7 @@ struct loadgen_worker {
     struct loadgen_client *clients; /* n_clients, this worker's share */
     size_t n_clients;
     size_t n_started;
+    size_t n_settled; /* of this worker's clients: connected, or failed before connecting */
     size_t n_open_handles;
     bool has_loop; /* loop and tick initialised */
     bool is_closing;
