@@ -34,6 +34,7 @@
 #include "proto/static_key.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
+#include "server/auth.h"
 #include "server/peer.h"
 #include "server/server.h"
 #include "server/status.h"
@@ -218,6 +219,7 @@ struct key_state *acc_primary_ks(struct ctl_session *cs)
 
 void acc_ks_clear(struct key_state *ks)
 {
+    acc_auth_abort(ks);
     if (ks->in_use) {
         reliable_clear(&ks->rel);
         tls_session_clear(&ks->tls);
@@ -336,6 +338,7 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
         ccd_free(cs->ccd);
         free(cs->ccd);
     }
+    free(cs->username);
     if (cs->peer) {
         cs->peer->ctl = NULL;
         if (!cs->is_peer_live) {
@@ -508,6 +511,11 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_sta
         }
         if (n == 0) {
             return;
+        }
+        if (ks->state == KS_TLS && ks->auth_wait) {
+            /* Nothing is expected while the credentials are checked. */
+            acc_cs_log(a, cs, LOG_DEBUG, "data during authentication ignored");
+            continue;
         }
         if (ks->state == KS_TLS) {
             acc_handle_key_method2(a, cs, ks, a->app_buf, n);
@@ -758,6 +766,14 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
         if (!ks->in_use || ks->state != KS_TLS) {
             continue;
         }
+        if (now - ks->start_ms > hand_window_ms && ks->auth_wait) {
+            a->stats.handshakes_failed++;
+            acc_auth_timeout(a, cs, ks);
+            if (cs->state == CS_CLOSING) {
+                return;
+            }
+            continue;
+        }
         if (now - ks->start_ms > hand_window_ms) {
             a->stats.handshakes_failed++;
             if (cs->peer) {
@@ -790,6 +806,7 @@ static void on_tick(uv_timer_t *t)
     uint64_t now = acc_now_ms(a);
     uint64_t hand_window_ms = (uint64_t)a->cfg->hand_window_s * 1000;
 
+    auth_tick(a->auth);
     for (size_t i = 0; i < a->table_size; i++) {
         struct ctl_session *cs = a->table[i], *next;
 
@@ -957,6 +974,13 @@ static void handle_float(struct acceptor *a, struct peer *p, const struct sockad
 
 static void stop_everything(struct acceptor *a)
 {
+    /* Running scripts are killed; the loop ends once their exits are seen. */
+    for (size_t i = 0; i < a->table_size; i++) {
+        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+            acc_auth_abort(&cs->ks[0]);
+            acc_auth_abort(&cs->ks[1]);
+        }
+    }
     uv_poll_stop(&a->poll);
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
@@ -1118,6 +1142,10 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         return err;
     }
     build_options_string(a);
+    a->auth = auth_new(&a->loop, cfg);
+    if (!a->auth) {
+        return -ENOMEM;
+    }
     a->table_size = 1024;
     while (a->table_size < (size_t)cfg->max_clients * 2) {
         a->table_size *= 2;
@@ -1208,6 +1236,7 @@ void acceptor_free(struct acceptor *a)
     if (a->status_fd >= 0) {
         close(a->status_fd);
     }
+    auth_free(a->auth);
     tls_wrap_wipe(&a->wrap);
     tls_server_conf_clear(&a->tls);
     mbedtls_ctr_drbg_free(&a->drbg);

@@ -35,6 +35,7 @@
 #include "proto/static_key.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
+#include "server/auth.h"
 #include "server/peer.h"
 #include "server/server.h"
 #include "server/status.h"
@@ -417,88 +418,36 @@ static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *
     acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
 }
 
-/* The client's key-method-2 message arrived on ks: authenticate, choose, answer, install. */
-void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                            const uint8_t *msg, size_t len)
+/* The client is authenticated (certificate, and username/password when configured): give it
+ * an address and a peer-id, answer key method 2 and install it in a worker. */
+static void install(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                    const struct key_method2 *client)
 {
     struct server *srv = a->srv;
-    struct key_method2 *client = calloc(1, sizeof(*client));
-    char cipher_name[32];
     enum data_cipher cipher;
     struct peer *p = NULL;
     const char *why;
     size_t n_replaced = 0;
     char why_buf[700];
-    int err;
 
-    if (!client) {
-        acc_cs_log(a, cs, LOG_ERR, "out of memory");
-        acc_cs_close(a, cs, 0);
+    if (data_cipher_from_name(cs->cipher_name, &cipher)) {
+        auth_failed(a, cs, "data cipher lost");
         return;
-    }
-    err = key_method2_parse(msg, len, true, client);
-    if (err) {
-        acc_cs_log(a, cs, LOG_WARN, "bad key-method 2 message: %s", proto_strerror(err));
-        if (ks->key_id == 0) {
-            acc_cs_close(a, cs, 0);
-        } else {
-            acc_ks_clear(ks);
-        }
-        goto out;
-    }
-    if (cs->peer) {
-        rekey(a, cs, ks, client);
-        goto out;
-    }
-    peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
-                    &cs->pi);
-    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
-        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
-        auth_failed(a, cs, "the client certificate has no common name (CN)");
-        goto out;
-    }
-    cert_fingerprint(&ks->tls, cs->cert_sha256);
-    acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
-               cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
-    if (client->username[0] || client->password[0]) {
-        acc_cs_log(a, cs, LOG_DEBUG,
-                   "client sent a username/password; no auth-user-pass-verify is "
-                   "configured, so it is ignored");
-    }
-    if (a->cfg->remote_cert_tls_client) {
-        const char *bad = NULL;
-
-        if (cert_check_remote_tls_client(mbedtls_ssl_get_peer_cert(&ks->tls.ssl), &bad)) {
-            auth_failed(a, cs, bad);
-            goto out;
-        }
-    }
-    if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
-                   cipher_name, sizeof(cipher_name)) ||
-        data_cipher_from_name(cipher_name, &cipher)) {
-        char reason[600];
-
-        snprintf(reason, sizeof(reason),
-                 "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
-                 a->cfg->data_ciphers);
-        refuse(a, cs, reason,
-               "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
-        goto out;
     }
     if (!a->cfg->duplicate_cn) {
         n_replaced = drop_duplicate_cn(a, cs);
     }
     if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
         turn_away(a, cs, "max-clients reached");
-        goto out;
+        return;
     }
     if (a->cfg->client_config_dir && load_ccd(a, cs)) {
-        goto out;
+        return;
     }
     p = calloc(1, sizeof(*p));
     if (!p) {
         auth_failed(a, cs, "out of memory");
-        goto out;
+        return;
     }
     p->pool_index = SIZE_MAX;
     switch (assign_addresses(a, cs, p, why_buf, sizeof(why_buf))) {
@@ -508,12 +457,12 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         free(p->routes);
         free(p);
         turn_away(a, cs, why_buf);
-        goto out;
+        return;
     default:
         free(p->routes);
         free(p);
         auth_failed(a, cs, why_buf);
-        goto out;
+        return;
     }
     if (pick_peer_slot(a, p)) {
         ip_pool_release(&srv->pool, p->vaddr);
@@ -521,7 +470,7 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         free(p->routes);
         free(p);
         auth_failed(a, cs, "no free peer-id");
-        goto out;
+        return;
     }
     a->n_clients++;
     cs->peer = p; /* from here on cs_free() returns the address and the peer-id */
@@ -534,11 +483,11 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     cs->comp_push = push_compress_migrate(&cs->pi, client->options);
     p->framing = comp_framing_for_push(cs->comp_push);
     snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
-    snprintf(p->cipher, sizeof(p->cipher), "%s", cipher_name);
+    snprintf(p->cipher, sizeof(p->cipher), "%s", cs->cipher_name);
     why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
     if (why) {
         auth_failed(a, cs, why);
-        goto out;
+        return;
     }
     p->keys[0] = &p->key_store[0];
     p->tx_key = &p->key_store[0];
@@ -562,7 +511,7 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         if (!m) {
             cs->is_peer_live = false;
             auth_failed(a, cs, "out of memory");
-            goto out;
+            return;
         }
         server_post_worker(srv, p->worker, m);
     }
@@ -573,11 +522,274 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
 
         inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
         acc_cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
-                   p->peer_id, vaddr, cipher_name,
+                   p->peer_id, vaddr, cs->cipher_name,
                    (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
     }
     /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
      * as it has the reply, and the worker must know the peer-id by then. */
+}
+
+/* ---- username/password (auth-user-pass-verify), off the loop ---- */
+
+#define TLS_USERNAME_LEN 64 /* openvpn ssl_verify.h: longest CN from username-as-common-name */
+
+struct auth_wait {
+    struct acceptor *a;
+    struct ctl_session *cs;
+    struct key_state *ks;
+    struct key_method2 *client; /* owned; wiped when freed */
+    struct auth_req *req;
+};
+
+static void auth_wait_free(struct auth_wait *w)
+{
+    w->ks->auth_wait = NULL;
+    auth_cancel(w->req);
+    if (w->client) {
+        key_method2_wipe(w->client);
+        free(w->client);
+    }
+    free(w);
+}
+
+void acc_auth_abort(struct key_state *ks)
+{
+    if (ks->auth_wait) {
+        auth_wait_free(ks->auth_wait);
+    }
+}
+
+/* Refuse after a failed username/password check: AUTH_FAILED[,reason] without a trailing
+ * newline, the session closed. At a renegotiation the whole session goes, as the client's
+ * credentials are no longer good. */
+static void refuse_auth(struct acceptor *a, struct ctl_session *cs, const char *log_reason,
+                        const char *client_reason)
+{
+    char text[300];
+
+    auth_failed_message(client_reason, text, sizeof(text));
+    refuse(a, cs, log_reason, text);
+}
+
+void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    char why[300];
+
+    snprintf(why, sizeof(why), "username '%.128s': check did not finish within hand-window (%d s)",
+             ks->auth_wait && ks->auth_wait->client ? ks->auth_wait->client->username : "",
+             a->cfg->hand_window_s);
+    acc_auth_abort(ks);
+    refuse_auth(a, cs, why, NULL);
+}
+
+static void auth_done(void *ctx, bool is_ok, const char *client_reason, const char *log_reason)
+{
+    struct auth_wait *w = ctx;
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_state *ks = w->ks;
+    struct key_method2 *client = w->client;
+    char why[400];
+
+    w->req = NULL; /* finished: auth frees it */
+    w->client = NULL;
+    auth_wait_free(w);
+    if (cs->state == CS_CLOSING) {
+        goto out;
+    }
+    if (!is_ok) {
+        snprintf(why, sizeof(why), "username '%.128s': %s%s", client->username, log_reason,
+                 cs->peer ? " (at renegotiation)" : "");
+        refuse_auth(a, cs, why, client_reason);
+        goto out;
+    }
+    if (cs->peer) {
+        acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated again", client->username);
+        rekey(a, cs, ks, client);
+        goto out;
+    }
+    acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated", client->username);
+    cs->username = strdup(client->username);
+    if (!cs->username) {
+        auth_failed(a, cs, "out of memory");
+        goto out;
+    }
+    if (a->cfg->username_as_common_name) {
+        snprintf(cs->cn, sizeof(cs->cn), "%.*s", (int)sizeof(cs->cn) - 1, client->username);
+    }
+    install(a, cs, ks, client);
+out:
+    key_method2_wipe(client);
+    free(client);
+}
+
+/* Check the client's username and password; ks waits (owning client) until the answer. Returns
+ * true when the check started (client is then owned by it), false when the client was refused
+ * at once. */
+static bool start_auth(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                       struct key_method2 *client)
+{
+    struct auth_client who;
+    struct auth_wait *w;
+    int err;
+
+    if (client->username_too_long || client->password_too_long) {
+        auth_failed(a, cs, "username or password too long");
+        return false;
+    }
+    if (!client->username[0] && !a->cfg->auth_user_pass_optional) {
+        /* ssl_verify.c: "peer provided a blank username". */
+        auth_failed(a, cs, "no username sent (is auth-user-pass in the client's profile?)");
+        return false;
+    }
+    if (a->cfg->username_as_common_name && strlen(client->username) >= TLS_USERNAME_LEN) {
+        /* ssl_verify.c ssl_verify_username_length: a CN is at most 64 characters. */
+        auth_failed(a, cs, "username too long to become the common name");
+        return false;
+    }
+    if (cs->username && strcmp(cs->username, client->username) != 0) {
+        /* As 2.6: "username attempted to change ... tunnel disabled". */
+        auth_failed(a, cs, "username changed at renegotiation");
+        return false;
+    }
+    w = calloc(1, sizeof(*w));
+    if (!w) {
+        auth_failed(a, cs, "out of memory");
+        return false;
+    }
+    memset(&who, 0, sizeof(who));
+    who.common_name = cs->cn;
+    who.username = client->username;
+    who.password = client->password;
+    who.remote = cs->remote;
+    who.peer_info = client->peer_info;
+    w->a = a;
+    w->cs = cs;
+    w->ks = ks;
+    err = auth_start(a->auth, &who, auth_done, w, &w->req);
+    if (err) {
+        char why[128];
+
+        free(w);
+        snprintf(why, sizeof(why), "cannot run auth-user-pass-verify: %s", strerror(-err));
+        auth_failed(a, cs, why);
+        return false;
+    }
+    w->client = client;
+    ks->auth_wait = w;
+    acc_cs_log(a, cs, LOG_DEBUG, "checking username '%.128s'", client->username);
+    return true;
+}
+
+/* Who the client is from its certificate: CN (or "UNDEF" when verify-client-cert lets it come
+ * without one), and the checks on the certificate. Returns false when it was refused. */
+static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls.ssl);
+    uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls.ssl);
+
+    if (!crt) {
+        if (a->cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE) {
+            auth_failed(a, cs, "no client certificate");
+            return false;
+        }
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF"); /* as 2.6 names a client without one */
+        return true;
+    }
+    if (flags != 0) {
+        /* verify-client-cert optional: a certificate that is sent must still verify (2.6 with
+         * OpenSSL fails the handshake then; mbed TLS reports it here). */
+        char info[256];
+
+        mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
+        info[strcspn(info, "\n")] = '\0';
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        refuse(a, cs, "client certificate verification failed", NULL);
+        acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
+        return false;
+    }
+    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        auth_failed(a, cs, "the client certificate has no common name (CN)");
+        return false;
+    }
+    if (a->cfg->remote_cert_tls_client) {
+        const char *bad = NULL;
+
+        if (cert_check_remote_tls_client(crt, &bad)) {
+            auth_failed(a, cs, bad);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The client's key-method-2 message arrived on ks: authenticate, choose, answer, install. */
+void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                            const uint8_t *msg, size_t len)
+{
+    struct key_method2 *client = calloc(1, sizeof(*client));
+    enum data_cipher cipher;
+    int err;
+
+    if (!client) {
+        acc_cs_log(a, cs, LOG_ERR, "out of memory");
+        acc_cs_close(a, cs, 0);
+        return;
+    }
+    err = key_method2_parse(msg, len, true, client);
+    if (err) {
+        acc_cs_log(a, cs, LOG_WARN, "bad key-method 2 message: %s", proto_strerror(err));
+        if (ks->key_id == 0) {
+            acc_cs_close(a, cs, 0);
+        } else {
+            acc_ks_clear(ks);
+        }
+        goto out;
+    }
+    if (cs->peer) {
+        if (auth_is_configured(a->auth)) {
+            /* 2.6 checks the credentials again at every renegotiation. */
+            if (start_auth(a, cs, ks, client)) {
+                return;
+            }
+        } else {
+            rekey(a, cs, ks, client);
+        }
+        goto out;
+    }
+    peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
+                    &cs->pi);
+    if (!check_certificate(a, cs, ks)) {
+        goto out;
+    }
+    cert_fingerprint(&ks->tls, cs->cert_sha256);
+    acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
+               cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
+    if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
+                   cs->cipher_name, sizeof(cs->cipher_name)) ||
+        data_cipher_from_name(cs->cipher_name, &cipher)) {
+        char reason[600];
+
+        snprintf(reason, sizeof(reason),
+                 "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
+                 a->cfg->data_ciphers);
+        refuse(a, cs, reason,
+               "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
+        goto out;
+    }
+    if (auth_is_configured(a->auth)) {
+        if (start_auth(a, cs, ks, client)) {
+            return; /* install() follows in auth_done */
+        }
+        goto out;
+    }
+    if (client->username[0] || client->password[0]) {
+        acc_cs_log(a, cs, LOG_DEBUG,
+                   "client sent a username/password; no auth-user-pass-verify is "
+                   "configured, so it is ignored");
+    }
+    install(a, cs, ks, client);
 out:
     key_method2_wipe(client);
     free(client);

@@ -45,6 +45,8 @@ enum ks_state {
 
 /* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
  * session has at most two: the primary and the one being negotiated or the lame duck. */
+struct auth_wait; /* acceptor_auth.c: a key state whose username/password is being checked */
+
 struct key_state {
     bool in_use;
     uint8_t key_id;
@@ -53,6 +55,7 @@ struct key_state {
     uint64_t start_ms;
     struct reliable rel;
     struct tls_session tls;
+    struct auth_wait *auth_wait; /* non-NULL while the client's credentials are checked */
 };
 
 struct ctl_session {
@@ -80,6 +83,8 @@ struct ctl_session {
     bool is_peer_live;     /* installed in a worker and not reported gone */
     struct peer_info pi;
     char cn[PEER_CN_MAX];
+    char *username;          /* the verified username of the first negotiation, or NULL */
+    char cipher_name[32];    /* data cipher chosen for the client */
     uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
     struct log_ratelimit rl;
 };
@@ -104,6 +109,7 @@ struct acceptor {
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;
     struct tls_server_conf tls;
+    struct auth *auth; /* username/password checks (auth-user-pass-verify) */
     uint8_t cookie_key[32];
     int status_fd; /* open status file when privileges are dropped, else -1 */
     struct ctl_session **table;
@@ -148,6 +154,14 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
  * authenticates the client and installs it in a worker; later ones renegotiate its keys. */
 void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                             const uint8_t *msg, size_t len);
+
+/* Drop what ks's pending username/password check holds (acceptor_auth.c); its result is
+ * never used. No-op when none is pending. */
+void acc_auth_abort(struct key_state *ks);
+
+/* ks's username/password check did not finish within hand-window (acceptor_auth.c): abandon it
+ * and refuse the client with AUTH_FAILED. */
+void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
 
 /* Send cs its PUSH_REPLY (acceptor_auth.c): the configured push lines, then 2.6's global and
  * per-client options, split with push-continuation when long. */

@@ -631,6 +631,7 @@ void config_init(struct config *cfg)
     cfg->verb = 1;
     cfg->status_interval_s = 60;
     cfg->status_version = 1;
+    cfg->script_security = 1;
 }
 
 static void parser_clear(struct config_parser *ps)
@@ -716,7 +717,8 @@ void config_free(struct config *cfg)
                         &cfg->writepid,
                         &cfg->log_file,
                         &cfg->status_file,
-                        &cfg->client_config_dir};
+                        &cfg->client_config_dir,
+                        &cfg->tmp_dir};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);
@@ -734,5 +736,10 @@ void config_free(struct config *cfg)
         free(cfg->warnings[i]);
     }
     free(cfg->warnings);
+    config_strv_free(cfg->auth_user_pass_verify);
+    for (size_t i = 0; i < cfg->n_setenv; i++) {
+        free(cfg->setenv[i]);
+    }
+    free(cfg->setenv);
     memset(cfg, 0, sizeof(*cfg));
 }

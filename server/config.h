@@ -36,9 +36,11 @@
 #define CONFIG_KEY_DIRECTION_NORMAL 0  /* "0": send with key[0], receive with key[1] */
 #define CONFIG_KEY_DIRECTION_INVERSE 1 /* "1": send with key[1], receive with key[0] */
 
-#define CONFIG_VERIFY_REQUIRE 0  /* verify-client-cert require (default) */
-#define CONFIG_VERIFY_OPTIONAL 1 /* refused for now: needs a username/password check */
-#define CONFIG_VERIFY_NONE 2     /* refused for now: needs a username/password check */
+#define CONFIG_VERIFY_REQUIRE 0 /* verify-client-cert require (default) */
+#define CONFIG_VERIFY_OPTIONAL                                                                     \
+    1                        /* a certificate, if sent, must verify; needs a user/pass check       \
+                              */
+#define CONFIG_VERIFY_NONE 2 /* no client certificate asked for; needs a user/pass check */
 
 /* How the mssfix value is meant (openvpn 2.6 options.c, "mssfix" and its post-processing). */
 #define CONFIG_MSSFIX_PAYLOAD 0 /* `mssfix N`: N bounds the encrypted UDP payload */
@@ -132,6 +134,18 @@ struct config {
     int verify_client_cert;           /* CONFIG_VERIFY_*; only REQUIRE is accepted so far */
     bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
                                        * TLS Web Client Authentication EKU and a key usage */
+
+    /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */
+    char **auth_user_pass_verify;        /* `auth-user-pass-verify CMD METHOD`: CMD split into
+                                          * words like openvpn's argv_parse_cmd, NULL-terminated;
+                                          * NULL = no script */
+    bool auth_user_pass_verify_via_file; /* via-file; otherwise via-env */
+    bool auth_user_pass_optional;        /* clients may send no username/password */
+    bool username_as_common_name;        /* the verified username replaces the CN */
+    int script_security;                 /* 0..3, default 1 (built-in commands only) */
+    char *tmp_dir;                       /* `tmp-dir`; default $TMPDIR or /tmp */
+    char **setenv;                       /* `setenv NAME VALUE` as "NAME=VALUE", for scripts */
+    size_t n_setenv;
 
     /* Clients */
     int max_clients; /* default 1024 */

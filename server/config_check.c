@@ -92,12 +92,6 @@ static int check_tls(struct config_parser *ps)
     if (cfg->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && strcmp(cfg->auth, "none") == 0) {
         return config_error_at(ps, &ps->seen_auth, "auth", "tls-auth needs a digest, not none");
     }
-    if (cfg->verify_client_cert != CONFIG_VERIFY_REQUIRE) {
-        return config_error_at(ps, &ps->seen_verify_client_cert, "verify-client-cert",
-                               "'%s' needs auth-user-pass-verify or a plugin to check clients, "
-                               "not implemented yet in ovpnd",
-                               cfg->verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional");
-    }
     for (int i = 0; i < 3; i++) {
         if (strcmp(cfg->tls_version_min, versions[i]) == 0) {
             min = i;
@@ -305,6 +299,9 @@ int config_finish(struct config_parser *ps)
     }
     if (err == 0) {
         err = check_cipher(ps);
+    }
+    if (err == 0) {
+        err = config_check_auth(ps);
     }
     if (err == 0) {
         err = check_files(ps);

@@ -179,11 +179,3 @@ int config_h_ignore_unknown_option(struct config_parser *ps, int argc, char **ar
 }
 
 /* `setenv opt ...` is handled before the table; here only plain environment settings. */
-int config_h_setenv(struct config_parser *ps, int argc, char **argv)
-{
-    if (strcmp(argv[1], "FORWARD_COMPATIBLE") == 0 && argc == 3 && strcmp(argv[2], "1") == 0) {
-        ps->is_forward_compatible = true; /* unknown directives only warn from here on */
-        return 0;
-    }
-    return config_warn(ps, NULL, "setenv: ignored: ovpnd runs no scripts or plugins yet");
-}

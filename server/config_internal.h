@@ -55,7 +55,8 @@ struct config_parser {
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
-        seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6;
+        seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
+        seen_auth_user_pass_verify, seen_script_security;
     bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
@@ -219,6 +220,17 @@ int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv);
 int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv);
 int config_h_remote_cert_tls(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_server(struct config_parser *ps, int argc, char **argv);
+/* config_auth.c */
+int config_h_auth_user_pass_verify(struct config_parser *ps, int argc, char **argv);
+int config_h_auth_user_pass_optional(struct config_parser *ps, int argc, char **argv);
+int config_h_username_as_common_name(struct config_parser *ps, int argc, char **argv);
+int config_h_script_security(struct config_parser *ps, int argc, char **argv);
+int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv);
+int config_h_setenv(struct config_parser *ps, int argc, char **argv);
+/* Checks of the authentication directives after the last line. Returns 0 or -EINVAL. */
+int config_check_auth(struct config_parser *ps);
+/* Free a NULL-terminated string vector and its strings. NULL is a no-op. */
+void config_strv_free(char **v);
 /* config_daemon.c */
 int config_h_config(struct config_parser *ps, int argc, char **argv);
 int config_h_cd(struct config_parser *ps, int argc, char **argv);
@@ -237,6 +249,5 @@ int config_h_persist_key(struct config_parser *ps, int argc, char **argv);
 int config_h_persist_tun(struct config_parser *ps, int argc, char **argv);
 int config_h_workers(struct config_parser *ps, int argc, char **argv);
 int config_h_ignore_unknown_option(struct config_parser *ps, int argc, char **argv);
-int config_h_setenv(struct config_parser *ps, int argc, char **argv);
 
 #endif /* SERVER_CONFIG_INTERNAL_H */

@@ -35,7 +35,7 @@
         n, 0, 0, CONFIG_KIND_REFUSED, G, NULL, why                                                 \
     }
 
-#define NO_SCRIPTS "ovpnd runs no scripts or plugins yet"
+#define NO_SCRIPTS "ovpnd runs no up/down scripts"
 #define NOT_ON_TUN "only used with dev tap"
 #define P2P_ONLY "only meaningful for a point-to-point link"
 #define ACTION "is an openvpn command-line action, not a config directive"
@@ -55,8 +55,8 @@ static const struct config_directive directives[] = {
     CLIENT("auth-token", 0, PUSHED),
     CLIENT("auth-token-user", 0, PUSHED),
     CLIENT("auth-user-pass", I, NULL),
-    TODO("auth-user-pass-optional", 0, NULL),
-    TODO("auth-user-pass-verify", 0, NULL),
+    SET("auth-user-pass-optional", 0, 0, 0, config_h_auth_user_pass_optional),
+    SET("auth-user-pass-verify", 1, 2, 0, config_h_auth_user_pass_verify),
     IGNORE("bcast-buffers", 1, 1, "only used with client-to-client"),
     IGNORE("bind", 0, 1, NULL), /* a server always binds its port */
     TODO("bind-dev", 0, NULL),
@@ -259,7 +259,7 @@ static const struct config_directive directives[] = {
     TODO("route-pre-down", 0, NULL),
     TODO("route-up", 0, NULL),
     CLIENT("rport", 0, NULL),
-    IGNORE("script-security", 1, 2, NO_SCRIPTS),
+    SET("script-security", 1, 2, 0, config_h_script_security),
     REFUSED("secret", "static-key mode is not supported: ovpnd needs TLS (ca, cert, key)"),
     SET("server", 2, 3, 0, config_h_server),
     TODO("server-bridge", 0, NOT_ON_TUN),
@@ -268,7 +268,7 @@ static const struct config_directive directives[] = {
     TODO("session-timeout", 0, NULL),
     TODO("setcon", 0, NULL),
     SET("setenv", 1, 2, 0, config_h_setenv),
-    IGNORE("setenv-safe", 1, 2, NO_SCRIPTS),
+    SET("setenv-safe", 1, 2, 0, config_h_setenv),
     TODO("shaper", 0, NULL),
     REFUSED("show-ciphers", ACTION),
     REFUSED("show-curves", ACTION),
@@ -311,7 +311,7 @@ static const struct config_directive directives[] = {
     TODO("tls-verify", 0, NULL),
     SET("tls-version-max", 1, 1, 0, config_h_tls_version_max),
     SET("tls-version-min", 1, 2, 0, config_h_tls_version_min),
-    IGNORE("tmp-dir", 1, 1, NO_SCRIPTS),
+    SET("tmp-dir", 1, 1, 0, config_h_tmp_dir),
     SET("topology", 1, 1, 0, config_h_topology),
     TODO("tran-window", 0, NULL),
     IGNORE("tun-ipv6", 0, 0, "not needed by modern systems (as in openvpn 2.6)"),
@@ -325,7 +325,7 @@ static const struct config_directive directives[] = {
     IGNORE("up-restart", 0, 0, NO_SCRIPTS),
     TODO("use-prediction-resistance", 0, NULL),
     SET("user", 1, 1, 0, config_h_user),
-    TODO("username-as-common-name", 0, NULL),
+    SET("username-as-common-name", 0, 0, 0, config_h_username_as_common_name),
     SET("verb", 1, 1, 0, config_h_verb),
     SET("verify-client-cert", 0, 1, 0, config_h_verify_client_cert),
     TODO("verify-hash", I, NULL),

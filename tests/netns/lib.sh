@@ -375,7 +375,8 @@ pid_gone() {
 }
 
 # client_conf_write DIR I [LINE...]: DIR/clientI.conf for the stock openvpn client. The cert
-# and key are DIR/pki/clientI.{crt,key} unless OVT_CLIENT_CERT / OVT_CLIENT_KEY name others.
+# and key are DIR/pki/clientI.{crt,key} unless OVT_CLIENT_CERT / OVT_CLIENT_KEY name others;
+# OVT_CLIENT_CERT=none: no certificate at all (for verify-client-cert none).
 client_conf_write() {
     local dir=$1 i=$2
     shift 2
@@ -387,8 +388,10 @@ client_conf_write() {
         echo "nobind"
         echo "remote-cert-tls server"
         echo "ca $pki/ca.crt"
-        echo "cert ${OVT_CLIENT_CERT:-$pki/client$i.crt}"
-        echo "key ${OVT_CLIENT_KEY:-$pki/client$i.key}"
+        if [ "${OVT_CLIENT_CERT:-}" != none ]; then
+            echo "cert ${OVT_CLIENT_CERT:-$pki/client$i.crt}"
+            echo "key ${OVT_CLIENT_KEY:-$pki/client$i.key}"
+        fi
         ovt_wrap_client_line "$pki"
         echo "connect-retry 1 1"
         echo "explicit-exit-notify 1"

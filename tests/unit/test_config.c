@@ -711,7 +711,6 @@ static void every_openvpn_directive_is_known(void **state)
         "up-restart",
         "use-prediction-resistance",
         "user",
-        "username-as-common-name",
         "verb",
         "verify-client-cert",
         "verify-hash",
@@ -904,8 +903,8 @@ static void implemented_with_bad_values(void **state)
     expect_error("no-replay\n" BASE, "t.conf:1: no-replay: cannot be used with AEAD ciphers, "
                                      "the only ones ovpnd offers");
     expect_error("verify-client-cert none\n" BASE,
-                 "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify or a plugin "
-                 "to check clients, not implemented yet in ovpnd");
+                 "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify to check "
+                 "clients");
     expect_error("tls-auth ta.key\n" BASE "tls-crypt ta.key\n",
                  "t.conf:9: tls-crypt: tls-auth and tls-crypt are mutually exclusive");
     expect_error("auth none\ntls-auth ta.key 0\n" BASE,
@@ -914,6 +913,61 @@ static void implemented_with_bad_values(void **state)
                  "t.conf:1: reneg-sec: the minimum (200) is above the maximum (100)");
     expect_error_prefix("dev tun\nca ca.crt\ncert server.crt\nkey server.key\n",
                         "t.conf: server is required (e.g. 'server ");
+}
+
+/* auth-user-pass-verify and what goes with it (openvpn 2.6 options.c). */
+static void auth_directives(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, "script-security 2\nauth-user-pass-verify '/bin/true \"a b\" c' via-file\n"
+                    "username-as-common-name\nauth-user-pass-optional\nverify-client-cert none\n"
+                    "tmp-dir /tmp\nsetenv FOO bar\nsetenv-safe X 'y z'\nsetenv EMPTY\n" BASE);
+    assert_non_null(cfg.auth_user_pass_verify);
+    assert_string_equal(cfg.auth_user_pass_verify[0], "/bin/true");
+    assert_string_equal(cfg.auth_user_pass_verify[1], "a b");
+    assert_string_equal(cfg.auth_user_pass_verify[2], "c");
+    assert_null(cfg.auth_user_pass_verify[3]);
+    assert_true(cfg.auth_user_pass_verify_via_file);
+    assert_true(cfg.username_as_common_name);
+    assert_true(cfg.auth_user_pass_optional);
+    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_NONE);
+    assert_int_equal(cfg.script_security, 2);
+    assert_string_equal(cfg.tmp_dir, "/tmp");
+    assert_int_equal(cfg.n_setenv, 3);
+    assert_string_equal(cfg.setenv[0], "FOO=bar");
+    assert_string_equal(cfg.setenv[1], "OPENVPN_X=y z");
+    assert_string_equal(cfg.setenv[2], "EMPTY=");
+    config_free(&cfg);
+    expect_ok(&cfg, "script-security 3\nauth-user-pass-verify /bin/true via-env\n"
+                    "verify-client-cert optional\n" BASE);
+    assert_false(cfg.auth_user_pass_verify_via_file);
+    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_OPTIONAL);
+    config_free(&cfg);
+
+    expect_error("auth-user-pass-verify /bin/true via-file\n" BASE,
+                 "t.conf:1: auth-user-pass-verify: running a script needs 'script-security 2' "
+                 "or higher (it is 1)");
+    expect_error("script-security 2\nauth-user-pass-verify /bin/true via-env\n" BASE,
+                 "t.conf:2: auth-user-pass-verify: via-env passes the password in the "
+                 "environment, which needs 'script-security 3' (or use via-file)");
+    expect_error("script-security 2\nauth-user-pass-verify /bin/true\n" BASE,
+                 "t.conf:2: auth-user-pass-verify: needs a second argument, 'via-env' or "
+                 "'via-file' (as in openvpn 2.6)");
+    expect_error("script-security 2\nauth-user-pass-verify /bin/true via-pipe\n" BASE,
+                 "t.conf:2: auth-user-pass-verify: second argument must be 'via-env' or "
+                 "'via-file', not 'via-pipe'");
+    expect_error("script-security 2\nauth-user-pass-verify /nonexistent/check via-file\n" BASE,
+                 "t.conf:2: auth-user-pass-verify: cannot execute '/nonexistent/check': No such "
+                 "file or directory");
+    expect_error("verify-client-cert optional\n" BASE,
+                 "t.conf:1: verify-client-cert: 'optional' needs auth-user-pass-verify to check "
+                 "clients");
+    expect_error_prefix("script-security 4\n" BASE, "t.conf:1: script-security: ");
+    expect_error_prefix("tmp-dir /nonexistent/dir\n" BASE,
+                        "t.conf:1: tmp-dir: cannot use '/nonexistent/dir': ");
+    expect_error("setenv A=B c\n" BASE, "t.conf:1: setenv: 'A=B' is not a variable name");
 }
 
 static void argument_counts(void **state)
@@ -962,7 +1016,6 @@ static void not_implemented(void **state)
 {
     static const char *const lines[] = {
         "plugin /usr/lib/openvpn/plugin.so",
-        "auth-user-pass-verify /bin/true via-file",
         "crl-verify crl.pem",
         "tls-verify /bin/true",
         "client-connect /bin/true",
@@ -980,7 +1033,6 @@ static void not_implemented(void **state)
         "tls-crypt-v2 v2server.key",
         "management 127.0.0.1 7505",
         "ifconfig-pool 198.19.0.10 198.19.0.20",
-        "username-as-common-name",
         "auth-gen-token",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
@@ -1336,6 +1388,7 @@ int main(void)
         cmocka_unit_test(dashes_bom_and_blank_lines),
         cmocka_unit_test(inline_blocks),
         cmocka_unit_test(implemented_with_bad_values),
+        cmocka_unit_test(auth_directives),
         cmocka_unit_test(argument_counts),
         cmocka_unit_test(ignored_with_warning),
         cmocka_unit_test(not_implemented),

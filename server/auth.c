@@ -1,0 +1,419 @@
+/* server/auth.c: see auth.h. Acceptor thread only. */
+#include "server/auth.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mbedtls/platform_util.h>
+
+#include "server/log.h"
+#include "server/script.h"
+
+#define AUTH_PATH_MAX 512
+#define AUTH_REASON_MAX 256 /* bytes of a script's AUTH_FAILED reason that are read */
+
+enum req_state {
+    REQ_RUNNING,  /* the script runs */
+    REQ_DEFERRED, /* it exited with 2: waiting for the auth control file */
+};
+
+struct auth {
+    uv_loop_t *loop;
+    const struct config *cfg;
+    struct auth_req *reqs; /* pending requests */
+    size_t n_pending;
+};
+
+struct auth_req {
+    struct auth *au;
+    struct auth_req *next, **pprev;
+    enum req_state state;
+    auth_done_cb done;
+    void *ctx;
+    struct script *script;
+    char up_file[AUTH_PATH_MAX]; /* via-file: username/password; "" once removed */
+    char acf[AUTH_PATH_MAX];     /* auth_control_file */
+    char apf[AUTH_PATH_MAX];     /* auth_pending_file */
+    char afr[AUTH_PATH_MAX];     /* auth_failed_reason_file */
+};
+
+struct auth *auth_new(uv_loop_t *loop, const struct config *cfg)
+{
+    struct auth *au = calloc(1, sizeof(*au));
+
+    if (au != NULL) {
+        au->loop = loop;
+        au->cfg = cfg;
+    }
+    return au;
+}
+
+bool auth_is_configured(const struct auth *au)
+{
+    return au->cfg->auth_user_pass_verify != NULL;
+}
+
+size_t auth_n_pending(const struct auth *au)
+{
+    return au->n_pending;
+}
+
+void auth_failed_message(const char *reason, char *out, size_t cap)
+{
+    size_t n;
+
+    n = (size_t)snprintf(out, cap, "AUTH_FAILED");
+    if (reason == NULL || reason[0] == '\0' || n + 2 >= cap) {
+        return;
+    }
+    out[n++] = ',';
+    for (const char *p = reason; *p != '\0' && *p != '\n' && *p != '\r' && n + 1 < cap; p++) {
+        unsigned char c = (unsigned char)*p;
+
+        if (c >= 0x20 && c != 0x7f) {
+            out[n++] = (char)c;
+        }
+    }
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t')) {
+        n--;
+    }
+    if (out[n - 1] == ',') {
+        n--; /* nothing printable was left */
+    }
+    out[n] = '\0';
+}
+
+/* ---- temporary files ---- */
+
+static const char *tmp_dir(const struct auth *au)
+{
+    const char *dir = au->cfg->tmp_dir;
+
+    if (dir == NULL) {
+        dir = getenv("TMPDIR");
+    }
+    return dir != NULL && dir[0] != '\0' ? dir : "/tmp";
+}
+
+/* A new empty mode-0600 file TMPDIR/ovpnd-TAG-XXXXXX, its path in path (AUTH_PATH_MAX). With
+ * content, that is written to it. Returns 0 or -errno. */
+static int make_temp(const struct auth *au, const char *tag, const char *content, char *path)
+{
+    int fd, len = snprintf(path, AUTH_PATH_MAX, "%s/ovpnd-%s-XXXXXX", tmp_dir(au), tag);
+    int err = 0;
+
+    if (len < 0 || len >= AUTH_PATH_MAX) {
+        path[0] = '\0';
+        return -ENAMETOOLONG;
+    }
+    fd = mkstemp(path); /* mode 0600 */
+    if (fd < 0) {
+        err = -errno;
+        path[0] = '\0';
+        return err;
+    }
+    if (content != NULL) {
+        size_t left = strlen(content);
+        const char *p = content;
+
+        while (left > 0) {
+            ssize_t w = write(fd, p, left);
+
+            if (w < 0 && errno == EINTR) {
+                continue;
+            }
+            if (w <= 0) {
+                err = w < 0 ? -errno : -EIO;
+                break;
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    if (close(fd) != 0 && err == 0) {
+        err = -errno;
+    }
+    if (err) {
+        unlink(path);
+        path[0] = '\0';
+    }
+    return err;
+}
+
+static void remove_file(char *path)
+{
+    if (path[0] != '\0') {
+        unlink(path);
+        path[0] = '\0';
+    }
+}
+
+/* Up to cap-1 bytes of the start of path into buf (NUL-terminated); "" if unreadable. */
+static void read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = path[0] != '\0' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    ssize_t n = 0;
+
+    buf[0] = '\0';
+    if (fd < 0) {
+        return;
+    }
+    n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+}
+
+/* ---- requests ---- */
+
+static void req_unlink(struct auth_req *r)
+{
+    if (r->pprev != NULL) {
+        *r->pprev = r->next;
+        if (r->next != NULL) {
+            r->next->pprev = r->pprev;
+        }
+        r->pprev = NULL;
+        r->au->n_pending--;
+    }
+}
+
+static void req_free(struct auth_req *r)
+{
+    req_unlink(r);
+    script_abandon(r->script);
+    remove_file(r->up_file);
+    remove_file(r->acf);
+    remove_file(r->apf);
+    remove_file(r->afr);
+    free(r);
+}
+
+void auth_cancel(struct auth_req *r)
+{
+    if (r != NULL) {
+        req_free(r);
+    }
+}
+
+static void finish(struct auth_req *r, bool is_ok, const char *log_reason)
+{
+    char reason[AUTH_REASON_MAX];
+
+    reason[0] = '\0';
+    if (!is_ok) {
+        read_small(r->afr, reason, sizeof(reason));
+    }
+    r->script = NULL; /* ended: nothing to kill */
+    req_unlink(r);
+    r->done(r->ctx, is_ok, reason[0] != '\0' ? reason : NULL, log_reason);
+    req_free(r);
+}
+
+/* The auth control file's first byte: 1 accepted, 0 refused, anything else still pending
+ * (ssl_verify.c key_state_test_auth_control_file). */
+static bool check_control_file(struct auth_req *r)
+{
+    char c[2];
+
+    read_small(r->acf, c, sizeof(c));
+    if (c[0] == '1') {
+        finish(r, true, "deferred: auth control file says 1");
+        return true;
+    }
+    if (c[0] == '0') {
+        finish(r, false, "deferred: auth control file says 0");
+        return true;
+    }
+    return false;
+}
+
+static void on_script_exit(void *ctx, int exit_status, int term_signal)
+{
+    struct auth_req *r = ctx;
+    char why[96];
+
+    remove_file(r->up_file); /* as 2.6: the password file goes when the script returns */
+    r->script = NULL;
+    if (term_signal != 0) {
+        snprintf(why, sizeof(why), "auth-user-pass-verify script killed by signal %d", term_signal);
+        finish(r, false, why);
+    } else if (exit_status == 0) {
+        finish(r, true, "auth-user-pass-verify script exited with 0");
+    } else if (exit_status == 2) {
+        r->state = REQ_DEFERRED;
+        (void)check_control_file(r); /* it may have answered already */
+    } else {
+        snprintf(why, sizeof(why), "auth-user-pass-verify script exited with %d", exit_status);
+        finish(r, false, why);
+    }
+}
+
+void auth_tick(struct auth *au)
+{
+    struct auth_req *r = au->reqs, *next;
+
+    for (; r != NULL; r = next) {
+        next = r->next;
+        if (r->state == REQ_DEFERRED) {
+            (void)check_control_file(r);
+        }
+    }
+}
+
+/* IV_* and UV_* peer-info lines with a plain name, as 2.6 exports them
+ * (ssl_verify.c output_peer_info_env). */
+static int add_peer_info(struct script_env *env, const char *pi)
+{
+    while (*pi != '\0') {
+        const char *end = strchr(pi, '\n');
+        size_t len = end != NULL ? (size_t)(end - pi) : strlen(pi);
+        char line[512];
+        const char *eq;
+        bool is_ok = true;
+
+        if (len < sizeof(line) && (strncmp(pi, "IV_", 3) == 0 || strncmp(pi, "UV_", 3) == 0)) {
+            memcpy(line, pi, len);
+            line[len] = '\0';
+            eq = strchr(line, '=');
+            for (const char *p = line; eq != NULL && p < eq; p++) {
+                if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                      (*p >= '0' && *p <= '9') || *p == '_')) {
+                    is_ok = false;
+                }
+            }
+            if (eq != NULL && is_ok && script_env_add_raw(env, line) != 0) {
+                return -ENOMEM;
+            }
+        }
+        pi += len;
+        if (*pi == '\n') {
+            pi++;
+        }
+    }
+    return 0;
+}
+
+static int build_env(const struct auth *au, const struct auth_req *r, const struct auth_client *c,
+                     struct script_env *env)
+{
+    const struct config *cfg = au->cfg;
+    char ip[INET_ADDRSTRLEN], port[8], verb[8];
+    int err = 0;
+
+    inet_ntop(AF_INET, &c->remote.sin_addr, ip, sizeof(ip));
+    snprintf(port, sizeof(port), "%u", (unsigned)ntohs(c->remote.sin_port));
+    snprintf(verb, sizeof(verb), "%d", cfg->verb);
+    for (size_t i = 0; i < cfg->n_setenv && err == 0; i++) {
+        err = script_env_add_raw(env, cfg->setenv[i]);
+    }
+    err = err ? err : script_env_add(env, "script_type", "user-pass-verify");
+    err = err ? err : script_env_add(env, "script_context", "init");
+    err = err ? err : script_env_add(env, "config", cfg->source ? cfg->source : "");
+    err = err ? err : script_env_add(env, "verb", verb);
+    err = err ? err : script_env_add(env, "daemon", cfg->daemonize ? "1" : "0");
+    err = err ? err : script_env_add(env, "common_name", c->common_name);
+    err = err ? err : script_env_add(env, "untrusted_ip", ip);
+    err = err ? err : script_env_add(env, "untrusted_port", port);
+    err = err ? err : script_env_add(env, "auth_control_file", r->acf);
+    err = err ? err : script_env_add(env, "auth_pending_file", r->apf);
+    err = err ? err : script_env_add(env, "auth_failed_reason_file", r->afr);
+    err = err ? err : add_peer_info(env, c->peer_info);
+    /* A username or password with a line break cannot be passed (2.6 refuses them too). */
+    err = err ? err : script_env_add(env, "username", c->username);
+    if (err == 0 && !cfg->auth_user_pass_verify_via_file) {
+        err = script_env_add(env, "password", c->password);
+    }
+    return err;
+}
+
+static int build_argv(const struct auth *au, struct auth_req *r, char ***out)
+{
+    char *const *cmd = au->cfg->auth_user_pass_verify;
+    size_t n = 0;
+    char **argv;
+
+    while (cmd[n] != NULL) {
+        n++;
+    }
+    argv = calloc(n + 2, sizeof(*argv));
+    if (argv == NULL) {
+        return -ENOMEM;
+    }
+    memcpy(argv, cmd, n * sizeof(*argv));
+    if (r->up_file[0] != '\0') {
+        argv[n] = r->up_file;
+    }
+    *out = argv;
+    return 0;
+}
+
+int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, void *ctx,
+               struct auth_req **out)
+{
+    const struct config *cfg = au->cfg;
+    struct auth_req *r = calloc(1, sizeof(*r));
+    struct script_env env = {0};
+    char **argv = NULL;
+    int err;
+
+    if (r == NULL) {
+        return -ENOMEM;
+    }
+    if (strpbrk(c->username, "\r\n") != NULL || strpbrk(c->password, "\r\n") != NULL) {
+        free(r);
+        return -EINVAL;
+    }
+    r->au = au;
+    r->done = done;
+    r->ctx = ctx;
+    r->state = REQ_RUNNING;
+    err = make_temp(au, "acf", NULL, r->acf);
+    err = err ? err : make_temp(au, "apf", NULL, r->apf);
+    err = err ? err : make_temp(au, "afr", NULL, r->afr);
+    if (err == 0 && cfg->auth_user_pass_verify_via_file) {
+        size_t len = strlen(c->username) + strlen(c->password) + 3;
+        char *text = malloc(len);
+
+        err = text == NULL ? -ENOMEM : 0;
+        if (text != NULL) {
+            snprintf(text, len, "%s\n%s\n", c->username, c->password);
+            err = make_temp(au, "up", text, r->up_file);
+            mbedtls_platform_zeroize(text, len);
+            free(text);
+        }
+    }
+    err = err ? err : build_env(au, r, c, &env);
+    err = err ? err : build_argv(au, r, &argv);
+    err = err ? err : script_start(au->loop, argv, &env, on_script_exit, r, &r->script);
+    free(argv);
+    script_env_clear(&env);
+    if (err) {
+        req_free(r);
+        return err;
+    }
+    r->next = au->reqs;
+    if (r->next != NULL) {
+        r->next->pprev = &r->next;
+    }
+    r->pprev = &au->reqs;
+    au->reqs = r;
+    au->n_pending++;
+    *out = r;
+    return 0;
+}
+
+void auth_free(struct auth *au)
+{
+    if (au == NULL) {
+        return;
+    }
+    while (au->reqs != NULL) {
+        req_free(au->reqs);
+    }
+    free(au);
+}

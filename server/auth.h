@@ -1,0 +1,84 @@
+/* server/auth.h: checking a client's username and password with the operator's
+ * auth-user-pass-verify script, without ever blocking the acceptor's loop.
+ *
+ * The script runs as a child process (server/script.h). Its result follows openvpn 2.6
+ * (ssl_verify.c verify_user_pass_script, doc/man-sections/script-options.rst):
+ *   exit 0: accepted; exit 2: deferred, the script (or what it started) later writes "1"
+ *   (accepted) or "0" (refused) as the first byte of the file named in $auth_control_file;
+ *   any other exit, or a signal: refused.
+ * On refusal, non-empty text in $auth_failed_reason_file becomes the client's
+ * "AUTH_FAILED,<text>". With via-file the username and password are the first two lines of a
+ * mode-0600 temporary file in tmp-dir, whose path is the script's last argument; the file is
+ * removed as soon as the script exits. With via-env they are in $username and $password.
+ * Other variables: script_type=user-pass-verify, common_name, untrusted_ip, untrusted_port, the
+ * client's IV_* and UV_* peer-info, auth_pending_file, config, verb, daemon, and setenv lines.
+ *
+ * Everything here runs on the acceptor thread. A request that outlives its client is cancelled
+ * by the caller (auth_cancel): its script, if still running, is killed with its process group,
+ * and its files are removed.
+ */
+#ifndef SERVER_AUTH_H
+#define SERVER_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <netinet/in.h>
+#include <uv.h>
+
+#include "server/config.h"
+
+struct auth;
+struct auth_req;
+
+/* What the checks are told about the client. Borrowed for the duration of auth_start(). */
+struct auth_client {
+    const char *common_name; /* CN of the client certificate, or "UNDEF" without one */
+    const char *username;    /* as sent in key method 2, "" if none */
+    const char *password;
+    struct sockaddr_in remote;
+    const char *peer_info; /* the client's NAME=value\n peer-info lines ("" if none) */
+};
+
+/* Result of a request, called once on the acceptor's loop (never from inside auth_start).
+ * client_reason: text for "AUTH_FAILED,<text>" (already cleaned by auth_failed_message rules
+ * when sent), or NULL; log_reason: why, for the server log. The request is freed after the
+ * callback returns: the caller must forget its pointer and not cancel it. */
+typedef void (*auth_done_cb)(void *ctx, bool is_ok, const char *client_reason,
+                             const char *log_reason);
+
+/* The checks configured in cfg (borrowed, must outlive the struct), run on loop. NULL when
+ * memory is short. */
+struct auth *auth_new(uv_loop_t *loop, const struct config *cfg);
+
+/* Cancel every pending request (their callbacks are not called) and free au. NULL is a
+ * no-op. Running scripts are killed; the loop must run on until their exits are seen. */
+void auth_free(struct auth *au);
+
+/* Whether a username/password check is configured at all. */
+bool auth_is_configured(const struct auth *au);
+
+/* Start checking c. On success *out is the pending request and done(ctx, ...) will be called
+ * later. Returns 0, or -errno when the check could not even start (temporary files, fork):
+ * then done is never called and the caller refuses the client. */
+int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, void *ctx,
+               struct auth_req **out);
+
+/* Forget a pending request: done is not called; its script is killed if it still runs; its
+ * files are removed. NULL is a no-op. */
+void auth_cancel(struct auth_req *r);
+
+/* Look at the auth control files of deferred requests (as 2.6 does on its timer) and finish
+ * those that have an answer. Call every few hundred ms. */
+void auth_tick(struct auth *au);
+
+/* Number of requests waiting for a script or a deferred answer. */
+size_t auth_n_pending(const struct auth *au);
+
+/* The AUTH_FAILED control message for reason (NULL or empty: plain "AUTH_FAILED") into out (cap
+ * bytes, at least 16). The reason is cut at its first line break and loses any other control
+ * character and trailing blanks: 2.6.11+ clients reject control messages with non-printable
+ * characters, and nothing may follow the text (no newline). Longer reasons are cut to fit. */
+void auth_failed_message(const char *reason, char *out, size_t cap);
+
+#endif /* SERVER_AUTH_H */

@@ -1,0 +1,308 @@
+/* tests/unit/test_auth.c: the auth-user-pass-verify runner (server/auth.c) with small /bin/sh
+ * scripts on a private libuv loop, and the AUTH_FAILED text. The results follow openvpn 2.6
+ * (ssl_verify.c verify_user_pass_script): exit 0 accepts, 2 defers to auth_control_file,
+ * anything else refuses, with auth_failed_reason_file as the client's reason. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/auth.h"
+#include "server/config.h"
+
+struct result {
+    int n_calls;
+    bool is_ok;
+    char client_reason[300];
+    char log_reason[200];
+};
+
+static void on_done(void *ctx, bool is_ok, const char *client_reason, const char *log_reason)
+{
+    struct result *r = ctx;
+
+    r->n_calls++;
+    r->is_ok = is_ok;
+    snprintf(r->client_reason, sizeof(r->client_reason), "%s",
+             client_reason ? client_reason : "(none)");
+    snprintf(r->log_reason, sizeof(r->log_reason), "%s", log_reason);
+}
+
+/* A config whose auth-user-pass-verify is `/bin/sh -c SCRIPT sh [FILE]`. */
+static void setup_cfg(struct config *cfg, char **argv, const char *script, bool via_file,
+                      char *tmpdir)
+{
+    config_init(cfg);
+    argv[0] = "/bin/sh";
+    argv[1] = "-c";
+    argv[2] = (char *)(uintptr_t)script; /* test-only: the vector is never written */
+    argv[3] = "sh";
+    argv[4] = NULL;
+    cfg->auth_user_pass_verify = argv;
+    cfg->auth_user_pass_verify_via_file = via_file;
+    cfg->tmp_dir = tmpdir;
+}
+
+static void client_init(struct auth_client *c, const char *user, const char *pass)
+{
+    memset(c, 0, sizeof(*c));
+    c->common_name = "laptop1";
+    c->username = user;
+    c->password = pass;
+    c->remote.sin_family = AF_INET;
+    c->remote.sin_port = htons(40000);
+    inet_pton(AF_INET, "198.18.0.7", &c->remote.sin_addr);
+    c->peer_info = "IV_VER=2.6.14\nIV_PLAT=linux\nIV_BAD-NAME=x\nUV_GROUP=ops\n";
+}
+
+/* Run the loop (with auth_tick every 20 ms) until r has an answer, at most ~3 s. */
+static void run_until_done(uv_loop_t *loop, struct auth *au, struct result *r)
+{
+    for (int i = 0; i < 150 && r->n_calls == 0; i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        auth_tick(au);
+        usleep(20000);
+    }
+}
+
+static int count_files(const char *dir)
+{
+    char cmd[300];
+    FILE *p;
+    int n = -1;
+
+    snprintf(cmd, sizeof(cmd), "ls -A %s | wc -l", dir);
+    p = popen(cmd, "r");
+    if (p != NULL) {
+        if (fscanf(p, "%d", &n) != 1) {
+            n = -1;
+        }
+        pclose(p);
+    }
+    return n;
+}
+
+static void check(const char *script, bool via_file, const char *user, const char *pass,
+                  bool expect_ok, const char *expect_client_reason)
+{
+    char tmpdir[] = "/tmp/ovpnd-test-auth-XXXXXX", *argv[5];
+    struct config cfg;
+    struct auth_client c;
+    struct auth_req *req = NULL;
+    struct result r = {0};
+    uv_loop_t loop;
+    struct auth *au;
+
+    assert_non_null(mkdtemp(tmpdir));
+    assert_int_equal(uv_loop_init(&loop), 0);
+    setup_cfg(&cfg, argv, script, via_file, tmpdir);
+    au = auth_new(&loop, &cfg);
+    assert_non_null(au);
+    assert_true(auth_is_configured(au));
+    client_init(&c, user, pass);
+    assert_int_equal(auth_start(au, &c, on_done, &r, &req), 0);
+    assert_int_equal(r.n_calls, 0); /* never from inside auth_start */
+    assert_int_equal(auth_n_pending(au), 1);
+    run_until_done(&loop, au, &r);
+    assert_int_equal(r.n_calls, 1);
+    if (r.is_ok != expect_ok) {
+        fail_msg("script '%s': expected %s, got %s (%s)", script, expect_ok ? "ok" : "refused",
+                 r.is_ok ? "ok" : "refused", r.log_reason);
+    }
+    assert_string_equal(r.client_reason, expect_client_reason);
+    assert_int_equal(auth_n_pending(au), 0);
+    assert_int_equal(count_files(tmpdir), 0); /* credentials and control files removed */
+    auth_free(au);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rmdir(tmpdir);
+    cfg.auth_user_pass_verify = NULL;
+    cfg.tmp_dir = NULL;
+    config_free(&cfg);
+}
+
+static void exit_codes(void **state)
+{
+    (void)state;
+    check("exit 0", true, "u", "p", true, "(none)");
+    check("exit 1", true, "u", "p", false, "(none)");
+    check("exit 3", true, "u", "p", false, "(none)");
+    check("kill -9 $$", true, "u", "p", false, "(none)");
+}
+
+static void via_file_and_env(void **state)
+{
+    (void)state;
+    /* via-file: the last argument names a mode-0600 file with two lines. */
+    check("test \"$(sed -n 1p \"$1\")\" = alice && test \"$(sed -n 2p \"$1\")\" = 's3cret' && "
+          "test \"$(stat -c %a \"$1\")\" = 600 && test -z \"$password\" && "
+          "test \"$username\" = alice",
+          true, "alice", "s3cret", true, "(none)");
+    /* via-env: username and password in the environment, no file argument. */
+    check("test $# = 0 && test \"$username\" = alice && test \"$password\" = 's3cret'", false,
+          "alice", "s3cret", true, "(none)");
+    /* What else a 2.6 script sees. */
+    check("test \"$script_type\" = user-pass-verify && test \"$common_name\" = laptop1 && "
+          "test \"$untrusted_ip\" = 198.18.0.7 && test \"$untrusted_port\" = 40000 && "
+          "test \"$IV_VER\" = 2.6.14 && test \"$UV_GROUP\" = ops && test -f \"$auth_control_file\"",
+          true, "alice", "pw", true, "(none)");
+    /* Only the given environment: nothing of ovpnd's own. */
+    setenv("OVPND_TEST_LEAK", "1", 1);
+    check("test -z \"$OVPND_TEST_LEAK\"", true, "alice", "pw", true, "(none)");
+}
+
+static void deferred_and_reasons(void **state)
+{
+    (void)state;
+    check("(sleep 0.2; echo 1 >\"$auth_control_file\") & exit 2", true, "u", "p", true, "(none)");
+    check("(sleep 0.2; echo 0 >\"$auth_control_file\") & exit 2", true, "u", "p", false, "(none)");
+    check("echo 1 >\"$auth_control_file\"; exit 2", true, "u", "p", true, "(none)");
+    check("printf 'Account locked\\n' >\"$auth_failed_reason_file\"; exit 1", true, "u", "p", false,
+          "Account locked\n");
+    check("printf 'TEMP[backoff 30]: later' >\"$auth_failed_reason_file\"; "
+          "(sleep 0.1; echo 0 >\"$auth_control_file\") & exit 2",
+          true, "u", "p", false, "TEMP[backoff 30]: later");
+}
+
+/* Whether pid still runs: gone or a zombie (its parent died and init has not reaped it yet)
+ * count as ended. */
+static bool is_running(int pid)
+{
+    char path[64], buf[256], *close_paren;
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        return false;
+    }
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    close_paren = strrchr(buf, ')');
+    return close_paren != NULL && close_paren[1] == ' ' && close_paren[2] != 'Z';
+}
+
+/* A cancelled request kills its script's whole process group and never reports. */
+static void cancel_kills(void **state)
+{
+    char tmpdir[] = "/tmp/ovpnd-test-auth-XXXXXX", *argv[5], pidfile[100], script[600];
+    struct config cfg;
+    struct auth_client c;
+    struct auth_req *req = NULL;
+    struct result r = {0};
+    uv_loop_t loop;
+    struct auth *au;
+    FILE *f;
+    int pid = 0;
+
+    (void)state;
+    assert_non_null(mkdtemp(tmpdir));
+    snprintf(pidfile, sizeof(pidfile), "%s/child.pid", tmpdir);
+    snprintf(script, sizeof(script), "sleep 30 & echo $! >%s.new; mv %s.new %s; wait", pidfile,
+             pidfile, pidfile);
+    assert_int_equal(uv_loop_init(&loop), 0);
+    setup_cfg(&cfg, argv, script, true, tmpdir);
+    au = auth_new(&loop, &cfg);
+    client_init(&c, "u", "p");
+    assert_int_equal(auth_start(au, &c, on_done, &r, &req), 0);
+    for (int i = 0; i < 100 && access(pidfile, F_OK) != 0; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        usleep(10000);
+    }
+    f = fopen(pidfile, "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    unlink(pidfile);
+    auth_cancel(req);
+    assert_int_equal(auth_n_pending(au), 0);
+    uv_run(&loop, UV_RUN_DEFAULT); /* returns once the killed script's exit is seen */
+    assert_int_equal(r.n_calls, 0);
+    for (int i = 0; i < 100 && is_running(pid); i++) {
+        usleep(10000);
+    }
+    assert_false(is_running(pid));
+    assert_int_equal(count_files(tmpdir), 0);
+    auth_free(au);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rmdir(tmpdir);
+    cfg.auth_user_pass_verify = NULL;
+    cfg.tmp_dir = NULL;
+    config_free(&cfg);
+}
+
+/* A line break cannot be passed to a script (2.6 refuses such values as well). */
+static void newline_in_credentials(void **state)
+{
+    char tmpdir[] = "/tmp/ovpnd-test-auth-XXXXXX", *argv[5];
+    struct config cfg;
+    struct auth_client c;
+    struct auth_req *req = NULL;
+    struct result r = {0};
+    uv_loop_t loop;
+    struct auth *au;
+
+    (void)state;
+    assert_non_null(mkdtemp(tmpdir));
+    assert_int_equal(uv_loop_init(&loop), 0);
+    setup_cfg(&cfg, argv, "exit 0", true, tmpdir);
+    au = auth_new(&loop, &cfg);
+    client_init(&c, "alice\nbob", "p");
+    assert_int_not_equal(auth_start(au, &c, on_done, &r, &req), 0);
+    client_init(&c, "alice", "p\r\nq");
+    assert_int_not_equal(auth_start(au, &c, on_done, &r, &req), 0);
+    assert_int_equal(count_files(tmpdir), 0);
+    auth_free(au);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(r.n_calls, 0);
+    rmdir(tmpdir);
+    cfg.auth_user_pass_verify = NULL;
+    cfg.tmp_dir = NULL;
+    config_free(&cfg);
+}
+
+static void auth_failed_text(void **state)
+{
+    char out[64];
+
+    (void)state;
+    auth_failed_message(NULL, out, sizeof(out));
+    assert_string_equal(out, "AUTH_FAILED");
+    auth_failed_message("", out, sizeof(out));
+    assert_string_equal(out, "AUTH_FAILED");
+    /* The field case: a reason file ends with a newline; nothing may follow the text. */
+    auth_failed_message("Password expired\n", out, sizeof(out));
+    assert_string_equal(out, "AUTH_FAILED,Password expired");
+    auth_failed_message("two\r\nlines", out, sizeof(out));
+    assert_string_equal(out, "AUTH_FAILED,two");
+    auth_failed_message("tab\there \x01\x7f ", out, sizeof(out));
+    assert_string_equal(out, "AUTH_FAILED,tabhere");
+    auth_failed_message("\n", out, sizeof(out));
+    assert_string_equal(out, "AUTH_FAILED");
+    auth_failed_message("TEMP[backoff 30]: try later", out, sizeof(out));
+    assert_string_equal(out, "AUTH_FAILED,TEMP[backoff 30]: try later");
+    auth_failed_message("a very long reason that does not fit in the small buffer here at all", out,
+                        24);
+    assert_string_equal(out, "AUTH_FAILED,a very long");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(auth_failed_text), cmocka_unit_test(exit_codes),
+        cmocka_unit_test(via_file_and_env), cmocka_unit_test(deferred_and_reasons),
+        cmocka_unit_test(cancel_kills),     cmocka_unit_test(newline_in_credentials),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
