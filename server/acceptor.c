@@ -372,6 +372,34 @@ static int64_t cookie_slot(const struct acceptor *a)
     return (int64_t)time(NULL) / (period > 0 ? period : 1);
 }
 
+/* connect-freq-initial: may one more client reset be answered now? Logs like 2.6 (mudp.c,
+ * reflect_filter.c): once when a period starts refusing, and how many the last one refused. */
+static bool initial_reset_allowed(struct acceptor *a)
+{
+    const struct config *cfg = a->cfg;
+    int64_t now_s = (int64_t)(acc_now_ms(a) / 1000), n_dropped = 0;
+    bool is_first_refusal = false;
+    bool ok = connect_freq_initial_allow(&a->cf_initial, now_s, &is_first_refusal, &n_dropped);
+
+    if (n_dropped > 0) {
+        log_msg(LOG_INFO,
+                "dropped %" PRId64 " initial handshake packets due to "
+                "connect-freq-initial %d %d",
+                n_dropped, cfg->connect_freq_initial_max, cfg->connect_freq_initial_per_s);
+    }
+    if (is_first_refusal) {
+        log_msg(LOG_WARN,
+                "connect-freq-initial %d %d rate limit exceeded, dropping initial "
+                "handshake packets for the next %" PRId64 " seconds",
+                cfg->connect_freq_initial_max, cfg->connect_freq_initial_per_s,
+                connect_freq_initial_left_s(&a->cf_initial, now_s));
+    }
+    if (!ok) {
+        a->stats.drop_connect_freq_initial++;
+    }
+    return ok;
+}
+
 /* Step 2 of the stateless handshake (section 3.5): answer a client reset, store nothing. */
 static void answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
                               const struct sockaddr_in *from)
@@ -382,6 +410,9 @@ static void answer_hard_reset(struct acceptor *a, const struct control_packet *p
     if (pkt->key_id != 0 || pkt->acks.n_acks != 0 || pkt->message_id != 0 ||
         pkt->payload_len != 0) {
         drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
+        return;
+    }
+    if (!initial_reset_allowed(a)) {
         return;
     }
     memset(&tmp, 0, sizeof(tmp));
@@ -716,6 +747,14 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
         return;
     }
+    /* connect-freq counts clients that completed the three-way handshake; those no longer
+     * count against connect-freq-initial (mudp.c multi_get_create_instance_udp). */
+    if (!connect_freq_allow(&a->cf, (int64_t)(acc_now_ms(a) / 1000))) {
+        drop_pkt(a, &a->stats.drop_connect_freq, from,
+                 "new connection would exceed the connect-freq limit");
+        return;
+    }
+    connect_freq_initial_forgive(&a->cf_initial);
     if (cs) {
         /* The client restarted with a new session from the same address: replace the old. */
         acc_cs_log(a, cs, LOG_INFO, "client restarted its session: dropping the old one");
@@ -1017,10 +1056,12 @@ static void log_stats(struct acceptor *a)
             "control: %zu clients, %zu sessions; handshakes ok %" PRIu64 ", failed %" PRIu64
             ", refused %" PRIu64 "; dropped: short %" PRIu64 ", tls-auth/tls-crypt %" PRIu64
             ", replay %" PRIu64 ", malformed %" PRIu64 ", bad cookie %" PRIu64
-            ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64,
+            ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64
+            ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64,
             a->n_clients, a->n_sessions, s->handshakes_ok, s->handshakes_failed, s->auth_failed,
             s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed, s->drop_cookie,
-            s->drop_no_session, s->drop_window, s->drop_handshake_timeout);
+            s->drop_no_session, s->drop_window, s->drop_handshake_timeout, s->drop_connect_freq,
+            s->drop_connect_freq_initial);
 }
 
 static void on_async(uv_async_t *h)
@@ -1146,6 +1187,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     if (!a->auth) {
         return -ENOMEM;
     }
+    connect_freq_init(&a->cf, cfg->connect_freq_max, cfg->connect_freq_per_s);
+    connect_freq_initial_init(&a->cf_initial, cfg->connect_freq_initial_max,
+                              cfg->connect_freq_initial_per_s);
     a->table_size = 1024;
     while (a->table_size < (size_t)cfg->max_clients * 2) {
         a->table_size *= 2;

@@ -17,6 +17,7 @@
 #include "proto/reliable.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
+#include "server/connect_freq.h"
 #include "server/log.h"
 #include "server/msgq.h"
 #include "server/ccd.h"
@@ -91,7 +92,8 @@ struct ctl_session {
 
 struct acceptor_stats {
     uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
-        drop_window, drop_handshake_timeout, handshakes_ok, handshakes_failed, auth_failed;
+        drop_window, drop_handshake_timeout, drop_connect_freq, drop_connect_freq_initial,
+        handshakes_ok, handshakes_failed, auth_failed;
 };
 
 struct acceptor {
@@ -120,6 +122,8 @@ struct acceptor {
     struct peer **addr_holder;  /* by IPv4 pool index: the peer holding that address */
     struct vroute_table routes; /* every peer's IPv6 address and iroutes, as told to workers */
     size_t *n_worker_peers;
+    struct connect_freq cf;                 /* connect-freq */
+    struct connect_freq_initial cf_initial; /* connect-freq-initial */
     struct acceptor_stats stats;
     struct log_ratelimit rl;
     char options_string[KEY_METHOD2_OPTIONS_MAX];

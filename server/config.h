@@ -148,7 +148,10 @@ struct config {
     size_t n_setenv;
 
     /* Clients */
-    int max_clients; /* default 1024 */
+    int max_clients;                          /* default 1024 */
+    int connect_freq_max, connect_freq_per_s; /* `connect-freq N SECS`; default 0 0: no limit */
+    int connect_freq_initial_max;   /* `connect-freq-initial N SECS`: default 100 per ... */
+    int connect_freq_initial_per_s; /* ... 10 s, as 2.6 */
     bool duplicate_cn;
     int explicit_exit_notify; /* 0 unset; N as given, 1 if the directive has no argument */
 

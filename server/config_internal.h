@@ -188,6 +188,8 @@ int config_h_ping(struct config_parser *ps, int argc, char **argv);
 int config_h_ping_restart(struct config_parser *ps, int argc, char **argv);
 int config_h_push(struct config_parser *ps, int argc, char **argv);
 int config_h_max_clients(struct config_parser *ps, int argc, char **argv);
+int config_h_connect_freq(struct config_parser *ps, int argc, char **argv);
+int config_h_connect_freq_initial(struct config_parser *ps, int argc, char **argv);
 int config_h_duplicate_cn(struct config_parser *ps, int argc, char **argv);
 int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **argv);
 int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv);

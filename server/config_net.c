@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,6 +345,28 @@ int config_h_max_clients(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     return config_parse_int(ps, NULL, argv[1], 1, PEER_ID_MAX, &ps->cfg->max_clients);
+}
+
+/* `connect-freq N SECS` and `connect-freq-initial N SECS`: integers >= 0 (options.c). */
+int config_h_connect_freq(struct config_parser *ps, int argc, char **argv)
+{
+    int err;
+
+    (void)argc;
+    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX, &ps->cfg->connect_freq_max);
+    return err ? err
+               : config_parse_int(ps, "seconds", argv[2], 0, INT_MAX, &ps->cfg->connect_freq_per_s);
+}
+
+int config_h_connect_freq_initial(struct config_parser *ps, int argc, char **argv)
+{
+    int err;
+
+    (void)argc;
+    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX, &ps->cfg->connect_freq_initial_max);
+    return err ? err
+               : config_parse_int(ps, "seconds", argv[2], 0, INT_MAX,
+                                  &ps->cfg->connect_freq_initial_per_s);
 }
 
 int config_h_duplicate_cn(struct config_parser *ps, int argc, char **argv)

@@ -370,6 +370,31 @@ static void keepalive_timers(void **state)
                    "t.conf: keepalive is missing from the server config");
 }
 
+/* options.c: both take two integers >= 0; connect-freq-initial defaults to 100 per 10 s. */
+static void connect_freq_limits(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE);
+    assert_int_equal(cfg.connect_freq_max, 0);
+    assert_int_equal(cfg.connect_freq_per_s, 0);
+    assert_int_equal(cfg.connect_freq_initial_max, 100);
+    assert_int_equal(cfg.connect_freq_initial_per_s, 10);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "connect-freq 20 10\nconnect-freq-initial 0 5\n");
+    assert_int_equal(cfg.connect_freq_max, 20);
+    assert_int_equal(cfg.connect_freq_per_s, 10);
+    assert_int_equal(cfg.connect_freq_initial_max, 0);
+    assert_int_equal(cfg.connect_freq_initial_per_s, 5);
+    config_free(&cfg);
+    expect_error("connect-freq -1 10\n" BASE, "t.conf:1: connect-freq: count '-1' is out of "
+                                              "range (0-2147483647)");
+    expect_error("connect-freq-initial 10 x\n" BASE,
+                 "t.conf:1: connect-freq-initial: seconds 'x' is not a number");
+    expect_error("connect-freq 10\n" BASE, "t.conf:1: connect-freq: takes 2 arguments, not 1");
+}
+
 static void mssfix_follows_tun_mtu(void **state)
 {
     struct config cfg;
@@ -1382,6 +1407,7 @@ int main(void)
         cmocka_unit_test(defaults),
         cmocka_unit_test(every_implemented_directive),
         cmocka_unit_test(keepalive_timers),
+        cmocka_unit_test(connect_freq_limits),
         cmocka_unit_test(mssfix_follows_tun_mtu),
         cmocka_unit_test(duplicates_last_wins),
         cmocka_unit_test(quoting_and_comments),
