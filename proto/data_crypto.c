@@ -1,12 +1,11 @@
-/* proto/data_crypto.c: AEAD data channel on OpenSSL EVP; layout notes in the header. */
+/* proto/data_crypto.c: the AEAD data channel's packets; layout notes in the header, the cipher
+ * calls in proto/data_aead.c. */
 #include "proto/data_crypto.h"
 
-#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
 #include <mbedtls/platform_util.h>
-#include <openssl/evp.h>
 
 #include "proto/cursor.h"
 #include "proto/errors.h"
@@ -18,19 +17,27 @@
 #define NONCE_LEN (DATA_PACKET_ID_LEN + DATA_IMPLICIT_IV_LEN)
 #define KEY2_HALF 128       /* one direction of the key block: cipher slot + HMAC slot */
 #define HMAC_SLOT_OFFSET 64 /* the implicit IV lives at the start of the HMAC slot */
+_Static_assert(NONCE_LEN == DATA_AEAD_NONCE_LEN, "nonce = packet_id || implicit IV");
+_Static_assert(DATA_TAG_LEN == DATA_AEAD_TAG_LEN, "16-byte tags");
+
+/* Chosen by CMake's OVPND_DATA_CRYPTO (compile definition OVPND_DATA_CRYPTO_MBEDTLS). */
+#if defined(OVPND_DATA_CRYPTO_MBEDTLS) && OVPND_DATA_CRYPTO_MBEDTLS
+#define DEFAULT_BACKEND DATA_AEAD_MBEDTLS
+#else
+#define DEFAULT_BACKEND DATA_AEAD_OPENSSL
+#endif
 
 struct cipher_info {
     enum data_cipher id;
-    const char *name;     /* OpenVPN spelling */
-    const char *alias;    /* another spelling OpenVPN accepts through OpenSSL, or NULL */
-    const char *evp_name; /* for EVP_CIPHER_fetch() */
+    const char *name;  /* OpenVPN spelling */
+    const char *alias; /* another spelling OpenVPN accepts through OpenSSL, or NULL */
     size_t key_len;
 };
 
 static const struct cipher_info ciphers[] = {
-    {DATA_CIPHER_AES_128_GCM, "AES-128-GCM", "id-aes128-GCM", "AES-128-GCM", 16},
-    {DATA_CIPHER_AES_256_GCM, "AES-256-GCM", "id-aes256-GCM", "AES-256-GCM", 32},
-    {DATA_CIPHER_CHACHA20_POLY1305, "CHACHA20-POLY1305", NULL, "ChaCha20-Poly1305", 32},
+    {DATA_CIPHER_AES_128_GCM, "AES-128-GCM", "id-aes128-GCM", 16},
+    {DATA_CIPHER_AES_256_GCM, "AES-256-GCM", "id-aes256-GCM", 32},
+    {DATA_CIPHER_CHACHA20_POLY1305, "CHACHA20-POLY1305", NULL, 32},
 };
 
 static const struct cipher_info *cipher_lookup(enum data_cipher c)
@@ -82,29 +89,24 @@ static bool all_zero(const uint8_t *p, size_t n)
     return acc == 0;
 }
 
-/* Give ctx its cipher and key once; the nonce comes per packet. */
-static int ctx_setup(struct evp_cipher_ctx_st **out, EVP_CIPHER *cipher, const uint8_t *key,
-                     int enc)
+enum data_aead_backend data_crypto_default_backend(void)
 {
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-
-    if (ctx == NULL) {
-        return -PE_CRYPTO;
-    }
-    *out = ctx;
-    if (EVP_CipherInit_ex2(ctx, cipher, key, NULL, enc, NULL) != 1 ||
-        EVP_CIPHER_CTX_get_iv_length(ctx) != NONCE_LEN) {
-        return -PE_CRYPTO;
-    }
-    return 0;
+    return DEFAULT_BACKEND;
 }
 
 int data_key_init(struct data_key *k, enum data_cipher c, uint8_t key_id,
                   const uint8_t key_block[256], bool is_server, uint32_t replay_window)
 {
+    return data_key_init_backend(k, DEFAULT_BACKEND, c, key_id, key_block, is_server,
+                                 replay_window);
+}
+
+int data_key_init_backend(struct data_key *k, enum data_aead_backend b, enum data_cipher c,
+                          uint8_t key_id, const uint8_t key_block[256], bool is_server,
+                          uint32_t replay_window)
+{
     const struct cipher_info *ci = cipher_lookup(c);
     const uint8_t *tx_half, *rx_half;
-    EVP_CIPHER *cipher;
     int err;
 
     memset(k, 0, sizeof(*k));
@@ -120,15 +122,10 @@ int data_key_init(struct data_key *k, enum data_cipher c, uint8_t key_id,
     if (all_zero(tx_half, ci->key_len) || all_zero(rx_half, ci->key_len)) {
         return -PE_MALFORMED;
     }
-    cipher = EVP_CIPHER_fetch(NULL, ci->evp_name, NULL);
-    if (cipher == NULL) {
-        return -PE_CRYPTO;
-    }
-    err = ctx_setup(&k->enc, cipher, tx_half, 1);
+    err = data_aead_init(&k->enc, b, c, tx_half, true);
     if (!err) {
-        err = ctx_setup(&k->dec, cipher, rx_half, 0);
+        err = data_aead_init(&k->dec, b, c, rx_half, false);
     }
-    EVP_CIPHER_free(cipher); /* the contexts hold their own references */
     if (err) {
         data_key_clear(k);
         return err;
@@ -143,8 +140,8 @@ int data_key_init(struct data_key *k, enum data_cipher c, uint8_t key_id,
 
 void data_key_clear(struct data_key *k)
 {
-    EVP_CIPHER_CTX_free(k->enc); /* frees and cleanses the key schedule; NULL is a no-op */
-    EVP_CIPHER_CTX_free(k->dec);
+    data_aead_clear(&k->enc); /* frees and wipes the key schedules */
+    data_aead_clear(&k->dec);
     mbedtls_platform_zeroize(k, sizeof(*k));
 }
 
@@ -165,17 +162,17 @@ int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *
     size_t hdr_len = v2 ? DATA_V2_HEADER_LEN : DATA_V1_HEADER_LEN;
     uint8_t nonce[NONCE_LEN];
     uint8_t *pid, *tag, *ct;
-    int n = 0, n_final = 0;
+    int err;
 
     *out_len = 0;
-    if (k->enc == NULL) {
+    if (k->enc.ctx == NULL) {
         return -PE_STATE;
     }
     if (v2 && peer_id > DATA_PEER_ID_MAX) {
         return -PE_MALFORMED;
     }
     if (out_cap < hdr_len + DATA_AEAD_OVERHEAD ||
-        plain_len > out_cap - hdr_len - DATA_AEAD_OVERHEAD || plain_len > INT_MAX) {
+        plain_len > out_cap - hdr_len - DATA_AEAD_OVERHEAD || plain_len > DATA_AEAD_TEXT_MAX) {
         return -PE_NOSPACE;
     }
     if (k->tx_packet_id == UINT32_MAX) {
@@ -194,20 +191,11 @@ int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *
     store_be32(pid, k->tx_packet_id);
     make_nonce(nonce, pid, k->tx_implicit_iv);
 
-    if (EVP_EncryptInit_ex2(k->enc, NULL, NULL, nonce, NULL) != 1 ||
-        EVP_EncryptUpdate(
-            k->enc, NULL, &n, v2 ? out : pid,
-            (int)(v2 ? DATA_V2_HEADER_LEN + DATA_PACKET_ID_LEN : DATA_PACKET_ID_LEN)) != 1) {
-        return -PE_CRYPTO;
-    }
-    n = 0;
-    if (plain_len > 0 && EVP_EncryptUpdate(k->enc, ct, &n, plain, (int)plain_len) != 1) {
-        return -PE_CRYPTO;
-    }
-    if (EVP_EncryptFinal_ex(k->enc, ct + n, &n_final) != 1 ||
-        (size_t)n + (size_t)n_final != plain_len ||
-        EVP_CIPHER_CTX_ctrl(k->enc, EVP_CTRL_AEAD_GET_TAG, DATA_TAG_LEN, tag) != 1) {
-        return -PE_CRYPTO;
+    err = data_aead_seal(&k->enc, nonce, v2 ? out : pid,
+                         v2 ? DATA_V2_HEADER_LEN + DATA_PACKET_ID_LEN : DATA_PACKET_ID_LEN, plain,
+                         plain_len, ct, tag);
+    if (err) {
+        return err;
     }
     *out_len = hdr_len + DATA_AEAD_OVERHEAD + plain_len;
     return 0;
@@ -239,14 +227,14 @@ static int data_header_len(const struct data_key *k, const uint8_t *in, size_t i
 int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t *out,
                   size_t out_cap, size_t *out_len)
 {
-    uint8_t nonce[NONCE_LEN], tag[DATA_TAG_LEN];
+    uint8_t nonce[NONCE_LEN];
     const uint8_t *pid, *ct;
-    size_t hdr_len = 0, ct_len;
+    size_t hdr_len = 0, ct_len, aad_len;
     uint32_t packet_id;
-    int err, n = 0, n_final = 0, aad_len;
+    int err;
 
     *out_len = 0;
-    if (k->dec == NULL) {
+    if (k->dec.ctx == NULL) {
         return -PE_STATE;
     }
     err = data_header_len(k, in, in_len, &hdr_len);
@@ -256,7 +244,7 @@ int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t 
     pid = in + hdr_len;
     ct = pid + DATA_PACKET_ID_LEN + DATA_TAG_LEN;
     ct_len = in_len - hdr_len - DATA_AEAD_OVERHEAD;
-    if (ct_len > out_cap || ct_len > INT_MAX) {
+    if (ct_len > out_cap || ct_len > DATA_AEAD_TEXT_MAX) {
         return -PE_NOSPACE;
     }
     packet_id = load_be32(pid);
@@ -265,26 +253,13 @@ int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t 
         return err;
     }
     make_nonce(nonce, pid, k->rx_implicit_iv);
-    memcpy(tag, pid + DATA_PACKET_ID_LEN, DATA_TAG_LEN); /* the ctrl wants a writable buffer */
-    aad_len = (int)(hdr_len == DATA_V2_HEADER_LEN ? DATA_V2_HEADER_LEN + DATA_PACKET_ID_LEN
-                                                  : DATA_PACKET_ID_LEN);
-
-    if (EVP_DecryptInit_ex2(k->dec, NULL, NULL, nonce, NULL) != 1 ||
-        EVP_DecryptUpdate(k->dec, NULL, &n, aad_len == DATA_PACKET_ID_LEN ? pid : in, aad_len) !=
-            1 ||
-        EVP_CIPHER_CTX_ctrl(k->dec, EVP_CTRL_AEAD_SET_TAG, DATA_TAG_LEN, tag) != 1) {
-        return -PE_CRYPTO;
-    }
-    n = 0;
-    if (ct_len > 0 && EVP_DecryptUpdate(k->dec, out, &n, ct, (int)ct_len) != 1) {
-        mbedtls_platform_zeroize(out, ct_len);
-        return -PE_AUTH;
-    }
-    if (EVP_DecryptFinal_ex(k->dec, out + n, &n_final) != 1 ||
-        (size_t)n + (size_t)n_final != ct_len) {
-        /* never hand out plaintext that did not authenticate */
-        mbedtls_platform_zeroize(out, ct_len);
-        return -PE_AUTH;
+    aad_len = hdr_len == DATA_V2_HEADER_LEN ? DATA_V2_HEADER_LEN + DATA_PACKET_ID_LEN
+                                            : DATA_PACKET_ID_LEN;
+    /* on failure data_aead_open() has wiped out: no unauthenticated plaintext leaves */
+    err = data_aead_open(&k->dec, nonce, aad_len == DATA_PACKET_ID_LEN ? pid : in, aad_len, ct,
+                         ct_len, pid + DATA_PACKET_ID_LEN, out);
+    if (err) {
+        return err;
     }
     packet_id_rx_commit(&k->rx, packet_id);
     *out_len = ct_len;

@@ -1,4 +1,4 @@
-/* proto/data_crypto.h: the AEAD data channel (P_DATA_V1 / P_DATA_V2), OpenSSL libcrypto EVP.
+/* proto/data_crypto.h: the AEAD data channel (P_DATA_V1 / P_DATA_V2).
  *
  * Packet layout (OpenVPN 2.6 crypto.c openvpn_encrypt_aead / openvpn_decrypt_aead; section 6.2
  * of docs/openvpn-protocol.md):
@@ -8,8 +8,12 @@
  *   nonce (12) = packet_id || implicit IV (first 8 bytes of the sending direction's HMAC slot)
  *   AAD        = P_DATA_V2: the 4 header bytes || packet_id;  P_DATA_V1: packet_id only
  *
- * A struct data_key holds one key_id's two directions: its EVP contexts get their keys once in
- * data_key_init(); per packet only the nonce, AAD and tag are set, so data_key_seal() and
+ * The cipher itself is proto/data_aead.h, on OpenSSL libcrypto EVP or Mbed TLS; which one
+ * data_key_init() uses is fixed at build time (CMake option OVPND_DATA_CRYPTO, default openssl),
+ * and data_key_init_backend() picks one explicitly. Both give byte-identical packets.
+ *
+ * A struct data_key holds one key_id's two directions: their cipher contexts get their keys once
+ * in data_key_init(); per packet only the nonce, AAD and tag are set, so data_key_seal() and
  * data_key_open() neither allocate nor lock. A data_key belongs to one thread (the worker that
  * owns the peer); nothing in it may be shared.
  */
@@ -20,16 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/data_aead.h" /* enum data_cipher, struct data_aead */
 #include "proto/packet_id.h"
-
-struct evp_cipher_ctx_st; /* OpenSSL's EVP_CIPHER_CTX */
-
-enum data_cipher {
-    DATA_CIPHER_NONE = 0, /* no key installed; not usable for data_key_init() */
-    DATA_CIPHER_AES_128_GCM,
-    DATA_CIPHER_AES_256_GCM,
-    DATA_CIPHER_CHACHA20_POLY1305,
-};
 
 #define DATA_V1_HEADER_LEN 1
 #define DATA_V2_HEADER_LEN 4
@@ -56,10 +52,10 @@ size_t data_cipher_key_len(enum data_cipher c);
 /* One key_id's data-channel state: both directions, send counter, replay window. Caller-owned
  * storage; initialise with data_key_init(), release with data_key_clear(). */
 struct data_key {
-    enum data_cipher cipher;       /* DATA_CIPHER_NONE when not initialised */
-    uint8_t key_id;                /* 0..7 */
-    struct evp_cipher_ctx_st *enc; /* send direction, key set once */
-    struct evp_cipher_ctx_st *dec; /* receive direction, key set once */
+    enum data_cipher cipher; /* DATA_CIPHER_NONE when not initialised */
+    uint8_t key_id;          /* 0..7 */
+    struct data_aead enc;    /* send direction, key set once */
+    struct data_aead dec;    /* receive direction, key set once */
     uint8_t tx_implicit_iv[DATA_IMPLICIT_IV_LEN];
     uint8_t rx_implicit_iv[DATA_IMPLICIT_IV_LEN];
     uint32_t tx_packet_id; /* last id sent; the next packet carries tx_packet_id + 1 */
@@ -72,13 +68,23 @@ struct data_key {
  * each 128-byte half the cipher key is the first keylen bytes and the implicit IV the first 8
  * bytes of the second 64 (the HMAC slot). replay_window: --replay-window n (see
  * packet_id_rx_init()). k must be zeroed or cleared; key_block is copied, the caller keeps and
- * should wipe it. Allocates the two EVP contexts. Returns 0; -PE_UNSUPPORTED for an unknown or
- * NONE cipher; -PE_MALFORMED for key_id > 7 or a direction whose cipher key is all zero (2.6:
- * "Bad dynamic key generated"); -PE_CRYPTO if libcrypto fails. On error k is left cleared. */
+ * should wipe it. Uses the build's backend (data_crypto_default_backend()) and allocates its two
+ * contexts. Returns 0; -PE_UNSUPPORTED for an unknown or NONE cipher; -PE_MALFORMED for
+ * key_id > 7 or a direction whose cipher key is all zero (2.6: "Bad dynamic key generated");
+ * -PE_CRYPTO if the crypto library fails. On error k is left cleared. */
 int data_key_init(struct data_key *k, enum data_cipher c, uint8_t key_id,
                   const uint8_t key_block[256], bool is_server, uint32_t replay_window);
 
-/* Free the EVP contexts and wipe all of k. Safe on a zeroed or already cleared struct. */
+/* data_key_init() on backend b instead of the build's; -PE_UNSUPPORTED for an unknown b. */
+int data_key_init_backend(struct data_key *k, enum data_aead_backend b, enum data_cipher c,
+                          uint8_t key_id, const uint8_t key_block[256], bool is_server,
+                          uint32_t replay_window);
+
+/* The backend data_key_init() uses: DATA_AEAD_MBEDTLS when built with
+ * -DOVPND_DATA_CRYPTO=mbedtls, else DATA_AEAD_OPENSSL. Any thread. */
+enum data_aead_backend data_crypto_default_backend(void);
+
+/* Free the cipher contexts and wipe all of k. Safe on a zeroed or already cleared struct. */
 void data_key_clear(struct data_key *k);
 
 /* True once the send id reached DATA_TX_ID_RENEGOTIATE: time to start a new key_id. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/data_crypto.h"
 #include "server/config.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -151,7 +152,8 @@ int main(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--version") == 0) {
-            printf("ovpnd %s\n", OVPND_VERSION);
+            printf("ovpnd %s\ndata channel crypto: %s\n", OVPND_VERSION,
+                   data_aead_backend_name(data_crypto_default_backend()));
             return 0;
         }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

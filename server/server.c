@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/data_crypto.h"
 #include "proto/mss.h"
 #include "server/acceptor.h"
 #include "server/log.h"
@@ -322,6 +323,8 @@ int server_run(struct config *cfg)
         log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s/%d, %d worker%s", OVPND_VERSION,
                 udp_addr_str(&local, addr, sizeof(addr)), srv.tun.name, tunaddr,
                 __builtin_popcount(srv.netmask), srv.n_workers, srv.n_workers > 1 ? "s" : "");
+        log_msg(LOG_INFO, "data channel crypto: %s",
+                data_aead_backend_name(data_crypto_default_backend()));
         log_msg(LOG_INFO, "Initialization Sequence Completed");
     }
     running = &srv;

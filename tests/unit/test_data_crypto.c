@@ -1,11 +1,17 @@
-/* tests/unit/test_data_crypto.c: the AEAD data channel.
+/* tests/unit/test_data_crypto.c: the AEAD data channel, on both backends (proto/data_aead.h).
  *
- * Expected packets come from sources independent of the OpenSSL code under test:
+ * Every case of the "backend" groups runs twice, once with keys on OpenSSL libcrypto and once on
+ * Mbed TLS (data_key_init_backend()). The "shared vectors" group seals fixed packets on both
+ * backends, compares them with stored bytes, and opens each backend's packets with the other.
+ *
+ * Expected packets come from sources independent of the code under test:
  *  - mbedTLS's GCM and ChaCha20-Poly1305, fed the key / nonce / AAD layout of section 6.2 of
  *    docs/openvpn-protocol.md;
  *  - packets captured from the real openvpn 2.6.14 client and server on loopback in a private
  *    namespace; keys from their --verb 7 logs ("Master Encrypt/Decrypt (cipher ...)" = key[0] /
- *    key[1]), implicit IVs from the --verb 9 "ENCRYPT IV:" lines.
+ *    key[1]), implicit IVs from the --verb 9 "ENCRYPT IV:" lines;
+ *  - the shared vectors were produced by the OpenSSL-only data channel this project had before
+ *    the backends were split out.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +30,38 @@
 
 #include "proto/data_crypto.h"
 #include "proto/errors.h"
+
+static const enum data_aead_backend all_backends[] = {DATA_AEAD_OPENSSL, DATA_AEAD_MBEDTLS};
+#define N_BACKENDS (sizeof(all_backends) / sizeof(all_backends[0]))
+
+/* The backend the cases of the current "backend" group put their keys on. */
+static enum data_aead_backend backend;
+
+static int use_openssl(void **state)
+{
+    (void)state;
+    backend = DATA_AEAD_OPENSSL;
+    return 0;
+}
+
+static int use_mbedtls(void **state)
+{
+    (void)state;
+    backend = DATA_AEAD_MBEDTLS;
+    return 0;
+}
+
+static int key_init(struct data_key *k, enum data_cipher c, uint8_t key_id,
+                    const uint8_t block[256], bool is_server, uint32_t replay_window)
+{
+    int err = data_key_init_backend(k, backend, c, key_id, block, is_server, replay_window);
+
+    if (err == 0) {
+        assert_int_equal(k->enc.backend, backend);
+        assert_int_equal(k->dec.backend, backend);
+    }
+    return err;
+}
 
 /* The data-channel keepalive ping (ping.c): what the captured packets carry. */
 static const uint8_t ping_magic[16] = {0x2a, 0x18, 0x7b, 0xf3, 0x64, 0x1e, 0xb4, 0xcb,
@@ -49,8 +87,8 @@ static void make_pair(enum data_cipher c, uint8_t key_id, uint32_t seed, uint8_t
                       struct data_key *server, struct data_key *client)
 {
     fill(block, 256, seed);
-    assert_int_equal(data_key_init(server, c, key_id, block, true, 64), 0);
-    assert_int_equal(data_key_init(client, c, key_id, block, false, 64), 0);
+    assert_int_equal(key_init(server, c, key_id, block, true, 64), 0);
+    assert_int_equal(key_init(client, c, key_id, block, false, 64), 0);
 }
 
 /* Encrypt with mbedTLS: ct and tag for key/nonce/aad. */
@@ -106,8 +144,37 @@ static size_t mbed_packet(enum data_cipher c, const uint8_t *half, bool v2, uint
     return hdr + 20 + len;
 }
 
-/* Counts libcrypto's allocations, to prove the per-packet path makes none. */
+/* Counts allocations, to prove the per-packet path makes none: libcrypto's through its memory
+ * hooks, and every malloc/calloc/realloc call from this program and the project's static
+ * libraries (the Mbed TLS backend's included) through the linker's --wrap (tests/CMakeLists.txt).
+ * Mbed TLS's own library code is not seen; its GCM and ChaCha20-Poly1305 calls take caller
+ * buffers and do not allocate. */
 static unsigned long n_crypto_allocs;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+    n_crypto_allocs++;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    n_crypto_allocs++;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    n_crypto_allocs++;
+    return __real_realloc(p, n);
+}
 
 static void *count_malloc(size_t n, const char *file, int line)
 {
@@ -287,7 +354,7 @@ static void opens_real_client_packets(void **state)
         captured_block(cd, block);
         pkt_len = unhex(cd->c2s_packet, pkt, sizeof(pkt));
         assert_int_equal(pkt_len, pkt[0] == 0x30 ? 37 : 40);
-        assert_int_equal(data_key_init(&srv, cd->cipher, 0, block, true, 64), 0);
+        assert_int_equal(key_init(&srv, cd->cipher, 0, block, true, 64), 0);
         assert_int_equal(data_key_open(&srv, pkt, pkt_len, out, sizeof(out), &out_len), 0);
         assert_int_equal(out_len, sizeof(ping_magic));
         assert_memory_equal(out, ping_magic, sizeof(ping_magic));
@@ -296,7 +363,7 @@ static void opens_real_client_packets(void **state)
         data_key_clear(&srv);
 
         /* the client's own key cannot open it: wrong direction */
-        assert_int_equal(data_key_init(&srv, cd->cipher, 0, block, false, 64), 0);
+        assert_int_equal(key_init(&srv, cd->cipher, 0, block, false, 64), 0);
         assert_int_equal(data_key_open(&srv, pkt, pkt_len, out, sizeof(out), &out_len), -PE_AUTH);
         data_key_clear(&srv);
     }
@@ -319,14 +386,14 @@ static void seal_equals_real_server_packet(void **state)
         }
         captured_block(cd, block);
         want_len = unhex(cd->s2c_packet, want, sizeof(want));
-        assert_int_equal(data_key_init(&srv, cd->cipher, 0, block, true, 64), 0);
+        assert_int_equal(key_init(&srv, cd->cipher, 0, block, true, 64), 0);
         assert_int_equal(data_key_seal(&srv, true, 0, ping_magic, sizeof(ping_magic), got,
                                        sizeof(got), &got_len),
                          0);
         assert_int_equal(got_len, want_len);
         assert_memory_equal(got, want, want_len);
         /* and a client key opens the real server's packet */
-        assert_int_equal(data_key_init(&cli, cd->cipher, 0, block, false, 64), 0);
+        assert_int_equal(key_init(&cli, cd->cipher, 0, block, false, 64), 0);
         assert_int_equal(data_key_open(&cli, want, want_len, out, sizeof(out), &out_len), 0);
         assert_int_equal(out_len, sizeof(ping_magic));
         assert_memory_equal(out, ping_magic, sizeof(ping_magic));
@@ -335,6 +402,220 @@ static void seal_equals_real_server_packet(void **state)
         n_checked++;
     }
     assert_int_equal(n_checked, 2);
+}
+
+/* Shared vectors: fixed keys (fill(seed)), packet ids and payloads (fill(seed + 1000)). */
+struct shared_vector {
+    enum data_cipher cipher;
+    bool v2, is_server;
+    uint8_t key_id;
+    uint32_t peer_id, packet_id, seed;
+    size_t plain_len;
+    const char *packet;
+};
+
+static const struct shared_vector shared_vectors[] = {
+    {DATA_CIPHER_AES_256_GCM, true, true, 0, 1, 1, 11, 0,
+     "48000001 00000001 2f3c63c5 42fa008f f7e8a989 20925178"},
+    {DATA_CIPHER_AES_256_GCM, true, false, 3, 0xABCDEF, 0x01020304, 21, 17,
+     "4babcdef 01020304 1708c934 63776809 df9798f5 d8c0307a b3d7e2f3 3905a38f "
+     "eae468c7 516cb480 d6"},
+    {DATA_CIPHER_AES_256_GCM, false, true, 7, 0, 0xFFFFFFFEu, 31, 64,
+     "37ffffff fe940834 47d61efd f44df318 8dfd60f1 c67459fa 1157497b b5129399 "
+     "ff92c10f e37fc904 7534e14f c221a4b1 934fdbe7 829cb28f 68e24f3d e57c217b "
+     "766d841a 80f18d4f 476366ce 570cef59 2bcc832e eb"},
+    {DATA_CIPHER_AES_128_GCM, true, true, 0, 1, 1, 12, 0,
+     "48000001 00000001 982363f2 7d7ed60e 844f3fd9 5ff3b783"},
+    {DATA_CIPHER_AES_128_GCM, true, false, 3, 0xABCDEF, 0x01020304, 22, 17,
+     "4babcdef 01020304 945fbe33 a7e22f3c 8e4b2190 09d2f4ce 639b366e d87331ec "
+     "cf7f9bd6 b9497194 bd"},
+    {DATA_CIPHER_AES_128_GCM, false, true, 7, 0, 0xFFFFFFFEu, 32, 64,
+     "37ffffff fed857bf 6c5a9d55 5085963b bcefdb5b d4a05963 46427d1d 3c9d2807 "
+     "642e39b0 70041cbf 7c6c2877 6c1a2974 615423ec a6ed3ba9 c2b3bc3b 36502e2e "
+     "a375a8bf 0c8a72a9 44c8e249 9fab565d bdca112a e4"},
+    {DATA_CIPHER_CHACHA20_POLY1305, true, true, 0, 1, 1, 13, 0,
+     "48000001 00000001 03aca938 afef5cf1 c978eeb8 efef2bf3"},
+    {DATA_CIPHER_CHACHA20_POLY1305, true, false, 3, 0xABCDEF, 0x01020304, 23, 17,
+     "4babcdef 01020304 6e98a3e0 9fb6dd35 beb611f1 56237b8b c6d70914 ef1f767d "
+     "869c9f57 cce10640 1e"},
+    {DATA_CIPHER_CHACHA20_POLY1305, false, true, 7, 0, 0xFFFFFFFEu, 33, 64,
+     "37ffffff fe432886 eaa89685 163733e4 2920dddb e27f13b1 1c6f9967 09a459cf "
+     "f8fe4f6a 3e5a3850 47fb7b3d 84d9258c 0ebc91e4 8c44693a 11ca748e db7985cc "
+     "38fa11aa cee7f272 e42e4271 762da61e 6c2f7b20 80"},
+};
+
+/* Seal v on backend b: the packet must be the stored bytes. */
+static size_t seal_vector(const struct shared_vector *v, enum data_aead_backend b, uint8_t *pkt,
+                          size_t cap)
+{
+    uint8_t block[256], plain[64], want[128];
+    size_t want_len, len;
+    struct data_key k;
+
+    fill(block, sizeof(block), v->seed);
+    fill(plain, v->plain_len, v->seed + 1000);
+    want_len = unhex(v->packet, want, sizeof(want));
+    assert_int_equal(want_len, (v->v2 ? 4 : 1) + 20 + v->plain_len);
+    assert_int_equal(data_key_init_backend(&k, b, v->cipher, v->key_id, block, v->is_server, 64),
+                     0);
+    k.tx_packet_id = v->packet_id - 1;
+    assert_int_equal(data_key_seal(&k, v->v2, v->peer_id, plain, v->plain_len, pkt, cap, &len), 0);
+    assert_int_equal(len, want_len);
+    assert_memory_equal(pkt, want, want_len);
+    data_key_clear(&k);
+    return len;
+}
+
+/* Open pkt (sealed for v) with a receiving key on backend b: 0 and v's payload, or the error
+ * with the output wiped. */
+static int open_vector(const struct shared_vector *v, enum data_aead_backend b, const uint8_t *pkt,
+                       size_t len)
+{
+    uint8_t block[256], plain[64], out[128];
+    size_t out_len = 99;
+    struct data_key k;
+    int err;
+
+    fill(block, sizeof(block), v->seed);
+    fill(plain, v->plain_len, v->seed + 1000);
+    assert_int_equal(data_key_init_backend(&k, b, v->cipher, v->key_id, block, !v->is_server, 64),
+                     0);
+    memset(out, 0xee, sizeof(out));
+    err = data_key_open(&k, pkt, len, out, sizeof(out), &out_len);
+    if (err == 0) {
+        assert_int_equal(out_len, v->plain_len);
+        assert_memory_equal(out, plain, v->plain_len);
+        assert_int_equal(k.rx.highest, v->packet_id);
+    } else {
+        size_t ct_len = len - (v->v2 ? 4 : 1) - 20;
+
+        assert_int_equal(out_len, 0);
+        for (size_t i = 0; i < ct_len; i++) {
+            assert_int_equal(out[i], 0); /* no unauthenticated plaintext */
+        }
+        assert_int_equal(k.rx.highest, 0);
+    }
+    data_key_clear(&k);
+    return err;
+}
+
+/* Both backends seal every vector to the stored bytes, and each opens the other's packets. */
+static void shared_vectors_both_backends(void **state)
+{
+    size_t n_per_cipher[4] = {0};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(shared_vectors) / sizeof(shared_vectors[0]); i++) {
+        const struct shared_vector *v = &shared_vectors[i];
+
+        for (size_t sb = 0; sb < N_BACKENDS; sb++) {
+            uint8_t pkt[128];
+            size_t len = seal_vector(v, all_backends[sb], pkt, sizeof(pkt));
+
+            for (size_t ob = 0; ob < N_BACKENDS; ob++) {
+                assert_int_equal(open_vector(v, all_backends[ob], pkt, len), 0);
+            }
+        }
+        n_per_cipher[v->cipher]++;
+    }
+    assert_int_equal(n_per_cipher[DATA_CIPHER_AES_128_GCM], 3);
+    assert_int_equal(n_per_cipher[DATA_CIPHER_AES_256_GCM], 3);
+    assert_int_equal(n_per_cipher[DATA_CIPHER_CHACHA20_POLY1305], 3);
+}
+
+/* A flipped bit in the tag, the authenticated header (peer_id; packet_id for P_DATA_V1), the
+ * packet_id or the ciphertext: neither backend opens it, nor hands out plaintext. */
+static void shared_vectors_tampered(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(shared_vectors) / sizeof(shared_vectors[0]); i++) {
+        const struct shared_vector *v = &shared_vectors[i];
+        size_t hdr = v->v2 ? 4 : 1;
+        uint8_t pkt[128], bad[128];
+        size_t len = seal_vector(v, DATA_AEAD_OPENSSL, pkt, sizeof(pkt));
+        size_t spots[4], n_spots = 0;
+
+        spots[n_spots++] = hdr + 4 + 7; /* tag */
+        spots[n_spots++] = hdr + 3;     /* packet_id: nonce and AAD */
+        if (v->v2) {
+            spots[n_spots++] = 2; /* peer_id: AAD only */
+        }
+        if (v->plain_len > 0) {
+            spots[n_spots++] = len - 1; /* ciphertext */
+        }
+        for (size_t s = 0; s < n_spots; s++) {
+            memcpy(bad, pkt, len);
+            bad[spots[s]] ^= 0x10;
+            for (size_t ob = 0; ob < N_BACKENDS; ob++) {
+                assert_int_equal(open_vector(v, all_backends[ob], bad, len), -PE_AUTH);
+            }
+        }
+        /* and a packet cut short by one byte */
+        if (v->plain_len > 0) {
+            for (size_t ob = 0; ob < N_BACKENDS; ob++) {
+                assert_int_equal(open_vector(v, all_backends[ob], pkt, len - 1), -PE_AUTH);
+            }
+        }
+    }
+}
+
+/* The real openvpn 2.6 client's first ping, sealed again with its keys on each backend: byte
+ * for byte the captured packet, for every cipher and for P_DATA_V1. */
+static void both_backends_seal_real_client_packets(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(captured) / sizeof(captured[0]); i++) {
+        const struct captured_data *cd = &captured[i];
+        uint8_t block[256], want[64], got[64], out[64];
+        size_t want_len, got_len, out_len;
+        bool v2;
+
+        captured_block(cd, block);
+        want_len = unhex(cd->c2s_packet, want, sizeof(want));
+        v2 = want[0] != 0x30;
+        for (size_t b = 0; b < N_BACKENDS; b++) {
+            struct data_key cli, srv;
+
+            assert_int_equal(
+                data_key_init_backend(&cli, all_backends[b], cd->cipher, 0, block, false, 64), 0);
+            assert_int_equal(data_key_seal(&cli, v2, 0, ping_magic, sizeof(ping_magic), got,
+                                           sizeof(got), &got_len),
+                             0);
+            assert_int_equal(got_len, want_len);
+            assert_memory_equal(got, want, want_len);
+            for (size_t ob = 0; ob < N_BACKENDS; ob++) {
+                assert_int_equal(
+                    data_key_init_backend(&srv, all_backends[ob], cd->cipher, 0, block, true, 64),
+                    0);
+                assert_int_equal(data_key_open(&srv, got, got_len, out, sizeof(out), &out_len), 0);
+                assert_memory_equal(out, ping_magic, sizeof(ping_magic));
+                data_key_clear(&srv);
+            }
+            data_key_clear(&cli);
+        }
+    }
+}
+
+static void default_backend_and_names(void **state)
+{
+    uint8_t block[256];
+    struct data_key k;
+    enum data_aead_backend def = data_crypto_default_backend();
+
+    (void)state;
+    assert_true(def == DATA_AEAD_OPENSSL || def == DATA_AEAD_MBEDTLS);
+    fill(block, sizeof(block), 1200);
+    assert_int_equal(data_key_init(&k, DATA_CIPHER_AES_256_GCM, 0, block, true, 64), 0);
+    assert_int_equal(k.enc.backend, def);
+    assert_int_equal(k.dec.backend, def);
+    data_key_clear(&k);
+    assert_int_equal(data_key_init_backend(&k, (enum data_aead_backend)7, DATA_CIPHER_AES_256_GCM,
+                                           0, block, true, 64),
+                     -PE_UNSUPPORTED);
+    assert_null(k.enc.ctx);
+    assert_non_null(strstr(data_aead_backend_name(DATA_AEAD_OPENSSL), "OpenSSL"));
+    assert_non_null(strstr(data_aead_backend_name(DATA_AEAD_MBEDTLS), "mbed TLS"));
+    assert_string_equal(data_aead_backend_name((enum data_aead_backend)7), "unknown");
 }
 
 static void header_layout(void **state)
@@ -446,7 +727,7 @@ static void wrong_opcode_or_key_id(void **state)
 
     (void)state;
     make_pair(DATA_CIPHER_AES_128_GCM, 1, 300, block, &srv, &cli);
-    assert_int_equal(data_key_init(&other, DATA_CIPHER_AES_128_GCM, 2, block, true, 64), 0);
+    assert_int_equal(key_init(&other, DATA_CIPHER_AES_128_GCM, 2, block, true, 64), 0);
     assert_int_equal(data_key_seal(&cli, true, 9, ping_magic, 16, pkt, sizeof(pkt), &len), 0);
     assert_int_equal(data_key_open(&other, pkt, len, out, sizeof(out), &out_len), -PE_MALFORMED);
     pkt[0] = (4 << 3) | 1; /* P_CONTROL_V1 */
@@ -575,22 +856,21 @@ static void init_rejects_bad_keys(void **state)
 
     (void)state;
     fill(block, sizeof(block), 900);
-    assert_int_equal(data_key_init(&k, DATA_CIPHER_NONE, 0, block, true, 64), -PE_UNSUPPORTED);
-    assert_int_equal(data_key_init(&k, (enum data_cipher)99, 0, block, true, 64), -PE_UNSUPPORTED);
-    assert_int_equal(data_key_init(&k, DATA_CIPHER_AES_256_GCM, 8, block, true, 64), -PE_MALFORMED);
+    assert_int_equal(key_init(&k, DATA_CIPHER_NONE, 0, block, true, 64), -PE_UNSUPPORTED);
+    assert_int_equal(key_init(&k, (enum data_cipher)99, 0, block, true, 64), -PE_UNSUPPORTED);
+    assert_int_equal(key_init(&k, DATA_CIPHER_AES_256_GCM, 8, block, true, 64), -PE_MALFORMED);
     for (size_t ci = 0; ci < N_CIPHERS; ci++) {
         size_t key_len = data_cipher_key_len(all_ciphers[ci]);
 
         for (size_t half = 0; half < 2; half++) {
             fill(block, sizeof(block), 901);
             memset(block + half * 128, 0, key_len);
-            assert_int_equal(data_key_init(&k, all_ciphers[ci], 0, block, true, 64), -PE_MALFORMED);
-            assert_int_equal(data_key_init(&k, all_ciphers[ci], 0, block, false, 64),
-                             -PE_MALFORMED);
-            assert_null(k.enc);
+            assert_int_equal(key_init(&k, all_ciphers[ci], 0, block, true, 64), -PE_MALFORMED);
+            assert_int_equal(key_init(&k, all_ciphers[ci], 0, block, false, 64), -PE_MALFORMED);
+            assert_null(k.enc.ctx);
             /* one non-zero byte anywhere in the key is enough */
             block[half * 128 + key_len - 1] = 1;
-            assert_int_equal(data_key_init(&k, all_ciphers[ci], 0, block, true, 64), 0);
+            assert_int_equal(key_init(&k, all_ciphers[ci], 0, block, true, 64), 0);
             data_key_clear(&k);
         }
     }
@@ -607,11 +887,11 @@ static void clear_is_safe(void **state)
     memset(&k, 0, sizeof(k));
     data_key_clear(&k);
     fill(block, sizeof(block), 1000);
-    assert_int_equal(data_key_init(&k, DATA_CIPHER_AES_256_GCM, 0, block, true, 64), 0);
+    assert_int_equal(key_init(&k, DATA_CIPHER_AES_256_GCM, 0, block, true, 64), 0);
     data_key_clear(&k);
     data_key_clear(&k);
-    assert_null(k.enc);
-    assert_null(k.dec);
+    assert_null(k.enc.ctx);
+    assert_null(k.dec.ctx);
     assert_int_equal(data_key_open(&k, block, 64, out, sizeof(out), &out_len), -PE_STATE);
 }
 
@@ -647,8 +927,8 @@ static void hot_path_does_not_allocate(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cipher_names),
+    /* every case on the backend the group's setup picks */
+    const struct CMUnitTest backend_tests[] = {
         cmocka_unit_test(seal_matches_mbedtls),
         cmocka_unit_test(opens_real_client_packets),
         cmocka_unit_test(seal_equals_real_server_packet),
@@ -665,11 +945,22 @@ int main(void)
         cmocka_unit_test(clear_is_safe),
         cmocka_unit_test(hot_path_does_not_allocate),
     };
+    /* cases that name their backends themselves */
+    const struct CMUnitTest shared_tests[] = {
+        cmocka_unit_test(cipher_names),
+        cmocka_unit_test(default_backend_and_names),
+        cmocka_unit_test(shared_vectors_both_backends),
+        cmocka_unit_test(shared_vectors_tampered),
+        cmocka_unit_test(both_backends_seal_real_client_packets),
+    };
+    int failed = 0;
 
     /* must run before libcrypto allocates anything */
     if (CRYPTO_set_mem_functions(count_malloc, count_realloc, count_free) != 1) {
         return 1;
     }
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    failed += cmocka_run_group_tests_name("backend OpenSSL", backend_tests, use_openssl, NULL);
+    failed += cmocka_run_group_tests_name("backend Mbed TLS", backend_tests, use_mbedtls, NULL);
+    failed += cmocka_run_group_tests_name("shared vectors", shared_tests, NULL, NULL);
+    return failed;
 }

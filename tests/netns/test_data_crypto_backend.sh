@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# ovpnd built on the other data-channel crypto backend (build/ovpnd-mbedtls in a default build,
+# where build/ovpnd uses OpenSSL libcrypto; see OVPND_DATA_CRYPTO in README.md) serves stock
+# openvpn 2.6 clients: its log names that backend, three clients with AES-256-GCM,
+# CHACHA20-POLY1305 and AES-128-GCM ping both ways with no loss, and 5 MiB cross the tunnel over
+# TCP in each direction with matching sha256.
+#   OVPND_OTHER_BACKEND_BIN  the server binary to test (set by CTest)
+#   OVPND_OTHER_BACKEND      mbedtls or openssl: the backend that binary was built with
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+backend=${OVPND_OTHER_BACKEND:-mbedtls}
+OVPND=${OVPND_OTHER_BACKEND_BIN:-$OVT_SRC/build/ovpnd-$backend}
+case "$backend" in
+mbedtls) want_log="data channel crypto: mbed TLS 2\." ;;
+openssl) want_log="data channel crypto: OpenSSL 3\." ;;
+*)
+    ovt_log "FAIL: OVPND_OTHER_BACKEND must be mbedtls or openssl, not '$backend'"
+    exit 1
+    ;;
+esac
+ovt_init data_crypto_backend
+
+netns_setup 3
+pki_make "$OVT_DIR"
+server_conf_write "$OVT_DIR"
+server_start "$OVT_DIR"
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    wait_server_log "$want_log" 5 ||
+        fail "server log does not name the $backend backend ('$want_log')"
+    ovt_log "$(server_log_since | grep -m1 -o 'data channel crypto: .*')"
+fi
+
+ciphers=(AES-256-GCM CHACHA20-POLY1305 AES-128-GCM)
+for i in 1 2 3; do
+    client_start "$OVT_DIR" "$i" "data-ciphers ${ciphers[$((i - 1))]}"
+done
+for i in 1 2 3; do
+    wait_tunnel "$i"
+    want=${ciphers[$((i - 1))]}
+    wait_for 5 grep -q "Data Channel: cipher '$want'" "$OVT_DIR/client$i.log" ||
+        fail "client $i: data channel cipher is not $want"
+    assert_ping "$(client_ns "$i")" "$OVT_SERVER_TUN_IP" 100 0.01 0 "client $i ($want) -> server"
+    assert_ping "$NS_SRV" "${CLIENT_TUN_IP[$i]}" 10 0.05 0 "server -> client $i ($want)"
+done
+
+xfer=$OVT_LIB_DIR/tcpxfer.py
+# transfer WHAT RECV_NS RECV_ADDR SEND_NS PORT: 5 MiB of random bytes from SEND_NS to a
+# listener on RECV_ADDR (a tunnel address), then compare sha256.
+transfer() {
+    local what=$1 rns=$2 raddr=$3 sns=$4 port=$5
+    local src=$OVT_DIR/send.$port dst=$OVT_DIR/recv.$port ready=$OVT_DIR/ready.$port
+    head -c $((5 * 1024 * 1024)) /dev/urandom >"$src"
+    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
+        --port "$port" --ready "$ready" --recv "$dst" --timeout 100
+    local lpid=$OVT_LAST_PID
+    wait_for 10 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
+    if ! ovt_run 110 "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" --port "$port" \
+        --send "$src" --timeout 100 >"$OVT_DIR/connect.$port.log" 2>&1; then
+        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP transfer through the tunnel failed"
+    fi
+    ovt_wait "$lpid" || {
+        cat "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP receiver failed"
+    }
+    local a b
+    a=$(sha256sum "$src" | cut -d' ' -f1)
+    b=$(sha256sum "$dst" | cut -d' ' -f1)
+    [ "$a" = "$b" ] || fail "$what: sha256 mismatch (sent $a, got $b)"
+    ovt_log "$what: 5 MiB, sha256 matches ($(cat "$OVT_DIR/connect.$port.log"))"
+}
+transfer "client 1 (AES-256-GCM) -> server" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$(client_ns 1)" 5001
+transfer "server -> client 2 (CHACHA20-POLY1305)" "$(client_ns 2)" "${CLIENT_TUN_IP[2]}" "$NS_SRV" 5002
+server_alive || fail "server died"
