@@ -219,15 +219,67 @@ def build(recs):
     for server, kv in loadgen.items():
         ent = {"exit_status": num(kv.get("exit_status", "-1"))}
         ent["rate_limited"] = kv.get("rate_limited") == "1"
-        try:
-            with open(kv["json"], encoding="utf-8") as f:
-                lg = json.load(f)
-            lg.pop("per_client", None)
-            ent.update(lg)
-        except (KeyError, OSError, ValueError):
-            ent["error"] = "no JSON report"
+        if "server_ping_timeouts" in kv:
+            ent["server_ping_timeouts"] = num(kv["server_ping_timeouts"])
+        paths = [v for k, v in sorted(kv.items(), key=lambda kv_: kv_[0])
+                 if k == "json" or k.startswith("json.")]
+        reports = []
+        for path in paths:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    lg = json.load(f)
+                lg.pop("per_client", None)
+                reports.append(lg)
+            except (OSError, ValueError):
+                pass
+        if not reports or len(reports) != len(paths):
+            ent["error"] = "no JSON report" if not reports else "a JSON report is missing"
+        if reports:
+            ent.update(merge_loadgen(reports))
         out["loadgen"][server] = ent
     return out
+
+
+LOADGEN_SUMS = ("clients", "connected", "failed", "completed", "clients_with_echo", "sent",
+                "echoed", "echoed_steady", "push_replies", "push_requests", "pings_rx",
+                "pings_tx", "retransmits", "drops", "early_data", "other_rx", "send_errors",
+                "data_pps")
+
+
+def merge_loadgen(reports):
+    """One report from the reports of several ovpnd-loadgen processes that ran side by side
+    (started together, their steady phases joined by a barrier): counts and rates add up, the
+    time to connect all is the longest one, the server RSS the highest sample, divided by all
+    connected clients."""
+    if len(reports) == 1:
+        return dict(reports[0], processes=1)
+    m = {"processes": len(reports)}
+    for k in LOADGEN_SUMS:
+        vals = [r.get(k) for r in reports if isinstance(r.get(k), (int, float))]
+        if vals:
+            m[k] = sum(vals)
+    secs = [r.get("connect_all_secs") for r in reports
+            if isinstance(r.get("connect_all_secs"), (int, float))]
+    if secs and m.get("connected"):
+        m["connect_all_secs"] = max(secs)
+        m["handshakes_per_sec"] = m["connected"] / max(secs) if max(secs) > 0 else None
+    steady = [r.get("steady_secs") for r in reports
+              if isinstance(r.get("steady_secs"), (int, float))]
+    if steady:
+        m["steady_secs"] = min(steady)
+    rss = [r.get("server_rss_kb") for r in reports
+           if isinstance(r.get("server_rss_kb"), (int, float))]
+    if rss:
+        m["server_rss_kb"] = max(rss)
+        if m.get("connected"):
+            m["rss_per_client_kb"] = max(rss) / m["connected"]
+    fails = {}
+    for r in reports:
+        for reason, n in (r.get("failures") or {}).items():
+            fails[reason] = fails.get(reason, 0) + n
+    m["failures"] = fails
+    m["all_connected"] = m.get("connected") == m.get("clients")
+    return m
 
 
 def mbps(res):
@@ -261,61 +313,83 @@ def rtt_cell(r):
 def markdown(out):
     m = out["meta"]
     lines = []
-    lines.append("ovpnd vs openvpn %s, %s, %s CPUs, TCP %s s per direction%s, %s" % (
-        m.get("openvpn_version", "?"), m.get("date", "?"), m.get("cpus", "?"),
-        m.get("tcp_secs", "?"),
-        ", UDP %s s per step" % m["udp_secs"] if m.get("udp_secs") else ", no UDP search",
-        "workers %s" % m["workers"] if m.get("workers") not in (None, "", "-") else
-        "ovpnd workers default"))
-    lines.append("")
-    lines.append("| server | cipher | TCP c->s Mbit/s | TCP s->c Mbit/s "
-                 "| UDP c->s Mbit/s (<1% loss) "
-                 "| server CPU s/GB | client CPU s/GB | RTT ms avg (median) | added RTT ms |")
-    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    d = out["direct"]
-    lines.append("| direct (no VPN) | - | %s | %s | - | - | - | %s | - |" % (
-        fmt(mbps(d.get("tcp_c2s")), 0), fmt(mbps(d.get("tcp_s2c")), 0), rtt_cell(d)))
-    for r in out["runs"]:
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["server"], r["cipher"], fmt(mbps(r.get("tcp_c2s")), 0),
-            fmt(mbps(r.get("tcp_s2c")), 0),
-            fmt((r.get("udp") or {}).get("mbps"), 0), fmt(r.get("server_cpu_s_per_gb"), 2),
-            fmt(r.get("client_cpu_s_per_gb"), 2), rtt_cell(r),
-            fmt(r.get("added_rtt_ms"), 3)))
-    if out["comparison"]:
+    if out["runs"] or out["direct"]:
+        lines.append("ovpnd vs openvpn %s, %s, %s CPUs, TCP %s s per direction%s, %s" % (
+            m.get("openvpn_version", "?"), m.get("date", "?"), m.get("cpus", "?"),
+            m.get("tcp_secs", "?"),
+            ", UDP %s s per step" % m["udp_secs"] if m.get("udp_secs") else ", no UDP search",
+            "workers %s" % m["workers"] if m.get("workers") not in (None, "", "-") else
+            "ovpnd workers default"))
         lines.append("")
-        lines.append("ovpnd relative to openvpn (throughput and CPU: ovpnd / openvpn; "
-                     "added RTT: ovpnd - openvpn):")
-        lines.append("")
-        lines.append("| cipher | TCP c->s | TCP s->c | UDP c->s | server CPU s/GB "
-                     "| client CPU s/GB "
-                     "| added RTT ms |")
-        lines.append("|---|---:|---:|---:|---:|---:|---:|")
-        for c in out["comparison"]:
-            diff = c.get("added_rtt_diff_ms")
-            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-                c["cipher"], fmt_x(c["tcp_c2s_ratio"]), fmt_x(c["tcp_s2c_ratio"]),
-                fmt_x(c["udp_ratio"]), fmt_x(c["server_cpu_s_per_gb_ratio"]),
-                fmt_x(c["client_cpu_s_per_gb_ratio"]), "-" if diff is None else "%+.3f" % diff))
+        lines.append("| server | cipher | TCP c->s Mbit/s | TCP s->c Mbit/s "
+                     "| UDP c->s Mbit/s (<1% loss) "
+                     "| server CPU s/GB | client CPU s/GB | RTT ms avg (median) | added RTT ms |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        d = out["direct"]
+        lines.append("| direct (no VPN) | - | %s | %s | - | - | - | %s | - |" % (
+            fmt(mbps(d.get("tcp_c2s")), 0), fmt(mbps(d.get("tcp_s2c")), 0), rtt_cell(d)))
+        for r in out["runs"]:
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["server"], r["cipher"], fmt(mbps(r.get("tcp_c2s")), 0),
+                fmt(mbps(r.get("tcp_s2c")), 0),
+                fmt((r.get("udp") or {}).get("mbps"), 0), fmt(r.get("server_cpu_s_per_gb"), 2),
+                fmt(r.get("client_cpu_s_per_gb"), 2), rtt_cell(r),
+                fmt(r.get("added_rtt_ms"), 3)))
+        if out["comparison"]:
+            lines.append("")
+            lines.append("ovpnd relative to openvpn (throughput and CPU: ovpnd / openvpn; "
+                         "added RTT: ovpnd - openvpn):")
+            lines.append("")
+            lines.append("| cipher | TCP c->s | TCP s->c | UDP c->s | server CPU s/GB "
+                         "| client CPU s/GB "
+                         "| added RTT ms |")
+            lines.append("|---|---:|---:|---:|---:|---:|---:|")
+            for c in out["comparison"]:
+                diff = c.get("added_rtt_diff_ms")
+                lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                    c["cipher"], fmt_x(c["tcp_c2s_ratio"]), fmt_x(c["tcp_s2c_ratio"]),
+                    fmt_x(c["udp_ratio"]), fmt_x(c["server_cpu_s_per_gb_ratio"]),
+                    fmt_x(c["client_cpu_s_per_gb_ratio"]), "-" if diff is None else "%+.3f" % diff))
+    else:
+        lines.append("ovpnd vs openvpn %s, %s, %s CPUs, load generator only (load average %s "
+                     "before, %s after)" % (
+                         m.get("openvpn_version", "?"), m.get("date", "?"), m.get("cpus", "?"),
+                         m.get("loadavg_start", "?"), m.get("loadavg_end", "?")))
     if out["loadgen"]:
         lines.append("")
-        lines.append("ovpnd-loadgen, %s simulated clients (duplicate-cn), all started at once, "
-                     "then %s s of ICMP echo at %s/s per client:" % (
-                         m.get("clients", "?"), m.get("loadgen_secs", "?"),
-                         m.get("loadgen_pps_per_client", "?")))
+        conc = m.get("loadgen_concurrency")
+        lines.append("ovpnd-loadgen, %s simulated clients (duplicate-cn), %s, all held "
+                     "connected for %s s with ICMP echo at %s/s per client:" % (
+                         m.get("clients", "?"),
+                         "all started at once" if conc in (0, None) else
+                         "at most %s handshakes in flight" % conc,
+                         m.get("loadgen_secs", "?"), m.get("loadgen_pps_per_client", "?")))
         lines.append("")
-        lines.append("| server | connected | handshakes/s | connect_all_secs "
-                     "| data_pps (replies/s) "
-                     "| rss_per_client_kb |")
-        lines.append("|---|---:|---:|---:|---:|---:|")
+        lines.append("| server | connected | failed | handshakes/s | connect_all_secs "
+                     "| data_pps (replies/s) | keepalive pings received "
+                     "| server RSS MB | rss_per_client_kb |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for s in SERVERS:
             e = out["loadgen"].get(s)
             if e is None:
                 continue
-            lines.append("| %s | %s/%s | %s | %s | %s | %s |" % (
-                s, fmt(e.get("connected")), fmt(e.get("clients")), fmt(e.get("handshakes_per_sec")),
-                fmt(e.get("connect_all_secs"), 3), fmt(e.get("data_pps")),
+            rss = e.get("server_rss_kb")
+            lines.append("| %s | %s/%s | %s | %s | %s | %s | %s | %s | %s |" % (
+                s, fmt(e.get("connected")), fmt(e.get("clients")), fmt(e.get("failed")),
+                fmt(e.get("handshakes_per_sec")), fmt(e.get("connect_all_secs"), 3),
+                fmt(e.get("data_pps")), fmt(e.get("pings_rx")),
+                fmt(rss / 1024.0 if isinstance(rss, (int, float)) else None),
                 fmt(e.get("rss_per_client_kb"))))
+        for s in SERVERS:
+            e = out["loadgen"].get(s) or {}
+            if e.get("failures"):
+                lines.append("")
+                lines.append("%s: failed clients: %s" % (s, ", ".join(
+                    "%d x %s" % (n, r) for r, n in sorted(e["failures"].items()))))
+            if e.get("server_ping_timeouts"):
+                lines.append("")
+                lines.append("%s dropped %d clients for ping-restart" % (
+                    s, e["server_ping_timeouts"]))
         limited = [s for s in SERVERS if (out["loadgen"].get(s) or {}).get("rate_limited")]
         if limited:
             lines.append("")
