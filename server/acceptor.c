@@ -932,6 +932,9 @@ static void write_status(struct acceptor *a)
         workers[i].sessions = stat_get(&s->sessions);
         workers[i].packets_in = stat_get(&s->rx_packets);
         workers[i].packets_out = stat_get(&s->tx_packets);
+        workers[i].bytes_in = stat_get(&s->rx_bytes);
+        workers[i].bytes_out = stat_get(&s->tx_bytes);
+        workers[i].client_to_client = stat_get(&s->client_to_client);
         workers[i].handed_over = stat_get(&s->handed_over);
         workers[i].dropped = worker_stats_dropped(s);
     }

@@ -183,8 +183,13 @@ static void print_workers(const struct fmt *f, const char *prefix,
             const char *name;
             uint64_t value;
         } rows[] = {
-            {"sessions", w->sessions},       {"packets in", w->packets_in},
-            {"packets out", w->packets_out}, {"handed over", w->handed_over},
+            {"sessions", w->sessions},
+            {"packets in", w->packets_in},
+            {"packets out", w->packets_out},
+            {"bytes in", w->bytes_in},
+            {"bytes out", w->bytes_out},
+            {"handed over", w->handed_over},
+            {"client-to-client", w->client_to_client},
             {"dropped", w->dropped},
         };
 

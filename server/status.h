@@ -63,8 +63,11 @@ struct status_worker {
     uint64_t sessions;    /* clients it carries now */
     uint64_t packets_in;  /* data packets received and decrypted */
     uint64_t packets_out; /* data packets sent */
+    uint64_t bytes_in;    /* link bytes of those packets: the sum of its clients' Bytes Received */
+    uint64_t bytes_out;   /* the same for packets sent */
     uint64_t handed_over; /* packets that reached it but belonged to another worker */
-    uint64_t dropped;     /* packets dropped, all reasons */
+    uint64_t client_to_client; /* packets it forwarded from one client to another */
+    uint64_t dropped;          /* packets dropped, all reasons */
 };
 
 /* Write the status text (version 1, 2 or 3) for n_clients clients to out, in array order;

@@ -129,6 +129,7 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
                           atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,
                           memory_order_relaxed);
     stat_inc(&w->stats.tx_packets);
+    stat_add(&w->stats.tx_bytes, out_len);
 }
 
 /* The peer_id that tunnel address dst (family 4 or 6, network order) routes to, or
@@ -172,7 +173,8 @@ static int ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src, const u
 
 /* A packet for peer_id's client (from the TUN device, or from another client with
  * client-to-client): send it if this worker owns that peer, else hand it to the owner. */
-static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len, int family)
+static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len, int family,
+                    bool is_from_client)
 {
     struct server *srv = w->srv;
     int owner = (int)(peer_id % (uint32_t)srv->n_workers);
@@ -182,7 +184,10 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
     if (owner != w->index) {
         struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
 
-        stat_inc(&w->stats.handed_over);
+        /* A client's packet for another worker's client is not a steering miss. */
+        if (!is_from_client) {
+            stat_inc(&w->stats.handed_over);
+        }
         if (m) {
             m->from_tun = true;
             server_post_worker(srv, owner, m);
@@ -216,7 +221,7 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
         drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
         return;
     }
-    deliver(w, peer_id, pkt, len, family);
+    deliver(w, peer_id, pkt, len, family, false);
 }
 
 static bool is_ipv6_link_local(const uint8_t *a)
@@ -267,7 +272,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
         to = route_lookup(w, family, dst);
         if (to != VROUTE_NONE && to != p->peer_id) {
             stat_inc(&w->stats.client_to_client);
-            deliver(w, to, plain, len, family);
+            deliver(w, to, plain, len, family, true);
             return;
         }
     }
@@ -365,6 +370,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         return;
     }
     stat_inc(&w->stats.rx_packets);
+    stat_add(&w->stats.rx_bytes, len);
     p->last_rx_ms = uv_now(&w->loop);
     if (k == p->pending_tx_key) {
         /* The client sends with the renegotiated key, so it has it: switch ours too. */

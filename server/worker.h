@@ -31,7 +31,9 @@ struct server;
 struct worker_stats {
     _Atomic uint64_t sessions; /* peers installed now */
     _Atomic uint64_t rx_packets, tx_packets;
-    _Atomic uint64_t handed_over; /* packets that reached this worker but belong to another */
+    _Atomic uint64_t rx_bytes, tx_bytes; /* link bytes of those packets (as the peers' counters) */
+    _Atomic uint64_t handed_over; /* TUN packets or datagrams that reached this worker but belong
+                                   * to another (steering off or refused by the kernel) */
     _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
         drop_bad_source, drop_not_ip, drop_no_route, drop_send, drop_compressed, drop_link_local;
     _Atomic uint64_t client_to_client; /* packets forwarded between clients (client-to-client) */
@@ -41,6 +43,13 @@ struct worker_stats {
 static inline void stat_inc(_Atomic uint64_t *c)
 {
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* Add n to a counter owned by the calling thread. */
+static inline void stat_add(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
                           memory_order_relaxed);
 }
 

@@ -13,6 +13,10 @@ if [ "$(id -u)" != 0 ]; then
     log "SKIP: needs root (network namespaces, tun devices)"
     exit 77
 fi
+if [ "${OVT_SANITIZER_PASS:-0}" = 1 ]; then
+    log "SKIP: the benchmark smoke test runs once, in the optimised build (not the sanitizer pass)"
+    exit 77
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ovt-bench-smoke.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -472,7 +472,17 @@ static void write_replaces_atomically(void **state)
  * END, in every version, so the file stays parseable the same way. */
 static void worker_rows_in_global_stats(void **state)
 {
-    static const struct status_worker w[2] = {{3, 100, 90, 0, 1}, {2, 50, 40, 7, 0}};
+    static const struct status_worker w[2] = {
+        {.sessions = 3,
+         .packets_in = 100,
+         .packets_out = 90,
+         .bytes_in = 12000,
+         .bytes_out = 11000,
+         .handed_over = 0,
+         .client_to_client = 4,
+         .dropped = 1},
+        {.sessions = 2, .packets_in = 50, .packets_out = 40, .handed_over = 7, .dropped = 0},
+    };
     char *text = NULL;
     size_t len = 0;
     FILE *f;
@@ -486,7 +496,10 @@ static void worker_rows_in_global_stats(void **state)
                                  "GLOBAL_STATS,Worker 0 sessions,3\n"
                                  "GLOBAL_STATS,Worker 0 packets in,100\n"
                                  "GLOBAL_STATS,Worker 0 packets out,90\n"
+                                 "GLOBAL_STATS,Worker 0 bytes in,12000\n"
+                                 "GLOBAL_STATS,Worker 0 bytes out,11000\n"
                                  "GLOBAL_STATS,Worker 0 handed over,0\n"
+                                 "GLOBAL_STATS,Worker 0 client-to-client,4\n"
                                  "GLOBAL_STATS,Worker 0 dropped,1\n"
                                  "GLOBAL_STATS,Worker 1 sessions,2\n"));
     assert_non_null(strstr(text, "GLOBAL_STATS,Worker 1 dropped,0\nEND\n"));
@@ -497,7 +510,8 @@ static void worker_rows_in_global_stats(void **state)
     assert_int_equal(status_print(f, 1, NULL, 1795999493, NULL, 0, w, 2), 0);
     assert_int_equal(fclose(f), 0);
     assert_non_null(strstr(text, "Max bcast/mcast queue length,0\nWorker 0 sessions,3\n"));
-    assert_non_null(strstr(text, "Worker 1 handed over,7\nWorker 1 dropped,0\nEND\n"));
+    assert_non_null(strstr(text, "Worker 1 handed over,7\nWorker 1 client-to-client,0\n"
+                                 "Worker 1 dropped,0\nEND\n"));
     free(text);
 
     f = open_memstream(&text, &len);
