@@ -10,6 +10,8 @@
 #define TCPOPT_EOL 0
 #define TCPOPT_NOP 1
 #define TCPOPT_MSS 2
+#define IPV6_HDR_LEN 40
+#define IPV6_EXTRA_HDR_LEN 20 /* an IPv6 header is this much longer than IPv4's */
 
 uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, size_t data_overhead)
 {
@@ -48,21 +50,11 @@ static uint16_t csum_replace16(uint16_t check, uint16_t old_val, uint16_t new_va
     return (uint16_t)~sum;
 }
 
-int mss_clamp_ipv4(uint8_t *pkt, size_t len, uint16_t max_mss)
+/* Clamp the MSS option of a TCP SYN segment (tcp_len bytes from tcp, checksum fixed in place). */
+static int clamp_tcp(uint8_t *tcp, size_t tcp_len, uint16_t max_mss)
 {
-    size_t ihl, tcp_len, doff, i;
-    uint8_t *tcp;
+    size_t doff, i;
 
-    if (max_mss == 0 || len < 20 || (pkt[0] >> 4) != 4 || pkt[9] != IPPROTO_TCP_NUM) {
-        return 0;
-    }
-    ihl = (size_t)(pkt[0] & 0x0F) * 4;
-    /* Only whole, unfragmented packets: a later fragment has no TCP header. */
-    if (ihl < 20 || ihl > len || (load_be16(pkt + 6) & 0x1FFF) != 0) {
-        return 0;
-    }
-    tcp = pkt + ihl;
-    tcp_len = len - ihl;
     if (tcp_len < 20 || !(tcp[13] & TCP_FLAG_SYN)) {
         return 0;
     }
@@ -96,4 +88,30 @@ int mss_clamp_ipv4(uint8_t *pkt, size_t len, uint16_t max_mss)
         i += tcp[i + 1];
     }
     return 0;
+}
+
+int mss_clamp_ipv4(uint8_t *pkt, size_t len, uint16_t max_mss)
+{
+    size_t ihl;
+
+    if (max_mss == 0 || len < 20 || (pkt[0] >> 4) != 4 || pkt[9] != IPPROTO_TCP_NUM) {
+        return 0;
+    }
+    ihl = (size_t)(pkt[0] & 0x0F) * 4;
+    /* Only whole, unfragmented packets: a later fragment has no TCP header. */
+    if (ihl < 20 || ihl > len || (load_be16(pkt + 6) & 0x1FFF) != 0) {
+        return 0;
+    }
+    return clamp_tcp(pkt + ihl, len - ihl, max_mss);
+}
+
+int mss_clamp_ipv6(uint8_t *pkt, size_t len, uint16_t max_mss)
+{
+    /* TCP right after the fixed header only: packets with extension headers are left alone. */
+    if (max_mss <= IPV6_EXTRA_HDR_LEN || len < IPV6_HDR_LEN || (pkt[0] >> 4) != 6 ||
+        pkt[6] != IPPROTO_TCP_NUM) {
+        return 0;
+    }
+    return clamp_tcp(pkt + IPV6_HDR_LEN, len - IPV6_HDR_LEN,
+                     (uint16_t)(max_mss - IPV6_EXTRA_HDR_LEN));
 }

@@ -29,4 +29,9 @@ uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, size_t data_overhead)
  * malformed packets, fragments and max_mss 0, is left unchanged. Returns 1 if changed, else 0. */
 int mss_clamp_ipv4(uint8_t *pkt, size_t len, uint16_t max_mss);
 
+/* The same for an IPv6 packet whose next header is TCP: max_mss is the IPv4 value from
+ * mss_max_for(), lowered by the 20 bytes an IPv6 header adds (openvpn mss.c, mss_fixup_ipv6).
+ * Packets with extension headers before TCP are left unchanged. Returns 1 if changed, else 0. */
+int mss_clamp_ipv6(uint8_t *pkt, size_t len, uint16_t max_mss);
+
 #endif /* PROTO_MSS_H */

@@ -917,6 +917,9 @@ static void write_status(struct acceptor *a)
             snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
             memcpy(&r->real, &cs->remote, sizeof(cs->remote)); /* p->remote is the worker's */
             r->virt_addr = p->vaddr;
+            if (p->has_vaddr6) {
+                memcpy(&r->virt_addr6, p->vaddr6, 16);
+            }
             r->bytes_rx = atomic_load_explicit(&p->bytes_rx, memory_order_relaxed);
             r->bytes_tx = atomic_load_explicit(&p->bytes_tx, memory_order_relaxed);
             r->connected_since = p->connected_since;

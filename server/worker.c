@@ -201,6 +201,8 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
     }
     if (family == 4) {
         mss_clamp_ipv4(pkt, len, srv->mss_max);
+    } else {
+        mss_clamp_ipv6(pkt, len, srv->mss_max);
     }
     send_to_peer(w, p, pkt, len);
 }
@@ -278,6 +280,8 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
     }
     if (family == 4) {
         mss_clamp_ipv4(plain, len, w->srv->mss_max);
+    } else {
+        mss_clamp_ipv6(plain, len, w->srv->mss_max);
     }
     if (write(w->tun_fd, plain, len) < 0) {
         drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");

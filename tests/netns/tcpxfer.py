@@ -79,7 +79,8 @@ def main():
     if a.mode == "listen":
         if not a.bind or not a.ready:
             ap.error("listen needs --bind and --ready")
-        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        family = socket.AF_INET6 if ":" in a.bind else socket.AF_INET
+        ls = socket.socket(family, socket.SOCK_STREAM)
         ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         ls.bind((a.bind, a.port))
         ls.listen(1)

@@ -108,6 +108,63 @@ static void truncated_and_malformed_are_untouched(void **state)
     assert_int_equal(mss_clamp_ipv4(p, len, 1400), 0);
 }
 
+/* IPv6: the TCP checksum over the IPv6 pseudo header (RFC 8200 section 8.1), from scratch. */
+static uint16_t tcp6_checksum(const uint8_t *ip, size_t len)
+{
+    size_t tcp_len = len - 40;
+    uint32_t sum = 0;
+
+    for (int i = 8; i < 40; i += 2) {
+        sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+    }
+    sum += (uint32_t)tcp_len + 6;
+    for (size_t i = 0; i < tcp_len; i += 2) {
+        uint16_t w = (uint16_t)(ip[40 + i] << 8 | (i + 1 < tcp_len ? ip[40 + i + 1] : 0));
+
+        if (i != 16) {
+            sum += w;
+        }
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    return (uint16_t)~sum;
+}
+
+/* An IPv6 SYN from 2001:2:0:19::1000 to 2001:2:0:19::1 (RFC 5180 range), MSS 1440. */
+static void clamps_ipv6_syn(void **state)
+{
+    uint8_t p[68], v4[48];
+    uint16_t c;
+
+    (void)state;
+    memset(p, 0, sizeof(p));
+    p[0] = 0x60;
+    p[5] = 28; /* payload length */
+    p[6] = 6;  /* next header: TCP */
+    p[7] = 64;
+    static const uint8_t src[16] = {0x20, 1, 0, 2, 0, 0, 0, 0x19, 0, 0, 0, 0, 0, 0, 0x10, 0};
+    static const uint8_t dst[16] = {0x20, 1, 0, 2, 0, 0, 0, 0x19, 0, 0, 0, 0, 0, 0, 0, 1};
+    memcpy(p + 8, src, 16);
+    memcpy(p + 24, dst, 16);
+    make_syn(v4, 1440, 0x02);
+    memcpy(p + 40, v4 + 20, 28); /* the same TCP header, checksum redone below */
+    c = tcp6_checksum(p, sizeof(p));
+    p[40 + 16] = (uint8_t)(c >> 8);
+    p[40 + 17] = (uint8_t)c;
+
+    /* mssfix gives 1400 for IPv4: IPv6 gets 20 less (its header is 20 bytes longer). */
+    assert_int_equal(mss_clamp_ipv6(p, sizeof(p), 1400), 1);
+    assert_int_equal(p[40 + 24] << 8 | p[40 + 25], 1380);
+    assert_int_equal(p[40 + 16] << 8 | p[40 + 17], tcp6_checksum(p, sizeof(p)));
+    assert_int_equal(mss_clamp_ipv6(p, sizeof(p), 1400), 0); /* already small enough */
+    assert_int_equal(mss_clamp_ipv4(p, sizeof(p), 1000), 0); /* not IPv4 */
+    p[6] = 0; /* a hop-by-hop extension header first: left alone */
+    assert_int_equal(mss_clamp_ipv6(p, sizeof(p), 1000), 0);
+    p[6] = 6;
+    assert_int_equal(mss_clamp_ipv6(p, 50, 1000), 0); /* truncated TCP header */
+}
+
 static void limits_match_openvpn(void **state)
 {
     (void)state;
@@ -126,6 +183,7 @@ int main(void)
         cmocka_unit_test(leaves_smaller_mss_and_non_syn_alone),
         cmocka_unit_test(truncated_and_malformed_are_untouched),
         cmocka_unit_test(limits_match_openvpn),
+        cmocka_unit_test(clamps_ipv6_syn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
