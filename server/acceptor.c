@@ -1026,6 +1026,7 @@ static void stop_everything(struct acceptor *a)
             acc_auth_abort(&cs->ks[1]);
         }
     }
+    auth_shutdown(a->auth);
     uv_poll_stop(&a->poll);
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
@@ -1189,10 +1190,6 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         return err;
     }
     build_options_string(a);
-    a->auth = auth_new(&a->loop, cfg);
-    if (!a->auth) {
-        return -ENOMEM;
-    }
     connect_freq_init(&a->cf, cfg->connect_freq_max, cfg->connect_freq_per_s);
     connect_freq_initial_init(&a->cf_initial, cfg->connect_freq_initial_max,
                               cfg->connect_freq_initial_per_s);
@@ -1215,7 +1212,15 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         }
     }
     err = uv_loop_init(&a->loop);
-    err = err ? err : uv_async_init(&a->loop, &a->async, on_async);
+    if (err) {
+        return err;
+    }
+    /* Plugins are opened here: on the main thread, before privileges are dropped. */
+    err = auth_new(&a->loop, cfg, &a->auth, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    err = uv_async_init(&a->loop, &a->async, on_async);
     err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
     err = err ? err : uv_timer_init(&a->loop, &a->tick);
     err = err ? err : uv_timer_init(&a->loop, &a->status_timer);

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,50 +13,122 @@
 #include <mbedtls/platform_util.h>
 
 #include "server/log.h"
+#include "server/openvpn_plugin.h"
+#include "server/plugin.h"
 #include "server/script.h"
 
 #define AUTH_PATH_MAX 512
 #define AUTH_REASON_MAX 256 /* bytes of a script's AUTH_FAILED reason that are read */
 
 enum req_state {
-    REQ_RUNNING,  /* the script runs */
-    REQ_DEFERRED, /* it exited with 2: waiting for the auth control file */
+    REQ_RUNNING,  /* a plugin call or the script runs */
+    REQ_DEFERRED, /* it answered "deferred": waiting for the auth control file */
 };
+
+struct auth_call;
 
 struct auth {
     uv_loop_t *loop;
     const struct config *cfg;
+    struct plugin_set *plugins;
+    size_t n_plugins;      /* those that want AUTH_USER_PASS_VERIFY */
     struct auth_req *reqs; /* pending requests */
     size_t n_pending;
+    uv_async_t async; /* plugin calls that returned */
+    bool has_async;
+    pthread_mutex_t lock; /* guards the two below: plugin threads write them */
+    struct auth_call *returned;
+    bool is_closed;
+};
+
+/* A call into a plugin. Owned by the auth module; it outlives its request if that is
+ * cancelled while the plugin works, and owns the environment the plugin reads. */
+struct auth_call {
+    struct plugin_call pc;
+    struct auth *au;
+    struct auth_req *req; /* NULL once the request is gone; acceptor thread only */
+    struct script_env env;
+    struct auth_call *next_returned;
 };
 
 struct auth_req {
     struct auth *au;
     struct auth_req *next, **pprev;
     enum req_state state;
+    size_t stage; /* 0..n_plugins-1: that plugin; n_plugins: the script */
     auth_done_cb done;
     void *ctx;
     struct script *script;
-    char up_file[AUTH_PATH_MAX]; /* via-file: username/password; "" once removed */
-    char acf[AUTH_PATH_MAX];     /* auth_control_file */
-    char apf[AUTH_PATH_MAX];     /* auth_pending_file */
-    char afr[AUTH_PATH_MAX];     /* auth_failed_reason_file */
+    struct auth_call *call;
+    struct script_env plugin_env; /* what plugins get: the password always (openvpn 2.6) */
+    struct script_env script_env; /* what the script gets */
+    char up_file[AUTH_PATH_MAX];  /* via-file: username/password; "" once removed */
+    char acf[AUTH_PATH_MAX];      /* auth_control_file */
+    char apf[AUTH_PATH_MAX];      /* auth_pending_file */
+    char afr[AUTH_PATH_MAX];      /* auth_failed_reason_file */
 };
 
-struct auth *auth_new(uv_loop_t *loop, const struct config *cfg)
+static void on_async(uv_async_t *h);
+
+/* What every script and plugin sees (openvpn 2.6 setenv_settings): setenv lines, config,
+ * verb, daemon. */
+static int base_env(const struct config *cfg, struct script_env *env)
+{
+    char verb[16];
+    int err = 0;
+
+    snprintf(verb, sizeof(verb), "%d", cfg->verb);
+    for (size_t i = 0; i < cfg->n_setenv && err == 0; i++) {
+        err = script_env_add_raw(env, cfg->setenv[i]);
+    }
+    err = err ? err : script_env_add(env, "config", cfg->source ? cfg->source : "");
+    err = err ? err : script_env_add(env, "verb", verb);
+    err = err ? err : script_env_add(env, "daemon", cfg->daemonize ? "1" : "0");
+    err = err ? err : script_env_add(env, "daemon_log_redirect", "0");
+    return err;
+}
+
+int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char *errbuf,
+             size_t errbuf_len)
 {
     struct auth *au = calloc(1, sizeof(*au));
+    struct script_env env = {0};
+    int err;
 
-    if (au != NULL) {
-        au->loop = loop;
-        au->cfg = cfg;
+    if (au == NULL) {
+        return -ENOMEM;
     }
-    return au;
+    au->loop = loop;
+    au->cfg = cfg;
+    pthread_mutex_init(&au->lock, NULL);
+    err = base_env(cfg, &env);
+    err = err ? err : script_env_add(&env, "script_context", "init");
+    if (err) {
+        snprintf(errbuf, errbuf_len, "out of memory");
+    } else {
+        err = plugin_set_open(cfg, env.vars, &au->plugins, errbuf, errbuf_len);
+    }
+    script_env_clear(&env);
+    if (err == 0) {
+        au->n_plugins = plugin_set_count(au->plugins, OVPN_PLUGIN_AUTH_USER_PASS_VERIFY);
+        err = uv_async_init(loop, &au->async, on_async);
+        au->has_async = err == 0;
+        au->async.data = au;
+        if (err) {
+            snprintf(errbuf, errbuf_len, "auth: %s", uv_strerror(err));
+        }
+    }
+    if (err) {
+        auth_free(au);
+        return err;
+    }
+    *out = au;
+    return 0;
 }
 
 bool auth_is_configured(const struct auth *au)
 {
-    return au->cfg->auth_user_pass_verify != NULL;
+    return au->cfg->auth_user_pass_verify != NULL || au->n_plugins > 0;
 }
 
 size_t auth_n_pending(const struct auth *au)
@@ -185,6 +258,11 @@ static void req_unlink(struct auth_req *r)
 static void req_free(struct auth_req *r)
 {
     req_unlink(r);
+    if (r->call != NULL) {
+        r->call->req = NULL; /* freed when the plugin returns */
+    }
+    script_env_clear(&r->plugin_env);
+    script_env_clear(&r->script_env);
     script_abandon(r->script);
     remove_file(r->up_file);
     remove_file(r->acf);
@@ -214,6 +292,29 @@ static void finish(struct auth_req *r, bool is_ok, const char *log_reason)
     req_free(r);
 }
 
+static int run_stage(struct auth_req *r);
+
+/* The current stage accepted the client: on to the next, or done. */
+static void stage_ok(struct auth_req *r, const char *log_reason)
+{
+    int err;
+
+    r->stage++;
+    r->state = REQ_RUNNING;
+    if (r->stage > r->au->n_plugins ||
+        (r->stage == r->au->n_plugins && r->au->cfg->auth_user_pass_verify == NULL)) {
+        finish(r, true, log_reason);
+        return;
+    }
+    err = run_stage(r);
+    if (err) {
+        char why[128];
+
+        snprintf(why, sizeof(why), "cannot run the next check: %s", strerror(-err));
+        finish(r, false, why);
+    }
+}
+
 /* The auth control file's first byte: 1 accepted, 0 refused, anything else still pending
  * (ssl_verify.c key_state_test_auth_control_file). */
 static bool check_control_file(struct auth_req *r)
@@ -222,7 +323,7 @@ static bool check_control_file(struct auth_req *r)
 
     read_small(r->acf, c, sizeof(c));
     if (c[0] == '1') {
-        finish(r, true, "deferred: auth control file says 1");
+        stage_ok(r, "deferred: auth control file says 1");
         return true;
     }
     if (c[0] == '0') {
@@ -243,13 +344,76 @@ static void on_script_exit(void *ctx, int exit_status, int term_signal)
         snprintf(why, sizeof(why), "auth-user-pass-verify script killed by signal %d", term_signal);
         finish(r, false, why);
     } else if (exit_status == 0) {
-        finish(r, true, "auth-user-pass-verify script exited with 0");
+        stage_ok(r, "auth-user-pass-verify script exited with 0");
     } else if (exit_status == 2) {
         r->state = REQ_DEFERRED;
         (void)check_control_file(r); /* it may have answered already */
     } else {
         snprintf(why, sizeof(why), "auth-user-pass-verify script exited with %d", exit_status);
         finish(r, false, why);
+    }
+}
+
+/* A plugin thread: the call returned. Hand it to the acceptor's loop. */
+static void on_call_done(struct plugin_call *pc)
+{
+    struct auth_call *c = (struct auth_call *)pc;
+    struct auth *au = c->au;
+
+    pthread_mutex_lock(&au->lock);
+    c->next_returned = au->returned;
+    au->returned = c;
+    if (!au->is_closed) {
+        uv_async_send(&au->async);
+    }
+    pthread_mutex_unlock(&au->lock);
+}
+
+static void call_free(struct auth_call *c)
+{
+    script_env_clear(&c->env);
+    free(c);
+}
+
+static void call_returned(struct auth_call *c)
+{
+    struct auth_req *r = c->req;
+    char why[600];
+
+    if (r != NULL) {
+        const char *name = plugin_name(r->au->plugins, OVPN_PLUGIN_AUTH_USER_PASS_VERIFY, r->stage);
+
+        r->call = NULL;
+        switch (c->pc.result) {
+        case OVPN_PLUGIN_FUNC_SUCCESS:
+            snprintf(why, sizeof(why), "plugin %s accepted", name);
+            stage_ok(r, why);
+            break;
+        case OVPN_PLUGIN_FUNC_DEFERRED:
+            r->state = REQ_DEFERRED;
+            (void)check_control_file(r);
+            break;
+        default:
+            snprintf(why, sizeof(why), "plugin %s refused (status %d)", name, c->pc.result);
+            finish(r, false, why);
+            break;
+        }
+    }
+    call_free(c);
+}
+
+static void on_async(uv_async_t *h)
+{
+    struct auth *au = h->data;
+    struct auth_call *list, *next;
+
+    pthread_mutex_lock(&au->lock);
+    list = au->returned;
+    au->returned = NULL;
+    pthread_mutex_unlock(&au->lock);
+    for (; list != NULL; list = next) {
+        next = list->next_returned;
+        call_returned(list);
     }
 }
 
@@ -298,24 +462,19 @@ static int add_peer_info(struct script_env *env, const char *pi)
     return 0;
 }
 
+/* The per-client variables: after base_env, as openvpn 2.6 sets them for
+ * user-pass-verify. with_password: also $password. */
 static int build_env(const struct auth *au, const struct auth_req *r, const struct auth_client *c,
-                     struct script_env *env)
+                     bool with_password, struct script_env *env)
 {
-    const struct config *cfg = au->cfg;
-    char ip[INET_ADDRSTRLEN], port[8], verb[8];
-    int err = 0;
+    char ip[INET_ADDRSTRLEN], port[8];
+    int err;
 
     inet_ntop(AF_INET, &c->remote.sin_addr, ip, sizeof(ip));
     snprintf(port, sizeof(port), "%u", (unsigned)ntohs(c->remote.sin_port));
-    snprintf(verb, sizeof(verb), "%d", cfg->verb);
-    for (size_t i = 0; i < cfg->n_setenv && err == 0; i++) {
-        err = script_env_add_raw(env, cfg->setenv[i]);
-    }
+    err = base_env(au->cfg, env);
     err = err ? err : script_env_add(env, "script_type", "user-pass-verify");
     err = err ? err : script_env_add(env, "script_context", "init");
-    err = err ? err : script_env_add(env, "config", cfg->source ? cfg->source : "");
-    err = err ? err : script_env_add(env, "verb", verb);
-    err = err ? err : script_env_add(env, "daemon", cfg->daemonize ? "1" : "0");
     err = err ? err : script_env_add(env, "common_name", c->common_name);
     err = err ? err : script_env_add(env, "untrusted_ip", ip);
     err = err ? err : script_env_add(env, "untrusted_port", port);
@@ -325,7 +484,7 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
     err = err ? err : add_peer_info(env, c->peer_info);
     /* A username or password with a line break cannot be passed (2.6 refuses them too). */
     err = err ? err : script_env_add(env, "username", c->username);
-    if (err == 0 && !cfg->auth_user_pass_verify_via_file) {
+    if (err == 0 && with_password) {
         err = script_env_add(env, "password", c->password);
     }
     return err;
@@ -352,13 +511,63 @@ static int build_argv(const struct auth *au, struct auth_req *r, char ***out)
     return 0;
 }
 
+/* Empty the control and reason files for a new stage. */
+static void reset_files(const struct auth_req *r)
+{
+    if (truncate(r->acf, 0) != 0 || truncate(r->afr, 0) != 0) {
+        log_msg(LOG_DEBUG, "auth: cannot empty the auth control files: %s", strerror(errno));
+    }
+}
+
+static int run_stage(struct auth_req *r)
+{
+    struct auth *au = r->au;
+    int err;
+
+    reset_files(r);
+    if (r->stage < au->n_plugins) {
+        struct auth_call *c = calloc(1, sizeof(*c));
+
+        if (c == NULL) {
+            return -ENOMEM;
+        }
+        for (size_t i = 0; i < r->plugin_env.n; i++) {
+            err = script_env_add_raw(&c->env, r->plugin_env.vars[i]);
+            if (err) {
+                call_free(c);
+                return err;
+            }
+        }
+        c->au = au;
+        c->req = r;
+        c->pc.type = OVPN_PLUGIN_AUTH_USER_PASS_VERIFY;
+        c->pc.envp = c->env.vars;
+        c->pc.done = on_call_done;
+        err = plugin_call_start(au->plugins, r->stage, &c->pc);
+        if (err) {
+            call_free(c);
+            return err;
+        }
+        r->call = c;
+        return 0;
+    }
+    {
+        char **argv = NULL;
+
+        err = build_argv(au, r, &argv);
+        err =
+            err ? err : script_start(au->loop, argv, &r->script_env, on_script_exit, r, &r->script);
+        free(argv);
+    }
+    return err;
+}
+
 int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, void *ctx,
                struct auth_req **out)
 {
     const struct config *cfg = au->cfg;
     struct auth_req *r = calloc(1, sizeof(*r));
-    struct script_env env = {0};
-    char **argv = NULL;
+    bool has_script = cfg->auth_user_pass_verify != NULL;
     int err;
 
     if (r == NULL) {
@@ -375,7 +584,7 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
     err = make_temp(au, "acf", NULL, r->acf);
     err = err ? err : make_temp(au, "apf", NULL, r->apf);
     err = err ? err : make_temp(au, "afr", NULL, r->afr);
-    if (err == 0 && cfg->auth_user_pass_verify_via_file) {
+    if (err == 0 && has_script && cfg->auth_user_pass_verify_via_file) {
         size_t len = strlen(c->username) + strlen(c->password) + 3;
         char *text = malloc(len);
 
@@ -387,11 +596,13 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
             free(text);
         }
     }
-    err = err ? err : build_env(au, r, c, &env);
-    err = err ? err : build_argv(au, r, &argv);
-    err = err ? err : script_start(au->loop, argv, &env, on_script_exit, r, &r->script);
-    free(argv);
-    script_env_clear(&env);
+    if (err == 0 && au->n_plugins > 0) {
+        err = build_env(au, r, c, true, &r->plugin_env);
+    }
+    if (err == 0 && has_script) {
+        err = build_env(au, r, c, !cfg->auth_user_pass_verify_via_file, &r->script_env);
+    }
+    err = err ? err : run_stage(r);
     if (err) {
         req_free(r);
         return err;
@@ -407,6 +618,20 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
     return 0;
 }
 
+void auth_shutdown(struct auth *au)
+{
+    while (au->reqs != NULL) {
+        req_free(au->reqs);
+    }
+    pthread_mutex_lock(&au->lock);
+    au->is_closed = true;
+    pthread_mutex_unlock(&au->lock);
+    if (au->has_async) {
+        uv_close((uv_handle_t *)&au->async, NULL);
+        au->has_async = false;
+    }
+}
+
 void auth_free(struct auth *au)
 {
     if (au == NULL) {
@@ -415,5 +640,13 @@ void auth_free(struct auth *au)
     while (au->reqs != NULL) {
         req_free(au->reqs);
     }
+    plugin_set_close(au->plugins); /* joins the plugin threads: nothing returns after this */
+    while (au->returned != NULL) {
+        struct auth_call *c = au->returned;
+
+        au->returned = c->next_returned;
+        call_free(c);
+    }
+    pthread_mutex_destroy(&au->lock);
     free(au);
 }

@@ -1,5 +1,13 @@
-/* server/auth.h: checking a client's username and password with the operator's
- * auth-user-pass-verify script, without ever blocking the acceptor's loop.
+/* server/auth.h: checking a client's username and password with the operator's plugins
+ * (AUTH_USER_PASS_VERIFY) and auth-user-pass-verify script, without ever blocking the acceptor's
+ * loop.
+ *
+ * As in openvpn 2.6 (ssl_verify.c verify_user_pass), every plugin that wants the event and the
+ * script must accept; they are asked in config order, plugins first, and the first refusal
+ * ends the check. A plugin call runs on that plugin's own thread (server/plugin.h) and returns
+ * OVPN_PLUGIN_FUNC_SUCCESS, _ERROR, or _DEFERRED, after which its answer is read from the auth
+ * control file like a deferred script's. Plugins always get $password (openvpn gives plugins
+ * the whole environment); the script only with via-env.
  *
  * The script runs as a child process (server/script.h). Its result follows openvpn 2.6
  * (ssl_verify.c verify_user_pass_script, doc/man-sections/script-options.rst):
@@ -47,12 +55,20 @@ struct auth_client {
 typedef void (*auth_done_cb)(void *ctx, bool is_ok, const char *client_reason,
                              const char *log_reason);
 
-/* The checks configured in cfg (borrowed, must outlive the struct), run on loop. NULL when
- * memory is short. */
-struct auth *auth_new(uv_loop_t *loop, const struct config *cfg);
+/* The checks configured in cfg (borrowed, must outlive the struct), run on loop: loads and
+ * opens the `plugin`s (server/plugin.h), so call it on the main thread before privileges are
+ * dropped, with loop initialised. Returns 0 and *out, or -errno with errbuf (errbuf_len bytes)
+ * saying why ("FILE:LINE: plugin: ..."). */
+int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char *errbuf,
+             size_t errbuf_len);
 
-/* Cancel every pending request (their callbacks are not called) and free au. NULL is a
- * no-op. Running scripts are killed; the loop must run on until their exits are seen. */
+/* Cancel every pending request (their callbacks are not called; running scripts are killed)
+ * and close the handle auth keeps on the loop. Call on the loop's thread before the loop ends;
+ * the loop must run on until the killed scripts' exits are seen. */
+void auth_shutdown(struct auth *au);
+
+/* Close the plugins (waiting for a call in progress) and free au, after auth_shutdown() and
+ * after its loop has stopped. NULL is a no-op. */
 void auth_free(struct auth *au);
 
 /* Whether a username/password check is configured at all. */

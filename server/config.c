@@ -741,6 +741,12 @@ void config_free(struct config *cfg)
     }
     free(cfg->warnings);
     config_strv_free(cfg->auth_user_pass_verify);
+    for (size_t i = 0; i < cfg->n_plugins; i++) {
+        config_strv_free(cfg->plugins[i].argv);
+        free(cfg->plugins[i].path);
+        free(cfg->plugins[i].where);
+    }
+    free(cfg->plugins);
     for (size_t i = 0; i < cfg->n_setenv; i++) {
         free(cfg->setenv[i]);
     }

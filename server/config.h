@@ -78,6 +78,16 @@ struct config_route {
     int metric; /* -1 = the kernel's default */
 };
 
+/* One `plugin PATH [ARGS...]` line. argv[0] is the path as openvpn hands it to the plugin;
+ * path is the file that is loaded: argv[0], or for a bare name (no '/', not starting with '.')
+ * that name in openvpn's plugin directory (OVPND_OPENVPN_PLUGIN_DIR), as openvpn 2.6 does
+ * (plugin.c plugin_init_item). where is "FILE:LINE" for start-up errors. */
+struct config_plugin {
+    char **argv; /* NULL-terminated */
+    char *path;
+    char *where;
+};
+
 struct config {
     char *source; /* the config file path as given, or the name passed to config_parse_string */
     char *cd_dir; /* absolute directory from the last `cd`, NULL if none: chdir() here first */
@@ -146,6 +156,8 @@ struct config {
     char *tmp_dir;                       /* `tmp-dir`; default $TMPDIR or /tmp */
     char **setenv;                       /* `setenv NAME VALUE` as "NAME=VALUE", for scripts */
     size_t n_setenv;
+    struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
+    size_t n_plugins;
 
     /* Clients */
     int max_clients;                          /* default 1024 */

@@ -1,6 +1,7 @@
 /* server/config_auth.c: handlers for how clients are authenticated beyond their certificate:
- * auth-user-pass-verify, auth-user-pass-optional, username-as-common-name, script-security,
- * tmp-dir and the environment given to scripts (setenv, setenv-safe). Facts from openvpn 2.6
+ * auth-user-pass-verify, plugin, auth-user-pass-optional, username-as-common-name,
+ * script-security, tmp-dir and the environment given to scripts and plugins (setenv,
+ * setenv-safe). Facts from openvpn 2.6
  * src/openvpn/options.c (add_option, options_postprocess_verify_ce, check_cmd_access) and
  * doc/man-sections/script-options.rst.
  */
@@ -162,6 +163,54 @@ int config_h_setenv(struct config_parser *ps, int argc, char **argv)
     return 0;
 }
 
+#ifndef OVPND_OPENVPN_PLUGIN_DIR
+#define OVPND_OPENVPN_PLUGIN_DIR "/usr/lib/openvpn/plugins"
+#endif
+
+/* `plugin PATH [ARGS...]`: the file must be there now (it is loaded at start-up). */
+int config_h_plugin(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    struct config_plugin *grown, *pl;
+    char where[300];
+    int err = 0;
+
+    grown = realloc(cfg->plugins, (cfg->n_plugins + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        return config_nomem(ps);
+    }
+    cfg->plugins = grown;
+    pl = &cfg->plugins[cfg->n_plugins];
+    memset(pl, 0, sizeof(*pl));
+    cfg->n_plugins++;
+    pl->argv = calloc((size_t)argc, sizeof(*pl->argv));
+    for (int i = 1; pl->argv != NULL && i < argc; i++) {
+        pl->argv[i - 1] = strdup(argv[i]);
+        if (pl->argv[i - 1] == NULL) {
+            return config_nomem(ps);
+        }
+    }
+    if (argv[1][0] != '/' && argv[1][0] != '.' && strchr(argv[1], '/') == NULL) {
+        size_t len = strlen(OVPND_OPENVPN_PLUGIN_DIR) + strlen(argv[1]) + 2;
+
+        pl->path = malloc(len);
+        if (pl->path != NULL) {
+            snprintf(pl->path, len, "%s/%s", OVPND_OPENVPN_PLUGIN_DIR, argv[1]);
+        }
+    } else {
+        pl->path = config_resolve(ps, argv[1]);
+    }
+    snprintf(where, sizeof(where), "%s:%d", ps->file, ps->line);
+    pl->where = strdup(where);
+    if (pl->argv == NULL || pl->path == NULL || pl->where == NULL) {
+        return config_nomem(ps);
+    }
+    if (access(pl->path, R_OK) != 0) {
+        err = config_error(ps, "cannot load '%s': %s", pl->path, strerror(errno));
+    }
+    return err;
+}
+
 int config_check_auth(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
@@ -169,10 +218,11 @@ int config_check_auth(struct config_parser *ps)
     char *path;
     int err = 0;
 
-    if (cfg->verify_client_cert != CONFIG_VERIFY_REQUIRE && cfg->auth_user_pass_verify == NULL) {
+    if (cfg->verify_client_cert != CONFIG_VERIFY_REQUIRE && cfg->auth_user_pass_verify == NULL &&
+        cfg->n_plugins == 0) {
         /* options.c: "--verify-client-cert none|optional must be used with ...". */
         return config_error_at(ps, &ps->seen_verify_client_cert, "verify-client-cert",
-                               "'%s' needs auth-user-pass-verify to check clients",
+                               "'%s' needs auth-user-pass-verify or a plugin to check clients",
                                cfg->verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional");
     }
     if (cfg->auth_user_pass_verify == NULL) {

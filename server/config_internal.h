@@ -229,6 +229,7 @@ int config_h_username_as_common_name(struct config_parser *ps, int argc, char **
 int config_h_script_security(struct config_parser *ps, int argc, char **argv);
 int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv);
 int config_h_setenv(struct config_parser *ps, int argc, char **argv);
+int config_h_plugin(struct config_parser *ps, int argc, char **argv);
 /* Checks of the authentication directives after the last line. Returns 0 or -EINVAL. */
 int config_check_auth(struct config_parser *ps);
 /* Free a NULL-terminated string vector and its strings. NULL is a no-op. */

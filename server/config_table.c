@@ -215,7 +215,7 @@ static const struct config_directive directives[] = {
     TODO("pkcs11-protected-authentication", 0, NULL),
     TODO("pkcs11-providers", 0, NULL),
     TODO("pkcs12", I, NULL),
-    TODO("plugin", 0, NULL),
+    SET("plugin", 1, CONFIG_MAX_ARGS - 1, 0, config_h_plugin),
     SET("port", 1, 1, 0, config_h_port),
     TODO("port-share", 0, NULL),
     CLIENT("preresolve", 0, NULL),

@@ -40,6 +40,7 @@ OVT_DIR=
 OVT_NAME="test"
 SERVER_PID=
 OVT_SERVER_LOG_OFF=0
+OVT_CLEANUP=() # commands (strings) the EXIT trap runs first, e.g. to remove a test user
 declare -A CLIENT_PID=()
 declare -A CLIENT_TUN_IP=()
 
@@ -95,6 +96,9 @@ ovt_init() {
 cleanup() {
     local rc=$? pid ns i
     trap - EXIT
+    for i in "${OVT_CLEANUP[@]}"; do
+        eval "$i" || true
+    done
     for pid in "${OVT_PIDS[@]}"; do
         kill -TERM "$pid" 2>/dev/null || true
     done
@@ -481,6 +485,17 @@ ping_loss() {
     loss=$(printf '%s\n' "$out" | sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' | head -n 1)
     [ -n "$loss" ] || loss=100
     echo "$loss"
+}
+
+# ping_rtt NS DST COUNT INTERVAL_S: ping from NS and print "MEDIAN MAX RECEIVED" (round-trip
+# times in ms; "- - 0" when nothing came back). The median says how fast the path is even when
+# a loaded test machine delays a few packets.
+ping_rtt() {
+    local out
+    out=$(ovt_run $(($3 / 10 + 30)) "$1" ping -n -c "$3" -i "$4" -W 1 "$2" 2>&1) || true
+    printf '%s\n' "$out" | sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p' | sort -n |
+        awk '{ t[NR] = $1 } END { if (NR == 0) { print "- - 0" } else {
+            printf "%s %s %d\n", t[int((NR + 1) / 2)], t[NR], NR } }'
 }
 
 # assert_ping NS DST COUNT INTERVAL_S MAX_LOSS_PCT WHAT [PING_OPTIONS...]

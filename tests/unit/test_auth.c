@@ -99,12 +99,12 @@ static void check(const char *script, bool via_file, const char *user, const cha
     struct result r = {0};
     uv_loop_t loop;
     struct auth *au;
+    char err[256];
 
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
     setup_cfg(&cfg, argv, script, via_file, tmpdir);
-    au = auth_new(&loop, &cfg);
-    assert_non_null(au);
+    assert_int_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
     assert_true(auth_is_configured(au));
     client_init(&c, user, pass);
     assert_int_equal(auth_start(au, &c, on_done, &r, &req), 0);
@@ -119,8 +119,9 @@ static void check(const char *script, bool via_file, const char *user, const cha
     assert_string_equal(r.client_reason, expect_client_reason);
     assert_int_equal(auth_n_pending(au), 0);
     assert_int_equal(count_files(tmpdir), 0); /* credentials and control files removed */
-    auth_free(au);
+    auth_shutdown(au);
     uv_run(&loop, UV_RUN_DEFAULT);
+    auth_free(au);
     assert_int_equal(uv_loop_close(&loop), 0);
     rmdir(tmpdir);
     cfg.auth_user_pass_verify = NULL;
@@ -201,6 +202,7 @@ static void cancel_kills(void **state)
     struct result r = {0};
     uv_loop_t loop;
     struct auth *au;
+    char err[256];
     FILE *f;
     int pid = 0;
 
@@ -211,7 +213,7 @@ static void cancel_kills(void **state)
              pidfile, pidfile);
     assert_int_equal(uv_loop_init(&loop), 0);
     setup_cfg(&cfg, argv, script, true, tmpdir);
-    au = auth_new(&loop, &cfg);
+    assert_int_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
     client_init(&c, "u", "p");
     assert_int_equal(auth_start(au, &c, on_done, &r, &req), 0);
     for (int i = 0; i < 100 && access(pidfile, F_OK) != 0; i++) {
@@ -225,6 +227,7 @@ static void cancel_kills(void **state)
     unlink(pidfile);
     auth_cancel(req);
     assert_int_equal(auth_n_pending(au), 0);
+    auth_shutdown(au);
     uv_run(&loop, UV_RUN_DEFAULT); /* returns once the killed script's exit is seen */
     assert_int_equal(r.n_calls, 0);
     for (int i = 0; i < 100 && is_running(pid); i++) {
@@ -250,19 +253,21 @@ static void newline_in_credentials(void **state)
     struct result r = {0};
     uv_loop_t loop;
     struct auth *au;
+    char err[256];
 
     (void)state;
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
     setup_cfg(&cfg, argv, "exit 0", true, tmpdir);
-    au = auth_new(&loop, &cfg);
+    assert_int_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
     client_init(&c, "alice\nbob", "p");
     assert_int_not_equal(auth_start(au, &c, on_done, &r, &req), 0);
     client_init(&c, "alice", "p\r\nq");
     assert_int_not_equal(auth_start(au, &c, on_done, &r, &req), 0);
     assert_int_equal(count_files(tmpdir), 0);
-    auth_free(au);
+    auth_shutdown(au);
     uv_run(&loop, UV_RUN_DEFAULT);
+    auth_free(au);
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_int_equal(r.n_calls, 0);
     rmdir(tmpdir);

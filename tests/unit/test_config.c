@@ -928,8 +928,8 @@ static void implemented_with_bad_values(void **state)
     expect_error("no-replay\n" BASE, "t.conf:1: no-replay: cannot be used with AEAD ciphers, "
                                      "the only ones ovpnd offers");
     expect_error("verify-client-cert none\n" BASE,
-                 "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify to check "
-                 "clients");
+                 "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify or a "
+                 "plugin to check clients");
     expect_error("tls-auth ta.key\n" BASE "tls-crypt ta.key\n",
                  "t.conf:9: tls-crypt: tls-auth and tls-crypt are mutually exclusive");
     expect_error("auth none\ntls-auth ta.key 0\n" BASE,
@@ -987,12 +987,29 @@ static void auth_directives(void **state)
                  "t.conf:2: auth-user-pass-verify: cannot execute '/nonexistent/check': No such "
                  "file or directory");
     expect_error("verify-client-cert optional\n" BASE,
-                 "t.conf:1: verify-client-cert: 'optional' needs auth-user-pass-verify to check "
-                 "clients");
+                 "t.conf:1: verify-client-cert: 'optional' needs auth-user-pass-verify or a "
+                 "plugin to check clients");
     expect_error_prefix("script-security 4\n" BASE, "t.conf:1: script-security: ");
     expect_error_prefix("tmp-dir /nonexistent/dir\n" BASE,
                         "t.conf:1: tmp-dir: cannot use '/nonexistent/dir': ");
     expect_error("setenv A=B c\n" BASE, "t.conf:1: setenv: 'A=B' is not a variable name");
+
+    /* plugin: a bare name is looked up in openvpn's plugin directory, as 2.6 does; a path
+     * that does not exist stops start-up. */
+    expect_ok(&cfg, BASE "plugin openvpn-plugin-auth-pam.so login\nplugin /bin/true a 'b c'\n"
+                         "verify-client-cert optional\n");
+    assert_int_equal(cfg.n_plugins, 2);
+    assert_string_equal(cfg.plugins[0].argv[0], "openvpn-plugin-auth-pam.so");
+    assert_string_equal(cfg.plugins[0].argv[1], "login");
+    assert_null(cfg.plugins[0].argv[2]);
+    assert_string_equal(cfg.plugins[0].path,
+                        OVPND_OPENVPN_PLUGIN_DIR "/openvpn-plugin-auth-pam.so");
+    assert_string_equal(cfg.plugins[0].where, "t.conf:8");
+    assert_string_equal(cfg.plugins[1].path, "/bin/true");
+    assert_string_equal(cfg.plugins[1].argv[2], "b c");
+    config_free(&cfg);
+    expect_error("plugin /nonexistent/p.so\n" BASE,
+                 "t.conf:1: plugin: cannot load '/nonexistent/p.so': No such file or directory");
 }
 
 static void argument_counts(void **state)
@@ -1040,7 +1057,6 @@ static void ignored_with_warning(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "plugin /usr/lib/openvpn/plugin.so",
         "crl-verify crl.pem",
         "tls-verify /bin/true",
         "client-connect /bin/true",
