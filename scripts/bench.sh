@@ -4,6 +4,7 @@
 # usage: sudo scripts/bench.sh [--quick] [--json FILE] [--png FILE] [--clients N] [--workers N]
 #                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH] [--clients-only]
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
+#                              [--other-backend]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -23,6 +24,8 @@
 #   --ciphers LIST  data-channel ciphers to measure (default AES-256-GCM,AES-128-GCM,
 #                   CHACHA20-POLY1305)
 #   --ovpnd PATH    the ovpnd binary (default: $OVPND, else build/ovpnd)
+#   --other-backend also measure ovpnd on its other data-channel crypto backend: the
+#                   ovpnd-mbedtls (or ovpnd-openssl) binary beside the ovpnd binary
 #
 # For each server (ovpnd, then openvpn with the very same config file) and each cipher (the
 # server's "data-ciphers X"), with the stock openvpn client in its own namespace: iperf3 TCP
@@ -40,7 +43,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -56,6 +59,7 @@ lg_secs=5
 lg_pps=
 lg_conc=64
 servers=(ovpnd openvpn)
+other_backend=0
 need_arg() { [ "$2" -ge 2 ] || {
     echo "bench.sh: $1 needs an argument" >&2
     usage
@@ -155,6 +159,7 @@ while [ $# -gt 0 ]; do
         export OVPND
         shift
         ;;
+    --other-backend) other_backend=1 ;;
     -h | --help) usage 0 ;;
     *)
         echo "bench.sh: unknown argument '$1'" >&2
@@ -219,6 +224,22 @@ fi
 if grep -q '__asan_init' "$OVPND" 2>/dev/null; then
     ovt_log "WARNING: $OVPND is a sanitizer build; its figures mean little"
 fi
+# The data-channel crypto library a binary was built on ("ovpnd --version", second line).
+data_crypto_of() {
+    "$1" --version 2>/dev/null | sed -n 's/^data channel crypto: //p' | head -n 1
+}
+OVPND_MAIN=$OVPND
+OVPND_OTHER=
+if [ "$other_backend" = 1 ]; then
+    for b in mbedtls openssl; do
+        cand=$(dirname "$OVPND")/ovpnd-$b
+        if [ -x "$cand" ] && [ "$(data_crypto_of "$cand")" != "$(data_crypto_of "$OVPND")" ]; then
+            OVPND_OTHER=$cand
+        fi
+    done
+    [ -n "$OVPND_OTHER" ] ||
+        fail "--other-backend: no ovpnd-mbedtls or ovpnd-openssl on another backend beside $OVPND"
+fi
 gnuplot_ok=0
 if [ -n "$png_out" ]; then
     if ! command -v gnuplot >/dev/null; then
@@ -272,6 +293,11 @@ rec meta - - ciphers "$(
 rec meta - - openvpn_version "$(openvpn --version 2>/dev/null | awk 'NR==1 {print $2}')"
 rec meta - - iperf3_version "$(iperf3 --version 2>/dev/null | awk 'NR==1 {print $2}')"
 rec meta - - ovpnd_version "$("$OVPND" --version 2>/dev/null | head -n 1 | tr '\t' ' ' || true)"
+rec meta - - ovpnd_data_crypto "$(data_crypto_of "$OVPND" | tr '\t' ' ')"
+if [ -n "$OVPND_OTHER" ]; then
+    rec meta - - other_server "$(basename "$OVPND_OTHER")"
+    rec meta - - other_data_crypto "$(data_crypto_of "$OVPND_OTHER" | tr '\t' ' ')"
+fi
 rec meta - - git_commit "$(git -C "$BENCH_SRC" rev-parse --short HEAD 2>/dev/null || echo -)"
 rec meta - - rmem_max "$(cat /proc/sys/net/core/rmem_max 2>/dev/null || echo -)"
 # Other work on the machine moves every figure: the 1-minute load average before and after.
@@ -473,10 +499,17 @@ udp_search() {
     done
 }
 
-measure_server() { # measure_server SERVER: every cipher against OVPN_SERVER_IMPL=SERVER
+# measure_server SERVER [BINARY]: every cipher against OVPN_SERVER_IMPL=SERVER, or against the
+# ovpnd binary BINARY reported as SERVER.
+measure_server() {
     local server=$1 cipher spid cpid c2s s2c rtt
     OVPN_SERVER_IMPL=$server
     local comm=$server
+    if [ -n "${2:-}" ]; then
+        OVPN_SERVER_IMPL=ovpnd
+        OVPND=$2
+        comm=$(basename "$2" | cut -c1-15) # what /proc/PID/comm holds
+    fi
     for cipher in "${ciphers[@]}"; do
         ovt_log "----- $server, $cipher"
         bench_conf "$cipher"
@@ -505,6 +538,7 @@ measure_server() { # measure_server SERVER: every cipher against OVPN_SERVER_IMP
         client_stop 1
         server_stop
     done
+    OVPND=$OVPND_MAIN
 }
 
 # loadgen_server SERVER: N simulated clients against SERVER. At most lg_conc handshakes are in
@@ -584,6 +618,9 @@ for server in "${servers[@]}"; do
     fi
     if [ "$n_clients" -gt 0 ]; then
         loadgen_server "$server"
+    fi
+    if [ "$server" = ovpnd ] && [ -n "$OVPND_OTHER" ] && [ "$clients_only" = 0 ]; then
+        measure_server "$(basename "$OVPND_OTHER")" "$OVPND_OTHER"
     fi
 done
 rec meta - - elapsed_secs $((SECONDS - t_start))

@@ -22,10 +22,11 @@ import json
 import math
 import sys
 
-SERVERS = ("ovpnd", "openvpn")
+# ovpnd-mbedtls / ovpnd-openssl: ovpnd on its other data-channel backend (bench.sh --other-backend)
+SERVERS = ("ovpnd", "ovpnd-mbedtls", "ovpnd-openssl", "openvpn")
 UDP_MAX_LOSS_PCT = 1.0
 META_STRINGS = ("date", "kernel", "ciphers", "openvpn_version", "iperf3_version", "ovpnd_version",
-                "git_commit", "workers")
+                "git_commit", "workers", "ovpnd_data_crypto", "other_server", "other_data_crypto")
 RTT_KEYS = ("rtt_ms", "rtt_min_ms", "rtt_median_ms", "rtt_max_ms", "ping_loss_pct")
 
 
@@ -136,7 +137,8 @@ def build(recs):
             loadgen.setdefault(server, {})[key] = value
     hz = float(meta.get("clk_tck", 100))
 
-    out = {"meta": meta, "direct": {}, "runs": [], "comparison": [], "loadgen": {}}
+    out = {"meta": meta, "direct": {}, "runs": [], "comparison": [], "backend_comparison": [],
+           "loadgen": {}}
     d = out["direct"]
     for k in ("tcp_c2s", "tcp_s2c"):
         if k in direct:
@@ -215,6 +217,20 @@ def build(recs):
         ar, br = a.get("added_rtt_ms"), b.get("added_rtt_ms")
         cmp_["added_rtt_diff_ms"] = ar - br if ar is not None and br is not None else None
         out["comparison"].append(cmp_)
+
+    other = meta.get("other_server")
+    for c in ciphers:
+        a, b = by.get((other, c)), by.get(("ovpnd", c))
+        if not other or not a or not b:
+            continue
+        cmp_ = {"cipher": c, "server": other}
+        for k in ("tcp_c2s", "tcp_s2c"):
+            cmp_[k + "_ratio"] = ratio(mbps(a.get(k)), mbps(b.get(k)))
+        cmp_["udp_ratio"] = ratio((a.get("udp") or {}).get("mbps"),
+                                  (b.get("udp") or {}).get("mbps"))
+        cmp_["server_cpu_s_per_gb_ratio"] = ratio(a.get("server_cpu_s_per_gb"),
+                                                  b.get("server_cpu_s_per_gb"))
+        out["backend_comparison"].append(cmp_)
 
     for server, kv in loadgen.items():
         ent = {"exit_status": num(kv.get("exit_status", "-1"))}
@@ -320,6 +336,11 @@ def markdown(out):
             ", UDP %s s per step" % m["udp_secs"] if m.get("udp_secs") else ", no UDP search",
             "workers %s" % m["workers"] if m.get("workers") not in (None, "", "-") else
             "ovpnd workers default"))
+        if m.get("ovpnd_data_crypto"):
+            lines.append("")
+            lines.append("ovpnd data channel on %s%s" % (
+                m["ovpnd_data_crypto"], "; %s on %s" % (
+                    m["other_server"], m.get("other_data_crypto")) if m.get("other_server") else ""))
         lines.append("")
         lines.append("| server | cipher | TCP c->s Mbit/s | TCP s->c Mbit/s "
                      "| UDP c->s Mbit/s (<1% loss) "
@@ -350,6 +371,18 @@ def markdown(out):
                     c["cipher"], fmt_x(c["tcp_c2s_ratio"]), fmt_x(c["tcp_s2c_ratio"]),
                     fmt_x(c["udp_ratio"]), fmt_x(c["server_cpu_s_per_gb_ratio"]),
                     fmt_x(c["client_cpu_s_per_gb_ratio"]), "-" if diff is None else "%+.3f" % diff))
+        if out["backend_comparison"]:
+            lines.append("")
+            lines.append("%s (%s) relative to ovpnd (%s), throughput and server CPU per GB "
+                         "as %s / ovpnd:" % (m.get("other_server"), m.get("other_data_crypto"),
+                                             m.get("ovpnd_data_crypto"), m.get("other_server")))
+            lines.append("")
+            lines.append("| cipher | TCP c->s | TCP s->c | UDP c->s | server CPU s/GB |")
+            lines.append("|---|---:|---:|---:|---:|")
+            for c in out["backend_comparison"]:
+                lines.append("| %s | %s | %s | %s | %s |" % (
+                    c["cipher"], fmt_x(c["tcp_c2s_ratio"]), fmt_x(c["tcp_s2c_ratio"]),
+                    fmt_x(c["udp_ratio"]), fmt_x(c["server_cpu_s_per_gb_ratio"])))
     else:
         lines.append("ovpnd vs openvpn %s, %s, %s CPUs, load generator only (load average %s "
                      "before, %s after)" % (
@@ -405,10 +438,15 @@ def write_plot(out, prefix):
     if any(r.get("udp") for r in out["runs"]):
         metrics.append(("udp", "UDP c->s"))
     colours = {"ovpnd": ("#1f4e99", "#3c78d8", "#8db3f0"),
+               "ovpnd-mbedtls": ("#2f6b3a", "#4f9d5d", "#9fd3a8"),
+               "ovpnd-openssl": ("#2f6b3a", "#4f9d5d", "#9fd3a8"),
                "openvpn": ("#b45309", "#e69138", "#f6c48a")}
+    present = {r["server"] for r in out["runs"]}
     series = []
     for i, (k, label) in enumerate(metrics):
         for s in SERVERS:
+            if s not in present:
+                continue
             series.append((s, k, "%s %s" % (s, label), colours[s][i]))
     by = {(r["server"], r["cipher"]): r for r in out["runs"]}
     ciphers = []
