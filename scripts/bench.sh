@@ -579,7 +579,8 @@ loadgen_server() {
         if [ "$n_procs" -gt 1 ]; then
             args+=(--barrier "$barrier" --barrier-count "$n_procs")
         fi
-        ovt_spawn "$CNS" "$BD/$server.loadgen.$p.log" timeout --kill-after=10 "$limit" \
+        # At the limit, SIGTERM: the load generator ends the run and still writes its report.
+        ovt_spawn "$CNS" "$BD/$server.loadgen.$p.log" timeout --kill-after=60 "$limit" \
             "$LOADGEN" "${args[@]}"
         pids+=("$OVT_LAST_PID")
     done

@@ -833,6 +833,11 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
     if (c->state == LOADGEN_CLIENT_IDLE || loadgen_client_is_final(c)) {
         return;
     }
+    if (c->state < LOADGEN_CLIENT_CONNECTED && loadgen_worker_phase(c->w) >= LOADGEN_PHASE_EXIT) {
+        /* Only a stopped run (signal) gets here with clients still connecting. */
+        fail(c, "the run was stopped before it connected", loadgen_client_state_name(c->state));
+        return;
+    }
     if (c->state < LOADGEN_CLIENT_CONNECTED &&
         now - c->start_ms >= (uint64_t)cfg->hand_window_s * 1000u) {
         fail(c, "not connected within the hand-window", loadgen_client_state_name(c->state));
