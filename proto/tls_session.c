@@ -147,8 +147,36 @@ fail:
     return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? -PE_CRYPTO : -PE_MALFORMED;
 }
 
+int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_t crl_len,
+                            char *errbuf, size_t errbuf_len)
+{
+    mbedtls_x509_crl fresh;
+    int ret;
+
+    mbedtls_x509_crl_init(&fresh);
+    ret = mbedtls_x509_crl_parse(&fresh, crl, crl_len);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "CRL", ret);
+        mbedtls_x509_crl_free(&fresh);
+        return -PE_MALFORMED;
+    }
+    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
+    if (c->has_crl) {
+        mbedtls_x509_crl_free(&c->crl);
+    }
+    c->crl = fresh; /* the list's own pointers stay valid: only its head moves */
+    c->has_crl = true;
+    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, &c->crl);
+    return 0;
+}
+
 void tls_server_conf_clear(struct tls_server_conf *c)
 {
+    if (c->has_crl) {
+        mbedtls_x509_crl_free(&c->crl);
+        c->has_crl = false;
+    }
+    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
     mbedtls_ssl_config_free(&c->conf);
     mbedtls_x509_crt_free(&c->ca);
     mbedtls_x509_crt_free(&c->cert);
@@ -278,6 +306,28 @@ static int bio_recv(void *ctx, unsigned char *buf, size_t len)
     return (int)len;
 }
 
+/* Server side, per session: remember the leaf's CN so a refusal can name the certificate. */
+static int remember_cn(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
+{
+    struct tls_session *s = ctx;
+
+    (void)flags;
+    if (depth == 0) {
+        s->verify_cn[0] = '\0';
+        for (const mbedtls_x509_name *name = &crt->subject; name; name = name->next) {
+            if (name->oid.p && MBEDTLS_OID_CMP(MBEDTLS_OID_AT_CN, &name->oid) == 0) {
+                size_t n = name->val.len < sizeof(s->verify_cn) - 1 ? name->val.len
+                                                                    : sizeof(s->verify_cn) - 1;
+
+                memcpy(s->verify_cn, name->val.p, n);
+                s->verify_cn[n] = '\0';
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
 int tls_session_init(struct tls_session *s, struct tls_server_conf *conf)
 {
     int ret;
@@ -291,6 +341,10 @@ int tls_session_init(struct tls_session *s, struct tls_server_conf *conf)
         return -PE_CRYPTO;
     }
     mbedtls_ssl_set_bio(&s->ssl, s, bio_send, bio_recv, NULL);
+    if (conf->conf.endpoint == MBEDTLS_SSL_IS_SERVER) {
+        /* (A client keeps its configuration's callback: a per-session one replaces it.) */
+        mbedtls_ssl_set_verify(&s->ssl, remember_cn, s);
+    }
     return 0;
 }
 
@@ -338,8 +392,12 @@ int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len
         /* verify_info ends lines with '\n'; keep the first reason on one line. */
         info[strcspn(info, "\n")] = '\0';
         if (errbuf && errbuf_len) {
-            snprintf(errbuf, errbuf_len, "%s certificate verification failed: %s",
-                     s->conf->conf.endpoint == MBEDTLS_SSL_IS_CLIENT ? "server" : "client", info);
+            bool is_client = s->conf->conf.endpoint == MBEDTLS_SSL_IS_CLIENT;
+
+            snprintf(errbuf, errbuf_len, "%s certificate verification failed: %s%s%.64s%s",
+                     is_client ? "server" : "client", info,
+                     !is_client && s->verify_cn[0] ? " (CN '" : "", is_client ? "" : s->verify_cn,
+                     !is_client && s->verify_cn[0] ? "')" : "");
         }
     } else {
         set_err(errbuf, errbuf_len, "TLS handshake failed", ret);

@@ -36,6 +36,8 @@ enum tls_verify_client {
 
 struct tls_server_conf {
     mbedtls_ssl_config conf;
+    mbedtls_x509_crl crl; /* crl-verify; empty until tls_server_conf_set_crl */
+    bool has_crl;
     mbedtls_x509_crt ca;
     mbedtls_x509_crt cert;
     mbedtls_pk_context key;
@@ -61,7 +63,9 @@ struct tls_session {
     uint8_t master_secret[48];
     uint8_t client_random[32];
     uint8_t server_random[32];
-    int prf_type; /* mbedtls_tls_prf_types */
+    int prf_type;       /* mbedtls_tls_prf_types */
+    char verify_cn[65]; /* server side: CN of the peer's certificate seen by the verification,
+                           so that a refused certificate can be named ("" if none) */
 };
 
 /* Parse the PEM (or DER) blobs and build the server configuration: TLS 1.2 (mbedTLS 2.28 has no
@@ -74,6 +78,15 @@ int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
                          enum tls_verify_client verify,
                          int (*f_rng)(void *, unsigned char *, size_t), void *p_rng, char *errbuf,
                          size_t errbuf_len);
+
+/* crl-verify: check client certificates against the CRL(s) in crl (PEM, NUL-terminated and
+ * counted in crl_len, or DER) from now on; replaces an earlier CRL. The CRL must be signed by
+ * the CA (mbedTLS checks each chain certificate against the CRLs of its issuer; a revoked one
+ * fails the handshake with "The certificate has been revoked (is on a CRL)"). Call between
+ * handshake steps only (acceptor thread). Returns 0 or -PE_MALFORMED (errbuf says why; the old
+ * CRL stays). */
+int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_t crl_len,
+                            char *errbuf, size_t errbuf_len);
 
 /* Free everything held by c (a server or a client configuration). */
 void tls_server_conf_clear(struct tls_server_conf *c);
@@ -107,7 +120,8 @@ int tls_session_feed(struct tls_session *s, const uint8_t *data, size_t len);
 /* Advance the handshake with what was fed. Returns 0 when the handshake is complete (then
  * s->is_handshake_done), -PE_WANT_IO when it needs more input, -PE_TLS on a fatal TLS error
  * (errbuf gets mbedTLS's reason and, for certificate failures, the verify result: "client
- * certificate verification failed: ..." on a server, "server certificate ..." on a client). */
+ * certificate verification failed: ..." on a server, followed by " (CN 'name')" when the
+ * certificate has one; "server certificate ..." on a client). */
 int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len);
 
 /* Read decrypted application data (one record at most) into buf (cap bytes). *n = 0 when none.

@@ -2,6 +2,7 @@
 # Make a throwaway PKI for tests and demos, with openssl and the openvpn binary only.
 #
 # usage: scripts/pki.sh [--rsa] [--clients N] DIR
+#        scripts/pki.sh --revoke NAME DIR     revoke DIR/NAME.crt and rewrite DIR/crl.pem
 #
 # DIR gets:
 #   ca.crt ca.key               self-signed CA (CN "ovpnd test CA <random>")
@@ -11,25 +12,32 @@
 #   ta.key                      `openvpn --genkey tls-crypt` key
 #   tls-auth.key                `openvpn --genkey tls-auth` key
 #   odd.cn                      the exact CN of odd.crt, one line
+#   crl.pem                     the CA's CRL (`crl-verify`), empty until --revoke adds to it
 #
 # Keys are EC P-256 unless --rsa (RSA 2048). N defaults to 4. Nothing here is secret or lasting:
 # the keys are for tests only. Running it twice on different DIRs gives two unrelated CAs.
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [--rsa] [--clients N] DIR" >&2
+    echo "usage: $0 [--rsa] [--clients N] DIR | --revoke NAME DIR" >&2
     exit 2
 }
 
 key_type=ec
 n_clients=4
 dir=
+revoke=
 while [ $# -gt 0 ]; do
     case "$1" in
     --rsa) key_type=rsa ;;
     --clients)
         [ $# -ge 2 ] || usage
         n_clients=$2
+        shift
+        ;;
+    --revoke)
+        [ $# -ge 2 ] || usage
+        revoke=$2
         shift
         ;;
     -h | --help) usage ;;
@@ -52,6 +60,30 @@ for tool in openssl openvpn; do
         exit 1
     }
 done
+
+# The CA's database for `openssl ca`, which makes the CRL.
+write_ca_cnf() {
+    printf '%s\n' '[ca]' 'default_ca = testca' '[testca]' 'database = index.txt' \
+        'crlnumber = crlnumber' 'default_md = sha256' 'default_crl_days = 30' >ca.cnf
+}
+gencrl() {
+    write_ca_cnf
+    openssl ca -batch -config ca.cnf -keyfile ca.key -cert ca.crt -gencrl -out crl.pem 2>/dev/null
+    rm -f ca.cnf index.txt.old crlnumber.old
+    chmod 644 crl.pem
+}
+
+if [ -n "$revoke" ]; then
+    cd "$dir"
+    [ -f "$revoke.crt" ] || {
+        echo "$0: no $dir/$revoke.crt to revoke" >&2
+        exit 1
+    }
+    write_ca_cnf
+    openssl ca -batch -config ca.cnf -keyfile ca.key -cert ca.crt -revoke "$revoke.crt" 2>/dev/null
+    gencrl
+    exit 0
+fi
 
 mkdir -p "$dir"
 cd "$dir"
@@ -113,6 +145,9 @@ odd_cn='odd, "quoted" client'
 issue odd client "$odd_cn"
 printf '%s\n' "$odd_cn" >odd.cn
 
+: >index.txt
+echo 01 >crlnumber
+gencrl
 openvpn --genkey tls-crypt ta.key >/dev/null
 openvpn --genkey tls-auth tls-auth.key >/dev/null
 rm -f ext.cnf ca.srl

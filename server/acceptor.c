@@ -846,6 +846,7 @@ static void on_tick(uv_timer_t *t)
     uint64_t hand_window_ms = (uint64_t)a->cfg->hand_window_s * 1000;
 
     auth_tick(a->auth);
+    crl_watch_tick(&a->crl, &a->tls, now);
     for (size_t i = 0; i < a->table_size; i++) {
         struct ctl_session *cs = a->table[i], *next;
 
@@ -1169,6 +1170,10 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
                                (const uint8_t *)cfg->key.data, cfg->key.len + 1,
                                (enum tls_verify_client)cfg->verify_client_cert,
                                mbedtls_ctr_drbg_random, &a->drbg, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    err = crl_watch_init(&a->crl, cfg, &a->tls, errbuf, errbuf_len);
     if (err) {
         return err;
     }

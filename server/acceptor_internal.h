@@ -18,6 +18,7 @@
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
 #include "server/connect_freq.h"
+#include "server/crl.h"
 #include "server/log.h"
 #include "server/msgq.h"
 #include "server/ccd.h"
@@ -112,6 +113,7 @@ struct acceptor {
     mbedtls_ctr_drbg_context drbg;
     struct tls_server_conf tls;
     struct auth *auth; /* username/password checks (auth-user-pass-verify) */
+    struct crl_watch crl;
     uint8_t cookie_key[32];
     int status_fd; /* open status file when privileges are dropped, else -1 */
     struct ctl_session **table;

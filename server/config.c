@@ -640,7 +640,7 @@ void config_init(struct config *cfg)
 
 static void parser_clear(struct config_parser *ps)
 {
-    struct config_pending *pending[] = {&ps->ca, &ps->cert, &ps->key, &ps->tls_wrap_key};
+    struct config_pending *pending[] = {&ps->ca, &ps->cert, &ps->key, &ps->tls_wrap_key, &ps->crl};
 
     for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
         free(pending[i]->path);
@@ -722,7 +722,8 @@ void config_free(struct config *cfg)
                         &cfg->log_file,
                         &cfg->status_file,
                         &cfg->client_config_dir,
-                        &cfg->tmp_dir};
+                        &cfg->tmp_dir,
+                        &cfg->crl_file};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);
@@ -731,6 +732,7 @@ void config_free(struct config *cfg)
     config_blob_clear(&cfg->cert);
     config_blob_clear(&cfg->key);
     config_blob_clear(&cfg->tls_wrap_key);
+    config_blob_clear(&cfg->crl);
     for (size_t i = 0; i < cfg->push.n_items; i++) {
         free(cfg->push.items[i]);
     }

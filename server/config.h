@@ -156,6 +156,8 @@ struct config {
     char *tmp_dir;                       /* `tmp-dir`; default $TMPDIR or /tmp */
     char **setenv;                       /* `setenv NAME VALUE` as "NAME=VALUE", for scripts */
     size_t n_setenv;
+    struct config_blob crl;        /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
+    char *crl_file;                /* its path, to re-read when it changes; NULL when inline */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;
 

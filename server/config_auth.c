@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <mbedtls/x509_crl.h>
+
 /* openvpn's script-security levels (run_command.h SSEC_*). */
 #define SSEC_SCRIPTS 2 /* user-defined scripts may run */
 #define SSEC_PW_ENV 3  /* passwords may be passed to scripts in the environment */
@@ -211,13 +213,55 @@ int config_h_plugin(struct config_parser *ps, int argc, char **argv)
     return err;
 }
 
+/* `crl-verify FILE` (or an inline <crl-verify> block); read once the config is complete. The
+ * `dir` form (one file per revoked serial) is not implemented. */
+int config_h_crl_verify(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc > 2) {
+        return config_not_implemented(ps, "the 'dir' form; give one CRL file");
+    }
+    return config_set_file(ps, &ps->crl, &ps->cfg->crl, argv[1]);
+}
+
+/* Read the CRL file and make sure mbed TLS can use it, so a broken CRL stops start-up instead
+ * of letting every client in or none. */
+static int check_crl(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    mbedtls_x509_crl crl;
+    int err = 0, ret;
+
+    if (ps->crl.path != NULL) {
+        err = config_read_blob(ps, &ps->crl.where, "crl-verify", ps->crl.path, &cfg->crl);
+        if (err == 0) {
+            cfg->crl_file = config_resolve(ps, ps->crl.path);
+            err = cfg->crl_file == NULL ? config_nomem(ps) : 0;
+        }
+    }
+    if (err || cfg->crl.data == NULL) {
+        return err;
+    }
+    mbedtls_x509_crl_init(&crl);
+    ret = mbedtls_x509_crl_parse(&crl, (const unsigned char *)cfg->crl.data, cfg->crl.len + 1);
+    mbedtls_x509_crl_free(&crl);
+    if (ret != 0) {
+        err = config_error_at(ps, &ps->crl.where, "crl-verify",
+                              "%s is not a CRL in PEM or DER form (mbed TLS error -0x%04x)",
+                              cfg->crl.origin ? cfg->crl.origin : "the CRL", (unsigned)-ret);
+    }
+    return err;
+}
+
 int config_check_auth(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
     const struct config_where *w = &ps->seen_auth_user_pass_verify;
     char *path;
-    int err = 0;
+    int err = check_crl(ps);
 
+    if (err) {
+        return err;
+    }
     if (cfg->verify_client_cert != CONFIG_VERIFY_REQUIRE && cfg->auth_user_pass_verify == NULL &&
         cfg->n_plugins == 0) {
         /* options.c: "--verify-client-cert none|optional must be used with ...". */

@@ -51,7 +51,7 @@ struct config_parser {
     size_t n_ignore_unknown;
     bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
 
-    struct config_pending ca, cert, key, tls_wrap_key;
+    struct config_pending ca, cert, key, tls_wrap_key, crl;
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
@@ -230,6 +230,7 @@ int config_h_script_security(struct config_parser *ps, int argc, char **argv);
 int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv);
 int config_h_setenv(struct config_parser *ps, int argc, char **argv);
 int config_h_plugin(struct config_parser *ps, int argc, char **argv);
+int config_h_crl_verify(struct config_parser *ps, int argc, char **argv);
 /* Checks of the authentication directives after the last line. Returns 0 or -EINVAL. */
 int config_check_auth(struct config_parser *ps);
 /* Free a NULL-terminated string vector and its strings. NULL is a no-op. */

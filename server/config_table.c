@@ -89,7 +89,7 @@ static const struct config_directive directives[] = {
     CLIENT("connect-retry-max", 0, NULL),
     CLIENT("connect-timeout", 0, NULL),
     CLIENT("connection", I, NULL),
-    TODO("crl-verify", I, NULL),
+    SET("crl-verify", 1, 2, I, config_h_crl_verify),
     SET("daemon", 0, 1, 0, config_h_daemon),
     SET("data-ciphers", 1, 1, 0, config_h_data_ciphers),
     SET("data-ciphers-fallback", 1, 1, 0, config_h_data_ciphers_fallback),

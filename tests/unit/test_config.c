@@ -1008,6 +1008,19 @@ static void auth_directives(void **state)
     assert_string_equal(cfg.plugins[1].path, "/bin/true");
     assert_string_equal(cfg.plugins[1].argv[2], "b c");
     config_free(&cfg);
+    /* crl-verify: read and parsed at start-up (crl.pem: a CRL of another throwaway CA, made with
+     * `openssl ca -gencrl`; only its form matters here). */
+    expect_ok(&cfg, BASE "crl-verify crl.pem\n");
+    assert_non_null(cfg.crl.data);
+    assert_true(strstr(cfg.crl.data, "BEGIN X509 CRL") != NULL);
+    assert_non_null(cfg.crl_file);
+    config_free(&cfg);
+    expect_error(BASE "crl-verify missing.pem\n",
+                 "t.conf:8: crl-verify: cannot read 'missing.pem': No such file or directory");
+    expect_error_prefix(BASE "crl-verify ca.crt\n",
+                        "t.conf:8: crl-verify: ca.crt is not a CRL in PEM or DER form");
+    expect_error_prefix(BASE "crl-verify crl.d dir\n",
+                        "t.conf:8: crl-verify: not implemented yet in ovpnd (the 'dir' form");
     expect_error("plugin /nonexistent/p.so\n" BASE,
                  "t.conf:1: plugin: cannot load '/nonexistent/p.so': No such file or directory");
 }
@@ -1057,7 +1070,6 @@ static void ignored_with_warning(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "crl-verify crl.pem",
         "tls-verify /bin/true",
         "client-connect /bin/true",
         "client-disconnect /bin/true",
