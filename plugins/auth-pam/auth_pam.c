@@ -1,7 +1,7 @@
 /* plugins/auth-pam/auth_pam.c: ovpnd-auth-pam.so, a username/password plugin that checks
  * clients with PAM and understands OpenVPN's static challenge.
  *
- *     plugin /usr/lib/ovpnd/plugins/ovpnd-auth-pam.so SERVICE
+ *     plugin PREFIX/lib/ovpnd/plugins/ovpnd-auth-pam.so SERVICE    (build: build/plugins/)
  *
  * It uses the OpenVPN plugin interface (server/openvpn_plugin.h), so it loads into ovpnd and
  * into openvpn 2.6 alike. For each client it runs pam_start(SERVICE, username),

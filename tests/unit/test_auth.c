@@ -89,6 +89,108 @@ static int count_files(const char *dir)
     return n;
 }
 
+#define TEST_PLUGIN OVPND_BINARY_DIR "/tests/test_plugin.so"
+
+/* As check() below, with the test plugin (argument plugin_arg) before the script (script NULL:
+ * no script). */
+static void check_plugin(const char *plugin_arg, const char *script, const char *user,
+                         const char *pass, bool expect_ok, const char *expect_log)
+{
+    char tmpdir[] = "/tmp/ovpnd-test-auth-XXXXXX", *argv[5], err[256];
+    char *pargv[] = {TEST_PLUGIN, (char *)(uintptr_t)plugin_arg, NULL};
+    struct config_plugin pl = {pargv, TEST_PLUGIN, "t.conf:1"};
+    struct config cfg;
+    struct auth_client c;
+    struct auth_req *req = NULL;
+    struct result r = {0};
+    uv_loop_t loop;
+    struct auth *au;
+
+    assert_non_null(mkdtemp(tmpdir));
+    assert_int_equal(uv_loop_init(&loop), 0);
+    setup_cfg(&cfg, argv, script ? script : "exit 1", true, tmpdir);
+    if (script == NULL) {
+        cfg.auth_user_pass_verify = NULL;
+    }
+    cfg.plugins = &pl;
+    cfg.n_plugins = 1;
+    if (auth_new(&loop, &cfg, &au, err, sizeof(err)) != 0) {
+        fail_msg("auth_new: %s", err);
+    }
+    assert_true(auth_is_configured(au));
+    client_init(&c, user, pass);
+    assert_int_equal(auth_start(au, &c, on_done, &r, &req), 0);
+    run_until_done(&loop, au, &r);
+    assert_int_equal(r.n_calls, 1);
+    if (r.is_ok != expect_ok || strstr(r.log_reason, expect_log) == NULL) {
+        fail_msg("user %s: expected %s (%s), got %s (%s)", user, expect_ok ? "ok" : "refused",
+                 expect_log, r.is_ok ? "ok" : "refused", r.log_reason);
+    }
+    assert_int_equal(count_files(tmpdir), 0);
+    auth_shutdown(au);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    auth_free(au);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rmdir(tmpdir);
+    cfg.auth_user_pass_verify = NULL;
+    cfg.tmp_dir = NULL;
+    cfg.plugins = NULL;
+    cfg.n_plugins = 0;
+    config_free(&cfg);
+}
+
+/* The plugin is asked first, then the script; each must accept (openvpn 2.6 verify_user_pass).
+ * Deferred plugin answers come through auth_control_file. */
+static void plugins_then_script(void **state)
+{
+    (void)state;
+    check_plugin("ok", NULL, "good", "pw", true, "test_plugin.so accepted");
+    check_plugin("ok", NULL, "bad", "pw", false, "test_plugin.so refused (status 1)");
+    check_plugin("ok", NULL, "good", "wrong", false, "refused");
+    check_plugin("ok", NULL, "defer", "pw", true, "auth control file says 1");
+    check_plugin("ok", "exit 0", "good", "pw", true, "script exited with 0");
+    check_plugin("ok", "exit 1", "good", "pw", false, "script exited with 1");
+    check_plugin("ok", "exit 0", "bad", "pw", false, "test_plugin.so refused");
+}
+
+static void expect_open_error(const char *path, const char *arg, const char *expect)
+{
+    char tmpdir[] = "/tmp/ovpnd-test-auth-XXXXXX", err[512] = "";
+    char *pargv[] = {(char *)(uintptr_t)path, (char *)(uintptr_t)arg, NULL};
+    struct config_plugin pl = {pargv, pargv[0], "t.conf:3"};
+    struct config cfg;
+    uv_loop_t loop;
+    struct auth *au = NULL;
+
+    assert_non_null(mkdtemp(tmpdir));
+    assert_int_equal(uv_loop_init(&loop), 0);
+    config_init(&cfg);
+    cfg.plugins = &pl;
+    cfg.n_plugins = 1;
+    assert_int_not_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
+    if (strstr(err, expect) == NULL) {
+        fail_msg("error '%s' does not contain '%s'", err, expect);
+    }
+    assert_int_equal(uv_loop_close(&loop), 0);
+    cfg.plugins = NULL;
+    cfg.n_plugins = 0;
+    config_free(&cfg);
+    rmdir(tmpdir);
+}
+
+/* Start-up stops with the config line and the reason. */
+static void plugin_open_errors(void **state)
+{
+    (void)state;
+    expect_open_error(TEST_PLUGIN, "fail",
+                      "t.conf:3: plugin: " TEST_PLUGIN " failed to initialise");
+    expect_open_error(TEST_PLUGIN, "want-tls-verify",
+                      "wants events ovpnd does not call plugins for yet (TLS_VERIFY); only "
+                      "AUTH_USER_PASS_VERIFY is implemented");
+    expect_open_error(OVPND_BINARY_DIR "/tests/pam_test_otp.so", "x", "is not an OpenVPN plugin");
+    expect_open_error("/nonexistent/plugin.so", "x", "t.conf:3: plugin: cannot load");
+}
+
 static void check(const char *script, bool via_file, const char *user, const char *pass,
                   bool expect_ok, const char *expect_client_reason)
 {
@@ -304,9 +406,10 @@ static void auth_failed_text(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(auth_failed_text), cmocka_unit_test(exit_codes),
-        cmocka_unit_test(via_file_and_env), cmocka_unit_test(deferred_and_reasons),
-        cmocka_unit_test(cancel_kills),     cmocka_unit_test(newline_in_credentials),
+        cmocka_unit_test(auth_failed_text),    cmocka_unit_test(exit_codes),
+        cmocka_unit_test(via_file_and_env),    cmocka_unit_test(deferred_and_reasons),
+        cmocka_unit_test(cancel_kills),        cmocka_unit_test(newline_in_credentials),
+        cmocka_unit_test(plugins_then_script), cmocka_unit_test(plugin_open_errors),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
