@@ -1109,7 +1109,7 @@ static void on_async(uv_async_t *h)
         default:
             break;
         }
-        free(m);
+        msg_free(m);
     }
 }
 
@@ -1278,7 +1278,8 @@ void acceptor_free(struct acceptor *a)
 
     a->are_workers_stopped = true;
     while ((n = msgq_pop(&a->inbox)) != NULL) {
-        free(n); /* late MSG_GONE reports: their peers are freed with their sessions below */
+        /* late MSG_GONE reports: their peers are freed with their sessions below */
+        msg_free((struct msg *)n);
     }
     uv_loop_close(&a->loop);
     for (size_t i = 0; i < a->table_size; i++) {

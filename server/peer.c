@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/pktpool.h"
+
 struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, size_t len)
 {
     struct msg *m = calloc(1, sizeof(*m) + len);
@@ -18,4 +20,16 @@ struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, siz
         memcpy(m->data, data, len);
     }
     return m;
+}
+
+void msg_free(struct msg *m)
+{
+    if (!m) {
+        return;
+    }
+    if (m->pool) {
+        pktpool_put(m);
+    } else {
+        free(m);
+    }
 }

@@ -87,9 +87,13 @@ enum gone_reason {
     GONE_PING_TIMEOUT, /* ping-restart expired */
 };
 
-/* A message between threads; owned by the receiver once pushed. data[] only for MSG_PACKET. */
+struct pktpool;
+
+/* A message between threads; owned by the receiver once pushed, who releases it with
+ * msg_free(). data[] only for MSG_PACKET. */
 struct msg {
     struct msgq_node node; /* first: msgq_node pointers are cast back to struct msg */
+    struct pktpool *pool;  /* the pool this message is a slot of (server/pktpool.h), or NULL */
     enum msg_type type;
     struct peer *peer;
     uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*: the peer's id when sent */
@@ -103,5 +107,8 @@ struct msg {
 /* Allocate a message with room for len data bytes (copied when data != NULL). NULL if out of
  * memory. Any thread. */
 struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, size_t len);
+
+/* Release m: back to its pool (pktpool_put()) or free(). Any thread. NULL is a no-op. */
+void msg_free(struct msg *m);
 
 #endif /* SERVER_PEER_H */

@@ -16,6 +16,7 @@
 #include "server/acceptor.h"
 #include "server/log.h"
 #include "server/peer.h"
+#include "server/pktpool.h"
 #include "server/udp.h"
 #include "server/worker.h"
 
@@ -365,6 +366,10 @@ out:
     }
     ip_pool_clear(&srv.pool);
     free(srv.addr_owner);
+    /* every thread is joined and every inbox drained: no message of a pool is left in use */
+    for (int i = 0; srv.workers && i < srv.n_workers; i++) {
+        pktpool_clear(&srv.workers[i].pool);
+    }
     free(srv.workers);
     running = NULL;
     return err;

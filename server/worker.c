@@ -182,7 +182,7 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
     struct peer *p;
 
     if (owner != w->index) {
-        struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
+        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len);
 
         /* A client's packet for another worker's client is not a steering miss. */
         if (!is_from_client) {
@@ -323,7 +323,8 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         return;
     }
     if (packet_opcode(pkt[0]) != P_DATA_V2) {
-        struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len); /* control, or V1: acceptor's */
+        struct msg *m =
+            pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
 
         stat_inc(&w->stats.handed_over);
         if (m) {
@@ -338,7 +339,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     }
     peer_id = load_be32(pkt) & 0xFFFFFFu;
     if ((int)(peer_id % (uint32_t)srv->n_workers) != w->index) {
-        struct msg *m = msg_new(MSG_PACKET, NULL, pkt, len);
+        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len);
 
         stat_inc(&w->stats.handed_over);
         if (m) {
@@ -554,12 +555,13 @@ static void log_stats(struct worker *w)
             "; dropped: short %" PRIu64 ", unknown peer-id %" PRIu64 ", no key %" PRIu64
             ", authentication %" PRIu64 ", replay %" PRIu64 ", bad source %" PRIu64
             ", not IP %" PRIu64 ", no route %" PRIu64 ", send %" PRIu64
-            ", IPv6 link-local source %" PRIu64 "; client-to-client %" PRIu64,
+            ", IPv6 link-local source %" PRIu64 "; client-to-client %" PRIu64
+            "; hand-over messages not from the pool %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
             stat_get(&s->drop_not_ip), stat_get(&s->drop_no_route), stat_get(&s->drop_send),
-            stat_get(&s->drop_link_local), stat_get(&s->client_to_client));
+            stat_get(&s->drop_link_local), stat_get(&s->client_to_client), w->pool.n_fallbacks);
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -638,7 +640,7 @@ static void on_async(uv_async_t *a)
         default:
             break;
         }
-        free(m);
+        msg_free(m);
     }
     tx_flush(w);
 }
@@ -655,7 +657,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
     msgq_init(&w->inbox);
     vroute_table_init(&w->routes);
     w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));
-    if (!w->by_local) {
+    if (!w->by_local || pktpool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
         return -ENOMEM;
     }
     err = uv_loop_init(&w->loop);
@@ -700,7 +702,7 @@ void worker_join(struct worker *w)
         if (m->type == MSG_NEW_KEY && m->len == sizeof(struct data_key)) {
             data_key_clear((struct data_key *)(void *)m->data);
         }
-        free(m);
+        msg_free(m);
     }
     uv_loop_close(&w->loop);
     free(w->by_local);

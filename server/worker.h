@@ -2,8 +2,8 @@
  *
  * Each worker owns one UDP socket of the reuseport group, one queue of the multiqueue TUN
  * device, and the data-channel state of the peers whose peer_id % n_workers equals its index.
- * Its per-packet path takes no lock and allocates nothing (only packets that reached the wrong
- * thread are copied into a message for their owner).
+ * Its per-packet path takes no lock and allocates nothing: a packet that reached the wrong
+ * thread is copied into a message from the worker's own pool (server/pktpool.h) for its owner.
  */
 #ifndef SERVER_WORKER_H
 #define SERVER_WORKER_H
@@ -19,12 +19,14 @@
 #include "server/log.h"
 #include "server/msgq.h"
 #include "server/peer.h"
+#include "server/pktpool.h"
 #include "server/vroute.h"
 
 struct server;
 
 #define WORKER_BATCH 32
 #define WORKER_BUF_LEN 2048
+#define WORKER_POOL_MSGS 256 /* packets one worker can have handed over and not yet consumed */
 
 /* Packet and drop counters of one worker. Only the owner thread writes them (stat_inc: no
  * locked instruction); the acceptor reads them for the status file. */
@@ -78,6 +80,8 @@ struct worker {
     struct vroute_table routes; /* every client's IPv6 address and iroutes (see vroute.h) */
     struct worker_stats stats;
     struct log_ratelimit rl_drop;
+    struct pktpool pool; /* messages for packets handed to another thread; freed by the server
+                            after every thread is joined (pktpool_clear) */
     uint8_t rx_bufs[WORKER_BATCH][WORKER_BUF_LEN];
     /* Sealed datagrams waiting for one sendmmsg() (flushed at the end of every callback). */
     uint8_t tx_bufs[WORKER_BATCH][WORKER_BUF_LEN + 64];
