@@ -132,6 +132,8 @@ static void turn_away(struct acceptor *a, struct ctl_session *cs, const char *re
     acc_cs_close(a, cs, 0);
 }
 
+#define REPLACED_TEXT "AUTH_FAILED,replaced by a new connection with the same certificate"
+
 static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
 {
     size_t n = 0;
@@ -142,7 +144,12 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
                 acc_cs_log(a, cs, LOG_INFO,
                            "new connection by the same common name from another address replaces "
                            "this one (duplicate-cn is off)");
-                acc_cs_close(a, cs, 0);
+                /* Tell the replaced client, so that it stops instead of reconnecting after its
+                 * ping-restart and replacing the new one in turn (2.6 says nothing, and two
+                 * devices sharing a certificate take turns). A client that has itself moved on
+                 * to a new session drops this: it is for the old session id. */
+                acc_send_message(a, cs, REPLACED_TEXT);
+                acc_cs_close(a, cs, CLOSE_LINGER_MS);
                 n++;
             }
         }
