@@ -264,13 +264,13 @@ static void via_file_and_env(void **state)
 static void deferred_and_reasons(void **state)
 {
     (void)state;
-    check("(sleep 0.2; echo 1 >\"$auth_control_file\") & exit 2", true, "u", "p", true, "(none)");
-    check("(sleep 0.2; echo 0 >\"$auth_control_file\") & exit 2", true, "u", "p", false, "(none)");
+    check("(sleep 0.05; echo 1 >\"$auth_control_file\") & exit 2", true, "u", "p", true, "(none)");
+    check("(sleep 0.05; echo 0 >\"$auth_control_file\") & exit 2", true, "u", "p", false, "(none)");
     check("echo 1 >\"$auth_control_file\"; exit 2", true, "u", "p", true, "(none)");
     check("printf 'Account locked\\n' >\"$auth_failed_reason_file\"; exit 1", true, "u", "p", false,
           "Account locked\n");
     check("printf 'TEMP[backoff 30]: later' >\"$auth_failed_reason_file\"; "
-          "(sleep 0.1; echo 0 >\"$auth_control_file\") & exit 2",
+          "(sleep 0.05; echo 0 >\"$auth_control_file\") & exit 2",
           true, "u", "p", false, "TEMP[backoff 30]: later");
 }
 
