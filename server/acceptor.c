@@ -70,7 +70,7 @@ void acc_cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, 
 }
 
 /* A packet-triggered problem with no session: count it and log at most a few lines. */
-static void drop_pkt(struct acceptor *a, uint64_t *counter, const struct sockaddr_in *from,
+static void drop_pkt(struct acceptor *a, uint64_t *counter, const union udp_addr *from,
                      const char *why)
 {
     uint32_t n_suppressed = 0;
@@ -88,15 +88,20 @@ static void drop_pkt(struct acceptor *a, uint64_t *counter, const struct sockadd
 
 /* ---- session table, keyed by the client's address ---- */
 
-static size_t addr_hash(const struct sockaddr_in *s, size_t size)
+static size_t addr_hash(const union udp_addr *s, size_t size)
 {
-    uint64_t k = ((uint64_t)s->sin_addr.s_addr << 16) ^ s->sin_port;
+    uint8_t b[18];
+    size_t n = udp_addr_bytes(s, b);
+    uint64_t k = 0;
 
+    for (size_t i = 0; i < n; i++) { /* FNV-1a, then a multiplicative mix */
+        k = (k ^ b[i]) * 0x100000001B3ull;
+    }
     k *= 0x9E3779B97F4A7C15ull;
     return (size_t)(k >> 32) & (size_t)(size - 1);
 }
 
-static struct ctl_session *table_find(struct acceptor *a, const struct sockaddr_in *from)
+static struct ctl_session *table_find(struct acceptor *a, const union udp_addr *from)
 {
     struct ctl_session *cs = a->table[addr_hash(from, a->table_size)];
 
@@ -156,8 +161,7 @@ static int send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_
         acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
         return err;
     }
-    if (sendto(a->fd, wire, wire_len, 0, (const struct sockaddr *)&cs->remote, sizeof(cs->remote)) <
-        0) {
+    if (sendto(a->fd, wire, wire_len, 0, &cs->remote.sa, udp_addr_len(&cs->remote)) < 0) {
         acc_cs_log(a, cs, LOG_DEBUG, "sendto: %s", strerror(errno));
     }
     return 0;
@@ -350,18 +354,19 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
     free(cs);
 }
 
-static void cookie_sid(const struct acceptor *a, const struct sockaddr_in *from,
+static void cookie_sid(const struct acceptor *a, const union udp_addr *from,
                        const uint8_t client_sid[SESSION_ID_LEN], int64_t slot,
                        uint8_t out[SESSION_ID_LEN])
 {
-    uint8_t input[4 + 4 + 2 + SESSION_ID_LEN], mac[32];
+    uint8_t input[4 + 18 + SESSION_ID_LEN], mac[32];
+    size_t n;
 
     store_be32(input, (uint32_t)slot);
-    memcpy(input + 4, &from->sin_addr.s_addr, 4);
-    memcpy(input + 8, &from->sin_port, 2);
-    memcpy(input + 10, client_sid, SESSION_ID_LEN);
+    n = 4 + udp_addr_bytes(from, input + 4);
+    memcpy(input + n, client_sid, SESSION_ID_LEN);
+    n += SESSION_ID_LEN;
     mbedtls_md_hmac(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), a->cookie_key,
-                    sizeof(a->cookie_key), input, sizeof(input), mac);
+                    sizeof(a->cookie_key), input, n, mac);
     memcpy(out, mac, SESSION_ID_LEN);
 }
 
@@ -402,7 +407,7 @@ static bool initial_reset_allowed(struct acceptor *a)
 
 /* Step 2 of the stateless handshake (section 3.5): answer a client reset, store nothing. */
 static void answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
-                              const struct sockaddr_in *from)
+                              const union udp_addr *from)
 {
     struct ctl_session tmp;
     struct control_acks acks = {.n_acks = 1};
@@ -426,7 +431,7 @@ static void answer_hard_reset(struct acceptor *a, const struct control_packet *p
 }
 
 static bool cookie_valid(const struct acceptor *a, const struct control_packet *pkt,
-                         const struct sockaddr_in *from)
+                         const union udp_addr *from)
 {
     int64_t slot = cookie_slot(a);
     uint8_t expect[SESSION_ID_LEN];
@@ -444,7 +449,7 @@ static bool cookie_valid(const struct acceptor *a, const struct control_packet *
 }
 
 static struct ctl_session *session_create(struct acceptor *a, const struct control_packet *pkt,
-                                          const struct sockaddr_in *from)
+                                          const union udp_addr *from)
 {
     struct ctl_session *cs = calloc(1, sizeof(*cs));
 
@@ -659,7 +664,7 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
 }
 
 static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
-                            const struct sockaddr_in *from)
+                            const union udp_addr *from)
 {
     struct control_packet pkt;
     struct ctl_session *cs;
@@ -779,7 +784,7 @@ static void on_udp(uv_poll_t *h, int status, int events)
         return;
     }
     for (int i = 0; i < 64; i++) {
-        struct sockaddr_in from;
+        union udp_addr from;
         socklen_t flen = sizeof(from);
         ssize_t n = recvfrom(a->fd, a->rx_buf, sizeof(a->rx_buf), MSG_DONTWAIT,
                              (struct sockaddr *)&from, &flen);
@@ -916,7 +921,12 @@ static void write_status(struct acceptor *a)
             }
             r = &rows[n++];
             snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
-            memcpy(&r->real, &cs->remote, sizeof(cs->remote)); /* p->remote is the worker's */
+            {
+                union udp_addr plain; /* cs->remote: p->remote is the worker's */
+
+                udp_addr_plain(&cs->remote, &plain);
+                memcpy(&r->real, &plain, udp_addr_len(&plain));
+            }
             r->virt_addr = p->vaddr;
             if (p->has_vaddr6) {
                 memcpy(&r->virt_addr6, p->vaddr6, 16);
@@ -997,7 +1007,7 @@ static void handle_installed(struct acceptor *a, struct peer *p)
 
 /* The worker saw the client's authenticated data from a new address: move the control session
  * there too, unless another client's session lives at that address. */
-static void handle_float(struct acceptor *a, struct peer *p, const struct sockaddr_in *to)
+static void handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to)
 {
     struct ctl_session *cs = p->ctl, *other;
     char addr[32];

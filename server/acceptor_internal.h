@@ -20,6 +20,7 @@
 #include "server/connect_freq.h"
 #include "server/crl.h"
 #include "server/log.h"
+#include "server/udp.h"
 #include "server/msgq.h"
 #include "server/ccd.h"
 #include "server/peer.h"
@@ -62,7 +63,7 @@ struct key_state {
 
 struct ctl_session {
     struct ctl_session *hnext;
-    struct sockaddr_in remote;
+    union udp_addr remote;
     uint8_t own_sid[SESSION_ID_LEN];
     uint8_t peer_sid[SESSION_ID_LEN];
     uint32_t wrap_tx_id;

@@ -35,6 +35,7 @@
 #include <uv.h>
 
 #include "server/config.h"
+#include "server/udp.h"
 
 struct auth;
 struct auth_req;
@@ -44,7 +45,7 @@ struct auth_client {
     const char *common_name; /* CN of the client certificate, or "UNDEF" without one */
     const char *username;    /* as sent in key method 2, "" if none */
     const char *password;
-    struct sockaddr_in remote;
+    union udp_addr remote;
     const char *peer_info; /* the client's NAME=value\n peer-info lines ("" if none) */
 };
 

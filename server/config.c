@@ -613,7 +613,7 @@ void config_init(struct config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->port = 1194;
-    cfg->proto = CONFIG_PROTO_UDP4;
+    cfg->proto = CONFIG_PROTO_UDP;
     cfg->topology = CONFIG_TOPOLOGY_SUBNET;
     cfg->tun_mtu = 1500;
     cfg->mssfix = 1492;

@@ -24,7 +24,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CONFIG_PROTO_UDP4 1 /* `proto udp` / `proto udp4`: UDP over IPv4 */
+#define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
+#define CONFIG_PROTO_UDP6 2 /* `proto udp6`: UDP over IPv6, dual-stack ("::" takes IPv4 too) */
+#define CONFIG_PROTO_UDP                                                                           \
+    3 /* `proto udp` (default): IPv4, or IPv6 dual-stack when `local` is                           \
+       * an IPv6 address */
 
 #define CONFIG_TOPOLOGY_SUBNET 1 /* the only topology so far; net30 and p2p are refused */
 
@@ -94,8 +98,8 @@ struct config {
 
     /* Network */
     uint16_t port; /* `port` / `lport`, default 1194 */
-    int proto;     /* CONFIG_PROTO_UDP4 */
-    char *local;   /* `local ADDR` as written (IPv4 literal or host name), NULL = any */
+    int proto;     /* CONFIG_PROTO_UDP (default), _UDP4 or _UDP6 */
+    char *local;   /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     char *dev;     /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
     int topology;  /* CONFIG_TOPOLOGY_SUBNET (ovpnd's default; openvpn 2.6 defaults to net30) */
     bool has_server;

@@ -7,6 +7,8 @@
  */
 #include "server/config_internal.h"
 
+#include <arpa/inet.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +284,20 @@ int config_finish(struct config_parser *ps)
          * otherwise TCP inside the tunnel is clamped to the tun MTU. */
         cfg->mssfix = cfg->tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->tun_mtu;
         cfg->mssfix_mode = cfg->tun_mtu == 1500 ? CONFIG_MSSFIX_MTU : CONFIG_MSSFIX_FIXED;
+    }
+    if (err == 0 && cfg->local) {
+        struct in6_addr a6;
+        struct in_addr a4;
+        bool is_v6 = inet_pton(AF_INET6, cfg->local, &a6) == 1;
+        bool is_v4 = inet_pton(AF_INET, cfg->local, &a4) == 1;
+
+        if (is_v6 && cfg->proto == CONFIG_PROTO_UDP4) {
+            err = config_error_at(ps, &ps->seen_local, "local",
+                                  "'%s' is an IPv6 address, but proto is udp4", cfg->local);
+        } else if (is_v4 && cfg->proto == CONFIG_PROTO_UDP6) {
+            err = config_error_at(ps, &ps->seen_local, "local",
+                                  "'%s' is an IPv4 address, but proto is udp6", cfg->local);
+        }
     }
     if (err == 0 && cfg->ccd_exclusive && !cfg->client_config_dir) {
         err = config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",

@@ -56,7 +56,7 @@ struct config_parser {
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
         seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
-        seen_auth_user_pass_verify, seen_script_security;
+        seen_auth_user_pass_verify, seen_script_security, seen_local;
     bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };

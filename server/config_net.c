@@ -44,16 +44,21 @@ int config_h_proto(struct config_parser *ps, int argc, char **argv)
     const char *p = argv[1];
 
     (void)argc;
-    if (strcmp(p, "udp") == 0 || strcmp(p, "udp4") == 0) {
+    if (strcmp(p, "udp") == 0) {
+        ps->cfg->proto = CONFIG_PROTO_UDP;
+        return 0;
+    }
+    if (strcmp(p, "udp4") == 0) {
         ps->cfg->proto = CONFIG_PROTO_UDP4;
         return 0;
     }
     if (strcmp(p, "udp6") == 0) {
-        return config_not_implemented(ps, "IPv6 transport; use udp or udp4");
+        ps->cfg->proto = CONFIG_PROTO_UDP6;
+        return 0;
     }
     for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
         if (strcmp(p, tcp[i]) == 0) {
-            return config_not_implemented(ps, "TCP transport '%s'; use udp or udp4", p);
+            return config_not_implemented(ps, "TCP transport '%s'; use udp, udp4 or udp6", p);
         }
     }
     if (strcmp(p, "tcp-client") == 0 || strcmp(p, "tcp4-client") == 0 ||
@@ -68,15 +73,11 @@ int config_h_proto(struct config_parser *ps, int argc, char **argv)
 
 int config_h_local(struct config_parser *ps, int argc, char **argv)
 {
-    struct in6_addr a6;
-
     (void)argc;
     if (argv[1][0] == '\0') {
         return config_error(ps, "the address is empty");
     }
-    if (inet_pton(AF_INET6, argv[1], &a6) == 1) {
-        return config_not_implemented(ps, "IPv6 address '%s'", argv[1]);
-    }
+    ps->seen_local = config_here(ps);
     return config_set_str(ps, &ps->cfg->local, argv[1]);
 }
 

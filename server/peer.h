@@ -23,6 +23,7 @@
 #include "proto/comp.h"
 #include "proto/data_crypto.h"
 #include "server/log.h"
+#include "server/udp.h"
 #include "server/msgq.h"
 #include "server/vroute.h"
 
@@ -38,7 +39,7 @@ struct peer {
     size_t pool_index; /* ip_pool_index(vaddr) */
     bool has_vaddr6;
     uint8_t vaddr6[16]; /* tunnel IPv6 address, network order, when has_vaddr6 */
-    struct sockaddr_in remote;
+    union udp_addr remote;
     char common_name[PEER_CN_MAX];
     char cipher[32];
     time_t connected_since;
@@ -99,7 +100,7 @@ struct msg {
     uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*: the peer's id when sent */
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
-    struct sockaddr_in from;
+    union udp_addr from;
     size_t len;
     uint8_t data[];
 };

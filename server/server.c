@@ -91,28 +91,46 @@ static int setup_ipv6(struct server *srv)
     return err;
 }
 
-static int resolve_local(const struct config *cfg, struct sockaddr_in *sa)
+/* The address to bind: `local` (literal or name) or the wildcard, of the family `proto` asks
+ * for: udp4 IPv4, udp6 IPv6 (dual-stack), udp IPv4 unless `local` is an IPv6 address. */
+static int resolve_local(const struct config *cfg, union udp_addr *sa)
 {
     struct addrinfo hints, *res = NULL;
-    int err;
+    struct in6_addr a6;
+    int family = AF_INET, err;
 
+    if (cfg->proto == CONFIG_PROTO_UDP6 || (cfg->proto == CONFIG_PROTO_UDP && cfg->local &&
+                                            inet_pton(AF_INET6, cfg->local, &a6) == 1)) {
+        family = AF_INET6;
+    }
     memset(sa, 0, sizeof(*sa));
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons(cfg->port);
     if (!cfg->local) {
-        sa->sin_addr.s_addr = htonl(INADDR_ANY);
+        if (family == AF_INET6) {
+            sa->in6.sin6_family = AF_INET6;
+            sa->in6.sin6_port = htons(cfg->port);
+            sa->in6.sin6_addr = in6addr_any;
+        } else {
+            sa->in4.sin_family = AF_INET;
+            sa->in4.sin_port = htons(cfg->port);
+            sa->in4.sin_addr.s_addr = htonl(INADDR_ANY);
+        }
         return 0;
     }
     memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_INET;
+    hints.ai_family = family;
     hints.ai_socktype = SOCK_DGRAM;
     err = getaddrinfo(cfg->local, NULL, &hints, &res);
     if (err || !res) {
-        log_msg(LOG_ERR, "%s: local: cannot resolve '%s': %s", cfg->source, cfg->local,
-                gai_strerror(err));
+        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", cfg->source,
+                cfg->local, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
         return -EINVAL;
     }
-    sa->sin_addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+    memcpy(sa, res->ai_addr, res->ai_addrlen < sizeof(*sa) ? res->ai_addrlen : sizeof(*sa));
+    if (family == AF_INET6) {
+        sa->in6.sin6_port = htons(cfg->port);
+    } else {
+        sa->in4.sin_port = htons(cfg->port);
+    }
     freeaddrinfo(res);
     return 0;
 }
@@ -183,7 +201,7 @@ static void on_signal(uv_signal_t *h, int signum)
 int server_run(struct config *cfg)
 {
     struct server srv;
-    struct sockaddr_in local;
+    union udp_addr local;
     char errbuf[512] = "", addr[32];
     int err, n_started = 0;
     bool acceptor_started = false, want_steering;

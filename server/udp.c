@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -39,26 +40,31 @@ static int attach_steering(int fd, unsigned n_workers)
     return 0;
 }
 
-int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool want_steering,
+int udp_group_open(const union udp_addr *addr, int n, int *fds, bool want_steering,
                    bool *is_steered)
 {
-    int i, err = 0, one = 1;
+    int i, err = 0, one = 1, off = 0;
+    int family = addr->sa.sa_family;
+    socklen_t len = udp_addr_len(addr);
 
     *is_steered = false;
     /* SO_REUSEPORT would let us join another process's group on the same port (same user):
      * make sure nobody holds it first, with a plain bind. */
-    i = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    i = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (i < 0) {
         return -errno;
     }
-    if (bind(i, (const struct sockaddr *)addr, sizeof(*addr)) < 0) {
+    if (family == AF_INET6) {
+        (void)setsockopt(i, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+    }
+    if (bind(i, &addr->sa, len) < 0) {
         err = -errno;
         close(i);
         return err;
     }
     close(i);
     for (i = 0; i < n; i++) {
-        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         int bufsz = 4 * 1024 * 1024;
 
         if (fd < 0) {
@@ -66,7 +72,9 @@ int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool want_st
             goto fail;
         }
         fds[i] = fd;
-        if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0) {
+        if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+            (family == AF_INET6 &&
+             setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0)) {
             err = -errno;
             i++;
             goto fail;
@@ -74,7 +82,7 @@ int udp_group_open(const struct sockaddr_in *addr, int n, int *fds, bool want_st
         /* Best effort: bigger buffers absorb bursts; the kernel caps them at rmem_max. */
         (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
         (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
-        if (bind(fd, (const struct sockaddr *)addr, sizeof(*addr)) < 0) {
+        if (bind(fd, &addr->sa, len) < 0) {
             err = -errno;
             i++;
             goto fail;
@@ -91,16 +99,61 @@ fail:
     return err;
 }
 
-const char *udp_addr_str(const struct sockaddr_in *a, char *buf, size_t len)
+socklen_t udp_addr_len(const union udp_addr *a)
 {
-    char ip[INET_ADDRSTRLEN];
+    return a->sa.sa_family == AF_INET6 ? sizeof(a->in6) : sizeof(a->in4);
+}
 
-    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
-    snprintf(buf, len, "%s:%u", ip, (unsigned)ntohs(a->sin_port));
+void udp_addr_plain(const union udp_addr *a, union udp_addr *out)
+{
+    if (a->sa.sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a->in6.sin6_addr)) {
+        memset(out, 0, sizeof(*out));
+        out->in4.sin_family = AF_INET;
+        out->in4.sin_port = a->in6.sin6_port;
+        memcpy(&out->in4.sin_addr, a->in6.sin6_addr.s6_addr + 12, 4);
+        return;
+    }
+    *out = *a;
+}
+
+const char *udp_addr_str(const union udp_addr *a, char *buf, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN];
+    union udp_addr p;
+
+    udp_addr_plain(a, &p);
+    if (p.sa.sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &p.in6.sin6_addr, ip, sizeof(ip));
+        snprintf(buf, len, "[%s]:%u", ip, (unsigned)ntohs(p.in6.sin6_port));
+    } else if (p.sa.sa_family == AF_INET) {
+        inet_ntop(AF_INET, &p.in4.sin_addr, ip, sizeof(ip));
+        snprintf(buf, len, "%s:%u", ip, (unsigned)ntohs(p.in4.sin_port));
+    } else {
+        snprintf(buf, len, "?");
+    }
     return buf;
 }
 
-bool udp_addr_equal(const struct sockaddr_in *a, const struct sockaddr_in *b)
+bool udp_addr_equal(const union udp_addr *a, const union udp_addr *b)
 {
-    return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+    if (a->sa.sa_family != b->sa.sa_family) {
+        return false;
+    }
+    if (a->sa.sa_family == AF_INET6) {
+        return a->in6.sin6_port == b->in6.sin6_port &&
+               memcmp(&a->in6.sin6_addr, &b->in6.sin6_addr, 16) == 0;
+    }
+    return a->in4.sin_addr.s_addr == b->in4.sin_addr.s_addr && a->in4.sin_port == b->in4.sin_port;
+}
+
+size_t udp_addr_bytes(const union udp_addr *a, uint8_t out[18])
+{
+    if (a->sa.sa_family == AF_INET6) {
+        memcpy(out, &a->in6.sin6_addr, 16);
+        memcpy(out + 16, &a->in6.sin6_port, 2);
+        return 18;
+    }
+    memcpy(out, &a->in4.sin_addr, 4);
+    memcpy(out + 4, &a->in4.sin_port, 2);
+    return 6;
 }

@@ -21,7 +21,7 @@
 
 #define WORKER_TICK_MS 1000
 
-static void drop(struct worker *w, _Atomic uint64_t *counter, const struct sockaddr_in *from,
+static void drop(struct worker *w, _Atomic uint64_t *counter, const union udp_addr *from,
                  const char *why)
 {
     uint32_t n_suppressed = 0;
@@ -111,7 +111,7 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
     mh = &w->tx_msgs[slot];
     memset(mh, 0, sizeof(*mh));
     mh->msg_hdr.msg_name = &w->tx_addr[slot];
-    mh->msg_hdr.msg_namelen = sizeof(w->tx_addr[slot]);
+    mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[slot]);
     mh->msg_hdr.msg_iov = &w->tx_iov[slot];
     mh->msg_hdr.msg_iovlen = 1;
     w->n_tx++;
@@ -291,7 +291,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
 /* An authenticated packet of p came from a new address (NAT rebinding, roaming laptop): send to
  * the new address from now on and tell the acceptor, as openvpn's float with peer-id does
  * (mudp.c multi_get_create_instance_udp). */
-static void float_peer(struct worker *w, struct peer *p, const struct sockaddr_in *from)
+static void float_peer(struct worker *w, struct peer *p, const union udp_addr *from)
 {
     char old_addr[32], new_addr[32];
     struct msg *m = msg_new(MSG_FLOAT, p, NULL, 0);
@@ -308,7 +308,7 @@ static void float_peer(struct worker *w, struct peer *p, const struct sockaddr_i
 
 /* A datagram that the kernel steered to this worker. */
 static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
-                            const struct sockaddr_in *from)
+                            const union udp_addr *from)
 {
     struct server *srv = w->srv;
     uint8_t plain[WORKER_BUF_LEN], *payload;
@@ -394,7 +394,7 @@ static void udp_drain(uv_poll_t *h, int status, int events)
     struct worker *w = h->data;
     struct mmsghdr msgs[WORKER_BATCH];
     struct iovec iov[WORKER_BATCH];
-    struct sockaddr_in from[WORKER_BATCH];
+    union udp_addr from[WORKER_BATCH];
 
     (void)events;
     if (status < 0) {

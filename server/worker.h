@@ -85,7 +85,7 @@ struct worker {
     uint8_t rx_bufs[WORKER_BATCH][WORKER_BUF_LEN];
     /* Sealed datagrams waiting for one sendmmsg() (flushed at the end of every callback). */
     uint8_t tx_bufs[WORKER_BATCH][WORKER_BUF_LEN + 64];
-    struct sockaddr_in tx_addr[WORKER_BATCH];
+    union udp_addr tx_addr[WORKER_BATCH];
     struct iovec tx_iov[WORKER_BATCH];
     struct mmsghdr tx_msgs[WORKER_BATCH];
     unsigned n_tx;

@@ -388,7 +388,7 @@ client_conf_write() {
     {
         echo "client"
         echo "dev tun"
-        echo "remote $OVT_SERVER_IP $OVT_PORT udp4"
+        echo "${OVT_CLIENT_REMOTE:-remote $OVT_SERVER_IP $OVT_PORT udp4}"
         echo "nobind"
         echo "remote-cert-tls server"
         echo "ca $pki/ca.crt"

@@ -56,9 +56,9 @@ static void client_init(struct auth_client *c, const char *user, const char *pas
     c->common_name = "laptop1";
     c->username = user;
     c->password = pass;
-    c->remote.sin_family = AF_INET;
-    c->remote.sin_port = htons(40000);
-    inet_pton(AF_INET, "198.18.0.7", &c->remote.sin_addr);
+    c->remote.in4.sin_family = AF_INET;
+    c->remote.in4.sin_port = htons(40000);
+    inet_pton(AF_INET, "198.18.0.7", &c->remote.in4.sin_addr);
     c->peer_info = "IV_VER=2.6.14\nIV_PLAT=linux\nIV_BAD-NAME=x\nUV_GROUP=ops\n";
 }
 

@@ -194,7 +194,7 @@ static void sample_server_conf_values(void **state)
     assert_int_equal(config_parse_file(&cfg, SAMPLE_DIR "/server.conf", err, sizeof(err)), 0);
     assert_string_equal(cfg.source, SAMPLE_DIR "/server.conf");
     assert_int_equal(cfg.port, 1194);
-    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP4);
+    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP);
     assert_string_equal(cfg.dev, "tun");
     assert_int_equal(cfg.topology, CONFIG_TOPOLOGY_SUBNET);
     assert_true(cfg.has_server);
@@ -228,7 +228,7 @@ static void defaults(void **state)
     (void)state;
     expect_ok(&cfg, BASE);
     assert_int_equal(cfg.port, 1194);
-    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP4);
+    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP);
     assert_null(cfg.local);
     assert_null(cfg.cd_dir);
     assert_int_equal(cfg.tun_mtu, 1500);
@@ -1075,7 +1075,6 @@ static void not_implemented(void **state)
         "client-disconnect /bin/true",
         "proto tcp",
         "proto tcp-server",
-        "proto udp6",
         "dev-type tap",
         "topology net30",
         "topology p2p",
@@ -1093,7 +1092,6 @@ static void not_implemented(void **state)
         "tls-cipher TLS-ECDHE-ECDSA-WITH-AES-128-GCM-SHA256",
         "mode p2p",
         "server 198.19.0.0 255.255.255.0 nopool",
-        "local ::1",
         "allow-compression yes",
         "syslog",
         "chroot /var/empty",
@@ -1425,6 +1423,19 @@ static void routing_directives(void **state)
                  "t.conf:8: client-config-dir: cannot use '/nonexistent-ovpnd-ccd': No such file "
                  "or directory");
     expect_error(BASE "ccd-exclusive\n", "t.conf:8: ccd-exclusive: needs client-config-dir");
+
+    /* IPv6 transport: udp6 is dual-stack; udp takes an IPv6 `local`; udp4 refuses one. */
+    expect_ok(&cfg, BASE "proto udp6\n");
+    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP6);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "local ::\nproto udp\n");
+    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP);
+    assert_string_equal(cfg.local, "::");
+    config_free(&cfg);
+    expect_error(BASE "local 2001:2::1\nproto udp4\n",
+                 "t.conf:8: local: '2001:2::1' is an IPv6 address, but proto is udp4");
+    expect_error(BASE "proto udp6\nlocal 198.18.0.1\n",
+                 "t.conf:9: local: '198.18.0.1' is an IPv4 address, but proto is udp6");
 }
 
 int main(void)

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# IPv6 as the transport, with the stock client. The underlay gets IPv6 addresses from
+# 2001:2::/64 (RFC 5180, the IPv6 benchmarking range) next to its 198.18.0.0/24 ones.
+#  - `proto udp6`: one dual-stack socket. Client 1 connects over IPv6 (remote 2001:2::1 udp6),
+#    client 2 over IPv4 to the same server; both carry traffic; the status file shows client 1's
+#    real address as IPv6 and client 2's as plain IPv4 (not ::ffff:...);
+#  - client 1 moves to another IPv6 address and keeps its session (float over IPv6);
+#  - `proto udp` with `local ::` is dual-stack too; `proto udp4` with an IPv6 `local` is refused
+#    at start-up with FILE:LINE.
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init ipv6_transport
+
+netns_setup 2
+pki_make "$OVT_DIR"
+ip -n "$NS_SRV" addr add 2001:2::1/64 dev br0 nodad
+for i in 1 2; do
+    ip -n "$(client_ns "$i")" addr add "2001:2::$((i + 1))/64" dev eth0 nodad
+done
+wait_for 10 ovt_run 3 "$(client_ns 1)" ping -6 -c 1 -W 1 -q 2001:2::1 >/dev/null ||
+    fail "underlay: client 1 cannot reach 2001:2::1"
+OVT_STATUS_VERSION=2
+
+run() { # run PROTO_LINES...: server with those lines, client 1 over IPv6, client 2 over IPv4
+    server_conf_write "$OVT_DIR" "$@"
+    server_start "$OVT_DIR"
+    OVT_CLIENT_REMOTE="remote 2001:2::1 $OVT_PORT udp6" client_start "$OVT_DIR" 1
+    client_start "$OVT_DIR" 2
+    wait_tunnel 1
+    wait_tunnel 2
+    assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 20 0.05 0 "$* : client 1 over IPv6 -> server"
+    assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 20 0.05 0 "$* : client 2 over IPv4 -> server"
+    assert_ping "$NS_SRV" "${CLIENT_TUN_IP[1]}" 10 0.05 0 "$* : server -> client 1"
+}
+
+run "proto udp6"
+grep -q "Peer Connection Initiated with \[AF_INET6\]2001:2::1" "$OVT_DIR/client1.log" ||
+    fail "client 1 did not connect over IPv6"
+sleep 1.5
+st=$(grep "^CLIENT_LIST" "$OVT_DIR/status.log")
+grep -Eq "^CLIENT_LIST,client1,2001:2::2(:[0-9]+)?," <<<"$st" || fail "status: client 1's real address is not 2001:2::2: $st"
+grep -q "^CLIENT_LIST,client2,198\.18\.0\.3:[0-9]*," <<<"$st" || fail "status: client 2's real address is not plain IPv4: $st"
+
+# Float over IPv6: client 1's address changes, its session follows an authenticated packet.
+ip -n "$(client_ns 1)" addr add 2001:2::102/64 dev eth0 nodad
+ip -n "$(client_ns 1)" addr del 2001:2::2/64 dev eth0
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 20 0.1 10 "client 1 after moving to 2001:2::102"
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    wait_server_log "floated from \[2001:2::2\]:[0-9]* to \[2001:2::102\]" 10 || fail "no float to 2001:2::102 in the server log"
+fi
+ip -n "$(client_ns 1)" addr add 2001:2::2/64 dev eth0 nodad
+client_stop 1
+client_stop 2
+server_stop
+
+run "proto udp" "local ::"
+client_stop 1
+client_stop 2
+server_stop
+
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    server_conf_write "$OVT_DIR" "proto udp4" "local 2001:2::1"
+    out=$("$OVPND" --test-config --config "$OVT_DIR/server.conf" 2>&1) && fail "proto udp4 with an IPv6 local was accepted"
+    grep -q "server.conf:[0-9]*: local: '2001:2::1' is an IPv6 address, but proto is udp4" <<<"$out" ||
+        fail "unexpected error for udp4 + IPv6 local: $out"
+fi
+ovt_log "PASS"
