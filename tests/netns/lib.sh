@@ -15,6 +15,9 @@
 #   OVT_KEEP_ON_FAIL=1  the same, only when the test fails
 #   OVT_VERBOSE=1     print more progress
 #
+# CTest runs these tests two at a time; a test that must run alone (timing-sensitive, CPU-heavy,
+# or changing the host: users, PAM files) carries the line "# ovt: serial" (tests/CMakeLists.txt).
+#
 # Every process started here runs under `timeout` and with a parent-death signal, so it dies
 # with the test even if the test is killed; the EXIT trap stops them all and deletes the
 # namespaces. Waits poll with a deadline, never a fixed sleep. A test that passed still fails if

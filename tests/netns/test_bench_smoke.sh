@@ -3,6 +3,7 @@
 # the JSON has a run for ovpnd and for openvpn, each with numeric TCP throughput above zero in
 # both directions, and the markdown table is printed with a row for each server. The figures
 # themselves are never judged (a shared CI machine makes them meaningless as pass/fail).
+# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${OVPND_SOURCE_DIR:-$(cd "$here/../.." && pwd)}

@@ -9,6 +9,7 @@
 #     for hand-window (60 s). Only 5 sessions are created, so a stock client still finds a free
 #     place and connects within the next period; without the limit the flood would fill
 #     max-clients and lock it out for a minute.
+# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

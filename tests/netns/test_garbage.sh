@@ -3,6 +3,7 @@
 # tunnel, another namespace sends 10,000 random, lookalike, truncated and corrupted datagrams
 # (the last two made from a tcpdump capture of the real session) to 198.18.0.1:1194. The ping
 # loses at most 1%, the server is still running, and a new client connects and pings afterwards.
+# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -3,6 +3,7 @@
 # the server after its keepalive timeout (keepalive 1 3: the server drops after 2 x 3 s, as
 # openvpn does), disappears from the status file, and its tunnel address goes back to the pool:
 # the next client is given the same lowest free address.
+# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -6,6 +6,7 @@
 #    tun, all leave with an explicit exit, and the status client list is empty afterwards;
 #  - 5 clients without IV_PROTO REQUEST_PUSH (--no-request-push) each send one PUSH_REQUEST and
 #    get exactly one PUSH_REPLY.
+# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init loadgen

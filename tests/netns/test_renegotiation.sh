@@ -4,6 +4,7 @@
 # data channel moves to the new key_id, and a steady ping sees no loss. Then a paced 12 MiB TCP
 # transfer (about 12 s) runs across at least 3 renegotiations and arrives intact, without a
 # stall.
+# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -8,6 +8,7 @@
 #    every echo still comes back, and the workers report packets handed over;
 #  - workers 1: everything on the one worker.
 # The per-worker counters come from the server's SIGUSR2/exit statistics lines.
+# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -211,6 +211,26 @@ static void load_from_directory(void **state)
     rmdir(dir);
 }
 
+/* The sample file shipped in sample-config/ccd parses, with what its comments promise. */
+static void sample_file(void **state)
+{
+    char err[ERR_LEN] = "";
+    struct ccd c;
+    bool found;
+
+    (void)state;
+    if (ccd_load(&c, OVPND_SOURCE_DIR "/sample-config/ccd", "branch-router", &found, err,
+                 sizeof(err)) != 0) {
+        fail_msg("sample-config/ccd/branch-router: %s", err);
+    }
+    assert_true(found);
+    assert_true(c.has_ifconfig_push);
+    assert_int_equal(c.n_iroutes, 1);
+    assert_int_equal(c.n_push_ops, 1);
+    assert_false(c.is_disabled);
+    ccd_free(&c);
+}
+
 static void route_table(void **state)
 {
     struct vroute_table t;
@@ -291,6 +311,7 @@ int main(void)
         cmocka_unit_test(directives),      cmocka_unit_test(bad_lines),
         cmocka_unit_test(push_list_edits), cmocka_unit_test(load_from_directory),
         cmocka_unit_test(route_table),     cmocka_unit_test(dns_for_old_clients),
+        cmocka_unit_test(sample_file),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
