@@ -266,11 +266,21 @@ void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct 
 {
     struct server *srv = a->srv;
 
+    /* A client's own IPv6 address also goes into the TUN steering map (iroutes do not). */
+    bool is_addr6 = key->family == 6 && key->plen == 128;
+
     if (add) {
         if (vroute_add(&a->routes, key, p->peer_id)) {
             log_msg(LOG_ERR, "out of memory for the route of peer %u", p->peer_id);
         }
+        if (is_addr6 && tun_steer_set6(&srv->tun_steer, key->addr, (uint32_t)p->worker)) {
+            log_msg(LOG_WARN, "peer %u: cannot add its IPv6 address to the TUN steering map",
+                    p->peer_id);
+        }
     } else {
+        if (is_addr6 && vroute_get(&a->routes, key) == p->peer_id) {
+            tun_steer_del6(&srv->tun_steer, key->addr);
+        }
         vroute_del(&a->routes, key, p->peer_id);
     }
     for (int i = 0; i < srv->n_workers && !a->are_workers_stopped; i++) {

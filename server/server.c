@@ -207,7 +207,7 @@ int server_run(struct config *cfg)
     bool acceptor_started = false, want_steering;
 
     memset(&srv, 0, sizeof(srv));
-    srv.tun_steer.map_fd = srv.tun_steer.prog_fd = -1;
+    srv.tun_steer.map_fd = srv.tun_steer.map6_fd = srv.tun_steer.prog_fd = -1;
     srv.cfg = cfg;
     for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
         srv.udp_fds[i] = -1;

@@ -8,7 +8,9 @@
 #  - client 2's CCD file gives it a fixed IPv6 address and an iroute-ipv6 for a LAN namespace
 #    behind it: the server side reaches the LAN host over IPv6;
 #  - with client-to-client, client 1 and client 2 reach each other over IPv6;
-#  - a TCP transfer over IPv6 keeps its sha256.
+#  - a TCP transfer over IPv6 keeps its sha256;
+#  - with 2 workers, IPv6 packets from the kernel to the clients' addresses land on the owning
+#    worker's TUN queue (eBPF steering): pings to both clients hand nothing over.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +42,7 @@ chmod 644 "$ccd/client2"
 
 OVT_STATUS_VERSION=2
 server_conf_write "$OVT_DIR" \
+    "workers 2" \
     "server-ipv6 2001:2:0:19::/64" \
     "route-ipv6 2001:2:0:50::/64" \
     'push "route-ipv6 2001:2:0:60::/64"' \
@@ -90,7 +93,16 @@ ovt_wait "$lpid" || fail "IPv6 receiver failed: $(cat "$OVT_DIR/listen.log")"
 ovt_log "TCP over IPv6: 4 MiB, sha256 matches"
 
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
-    sleep 1.5
+    handed() { # packets handed between workers so far, from the status file
+        sleep 1.5
+        awk -F, '/^GLOBAL_STATS,Worker [0-9]+ handed over,/ {n += $3} END {print n + 0}' "$OVT_DIR/status.log"
+    }
+    before=$(handed)
+    assert_ping "$NS_SRV" "$a1" 20 0.02 0 "server -> client 1 (IPv6), for steering"
+    assert_ping "$NS_SRV" "$a2" 20 0.02 0 "server -> client 2 (IPv6), for steering"
+    after=$(handed)
+    [ "$after" = "$before" ] || fail "IPv6 packets to clients were handed between workers ($before -> $after): TUN steering missed them"
+    ovt_log "IPv6 to both clients: no packet handed between workers"
     grep -q "^CLIENT_LIST,client1,[^,]*,${CLIENT_TUN_IP[1]},$a1," "$OVT_DIR/status.log" ||
         fail "the status file does not list client 1's IPv6 address: $(grep CLIENT_LIST "$OVT_DIR/status.log")"
 fi
