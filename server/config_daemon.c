@@ -19,13 +19,11 @@ int config_h_config(struct config_parser *ps, int argc, char **argv)
     return config_parse_include(ps, argv[1]);
 }
 
-/* openvpn chdir()s at this point; we only remember the directory (see config.h). */
-int config_h_cd(struct config_parser *ps, int argc, char **argv)
+int config_real_dir(struct config_parser *ps, const char *value, char **out)
 {
-    char *joined = config_resolve(ps, argv[1]), *real;
+    char *joined = config_resolve(ps, value), *real;
     struct stat st;
 
-    (void)argc;
     if (joined == NULL) {
         return config_nomem(ps);
     }
@@ -35,12 +33,27 @@ int config_h_cd(struct config_parser *ps, int argc, char **argv)
 
         free(joined);
         return e == ENOMEM ? config_nomem(ps)
-                           : config_error(ps, "cannot use '%s': %s", argv[1], strerror(e));
+                           : config_error(ps, "cannot use '%s': %s", value, strerror(e));
     }
     free(joined);
     if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
         free(real);
-        return config_error(ps, "'%s' is not a directory", argv[1]);
+        return config_error(ps, "'%s' is not a directory", value);
+    }
+    *out = real;
+    return 0;
+}
+
+/* openvpn chdir()s at this point; we only remember the directory (see config.h). */
+int config_h_cd(struct config_parser *ps, int argc, char **argv)
+{
+    char *real;
+    int err;
+
+    (void)argc;
+    err = config_real_dir(ps, argv[1], &real);
+    if (err) {
+        return err;
     }
     free(ps->cd);
     ps->cd = real;

@@ -167,6 +167,11 @@ int config_netmask_bits(uint32_t mask);
  * reports it for the current line and returns -EINVAL. */
 int config_parse_ipv6_prefix(struct config_parser *ps, const char *s, uint8_t addr[16], int *bits);
 
+/* The directory value names (relative to the last `cd`), made absolute with realpath() into
+ * *out (malloc'd, the caller's); reports "cannot use" / "is not a directory" for the current
+ * line otherwise. 0, -EINVAL or -ENOMEM. */
+int config_real_dir(struct config_parser *ps, const char *value, char **out);
+
 int config_h_client_config_dir(struct config_parser *ps, int argc, char **argv);
 int config_h_ccd_exclusive(struct config_parser *ps, int argc, char **argv);
 int config_h_client_to_client(struct config_parser *ps, int argc, char **argv);

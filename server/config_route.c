@@ -49,26 +49,14 @@ static bool has_host_bits(const uint8_t *addr, int len, int plen)
 
 int config_h_client_config_dir(struct config_parser *ps, int argc, char **argv)
 {
-    char *joined = config_resolve(ps, argv[1]), *real;
-    struct stat st;
+    char *real;
+    int err;
 
     (void)argc;
-    if (joined == NULL) {
-        return config_nomem(ps);
-    }
     /* Made absolute now: daemon mode and `cd` must not change what it names later. */
-    real = realpath(joined, NULL);
-    if (real == NULL) {
-        int e = errno;
-
-        free(joined);
-        return e == ENOMEM ? config_nomem(ps)
-                           : config_error(ps, "cannot use '%s': %s", argv[1], strerror(e));
-    }
-    free(joined);
-    if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        free(real);
-        return config_error(ps, "'%s' is not a directory", argv[1]);
+    err = config_real_dir(ps, argv[1], &real);
+    if (err) {
+        return err;
     }
     if (access(real, R_OK | X_OK) < 0) {
         int e = errno;
