@@ -6,6 +6,7 @@
 #include <grp.h>
 #include <netdb.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,12 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_close((uv_handle_t *)&sig_term, NULL);
     uv_close((uv_handle_t *)&sig_usr2, NULL);
     uv_close((uv_handle_t *)&sig_hup, NULL);
+    /* Closing the handles restored the default actions. The shutdown that follows (exit notices
+     * to clients, each thread's statistics, the status file) is short; a second SIGINT/SIGTERM,
+     * which `timeout` or a kill of the whole process group delivers right after the first, must
+     * not cut it short. SIGKILL still ends it. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
 }
 
 int server_run(struct config *cfg)
