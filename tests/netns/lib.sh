@@ -17,6 +17,7 @@
 #
 # CTest runs these tests two at a time; a test that must run alone (timing-sensitive, CPU-heavy,
 # or changing the host: users, PAM files) carries the line "# ovt: serial" (tests/CMakeLists.txt).
+# "# ovt: optimised build only: REASON" skips a test in the sanitizer pass (OVT_SANITIZER_PASS=1).
 #
 # Every process started here runs under `timeout` and with a parent-death signal, so it dies
 # with the test even if the test is killed; the EXIT trap stops them all and deletes the
@@ -82,6 +83,11 @@ ovt_init() {
         exit 1
         ;;
     esac
+    # The sanitizer pass of scripts/test.sh skips tests about scale, rates or the other
+    # data-channel backend: they add minutes there and no code path the other tests miss.
+    if [ "${OVT_SANITIZER_PASS:-0}" = 1 ] && grep -q "^# ovt: optimised build only" "$0"; then
+        ovt_skip "$(sed -n 's/^# ovt: optimised build only: *//p' "$0" | head -n 1) (runs in the optimised build)"
+    fi
     if ! ip netns add "ovt-probe-$OVT_ID" 2>/dev/null; then
         ovt_skip "cannot create network namespaces here"
     fi

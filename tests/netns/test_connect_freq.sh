@@ -10,6 +10,7 @@
 #     place and connects within the next period; without the limit the flood would fill
 #     max-clients and lock it out for a minute.
 # ovt: serial (see tests/CMakeLists.txt)
+# ovt: optimised build only: handshake rate limits: timing, unit-tested in test_connect_freq
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

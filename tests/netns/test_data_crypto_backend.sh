@@ -6,6 +6,7 @@
 # TCP in each direction with matching sha256.
 #   OVPND_OTHER_BACKEND_BIN  the server binary to test (set by CTest)
 #   OVPND_OTHER_BACKEND      mbedtls or openssl: the backend that binary was built with
+# ovt: optimised build only: it compares the two data-channel backends
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -7,6 +7,7 @@
 #  - 5 clients without IV_PROTO REQUEST_PUSH (--no-request-push) each send one PUSH_REQUEST and
 #    get exactly one PUSH_REPLY.
 # ovt: serial (see tests/CMakeLists.txt)
+# ovt: optimised build only: 100 simulated clients: a scale test
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init loadgen

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The same client connects 10 times in a row (stop, start): every time the tunnel comes up,
 # carries pings, and the client's tun device gets the same MTU.
+# ovt: optimised build only: ten reconnects of the same client
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

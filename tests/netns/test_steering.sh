@@ -9,6 +9,7 @@
 #  - workers 1: everything on the one worker.
 # The per-worker counters come from the server's SIGUSR2/exit statistics lines.
 # ovt: serial (see tests/CMakeLists.txt)
+# ovt: optimised build only: kernel steering counters with the load generator
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
