@@ -12,7 +12,6 @@
 # steering runs (hand-over and client-to-client between workers), to keep that pass short.
 # Then without client-to-client (and IP forwarding off in the server namespace) clients do not
 # reach each other, while they still reach the server.
-# ovt: serial (see tests/CMakeLists.txt)
 # ovt: timeout 600
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
