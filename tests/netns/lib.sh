@@ -179,6 +179,12 @@ fail() {
 
 # wait_for TIMEOUT_S CMD...: run CMD every 0.1 s until it succeeds (return 0) or the deadline
 # passes (return 1).
+# count_lines REGEX FILE N: true when FILE has exactly N lines matching REGEX (extended). For
+# wait_for, which re-runs its command: a "$(grep -c ...)" argument would be read only once.
+count_lines() {
+    [ "$(grep -cE "$1" "$2" 2>/dev/null)" = "$3" ]
+}
+
 wait_for() {
     local timeout_s=$1
     shift

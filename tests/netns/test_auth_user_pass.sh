@@ -129,7 +129,7 @@ grep -q "AUTH_FAILED,Password expired, call the help desk'\?$" "$dir/client7.log
 ovt_log "auth_failed_reason_file text reached the client"
 
 # Every address went to a connected client only: 4 clients up, 4 distinct addresses.
-wait_for 15 test "$(grep -c '^CLIENT_LIST,' "$dir/status.log")" -eq 4 ||
+wait_for 15 count_lines '^CLIENT_LIST,' "$dir/status.log" 4 ||
     fail "status file should list exactly the 4 connected clients: $(grep '^CLIENT_LIST,' "$dir/status.log" | cut -d, -f2-4 | tr '\n' ' ')"
 ls "$dir"/ovpnd-acf-* >/dev/null 2>&1 && fail "auth control files were left behind"
 for i in 1 3 4 6; do client_stop "$i"; done

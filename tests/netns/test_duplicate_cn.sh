@@ -45,8 +45,8 @@ OVT_CLIENT_CERT=$pki/client1.crt OVT_CLIENT_KEY=$pki/client1.key client_start "$
 wait_tunnel 1
 wait_tunnel 2
 [ "${CLIENT_TUN_IP[1]}" != "${CLIENT_TUN_IP[2]}" ] || fail "both devices got the same address"
-wait_for 5 test "$(grep -c '^CLIENT_LIST,client1,' "$dir/status.log")" = 2 ||
-    fail "the status file should list both devices"
+wait_for 5 count_lines '^CLIENT_LIST,client1,' "$dir/status.log" 2 ||
+    fail "the status file should list both devices: $(grep -E '^(TIME|CLIENT_LIST)' "$dir/status.log" | tr '\n' ' ')"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.1 0 "device 1"
 assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 5 0.1 0 "device 2"
 ovt_log "duplicate-cn on: both devices stay up"
