@@ -442,26 +442,29 @@ tcp_measure() {
     TCP_MBPS=$(mbps_of "$out")
 }
 
-# icalc EXPR [NAME=VALUE...]: the integer part of the awk expression EXPR over the variables.
-icalc() {
-    local e=$1 a
+# awk_run PROGRAM [NAME=VALUE...]: run the awk BEGIN block PROGRAM over the variables.
+awk_run() {
+    local prog=$1 a
     shift
     local -a vars=()
     for a in "$@"; do
         vars+=(-v "$a")
     done
-    awk "${vars[@]}" "BEGIN { printf \"%d\", ($e) }"
+    awk "${vars[@]}" "BEGIN { $prog }"
+}
+
+# icalc EXPR [NAME=VALUE...]: the integer part of the awk expression EXPR over the variables.
+icalc() {
+    local e=$1
+    shift
+    awk_run "printf \"%d\", ($e)" "$@"
 }
 
 # fcond EXPR [NAME=VALUE...]: true when the awk expression EXPR holds.
 fcond() {
-    local e=$1 a
+    local e=$1
     shift
-    local -a vars=()
-    for a in "$@"; do
-        vars+=(-v "$a")
-    done
-    awk "${vars[@]}" "BEGIN { exit !($e) }"
+    awk_run "exit !($e)" "$@"
 }
 
 # udp_search SERVER CIPHER TCP_MBPS: the highest iperf3 -u rate client->server with less than
