@@ -35,6 +35,7 @@
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
 #include "server/auth.h"
+#include "server/hooks.h"
 #include "server/peer.h"
 #include "server/server.h"
 #include "server/status.h"
@@ -331,6 +332,9 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
     if (cs->state == CS_CLOSING) {
         return;
     }
+    if (cs->is_connected || cs->n_learned > 0) {
+        acc_client_gone(a, cs); /* client-disconnect, learn-address delete */
+    }
     cs->state = CS_CLOSING;
     cs->close_at_ms = acc_now_ms(a) + linger_ms;
     if (cs->peer && cs->is_peer_live) {
@@ -353,6 +357,7 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
         free(cs->ccd);
     }
     free(cs->username);
+    acc_hooks_session_free(cs);
     if (cs->peer) {
         cs->peer->ctl = NULL;
         if (!cs->is_peer_live) {
@@ -1045,9 +1050,14 @@ static void stop_everything(struct acceptor *a)
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
             acc_auth_abort(&cs->ks[0]);
             acc_auth_abort(&cs->ks[1]);
+            if (cs->state != CS_CLOSING && (cs->is_connected || cs->n_learned > 0)) {
+                acc_client_gone(a, cs);
+            }
         }
     }
     auth_shutdown(a->auth);
+    /* client-disconnect scripts started just now get a few seconds (then they are killed). */
+    hooks_shutdown(a->hooks, HOOKS_SHUTDOWN_GRACE_MS);
     uv_poll_stop(&a->poll);
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
@@ -1245,6 +1255,11 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     if (err) {
         return err;
     }
+    err = hooks_new(&a->loop, auth_plugins(a->auth), &a->hooks);
+    if (err) {
+        snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
+        return err;
+    }
     err = uv_async_init(&a->loop, &a->async, on_async);
     err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
     err = err ? err : uv_timer_init(&a->loop, &a->tick);
@@ -1317,7 +1332,8 @@ void acceptor_free(struct acceptor *a)
     if (a->status_fd >= 0) {
         close(a->status_fd);
     }
-    auth_free(a->auth);
+    auth_free(a->auth); /* joins the plugin threads */
+    hooks_free(a->hooks);
     tls_wrap_wipe(&a->wrap);
     tls_server_conf_clear(&a->tls);
     mbedtls_ctr_drbg_free(&a->drbg);

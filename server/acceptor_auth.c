@@ -254,6 +254,7 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
             /* The same laptop reconnecting before its old session is gone: take the address
              * over; release_peer_slot() leaves it alone for the old one. */
             a->addr_holder[idx] = NULL;
+            cs->is_vaddr_takeover = true; /* learn-address "update", as 2.6 */
         } else if (ip_pool_acquire_addr(&srv->pool, c->ifconfig_local)) {
             snprintf(why, why_len, "%s: ifconfig-push %s is not free", c->path, inet_ntoa(in));
             return -1;
@@ -426,35 +427,35 @@ static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *
 }
 
 /* The client is authenticated (certificate, and username/password when configured): give it
- * an address and a peer-id, answer key method 2 and install it in a worker. */
-static void install(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                    const struct key_method2 *client)
+ * an address and a peer-id. It is then cs->peer, not yet live in a worker: cs_free returns what
+ * it holds. Returns false after refusing the client. */
+static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
+                            const struct key_method2 *client)
 {
     struct server *srv = a->srv;
     enum data_cipher cipher;
     struct peer *p = NULL;
-    const char *why;
     size_t n_replaced = 0;
     char why_buf[700];
 
     if (data_cipher_from_name(cs->cipher_name, &cipher)) {
         auth_failed(a, cs, "data cipher lost");
-        return;
+        return false;
     }
     if (!a->cfg->duplicate_cn) {
         n_replaced = drop_duplicate_cn(a, cs);
     }
     if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
         turn_away(a, cs, "max-clients reached");
-        return;
+        return false;
     }
     if (a->cfg->client_config_dir && load_ccd(a, cs)) {
-        return;
+        return false;
     }
     p = calloc(1, sizeof(*p));
     if (!p) {
         auth_failed(a, cs, "out of memory");
-        return;
+        return false;
     }
     p->pool_index = SIZE_MAX;
     switch (assign_addresses(a, cs, p, why_buf, sizeof(why_buf))) {
@@ -464,12 +465,12 @@ static void install(struct acceptor *a, struct ctl_session *cs, struct key_state
         free(p->routes);
         free(p);
         turn_away(a, cs, why_buf);
-        return;
+        return false;
     default:
         free(p->routes);
         free(p);
         auth_failed(a, cs, why_buf);
-        return;
+        return false;
     }
     if (pick_peer_slot(a, p)) {
         ip_pool_release(&srv->pool, p->vaddr);
@@ -477,7 +478,7 @@ static void install(struct acceptor *a, struct ctl_session *cs, struct key_state
         free(p->routes);
         free(p);
         auth_failed(a, cs, "no free peer-id");
-        return;
+        return false;
     }
     a->n_clients++;
     cs->peer = p; /* from here on cs_free() returns the address and the peer-id */
@@ -491,6 +492,54 @@ static void install(struct acceptor *a, struct ctl_session *cs, struct key_state
     p->framing = comp_framing_for_push(cs->comp_push);
     snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
     snprintf(p->cipher, sizeof(p->cipher), "%s", cs->cipher_name);
+    return true;
+}
+
+/* client-connect changed the client's addresses or iroutes: give back what it held and assign
+ * again from the merged client-config-dir and client-connect outputs. Returns false after
+ * refusing the client. */
+static bool reassign_addresses(struct acceptor *a, struct ctl_session *cs)
+{
+    struct server *srv = a->srv;
+    struct peer *p = cs->peer;
+    char why_buf[700];
+    int rc;
+
+    if (p->pool_index < srv->pool.n && a->addr_holder[p->pool_index] == p) {
+        a->addr_holder[p->pool_index] = NULL;
+        ip_pool_release(&srv->pool, p->vaddr);
+    }
+    free(p->routes);
+    p->routes = NULL;
+    p->n_routes = 0;
+    p->has_vaddr6 = false;
+    cs->is_vaddr_takeover = false;
+    rc = assign_addresses(a, cs, p, why_buf, sizeof(why_buf));
+    if (rc == 0) {
+        return true;
+    }
+    p->pool_index = SIZE_MAX; /* holds no address now */
+    if (rc == 1) {
+        turn_away(a, cs, why_buf);
+    } else {
+        auth_failed(a, cs, why_buf);
+    }
+    return false;
+}
+
+/* Everything accepted the client: answer key method 2 and install it in a worker. */
+static void install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                           const struct key_method2 *client)
+{
+    struct server *srv = a->srv;
+    struct peer *p = cs->peer;
+    enum data_cipher cipher;
+    const char *why;
+
+    if (data_cipher_from_name(cs->cipher_name, &cipher)) {
+        auth_failed(a, cs, "data cipher lost");
+        return;
+    }
     why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
     if (why) {
         auth_failed(a, cs, why);
@@ -500,13 +549,17 @@ static void install(struct acceptor *a, struct ctl_session *cs, struct key_state
     p->tx_key = &p->key_store[0];
     ks->state = KS_ACTIVE;
     cs->state = CS_ACTIVE;
+    cs->is_connected = true;
     cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
-    atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1, memory_order_release);
+    if (!cs->is_vaddr_unlearned) {
+        atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1,
+                              memory_order_release);
+    }
     for (size_t i = 0; i < p->n_routes; i++) {
         acc_route_broadcast(a, p, &p->routes[i], true);
     }
-    if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
+    if (!cs->is_vaddr_unlearned && tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
         acc_cs_log(a, cs, LOG_WARN,
                    "cannot add %s to the TUN steering map: its worker gets the "
                    "packets handed over",
@@ -536,22 +589,39 @@ static void install(struct acceptor *a, struct ctl_session *cs, struct key_state
      * as it has the reply, and the worker must know the peer-id by then. */
 }
 
-/* ---- username/password (auth-user-pass-verify), off the loop ---- */
+/* ---- the checks before the key-method-2 answer, off the loop ---- */
 
 #define TLS_USERNAME_LEN 64 /* openvpn ssl_verify.h: longest CN from username-as-common-name */
+
+/* What a key state waits for, in this order (each skipped when nothing is configured for it):
+ * tls-verify, the username/password check, then at a renegotiation the new keys; at the first
+ * negotiation an address and peer-id, client-connect, learn-address "add", and the install in
+ * a worker. All of it counts against hand-window. */
+enum wait_stage {
+    WAIT_TLS_VERIFY,
+    WAIT_AUTH,
+    WAIT_REKEY,
+    WAIT_PREPARE,
+    WAIT_CLIENT_CONNECT,
+    WAIT_LEARN,
+    WAIT_INSTALL,
+};
 
 struct auth_wait {
     struct acceptor *a;
     struct ctl_session *cs;
     struct key_state *ks;
     struct key_method2 *client; /* owned; wiped when freed */
-    struct auth_req *req;
+    enum wait_stage stage;
+    struct auth_req *req;     /* the username/password check in progress */
+    struct acc_hook_wait *hw; /* the scripts/plugins in progress */
 };
 
 static void auth_wait_free(struct auth_wait *w)
 {
     w->ks->auth_wait = NULL;
     auth_cancel(w->req);
+    acc_hook_wait_cancel(w->hw);
     if (w->client) {
         key_method2_wipe(w->client);
         free(w->client);
@@ -578,15 +648,160 @@ static void refuse_auth(struct acceptor *a, struct ctl_session *cs, const char *
     refuse(a, cs, log_reason, text);
 }
 
+static const char *const stage_names[] = {
+    "tls-verify",     "username/password check", "renegotiation", "address assignment",
+    "client-connect", "learn-address",           "install",
+};
+
 void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
+    struct auth_wait *w = ks->auth_wait;
     char why[300];
 
-    snprintf(why, sizeof(why), "username '%.128s': check did not finish within hand-window (%d s)",
-             ks->auth_wait && ks->auth_wait->client ? ks->auth_wait->client->username : "",
-             a->cfg->hand_window_s);
+    /* The stage has moved on to the next one when its step was started. */
+    enum wait_stage st = w && w->stage > WAIT_TLS_VERIFY ? w->stage - 1 : WAIT_TLS_VERIFY;
+
+    if (w && w->req) {
+        snprintf(why, sizeof(why),
+                 "username '%.128s': check did not finish within hand-window (%d s)",
+                 w->client ? w->client->username : "", a->cfg->hand_window_s);
+    } else {
+        if (st == WAIT_REKEY || st == WAIT_PREPARE) {
+            st = WAIT_CLIENT_CONNECT; /* PREPARE and REKEY are never waited for */
+        }
+        snprintf(why, sizeof(why), "%s did not finish within hand-window (%d s)", stage_names[st],
+                 a->cfg->hand_window_s);
+    }
     acc_auth_abort(ks);
     refuse_auth(a, cs, why, NULL);
+}
+
+static void run_checks(struct auth_wait *w);
+static bool start_auth(struct auth_wait *w);
+
+/* A step of scripts/plugins finished. */
+static void hook_step_done(void *ctx, bool is_ok, const char *why)
+{
+    struct auth_wait *w = ctx;
+
+    w->hw = NULL;
+    if (w->cs->state == CS_CLOSING) {
+        auth_wait_free(w);
+        return;
+    }
+    if (!is_ok) {
+        struct acceptor *a = w->a;
+        struct ctl_session *cs = w->cs;
+
+        auth_wait_free(w);
+        auth_failed(a, cs, why);
+        return;
+    }
+    run_checks(w);
+}
+
+/* Start (or skip) the scripts/plugins of one stage. Returns true when w waits for them, false
+ * when w is done with them (skipped) or was freed after a refusal (*is_gone). */
+static bool start_hook_step(struct auth_wait *w, int rc, const char *what, bool *is_gone)
+{
+    char why[128];
+
+    if (rc == 0) {
+        return true;
+    }
+    if (rc < 0) {
+        struct acceptor *a = w->a;
+        struct ctl_session *cs = w->cs;
+
+        snprintf(why, sizeof(why), "cannot run %s: %s", what, strerror(-rc));
+        auth_wait_free(w);
+        auth_failed(a, cs, why);
+        *is_gone = true;
+    }
+    return false;
+}
+
+static void run_checks(struct auth_wait *w)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_state *ks = w->ks;
+    bool is_gone = false;
+
+    for (;;) {
+        if (cs->state == CS_CLOSING) {
+            auth_wait_free(w);
+            return;
+        }
+        switch (w->stage) {
+        case WAIT_TLS_VERIFY:
+            w->stage = WAIT_AUTH;
+            if (start_hook_step(w, acc_tls_verify_start(a, cs, ks, hook_step_done, w, &w->hw),
+                                "tls-verify", &is_gone) ||
+                is_gone) {
+                return;
+            }
+            break;
+        case WAIT_AUTH:
+            w->stage = cs->peer ? WAIT_REKEY : WAIT_PREPARE;
+            if (auth_is_configured(a->auth)) {
+                if (!start_auth(w)) {
+                    auth_wait_free(w);
+                }
+                return; /* run_checks goes on from auth_done */
+            }
+            if (w->client->username[0] || w->client->password[0]) {
+                acc_cs_log(a, cs, LOG_DEBUG,
+                           "client sent a username/password; no auth-user-pass-verify is "
+                           "configured, so it is ignored");
+            }
+            break;
+        case WAIT_REKEY:
+            rekey(a, cs, ks, w->client);
+            auth_wait_free(w);
+            return;
+        case WAIT_PREPARE:
+            if (!install_prepare(a, cs, w->client)) {
+                auth_wait_free(w);
+                return;
+            }
+            w->stage = WAIT_CLIENT_CONNECT;
+            break;
+        case WAIT_CLIENT_CONNECT:
+            w->stage = WAIT_LEARN;
+            if (start_hook_step(w,
+                                acc_client_connect_start(a, cs, w->client->peer_info,
+                                                         hook_step_done, w, &w->hw),
+                                "client-connect", &is_gone) ||
+                is_gone) {
+                return;
+            }
+            break;
+        case WAIT_LEARN:
+            w->stage = WAIT_INSTALL;
+            if (cs->needs_reassign) {
+                cs->needs_reassign = false;
+                if (!reassign_addresses(a, cs) ||
+                    acc_client_env_build(a, cs, w->client->peer_info) != 0) {
+                    if (cs->state != CS_CLOSING) {
+                        auth_failed(a, cs, "out of memory");
+                    }
+                    auth_wait_free(w);
+                    return;
+                }
+            }
+            if (start_hook_step(w, acc_learn_start(a, cs, hook_step_done, w, &w->hw),
+                                "learn-address", &is_gone) ||
+                is_gone) {
+                return;
+            }
+            break;
+        case WAIT_INSTALL:
+            install_finish(a, cs, ks, w->client);
+            auth_wait_free(w);
+            return;
+        }
+    }
 }
 
 static void auth_done(void *ctx, bool is_ok, const char *client_reason, const char *log_reason)
@@ -594,50 +809,47 @@ static void auth_done(void *ctx, bool is_ok, const char *client_reason, const ch
     struct auth_wait *w = ctx;
     struct acceptor *a = w->a;
     struct ctl_session *cs = w->cs;
-    struct key_state *ks = w->ks;
     struct key_method2 *client = w->client;
     char why[400];
 
     w->req = NULL; /* finished: auth frees it */
-    w->client = NULL;
-    auth_wait_free(w);
     if (cs->state == CS_CLOSING) {
-        goto out;
+        auth_wait_free(w);
+        return;
     }
     if (!is_ok) {
         snprintf(why, sizeof(why), "username '%.128s': %s%s", client->username, log_reason,
                  cs->peer ? " (at renegotiation)" : "");
+        auth_wait_free(w);
         refuse_auth(a, cs, why, client_reason);
-        goto out;
+        return;
     }
     if (cs->peer) {
         acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated again", client->username);
-        rekey(a, cs, ks, client);
-        goto out;
+        run_checks(w);
+        return;
     }
     acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated", client->username);
     cs->username = strdup(client->username);
     if (!cs->username) {
+        auth_wait_free(w);
         auth_failed(a, cs, "out of memory");
-        goto out;
+        return;
     }
     if (a->cfg->username_as_common_name) {
         snprintf(cs->cn, sizeof(cs->cn), "%.*s", (int)sizeof(cs->cn) - 1, client->username);
     }
-    install(a, cs, ks, client);
-out:
-    key_method2_wipe(client);
-    free(client);
+    run_checks(w);
 }
 
-/* Check the client's username and password; ks waits (owning client) until the answer. Returns
- * true when the check started (client is then owned by it), false when the client was refused
- * at once. */
-static bool start_auth(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                       struct key_method2 *client)
+/* Check the client's username and password; w waits until the answer. Returns true when the
+ * check started, false when the client was refused at once. */
+static bool start_auth(struct auth_wait *w)
 {
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_method2 *client = w->client;
     struct auth_client who;
-    struct auth_wait *w;
     int err;
 
     if (client->username_too_long || client->password_too_long) {
@@ -659,33 +871,44 @@ static bool start_auth(struct acceptor *a, struct ctl_session *cs, struct key_st
         auth_failed(a, cs, "username changed at renegotiation");
         return false;
     }
-    w = calloc(1, sizeof(*w));
-    if (!w) {
-        auth_failed(a, cs, "out of memory");
-        return false;
-    }
     memset(&who, 0, sizeof(who));
     who.common_name = cs->cn;
     who.username = client->username;
     who.password = client->password;
     who.remote = cs->remote;
     who.peer_info = client->peer_info;
-    w->a = a;
-    w->cs = cs;
-    w->ks = ks;
     err = auth_start(a->auth, &who, auth_done, w, &w->req);
     if (err) {
         char why[128];
 
-        free(w);
         snprintf(why, sizeof(why), "cannot run auth-user-pass-verify: %s", strerror(-err));
         auth_failed(a, cs, why);
         return false;
     }
-    w->client = client;
-    ks->auth_wait = w;
     acc_cs_log(a, cs, LOG_DEBUG, "checking username '%.128s'", client->username);
     return true;
+}
+
+/* ks received the client's key-method-2 message (client, which w takes over): run the checks.
+ * ks waits (ks->auth_wait) while any of them runs. */
+static void begin_checks(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         struct key_method2 *client)
+{
+    struct auth_wait *w = calloc(1, sizeof(*w));
+
+    if (!w) {
+        key_method2_wipe(client);
+        free(client);
+        auth_failed(a, cs, "out of memory");
+        return;
+    }
+    w->a = a;
+    w->cs = cs;
+    w->ks = ks;
+    w->client = client;
+    w->stage = WAIT_TLS_VERIFY;
+    ks->auth_wait = w;
+    run_checks(w);
 }
 
 /* Who the client is from its certificate: CN (or "UNDEF" when verify-client-cert lets it come
@@ -755,15 +978,8 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         goto out;
     }
     if (cs->peer) {
-        if (auth_is_configured(a->auth)) {
-            /* 2.6 checks the credentials again at every renegotiation. */
-            if (start_auth(a, cs, ks, client)) {
-                return;
-            }
-        } else {
-            rekey(a, cs, ks, client);
-        }
-        goto out;
+        begin_checks(a, cs, ks, client); /* takes client */
+        return;
     }
     peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
                     &cs->pi);
@@ -785,18 +1001,8 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
                "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
         goto out;
     }
-    if (auth_is_configured(a->auth)) {
-        if (start_auth(a, cs, ks, client)) {
-            return; /* install() follows in auth_done */
-        }
-        goto out;
-    }
-    if (client->username[0] || client->password[0]) {
-        acc_cs_log(a, cs, LOG_DEBUG,
-                   "client sent a username/password; no auth-user-pass-verify is "
-                   "configured, so it is ignored");
-    }
-    install(a, cs, ks, client);
+    begin_checks(a, cs, ks, client); /* takes client */
+    return;
 out:
     key_method2_wipe(client);
     free(client);

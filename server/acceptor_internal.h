@@ -24,6 +24,7 @@
 #include "server/msgq.h"
 #include "server/ccd.h"
 #include "server/peer.h"
+#include "server/script.h"
 
 #define ACCEPTOR_TICK_MS 200
 #define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
@@ -32,7 +33,8 @@
 #define APP_BUF_LEN 16384    /* one full TLS record */
 #define CLOSE_LINGER_MS 5000 /* keep a failed/exiting session to finish ACKs, as 2.6 does */
 #define PUSH_REPEAT_IGNORE_MS 30000
-#define RENEG_RETRY_MS 10000 /* after a failed renegotiation */
+#define RENEG_RETRY_MS 10000         /* after a failed renegotiation */
+#define HOOKS_SHUTDOWN_GRACE_MS 5000 /* client-disconnect scripts at shutdown */
 #define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
 
 enum cs_state {
@@ -90,6 +92,16 @@ struct ctl_session {
     char cipher_name[32];    /* data cipher chosen for the client */
     uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
     struct log_ratelimit rl;
+    /* Scripts and plugins (acceptor_hooks.c); all NULL/false when none is configured. */
+    struct script_env *tls_env;  /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
+    struct script_env *hook_env; /* the client's variables, as client-connect gets them */
+    char **learned;              /* addresses learn-address accepted, for its "delete" */
+    size_t n_learned;
+    bool is_connected;       /* fully connected: client-disconnect is due when it goes */
+    bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
+    bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
+    bool is_vaddr_takeover;  /* its IPv4 address was taken over from a closing session */
+    bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
 };
 
 struct acceptor_stats {
@@ -113,7 +125,8 @@ struct acceptor {
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;
     struct tls_server_conf tls;
-    struct auth *auth; /* username/password checks (auth-user-pass-verify) */
+    struct auth *auth;   /* username/password checks (auth-user-pass-verify) */
+    struct hooks *hooks; /* tls-verify, client-connect, client-disconnect, learn-address */
     struct crl_watch crl;
     uint8_t cookie_key[32];
     int status_fd; /* open status file when privileges are dropped, else -1 */
@@ -177,5 +190,51 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
 /* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
 void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
                          bool add);
+
+/* ---- acceptor_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
+
+struct acc_hook_wait; /* one step waiting for the scripts and plugins of one event */
+
+/* Called on the loop when a step has finished (never from inside the start function): is_ok,
+ * or why it refused the client. The step is freed already. */
+typedef void (*acc_hook_cb)(void *ctx, bool is_ok, const char *why);
+
+/* Whether any tls-verify, client-connect, client-disconnect or learn-address script or plugin is
+ * configured; and whether one of the last three is (they need the client's environment). */
+bool acc_hooks_any(const struct acceptor *a);
+bool acc_hooks_client_env_wanted(const struct acceptor *a);
+
+/* After ks's TLS handshake: keep the certificate variables in cs->tls_env (first negotiation)
+ * and run tls-verify for each certificate of the chain, depth N down to 0; the first refusal
+ * ends it. Returns 0 (cb follows, *out is the step), 1 (nothing to run: cb is not called), or
+ * -errno. */
+int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+
+/* (Re)build cs->hook_env, the client's environment, from its session, cs->peer's addresses,
+ * cs->ccd and peer_info (the client's peer-info text). Returns 0 or -errno. */
+int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info);
+
+/* cs->peer has its addresses: build cs->hook_env, then run the client-connect plugins and
+ * script; their outputs are merged into cs->ccd (cs->needs_reassign tells whether addresses or
+ * iroutes changed). Returns 0, 1 or -errno as acc_tls_verify_start. */
+int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
+                             acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+
+/* learn-address "add" (or "update") for cs->peer's IPv4 address, IPv6 address and iroutes, one
+ * after another. An address it refuses is not routed (cs->is_vaddr_unlearned; refused routes are
+ * dropped from cs->peer->routes); cb then reports ok. Returns 0, 1 or -errno as above. */
+int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, void *ctx,
+                    struct acc_hook_wait **out);
+
+/* Forget a step: its callback is not called, its scripts are killed, its files removed. */
+void acc_hook_wait_cancel(struct acc_hook_wait *w);
+
+/* The client is going: client-disconnect if it was connected, then learn-address "delete" for
+ * what was learned, both in the background. Once per session. */
+void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
+
+/* Free what the hooks keep in cs (cs_free). */
+void acc_hooks_session_free(struct ctl_session *cs);
 
 #endif /* SERVER_ACCEPTOR_INTERNAL_H */

@@ -12,6 +12,7 @@
 
 #include <mbedtls/platform_util.h>
 
+#include "server/hook_env.h"
 #include "server/log.h"
 #include "server/openvpn_plugin.h"
 #include "server/plugin.h"
@@ -70,22 +71,10 @@ struct auth_req {
 
 static void on_async(uv_async_t *h);
 
-/* What every script and plugin sees (openvpn 2.6 setenv_settings): setenv lines, config,
- * verb, daemon. */
+/* What every script and plugin sees (openvpn 2.6 setenv_settings). */
 static int base_env(const struct config *cfg, struct script_env *env)
 {
-    char verb[16];
-    int err = 0;
-
-    snprintf(verb, sizeof(verb), "%d", cfg->verb);
-    for (size_t i = 0; i < cfg->n_setenv && err == 0; i++) {
-        err = script_env_add_raw(env, cfg->setenv[i]);
-    }
-    err = err ? err : script_env_add(env, "config", cfg->source ? cfg->source : "");
-    err = err ? err : script_env_add(env, "verb", verb);
-    err = err ? err : script_env_add(env, "daemon", cfg->daemonize ? "1" : "0");
-    err = err ? err : script_env_add(env, "daemon_log_redirect", "0");
-    return err;
+    return hook_env_base(cfg, env);
 }
 
 int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char *errbuf,
@@ -124,6 +113,11 @@ int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char 
     }
     *out = au;
     return 0;
+}
+
+struct plugin_set *auth_plugins(const struct auth *au)
+{
+    return au->plugins;
 }
 
 bool auth_is_configured(const struct auth *au)
@@ -429,39 +423,6 @@ void auth_tick(struct auth *au)
     }
 }
 
-/* IV_* and UV_* peer-info lines with a plain name, as 2.6 exports them
- * (ssl_verify.c output_peer_info_env). */
-static int add_peer_info(struct script_env *env, const char *pi)
-{
-    while (*pi != '\0') {
-        const char *end = strchr(pi, '\n');
-        size_t len = end != NULL ? (size_t)(end - pi) : strlen(pi);
-        char line[512];
-        const char *eq;
-        bool is_ok = true;
-
-        if (len < sizeof(line) && (strncmp(pi, "IV_", 3) == 0 || strncmp(pi, "UV_", 3) == 0)) {
-            memcpy(line, pi, len);
-            line[len] = '\0';
-            eq = strchr(line, '=');
-            for (const char *p = line; eq != NULL && p < eq; p++) {
-                if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-                      (*p >= '0' && *p <= '9') || *p == '_')) {
-                    is_ok = false;
-                }
-            }
-            if (eq != NULL && is_ok && script_env_add_raw(env, line) != 0) {
-                return -ENOMEM;
-            }
-        }
-        pi += len;
-        if (*pi == '\n') {
-            pi++;
-        }
-    }
-    return 0;
-}
-
 /* The per-client variables: after base_env, as openvpn 2.6 sets them for
  * user-pass-verify. with_password: also $password. */
 static int build_env(const struct auth *au, const struct auth_req *r, const struct auth_client *c,
@@ -491,7 +452,7 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
     err = err ? err : script_env_add(env, "auth_control_file", r->acf);
     err = err ? err : script_env_add(env, "auth_pending_file", r->apf);
     err = err ? err : script_env_add(env, "auth_failed_reason_file", r->afr);
-    err = err ? err : add_peer_info(env, c->peer_info);
+    err = err ? err : hook_env_peer_info(env, c->peer_info);
     /* A username or password with a line break cannot be passed (2.6 refuses them too). */
     err = err ? err : script_env_add(env, "username", c->username);
     if (err == 0 && with_password) {

@@ -39,6 +39,7 @@
 
 struct auth;
 struct auth_req;
+struct plugin_set;
 
 /* What the checks are told about the client. Borrowed for the duration of auth_start(). */
 struct auth_client {
@@ -71,6 +72,10 @@ void auth_shutdown(struct auth *au);
 /* Close the plugins (waiting for a call in progress) and free au, after auth_shutdown() and
  * after its loop has stopped. NULL is a no-op. */
 void auth_free(struct auth *au);
+
+/* The `plugin`s auth_new opened (all of them, whatever events they want), for the other hooks
+ * (server/hooks.h). Valid until auth_free. */
+struct plugin_set *auth_plugins(const struct auth *au);
 
 /* Whether a username/password check is configured at all. */
 bool auth_is_configured(const struct auth *au);

@@ -406,6 +406,91 @@ int ccd_load(struct ccd *c, const char *dir, const char *common_name, bool *foun
     return err;
 }
 
+int ccd_load_path(struct ccd *c, const char *path, const char *name, bool *found, char *errbuf,
+                  size_t errbuf_len)
+{
+    char *text = NULL;
+    int err;
+
+    memset(c, 0, sizeof(*c));
+    *found = false;
+    err = read_small_file(path, &text);
+    if (err == -ENOENT) {
+        return 0;
+    }
+    if (err) {
+        if (errbuf && errbuf_len) {
+            snprintf(errbuf, errbuf_len, "%s: cannot read: %s", name,
+                     err == -EILSEQ ? "it holds a NUL byte" : strerror(-err));
+        }
+        return err;
+    }
+    *found = text[0] != '\0';
+    err = ccd_parse_string(c, name, text, errbuf, errbuf_len);
+    free(text);
+    c->path = strdup(name);
+    if (!c->path && !err) {
+        err = -ENOMEM;
+    }
+    return err;
+}
+
+int ccd_merge(struct ccd *into, struct ccd *from)
+{
+    struct vroute_key *routes = NULL;
+    struct ccd_push_op *ops = NULL;
+    char *path = NULL;
+
+    if (from->n_iroutes > 0) {
+        routes = realloc(into->iroutes, (into->n_iroutes + from->n_iroutes) * sizeof(*routes));
+        if (!routes) {
+            return -ENOMEM;
+        }
+        into->iroutes = routes;
+    }
+    if (from->n_push_ops > 0) {
+        ops = realloc(into->push_ops, (into->n_push_ops + from->n_push_ops) * sizeof(*ops));
+        if (!ops) {
+            return -ENOMEM;
+        }
+        into->push_ops = ops;
+    }
+    if (into->path && from->path && asprintf(&path, "%s, %s", into->path, from->path) < 0) {
+        return -ENOMEM;
+    }
+    if (routes) {
+        memcpy(routes + into->n_iroutes, from->iroutes, from->n_iroutes * sizeof(*routes));
+        into->n_iroutes += from->n_iroutes;
+    }
+    if (ops) {
+        memcpy(ops + into->n_push_ops, from->push_ops, from->n_push_ops * sizeof(*ops));
+        into->n_push_ops += from->n_push_ops;
+        free(from->push_ops);
+        from->push_ops = NULL;
+        from->n_push_ops = 0;
+    }
+    if (path || !into->path) {
+        free(into->path);
+        into->path = path ? path : from->path;
+        from->path = path ? from->path : NULL;
+    }
+    into->is_disabled = into->is_disabled || from->is_disabled;
+    if (from->has_ifconfig_push) {
+        into->has_ifconfig_push = true;
+        into->ifconfig_local = from->ifconfig_local;
+        into->ifconfig_netmask = from->ifconfig_netmask;
+    }
+    if (from->has_ifconfig_ipv6_push) {
+        into->has_ifconfig_ipv6_push = true;
+        memcpy(into->ifconfig_ipv6, from->ifconfig_ipv6, 16);
+        into->ifconfig_ipv6_bits = from->ifconfig_ipv6_bits;
+        into->has_ifconfig_ipv6_remote = from->has_ifconfig_ipv6_remote;
+        memcpy(into->ifconfig_ipv6_remote, from->ifconfig_ipv6_remote, 16);
+    }
+    ccd_free(from);
+    return 0;
+}
+
 int ccd_push_list(const struct ccd *c, const char *const *in, size_t n_in, const char **out,
                   size_t out_cap, size_t *n_out, bool *is_ifconfig_blocked,
                   bool *is_ifconfig_ipv6_blocked)

@@ -72,6 +72,21 @@ int ccd_parse_string(struct ccd *c, const char *name, const char *text, char *er
 int ccd_load(struct ccd *c, const char *dir, const char *common_name, bool *found, char *errbuf,
              size_t errbuf_len);
 
+/* Read path (a file a client-connect script or plugin wrote; at most CCD_MAX_FILE bytes) and
+ * parse it like a client-config-dir file, naming it name in messages; c->path becomes a copy of
+ * name. A missing or empty file gives an empty c with *found false. Returns 0, -EINVAL (errbuf
+ * as for ccd_parse_string), -ENOMEM, or -errno when it cannot be read. */
+int ccd_load_path(struct ccd *c, const char *path, const char *name, bool *found, char *errbuf,
+                  size_t errbuf_len);
+
+/* Apply from after into, as openvpn 2.6 applies the client-connect outputs after the
+ * client-config-dir file (multi.c, client_connect_handlers): a later ifconfig-push or
+ * ifconfig-ipv6-push replaces an earlier one, `disable` sticks, iroutes and push, push-reset and
+ * push-remove lines are appended in order. into->path becomes "INTO, FROM" when both are set,
+ * for messages. Takes what from holds (from is left empty, for ccd_free). Returns 0 or -ENOMEM
+ * (into is then unchanged, from still owns its items). */
+int ccd_merge(struct ccd *into, struct ccd *from);
+
 /* This client's push list: the global list in (n_in texts, not copied), changed by c's
  * push, push-reset and push-remove lines in file order, as openvpn applies them to its
  * per-client copy of the list (push.c: push_option, push_reset, push_remove_option:

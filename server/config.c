@@ -743,6 +743,10 @@ void config_free(struct config *cfg)
     }
     free(cfg->warnings);
     config_strv_free(cfg->auth_user_pass_verify);
+    config_strv_free(cfg->tls_verify);
+    config_strv_free(cfg->client_connect);
+    config_strv_free(cfg->client_disconnect);
+    config_strv_free(cfg->learn_address);
     for (size_t i = 0; i < cfg->n_plugins; i++) {
         config_strv_free(cfg->plugins[i].argv);
         free(cfg->plugins[i].path);

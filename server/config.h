@@ -160,8 +160,14 @@ struct config {
     char *tmp_dir;                       /* `tmp-dir`; default $TMPDIR or /tmp */
     char **setenv;                       /* `setenv NAME VALUE` as "NAME=VALUE", for scripts */
     size_t n_setenv;
-    struct config_blob crl;        /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
-    char *crl_file;                /* its path, to re-read when it changes; NULL when inline */
+    struct config_blob crl; /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
+    char *crl_file;         /* its path, to re-read when it changes; NULL when inline */
+    /* Scripts run at the points of openvpn 2.6 of the same name (server/hooks.h): the command
+     * split like auth_user_pass_verify, NULL-terminated; NULL = none. */
+    char **tls_verify;             /* `tls-verify CMD` */
+    char **client_connect;         /* `client-connect CMD` */
+    char **client_disconnect;      /* `client-disconnect CMD` */
+    char **learn_address;          /* `learn-address CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;
 

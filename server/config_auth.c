@@ -88,6 +88,28 @@ int config_h_auth_user_pass_verify(struct config_parser *ps, int argc, char **ar
     return split_command(ps, argv[1], &cfg->auth_user_pass_verify);
 }
 
+/* tls-verify, client-connect, client-disconnect, learn-address: CMD, split as above. */
+int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+
+    (void)argc;
+    if (strcmp(argv[0], "tls-verify") == 0) {
+        ps->seen_tls_verify = config_here(ps);
+        return split_command(ps, argv[1], &cfg->tls_verify);
+    }
+    if (strcmp(argv[0], "client-connect") == 0) {
+        ps->seen_client_connect = config_here(ps);
+        return split_command(ps, argv[1], &cfg->client_connect);
+    }
+    if (strcmp(argv[0], "client-disconnect") == 0) {
+        ps->seen_client_disconnect = config_here(ps);
+        return split_command(ps, argv[1], &cfg->client_disconnect);
+    }
+    ps->seen_learn_address = config_here(ps);
+    return split_command(ps, argv[1], &cfg->learn_address);
+}
+
 int config_h_auth_user_pass_optional(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
@@ -252,6 +274,34 @@ static int check_crl(struct config_parser *ps)
     return err;
 }
 
+/* A script directive needs script-security 2 and a program that can be run now (options.c
+ * check_cmd_access). 2.6 only warns at start-up and then fails each call when script-security
+ * is too low; ovpnd refuses to start, as for auth-user-pass-verify. */
+static int check_script(struct config_parser *ps, const struct config_where *w, const char *name,
+                        char *const *cmd)
+{
+    char *path;
+    int err = 0;
+
+    if (cmd == NULL) {
+        return 0;
+    }
+    if (ps->cfg->script_security < SSEC_SCRIPTS) {
+        return config_error_at(ps, w, name,
+                               "running a script needs 'script-security 2' or higher (it is %d)",
+                               ps->cfg->script_security);
+    }
+    path = config_resolve(ps, cmd[0]);
+    if (path == NULL) {
+        return config_nomem(ps);
+    }
+    if (access(path, X_OK) != 0) {
+        err = config_error_at(ps, w, name, "cannot execute '%s': %s", cmd[0], strerror(errno));
+    }
+    free(path);
+    return err;
+}
+
 int config_check_auth(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
@@ -259,6 +309,14 @@ int config_check_auth(struct config_parser *ps)
     char *path;
     int err = check_crl(ps);
 
+    err = err ? err : check_script(ps, &ps->seen_tls_verify, "tls-verify", cfg->tls_verify);
+    err = err ? err
+              : check_script(ps, &ps->seen_client_connect, "client-connect", cfg->client_connect);
+    err = err ? err
+              : check_script(ps, &ps->seen_client_disconnect, "client-disconnect",
+                             cfg->client_disconnect);
+    err =
+        err ? err : check_script(ps, &ps->seen_learn_address, "learn-address", cfg->learn_address);
     if (err) {
         return err;
     }

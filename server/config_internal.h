@@ -56,7 +56,8 @@ struct config_parser {
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
         seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
-        seen_auth_user_pass_verify, seen_script_security, seen_local;
+        seen_auth_user_pass_verify, seen_script_security, seen_local, seen_tls_verify,
+        seen_client_connect, seen_client_disconnect, seen_learn_address;
     bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
@@ -235,6 +236,7 @@ int config_h_script_security(struct config_parser *ps, int argc, char **argv);
 int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv);
 int config_h_setenv(struct config_parser *ps, int argc, char **argv);
 int config_h_plugin(struct config_parser *ps, int argc, char **argv);
+int config_h_hook_script(struct config_parser *ps, int argc, char **argv);
 int config_h_crl_verify(struct config_parser *ps, int argc, char **argv);
 /* Checks of the authentication directives after the last line. Returns 0 or -EINVAL. */
 int config_check_auth(struct config_parser *ps);

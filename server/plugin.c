@@ -15,7 +15,10 @@
 #include "server/openvpn_plugin.h"
 
 /* The events ovpnd calls plugins for (see plugin.h). */
-#define SUPPORTED_MASK (1 << OVPN_PLUGIN_AUTH_USER_PASS_VERIFY)
+#define SUPPORTED_MASK                                                                             \
+    ((1 << OVPN_PLUGIN_AUTH_USER_PASS_VERIFY) | (1 << OVPN_PLUGIN_TLS_VERIFY) |                    \
+     (1 << OVPN_PLUGIN_CLIENT_CONNECT) | (1 << OVPN_PLUGIN_CLIENT_CONNECT_V2) |                    \
+     (1 << OVPN_PLUGIN_CLIENT_DISCONNECT) | (1 << OVPN_PLUGIN_LEARN_ADDRESS))
 
 struct plugin {
     const struct config_plugin *conf;
@@ -146,7 +149,7 @@ static struct ovpn_plugin_callbacks callbacks = {
 
 /* ---- the plugin thread ---- */
 
-static void free_return_list(struct ovpn_plugin_string_list *l)
+void plugin_string_list_free(struct ovpn_plugin_string_list *l)
 {
     while (l != NULL) {
         struct ovpn_plugin_string_list *next = l->next;
@@ -158,12 +161,18 @@ static void free_return_list(struct ovpn_plugin_string_list *l)
     }
 }
 
+#define CALL_MAX_ARGS 8 /* argv after the path: "add ADDRESS CN" is the longest ovpnd passes */
+
 static int call_plugin(struct plugin *p, struct plugin_call *c)
 {
-    const char *argv[] = {p->conf->argv[0], NULL};
+    const char *argv[CALL_MAX_ARGS + 2] = {p->conf->argv[0], NULL};
     const char **envp = cvec(c->envp);
     struct ovpn_plugin_string_list *list = NULL;
     int ret;
+
+    for (size_t i = 0; c->argv != NULL && c->argv[i] != NULL && i < CALL_MAX_ARGS; i++) {
+        argv[i + 1] = c->argv[i];
+    }
 
     if (p->func3) {
         struct ovpn_plugin_func_in in = {c->type, argv, envp, p->handle, NULL, -1, NULL};
@@ -175,7 +184,11 @@ static int call_plugin(struct plugin *p, struct plugin_call *c)
     } else {
         ret = p->func1(p->handle, c->type, argv, envp);
     }
-    free_return_list(list); /* no event ovpnd calls yet returns anything */
+    if (c->wants_return_list) {
+        c->return_list = list;
+    } else {
+        plugin_string_list_free(list);
+    }
     return ret;
 }
 
@@ -272,13 +285,23 @@ static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
             }
         }
         snprintf(errbuf, errbuf_len,
-                 "%s: plugin: %s wants events ovpnd does not call plugins for yet (%s); only "
-                 "AUTH_USER_PASS_VERIFY is implemented",
+                 "%s: plugin: %s wants events ovpnd does not call plugins for (%s): not "
+                 "implemented yet (implemented: TLS_VERIFY, AUTH_USER_PASS_VERIFY, "
+                 "CLIENT_CONNECT, CLIENT_CONNECT_V2, CLIENT_DISCONNECT, LEARN_ADDRESS)",
                  conf->where, conf->path, names);
         return -EINVAL;
     }
-    log_msg(LOG_INFO, "plugin %s loaded (events: %s)", conf->path,
-            p->type_mask ? "AUTH_USER_PASS_VERIFY" : "none");
+    {
+        char names[400] = "";
+
+        for (int t = 0; t < OVPN_PLUGIN_N_EVENTS; t++) {
+            if (p->type_mask & (1u << t)) {
+                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                         names[0] ? ", " : "", event_names[t]);
+            }
+        }
+        log_msg(LOG_INFO, "plugin %s loaded (events: %s)", conf->path, names[0] ? names : "none");
+    }
     return 0;
 }
 

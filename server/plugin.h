@@ -8,9 +8,12 @@
  * acceptor. A call that blocks delays only later calls to the same plugin; plugins that answer
  * OVPN_PLUGIN_FUNC_DEFERRED (auth-pam with `setenv deferred_auth_pam 1`) let calls overlap.
  *
- * Events ovpnd calls so far: OVPN_PLUGIN_AUTH_USER_PASS_VERIFY. A plugin that asks for any other
- * event is refused at start-up (openvpn 2.6 refuses unsupported types the same way), so that
- * nothing it expects is silently skipped.
+ * Events ovpnd calls: AUTH_USER_PASS_VERIFY (server/auth.h), and TLS_VERIFY, CLIENT_CONNECT,
+ * CLIENT_CONNECT_V2, CLIENT_DISCONNECT and LEARN_ADDRESS (server/hooks.h). A plugin that asks for
+ * any other event (UP, DOWN, ROUTE_UP, TLS_FINAL, the deferred CLIENT_CONNECT_DEFER and
+ * CLIENT_CONNECT_DEFER_V2, CLIENT_CRRESPONSE ...) is refused at start-up, naming the events
+ * (openvpn 2.6 refuses unsupported types the same way), so that nothing it expects is silently
+ * skipped.
  */
 #ifndef SERVER_PLUGIN_H
 #define SERVER_PLUGIN_H
@@ -20,13 +23,22 @@
 
 #include "server/config.h"
 
+struct ovpn_plugin_string_list;
+
 struct plugin_set;
 
 /* One call into a plugin. Caller-owned until done runs; the plugin thread fills result. */
 struct plugin_call {
     int type;    /* enum ovpn_plugin_event */
+    char **argv; /* arguments after argv[0] (the plugin path), NULL-terminated, borrowed; NULL:
+                  * none */
     char **envp; /* NULL-terminated "NAME=value" strings, borrowed */
     int result;  /* OVPN_PLUGIN_FUNC_* once done */
+    /* Set before the call: keep what the plugin returns (name/value list, e.g. "config" from
+     * CLIENT_CONNECT_V2) in return_list, which the caller then frees with
+     * plugin_string_list_free(). Otherwise it is freed at once. */
+    bool wants_return_list;
+    struct ovpn_plugin_string_list *return_list;
     /* Called on the plugin's thread when the call has returned; must not block. */
     void (*done)(struct plugin_call *call);
     struct plugin_call *next; /* the plugin's queue */
@@ -51,6 +63,10 @@ size_t plugin_set_count(const struct plugin_set *ps, int type);
 /* Queue call for the index-th plugin that wants call->type. Any thread. Returns 0, or -EINVAL
  * (no such plugin) or -ESHUTDOWN (the set is closing); then done is not called. */
 int plugin_call_start(struct plugin_set *ps, size_t index, struct plugin_call *call);
+
+/* Free a list a plugin returned (each node, name and value were malloc'ed by the plugin, as
+ * the OpenVPN plugin interface requires). NULL is a no-op. */
+void plugin_string_list_free(struct ovpn_plugin_string_list *l);
 
 /* The path of the index-th plugin for type, for log lines. */
 const char *plugin_name(const struct plugin_set *ps, int type, size_t index);

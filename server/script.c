@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mbedtls/platform_util.h>
 
@@ -139,6 +140,33 @@ void script_abandon(struct script *s)
     if (!s->has_exited && s->proc.pid > 0) {
         kill(-s->proc.pid, SIGKILL); /* the group: a shell script's own children too */
     }
+}
+
+const char *script_tmp_dir(const char *dir)
+{
+    if (dir == NULL || dir[0] == '\0') {
+        dir = getenv("TMPDIR");
+    }
+    return dir != NULL && dir[0] != '\0' ? dir : "/tmp";
+}
+
+int script_make_temp(const char *dir, const char *tag, char *path, size_t path_len)
+{
+    int fd, len = snprintf(path, path_len, "%s/ovpnd-%s-XXXXXX", script_tmp_dir(dir), tag);
+
+    if (len < 0 || (size_t)len >= path_len) {
+        path[0] = '\0';
+        return -ENAMETOOLONG;
+    }
+    fd = mkstemp(path); /* mode 0600 */
+    if (fd < 0) {
+        int err = -errno;
+
+        path[0] = '\0';
+        return err;
+    }
+    close(fd);
+    return 0;
 }
 
 int script_pid(const struct script *s)

@@ -52,6 +52,14 @@ int script_start(uv_loop_t *loop, char **argv, const struct script_env *env, scr
  * loop being shut down runs until then (a SIGKILLed process goes at once). */
 void script_abandon(struct script *s);
 
+/* The directory for scripts' temporary files: dir (`tmp-dir`) when set, else $TMPDIR, else
+ * /tmp (openvpn 2.6 options.c). */
+const char *script_tmp_dir(const char *dir);
+
+/* Create an empty mode-0600 file DIR/ovpnd-TAG-XXXXXX (DIR from script_tmp_dir(dir)); its path
+ * goes to path (path_len bytes). Returns 0, or -errno with path set to "". */
+int script_make_temp(const char *dir, const char *tag, char *path, size_t path_len);
+
 /* The process id of the running script (for log lines). */
 int script_pid(const struct script *s);
 

@@ -1,8 +1,14 @@
-/* tests/plugin/test_plugin.c: an OpenVPN-interface plugin for tests/unit/test_plugin.c.
- * open: argv[1] is "ok", "fail" (open fails) or "want-tls-verify" (asks for an event ovpnd does
- * not call). AUTH_USER_PASS_VERIFY: username "good" succeeds, "defer" answers DEFERRED after
+/* tests/plugin/test_plugin.c: an OpenVPN-interface plugin for tests/unit/test_auth.c and
+ * tests/netns/test_hooks.sh.
+ * open: argv[1] is "ok", "fail" (open fails), "want-defer" (asks for CLIENT_CONNECT_DEFER, which
+ * ovpnd does not call), or "hooks LOG CN ADDRESS" (below).
+ * AUTH_USER_PASS_VERIFY ("ok"): username "good" succeeds, "defer" answers DEFERRED after
  * writing 1 to $auth_control_file, anything else fails; the call also fails unless argv[0] is
- * the plugin path and $password is "pw". */
+ * the plugin path and $password is "pw".
+ * "hooks LOG CN ADDRESS": TLS_VERIFY, CLIENT_CONNECT_V2, CLIENT_DISCONNECT and LEARN_ADDRESS
+ * append a line to the file LOG: the event name, then its argv after the path, then
+ * common_name from the environment. CLIENT_CONNECT_V2 returns the config
+ * "ifconfig-push ADDRESS 255.255.255.0" for the client whose common_name is CN. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +23,8 @@ EXPORT int openvpn_plugin_func_v3(int version, const struct ovpn_plugin_func_in 
                                   struct ovpn_plugin_func_out *out);
 EXPORT void openvpn_plugin_close_v1(void *handle);
 
-static char path[512];
+static char path[512], log_path[512], hook_cn[128], hook_addr[64];
+static int is_hooks;
 
 static const char *get_env(const char *name, const char **envp)
 {
@@ -40,11 +47,62 @@ int openvpn_plugin_open_v3(int version, const struct ovpn_plugin_open_in *in,
     }
     snprintf(path, sizeof(path), "%s", in->argv[0]);
     out->type_mask = 1 << OVPN_PLUGIN_AUTH_USER_PASS_VERIFY;
-    if (strcmp(in->argv[1], "want-tls-verify") == 0) {
-        out->type_mask |= 1 << OVPN_PLUGIN_TLS_VERIFY;
+    if (strcmp(in->argv[1], "want-defer") == 0) {
+        out->type_mask |= 1 << OVPN_PLUGIN_CLIENT_CONNECT_DEFER;
+    }
+    if (strcmp(in->argv[1], "hooks") == 0) {
+        if (in->argv[2] == NULL || in->argv[3] == NULL || in->argv[4] == NULL) {
+            return OVPN_PLUGIN_FUNC_ERROR;
+        }
+        is_hooks = 1;
+        snprintf(log_path, sizeof(log_path), "%s", in->argv[2]);
+        snprintf(hook_cn, sizeof(hook_cn), "%s", in->argv[3]);
+        snprintf(hook_addr, sizeof(hook_addr), "%s", in->argv[4]);
+        out->type_mask = 1 << OVPN_PLUGIN_TLS_VERIFY | 1 << OVPN_PLUGIN_CLIENT_CONNECT_V2 |
+                         1 << OVPN_PLUGIN_CLIENT_DISCONNECT | 1 << OVPN_PLUGIN_LEARN_ADDRESS;
     }
     out->handle = path;
     in->callbacks->plugin_log(OVPN_PLOG_NOTE, "test-plugin", "opened");
+    return OVPN_PLUGIN_FUNC_SUCCESS;
+}
+
+static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_func_out *out)
+{
+    static const char *const names[] = {
+        [OVPN_PLUGIN_TLS_VERIFY] = "TLS_VERIFY",
+        [OVPN_PLUGIN_CLIENT_CONNECT_V2] = "CLIENT_CONNECT_V2",
+        [OVPN_PLUGIN_CLIENT_DISCONNECT] = "CLIENT_DISCONNECT",
+        [OVPN_PLUGIN_LEARN_ADDRESS] = "LEARN_ADDRESS",
+    };
+    const char *cn = get_env("common_name", in->envp);
+    FILE *f;
+
+    if (in->type < 0 || (size_t)in->type >= sizeof(names) / sizeof(names[0]) ||
+        names[in->type] == NULL || strcmp(in->argv[0], path) != 0 ||
+        get_env("script_type", in->envp)[0] != '\0') {
+        return OVPN_PLUGIN_FUNC_ERROR;
+    }
+    f = fopen(log_path, "a");
+    if (f == NULL) {
+        return OVPN_PLUGIN_FUNC_ERROR;
+    }
+    fputs(names[in->type], f);
+    for (int i = 1; in->argv[i] != NULL; i++) {
+        fprintf(f, " %s", in->argv[i]);
+    }
+    fprintf(f, " cn=%s\n", cn);
+    fclose(f);
+    if (in->type == OVPN_PLUGIN_CLIENT_CONNECT_V2 && strcmp(cn, hook_cn) == 0) {
+        struct ovpn_plugin_string_list *l = calloc(1, sizeof(*l));
+        char text[128];
+
+        snprintf(text, sizeof(text), "ifconfig-push %s 255.255.255.0", hook_addr);
+        if (l == NULL || (l->name = strdup("config")) == NULL ||
+            (l->value = strdup(text)) == NULL) {
+            return OVPN_PLUGIN_FUNC_ERROR;
+        }
+        *out->return_list = l;
+    }
     return OVPN_PLUGIN_FUNC_SUCCESS;
 }
 
@@ -54,7 +112,9 @@ int openvpn_plugin_func_v3(int version, const struct ovpn_plugin_func_in *in,
     const char *user = get_env("username", in->envp);
 
     (void)version;
-    (void)out;
+    if (is_hooks) {
+        return hooks_call(in, out);
+    }
     if (in->type != OVPN_PLUGIN_AUTH_USER_PASS_VERIFY || strcmp(in->argv[0], path) != 0 ||
         in->argv[1] != NULL || strcmp(get_env("password", in->envp), "pw") != 0) {
         return OVPN_PLUGIN_FUNC_ERROR;

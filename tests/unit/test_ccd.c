@@ -154,6 +154,89 @@ static void push_list_edits(void **state)
     ccd_free(&c);
 }
 
+/* client-connect outputs apply after the client-config-dir file (ccd_merge), as in 2.6. */
+static void merge_outputs(void **state)
+{
+    static const char *const global[] = {"route 198.19.1.0 255.255.255.0"};
+    const char *out[16];
+    size_t n;
+    bool no_if, no_if6;
+    struct ccd file, script;
+
+    (void)state;
+    parse_ok(&file, "ifconfig-push 198.19.0.10 255.255.255.0\niroute 198.19.50.0 255.255.255.0\n"
+                    "push \"route 198.19.2.0 255.255.255.0\"\n");
+    file.path = strdup("ccd/laptop1");
+    parse_ok(&script,
+             "ifconfig-push 198.19.0.20 255.255.255.0\npush-reset\n"
+             "push \"route 198.19.3.0 255.255.255.0\"\niroute 198.19.51.0 255.255.255.0\n");
+    script.path = strdup("client-connect script output");
+    assert_int_equal(ccd_merge(&file, &script), 0);
+    assert_null(script.path);
+    assert_int_equal(script.n_push_ops, 0);
+    assert_string_equal(file.path, "ccd/laptop1, client-connect script output");
+    assert_true(file.has_ifconfig_push);
+    assert_int_equal(file.ifconfig_local, 0xc6130014); /* the later one: 198.19.0.20 */
+    assert_int_equal(file.n_iroutes, 2);
+    assert_int_equal(file.iroutes[1].addr[2], 51);
+    assert_false(file.is_disabled);
+    /* The script's push-reset drops the global list and the file's push; its own stays. */
+    assert_int_equal(ccd_push_list(&file, global, 1, out, 16, &n, &no_if, &no_if6), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0], "route 198.19.3.0 255.255.255.0");
+
+    /* `disable` from a later output refuses the client; an empty earlier one takes the path. */
+    parse_ok(&script, "disable\n");
+    script.path = strdup("plugin config");
+    assert_int_equal(ccd_merge(&file, &script), 0);
+    assert_true(file.is_disabled);
+    assert_true(file.has_ifconfig_push);
+    ccd_free(&file);
+    memset(&file, 0, sizeof(file));
+    parse_ok(&script, "ifconfig-ipv6-push 2001:2::5/64\n");
+    script.path = strdup("plugin config");
+    assert_int_equal(ccd_merge(&file, &script), 0);
+    assert_string_equal(file.path, "plugin config");
+    assert_true(file.has_ifconfig_ipv6_push);
+    assert_int_equal(file.ifconfig_ipv6_bits, 64);
+    ccd_free(&file);
+}
+
+static void write_file(const char *path, const char *text);
+
+/* The file a client-connect script wrote: absent or empty is nothing, a bad line is named. */
+static void load_written_file(void **state)
+{
+    char path[] = "/tmp/ovpnd-test-ccd-XXXXXX", err[256] = "";
+    struct ccd c;
+    bool found = true;
+    int fd = mkstemp(path);
+
+    (void)state;
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(
+        ccd_load_path(&c, path, "client-connect script output", &found, err, sizeof(err)), 0);
+    assert_false(found);
+    ccd_free(&c);
+    write_file(path, "ifconfig-push 198.19.0.30 255.255.255.0\n");
+    assert_int_equal(
+        ccd_load_path(&c, path, "client-connect script output", &found, err, sizeof(err)), 0);
+    assert_true(found);
+    assert_true(c.has_ifconfig_push);
+    assert_string_equal(c.path, "client-connect script output");
+    ccd_free(&c);
+    write_file(path, "ifconfig-push 198.19.0.30\n");
+    assert_int_equal(
+        ccd_load_path(&c, path, "client-connect script output", &found, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "client-connect script output:1: ifconfig-push"));
+    ccd_free(&c);
+    unlink(path);
+    assert_int_equal(ccd_load_path(&c, path, "x", &found, err, sizeof(err)), 0);
+    assert_false(found);
+    ccd_free(&c);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -308,10 +391,11 @@ static void dns_for_old_clients(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(directives),      cmocka_unit_test(bad_lines),
-        cmocka_unit_test(push_list_edits), cmocka_unit_test(load_from_directory),
-        cmocka_unit_test(route_table),     cmocka_unit_test(dns_for_old_clients),
-        cmocka_unit_test(sample_file),
+        cmocka_unit_test(directives),        cmocka_unit_test(bad_lines),
+        cmocka_unit_test(push_list_edits),   cmocka_unit_test(load_from_directory),
+        cmocka_unit_test(route_table),       cmocka_unit_test(dns_for_old_clients),
+        cmocka_unit_test(sample_file),       cmocka_unit_test(merge_outputs),
+        cmocka_unit_test(load_written_file),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

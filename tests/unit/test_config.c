@@ -994,6 +994,26 @@ static void auth_directives(void **state)
                         "t.conf:1: tmp-dir: cannot use '/nonexistent/dir': ");
     expect_error("setenv A=B c\n" BASE, "t.conf:1: setenv: 'A=B' is not a variable name");
 
+    /* tls-verify, client-connect, client-disconnect, learn-address: a command each, split like
+     * auth-user-pass-verify's, script-security 2 and a program that runs. */
+    expect_ok(&cfg, "script-security 2\ntls-verify '/bin/true tv'\nclient-connect /bin/true\n"
+                    "client-disconnect '/bin/true \"x y\"'\nlearn-address /bin/true\n" BASE);
+    assert_string_equal(cfg.tls_verify[0], "/bin/true");
+    assert_string_equal(cfg.tls_verify[1], "tv");
+    assert_null(cfg.tls_verify[2]);
+    assert_string_equal(cfg.client_connect[0], "/bin/true");
+    assert_null(cfg.client_connect[1]);
+    assert_string_equal(cfg.client_disconnect[1], "x y");
+    assert_string_equal(cfg.learn_address[0], "/bin/true");
+    config_free(&cfg);
+    expect_error("client-connect /bin/true\n" BASE,
+                 "t.conf:1: client-connect: running a script needs 'script-security 2' or higher "
+                 "(it is 1)");
+    expect_error("script-security 2\nlearn-address /nonexistent/learn\n" BASE,
+                 "t.conf:2: learn-address: cannot execute '/nonexistent/learn': No such file or "
+                 "directory");
+    expect_error_prefix("script-security 2\ntls-verify\n" BASE, "t.conf:2: tls-verify: ");
+
     /* plugin: a bare name is looked up in openvpn's plugin directory, as 2.6 does; a path
      * that does not exist stops start-up. */
     expect_ok(&cfg, BASE "plugin openvpn-plugin-auth-pam.so login\nplugin /bin/true a 'b c'\n"
@@ -1070,9 +1090,8 @@ static void ignored_with_warning(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "tls-verify /bin/true",
-        "client-connect /bin/true",
-        "client-disconnect /bin/true",
+        "route-up /bin/true",
+        "up /bin/true",
         "proto tcp",
         "proto tcp-server",
         "dev-type tap",
