@@ -8,6 +8,8 @@
 #    is asked first and accepted);
 #  - client 4: the plugin's CLIENT_CONNECT_V2 answer gives it its address; it stays up and pings;
 #    the plugin's LEARN_ADDRESS and TLS_VERIFY calls are logged with their argv;
+#  - client 5: its client-connect script hangs: at hand-window the script is killed and the client
+#    refused, and the address it was given is free again;
 #  - client 1 exits: client-disconnect runs with bytes_received, bytes_sent > 0 and
 #    time_duration; learn-address saw "add" and then "delete" for its address.
 set -euo pipefail
@@ -19,8 +21,8 @@ plugin=${OVT_TEST_PLUGIN:-$(dirname "$OVPND")/tests/test_plugin.so}
 [ -f "$plugin" ] || fail "test plugin not found at $plugin (build the test_plugin target)"
 [ "$OVPN_SERVER_IMPL" = ovpnd ] || ovt_skip "the test plugin is built against ovpnd's header"
 
-netns_setup 4
-pki_make "$OVT_DIR"
+netns_setup 5
+pki_make "$OVT_DIR" --clients 5
 d=$OVT_DIR
 
 cat >"$d/cc.sh" <<EOF
@@ -32,6 +34,10 @@ client1)
     printf 'ifconfig-push 198.19.0.66 255.255.255.0\npush "route 198.19.70.0 255.255.255.0"\n' >"\$1"
     ;;
 client2) exit 1 ;;
+client5)
+    echo \$\$ >"$d/cc-client5.pid"
+    sleep 60
+    ;;
 esac
 exit 0
 EOF
@@ -61,6 +67,7 @@ server_conf_write "$d" \
     "client-disconnect $d/cd.sh" \
     "learn-address $d/la.sh" \
     "tls-verify $d/tv.sh" \
+    "hand-window 8" \
     "plugin $plugin hooks $d/plugin.log client4 198.19.0.88"
 server_start "$d"
 
@@ -68,6 +75,7 @@ client_start "$d" 1
 client_start "$d" 2 "auth-retry none"
 client_start "$d" 3 "auth-retry none"
 client_start "$d" 4
+client_start "$d" 5 "auth-retry none"
 wait_tunnel 1
 wait_tunnel 4
 ns1=$(client_ns 1)
@@ -136,6 +144,16 @@ grep -qx "learn-address add 198.19.0.66 client1" "$d/la.log" || fail "learn-addr
     "$(grep -n . "$d/la.log" | grep 'delete 198.19.0.66' | cut -d: -f1)" ] || fail "learn-address: delete came before add"
 wait_for 10 grep -q "^CLIENT_DISCONNECT cn=client1" "$plog" || fail "plugin CLIENT_DISCONNECT not called for client 1"
 assert_ping "$ns4" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 4 after client 1 left"
+
+# client 5: the hanging client-connect script is killed at hand-window, the client refused.
+wait_for 20 grep -q "AUTH_FAILED" "$d/client5.log" || fail "client 5 (hanging client-connect) was not refused"
+server_log_grep "client5/.*client-connect did not finish within hand-window" ||
+    fail "the server log does not say client-connect timed out for client 5"
+pid5=$(cat "$d/cc-client5.pid")
+wait_for 5 pid_gone "$pid5" || fail "the hanging client-connect script ($pid5) was not killed"
+grep -q "AUTH_FAILED" "$d/client4.log" && fail "client 4 was refused"
+st=$(cat "$d/status.log")
+grep -q "^CLIENT_LIST,client5," <<<"$st" && fail "client 5 is in the status file"
 
 # Shutdown runs client-disconnect for client 4 too.
 server_stop
