@@ -358,6 +358,7 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
     }
     free(cs->username);
     acc_hooks_session_free(cs);
+    auth_token_session_wipe(&cs->at);
     if (cs->peer) {
         cs->peer->ctl = NULL;
         if (!cs->is_peer_live) {
@@ -880,6 +881,9 @@ static void on_tick(uv_timer_t *t)
             if (cs->state != CS_CLOSING) {
                 check_key_states(a, cs, now, hand_window_ms);
             }
+            if (cs->state == CS_ACTIVE) {
+                acc_token_tick(a, cs, now);
+            }
             if (cs->state != CS_CLOSING || now < cs->close_at_ms) {
                 flush(a, cs);
             }
@@ -1207,6 +1211,11 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     if (err) {
         return err;
     }
+    err = acc_token_init(a);
+    if (err) {
+        snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
+        return err;
+    }
     if (cfg->tls_wrap_mode != TLS_WRAP_NONE) {
         err = static_key_parse(cfg->tls_wrap_key.data, cfg->tls_wrap_key.len, key2);
         if (err) {
@@ -1336,6 +1345,7 @@ void acceptor_free(struct acceptor *a)
     hooks_free(a->hooks);
     tls_wrap_wipe(&a->wrap);
     tls_server_conf_clear(&a->tls);
+    auth_token_ctx_wipe(&a->token);
     mbedtls_ctr_drbg_free(&a->drbg);
     mbedtls_entropy_free(&a->entropy);
     for (int i = 0; a->local_used && i < a->srv->n_workers; i++) {

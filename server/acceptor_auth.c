@@ -748,7 +748,7 @@ static void run_checks(struct auth_wait *w)
                 if (!start_auth(w)) {
                     auth_wait_free(w);
                 }
-                return; /* run_checks goes on from auth_done */
+                return; /* run_checks goes on from auth_done (or auth_succeeded) */
             }
             if (w->client->username[0] || w->client->password[0]) {
                 acc_cs_log(a, cs, LOG_DEBUG,
@@ -758,6 +758,9 @@ static void run_checks(struct auth_wait *w)
             break;
         case WAIT_REKEY:
             rekey(a, cs, ks, w->client);
+            if (ks->in_use && ks->state == KS_ACTIVE && cs->state == CS_ACTIVE) {
+                acc_token_after_rekey(a, cs); /* the token renewed by this check */
+            }
             auth_wait_free(w);
             return;
         case WAIT_PREPARE:
@@ -804,6 +807,37 @@ static void run_checks(struct auth_wait *w)
     }
 }
 
+/* The username/password check succeeded (is_by_token: by its auth-gen-token token, already
+ * logged): renew the token, then the next checks. */
+static void auth_succeeded(struct auth_wait *w, bool is_by_token)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_method2 *client = w->client;
+
+    acc_token_on_success(a, cs, client);
+    if (cs->peer) {
+        if (!is_by_token) {
+            acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated again", client->username);
+        }
+        run_checks(w);
+        return;
+    }
+    if (!is_by_token) {
+        acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated", client->username);
+    }
+    cs->username = strdup(client->username);
+    if (!cs->username) {
+        auth_wait_free(w);
+        auth_failed(a, cs, "out of memory");
+        return;
+    }
+    if (a->cfg->username_as_common_name) {
+        snprintf(cs->cn, sizeof(cs->cn), "%.*s", (int)sizeof(cs->cn) - 1, client->username);
+    }
+    run_checks(w);
+}
+
 static void auth_done(void *ctx, bool is_ok, const char *client_reason, const char *log_reason)
 {
     struct auth_wait *w = ctx;
@@ -824,32 +858,21 @@ static void auth_done(void *ctx, bool is_ok, const char *client_reason, const ch
         refuse_auth(a, cs, why, client_reason);
         return;
     }
-    if (cs->peer) {
-        acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated again", client->username);
-        run_checks(w);
-        return;
-    }
-    acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated", client->username);
-    cs->username = strdup(client->username);
-    if (!cs->username) {
-        auth_wait_free(w);
-        auth_failed(a, cs, "out of memory");
-        return;
-    }
-    if (a->cfg->username_as_common_name) {
-        snprintf(cs->cn, sizeof(cs->cn), "%.*s", (int)sizeof(cs->cn) - 1, client->username);
-    }
-    run_checks(w);
+    auth_succeeded(w, false);
 }
 
-/* Check the client's username and password; w waits until the answer. Returns true when the
- * check started, false when the client was refused at once. */
+/* Check the client's username and password. Returns true when w is taken care of: the check
+ * started (w waits until the answer), or an auth-gen-token token was accepted at once and the
+ * checks went on; false when the client was refused at once (the caller frees w). */
 static bool start_auth(struct auth_wait *w)
 {
     struct acceptor *a = w->a;
     struct ctl_session *cs = w->cs;
     struct key_method2 *client = w->client;
     struct auth_client who;
+    struct acc_token_env tenv;
+    const char *token_reason;
+    char token_why[400];
     int err;
 
     if (client->username_too_long || client->password_too_long) {
@@ -871,12 +894,24 @@ static bool start_auth(struct auth_wait *w)
         auth_failed(a, cs, "username changed at renegotiation");
         return false;
     }
+    switch (acc_token_check(a, cs, client, &tenv, &token_reason, token_why, sizeof(token_why))) {
+    case AUTH_TOKEN_REFUSED:
+        refuse_auth(a, cs, token_why, token_reason);
+        return false;
+    case AUTH_TOKEN_ACCEPTED:
+        auth_succeeded(w, true);
+        return true;
+    default:
+        break;
+    }
     memset(&who, 0, sizeof(who));
     who.common_name = cs->cn;
     who.username = client->username;
     who.password = client->password;
     who.remote = cs->remote;
     who.peer_info = client->peer_info;
+    who.session_id = tenv.is_set ? tenv.session_id : NULL;
+    who.session_state = tenv.is_set ? tenv.session_state : NULL;
     err = auth_start(a->auth, &who, auth_done, w, &w->req);
     if (err) {
         char why[128];
@@ -1105,6 +1140,7 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     pp.cc_exit = true;
     pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
     pp.tun_mtu = cfg->tun_mtu;
+    pp.auth_token = acc_token_for_push(a, cs);
     if (!no_ifconfig) {
         pp.ifconfig_local = p->vaddr;
         pp.ifconfig_netmask =

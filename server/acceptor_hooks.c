@@ -272,6 +272,7 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
         err = hook_env_append(env, cs->tls_env);
     }
     err = err ? err : hook_env_peer_info(env, peer_info);
+    err = err ? err : acc_token_env_add(a, cs, env);
     return err ? err : hook_env_client(env, &hc);
 }
 

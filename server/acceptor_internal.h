@@ -25,6 +25,7 @@
 #include "server/ccd.h"
 #include "server/peer.h"
 #include "server/script.h"
+#include "server/auth_token.h"
 
 #define ACCEPTOR_TICK_MS 200
 #define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
@@ -102,6 +103,8 @@ struct ctl_session {
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
     bool is_vaddr_takeover;  /* its IPv4 address was taken over from a closing session */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
+    struct auth_token_session at; /* auth-gen-token: this session's tokens */
+    uint64_t token_renew_ms;      /* when the renewal timer next makes a token */
 };
 
 struct acceptor_stats {
@@ -125,8 +128,9 @@ struct acceptor {
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;
     struct tls_server_conf tls;
-    struct auth *auth;   /* username/password checks (auth-user-pass-verify) */
-    struct hooks *hooks; /* tls-verify, client-connect, client-disconnect, learn-address */
+    struct auth *auth;           /* username/password checks (auth-user-pass-verify) */
+    struct auth_token_ctx token; /* auth-gen-token */
+    struct hooks *hooks;         /* tls-verify, client-connect, client-disconnect, learn-address */
     struct crl_watch crl;
     uint8_t cookie_key[32];
     int status_fd; /* open status file when privileges are dropped, else -1 */
@@ -236,5 +240,45 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
 
 /* Free what the hooks keep in cs (cs_free). */
 void acc_hooks_session_free(struct ctl_session *cs);
+
+/* ---- acceptor_token.c: auth-gen-token ---- */
+
+/* $session_id and $session_state for the script and plugins, when is_set. */
+struct acc_token_env {
+    bool is_set;
+    char session_id[AUTH_TOKEN_SESSION_ID_B64_LEN + 1];
+    const char *session_state;
+};
+
+/* Read the auth-gen-token settings and secret (random without auth-gen-token-secret, which is
+ * logged). Call once the acceptor's random generator is seeded. 0 or -EIO. */
+int acc_token_init(struct acceptor *a);
+
+/* The client's password before its username/password check (2.6 verify_user_pass): a token is
+ * checked here. ACCEPTED: the client is authenticated (logged); REFUSED: refuse it with
+ * *client_reason (NULL: plain AUTH_FAILED) and why (why_len bytes) for the log; NOT_USED and
+ * EXTERNAL: run the check, with env for its environment. client->username may be emptied (a
+ * token valid only for the empty username, external-auth). */
+enum auth_token_verdict acc_token_check(struct acceptor *a, struct ctl_session *cs,
+                                        struct key_method2 *client, struct acc_token_env *env,
+                                        const char **client_reason, char *why, size_t why_len);
+
+/* The check succeeded: make the client's (renewed) token, which PUSH_REPLY carries. */
+void acc_token_on_success(struct acceptor *a, struct ctl_session *cs,
+                          const struct key_method2 *client);
+
+/* A renegotiation finished: send the renewed token ("PUSH_REPLY,auth-token ..."), as 2.6. */
+void acc_token_after_rekey(struct acceptor *a, struct ctl_session *cs);
+
+/* Renewal timer (renewal-time below reneg-sec): a new token every renewal-time. */
+void acc_token_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
+
+/* With auth-gen-token, add session_id and session_state as the username/password check left
+ * them to env (client-connect and later scripts see them, as in 2.6). 0 or -ENOMEM. */
+int acc_token_env_add(const struct acceptor *a, const struct ctl_session *cs,
+                      struct script_env *env);
+
+/* The token to push in PUSH_REPLY, or NULL. */
+const char *acc_token_for_push(const struct acceptor *a, const struct ctl_session *cs);
 
 #endif /* SERVER_ACCEPTOR_INTERNAL_H */

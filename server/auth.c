@@ -453,6 +453,10 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
     err = err ? err : script_env_add(env, "auth_pending_file", r->apf);
     err = err ? err : script_env_add(env, "auth_failed_reason_file", r->afr);
     err = err ? err : hook_env_peer_info(env, c->peer_info);
+    if (c->session_id != NULL && c->session_state != NULL) {
+        err = err ? err : script_env_add(env, "session_id", c->session_id);
+        err = err ? err : script_env_add(env, "session_state", c->session_state);
+    }
     /* A username or password with a line break cannot be passed (2.6 refuses them too). */
     err = err ? err : script_env_add(env, "username", c->username);
     if (err == 0 && with_password) {

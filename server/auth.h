@@ -19,7 +19,8 @@
  * mode-0600 temporary file in tmp-dir, whose path is the script's last argument; the file is
  * removed as soon as the script exits. With via-env they are in $username and $password.
  * Other variables: script_type=user-pass-verify, common_name, untrusted_ip, untrusted_port, the
- * client's IV_* and UV_* peer-info, auth_pending_file, config, verb, daemon, and setenv lines.
+ * client's IV_* and UV_* peer-info, auth_pending_file, config, verb, daemon, and setenv lines;
+ * with auth-gen-token also session_id and session_state (server/auth_token.h).
  *
  * Everything here runs on the acceptor thread. A request that outlives its client is cancelled
  * by the caller (auth_cancel): its script, if still running, is killed with its process group,
@@ -47,7 +48,9 @@ struct auth_client {
     const char *username;    /* as sent in key method 2, "" if none */
     const char *password;
     union udp_addr remote;
-    const char *peer_info; /* the client's NAME=value\n peer-info lines ("" if none) */
+    const char *peer_info;     /* the client's NAME=value\n peer-info lines ("" if none) */
+    const char *session_id;    /* auth-gen-token: $session_id, or NULL */
+    const char *session_state; /* auth-gen-token: $session_state, or NULL */
 };
 
 /* Result of a request, called once on the acceptor's loop (never from inside auth_start).

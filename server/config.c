@@ -640,7 +640,8 @@ void config_init(struct config *cfg)
 
 static void parser_clear(struct config_parser *ps)
 {
-    struct config_pending *pending[] = {&ps->ca, &ps->cert, &ps->key, &ps->tls_wrap_key, &ps->crl};
+    struct config_pending *pending[] = {&ps->ca,           &ps->cert, &ps->key,
+                                        &ps->tls_wrap_key, &ps->crl,  &ps->auth_token_secret};
 
     for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
         free(pending[i]->path);
@@ -733,6 +734,8 @@ void config_free(struct config *cfg)
     config_blob_clear(&cfg->key);
     config_blob_clear(&cfg->tls_wrap_key);
     config_blob_clear(&cfg->crl);
+    config_blob_clear(&cfg->auth_token_secret_text);
+    mbedtls_platform_zeroize(cfg->auth_token_secret, sizeof(cfg->auth_token_secret));
     for (size_t i = 0; i < cfg->push.n_items; i++) {
         free(cfg->push.items[i]);
     }

@@ -170,6 +170,14 @@ struct config {
     char **learn_address;          /* `learn-address CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;
+    /* auth-gen-token (config_auth_token.c; openvpn 2.6 options.c, auth_token.c) */
+    bool auth_gen_token;           /* `auth-gen-token [lifetime] [renewal-time] [external-auth]` */
+    int auth_token_lifetime_s;     /* 0 = tokens live as long as they are renewed */
+    int auth_token_renewal_s;      /* renewal-time; reneg_sec when not given */
+    bool auth_token_external_auth; /* external-auth: the script and plugins also see tokens */
+    bool has_auth_token_secret;    /* `auth-gen-token-secret FILE` was given and read */
+    uint8_t auth_token_secret[32]; /* its HMAC-SHA256 key; wiped by config_free */
+    struct config_blob auth_token_secret_text; /* the file's text (or inline block) */
 
     /* Clients */
     int max_clients;                          /* default 1024 */

@@ -320,6 +320,9 @@ int config_finish(struct config_parser *ps)
         err = config_check_auth(ps);
     }
     if (err == 0) {
+        err = config_check_auth_token(ps);
+    }
+    if (err == 0) {
         err = check_files(ps);
     }
     return err;

@@ -52,6 +52,8 @@ struct config_parser {
     bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
 
     struct config_pending ca, cert, key, tls_wrap_key, crl;
+    struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
+    struct config_where seen_auth_gen_token;
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
@@ -155,6 +157,12 @@ void config_blob_clear(struct config_blob *blob);
 int config_finish(struct config_parser *ps);
 
 /* Handlers, by area. */
+/* config_auth_token.c */
+int config_h_auth_gen_token(struct config_parser *ps, int argc, char **argv);
+int config_h_auth_gen_token_secret(struct config_parser *ps, int argc, char **argv);
+/* auth-gen-token after the last line: its renewal default and checks, and the secret file read
+ * and parsed. 0, -EINVAL or -ENOMEM. */
+int config_check_auth_token(struct config_parser *ps);
 /* config_net.c */
 /* Check a `push` option text as openvpn and its clients read it (push.c push_option_ex, options.c
  * apply_push_options): no comma, at most CONFIG_PUSH_MAX_LEN characters, splits into at least one

@@ -1060,6 +1060,66 @@ static void argument_counts(void **state)
     expect_error("sndbuf\n" BASE, "t.conf:1: sndbuf: takes 1 argument, not 0");
 }
 
+/* auth-gen-token as openvpn 2.6 options.c reads it; the secret from `openvpn --genkey
+ * auth-token` (data/config/auth-token.key), whose HMAC key is bytes 64..95 of the block. */
+static void auth_gen_token_directives(void **state)
+{
+    static const uint8_t key_64_to_67[] = {0x06, 0xe2, 0x1c, 0x42}; /* from base64 -d | xxd */
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "auth-gen-token\n");
+    assert_true(cfg.auth_gen_token);
+    assert_int_equal(cfg.auth_token_lifetime_s, 0);
+    assert_int_equal(cfg.auth_token_renewal_s, 3600); /* reneg-sec */
+    assert_false(cfg.auth_token_external_auth);
+    assert_false(cfg.has_auth_token_secret);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "auth-gen-token 86400 7200 external-auth\n"
+                         "auth-gen-token-secret auth-token.key\n");
+    assert_int_equal(cfg.auth_token_lifetime_s, 86400);
+    assert_int_equal(cfg.auth_token_renewal_s, 7200);
+    assert_true(cfg.auth_token_external_auth);
+    assert_true(cfg.has_auth_token_secret);
+    assert_memory_equal(cfg.auth_token_secret, key_64_to_67, sizeof(key_64_to_67));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "auth-gen-token 0 external-auth\n");
+    assert_true(cfg.auth_token_external_auth);
+    assert_int_equal(cfg.auth_token_renewal_s, 3600);
+    config_free(&cfg);
+
+    expect_error(BASE "auth-gen-token 0 0\n",
+                 "t.conf:8: auth-gen-token: invalid argument '0' (syntax: auth-gen-token "
+                 "[lifetime] [renewal-time] [external-auth]; renewal-time is at least 1)");
+    expect_error(BASE "auth-gen-token 10 200 extern\n",
+                 "t.conf:8: auth-gen-token: invalid argument 'extern' (syntax: auth-gen-token "
+                 "[lifetime] [renewal-time] [external-auth]; renewal-time is at least 1)");
+    expect_error_prefix(BASE "auth-gen-token -5\n", "t.conf:8: auth-gen-token: ");
+    expect_error(BASE "reneg-sec 0\nauth-gen-token\n",
+                 "t.conf:9: auth-gen-token: needs a non-infinite reneg-sec (it is 0)");
+    expect_error(BASE "reneg-sec 100\nauth-gen-token\n",
+                 "t.conf:9: auth-gen-token: renewal time (100 s, from reneg-sec) needs to be at "
+                 "least two times hand-window (60 s), as in openvpn 2.6");
+    expect_ok(&cfg, BASE "reneg-sec 10\nhand-window 5\nauth-gen-token\n");
+    config_free(&cfg);
+    expect_error(BASE "auth-gen-token\nauth-gen-token-secret ta.key\n",
+                 "t.conf:9: auth-gen-token-secret: ta.key:4: a PEM block of another kind; "
+                 "expected '-----BEGIN OpenVPN auth-token server key-----' (openvpn --genkey "
+                 "auth-token)");
+    expect_error_prefix(BASE "auth-gen-token\nauth-gen-token-secret missing.key\n",
+                        "t.conf:9: auth-gen-token-secret: cannot read ");
+    expect_error(BASE "auth-gen-token\n<auth-gen-token-secret>\n"
+                      "-----BEGIN OpenVPN auth-token server key-----\nAAAA\n"
+                      "-----END OpenVPN auth-token server key-----\n</auth-gen-token-secret>\n",
+                 "t.conf:9: auth-gen-token-secret: t.conf:9 (inline):1: the key block is too "
+                 "short (openvpn needs 128 bytes)");
+    expect_warning(BASE "auth-gen-token-secret auth-token.key\n",
+                   "t.conf:8: auth-gen-token-secret: ignored without auth-gen-token");
+    expect_warning(BASE "auth-gen-token\n",
+                   "t.conf:8: auth-gen-token: no token is ever made without "
+                   "auth-user-pass-verify or a plugin");
+}
+
 static void ignored_with_warning(void **state)
 {
     struct config cfg;
@@ -1104,7 +1164,6 @@ static void not_implemented(void **state)
         "tls-crypt-v2 v2server.key",
         "management 127.0.0.1 7505",
         "ifconfig-pool 198.19.0.10 198.19.0.20",
-        "auth-gen-token",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
@@ -1473,6 +1532,7 @@ int main(void)
         cmocka_unit_test(inline_blocks),
         cmocka_unit_test(implemented_with_bad_values),
         cmocka_unit_test(auth_directives),
+        cmocka_unit_test(auth_gen_token_directives),
         cmocka_unit_test(argument_counts),
         cmocka_unit_test(ignored_with_warning),
         cmocka_unit_test(not_implemented),
