@@ -13,6 +13,7 @@
 
 #include "server/log.h"
 #include "server/openvpn_plugin.h"
+#include "server/plugin_native.h"
 
 /* The events ovpnd calls plugins for (see plugin.h). */
 #define SUPPORTED_MASK                                                                             \
@@ -29,6 +30,8 @@ struct plugin {
     ovpn_plugin_func_v2_fn func2;
     ovpn_plugin_func_v1_fn func1;
     ovpn_plugin_close_v1_fn close1;
+    bool is_native; /* ovpnd's own interface (plugin_native.h) */
+    struct native_plugin native;
     pthread_t thread;
     bool has_thread;
     pthread_mutex_t lock;
@@ -174,7 +177,9 @@ static int call_plugin(struct plugin *p, struct plugin_call *c)
         argv[i + 1] = c->argv[i];
     }
 
-    if (p->func3) {
+    if (p->is_native) {
+        ret = native_plugin_call(&p->native, c->type, argv, envp, &list);
+    } else if (p->func3) {
         struct ovpn_plugin_func_in in = {c->type, argv, envp, p->handle, NULL, -1, NULL};
         struct ovpn_plugin_func_out out = {&list};
 
@@ -226,18 +231,49 @@ static void *plugin_thread(void *arg)
 
 /* ---- open, close ---- */
 
+/* Log which events p gets. Returns 0. */
+static int log_loaded(const struct plugin *p)
+{
+    char names[400] = "";
+
+    for (int t = 0; t < OVPN_PLUGIN_N_EVENTS; t++) {
+        if (p->type_mask & (1u << t)) {
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                     names[0] ? ", " : "", event_names[t]);
+        }
+    }
+    log_msg(LOG_INFO, "plugin %s loaded (%s; events: %s)", p->conf->path,
+            p->is_native ? "ovpnd plugin interface" : "OpenVPN plugin interface",
+            names[0] ? names : "none");
+    return 0;
+}
+
 static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
 {
     const struct config_plugin *conf = p->conf;
     ovpn_plugin_open_v3_fn open3;
     ovpn_plugin_open_v2_fn open2;
     ovpn_plugin_open_v1_fn open1;
+    ovpnd_plugin_open_fn native_open;
     const char **argv = cvec(conf->argv);
 
     p->dl = dlopen(conf->path, RTLD_NOW);
     if (p->dl == NULL) {
         snprintf(errbuf, errbuf_len, "%s: plugin: cannot load %s", conf->where, dlerror());
         return -EINVAL;
+    }
+    *(void **)&native_open = dlsym(p->dl, "ovpnd_plugin_open");
+    if (native_open) {
+        char why[512];
+
+        if (native_plugin_open(&p->native, native_open, conf->path, argv, &p->type_mask, why,
+                               sizeof(why))) {
+            snprintf(errbuf, errbuf_len, "%s: plugin: %s", conf->where, why);
+            return -EINVAL;
+        }
+        p->is_native = true;
+        p->handle = &p->native; /* non-NULL: opened */
+        return log_loaded(p);
     }
     *(void **)&open3 = dlsym(p->dl, "openvpn_plugin_open_v3");
     *(void **)&open2 = dlsym(p->dl, "openvpn_plugin_open_v2");
@@ -249,7 +285,7 @@ static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
     if ((!open3 && !open2 && !open1) || (!p->func3 && !p->func2 && !p->func1) || !p->close1) {
         snprintf(errbuf, errbuf_len,
                  "%s: plugin: %s is not an OpenVPN plugin (it lacks openvpn_plugin_open_vN, "
-                 "openvpn_plugin_func_vN or openvpn_plugin_close_v1)",
+                 "openvpn_plugin_func_vN or openvpn_plugin_close_v1, and ovpnd_plugin_open)",
                  conf->where, conf->path);
         return -EINVAL;
     }
@@ -291,18 +327,7 @@ static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
                  conf->where, conf->path, names);
         return -EINVAL;
     }
-    {
-        char names[400] = "";
-
-        for (int t = 0; t < OVPN_PLUGIN_N_EVENTS; t++) {
-            if (p->type_mask & (1u << t)) {
-                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-                         names[0] ? ", " : "", event_names[t]);
-            }
-        }
-        log_msg(LOG_INFO, "plugin %s loaded (events: %s)", conf->path, names[0] ? names : "none");
-    }
-    return 0;
+    return log_loaded(p);
 }
 
 static void close_one(struct plugin *p)
@@ -316,7 +341,11 @@ static void close_one(struct plugin *p)
         p->has_thread = false;
     }
     if (p->handle != NULL) {
-        p->close1(p->handle);
+        if (p->is_native) {
+            native_plugin_close(&p->native);
+        } else {
+            p->close1(p->handle);
+        }
         p->handle = NULL;
     }
     if (p->dl != NULL) {
