@@ -306,7 +306,16 @@ static void release_peer_slot(struct acceptor *a, struct peer *p)
         a->addr_holder[p->pool_index] = NULL;
         atomic_store_explicit(&srv->addr_owner[p->pool_index], 0, memory_order_release);
         tun_steer_del(&srv->tun_steer, p->vaddr);
-        ip_pool_release(&srv->pool, p->vaddr);
+        ip_pool_release(&srv->pool, p->pool_index);
+    } else if (p->pool_index == SIZE_MAX && p->vaddr != 0) {
+        /* an ifconfig-push address outside the pool: routed as a /32 (acceptor_auth.c) */
+        struct vroute_key key;
+        uint32_t be = htonl(p->vaddr);
+
+        vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
+        if (vroute_get(&a->routes, &key) == p->peer_id) {
+            tun_steer_del(&srv->tun_steer, p->vaddr);
+        }
     }
     for (size_t i = 0; i < p->n_routes; i++) {
         acc_route_broadcast(a, p, &p->routes[i], false);
@@ -1244,7 +1253,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->table = calloc(a->table_size, sizeof(*a->table));
     a->local_used = calloc((size_t)srv->n_workers, sizeof(*a->local_used));
     a->n_worker_peers = calloc((size_t)srv->n_workers, sizeof(*a->n_worker_peers));
-    a->addr_holder = calloc(srv->pool.n, sizeof(*a->addr_holder));
+    a->addr_holder = calloc(srv->n_addr_owner, sizeof(*a->addr_holder));
     vroute_table_init(&a->routes);
     if (!a->table || !a->local_used || !a->n_worker_peers || !a->addr_holder) {
         return -ENOMEM;

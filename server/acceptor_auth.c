@@ -222,32 +222,102 @@ static bool in_prefix(const uint8_t *addr, const uint8_t *net, int plen)
     return memcmp(a_key.addr, n_key.addr, 16) == 0;
 }
 
-/* p's tunnel addresses and routes: IPv4 from ifconfig-push or the pool, IPv6 from
- * ifconfig-ipv6-push or the pool (paired by index), iroutes from the client-config-dir file.
- * Returns 0; 1 to turn the client away quietly (pool exhausted: it retries, as with 2.6); -1 to
- * refuse it. why (why_len bytes) gets the reason for the log. */
-static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer *p, char *why,
-                            size_t why_len)
+/* The peer that holds peer_id, or NULL (a scan: only when two clients claim one address). */
+static struct peer *peer_by_id(struct acceptor *a, uint32_t peer_id)
 {
-    struct server *srv = a->srv;
-    const struct ccd *c = cs->ccd;
-    struct vroute_key key;
-    char text[80];
+    for (size_t h = 0; h < a->table_size; h++) {
+        for (struct ctl_session *cs = a->table[h]; cs; cs = cs->hnext) {
+            if (cs->peer && cs->peer->peer_id == peer_id) {
+                return cs->peer;
+            }
+        }
+    }
+    return NULL;
+}
 
-    if (c && c->has_ifconfig_push) {
-        struct in_addr in = {.s_addr = htonl(c->ifconfig_local)};
-        size_t idx = ip_pool_index(&srv->pool, c->ifconfig_local);
-        struct peer *holder = idx == SIZE_MAX ? NULL : a->addr_holder[idx];
+/* The checks openvpn 2.6 makes (or that ovpnd adds) on a client-config-dir `ifconfig-push
+ * LOCAL REMOTE_NETMASK`, by topology. 0, or -1 with the reason in why. */
+static int check_ifconfig_push(struct acceptor *a, const struct ccd *c, char *why, size_t why_len)
+{
+    const struct topology_plan *plan = &a->srv->plan;
+    uint32_t local = c->ifconfig_local, rn = c->ifconfig_netmask;
+    char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN], n[INET_ADDRSTRLEN], m[INET_ADDRSTRLEN];
+    struct in_addr in;
 
-        if (idx == SIZE_MAX) {
+    in.s_addr = htonl(local);
+    inet_ntop(AF_INET, &in, l, sizeof(l));
+    in.s_addr = htonl(rn);
+    inet_ntop(AF_INET, &in, r, sizeof(r));
+    if (plan->topology == CONFIG_TOPOLOGY_SUBNET) {
+        uint32_t mask = plan->remote_netmask, net = plan->local & mask;
+
+        if (((~rn) & (~rn + 1)) != 0) { /* the host part must be 0...01...1 */
             snprintf(why, why_len,
-                     "%s: ifconfig-push %s is not a client address of the server's subnet", c->path,
-                     inet_ntoa(in));
+                     "%s:%d: ifconfig-push: '%s' is not a valid netmask (topology "
+                     "subnet)",
+                     c->path, c->ifconfig_push_line, r);
             return -1;
         }
+        /* ovpnd: only addresses of the tun subnet can be reached */
+        if ((local & mask) != net || local == net || local == (net | ~mask)) {
+            snprintf(why, why_len,
+                     "%s:%d: ifconfig-push: %s is not a client address of the server's subnet",
+                     c->path, c->ifconfig_push_line, l);
+            return -1;
+        }
+    } else if (local == rn) {
+        snprintf(why, why_len, "%s:%d: ifconfig-push: the local and remote addresses must differ",
+                 c->path, c->ifconfig_push_line);
+        return -1;
+    }
+    if (local == plan->local || local == 0) {
+        snprintf(why, why_len, "%s:%d: ifconfig-push: %s is the server's own address", c->path,
+                 c->ifconfig_push_line, l);
+        return -1;
+    }
+    /* multi.c ifconfig_push_constraint_satisfied; 2.6 only logs a violation ("JYFIXME -- this
+     * should cause the connection to fail"), ovpnd refuses the client. */
+    if (plan->has_constraint && (local & plan->constraint_netmask) != plan->constraint_network) {
+        in.s_addr = htonl(plan->constraint_network);
+        inet_ntop(AF_INET, &in, n, sizeof(n));
+        in.s_addr = htonl(plan->constraint_netmask);
+        inet_ntop(AF_INET, &in, m, sizeof(m));
+        snprintf(why, why_len,
+                 "%s:%d: ifconfig-push: %s violates the tunnel network/netmask constraint (%s/%s)",
+                 c->path, c->ifconfig_push_line, l, n, m);
+        return -1;
+    }
+    return 0;
+}
+
+/* A client-config-dir `ifconfig-push` address for p: inside the pool it takes that entry; outside
+ * it is routed as a /32 (added to p's routes). 0 or -1 with the reason in why. */
+static int assign_static4(struct acceptor *a, struct ctl_session *cs, const struct ccd *c,
+                          struct peer *p, char *why, size_t why_len)
+{
+    struct server *srv = a->srv;
+    uint32_t local = c->ifconfig_local, be = htonl(local), other;
+    size_t idx = ip_pool_index(&srv->pool, local);
+    char l[INET_ADDRSTRLEN];
+    struct peer *holder;
+    struct vroute_key key;
+
+    inet_ntop(AF_INET, &be, l, sizeof(l));
+    if (check_ifconfig_push(a, c, why, why_len)) {
+        return -1;
+    }
+    if (idx == SIZE_MAX && ip_pool_file_index(&srv->pool, local) != SIZE_MAX) {
+        snprintf(why, why_len,
+                 "%s:%d: ifconfig-push: %s lies in a /30 block of the net30 pool but is not its "
+                 "client address",
+                 c->path, c->ifconfig_push_line, l);
+        return -1;
+    }
+    if (idx != SIZE_MAX) {
+        holder = a->addr_holder[idx];
         if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
-            snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path,
-                     inet_ntoa(in), holder->common_name);
+            snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
+                     holder->common_name);
             return -1;
         }
         if (holder) {
@@ -255,23 +325,96 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
              * over; release_peer_slot() leaves it alone for the old one. */
             a->addr_holder[idx] = NULL;
             cs->is_vaddr_takeover = true; /* learn-address "update", as 2.6 */
-        } else if (ip_pool_acquire_addr(&srv->pool, c->ifconfig_local)) {
-            snprintf(why, why_len, "%s: ifconfig-push %s is not free", c->path, inet_ntoa(in));
+        } else if (ip_pool_take(&srv->pool, idx)) {
+            snprintf(why, why_len, "%s: ifconfig-push %s is not free", c->path, l);
             return -1;
         }
-        p->vaddr = c->ifconfig_local;
-    } else if (ip_pool_acquire(&srv->pool, &p->vaddr)) {
+        p->vaddr = local;
+        p->pool_index = idx;
+        a->addr_holder[idx] = p;
+        return 0;
+    }
+    vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
+    other = vroute_get(&a->routes, &key);
+    holder = other == VROUTE_NONE ? NULL : peer_by_id(a, other);
+    if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
+        snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
+                 holder->common_name);
+        return -1;
+    }
+    if (add_peer_route(p, &key)) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    cs->is_vaddr_takeover = holder != NULL; /* learn-address "update", as 2.6 */
+    p->vaddr = local;
+    p->pool_index = SIZE_MAX;
+    return 0;
+}
+
+/* Give back what assign_addresses took in the pool. */
+static void unassign(struct acceptor *a, struct peer *p)
+{
+    if (p->pool_index < a->srv->pool.n && a->addr_holder[p->pool_index] == p) {
+        a->addr_holder[p->pool_index] = NULL;
+        ip_pool_release(&a->srv->pool, p->pool_index);
+    }
+}
+
+uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs)
+{
+    const struct server *srv = a->srv;
+    const struct peer *p = cs->peer;
+
+    /* multi.c multi_select_virtual_addr: subnet "ADDRESS NETMASK", net30 "BLOCK+2 BLOCK+1",
+     * p2p "ADDRESS SERVER"; an ifconfig-push pair as written */
+    if (cs->ccd && cs->ccd->has_ifconfig_push) {
+        return cs->ccd->ifconfig_netmask;
+    }
+    if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET) {
+        return srv->plan.push_netmask;
+    }
+    if (srv->plan.topology == CONFIG_TOPOLOGY_NET30) {
+        return p && p->pool_index < srv->pool.n ? ip_pool_peer(&srv->pool, p->pool_index) : 0;
+    }
+    return srv->plan.local;
+}
+
+/* p's tunnel addresses and routes: IPv4 from ifconfig-push or the pool, IPv6 from
+ * ifconfig-ipv6-push or the pool (the same entry as IPv4), iroutes from the client-config-dir
+ * file. Returns 0; 1 to turn the client away quietly (pool exhausted: it retries, as with 2.6);
+ * -1 to refuse it. why (why_len bytes) gets the reason for the log. */
+static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer *p, char *why,
+                            size_t why_len)
+{
+    struct server *srv = a->srv;
+    const struct ccd *c = cs->ccd;
+    struct vroute_key key;
+    char text[80];
+    size_t idx;
+
+    if (c && c->has_ifconfig_push) {
+        if (assign_static4(a, cs, c, p, why, why_len)) {
+            return -1;
+        }
+    } else if (srv->pool.n == 0) {
+        snprintf(why, why_len, "no address: no pool (server nopool) and no ifconfig-push");
+        return -1;
+    } else if (ip_pool_acquire(&srv->pool, cs->cn, &idx)) {
         snprintf(why, why_len, "address pool exhausted");
         return 1;
+    } else {
+        p->pool_index = idx;
+        p->vaddr = ip_pool_addr(&srv->pool, idx);
+        a->addr_holder[idx] = p;
     }
-    p->pool_index = ip_pool_index(&srv->pool, p->vaddr);
-    a->addr_holder[p->pool_index] = p;
     if (srv->has_ipv6) {
         if (c && c->has_ifconfig_ipv6_push) {
             uint32_t other;
 
-            if (!in_prefix(c->ifconfig_ipv6, a->cfg->server_ipv6_network, srv->ipv6_bits)) {
-                snprintf(why, why_len, "%s: ifconfig-ipv6-push %s is outside server-ipv6", c->path,
+            if (!in_prefix(c->ifconfig_ipv6, srv->server_addr6, srv->ipv6_bits)) {
+                snprintf(why, why_len,
+                         "%s: ifconfig-ipv6-push %s is outside the server's IPv6 network", c->path,
                          server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
                 goto refuse;
             }
@@ -283,20 +426,28 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
                 goto refuse;
             }
             memcpy(p->vaddr6, c->ifconfig_ipv6, 16);
-        } else {
-            server_pool_addr6(srv, p->pool_index, p->vaddr6);
+            p->has_vaddr6 = true;
+        } else if (srv->pool.has_ipv6 && p->pool_index != SIZE_MAX) {
+            ip_pool_addr6(&srv->pool, p->pool_index, p->vaddr6);
+            p->has_vaddr6 = true;
+        } else if (srv->pool.has_ipv6) {
+            /* multi.c multi_select_virtual_addr: no pool entry, so no pool IPv6 address */
+            acc_cs_log(a, cs, LOG_INFO,
+                       "ifconfig-push is used for IPv4 outside the pool, so no IPv6 address "
+                       "comes from the IPv6 pool: use ifconfig-ipv6-push for IPv6");
         }
-        p->has_vaddr6 = true;
-        vroute_key_make(&key, 6, p->vaddr6, 128);
-        if (add_peer_route(p, &key)) {
-            snprintf(why, why_len, "out of memory");
-            goto refuse;
+        if (p->has_vaddr6) {
+            vroute_key_make(&key, 6, p->vaddr6, 128);
+            if (add_peer_route(p, &key)) {
+                snprintf(why, why_len, "out of memory");
+                goto refuse;
+            }
         }
     }
     for (size_t i = 0; c && i < c->n_iroutes; i++) {
         if (c->iroutes[i].family == 6 && !srv->has_ipv6) {
-            snprintf(why, why_len, "%s: iroute-ipv6 %s needs server-ipv6", c->path,
-                     vroute_key_str(&c->iroutes[i], text, sizeof(text)));
+            snprintf(why, why_len, "%s: iroute-ipv6 %s needs an IPv6 address on the server",
+                     c->path, vroute_key_str(&c->iroutes[i], text, sizeof(text)));
             goto refuse;
         }
         if (add_peer_route(p, &c->iroutes[i])) {
@@ -306,8 +457,7 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
     }
     return 0;
 refuse:
-    a->addr_holder[p->pool_index] = NULL;
-    ip_pool_release(&srv->pool, p->vaddr);
+    unassign(a, p);
     return -1;
 }
 
@@ -432,7 +582,6 @@ static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *
 static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
                             const struct key_method2 *client)
 {
-    struct server *srv = a->srv;
     enum data_cipher cipher;
     struct peer *p = NULL;
     size_t n_replaced = 0;
@@ -473,8 +622,7 @@ static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
         return false;
     }
     if (pick_peer_slot(a, p)) {
-        ip_pool_release(&srv->pool, p->vaddr);
-        a->addr_holder[p->pool_index] = NULL;
+        unassign(a, p);
         free(p->routes);
         free(p);
         auth_failed(a, cs, "no free peer-id");
@@ -500,15 +648,11 @@ static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
  * refusing the client. */
 static bool reassign_addresses(struct acceptor *a, struct ctl_session *cs)
 {
-    struct server *srv = a->srv;
     struct peer *p = cs->peer;
     char why_buf[700];
     int rc;
 
-    if (p->pool_index < srv->pool.n && a->addr_holder[p->pool_index] == p) {
-        a->addr_holder[p->pool_index] = NULL;
-        ip_pool_release(&srv->pool, p->vaddr);
-    }
+    unassign(a, p);
     free(p->routes);
     p->routes = NULL;
     p->n_routes = 0;
@@ -552,7 +696,7 @@ static void install_finish(struct acceptor *a, struct ctl_session *cs, struct ke
     cs->is_connected = true;
     cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
-    if (!cs->is_vaddr_unlearned) {
+    if (!cs->is_vaddr_unlearned && p->pool_index != SIZE_MAX) {
         atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1,
                               memory_order_release);
     }
@@ -1065,7 +1209,6 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     char derived[4][64], per_client[16][256], (*dns)[256] = calloc(PUSH_DNS_MAX, sizeof(*dns));
     struct push_client_params pp;
     size_t n = 0, n_client = 0, n_dns = 0, g = 0;
-    struct in_addr gw = {.s_addr = htonl(srv->server_addr)};
     bool no_ifconfig = false, no_ifconfig_ipv6 = false;
     bool knows_dns = push_client_knows_dns(cs->pi.iv_proto);
     int err;
@@ -1080,10 +1223,9 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     for (size_t i = 0; i < cfg->push.n_items; i++) {
         global[g++] = cfg->push.items[i];
     }
-    snprintf(derived[0], sizeof(derived[0]), "route-gateway %s", inet_ntoa(gw));
-    snprintf(derived[1], sizeof(derived[1]), "topology subnet");
-    global[g++] = derived[0];
-    global[g++] = derived[1];
+    for (size_t i = 0; i < srv->plan.n_push; i++) {
+        global[g++] = srv->plan.push[i]; /* route-gateway or route, topology (topology.h) */
+    }
     if (cfg->keepalive_ping_s > 0) {
         snprintf(derived[2], sizeof(derived[2]), "ping %d", cfg->keepalive_ping_s);
         global[g++] = derived[2];
@@ -1142,9 +1284,10 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     pp.tun_mtu = cfg->tun_mtu;
     pp.auth_token = acc_token_for_push(a, cs);
     if (!no_ifconfig) {
+        /* multi.c multi_select_virtual_addr: subnet "ADDRESS NETMASK", net30 "BLOCK+2 BLOCK+1",
+         * p2p "ADDRESS SERVER"; an ifconfig-push pair as written */
         pp.ifconfig_local = p->vaddr;
-        pp.ifconfig_netmask =
-            cs->ccd && cs->ccd->has_ifconfig_push ? cs->ccd->ifconfig_netmask : srv->netmask;
+        pp.ifconfig_netmask = acc_ifconfig_peer(a, cs);
     }
     if (p->has_vaddr6 && !no_ifconfig_ipv6) {
         const struct ccd *c = cs->ccd;

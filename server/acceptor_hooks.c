@@ -250,9 +250,10 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
     hc.dev = srv->tun.name;
     hc.tun_mtu = a->cfg->tun_mtu;
     hc.server_addr = srv->server_addr;
-    hc.netmask = srv->netmask;
+    hc.netmask = srv->plan.remote_netmask;
+    hc.is_p2p = srv->plan.topology != CONFIG_TOPOLOGY_SUBNET;
     hc.vaddr = p->vaddr;
-    hc.vaddr_netmask = c && c->has_ifconfig_push ? c->ifconfig_netmask : srv->netmask;
+    hc.vaddr_netmask = acc_ifconfig_peer(a, cs);
     hc.has_ipv6 = p->has_vaddr6;
     if (p->has_vaddr6) {
         bool from_ccd = c && c->has_ifconfig_ipv6_push;
@@ -438,6 +439,15 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
 
 static int start_learn_item(struct acc_hook_wait *w);
 
+/* An ifconfig-push address outside the pool is routed as a /32 among p's routes
+ * (acceptor_auth.c); learn-address handles it as the client's address. */
+static bool is_vaddr_route(const struct peer *p, const struct vroute_key *k)
+{
+    uint32_t be = htonl(p->vaddr);
+
+    return k->family == 4 && k->plen == 32 && memcmp(k->addr, &be, 4) == 0;
+}
+
 static void on_learn(void *ctx, const struct hook_result *res)
 {
     struct acc_hook_wait *w = ctx;
@@ -476,7 +486,8 @@ static void on_learn(void *ctx, const struct hook_result *res)
         size_t kept = 0;
 
         for (size_t i = 0; i < p->n_routes; i++) {
-            if (i >= LEARN_MAX || !w->is_route_unlearned[i]) {
+            if (is_vaddr_route(p, &p->routes[i]) ? !cs->is_vaddr_unlearned
+                                                 : i >= LEARN_MAX || !w->is_route_unlearned[i]) {
                 p->routes[kept++] = p->routes[i];
             }
         }
@@ -553,7 +564,12 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
     }
     for (size_t i = 0; i < p->n_routes && w->n_items < LEARN_MAX; i++) {
         const struct vroute_key *k = &p->routes[i];
-        struct learn_item *it = &w->items[w->n_items++];
+        struct learn_item *it;
+
+        if (is_vaddr_route(p, k)) {
+            continue; /* the client's own address, learned above */
+        }
+        it = &w->items[w->n_items++];
 
         if (k->family == 6 && k->plen == 128) {
             inet_ntop(AF_INET6, k->addr, it->addr, sizeof(it->addr)); /* a host: no /128 */

@@ -191,6 +191,11 @@ void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_sta
  * per-client options, split with push-continuation when long. */
 void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
 
+/* The second word of the `ifconfig` pushed to cs's client (acceptor_auth.c): the netmask with
+ * topology subnet, the server end with net30 (the block's +1) and p2p (the server's address), or
+ * the client-config-dir ifconfig-push's second word. 0 when cs has no address yet. */
+uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs);
+
 /* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
 void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
                          bool add);

@@ -220,12 +220,11 @@ static int handle_line(struct ccd_parser *cp, int argc, char **argv)
     if (strcmp(d, "ifconfig-push") == 0) {
         if ((err = check_args(cp, argc, 2, 3)) ||
             (err = parse_ipv4(cp, argv[1], "address", &c->ifconfig_local)) ||
-            (err = parse_ipv4(cp, argv[2], "netmask", &c->ifconfig_netmask))) {
+            (err = parse_ipv4(cp, argv[2], "netmask or remote address", &c->ifconfig_netmask))) {
             return err;
         }
-        if (config_netmask_bits(c->ifconfig_netmask) < 0) {
-            return ccd_error(cp, "'%s' is not a valid netmask (topology subnet)", argv[2]);
-        }
+        /* what the second word must be depends on the topology: checked at connect time */
+        c->ifconfig_push_line = cp->line;
         c->has_ifconfig_push = true;
         return 0;
     }
@@ -479,6 +478,7 @@ int ccd_merge(struct ccd *into, struct ccd *from)
         into->has_ifconfig_push = true;
         into->ifconfig_local = from->ifconfig_local;
         into->ifconfig_netmask = from->ifconfig_netmask;
+        into->ifconfig_push_line = from->ifconfig_push_line;
     }
     if (from->has_ifconfig_ipv6_push) {
         into->has_ifconfig_ipv6_push = true;

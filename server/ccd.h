@@ -5,7 +5,8 @@
  * client instance (options.c, OPT_P_INSTANCE and friends). ovpnd reads the same files with the
  * same line syntax (server/config_lex.c) and implements:
  *
- *   ifconfig-push LOCAL NETMASK         this client's IPv4 address (topology subnet)
+ *   ifconfig-push LOCAL NETMASK|REMOTE  this client's IPv4 address, and the netmask (topology
+ *                                       subnet) or the server end (net30, p2p) pushed with it
  *   ifconfig-ipv6-push ADDR/BITS [REMOTE]  its IPv6 address
  *   iroute NETWORK [NETMASK]            an IPv4 subnet behind the client
  *   iroute-ipv6 NETWORK/BITS            an IPv6 subnet behind the client
@@ -46,7 +47,8 @@ struct ccd {
     bool is_default; /* the DEFAULT file was read, not one named after the client */
     bool is_disabled;
     bool has_ifconfig_push;
-    uint32_t ifconfig_local, ifconfig_netmask; /* host byte order */
+    uint32_t ifconfig_local, ifconfig_netmask; /* host byte order; netmask or remote end */
+    int ifconfig_push_line;                    /* its line in the file, for messages */
     bool has_ifconfig_ipv6_push;
     uint8_t ifconfig_ipv6[16]; /* network byte order */
     int ifconfig_ipv6_bits;

@@ -615,6 +615,7 @@ void config_init(struct config *cfg)
     cfg->port = 1194;
     cfg->proto = CONFIG_PROTO_UDP;
     cfg->topology = CONFIG_TOPOLOGY_SUBNET;
+    cfg->ifconfig_pool_persist_s = 600;
     cfg->tun_mtu = 1500;
     cfg->mssfix = 1492;
     cfg->mssfix_mode = CONFIG_MSSFIX_MTU;
@@ -724,7 +725,8 @@ void config_free(struct config *cfg)
                         &cfg->status_file,
                         &cfg->client_config_dir,
                         &cfg->tmp_dir,
-                        &cfg->crl_file};
+                        &cfg->crl_file,
+                        &cfg->ifconfig_pool_persist};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);

@@ -30,7 +30,9 @@
     3 /* `proto udp` (default): IPv4, or IPv6 dual-stack when `local` is                           \
        * an IPv6 address */
 
-#define CONFIG_TOPOLOGY_SUBNET 1 /* the only topology so far; net30 and p2p are refused */
+#define CONFIG_TOPOLOGY_SUBNET 1 /* one subnet; each client one address (ovpnd's default) */
+#define CONFIG_TOPOLOGY_NET30 2  /* each client a /30 block (openvpn 2.6's default) */
+#define CONFIG_TOPOLOGY_P2P 3    /* each client one address, point-to-point to the server */
 
 #define CONFIG_TLS_WRAP_NONE 0
 #define CONFIG_TLS_WRAP_AUTH 1  /* tls-auth: HMAC over the control channel, digest `auth` */
@@ -101,13 +103,28 @@ struct config {
     int proto;     /* CONFIG_PROTO_UDP (default), _UDP4 or _UDP6 */
     char *local;   /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     char *dev;     /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
-    int topology;  /* CONFIG_TOPOLOGY_SUBNET (ovpnd's default; openvpn 2.6 defaults to net30) */
+    int topology;  /* CONFIG_TOPOLOGY_* (ovpnd's default subnet; openvpn 2.6 defaults to net30) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
-    int tun_mtu;                             /* default 1500 */
-    int tun_mtu_occ;                         /* `tun-mtu N OCC`: MTU announced in OCC; 0 unset */
-    int mssfix;                              /* 0 = off; see mssfix_mode */
-    int mssfix_mode;                         /* CONFIG_MSSFIX_*; default 1492 + MTU */
+    bool server_nopool;                      /* `server NET MASK nopool` */
+    bool has_ifconfig; /* `ifconfig LOCAL REMOTE_OR_NETMASK`: the tun's own IPv4 address */
+    uint32_t ifconfig_local, ifconfig_remote_netmask; /* host byte order */
+    bool has_ifconfig_pool;                           /* `ifconfig-pool START END [NETMASK]` */
+    uint32_t ifconfig_pool_start, ifconfig_pool_end, ifconfig_pool_netmask; /* netmask 0: none */
+    bool has_ifconfig_ipv6; /* `ifconfig-ipv6 LOCAL/BITS REMOTE`: the tun's own IPv6 address */
+    uint8_t ifconfig_ipv6_local[16], ifconfig_ipv6_remote[16]; /* network byte order */
+    int ifconfig_ipv6_bits;                                    /* 64..124 */
+    bool has_ifconfig_ipv6_pool;                               /* `ifconfig-ipv6-pool BASE/BITS` */
+    uint8_t ifconfig_ipv6_pool_base[16];
+    int ifconfig_ipv6_pool_bits; /* 64..124 */
+    char *ifconfig_pool_persist; /* `ifconfig-pool-persist FILE [SECONDS]`: the file, or NULL */
+    int ifconfig_pool_persist_s; /* SECONDS: default 600; 0 = read at start-up, never written */
+    bool has_ifconfig_push_constraint; /* `ifconfig-push-constraint NETWORK NETMASK` */
+    uint32_t ifconfig_push_constraint_network, ifconfig_push_constraint_netmask;
+    int tun_mtu;     /* default 1500 */
+    int tun_mtu_occ; /* `tun-mtu N OCC`: MTU announced in OCC; 0 unset */
+    int mssfix;      /* 0 = off; see mssfix_mode */
+    int mssfix_mode; /* CONFIG_MSSFIX_*; default 1492 + MTU */
     struct config_push push;
     bool has_server_ipv6;
     uint8_t server_ipv6_network[16]; /* `server-ipv6 NET/BITS`, network byte order */

@@ -10,12 +10,15 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mbedtls/error.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/x509_crt.h>
+
+#include "server/topology.h"
 
 #define MSSFIX_DEFAULT 1492 /* openvpn mtu.h */
 
@@ -255,6 +258,57 @@ static int set_default(struct config_parser *ps, char **dst, const char *value)
     return *dst != NULL ? 0 : config_set_str(ps, dst, value);
 }
 
+/* What server / server-ipv6 / ifconfig* expand to (topology.c), and the pool persist file's
+ * conditions (openvpn options.c, init.c). */
+static int check_topology(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    struct topology_plan plan;
+    const char *directive = NULL;
+    char why[400];
+    int err = topology_plan_make(cfg, &plan, &directive, why, sizeof(why));
+
+    if (err) {
+        static const struct {
+            const char *name;
+            size_t offset;
+        } where[] = {
+            {"server", offsetof(struct config_parser, seen_server)},
+            {"ifconfig", offsetof(struct config_parser, seen_ifconfig)},
+            {"ifconfig-pool", offsetof(struct config_parser, seen_ifconfig_pool)},
+            {"ifconfig-ipv6", offsetof(struct config_parser, seen_ifconfig_ipv6)},
+            {"ifconfig-ipv6-pool", offsetof(struct config_parser, seen_ifconfig_ipv6_pool)},
+            {"server-ipv6", offsetof(struct config_parser, seen_server_ipv6)},
+        };
+        const struct config_where *at = NULL;
+
+        for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+            if (strcmp(where[i].name, directive) == 0) {
+                at =
+                    (const struct config_where *)(const void *)((const char *)ps + where[i].offset);
+            }
+        }
+        if (at && at->line == 0) {
+            return config_error_at(ps, NULL, NULL, "%s", why);
+        }
+        return config_error_at(ps, at, at ? directive : NULL, "%s", why);
+    }
+    if (cfg->ifconfig_pool_persist && !plan.has_pool) {
+        return config_error_at(ps, &ps->seen_ifconfig_pool_persist, "ifconfig-pool-persist",
+                               "must be used with a pool (server, ifconfig-pool or "
+                               "ifconfig-ipv6-pool)");
+    }
+    if (cfg->ifconfig_pool_persist && cfg->duplicate_cn) {
+        /* init.c: "--ifconfig-pool-persist will not work with --duplicate-cn" */
+        return config_warn(ps, &ps->seen_ifconfig_pool_persist,
+                           "ifconfig-pool-persist: does not work with duplicate-cn: addresses are "
+                           "handed out lowest "
+                           "first, %s is neither read nor written",
+                           cfg->ifconfig_pool_persist);
+    }
+    return 0;
+}
+
 int config_finish(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
@@ -270,9 +324,8 @@ int config_finish(struct config_parser *ps)
     if (err == 0) {
         err = check_dev(ps);
     }
-    if (err == 0 && !cfg->has_server) {
-        err = config_error_at(ps, NULL, NULL,
-                              "server is required (e.g. 'server 10.8.0.0 255.255.255.0')");
+    if (err == 0) {
+        err = check_topology(ps);
     }
     if (err == 0 && ps->seen_topology.line == 0) {
         err = config_warn(ps, &(struct config_where){NULL, 0},
@@ -303,9 +356,10 @@ int config_finish(struct config_parser *ps)
         err = config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",
                               "needs client-config-dir");
     }
-    if (err == 0 && ps->seen_route_ipv6.line && !cfg->has_server_ipv6) {
+    if (err == 0 && ps->seen_route_ipv6.line && !cfg->has_server_ipv6 && !cfg->has_ifconfig_ipv6) {
         err = config_error_at(ps, &ps->seen_route_ipv6, "route-ipv6",
-                              "needs server-ipv6 (the tun device has no IPv6 address)");
+                              "needs server-ipv6 or ifconfig-ipv6 (the tun device has no IPv6 "
+                              "address)");
     }
     if (err == 0) {
         err = check_timers(ps);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/pool.h"
+
 #define MAX_SECONDS 1000000  /* upper bound for timer values, about 11 days */
 #define PEER_ID_MAX 0xFFFFFE /* highest peer-id a client accepts (peer-id 0xFFFFFF = none) */
 #define TUN_MTU_MIN 100      /* openvpn mtu.h */
@@ -124,8 +126,13 @@ int config_h_topology(struct config_parser *ps, int argc, char **argv)
         ps->cfg->topology = CONFIG_TOPOLOGY_SUBNET;
         return 0;
     }
-    if (strcmp(argv[1], "net30") == 0 || strcmp(argv[1], "p2p") == 0) {
-        return config_not_implemented(ps, "topology %s; use 'topology subnet'", argv[1]);
+    if (strcmp(argv[1], "net30") == 0) {
+        ps->cfg->topology = CONFIG_TOPOLOGY_NET30;
+        return 0;
+    }
+    if (strcmp(argv[1], "p2p") == 0) {
+        ps->cfg->topology = CONFIG_TOPOLOGY_P2P;
+        return 0;
     }
     return config_error(ps, "unknown topology '%s' (net30, p2p or subnet)", argv[1]);
 }
@@ -153,10 +160,10 @@ int config_h_server(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "'%s' is not an IPv4 netmask", argv[2]);
     }
     if (argc == 4) {
-        if (strcmp(argv[3], "nopool") == 0) {
-            return config_not_implemented(ps, "'nopool': the address pool comes from 'server'");
+        if (strcmp(argv[3], "nopool") != 0) {
+            return config_error(ps, "'%s' is not a flag of server (only 'nopool')", argv[3]);
         }
-        return config_error(ps, "'%s' is not a flag of server (only 'nopool')", argv[3]);
+        ps->cfg->server_nopool = true;
     }
     n = ntohl(net.s_addr);
     m = ntohl(mask.s_addr);
@@ -179,9 +186,102 @@ int config_h_server(struct config_parser *ps, int argc, char **argv)
                             "255.255.255.248)",
                             argv[2], TUN_MAX_NETBITS);
     }
+    ps->seen_server = config_here(ps);
     ps->cfg->has_server = true;
     ps->cfg->server_network = n;
     ps->cfg->server_netmask = m;
+    return 0;
+}
+
+static int parse_ipv4(struct config_parser *ps, const char *s, const char *what, uint32_t *out)
+{
+    struct in_addr in;
+
+    if (inet_pton(AF_INET, s, &in) != 1) {
+        return config_error(ps, "'%s' is not an IPv4 %s", s, what);
+    }
+    *out = ntohl(in.s_addr);
+    return 0;
+}
+
+/* ifconfig LOCAL REMOTE_OR_NETMASK: the tun device's own address; the second word is the
+ * netmask with topology subnet and the point-to-point peer with net30/p2p (options.c). */
+int config_h_ifconfig(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err;
+
+    (void)argc;
+    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->ifconfig_local)) ||
+        (err = parse_ipv4(ps, argv[2], "address or netmask", &cfg->ifconfig_remote_netmask))) {
+        return err;
+    }
+    ps->seen_ifconfig = config_here(ps);
+    cfg->has_ifconfig = true;
+    return 0;
+}
+
+/* ifconfig-pool START END [NETMASK] (options.c; the range checks are pool.c's, made when the
+ * whole config is known). */
+int config_h_ifconfig_pool(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err;
+
+    cfg->ifconfig_pool_netmask = 0;
+    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->ifconfig_pool_start)) ||
+        (err = parse_ipv4(ps, argv[2], "address", &cfg->ifconfig_pool_end)) ||
+        (argc == 4 && (err = parse_ipv4(ps, argv[3], "netmask", &cfg->ifconfig_pool_netmask)))) {
+        return err;
+    }
+    if (argc == 4 && config_netmask_bits(cfg->ifconfig_pool_netmask) < 0) {
+        return config_error(ps, "'%s' is not a valid netmask", argv[3]);
+    }
+    if (cfg->ifconfig_pool_start > cfg->ifconfig_pool_end) {
+        return config_error(ps, "start IP [%s] is greater than end IP [%s]", argv[1], argv[2]);
+    }
+    if (cfg->ifconfig_pool_end - cfg->ifconfig_pool_start >= IP_POOL_MAX) {
+        return config_error(ps, "address range is too large [%s -> %s] (%d addresses at most)",
+                            argv[1], argv[2], IP_POOL_MAX);
+    }
+    ps->seen_ifconfig_pool = config_here(ps);
+    cfg->has_ifconfig_pool = true;
+    return 0;
+}
+
+/* ifconfig-pool-persist FILE [SECONDS]: SECONDS default 600, 0 = read only (options.c takes
+ * it through positive_atoi: a negative or non-numeric value counts as 0). */
+int config_h_ifconfig_pool_persist(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int s = 600, err;
+
+    if (argc == 3 && (err = config_parse_int(ps, "seconds", argv[2], 0, INT32_MAX, &s))) {
+        return err;
+    }
+    ps->seen_ifconfig_pool_persist = config_here(ps);
+    cfg->ifconfig_pool_persist_s = s;
+    return config_set_str(ps, &cfg->ifconfig_pool_persist, argv[1]);
+}
+
+/* ifconfig-push-constraint NETWORK NETMASK (options.c; checked in multi.c). */
+int config_h_ifconfig_push_constraint(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    uint32_t net = 0, mask = 0;
+    int err;
+
+    (void)argc;
+    if ((err = parse_ipv4(ps, argv[1], "network", &net)) ||
+        (err = parse_ipv4(ps, argv[2], "netmask", &mask))) {
+        return err;
+    }
+    if (net == 0 || mask == 0) {
+        return config_error(ps, "cannot use %s %s as a constraint", argv[1], argv[2]);
+    }
+    cfg->has_ifconfig_push_constraint = true;
+    cfg->ifconfig_push_constraint_network = net;
+    cfg->ifconfig_push_constraint_netmask = mask;
     return 0;
 }
 

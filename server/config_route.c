@@ -199,7 +199,51 @@ int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv)
     if (has_host_bits(cfg->server_ipv6_network, 16, bits)) {
         return config_error(ps, "'%s' has bits set outside its prefix", argv[1]);
     }
+    ps->seen_server_ipv6 = config_here(ps);
     cfg->server_ipv6_bits = bits;
     cfg->has_server_ipv6 = true;
+    return 0;
+}
+
+/* ifconfig-ipv6 LOCAL/BITS REMOTE: the tun device's own IPv6 address; openvpn (options.c) takes
+ * 64..124 bits. A server pushes LOCAL as each client's IPv6 peer (multi.c). */
+int config_h_ifconfig_ipv6(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err, bits;
+
+    (void)argc;
+    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->ifconfig_ipv6_local, &bits))) {
+        return err;
+    }
+    if (bits < 64 || bits > 124) {
+        return config_error(ps, "/netbits must be between 64 and 124, not '/%d'", bits);
+    }
+    if (inet_pton(AF_INET6, argv[2], cfg->ifconfig_ipv6_remote) != 1) {
+        return config_error(ps, "'%s' is not an IPv6 address", argv[2]);
+    }
+    ps->seen_ifconfig_ipv6 = config_here(ps);
+    cfg->ifconfig_ipv6_bits = bits;
+    cfg->has_ifconfig_ipv6 = true;
+    return 0;
+}
+
+/* ifconfig-ipv6-pool BASE/BITS: openvpn (options.c) takes 64..124 bits; BASE is the first
+ * address handed out (pool.c moves it off a host part of zero). */
+int config_h_ifconfig_ipv6_pool(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err, bits;
+
+    (void)argc;
+    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->ifconfig_ipv6_pool_base, &bits))) {
+        return err;
+    }
+    if (bits < 64 || bits > 124) {
+        return config_error(ps, "network must be between /64 and /124 (not /%d)", bits);
+    }
+    ps->seen_ifconfig_ipv6_pool = config_here(ps);
+    cfg->ifconfig_ipv6_pool_bits = bits;
+    cfg->has_ifconfig_ipv6_pool = true;
     return 0;
 }

@@ -287,7 +287,8 @@ int hook_env_client(struct script_env *env, const struct hook_client *c)
     err = err ? err : script_env_add(env, "dev", c->dev);
     err = err ? err : add_int(env, "tun_mtu", c->tun_mtu);
     err = err ? err : add_in4(env, "ifconfig_local", c->server_addr);
-    err = err ? err : add_in4(env, "ifconfig_netmask", c->netmask);
+    /* tun.c do_ifconfig_setenv: a point-to-point topology names the peer, not a netmask */
+    err = err ? err : add_in4(env, c->is_p2p ? "ifconfig_remote" : "ifconfig_netmask", c->netmask);
     if (err == 0 && c->has_ipv6) {
         err = add_in6(env, "ifconfig_ipv6_local", c->server_addr6);
         err = err ? err : add_int(env, "ifconfig_ipv6_netbits", c->server_ipv6_bits);
@@ -299,7 +300,10 @@ int hook_env_client(struct script_env *env, const struct hook_client *c)
     err = err ? err : hook_env_addr(env, "untrusted", &c->remote);
     err = err ? err : hook_env_addr(env, "trusted", &c->remote);
     err = err ? err : add_in4(env, "ifconfig_pool_remote_ip", c->vaddr);
-    err = err ? err : add_in4(env, "ifconfig_pool_netmask", c->vaddr_netmask);
+    /* multi.c multi_set_virtual_addr_env: net30/p2p give the client's peer instead */
+    err = err ? err
+              : add_in4(env, c->is_p2p ? "ifconfig_pool_local_ip" : "ifconfig_pool_netmask",
+                        c->vaddr_netmask);
     if (err == 0 && c->has_ipv6) {
         err = add_in6(env, "ifconfig_pool_remote_ip6", c->vaddr6);
         err = err ? err : add_in6(env, "ifconfig_pool_local_ip6", c->remote_addr6);

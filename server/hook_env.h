@@ -74,6 +74,8 @@ struct hook_client {
     int tun_mtu;
     uint32_t server_addr, netmask; /* ifconfig_local, ifconfig_netmask (host order) */
     uint32_t vaddr, vaddr_netmask; /* the client's address and the netmask pushed with it */
+    bool is_p2p; /* topology net30/p2p: netmask and vaddr_netmask are peer addresses, named
+                  * ifconfig_remote and ifconfig_pool_local_ip */
     bool has_ipv6;
     uint8_t server_addr6[16], vaddr6[16], remote_addr6[16]; /* network order */
     int server_ipv6_bits, vaddr6_bits;
@@ -83,7 +85,8 @@ struct hook_client {
 /* The per-client variables of 2.6's client-connect environment: common_name, username (if
  * any), trusted_ip[6]/trusted_port, untrusted_ip[6]/untrusted_port, ifconfig_pool_remote_ip,
  * ifconfig_pool_netmask, ifconfig_pool_remote_ip6, ifconfig_pool_local_ip6,
- * ifconfig_pool_ip6_netbits, dev, tun_mtu, ifconfig_local, ifconfig_netmask,
+ * ifconfig_pool_ip6_netbits, dev, tun_mtu, ifconfig_local, ifconfig_netmask (with is_p2p
+ * ifconfig_remote and ifconfig_pool_local_ip instead of the two netmasks),
  * ifconfig_ipv6_local, ifconfig_ipv6_netbits, time_unix, time_ascii, script_context=init.
  * Returns 0, -EINVAL or -ENOMEM. */
 int hook_env_client(struct script_env *env, const struct hook_client *c);

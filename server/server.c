@@ -46,11 +46,6 @@ void server_ipv6_add(const uint8_t base[16], uint64_t n, uint8_t out[16])
     }
 }
 
-void server_pool_addr6(const struct server *srv, size_t pool_index, uint8_t out[16])
-{
-    server_ipv6_add(srv->pool6_base, pool_index, out);
-}
-
 const char *server_prefix_str(int family, const uint8_t *addr, int plen, char *buf, size_t buf_len)
 {
     char text[INET6_ADDRSTRLEN];
@@ -62,34 +57,85 @@ const char *server_prefix_str(int family, const uint8_t *addr, int plen, char *b
     return buf;
 }
 
-/* server-ipv6: the tun device's IPv6 address and the IPv6 pool, which gives the client with IPv4
- * pool index i the address pool6_base + i (openvpn pool.c pairs both pools by index the same
- * way). */
+/* The tun device's IPv6 address (server-ipv6 NETWORK+1, or ifconfig-ipv6). Pool addresses are
+ * paired with the IPv4 ones by entry (pool.h). */
 static int setup_ipv6(struct server *srv)
 {
-    const struct config *cfg = srv->cfg;
-    int bits = cfg->server_ipv6_bits, err;
-    uint64_t room = bits <= 64 ? UINT64_MAX : (UINT64_C(1) << (128 - bits)) - 1;
-    uint64_t offset = bits < 112 ? 0x1000 : 2;
     char text[80];
+    int err;
 
-    if (offset + srv->pool.n > room) {
-        log_msg(LOG_ERR,
-                "%s: server-ipv6: /%d holds fewer addresses than the %zu of the IPv4 pool; use "
-                "a shorter prefix",
-                cfg->source, bits, srv->pool.n);
-        return -EINVAL;
-    }
     srv->has_ipv6 = true;
-    srv->ipv6_bits = bits;
-    server_ipv6_add(cfg->server_ipv6_network, 1, srv->server_addr6);
-    server_ipv6_add(cfg->server_ipv6_network, offset, srv->pool6_base);
-    err = tun_configure_ipv6(&srv->tun, srv->server_addr6, bits);
+    srv->ipv6_bits = srv->plan.ipv6_bits;
+    memcpy(srv->server_addr6, srv->plan.local6, 16);
+    err = tun_configure_ipv6(&srv->tun, srv->server_addr6, srv->ipv6_bits);
     if (err) {
         log_msg(LOG_ERR, "cannot give %s the address %s: %s", srv->tun.name,
-                server_prefix_str(6, srv->server_addr6, bits, text, sizeof(text)), strerror(-err));
+                server_prefix_str(6, srv->server_addr6, srv->ipv6_bits, text, sizeof(text)),
+                strerror(-err));
     }
     return err;
+}
+
+/* The plan of topology.c and the pool it describes. */
+static int setup_pool(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    const char *directive = NULL;
+    char why[400], note[300];
+    int err = topology_plan_make(cfg, &srv->plan, &directive, why, sizeof(why));
+
+    if (err) {
+        log_msg(LOG_ERR, "%s: %s: %s", cfg->source, directive, why);
+        return err;
+    }
+    srv->server_addr = srv->plan.local;
+    if (!srv->plan.has_pool) {
+        return 0;
+    }
+    err = ip_pool_init(&srv->pool, &srv->plan.pool, why, sizeof(why), note, sizeof(note));
+    if (err) {
+        log_msg(LOG_ERR, "%s: address pool: %s", cfg->source,
+                err == -ENOMEM ? "out of memory" : why);
+        return err;
+    }
+    if (note[0]) {
+        log_msg(srv->pool.n6 < srv->pool.n4 ? LOG_WARN : LOG_INFO, "%s", note);
+    }
+    return 0;
+}
+
+/* The tun device's IPv4 side: subnet as `ip addr add LOCAL/BITS`; net30 and p2p as a
+ * point-to-point address plus, with `server`, a route to the whole network (helper.c). */
+static int configure_tun4(struct server *srv)
+{
+    const struct topology_plan *plan = &srv->plan;
+    char net[80];
+    int err;
+
+    if (plan->topology == CONFIG_TOPOLOGY_SUBNET) {
+        err = tun_configure(&srv->tun, plan->local, plan->remote_netmask, srv->cfg->tun_mtu);
+    } else {
+        err = tun_configure_p2p(&srv->tun, plan->local, plan->remote_netmask, srv->cfg->tun_mtu);
+    }
+    if (err) {
+        log_msg(LOG_ERR, "cannot configure TUN device %s: %s", srv->tun.name, strerror(-err));
+        return err;
+    }
+    if (plan->has_route) {
+        uint8_t a[4];
+        uint32_t be = htonl(plan->route_network);
+
+        memcpy(a, &be, 4);
+        err = tun_add_route(&srv->tun, 4, a, __builtin_popcount(plan->route_netmask), -1);
+        if (err && err != -EEXIST) {
+            log_msg(
+                LOG_ERR, "cannot add route %s into %s: %s",
+                server_prefix_str(4, a, __builtin_popcount(plan->route_netmask), net, sizeof(net)),
+                srv->tun.name, strerror(-err));
+            return err;
+        }
+    }
+    return 0;
 }
 
 /* The address to bind: `local` (literal or name) or the wildcard, of the family `proto` asks
@@ -226,19 +272,12 @@ int server_run(struct config *cfg)
     if (srv.n_workers > TUN_MAX_QUEUES) {
         srv.n_workers = TUN_MAX_QUEUES;
     }
-    if (!cfg->has_server) {
-        log_msg(LOG_ERR, "%s: a `server NETWORK NETMASK` line is required", cfg->source);
-        return -EINVAL;
-    }
-    err = ip_pool_init(&srv.pool, cfg->server_network, cfg->server_netmask);
+    err = setup_pool(&srv);
     if (err) {
-        log_msg(LOG_ERR, "%s: server: cannot use this network for a pool: %s", cfg->source,
-                strerror(-err));
         return err;
     }
-    srv.server_addr = srv.pool.server_addr;
-    srv.netmask = cfg->server_netmask;
-    srv.n_addr_owner = srv.pool.n;
+    /* the lock-free address map covers the pool's entries (at least one slot) */
+    srv.n_addr_owner = srv.pool.n > 0 ? srv.pool.n : 1;
     srv.addr_owner = calloc(srv.n_addr_owner, sizeof(*srv.addr_owner));
     srv.max_local_peers = (size_t)cfg->max_clients / (size_t)srv.n_workers + 16;
     if (srv.max_local_peers * (size_t)srv.n_workers > PEER_ID_MAX) {
@@ -263,12 +302,11 @@ int server_run(struct config *cfg)
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         goto out;
     }
-    err = tun_configure(&srv.tun, srv.server_addr, srv.netmask, cfg->tun_mtu);
+    err = configure_tun4(&srv);
     if (err) {
-        log_msg(LOG_ERR, "cannot configure TUN device %s: %s", srv.tun.name, strerror(-err));
         goto out;
     }
-    if (cfg->has_server_ipv6) {
+    if (srv.plan.has_ipv6) {
         err = setup_ipv6(&srv);
         if (err) {
             goto out;
@@ -306,7 +344,10 @@ int server_run(struct config *cfg)
                           "wrong thread are handed over (slower)");
     }
     if (want_steering && srv.n_workers > 1) {
-        err = tun_steer_open(&srv.tun_steer, &srv.tun, (uint32_t)srv.pool.n);
+        err = tun_steer_open(&srv.tun_steer, &srv.tun,
+                             (uint32_t)(srv.pool.n > (size_t)cfg->max_clients
+                                            ? srv.pool.n
+                                            : (size_t)cfg->max_clients));
         if (err) {
             log_msg(LOG_WARN,
                     "the kernel refused the TUN steering program (%s): packets for "
@@ -343,12 +384,20 @@ int server_run(struct config *cfg)
     acceptor_started = true;
     {
         struct in_addr in = {.s_addr = htonl(srv.server_addr)};
-        char tunaddr[INET_ADDRSTRLEN];
+        struct in_addr rn = {.s_addr = htonl(srv.plan.remote_netmask)};
+        char tunaddr[INET_ADDRSTRLEN + 32], peer[INET_ADDRSTRLEN];
 
-        inet_ntop(AF_INET, &in, tunaddr, sizeof(tunaddr));
-        log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s/%d, %d worker%s", OVPND_VERSION,
-                udp_addr_str(&local, addr, sizeof(addr)), srv.tun.name, tunaddr,
-                __builtin_popcount(srv.netmask), srv.n_workers, srv.n_workers > 1 ? "s" : "");
+        inet_ntop(AF_INET, &in, tunaddr, INET_ADDRSTRLEN);
+        inet_ntop(AF_INET, &rn, peer, sizeof(peer));
+        if (srv.plan.topology == CONFIG_TOPOLOGY_SUBNET) {
+            snprintf(tunaddr + strlen(tunaddr), 32, "/%d",
+                     __builtin_popcount(srv.plan.remote_netmask));
+        } else {
+            snprintf(tunaddr + strlen(tunaddr), 32, " peer %s", peer);
+        }
+        log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s (topology %s), %d worker%s",
+                OVPND_VERSION, udp_addr_str(&local, addr, sizeof(addr)), srv.tun.name, tunaddr,
+                topology_name(srv.plan.topology), srv.n_workers, srv.n_workers > 1 ? "s" : "");
         log_msg(LOG_INFO, "data channel crypto: %s",
                 data_aead_backend_name(data_crypto_default_backend()));
         log_msg(LOG_INFO, "Initialization Sequence Completed");

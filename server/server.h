@@ -17,6 +17,7 @@
 #include "server/msgq.h"
 #include "server/pool.h"
 #include "server/steer.h"
+#include "server/topology.h"
 #include "server/tun.h"
 
 struct acceptor;
@@ -27,17 +28,16 @@ struct server {
     struct config *cfg;
     int n_workers;
     struct tun_dev tun;
-    struct ip_pool pool;  /* acceptor thread only after start-up */
-    uint32_t server_addr; /* tunnel address of the server, host order */
-    uint32_t netmask;
-    bool has_ipv6;            /* server-ipv6: clients get pool6_base + their pool index */
-    uint8_t server_addr6[16]; /* network order: NETWORK+1 */
-    uint8_t pool6_base[16];   /* NETWORK+0x1000, or NETWORK+2 from /112 on (openvpn helper.c) */
-    int ipv6_bits;
+    struct topology_plan plan;       /* what server / ifconfig* expand to (topology.h) */
+    struct ip_pool pool;             /* acceptor thread only after start-up; n 0 without a pool */
+    uint32_t server_addr;            /* tunnel address of the server, host order */
+    bool has_ipv6;                   /* the tun device has an IPv6 address */
+    uint8_t server_addr6[16];        /* ... this one, network order */
+    int ipv6_bits;                   /* its prefix length, pushed with pool addresses */
     int udp_fds[1 + TUN_MAX_QUEUES]; /* [0] acceptor, [1 + i] worker i */
     bool is_steered;                 /* UDP: the reuseport program is attached */
     struct tun_steer tun_steer;      /* TUN: eBPF queue steering (map_fd -1 when off) */
-    _Atomic uint32_t *addr_owner;    /* by ip_pool_index: peer_id + 1, or 0 when free */
+    _Atomic uint32_t *addr_owner;    /* by pool entry: peer_id + 1, or 0 when free */
     size_t n_addr_owner;
     size_t max_local_peers; /* per worker: peer_id / n_workers < this */
     int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */
@@ -60,9 +60,6 @@ int server_run(struct config *cfg);
 
 /* out = base + n, 128-bit big-endian addition (carries past the top bit are lost). */
 void server_ipv6_add(const uint8_t base[16], uint64_t n, uint8_t out[16]);
-
-/* The IPv6 address (network order) of IPv4 pool index pool_index; only when srv->has_ipv6. */
-void server_pool_addr6(const struct server *srv, size_t pool_index, uint8_t out[16]);
 
 /* "ADDR/PLEN" for family 4 or 6 (addr in network order) into buf; returns buf. */
 const char *server_prefix_str(int family, const uint8_t *addr, int plen, char *buf, size_t buf_len);

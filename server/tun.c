@@ -138,6 +138,33 @@ int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int 
     return err;
 }
 
+int tun_configure_p2p(const struct tun_dev *t, uint32_t local, uint32_t remote, int mtu)
+{
+    int sock, err;
+
+    if (t->n_queues < 1 || mtu < 68 || mtu > 65535) {
+        return -EINVAL;
+    }
+    sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) {
+        return -errno;
+    }
+    /* As `ifconfig tunN LOCAL pointopoint REMOTE`: a /32 with a peer; the kernel routes REMOTE
+     * into the device. */
+    err = set_addr_ioctl(sock, t->name, SIOCSIFADDR, local);
+    if (!err) {
+        err = set_addr_ioctl(sock, t->name, SIOCSIFNETMASK, 0xFFFFFFFFu);
+    }
+    if (!err) {
+        err = set_addr_ioctl(sock, t->name, SIOCSIFDSTADDR, remote);
+    }
+    if (!err) {
+        err = configure_link(sock, t->name, mtu);
+    }
+    close(sock);
+    return err;
+}
+
 int tun_configure_ipv6(const struct tun_dev *t, const uint8_t addr[16], int plen)
 {
     struct in6_ifreq {

@@ -35,6 +35,13 @@ int tun_open(const char *dev, int n_queues, struct tun_dev *out); /* -EBUSY: dev
  * device. Returns 0 or -errno (-EINVAL for an MTU outside 68..65535). */
 int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int mtu);
 
+/* Give the device the point-to-point address LOCAL with peer REMOTE (host byte order), set its
+ * MTU and bring it up (SIOCSIFADDR, SIOCSIFNETMASK 255.255.255.255, SIOCSIFDSTADDR, ...), as
+ * openvpn 2.6 configures a tun with topology net30 or p2p (tun.c: `ip addr add LOCAL peer
+ * REMOTE`). Only REMOTE is routed into the device; add the subnet's route with tun_add_route().
+ * Returns 0 or -errno (-EINVAL for an MTU outside 68..65535). */
+int tun_configure_p2p(const struct tun_dev *t, uint32_t local, uint32_t remote, int mtu);
+
 /* Add an IPv6 address (16 bytes, network order) with prefix length plen (0..128) to the device
  * (SIOCSIFADDR on an AF_INET6 socket, struct in6_ifreq; the kernel adds the prefix route).
  * Call after tun_configure() brought the link up. Returns 0 or -errno. */

@@ -134,7 +134,8 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
 
 /* The peer_id that tunnel address dst (family 4 or 6, network order) routes to, or
  * VROUTE_NONE: IPv4 pool addresses through the shared addr_owner array, everything else (IPv6
- * addresses, iroutes) through this worker's own route table. */
+ * addresses, ifconfig-push addresses outside the pool, iroutes) through this worker's own route
+ * table. */
 static uint32_t route_lookup(const struct worker *w, int family, const uint8_t *dst)
 {
     const struct server *srv = w->srv;
@@ -142,9 +143,10 @@ static uint32_t route_lookup(const struct worker *w, int family, const uint8_t *
     if (family == 4) {
         uint32_t a = load_be32(dst);
 
-        if (ip_pool_contains(&srv->pool, a)) {
-            uint32_t owner = atomic_load_explicit(&srv->addr_owner[ip_pool_index(&srv->pool, a)],
-                                                  memory_order_acquire);
+        size_t idx = ip_pool_index(&srv->pool, a);
+
+        if (idx != SIZE_MAX) {
+            uint32_t owner = atomic_load_explicit(&srv->addr_owner[idx], memory_order_acquire);
 
             if (owner != 0) {
                 return owner - 1;
@@ -465,7 +467,8 @@ static void install_peer(struct worker *w, struct peer *p)
     size_t local = p->peer_id / (uint32_t)srv->n_workers;
     struct msg *m;
 
-    if (local >= srv->max_local_peers || p->pool_index >= srv->n_addr_owner) {
+    if (local >= srv->max_local_peers ||
+        (p->pool_index != SIZE_MAX && p->pool_index >= srv->n_addr_owner)) {
         log_msg(LOG_ERR, "worker %d: peer %u out of table range", w->index, p->peer_id);
         forget_peer(w, p, GONE_REMOVED);
         return;

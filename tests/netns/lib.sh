@@ -304,7 +304,8 @@ ovt_wrap_client_line() {
 
 # server_conf_write DIR [LINE...]: DIR/server.conf in OpenVPN 2.6 server syntax, absolute paths,
 # status file DIR/status.log every second (status-version from OVT_STATUS_VERSION if set), then
-# each LINE appended as is.
+# each LINE appended as is. OVT_TOPOLOGY (default subnet) and OVT_SERVER_LINE (default
+# "server 198.19.0.0 255.255.255.0") change the address lines.
 server_conf_write() {
     local dir=$1
     shift
@@ -314,8 +315,8 @@ server_conf_write() {
         echo "port $OVT_PORT"
         echo "proto udp"
         echo "dev tun"
-        echo "topology subnet"
-        echo "server 198.19.0.0 255.255.255.0"
+        echo "topology ${OVT_TOPOLOGY:-subnet}"
+        echo "${OVT_SERVER_LINE:-server 198.19.0.0 255.255.255.0}"
         echo "ca $pki/ca.crt"
         echo "cert $pki/server.crt"
         echo "key $pki/server.key"
@@ -345,7 +346,8 @@ server_log_since() {
 server_ready() {
     server_alive || return 1
     # Implementation-neutral readiness: the tun has its address and the UDP port is bound.
-    ip -n "$NS_SRV" -4 addr show 2>/dev/null | grep -q "inet $OVT_SERVER_TUN_IP/" || return 1
+    # (subnet: "inet ADDR/BITS"; net30 and p2p: "inet ADDR peer REMOTE/32")
+    ip -n "$NS_SRV" -4 addr show 2>/dev/null | grep -qE "inet ${OVT_SERVER_TUN_IP}[/ ]" || return 1
     ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT" 2>/dev/null | grep -q . || return 1
     if [ "$OVPN_SERVER_IMPL" = openvpn ]; then
         server_log_since | grep "Initialization Sequence Completed" >/dev/null || return 1
@@ -447,10 +449,11 @@ client_tun_dev() {
         cut -d@ -f1
 }
 
-# client_tun_ip I: the client's 198.19.0.x tunnel address (empty if none).
+# client_tun_ip I: the client's 198.19.0.x tunnel address (empty if none); with net30/p2p the
+# address has a peer ("inet ADDR peer REMOTE/32").
 client_tun_ip() {
     ip -n "$(client_ns "$1")" -4 -o addr show 2>/dev/null |
-        awk '{print $4}' | grep -E '^198\.19\.0\.[0-9]+/' | head -n 1 | cut -d/ -f1
+        awk '{print $4}' | grep -E '^198\.19\.0\.[0-9]+(/|$)' | head -n 1 | cut -d/ -f1
 }
 
 client_up() {

@@ -90,9 +90,9 @@ static void bad_lines(void **state)
     (void)state;
     parse_error("\n\nifconfig-push 198.19.0.300 255.255.255.0\n",
                 "ccd/alice:3: ifconfig-push: '198.19.0.300' is not an IPv4 address");
-    parse_error("ifconfig-push 198.19.0.5 255.0.255.0\n",
-                "ccd/alice:1: ifconfig-push: '255.0.255.0' is not a valid netmask (topology "
-                "subnet)");
+    parse_error("ifconfig-push 198.19.0.5 255.0.255.300\n",
+                "ccd/alice:1: ifconfig-push: '255.0.255.300' is not an IPv4 netmask or remote "
+                "address");
     parse_error("ifconfig-push 198.19.0.5\n", "ccd/alice:1: ifconfig-push: needs 2 arguments");
     parse_error("iroute 198.19.50.1 255.255.255.0\n",
                 "ccd/alice:1: iroute: '198.19.50.1' has bits set outside its prefix");

@@ -1126,9 +1126,6 @@ static void ignored_with_warning(void **state)
 
     (void)state;
     expect_warning("sndbuf 393216\n" BASE, "t.conf:1: sndbuf: ignored: ");
-    expect_warning(BASE "ifconfig-pool-persist ipp.txt\n",
-                   "t.conf:8: ifconfig-pool-persist: ignored: client addresses are not "
-                   "persisted yet");
     expect_warning(BASE "comp-lzo no\n", "t.conf:8: comp-lzo: ovpnd never compresses");
     expect_warning(BASE "compress\n", "t.conf:8: compress: ovpnd never compresses");
     expect_warning(BASE "compress stub-v2\n", "t.conf:8: compress: ovpnd never compresses");
@@ -1147,6 +1144,83 @@ static void ignored_with_warning(void **state)
                    "t.conf: topology is not set: ovpnd uses 'topology subnet'");
 }
 
+/* Pools and topologies: what openvpn 2.6 refuses (options.c, helper.c, pool.c) and ovpnd's own
+ * refusals, each with its line. */
+static void pool_directives(void **state)
+{
+    struct config cfg;
+
+#define NOSERVER                                                                                   \
+    "dev tun\n"                                                                                    \
+    "ca ca.crt\n"                                                                                  \
+    "cert server.crt\n"                                                                            \
+    "key server.key\n"                                                                             \
+    "keepalive 10 60\n"
+    (void)state;
+    expect_ok(&cfg, "topology net30\n" NOSERVER "server 198.19.0.0 255.255.255.0\n");
+    assert_int_equal(cfg.topology, CONFIG_TOPOLOGY_NET30);
+    config_free(&cfg);
+    expect_ok(&cfg, "topology p2p\n" NOSERVER "server 198.19.0.0 255.255.255.0\n");
+    assert_int_equal(cfg.topology, CONFIG_TOPOLOGY_P2P);
+    config_free(&cfg);
+    expect_ok(&cfg, "topology subnet\n" NOSERVER "server 198.19.0.0 255.255.255.0 nopool\n"
+                    "ifconfig-pool 198.19.0.100 198.19.0.199\nifconfig-pool-persist ipp.txt 0\n"
+                    "ifconfig-push-constraint 198.19.0.0 255.255.255.0\n");
+    assert_true(cfg.server_nopool);
+    assert_int_equal(cfg.ifconfig_pool_start, 0xC6130064u);
+    assert_int_equal(cfg.ifconfig_pool_end, 0xC61300C7u);
+    assert_string_equal(cfg.ifconfig_pool_persist, "ipp.txt");
+    assert_int_equal(cfg.ifconfig_pool_persist_s, 0);
+    assert_true(cfg.has_ifconfig_push_constraint);
+    config_free(&cfg);
+    expect_ok(&cfg, "topology subnet\n" NOSERVER "ifconfig 198.19.0.1 255.255.255.0\n"
+                    "ifconfig-pool 198.19.0.2 198.19.0.99\nifconfig-ipv6 2001:2::1/64 2001:2::2\n"
+                    "ifconfig-ipv6-pool 2001:2::100/64\nmode server\ntls-server\n");
+    assert_true(cfg.has_ifconfig_ipv6_pool);
+    assert_int_equal(cfg.ifconfig_ipv6_pool_bits, 64);
+    assert_int_equal(cfg.ifconfig_pool_persist_s, 600);
+    config_free(&cfg);
+    expect_error(BASE "ifconfig-pool 198.19.0.100 198.19.0.199\n",
+                 "t.conf:8: ifconfig-pool: server already defines an ifconfig-pool, so you "
+                 "can't also specify one explicitly (add 'nopool' to the server line to use "
+                 "your own)");
+    expect_error(BASE "ifconfig-pool 198.19.0.100 198.19.0.99\n",
+                 "t.conf:8: ifconfig-pool: start IP [198.19.0.100] is greater than end IP "
+                 "[198.19.0.99]");
+    expect_error(BASE "ifconfig-pool 198.19.0.100 198.19.300.99\n",
+                 "t.conf:8: ifconfig-pool: '198.19.300.99' is not an IPv4 address");
+    expect_error("topology subnet\n" NOSERVER "server 198.19.0.0 255.255.255.0 nopool\n"
+                 "ifconfig-pool 198.19.0.100 198.19.1.99\n",
+                 "t.conf:8: ifconfig-pool: the pool 198.19.0.100 - 198.19.1.99 is not inside the "
+                 "tun subnet 198.19.0.0/24 (network and broadcast addresses excluded)");
+    expect_error("topology net30\n" NOSERVER "server 198.19.0.0 255.255.255.248\n",
+                 "t.conf:7: server: IPv4 pool size is too small (1), must be at least 2");
+    expect_error(BASE "server 198.19.0.0 255.255.255.0 pool\n",
+                 "t.conf:8: server: 'pool' is not a flag of server (only 'nopool')");
+    expect_error(BASE "server-ipv6 2001:2::/64\nifconfig-ipv6-pool 2001:2::100/64\n",
+                 "t.conf:9: ifconfig-ipv6-pool: server-ipv6 already defines an "
+                 "ifconfig-ipv6-pool, so you can't also specify one explicitly (use "
+                 "ifconfig-ipv6 instead of server-ipv6)");
+    expect_error(BASE "ifconfig-ipv6-pool 2001:2::100/64\n",
+                 "t.conf:8: ifconfig-ipv6-pool: needs ifconfig-ipv6 (the server's own IPv6 "
+                 "address)");
+    expect_error(BASE "ifconfig-ipv6-pool 2001:2::100/48\n",
+                 "t.conf:8: ifconfig-ipv6-pool: network must be between /64 and /124 (not /48)");
+    expect_error(BASE "ifconfig 198.19.0.1 255.255.255.0\n",
+                 "t.conf:8: ifconfig: server already sets the tun device's address");
+    expect_error(BASE "topology ring\n",
+                 "t.conf:8: topology: unknown topology 'ring' (net30, p2p or subnet)");
+    expect_error(BASE "ifconfig-push-constraint 198.19.0.0 255.255.0.300\n",
+                 "t.conf:8: ifconfig-push-constraint: '255.255.0.300' is not an IPv4 netmask");
+    expect_error("topology subnet\n" NOSERVER "server 198.19.0.0 255.255.255.0 nopool\n"
+                 "ifconfig-pool-persist ipp.txt\n",
+                 "t.conf:8: ifconfig-pool-persist: must be used with a pool (server, "
+                 "ifconfig-pool or ifconfig-ipv6-pool)");
+    expect_warning(BASE "duplicate-cn\nifconfig-pool-persist ipp.txt\n",
+                   "t.conf:9: ifconfig-pool-persist: does not work with duplicate-cn");
+#undef NOSERVER
+}
+
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
@@ -1155,21 +1229,17 @@ static void not_implemented(void **state)
         "proto tcp",
         "proto tcp-server",
         "dev-type tap",
-        "topology net30",
-        "topology p2p",
         "compress lz4-v2",
         "compress lz4",
         "comp-lzo yes",
         "comp-lzo",
         "tls-crypt-v2 v2server.key",
         "management 127.0.0.1 7505",
-        "ifconfig-pool 198.19.0.10 198.19.0.20",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
         "tls-cipher TLS-ECDHE-ECDSA-WITH-AES-128-GCM-SHA256",
         "mode p2p",
-        "server 198.19.0.0 255.255.255.0 nopool",
         "allow-compression yes",
         "syslog",
         "chroot /var/empty",
@@ -1490,7 +1560,8 @@ static void routing_directives(void **state)
     expect_error(BASE "route 198.19.8.0 255.255.255.0 vpn_gateway 70000\n",
                  "t.conf:8: route: metric '70000' is out of range (0-65535)");
     expect_error(BASE "route-ipv6 2001:2:0:20::/64\n",
-                 "t.conf:8: route-ipv6: needs server-ipv6 (the tun device has no IPv6 address)");
+                 "t.conf:8: route-ipv6: needs server-ipv6 or ifconfig-ipv6 (the tun device has no "
+                 "IPv6 address)");
     expect_error(BASE "server-ipv6 2001:2:0:19::/48\n",
                  "t.conf:8: server-ipv6: the prefix length must be 64 to 124, not 48");
     expect_error(BASE "server-ipv6 2001:2:0:19::1/64\n",
@@ -1536,6 +1607,7 @@ int main(void)
         cmocka_unit_test(argument_counts),
         cmocka_unit_test(ignored_with_warning),
         cmocka_unit_test(not_implemented),
+        cmocka_unit_test(pool_directives),
         cmocka_unit_test(client_directives),
         cmocka_unit_test(unknown_directives),
         cmocka_unit_test(every_openvpn_directive_is_known),

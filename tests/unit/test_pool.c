@@ -1,219 +1,411 @@
-/* tests/unit/test_pool.c: the IPv4 address pool of `server NET MASK`, topology subnet.
+/* tests/unit/test_pool.c: the client address pool (server/pool.c) and what `server`,
+ * `server-ipv6` and the ifconfig directives expand to per topology (server/topology.c).
  *
- * Expected bounds are those openvpn 2.6.14 computes (helper.c helper_client_server): server
- * NET+1, ifconfig-pool NET+2 .. (NET | ~MASK) - 1, and `--server` with `dev tun` refused
- * outside /16../29. The /24 case was also seen on the wire: openvpn 2.6.14 with
- * `server 198.19.7.0 255.255.255.0` gave its first two clients 198.19.7.2 and 198.19.7.3.
+ * Expected values are those of openvpn 2.6.14: helper.c helper_client_server (subnet: server
+ * NET+1, pool NET+2 .. BROADCAST-1; net30/p2p: server NET+1 peer NET+2, pool NET+4 ..
+ * BROADCAST-4, or BROADCAST on a /29; server-ipv6: NET+1, pool from NET+0x1000 or NET+2 from
+ * /112 on) and pool.c (net30 entries are /30 blocks, block+2 for the client and block+1 for the
+ * server end; the allocation order of ifconfig_pool_find; IPv4 and IPv6 sharing the entry
+ * index). The /24 subnet case was also seen on the wire: openvpn 2.6.14 with `server 198.19.7.0
+ * 255.255.255.0` gave its first two clients 198.19.7.2 and 198.19.7.3.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
+#include "server/config.h"
 #include "server/pool.h"
+#include "server/topology.h"
 
 #define IP(a, b, c, d)                                                                             \
     ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
 
-static void slash24_bounds(void **state)
+static void indiv(struct ip_pool *p, uint32_t start, uint32_t end, bool duplicate_cn)
 {
+    struct ip_pool_params pp = {.type = IP_POOL_INDIV, .start = start, .end = end};
+    char why[200];
+
+    pp.duplicate_cn = duplicate_cn;
+    assert_int_equal(ip_pool_init(p, &pp, why, sizeof(why), NULL, 0), 0);
+}
+
+static size_t take(struct ip_pool *p, const char *cn)
+{
+    size_t i = SIZE_MAX;
+
+    assert_int_equal(ip_pool_acquire(p, cn, &i), 0);
+    return i;
+}
+
+/* A config with only what topology_plan_make reads. */
+static void server_cfg(struct config *cfg, int topology, uint32_t net, uint32_t mask)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->topology = topology;
+    cfg->has_server = true;
+    cfg->server_network = net;
+    cfg->server_netmask = mask;
+}
+
+static void plan_ok(const struct config *cfg, struct topology_plan *plan)
+{
+    const char *directive = NULL;
+    char why[400] = "";
+
+    if (topology_plan_make(cfg, plan, &directive, why, sizeof(why)) != 0) {
+        fail_msg("%s: %s", directive, why);
+    }
+}
+
+static void plan_fails(const struct config *cfg, const char *want_directive, const char *want_why)
+{
+    struct topology_plan plan;
+    const char *directive = NULL;
+    char why[400] = "";
+
+    assert_int_equal(topology_plan_make(cfg, &plan, &directive, why, sizeof(why)), -EINVAL);
+    assert_string_equal(directive, want_directive);
+    if (strncmp(why, want_why, strlen(want_why)) != 0) {
+        fail_msg("got '%s', want it to start with '%s'", why, want_why);
+    }
+}
+
+static void subnet_slash24(void **state)
+{
+    struct config cfg;
+    struct topology_plan plan;
     struct ip_pool p;
-    uint32_t a;
+    char why[200];
 
     (void)state;
-    assert_int_equal(ip_pool_init(&p, IP(198, 19, 7, 0), IP(255, 255, 255, 0)), 0);
-    assert_int_equal(p.server_addr, IP(198, 19, 7, 1));
-    assert_int_equal(p.first, IP(198, 19, 7, 2));
-    assert_int_equal(p.last, IP(198, 19, 7, 254));
+    server_cfg(&cfg, CONFIG_TOPOLOGY_SUBNET, IP(198, 19, 7, 0), IP(255, 255, 255, 0));
+    plan_ok(&cfg, &plan);
+    assert_int_equal(plan.local, IP(198, 19, 7, 1));
+    assert_int_equal(plan.remote_netmask, IP(255, 255, 255, 0));
+    assert_int_equal(plan.pool.start, IP(198, 19, 7, 2));
+    assert_int_equal(plan.pool.end, IP(198, 19, 7, 254));
+    assert_int_equal(plan.n_push, 2);
+    assert_string_equal(plan.push[0], "route-gateway 198.19.7.1");
+    assert_string_equal(plan.push[1], "topology subnet");
+    assert_false(plan.has_route);
+    assert_true(plan.has_constraint);
+    assert_int_equal(plan.constraint_network, IP(198, 19, 7, 0));
+    assert_int_equal(ip_pool_init(&p, &plan.pool, why, sizeof(why), NULL, 0), 0);
     assert_int_equal(p.n, 253);
-    assert_false(ip_pool_contains(&p, IP(198, 19, 7, 0)));
-    assert_false(ip_pool_contains(&p, IP(198, 19, 7, 1)));
-    assert_true(ip_pool_contains(&p, IP(198, 19, 7, 2)));
-    assert_true(ip_pool_contains(&p, IP(198, 19, 7, 254)));
-    assert_false(ip_pool_contains(&p, IP(198, 19, 7, 255)));
-    assert_false(ip_pool_contains(&p, IP(198, 19, 8, 2)));
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 7, 2));
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 7, 3));
-    assert_int_equal(p.n_used, 2);
+    assert_int_equal(ip_pool_addr(&p, take(&p, "a")), IP(198, 19, 7, 2));
+    assert_int_equal(ip_pool_addr(&p, take(&p, "b")), IP(198, 19, 7, 3));
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 7, 254)), 252);
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 7, 1)), SIZE_MAX);
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 7, 255)), SIZE_MAX);
+    assert_int_equal(ip_pool_peer(&p, 0), 0);
     ip_pool_clear(&p);
 }
 
-static void slash29_bounds_and_exhaustion(void **state)
+static void net30_blocks(void **state)
 {
-    static const uint32_t want[] = {IP(198, 19, 0, 10), IP(198, 19, 0, 11), IP(198, 19, 0, 12),
-                                    IP(198, 19, 0, 13), IP(198, 19, 0, 14)};
+    struct config cfg;
+    struct topology_plan plan;
     struct ip_pool p;
-    uint32_t a;
+    char why[200];
 
     (void)state;
-    assert_int_equal(ip_pool_init(&p, IP(198, 19, 0, 8), IP(255, 255, 255, 248)), 0);
-    assert_int_equal(p.server_addr, IP(198, 19, 0, 9));
-    assert_int_equal(p.first, IP(198, 19, 0, 10));
-    assert_int_equal(p.last, IP(198, 19, 0, 14));
-    assert_int_equal(p.n, 5);
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-        assert_int_equal(ip_pool_acquire(&p, &a), 0);
-        assert_int_equal(a, want[i]);
-        assert_int_equal(ip_pool_index(&p, a), i);
-    }
-    a = 0;
-    assert_int_equal(ip_pool_acquire(&p, &a), -ENOSPC);
-    assert_int_equal(a, 0);
+    server_cfg(&cfg, CONFIG_TOPOLOGY_NET30, IP(198, 19, 8, 0), IP(255, 255, 255, 0));
+    plan_ok(&cfg, &plan);
+    assert_int_equal(plan.local, IP(198, 19, 8, 1));
+    assert_int_equal(plan.remote_netmask, IP(198, 19, 8, 2)); /* ifconfig 10.8.0.1 10.8.0.2 */
+    assert_int_equal(plan.pool.type, IP_POOL_NET30);
+    assert_int_equal(plan.pool.start, IP(198, 19, 8, 4));
+    assert_int_equal(plan.pool.end, IP(198, 19, 8, 251));
+    assert_true(plan.has_route);
+    assert_int_equal(plan.route_network, IP(198, 19, 8, 0));
+    assert_int_equal(plan.route_netmask, IP(255, 255, 255, 0));
+    assert_int_equal(plan.n_push, 2);
+    assert_string_equal(plan.push[0], "route 198.19.8.1");
+    assert_string_equal(plan.push[1], "topology net30");
+    assert_false(plan.has_constraint); /* 2.6 sets it only for subnet */
+    assert_int_equal(ip_pool_init(&p, &plan.pool, why, sizeof(why), NULL, 0), 0);
+    assert_int_equal(p.n, 62); /* .4/30 .. .248/30 */
+    assert_int_equal(take(&p, "a"), 0);
+    assert_int_equal(ip_pool_addr(&p, 0), IP(198, 19, 8, 6));
+    assert_int_equal(ip_pool_peer(&p, 0), IP(198, 19, 8, 5));
+    assert_int_equal(ip_pool_file_addr(&p, 0), IP(198, 19, 8, 4));
+    assert_int_equal(take(&p, "b"), 1);
+    assert_int_equal(ip_pool_addr(&p, 1), IP(198, 19, 8, 10));
+    assert_int_equal(ip_pool_peer(&p, 1), IP(198, 19, 8, 9));
+    assert_int_equal(ip_pool_addr(&p, 61), IP(198, 19, 8, 250));
+    /* only the client's address routes to the entry; any address of the block names it in the
+     * persist file */
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 8, 10)), 1);
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 8, 9)), SIZE_MAX);
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 8, 8)), SIZE_MAX);
+    assert_int_equal(ip_pool_file_index(&p, IP(198, 19, 8, 8)), 1);
+    assert_int_equal(ip_pool_file_index(&p, IP(198, 19, 8, 11)), 1);
+    assert_int_equal(ip_pool_file_index(&p, IP(198, 19, 8, 3)), SIZE_MAX);
+    assert_int_equal(ip_pool_file_index(&p, IP(198, 19, 8, 252)), SIZE_MAX);
+    ip_pool_clear(&p);
+
+    /* with client-to-client the whole network is pushed instead of the server's address */
+    cfg.client_to_client = true;
+    plan_ok(&cfg, &plan);
+    assert_string_equal(plan.push[0], "route 198.19.8.0 255.255.255.0");
+    /* a /29 leaves one block: 2.6 stops with this message */
+    server_cfg(&cfg, CONFIG_TOPOLOGY_NET30, IP(198, 19, 8, 8), IP(255, 255, 255, 248));
+    plan_fails(&cfg, "server", "IPv4 pool size is too small (1), must be at least 2");
+}
+
+static void p2p_single_addresses(void **state)
+{
+    struct config cfg;
+    struct topology_plan plan;
+    struct ip_pool p;
+    char why[200];
+
+    (void)state;
+    server_cfg(&cfg, CONFIG_TOPOLOGY_P2P, IP(198, 19, 9, 0), IP(255, 255, 255, 0));
+    plan_ok(&cfg, &plan);
+    assert_int_equal(plan.local, IP(198, 19, 9, 1));
+    assert_int_equal(plan.remote_netmask, IP(198, 19, 9, 2));
+    assert_int_equal(plan.pool.type, IP_POOL_INDIV);
+    assert_int_equal(plan.pool.start, IP(198, 19, 9, 4));
+    assert_int_equal(plan.pool.end, IP(198, 19, 9, 251));
+    assert_int_equal(plan.n_push, 1); /* no route push without client-to-client */
+    assert_string_equal(plan.push[0], "topology p2p");
+    assert_int_equal(ip_pool_init(&p, &plan.pool, why, sizeof(why), NULL, 0), 0);
+    assert_int_equal(p.n, 248);
+    assert_int_equal(ip_pool_addr(&p, take(&p, "a")), IP(198, 19, 9, 4));
+    ip_pool_clear(&p);
+    /* a /29 keeps its broadcast address in the pool (pool_end_reserve 0) */
+    server_cfg(&cfg, CONFIG_TOPOLOGY_P2P, IP(198, 19, 9, 8), IP(255, 255, 255, 248));
+    plan_ok(&cfg, &plan);
+    assert_int_equal(plan.pool.start, IP(198, 19, 9, 12));
+    assert_int_equal(plan.pool.end, IP(198, 19, 9, 15));
+}
+
+static void ifconfig_pool_with_server(void **state)
+{
+    struct config cfg;
+    struct topology_plan plan;
+
+    (void)state;
+    server_cfg(&cfg, CONFIG_TOPOLOGY_SUBNET, IP(198, 19, 10, 0), IP(255, 255, 255, 0));
+    cfg.has_ifconfig_pool = true;
+    cfg.ifconfig_pool_start = IP(198, 19, 10, 100);
+    cfg.ifconfig_pool_end = IP(198, 19, 10, 149);
+    plan_fails(&cfg, "ifconfig-pool", "server already defines an ifconfig-pool");
+    cfg.server_nopool = true;
+    plan_ok(&cfg, &plan);
+    assert_int_equal(plan.pool.start, IP(198, 19, 10, 100));
+    assert_int_equal(plan.pool.end, IP(198, 19, 10, 149));
+    assert_int_equal(plan.push_netmask, IP(255, 255, 255, 0));
+    assert_string_equal(plan.push[0], "route-gateway 198.19.10.1");
+    /* ovpnd refuses ranges that reach outside the subnet or hold the server's address */
+    cfg.ifconfig_pool_end = IP(198, 19, 11, 10);
+    plan_fails(&cfg, "ifconfig-pool", "the pool 198.19.10.100 - 198.19.11.10 is not inside");
+    cfg.ifconfig_pool_start = IP(198, 19, 10, 1);
+    cfg.ifconfig_pool_end = IP(198, 19, 10, 20);
+    plan_fails(&cfg, "ifconfig-pool", "the pool 198.19.10.1 - 198.19.10.20 holds the server's");
+    cfg.ifconfig_pool_start = IP(198, 19, 10, 20);
+    cfg.ifconfig_pool_end = IP(198, 19, 10, 149);
+    cfg.ifconfig_pool_netmask = IP(255, 255, 255, 0);
+    cfg.topology = CONFIG_TOPOLOGY_NET30;
+    plan_fails(&cfg, "ifconfig-pool", "the third parameter (netmask) is only valid");
+    /* the long form: ifconfig + ifconfig-pool without server; nothing is pushed for them */
+    cfg.has_server = false;
+    cfg.topology = CONFIG_TOPOLOGY_SUBNET;
+    cfg.has_ifconfig = true;
+    cfg.ifconfig_local = IP(198, 19, 10, 1);
+    cfg.ifconfig_remote_netmask = IP(255, 255, 255, 0);
+    cfg.ifconfig_pool_netmask = IP(255, 255, 255, 128);
+    plan_ok(&cfg, &plan);
+    assert_int_equal(plan.n_push, 0);
+    assert_int_equal(plan.push_netmask, IP(255, 255, 255, 128));
+    cfg.has_ifconfig = false;
+    plan_fails(&cfg, "server", "server is required");
+}
+
+static void ipv6_pools(void **state)
+{
+    struct config cfg;
+    struct topology_plan plan;
+    struct ip_pool p;
+    uint8_t a6[16], want[16];
+    char why[200], note[300];
+
+    (void)state;
+    server_cfg(&cfg, CONFIG_TOPOLOGY_SUBNET, IP(198, 19, 11, 0), IP(255, 255, 255, 0));
+    cfg.has_server_ipv6 = true;
+    inet_pton(AF_INET6, "2001:2:0:11::", cfg.server_ipv6_network);
+    cfg.server_ipv6_bits = 64;
+    plan_ok(&cfg, &plan);
+    inet_pton(AF_INET6, "2001:2:0:11::1", want);
+    assert_memory_equal(plan.local6, want, 16);
+    inet_pton(AF_INET6, "2001:2:0:11::1000", want);
+    assert_memory_equal(plan.pool.ipv6_base, want, 16);
+    assert_int_equal(ip_pool_init(&p, &plan.pool, why, sizeof(why), note, sizeof(note)), 0);
+    assert_int_equal(p.n, 253); /* the IPv4 side is the smaller */
+    assert_non_null(strstr(note, "IPv4 pool size limits"));
+    ip_pool_addr6(&p, 5, a6);
+    inet_pton(AF_INET6, "2001:2:0:11::1005", want);
+    assert_memory_equal(a6, want, 16);
+    assert_int_equal(ip_pool_index6(&p, want), 5);
+    inet_pton(AF_INET6, "2001:2:0:11::fff", want);
+    assert_int_equal(ip_pool_index6(&p, want), SIZE_MAX);
+    ip_pool_clear(&p);
+
+    /* ifconfig-ipv6-pool needs ifconfig-ipv6, not server-ipv6 (2.6) */
+    cfg.has_ifconfig_ipv6_pool = true;
+    inet_pton(AF_INET6, "2001:2:0:11::", cfg.ifconfig_ipv6_pool_base);
+    cfg.ifconfig_ipv6_pool_bits = 124;
+    plan_fails(&cfg, "ifconfig-ipv6-pool", "server-ipv6 already defines an ifconfig-ipv6-pool");
+    cfg.has_server_ipv6 = false;
+    plan_fails(&cfg, "ifconfig-ipv6-pool", "needs ifconfig-ipv6");
+    cfg.has_ifconfig_ipv6 = true;
+    inet_pton(AF_INET6, "2001:2:0:11::1", cfg.ifconfig_ipv6_local);
+    cfg.ifconfig_ipv6_bits = 64;
+    plan_ok(&cfg, &plan);
+    assert_int_equal(plan.ipv6_bits, 64);
+    /* a base whose host part is zero starts at ::1; a /124 then holds 15 addresses, fewer than
+     * the 253 IPv4 ones: the IPv6 side limits the pool, with 2.6's warning */
+    assert_int_equal(ip_pool_init(&p, &plan.pool, why, sizeof(why), note, sizeof(note)), 0);
+    assert_int_equal(p.n6, 15);
+    assert_int_equal(p.n, 15);
+    assert_non_null(strstr(note, "IPv6 pool size limits"));
+    ip_pool_addr6(&p, 0, a6);
+    inet_pton(AF_INET6, "2001:2:0:11::1", want);
+    assert_memory_equal(a6, want, 16);
+    ip_pool_clear(&p);
+}
+
+/* openvpn 2.6 pool.c ifconfig_pool_find: an entry never handed out before one that was
+ * released, the one released longest ago first, and a common name gets its own entry back. */
+static void allocation_order(void **state)
+{
+    struct ip_pool p;
+
+    (void)state;
+    indiv(&p, IP(198, 19, 12, 10), IP(198, 19, 12, 14), false);
+    assert_int_equal(take(&p, "alice"), 0);
+    assert_int_equal(take(&p, "bob"), 1);
+    assert_int_equal(take(&p, "carol"), 2);
+    ip_pool_release(&p, 1); /* bob leaves, then alice */
+    ip_pool_release(&p, 0);
+    assert_string_equal(ip_pool_cn(&p, 0), "alice");
+    assert_int_equal(take(&p, "dave"), 3);  /* fresh entries first */
+    assert_int_equal(take(&p, "alice"), 0); /* her own entry back */
+    assert_int_equal(take(&p, "erin"), 4);
+    assert_int_equal(take(&p, "frank"), 1); /* nothing fresh: bob's, released longest ago */
+    assert_string_equal(ip_pool_cn(&p, 1), "frank");
     assert_int_equal(p.n_used, 5);
+    size_t i = 0;
+    assert_int_equal(ip_pool_acquire(&p, "gina", &i), -ENOSPC);
+    /* bob comes back: his entry went to frank, so he gets the one released longest ago */
+    ip_pool_release(&p, 2);
+    ip_pool_release(&p, 3);
+    assert_int_equal(take(&p, "bob"), 2);
+    assert_int_equal(take(&p, "dave"), 3);
+    /* a specific entry (an ifconfig-push address inside the pool) remembers nobody */
+    ip_pool_release(&p, 4);
+    assert_int_equal(ip_pool_take(&p, 4), 0);
+    assert_int_equal(ip_pool_take(&p, 4), -EEXIST);
+    assert_int_equal(ip_pool_take(&p, 5), -ERANGE);
+    assert_null(ip_pool_cn(&p, 4));
+    /* releasing twice or out of range changes nothing */
+    ip_pool_release(&p, 4);
+    ip_pool_release(&p, 4);
+    ip_pool_release(&p, 99);
+    assert_int_equal(p.n_used, 4);
     ip_pool_clear(&p);
 }
 
-static void slash16_is_the_largest(void **state)
+static void duplicate_cn_takes_lowest(void **state)
 {
     struct ip_pool p;
-    uint32_t a = 0;
 
     (void)state;
-    assert_int_equal(ip_pool_init(&p, IP(198, 19, 0, 0), IP(255, 255, 0, 0)), 0);
-    assert_int_equal(p.first, IP(198, 19, 0, 2));
-    assert_int_equal(p.last, IP(198, 19, 255, 254));
-    assert_int_equal(p.n, 65533);
-    /* fill all but the last, then the last one, then nothing */
+    indiv(&p, IP(198, 19, 13, 2), IP(198, 19, 13, 254), true);
+    for (size_t i = 0; i < 200; i++) {
+        assert_int_equal(take(&p, "loadgen"), i);
+        assert_null(ip_pool_cn(&p, i));
+    }
+    ip_pool_release(&p, 150);
+    ip_pool_release(&p, 20);
+    assert_int_equal(take(&p, "loadgen"), 20);
+    assert_int_equal(take(&p, "loadgen"), 150);
+    assert_int_equal(take(&p, "loadgen"), 200);
+    ip_pool_clear(&p);
+}
+
+/* Entries read from the persist file: they count as released at start-up (after the fresh
+ * ones), and with SECONDS 0 ("fixed") go to nobody else. */
+static void persisted_entries(void **state)
+{
+    struct ip_pool p;
+    size_t i = 0;
+
+    (void)state;
+    indiv(&p, IP(198, 19, 14, 2), IP(198, 19, 14, 5), false);
+    assert_int_equal(ip_pool_set(&p, 0, "alice", false), 0);
+    assert_int_equal(ip_pool_set(&p, 2, "bob", true), 0);
+    assert_int_equal(ip_pool_set(&p, 9, "carol", false), -ERANGE);
+    assert_int_equal(take(&p, "bob"), 2);
+    assert_int_equal(take(&p, "x"), 1);
+    assert_int_equal(take(&p, "y"), 3);
+    assert_int_equal(take(&p, "z"), 0); /* alice's, not fixed */
+    assert_int_equal(ip_pool_acquire(&p, "w", &i), -ENOSPC);
+    ip_pool_release(&p, 2);
+    assert_int_equal(ip_pool_acquire(&p, "w", &i), -ENOSPC); /* bob's is fixed */
+    assert_int_equal(take(&p, "bob"), 2);
+    assert_int_equal(ip_pool_set(&p, 2, "carol", false), -EEXIST);
+    ip_pool_clear(&p);
+}
+
+static void range_limits(void **state)
+{
+    struct ip_pool_params pp = {.type = IP_POOL_INDIV};
+    struct ip_pool p;
+    char why[200];
+
+    (void)state;
+    pp.start = IP(198, 19, 0, 10);
+    pp.end = IP(198, 19, 0, 9);
+    assert_int_equal(ip_pool_init(&p, &pp, why, sizeof(why), NULL, 0), -EINVAL);
+    assert_string_equal(why, "start IP [198.19.0.10] is greater than end IP [198.19.0.9]");
+    pp.start = IP(198, 18, 0, 0);
+    pp.end = IP(198, 19, 0, 0);
+    assert_int_equal(ip_pool_init(&p, &pp, why, sizeof(why), NULL, 0), -EINVAL);
+    assert_null(p.entries);
+    pp.end = IP(198, 18, 255, 255); /* 65536 addresses: the most */
+    assert_int_equal(ip_pool_init(&p, &pp, why, sizeof(why), NULL, 0), 0);
+    assert_int_equal(p.n, 65536);
     for (size_t i = 0; i < p.n; i++) {
-        assert_int_equal(ip_pool_acquire(&p, &a), 0);
+        assert_int_equal(take(&p, NULL), i);
     }
-    assert_int_equal(a, IP(198, 19, 255, 254));
-    assert_int_equal(ip_pool_acquire(&p, &a), -ENOSPC);
-    ip_pool_release(&p, IP(198, 19, 128, 0));
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 128, 0));
+    size_t i = 0;
+    assert_int_equal(ip_pool_acquire(&p, NULL, &i), -ENOSPC);
+    ip_pool_release(&p, 40000);
+    assert_int_equal(take(&p, NULL), 40000);
     ip_pool_clear(&p);
-}
-
-static void rejected_masks(void **state)
-{
-    static const struct {
-        uint32_t net, mask;
-    } bad[] = {
-        {IP(198, 19, 0, 0), IP(255, 255, 255, 252)},  /* /30: openvpn refuses it with dev tun */
-        {IP(198, 19, 0, 0), IP(255, 255, 255, 254)},  /* /31 */
-        {IP(198, 19, 0, 0), IP(255, 255, 255, 255)},  /* /32 */
-        {IP(198, 18, 0, 0), IP(255, 254, 0, 0)},      /* /15: more than 2^16 hosts */
-        {0, 0},                                       /* /0 */
-        {IP(198, 19, 0, 0), IP(255, 255, 0, 255)},    /* holes in the mask */
-        {IP(198, 19, 0, 0), IP(0, 255, 255, 255)},    /* ones at the wrong end */
-        {IP(198, 19, 0, 1), IP(255, 255, 255, 0)},    /* host bits set in the network */
-        {IP(198, 19, 0, 16), IP(255, 255, 255, 224)}, /* ditto */
-    };
-    struct ip_pool p;
-
-    (void)state;
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        assert_int_equal(ip_pool_init(&p, bad[i].net, bad[i].mask), -EINVAL);
-        assert_null(p.used);
-        ip_pool_clear(&p); /* harmless on a failed init */
-    }
-}
-
-static void release_and_reacquire_lowest(void **state)
-{
-    struct ip_pool p;
-    uint32_t a;
-
-    (void)state;
-    assert_int_equal(ip_pool_init(&p, IP(198, 19, 1, 0), IP(255, 255, 255, 0)), 0);
-    for (int i = 0; i < 10; i++) {
-        assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    }
-    assert_int_equal(a, IP(198, 19, 1, 11));
-    ip_pool_release(&p, IP(198, 19, 1, 7));
-    ip_pool_release(&p, IP(198, 19, 1, 4));
-    assert_int_equal(p.n_used, 8);
-    assert_false(ip_pool_is_used(&p, IP(198, 19, 1, 4)));
-    assert_true(ip_pool_is_used(&p, IP(198, 19, 1, 5)));
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 1, 4));
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 1, 7));
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 1, 12));
-    /* releasing twice, or addresses outside the pool, changes nothing */
-    ip_pool_release(&p, IP(198, 19, 1, 12));
-    ip_pool_release(&p, IP(198, 19, 1, 12));
-    ip_pool_release(&p, IP(198, 19, 1, 1));
-    ip_pool_release(&p, IP(198, 19, 1, 255));
-    ip_pool_release(&p, IP(10, 0, 0, 2));
-    assert_int_equal(p.n_used, 10);
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 1, 12));
-    ip_pool_clear(&p);
-}
-
-static void specific_address(void **state)
-{
-    struct ip_pool p;
-    uint32_t a;
-
-    (void)state;
-    assert_int_equal(ip_pool_init(&p, IP(198, 19, 2, 0), IP(255, 255, 255, 0)), 0);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 2)), 0);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 100)), 0);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 100)), -EEXIST);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 254)), 0);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 0)), -ERANGE);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 1)), -ERANGE);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 255)), -ERANGE);
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 3, 5)), -ERANGE);
-    assert_int_equal(p.n_used, 3);
-    assert_int_equal(ip_pool_index(&p, IP(198, 19, 2, 100)), 98);
-    assert_int_equal(ip_pool_index(&p, IP(198, 19, 2, 1)), SIZE_MAX);
-    /* the lowest-free search skips the taken ones */
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 2, 3));
-    ip_pool_release(&p, IP(198, 19, 2, 2));
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 2, 2));
-    /* taking the one the search would give next moves the search on */
-    assert_int_equal(ip_pool_acquire_addr(&p, IP(198, 19, 2, 4)), 0);
-    assert_int_equal(ip_pool_acquire(&p, &a), 0);
-    assert_int_equal(a, IP(198, 19, 2, 5));
-    ip_pool_clear(&p);
-}
-
-static void fill_across_word_boundaries(void **state)
-{
-    struct ip_pool p;
-    uint32_t a;
-
-    (void)state;
-    assert_int_equal(ip_pool_init(&p, IP(198, 19, 4, 0), IP(255, 255, 254, 0)), 0);
-    assert_int_equal(p.n, 509);
-    for (size_t i = 0; i < p.n; i++) {
-        assert_int_equal(ip_pool_acquire(&p, &a), 0);
-        assert_int_equal(a, p.first + (uint32_t)i);
-    }
-    assert_int_equal(ip_pool_acquire(&p, &a), -ENOSPC);
-    /* free every 64th from the top down; they come back lowest first */
-    for (int i = 7; i >= 0; i--) {
-        ip_pool_release(&p, p.first + (uint32_t)(i * 64));
-    }
-    for (uint32_t i = 0; i <= 448; i += 64) {
-        assert_int_equal(ip_pool_acquire(&p, &a), 0);
-        assert_int_equal(a, p.first + i);
-    }
-    assert_int_equal(ip_pool_acquire(&p, &a), -ENOSPC);
-    ip_pool_clear(&p);
+    ip_pool_clear(&p); /* harmless twice */
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(slash24_bounds),
-        cmocka_unit_test(slash29_bounds_and_exhaustion),
-        cmocka_unit_test(slash16_is_the_largest),
-        cmocka_unit_test(rejected_masks),
-        cmocka_unit_test(release_and_reacquire_lowest),
-        cmocka_unit_test(specific_address),
-        cmocka_unit_test(fill_across_word_boundaries),
+        cmocka_unit_test(subnet_slash24),
+        cmocka_unit_test(net30_blocks),
+        cmocka_unit_test(p2p_single_addresses),
+        cmocka_unit_test(ifconfig_pool_with_server),
+        cmocka_unit_test(ipv6_pools),
+        cmocka_unit_test(allocation_order),
+        cmocka_unit_test(duplicate_cn_takes_lowest),
+        cmocka_unit_test(persisted_entries),
+        cmocka_unit_test(range_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
