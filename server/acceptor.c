@@ -38,6 +38,7 @@
 #include "server/hooks.h"
 #include "server/peer.h"
 #include "server/server.h"
+#include "server/pool_persist.h"
 #include "server/status.h"
 #include "server/udp.h"
 #include "server/worker.h"
@@ -998,6 +999,25 @@ static void on_status_timer(uv_timer_t *t)
     write_status(t->data);
 }
 
+/* ifconfig-pool-persist: the pool's common names to the file (every SECONDS and at the end, as
+ * openvpn's multi_ifconfig_pool_persist). A small file, written on this thread like the status
+ * file; workers never wait for it. */
+static void write_pool_persist(struct acceptor *a)
+{
+    struct server *srv = a->srv;
+    int err = pool_persist_write(&srv->pool, a->cfg->ifconfig_pool_persist, srv->persist_fd);
+
+    if (err) {
+        log_msg(LOG_WARN, "ifconfig-pool-persist: cannot write %s: %s",
+                a->cfg->ifconfig_pool_persist, strerror(-err));
+    }
+}
+
+static void on_persist_timer(uv_timer_t *t)
+{
+    write_pool_persist(t->data);
+}
+
 static void handle_gone(struct acceptor *a, struct peer *p, enum gone_reason reason)
 {
     struct ctl_session *cs = p->ctl;
@@ -1074,9 +1094,11 @@ static void stop_everything(struct acceptor *a)
     uv_poll_stop(&a->poll);
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
+    uv_timer_stop(&a->persist_timer);
     uv_close((uv_handle_t *)&a->poll, NULL);
     uv_close((uv_handle_t *)&a->tick, NULL);
     uv_close((uv_handle_t *)&a->status_timer, NULL);
+    uv_close((uv_handle_t *)&a->persist_timer, NULL);
     uv_close((uv_handle_t *)&a->async, NULL);
 }
 
@@ -1282,16 +1304,23 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
     err = err ? err : uv_timer_init(&a->loop, &a->tick);
     err = err ? err : uv_timer_init(&a->loop, &a->status_timer);
+    err = err ? err : uv_timer_init(&a->loop, &a->persist_timer);
     if (err) {
         return err;
     }
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
+    a->persist_timer.data = a;
     err = uv_poll_start(&a->poll, UV_READABLE, on_udp);
     err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
     if (!err && cfg->status_file) {
         uint64_t ms = (uint64_t)(cfg->status_interval_s > 0 ? cfg->status_interval_s : 60) * 1000;
 
         err = uv_timer_start(&a->status_timer, on_status_timer, 0, ms);
+    }
+    if (!err && srv->is_pool_persisted) {
+        uint64_t ms = (uint64_t)cfg->ifconfig_pool_persist_s * 1000;
+
+        err = uv_timer_start(&a->persist_timer, on_persist_timer, ms, ms);
     }
     *out = a;
     return err;
@@ -1346,6 +1375,9 @@ void acceptor_free(struct acceptor *a)
     }
     if (a->cfg->status_file) {
         write_status(a);
+    }
+    if (a->srv->is_pool_persisted) {
+        write_pool_persist(a);
     }
     if (a->status_fd >= 0) {
         close(a->status_fd);

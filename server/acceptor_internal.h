@@ -124,6 +124,7 @@ struct acceptor {
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t status_timer;
+    uv_timer_t persist_timer; /* ifconfig-pool-persist SECONDS */
     struct tls_wrap_ctx wrap;
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;

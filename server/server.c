@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <netdb.h>
 #include <pwd.h>
@@ -18,6 +19,7 @@
 #include "server/log.h"
 #include "server/peer.h"
 #include "server/pktpool.h"
+#include "server/pool_persist.h"
 #include "server/udp.h"
 #include "server/worker.h"
 
@@ -100,6 +102,35 @@ static int setup_pool(struct server *srv)
     }
     if (note[0]) {
         log_msg(srv->pool.n6 < srv->pool.n4 ? LOG_WARN : LOG_INFO, "%s", note);
+    }
+    if (cfg->ifconfig_pool_persist && !cfg->duplicate_cn) {
+        const char *path = cfg->ifconfig_pool_persist;
+        int n = pool_persist_load(&srv->pool, path, cfg->ifconfig_pool_persist_s == 0);
+
+        if (n < 0) {
+            log_msg(LOG_ERR, "ifconfig-pool-persist: cannot read %s: %s", path, strerror(-n));
+            return n;
+        }
+        log_msg(LOG_INFO, "ifconfig-pool-persist: %d address%s of %s kept for their common names%s",
+                n, n == 1 ? "" : "es", path,
+                cfg->ifconfig_pool_persist_s == 0 ? " only (SECONDS 0: the file is not written)"
+                                                  : "");
+        srv->is_pool_persisted = cfg->ifconfig_pool_persist_s > 0;
+        if (srv->is_pool_persisted && (cfg->user || cfg->group)) {
+            /* after the privilege drop the directory may not be writable: keep the file open
+             * and rewrite it in place, as openvpn does */
+            srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+            if (srv->persist_fd < 0) {
+                err = -errno;
+                log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path, strerror(-err));
+                return err;
+            }
+        }
+    } else if (cfg->ifconfig_pool_persist) {
+        log_msg(LOG_WARN,
+                "ifconfig-pool-persist does not work with duplicate-cn (as in openvpn 2.6): %s "
+                "is neither read nor written, addresses go lowest first",
+                cfg->ifconfig_pool_persist);
     }
     return 0;
 }
@@ -261,6 +292,7 @@ int server_run(struct config *cfg)
 
     memset(&srv, 0, sizeof(srv));
     srv.tun_steer.map_fd = srv.tun_steer.map6_fd = srv.tun_steer.prog_fd = -1;
+    srv.persist_fd = -1;
     srv.cfg = cfg;
     for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
         srv.udp_fds[i] = -1;
@@ -274,7 +306,7 @@ int server_run(struct config *cfg)
     }
     err = setup_pool(&srv);
     if (err) {
-        return err;
+        goto out;
     }
     /* the lock-free address map covers the pool's entries (at least one slot) */
     srv.n_addr_owner = srv.pool.n > 0 ? srv.pool.n : 1;
@@ -439,6 +471,9 @@ out:
         }
     }
     ip_pool_clear(&srv.pool);
+    if (srv.persist_fd >= 0) {
+        close(srv.persist_fd);
+    }
     free(srv.addr_owner);
     /* every thread is joined and every inbox drained: no message of a pool is left in use */
     for (int i = 0; srv.workers && i < srv.n_workers; i++) {

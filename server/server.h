@@ -28,12 +28,14 @@ struct server {
     struct config *cfg;
     int n_workers;
     struct tun_dev tun;
-    struct topology_plan plan;       /* what server / ifconfig* expand to (topology.h) */
-    struct ip_pool pool;             /* acceptor thread only after start-up; n 0 without a pool */
-    uint32_t server_addr;            /* tunnel address of the server, host order */
-    bool has_ipv6;                   /* the tun device has an IPv6 address */
-    uint8_t server_addr6[16];        /* ... this one, network order */
-    int ipv6_bits;                   /* its prefix length, pushed with pool addresses */
+    struct topology_plan plan; /* what server / ifconfig* expand to (topology.h) */
+    struct ip_pool pool;       /* acceptor thread only after start-up; n 0 without a pool */
+    bool is_pool_persisted;    /* ifconfig-pool-persist with SECONDS > 0, no duplicate-cn */
+    int persist_fd;            /* the persist file opened before privileges were dropped, or -1 */
+    uint32_t server_addr;      /* tunnel address of the server, host order */
+    bool has_ipv6;             /* the tun device has an IPv6 address */
+    uint8_t server_addr6[16];  /* ... this one, network order */
+    int ipv6_bits;             /* its prefix length, pushed with pool addresses */
     int udp_fds[1 + TUN_MAX_QUEUES]; /* [0] acceptor, [1 + i] worker i */
     bool is_steered;                 /* UDP: the reuseport program is attached */
     struct tun_steer tun_steer;      /* TUN: eBPF queue steering (map_fd -1 when off) */
