@@ -998,6 +998,9 @@ static void auth_done(void *ctx, bool is_ok, const char *client_reason, const ch
     if (!is_ok) {
         snprintf(why, sizeof(why), "username '%.128s': %s%s", client->username, log_reason,
                  cs->peer ? " (at renegotiation)" : "");
+        if (client_reason == NULL || client_reason[0] == '\0') {
+            client_reason = acc_token_client_reason(cs);
+        }
         auth_wait_free(w);
         refuse_auth(a, cs, why, client_reason);
         return;

@@ -284,6 +284,10 @@ void acc_token_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms)
 int acc_token_env_add(const struct acceptor *a, const struct ctl_session *cs,
                       struct script_env *env);
 
+/* The AUTH_FAILED text for a refusal by the script or plugins that gave none: "SESSION: token
+ * expired" after an expired token with external-auth (2.6), else NULL. */
+const char *acc_token_client_reason(const struct ctl_session *cs);
+
 /* The token to push in PUSH_REPLY, or NULL. */
 const char *acc_token_for_push(const struct acceptor *a, const struct ctl_session *cs);
 

@@ -151,6 +151,11 @@ int acc_token_env_add(const struct acceptor *a, const struct ctl_session *cs,
                                 auth_token_session_state(cs->at.has_token_check, cs->at.flags));
 }
 
+const char *acc_token_client_reason(const struct ctl_session *cs)
+{
+    return cs->at.client_reason;
+}
+
 const char *acc_token_for_push(const struct acceptor *a, const struct ctl_session *cs)
 {
     return a->token.is_enabled && cs->at.token[0] ? cs->at.token : NULL;

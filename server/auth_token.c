@@ -90,6 +90,7 @@ enum auth_token_verdict auth_token_check(const struct auth_token_ctx *ctx,
     log_reason[0] = '\0';
     s->has_token_check = false;
     s->flags = 0;
+    s->client_reason = NULL;
     if (!ctx->is_enabled || !auth_token_is_token(password)) {
         return AUTH_TOKEN_NOT_USED;
     }
@@ -123,11 +124,14 @@ enum auth_token_verdict auth_token_check(const struct auth_token_ctx *ctx,
     if (flags & AUTH_TOKEN_VALID_EMPTYUSER) {
         username[0] = '\0';
     }
-    if (!s->initial[0] && is_decodable) {
-        /* The first token seen in this session: renewed tokens keep its id and start time. */
+    if (!s->initial[0] && (flags & AUTH_TOKEN_HMAC_OK)) {
+        /* The first good token seen in this session: renewed tokens keep its id and start time.
+         * (2.6.14 kept any token here, and crashed on a malformed one with external-auth,
+         * CVE-2026-13122; Debian's fixed 2.6.14 and later releases keep only a verified one.) */
         snprintf(s->initial, sizeof(s->initial), "%s", password);
     }
     s->flags = flags;
+    s->client_reason = *client_reason;
     if (ctx->is_external_auth) {
         return AUTH_TOKEN_EXTERNAL;
     }

@@ -59,6 +59,9 @@ struct auth_token_session {
                                        * initial timestamp carry over into renewed tokens */
     bool has_token_check;             /* the last password checked was a token */
     unsigned flags;                   /* AUTH_TOKEN_* of that check (0 if none) */
+    const char *client_reason;        /* "SESSION: token expired" after an expired token, else
+                                       * NULL: with external-auth the AUTH_FAILED text when the
+                                       * script refuses without a reason of its own (2.6) */
 };
 
 /* Forget s's tokens, wiping them (2.6 wipe_auth_token). */
@@ -73,9 +76,10 @@ enum auth_token_verdict {
 
 /* Look at the password a client sent (2.6 verify_user_pass, before the script). username
  * (NUL-terminated, writable) is emptied when the token is only valid for the empty username.
- * now_s: wall-clock seconds. On AUTH_TOKEN_REFUSED s is wiped, *client_reason is the text for
- * "AUTH_FAILED,<text>" ("SESSION: token expired") or NULL for a plain AUTH_FAILED; log_reason
- * (log_len bytes) says why for the server log in every case but AUTH_TOKEN_NOT_USED. */
+ * now_s: wall-clock seconds. *client_reason is the text for "AUTH_FAILED,<text>" ("SESSION:
+ * token expired", also kept in s->client_reason) or NULL for a plain AUTH_FAILED; on
+ * AUTH_TOKEN_REFUSED s is wiped. log_reason (log_len bytes) says why for the server log in every
+ * case but AUTH_TOKEN_NOT_USED. */
 enum auth_token_verdict auth_token_check(const struct auth_token_ctx *ctx,
                                          struct auth_token_session *s, char *username,
                                          const char *password, uint64_t now_s,

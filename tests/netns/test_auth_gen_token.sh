@@ -8,8 +8,9 @@
 #   2. the server restarts with the same secret: the client reconnects with its token and the
 #      script is not asked; client-connect sees session_state=Authenticated and the same
 #      session_id as at the first connect;
-#   3. the server restarts with a random secret: the token fails, the client is told
-#      AUTH_FAILED, drops the token and reconnects with its password (the script runs again).
+#   3. the server restarts with a random secret and `external-auth`: the token fails its HMAC,
+#      the script is asked anyway with session_state=Invalid and refuses it, the client is told
+#      AUTH_FAILED, drops the token and reconnects with its password (session_state=Initial).
 # OVPN_SERVER_IMPL=openvpn runs the same checks against openvpn 2.6 as the server.
 #
 # renewal-time is 120 s (a token lives 240 s unrenewed), not reneg-sec: an openvpn 2.6.14 server
@@ -46,10 +47,12 @@ chmod 600 "$dir/up1.txt"
 : >"$dir/calls.log"
 : >"$dir/connects.log"
 
-conf() { # conf [LINE...]: the server config with the script, auth-gen-token and the extra lines
+conf() { # conf AUTH_GEN_TOKEN_ARGS [LINE...]: the server config with the scripts, and the lines
+    local args=$1
+    shift
     server_conf_write "$dir" "script-security 2" "auth-user-pass-verify '$dir/verify.sh' via-file" \
         "client-connect '$dir/connect.sh'" "setenv AUTH_TEST_DIR $dir" "tmp-dir $dir" \
-        "reneg-sec 10" "auth-gen-token 0 120" "$@"
+        "reneg-sec 10" "auth-gen-token $args" "$@"
 }
 n_calls() { wc -l <"$dir/calls.log"; }
 renewed() { grep -c "PUSH: Received control message: 'PUSH_REPLY,auth-token" "$dir/client1.log" || true; }
@@ -62,7 +65,7 @@ esac
 token_oks() { server_log_since | grep -c -- "$token_ok" || true; }
 has_token_oks() { [ "$(token_oks)" -ge "$1" ]; }
 
-conf "auth-gen-token-secret $dir/token.key"
+conf "0 120" "auth-gen-token-secret $dir/token.key"
 server_start "$dir"
 client_start "$dir" 1 "auth-user-pass $dir/up1.txt" "auth-retry none"
 wait_tunnel 1
@@ -105,15 +108,22 @@ wait_for 5 count_lines . "$dir/connects.log" 2 || fail "client-connect did not r
 ovt_log "client-connect after the reconnect: $(tail -n 1 "$dir/connects.log")"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.1 20 "reconnected with the token"
 
-# 3. A random secret: the token fails, the client falls back to its password.
+# 3. A random secret, external-auth: the script judges the failed token, then the password.
 server_stop
-conf
+conf "0 120 external-auth"
 server_start "$dir"
 wait_for 30 grep -q "AUTH_FAILED" "$dir/client1.log" ||
     fail "the token from the old secret was not refused with AUTH_FAILED"
 wait_for 30 count_lines "Initialization Sequence Completed" "$dir/client1.log" 3 ||
     fail "the client did not reconnect with its password after the refused token"
 wait_tunnel 1
-[ "$(n_calls)" -eq 2 ] || fail "the script ran $(n_calls) times, expected 2 after the fallback"
-ovt_log "a token from another secret: AUTH_FAILED, then the password again (script call 2)"
+[ "$(n_calls)" -eq 3 ] || fail "the script ran $(n_calls) times, expected 3: $(cat "$dir/calls.log")"
+# A token that fails its HMAC gives no session id: the script sees a new one.
+sed -n 2p "$dir/calls.log" | grep -Eqx "alice state=Invalid id=[A-Za-z0-9+/]{16}" ||
+    fail "external-auth: the script was not told the token is invalid: $(sed -n 2p "$dir/calls.log")"
+sed -n 2p "$dir/calls.log" | grep -q "id=$sid" &&
+    fail "external-auth: the session id of the invalid token was kept: $(sed -n 2p "$dir/calls.log")"
+sed -n 3p "$dir/calls.log" | grep -Eqx "alice state=Initial id=[A-Za-z0-9+/]{16}" ||
+    fail "the password after the refused token is not state=Initial: $(sed -n 3p "$dir/calls.log")"
+ovt_log "external-auth, token from another secret: $(sed -n 2p "$dir/calls.log" | cut -d' ' -f2), AUTH_FAILED, then the password ($(sed -n 3p "$dir/calls.log" | cut -d' ' -f2))"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.1 20 "after the password fallback"

@@ -400,6 +400,7 @@ static void server_external_auth(void **state)
     /* Valid: the script still decides, told "Authenticated" and the token's session id. */
     assert_int_equal(auth_token_check(&ctx, &s, user, token, NOW + 1, &reason, why, sizeof(why)),
                      AUTH_TOKEN_EXTERNAL);
+    assert_null(s.client_reason);
     assert_int_equal(auth_token_env(&ctx, &s, user, NOW + 1, sid, &st), 0);
     assert_string_equal(st, "Authenticated");
     assert_memory_equal(sid, token + AUTH_TOKEN_PREFIX_LEN, AUTH_TOKEN_SESSION_ID_B64_LEN);
@@ -409,6 +410,9 @@ static void server_external_auth(void **state)
                      AUTH_TOKEN_EXTERNAL);
     assert_int_equal(auth_token_env(&ctx, &s, user, NOW + 500, sid, &st), 0);
     assert_string_equal(st, "Expired");
+    /* Should the script refuse without a reason, the client is told why (2.6). */
+    assert_string_equal(reason, "SESSION: token expired");
+    assert_string_equal(s.client_reason, "SESSION: token expired");
     /* Garbage after the prefix: "Invalid". */
     auth_token_session_wipe(&s);
     assert_int_equal(
@@ -416,6 +420,16 @@ static void server_external_auth(void **state)
         AUTH_TOKEN_EXTERNAL);
     assert_int_equal(auth_token_env(&ctx, &s, user, NOW, sid, &st), 0);
     assert_string_equal(st, "Invalid");
+    /* A well-formed token with a wrong HMAC: "Invalid", and a session id of its own, not the
+     * token's (openvpn 2.6 with the CVE-2026-13122 fix). */
+    auth_token_session_wipe(&s);
+    assert_int_equal(
+        auth_token_check(&ctx, &s, user, TOKEN_26_FIRST, NOW, &reason, why, sizeof(why)),
+        AUTH_TOKEN_EXTERNAL);
+    assert_int_equal(auth_token_env(&ctx, &s, user, NOW, sid, &st), 0);
+    assert_string_equal(st, "Invalid");
+    assert_memory_not_equal(sid, TOKEN_26_FIRST + AUTH_TOKEN_PREFIX_LEN,
+                            AUTH_TOKEN_SESSION_ID_B64_LEN);
     /* Only valid for "": the username is emptied. */
     auth_token_session_wipe(&s);
     assert_int_equal(auth_token_make(test_secret, "", test_sid, NOW, NOW, token), 0);

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "proto/auth_token.h"
 #include "proto/data_crypto.h"
 #include "proto/key_method.h"
 #include "proto/packet.h"
@@ -165,6 +166,44 @@ static void control_messages_survive(void **state)
     }
 }
 
+/* A client's password that looks like an auth-gen-token token, and key files: random text after
+ * the prefix (often base64 characters, often the token's length). */
+static void auth_tokens_and_key_files_survive(void **state)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+    static const char begin[] = "-----BEGIN OpenVPN auth-token server key-----\n";
+    static const uint8_t secret[AUTH_TOKEN_SECRET_LEN] = {1};
+    char text[300], sid[AUTH_TOKEN_SESSION_ID_B64_LEN + 1];
+    uint8_t key[AUTH_TOKEN_SECRET_LEN];
+    struct auth_token_info info;
+
+    (void)state;
+    for (int i = 0; i < N_ROUNDS; i++) {
+        size_t n = rnd() % 2 ? AUTH_TOKEN_LEN : rnd() % (sizeof(text) - 1), line = 0;
+        bool is_b64 = rnd() % 2;
+        const char *why = NULL;
+
+        for (size_t j = 0; j < n; j++) {
+            text[j] = is_b64 ? b64[rnd() % (sizeof(b64) - 1)] : (char)(rnd() % 255 + 1);
+        }
+        text[n] = '\0';
+        if (n >= AUTH_TOKEN_PREFIX_LEN && rnd() % 4) {
+            memcpy(text, AUTH_TOKEN_PREFIX, AUTH_TOKEN_PREFIX_LEN);
+        }
+        if (auth_token_verify(secret, "user", text, 1800000000u, 3600, 0, &info) != 0) {
+            fail_msg("random text verified as a token: %s", text);
+        }
+        (void)auth_token_decode(text, &info);
+        (void)auth_token_session_id_text(text, sid);
+        if (n > sizeof(begin) && rnd() % 2) {
+            memcpy(text, begin, sizeof(begin) - 1);
+        }
+        if (auth_token_key_parse(text, n, key, &line, &why) != 0) {
+            assert_non_null(why);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +212,7 @@ int main(void)
         cmocka_unit_test(data_key_open_survives),
         cmocka_unit_test(key_method2_and_peer_info_survive),
         cmocka_unit_test(control_messages_survive),
+        cmocka_unit_test(auth_tokens_and_key_files_survive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
