@@ -571,7 +571,8 @@ loadgen_server() {
     conc=$(((lg_conc + n_procs - 1) / n_procs))
     [ "$lg_conc" = 0 ] && conc=0
     # Connecting everyone takes N / rate; allow for a rate as low as 20/s.
-    local limit=$((n_clients / 20 + LG_SECS + 300))
+    local limit=$((n_clients / 20 + LG_SECS + 300)) ticks0
+    ticks0=$(cpu_ticks "$spid")
     for p in $(seq 0 $((n_procs - 1))); do
         local n=$(((n_clients - p + n_procs - 1) / n_procs)) a=$((100 + 2 * p))
         local -a args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt"
@@ -596,6 +597,12 @@ loadgen_server() {
             "$BD/$server.loadgen.$p.log" || echo 'no summary')"
         rec loadgen "$server" - "json.$p" "$BD/$server.loadgen.$p.json"
     done
+    # The server's CPU over the whole run (handshakes, then the hold): with --data-rate 0 and a
+    # short hold nearly all of it is handshakes, so CPU per connected client approximates the
+    # CPU cost of one handshake, a figure that does not depend on how fast the load generator is.
+    rec loadgen "$server" - server_cpu_s \
+        "$(awk -v a="$ticks0" -v b="$(cpu_ticks "$spid")" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN { printf "%.3f", (b - a) / hz }')"
     # (grep -c reads the whole log: grep -q could end the pipe early and fail it under pipefail)
     if [ "$(server_log_since | grep -c 'connect-freq-initial.*exceeded' || true)" -gt 0 ]; then
         rec loadgen "$server" - rate_limited 1

@@ -235,6 +235,8 @@ def build(recs):
     for server, kv in loadgen.items():
         ent = {"exit_status": num(kv.get("exit_status", "-1"))}
         ent["rate_limited"] = kv.get("rate_limited") == "1"
+        if "server_cpu_s" in kv:
+            ent["server_cpu_s"] = num(kv["server_cpu_s"])
         if "server_ping_timeouts" in kv:
             ent["server_ping_timeouts"] = num(kv["server_ping_timeouts"])
         paths = [v for k, v in sorted(kv.items(), key=lambda kv_: kv_[0])
@@ -252,6 +254,8 @@ def build(recs):
             ent["error"] = "no JSON report" if not reports else "a JSON report is missing"
         if reports:
             ent.update(merge_loadgen(reports))
+        if isinstance(ent.get("server_cpu_s"), (int, float)) and ent.get("connected"):
+            ent["server_cpu_ms_per_client"] = 1000.0 * ent["server_cpu_s"] / ent["connected"]
         out["loadgen"][server] = ent
     return out
 
@@ -400,19 +404,19 @@ def markdown(out):
         lines.append("")
         lines.append("| server | connected | failed | handshakes/s | connect_all_secs "
                      "| data_pps (replies/s) | keepalive pings received "
-                     "| server RSS MB | rss_per_client_kb |")
-        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+                     "| server RSS MB | rss_per_client_kb | server CPU ms per client |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for s in SERVERS:
             e = out["loadgen"].get(s)
             if e is None:
                 continue
             rss = e.get("server_rss_kb")
-            lines.append("| %s | %s/%s | %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s/%s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 s, fmt(e.get("connected")), fmt(e.get("clients")), fmt(e.get("failed")),
                 fmt(e.get("handshakes_per_sec")), fmt(e.get("connect_all_secs"), 3),
                 fmt(e.get("data_pps")), fmt(e.get("pings_rx")),
                 fmt(rss / 1024.0 if isinstance(rss, (int, float)) else None),
-                fmt(e.get("rss_per_client_kb"))))
+                fmt(e.get("rss_per_client_kb")), fmt(e.get("server_cpu_ms_per_client"))))
         for s in SERVERS:
             e = out["loadgen"].get(s) or {}
             if e.get("failures"):
