@@ -25,14 +25,18 @@ static void set_err(char *errbuf, size_t errbuf_len, const char *what, int mbed_
     snprintf(errbuf, errbuf_len, "%s: %s (-0x%04x)", what, reason, (unsigned)-mbed_err);
 }
 
+/* The session whose handshake step runs on this thread: mbedTLS 2.28 has the export-keys callback
+ * only per configuration, and one configuration serves handshakes on several threads. */
+static _Thread_local struct tls_session *export_target;
+
 static int export_keys_cb(void *ctx, const unsigned char *ms, const unsigned char *kb,
                           size_t maclen, size_t keylen, size_t ivlen,
                           const unsigned char client_random[32],
                           const unsigned char server_random[32], mbedtls_tls_prf_types tls_prf_type)
 {
-    struct tls_export_sink *sink = ctx;
-    struct tls_session *s = sink->current;
+    struct tls_session *s = export_target;
 
+    (void)ctx;
     (void)kb;
     (void)maclen;
     (void)keylen;
@@ -139,7 +143,7 @@ int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
         break;
     }
     mbedtls_ssl_conf_renegotiation(&c->conf, MBEDTLS_SSL_RENEGOTIATION_DISABLED);
-    mbedtls_ssl_conf_export_keys_ext_cb(&c->conf, export_keys_cb, &c->sink);
+    mbedtls_ssl_conf_export_keys_ext_cb(&c->conf, export_keys_cb, NULL);
     return 0;
 
 fail:
@@ -217,7 +221,7 @@ int tls_client_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
         mbedtls_ssl_conf_verify(&c->conf, verify_server_eku, NULL);
     }
     mbedtls_ssl_conf_renegotiation(&c->conf, MBEDTLS_SSL_RENEGOTIATION_DISABLED);
-    mbedtls_ssl_conf_export_keys_ext_cb(&c->conf, export_keys_cb, &c->sink);
+    mbedtls_ssl_conf_export_keys_ext_cb(&c->conf, export_keys_cb, NULL);
     return 0;
 
 fail:
@@ -373,10 +377,9 @@ int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len
     if (s->is_handshake_done) {
         return 0;
     }
-    /* The export callback belongs to the shared config: point it at this session meanwhile. */
-    s->conf->sink.current = s;
+    export_target = s;
     ret = mbedtls_ssl_handshake(&s->ssl);
-    s->conf->sink.current = NULL;
+    export_target = NULL;
     if (ret == 0) {
         s->is_handshake_done = true;
         return 0;

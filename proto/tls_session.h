@@ -7,8 +7,11 @@
  * The keying-material exporter (RFC 5705, "tls-ekm") is computed from the secrets mbedTLS hands
  * to the export-keys callback, as OpenVPN's mbedTLS backend does (ssl_mbedtls.c).
  *
- * A struct tls_server_conf is read-only after init except for its export sink, so it belongs to
- * one thread (the acceptor that drives its sessions); each session belongs to that thread too.
+ * A struct tls_server_conf is read-only after init (except tls_server_conf_set_crl), so sessions
+ * on it may be driven on several threads at once (Debian's mbedTLS is built with
+ * MBEDTLS_THREADING_C; the DRBG given as f_rng must be thread-safe, as mbedtls_ctr_drbg_random
+ * is there). A session is used by one thread at a time: whoever calls tls_session_handshake owns
+ * it, its `in` and `out` queues included, until the call returns.
  */
 #ifndef PROTO_TLS_SESSION_H
 #define PROTO_TLS_SESSION_H
@@ -23,11 +26,6 @@
 
 struct tls_session;
 
-/* Where the export-keys callback delivers: the session whose handshake step is running. */
-struct tls_export_sink {
-    struct tls_session *current;
-};
-
 enum tls_verify_client {
     TLS_VERIFY_CLIENT_REQUIRE = 0,
     TLS_VERIFY_CLIENT_OPTIONAL,
@@ -41,7 +39,6 @@ struct tls_server_conf {
     mbedtls_x509_crt ca;
     mbedtls_x509_crt cert;
     mbedtls_pk_context key;
-    struct tls_export_sink sink;
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
@@ -70,9 +67,10 @@ struct tls_session {
 
 /* Parse the PEM (or DER) blobs and build the server configuration: TLS 1.2 (mbedTLS 2.28 has no
  * TLS 1.3 server), client certificates verified against ca per `verify`, the export-keys
- * callback wired to c->sink. f_rng/p_rng is the caller's DRBG (must outlive c). Each blob must
- * be NUL-terminated for PEM (len includes the NUL, as mbedtls_x509_crt_parse wants).
- * errbuf gets a readable reason ("cert: ..."). Returns 0 or -PE_MALFORMED, -PE_CRYPTO. */
+ * callback wired to the session whose handshake step runs on the calling thread. f_rng/p_rng is the
+ * caller's DRBG (must outlive c). Each blob must be NUL-terminated for PEM (len includes the NUL,
+ * as mbedtls_x509_crt_parse wants). errbuf gets a readable reason ("cert: ..."). Returns 0 or
+ * -PE_MALFORMED, -PE_CRYPTO. */
 int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca_len,
                          const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len,
                          enum tls_verify_client verify,
@@ -92,7 +90,7 @@ int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_
 void tls_server_conf_clear(struct tls_server_conf *c);
 
 /* Build a TLS client configuration into c (the struct serves either side: it is one
- * mbedtls_ssl_config with its CA, own certificate and key, and the export sink; free it with
+ * mbedtls_ssl_config with its CA, own certificate and key; free it with
  * tls_server_conf_clear). Sessions on it (tls_session_init) are TLS clients: the first
  * tls_session_handshake() call writes the ClientHello to s->out. Same blob rules as
  * tls_server_conf_init. TLS 1.2 or later; the server certificate must chain to ca (no host name

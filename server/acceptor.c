@@ -187,7 +187,10 @@ static void flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_stat
     for (;;) {
         size_t n;
 
-        out = tls_session_out_peek(&ks->tls, &out_len);
+        if (ks->job) {
+            break; /* the running handshake step owns the TLS output */
+        }
+        out = tls_session_out_peek(ks->tls, &out_len);
         if (!out_len || !reliable_can_send(&ks->rel)) {
             break;
         }
@@ -195,7 +198,7 @@ static void flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_stat
         if (reliable_queue(&ks->rel, P_CONTROL_V1, out, n, now, NULL)) {
             break;
         }
-        tls_session_out_consume(&ks->tls, n);
+        tls_session_out_consume(ks->tls, n);
     }
     while ((o = reliable_next_due(&ks->rel, now)) != NULL) {
         reliable_take_acks(&ks->rel, &acks, CONTROL_SEND_ACK_MAX);
@@ -228,7 +231,7 @@ void acc_ks_clear(struct key_state *ks)
     acc_auth_abort(ks);
     if (ks->in_use) {
         reliable_clear(&ks->rel);
-        tls_session_clear(&ks->tls);
+        acc_tls_release(ks);
         ks->in_use = false;
     }
 }
@@ -237,7 +240,10 @@ static int ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uin
 {
     acc_ks_clear(ks);
     memset(ks, 0, sizeof(*ks));
-    if (tls_session_init(&ks->tls, &a->tls)) {
+    ks->tls = malloc(sizeof(*ks->tls));
+    if (!ks->tls || tls_session_init(ks->tls, &a->tls)) {
+        free(ks->tls);
+        ks->tls = NULL;
         return -ENOMEM;
     }
     reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->tls_timeout_s * 1000u);
@@ -252,8 +258,13 @@ static int ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uin
 void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text)
 {
     size_t len = strlen(text) + 1;
+    struct key_state *ks = acc_primary_ks(cs);
 
-    if (tls_session_write(&acc_primary_ks(cs)->tls, (const uint8_t *)text, len)) {
+    if (!ks->in_use || ks->job || !ks->tls->is_handshake_done) {
+        acc_cs_log(a, cs, LOG_DEBUG, "no TLS session to send '%s' on", text);
+        return;
+    }
+    if (tls_session_write(ks->tls, (const uint8_t *)text, len)) {
         acc_cs_log(a, cs, LOG_WARN, "cannot write control message");
         return;
     }
@@ -539,33 +550,16 @@ static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state
     }
 }
 
-/* Run TLS on ks with what arrived, then read application data. */
-static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+/* Read what ks's finished TLS session decrypted: the key-method-2 message, then control
+ * messages. */
+static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
-    char err[256] = "";
     int ret;
 
-    if (!ks->tls.is_handshake_done) {
-        ret = tls_session_handshake(&ks->tls, err, sizeof(err));
-        if (ret == -PE_WANT_IO) {
-            return;
-        }
-        if (ret) {
-            a->stats.handshakes_failed++;
-            if (ks->key_id == 0) {
-                acc_cs_log(a, cs, LOG_WARN, "%s", err);
-            } else {
-                acc_cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
-            }
-            flush_ks(a, cs, ks); /* deliver the TLS alert */
-            ks_fail(a, cs, ks);
-            return;
-        }
-    }
     for (;;) {
         size_t n;
 
-        ret = tls_session_read(&ks->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
+        ret = tls_session_read(ks->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
         if (ret) {
             acc_cs_log(a, cs, LOG_INFO, "key_id %u: TLS session closed by the peer", ks->key_id);
             ks_fail(a, cs, ks);
@@ -600,6 +594,47 @@ static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_sta
             off += consumed ? consumed : n - off;
         }
     }
+}
+
+void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, int ret,
+                     const char *err)
+{
+    if (cs->state == CS_CLOSING) {
+        return;
+    }
+    if (ret == -PE_WANT_IO) {
+        flush(a, cs);
+        return;
+    }
+    if (ret) {
+        a->stats.handshakes_failed++;
+        if (ks->key_id == 0) {
+            acc_cs_log(a, cs, LOG_WARN, "%s", err);
+        } else {
+            acc_cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
+        }
+        flush_ks(a, cs, ks); /* deliver the TLS alert */
+        ks_fail(a, cs, ks);
+        return;
+    }
+    read_tls_app_data(a, cs, ks);
+    if (cs->state != CS_CLOSING) {
+        flush(a, cs);
+    }
+}
+
+/* Run TLS on ks with what arrived: a handshake step (on the thread pool; acc_tls_stepped goes
+ * on), or, once the handshake is done, read application data. */
+static void drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    if (ks->job) {
+        return; /* the running step's end looks at what arrived meanwhile */
+    }
+    if (!ks->tls->is_handshake_done) {
+        acc_tls_step(a, cs, ks);
+        return;
+    }
+    read_tls_app_data(a, cs, ks);
 }
 
 /* key_id after k: 1..7, wrapping to 1, never back to 0 (ssl.c key_state_init). */
@@ -677,7 +712,7 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
         }
     }
     while (reliable_pop(&ks->rel, &payload, &len, &to_free)) {
-        if (cs->state != CS_CLOSING && len > 0 && tls_session_feed(&ks->tls, payload, len)) {
+        if (cs->state != CS_CLOSING && len > 0 && acc_tls_feed(ks, payload, len)) {
             acc_cs_log(a, cs, LOG_WARN, "too much unread TLS data: closing");
             acc_cs_close(a, cs, 0);
         }
@@ -877,7 +912,7 @@ static void on_tick(uv_timer_t *t)
     uint64_t hand_window_ms = (uint64_t)a->cfg->hand_window_s * 1000;
 
     auth_tick(a->auth);
-    crl_watch_tick(&a->crl, &a->tls, now);
+    crl_watch_tick(&a->crl, &a->tls, &a->tls_conf_lock, now);
     for (size_t i = 0; i < a->table_size; i++) {
         struct ctl_session *cs = a->table[i], *next;
 
@@ -1230,6 +1265,19 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         snprintf(errbuf, errbuf_len, "cannot seed the random generator");
         return -EIO;
     }
+    {
+        pthread_rwlockattr_t attr;
+
+        pthread_rwlockattr_init(&attr);
+        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        err = -pthread_rwlock_init(&a->tls_conf_lock, &attr);
+        pthread_rwlockattr_destroy(&attr);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "cannot create the TLS configuration lock");
+            return err;
+        }
+        a->has_tls_conf_lock = true;
+    }
     err = tls_server_conf_init(&a->tls, (const uint8_t *)cfg->ca.data, cfg->ca.len + 1,
                                (const uint8_t *)cfg->cert.data, cfg->cert.len + 1,
                                (const uint8_t *)cfg->key.data, cfg->key.len + 1,
@@ -1387,6 +1435,9 @@ void acceptor_free(struct acceptor *a)
     tls_wrap_wipe(&a->wrap);
     tls_server_conf_clear(&a->tls);
     auth_token_ctx_wipe(&a->token);
+    if (a->has_tls_conf_lock) {
+        pthread_rwlock_destroy(&a->tls_conf_lock);
+    }
     mbedtls_ctr_drbg_free(&a->drbg);
     mbedtls_entropy_free(&a->entropy);
     for (int i = 0; a->local_used && i < a->srv->n_workers; i++) {

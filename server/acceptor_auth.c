@@ -60,7 +60,7 @@ static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
     (void)mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2));
     snprintf(server->options, sizeof(server->options), "%s", a->options_string);
     if (key_method2_write(server, false, out, sizeof(out), &out_len) == 0 &&
-        tls_session_write(&ks->tls, out, out_len) == 0) {
+        tls_session_write(ks->tls, out, out_len) == 0) {
         ks->has_sent_key_method2 = true;
     }
     key_method2_wipe(server);
@@ -500,7 +500,7 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
     }
     snprintf(server->options, sizeof(server->options), "%s", a->options_string);
     if (use_ekm) {
-        err = tls_session_export(&ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
+        err = tls_session_export(ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
     } else {
         err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
                               server->random2, cs->peer_sid, cs->own_sid, block);
@@ -514,7 +514,7 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
         goto out;
     }
     err = key_method2_write(server, false, out, sizeof(out), &out_len);
-    if (err || tls_session_write(&ks->tls, out, out_len)) {
+    if (err || tls_session_write(ks->tls, out, out_len)) {
         data_key_clear(key);
         why = "cannot write the key-method 2 reply";
     } else {
@@ -540,10 +540,10 @@ static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *
     struct msg *m;
 
     memset(&key, 0, sizeof(key));
-    cert_fingerprint(&ks->tls, fp);
+    cert_fingerprint(ks->tls, fp);
     if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
         /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
-        tls_session_peer_cn(&ks->tls, cn, sizeof(cn));
+        tls_session_peer_cn(ks->tls, cn, sizeof(cn));
         acc_cs_log(a, cs, LOG_WARN,
                    "renegotiation with a different client certificate (CN '%s'): session dropped",
                    cn);
@@ -1097,8 +1097,8 @@ static void begin_checks(struct acceptor *a, struct ctl_session *cs, struct key_
  * without one), and the checks on the certificate. Returns false when it was refused. */
 static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
 {
-    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls.ssl);
-    uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls.ssl);
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
+    uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls->ssl);
 
     if (!crt) {
         if (a->cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE) {
@@ -1120,7 +1120,7 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
         return false;
     }
-    if (tls_session_peer_cn(&ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
+    if (tls_session_peer_cn(ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
         snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
         auth_failed(a, cs, "the client certificate has no common name (CN)");
         return false;
@@ -1168,7 +1168,7 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     if (!check_certificate(a, cs, ks)) {
         goto out;
     }
-    cert_fingerprint(&ks->tls, cs->cert_sha256);
+    cert_fingerprint(ks->tls, cs->cert_sha256);
     acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
                cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
     if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
@@ -1195,7 +1195,7 @@ static int emit_push(void *ctx, const char *msg, size_t len)
     struct ctl_session *cs = ctx;
 
     (void)len;
-    return tls_session_write(&acc_primary_ks(cs)->tls, (const uint8_t *)msg, strlen(msg) + 1);
+    return tls_session_write(acc_primary_ks(cs)->tls, (const uint8_t *)msg, strlen(msg) + 1);
 }
 
 #define PUSH_DNS_MAX 64 /* dhcp-option lines made from `dns` options for one client */

@@ -1,8 +1,10 @@
 /* server/acceptor_internal.h: what the acceptor's source files share: its session structures
- * and the helpers one file offers the other. Acceptor thread only, like everything in them. */
+ * and the helpers one file offers the other. Acceptor thread only, like everything in them,
+ * except a TLS session while a handshake step runs on the thread pool (acceptor_tls.c). */
 #ifndef SERVER_ACCEPTOR_INTERNAL_H
 #define SERVER_ACCEPTOR_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,6 +54,7 @@ enum ks_state {
 /* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
  * session has at most two: the primary and the one being negotiated or the lame duck. */
 struct auth_wait; /* acceptor_auth.c: a key state whose username/password is being checked */
+struct tls_job;   /* acceptor_tls.c: a handshake step running on the thread pool */
 
 struct key_state {
     bool in_use;
@@ -60,7 +63,14 @@ struct key_state {
     bool has_sent_key_method2;
     uint64_t start_ms;
     struct reliable rel;
-    struct tls_session tls;
+    /* Heap-allocated: a handshake step running on the thread pool keeps it alive after the key
+     * state is cleared. While job is set, tls belongs to that step: the acceptor neither reads
+     * nor writes it, and ciphertext that arrives meanwhile waits in held. */
+    struct tls_session *tls;
+    struct tls_job *job;
+    uint8_t *held;
+    size_t held_len;
+    size_t held_cap;
     struct auth_wait *auth_wait; /* non-NULL while the client's credentials are checked */
 };
 
@@ -129,6 +139,11 @@ struct acceptor {
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;
     struct tls_server_conf tls;
+    /* Read-locked by every handshake step on the thread pool, write-locked to replace the CRL
+     * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
+    pthread_rwlock_t tls_conf_lock;
+    bool has_tls_conf_lock;
+    size_t n_tls_jobs;           /* handshake steps queued or running */
     struct auth *auth;           /* username/password checks (auth-user-pass-verify) */
     struct auth_token_ctx token; /* auth-gen-token */
     struct hooks *hooks;         /* tls-verify, client-connect, client-disconnect, learn-address */
@@ -196,6 +211,24 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
  * topology subnet, the server end with net30 (the block's +1) and p2p (the server's address), or
  * the client-config-dir ifconfig-push's second word. 0 when cs has no address yet. */
 uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs);
+
+/* Feed ciphertext from the peer to ks's TLS session, or hold it while a handshake step runs
+ * (acceptor_tls.c). Returns 0 or -PE_NOSPACE (more than the TLS session's limit pending). */
+int acc_tls_feed(struct key_state *ks, const uint8_t *data, size_t len);
+
+/* Run one handshake step of ks on the thread pool (acceptor_tls.c); acc_tls_stepped gets its
+ * result on the acceptor thread. No-op while a step of ks is already running: the held
+ * ciphertext gets its own step when that one ends. Runs the step inline when the thread pool
+ * refuses work. */
+void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* The end of a handshake step of ks (acceptor.c): ret and err as tls_session_handshake gives
+ * them. ks is in use and its step is over. */
+void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, int ret,
+                     const char *err);
+
+/* Free ks's TLS session (acceptor_tls.c), or hand it to its running step to free when done. */
+void acc_tls_release(struct key_state *ks);
 
 /* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
 void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,

@@ -70,8 +70,10 @@ static ssize_t read_all(const char *path, char **out)
     return n;
 }
 
-void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, uint64_t now_ms)
+void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
+                    uint64_t now_ms)
 {
+    int ret;
     char err[256] = "", *text = NULL;
     struct stat st;
     ssize_t len;
@@ -95,7 +97,10 @@ void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, uint64_t n
                 strerror((int)-len));
         return;
     }
-    if (tls_server_conf_set_crl(tls, (const uint8_t *)text, (size_t)len + 1, err, sizeof(err))) {
+    pthread_rwlock_wrlock(lock); /* no handshake step may read the CRL meanwhile */
+    ret = tls_server_conf_set_crl(tls, (const uint8_t *)text, (size_t)len + 1, err, sizeof(err));
+    pthread_rwlock_unlock(lock);
+    if (ret) {
         log_msg(LOG_WARN, "crl-verify: %s: %s; the previous CRL stays in use", w->path, err);
     } else {
         log_msg(LOG_INFO, "crl-verify: %s changed, CRL reloaded", w->path);

@@ -169,6 +169,30 @@ static int configure_tun4(struct server *srv)
     return 0;
 }
 
+/* TLS handshake steps run on libuv's thread pool (acceptor_tls.c), whose size libuv reads from
+ * UV_THREADPOOL_SIZE when the pool first starts (default 4). Unless the environment sets it,
+ * use one thread per online CPU, so that handshakes use every core (at least 2). */
+static void set_tls_threads(void)
+{
+    const char *env = getenv("UV_THREADPOOL_SIZE");
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    char buf[16];
+
+    if (env && env[0]) {
+        log_msg(LOG_INFO, "TLS handshakes: UV_THREADPOOL_SIZE=%s threads", env);
+        return;
+    }
+    if (n < 2) {
+        n = 2;
+    }
+    if (n > 1024) {
+        n = 1024; /* libuv's own maximum */
+    }
+    snprintf(buf, sizeof(buf), "%ld", n);
+    setenv("UV_THREADPOOL_SIZE", buf, 1);
+    log_msg(LOG_INFO, "TLS handshakes: %ld threads", n);
+}
+
 /* The address to bind: `local` (literal or name) or the wildcard, of the family `proto` asks
  * for: udp4 IPv4, udp6 IPv6 (dual-stack), udp IPv4 unless `local` is an IPv6 address. */
 static int resolve_local(const struct config *cfg, union udp_addr *sa)
@@ -304,6 +328,7 @@ int server_run(struct config *cfg)
     if (srv.n_workers > TUN_MAX_QUEUES) {
         srv.n_workers = TUN_MAX_QUEUES;
     }
+    set_tls_threads();
     err = setup_pool(&srv);
     if (err) {
         goto out;

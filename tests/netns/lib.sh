@@ -133,9 +133,9 @@ cleanup() {
     wait 2>/dev/null || true
     # A server built with -DOVPND_SANITIZE=ON reports leaks and errors on its way out.
     if [ "$rc" = 0 ] && [ -n "$OVT_DIR" ] &&
-        grep -Eq 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:' "$OVT_DIR/server.log" 2>/dev/null; then
+        grep -Eq 'ERROR: (Address|Leak|Thread)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$OVT_DIR/server.log" 2>/dev/null; then
         ovt_log "FAIL: sanitizer report in the server log"
-        grep -E -A 30 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:' "$OVT_DIR/server.log" |
+        grep -E -A 30 'ERROR: (Address|Leak|Thread)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$OVT_DIR/server.log" |
             head -n 60 >&2
         rc=1
     fi
