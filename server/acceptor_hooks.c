@@ -477,8 +477,23 @@ static void on_learn(void *ctx, const struct hook_result *res)
         }
     }
     w->next_item++;
-    if (w->next_item < w->n_items && start_learn_item(w) == 0) {
-        return;
+    if (w->next_item < w->n_items) {
+        int err = start_learn_item(w);
+
+        if (err == 0) {
+            return;
+        }
+        /* What cannot be asked is not learned either. */
+        for (; w->next_item < w->n_items; w->next_item++) {
+            it = &w->items[w->next_item];
+            acc_cs_log(w->a, cs, LOG_WARN, "cannot run learn-address for %s: %s", it->addr,
+                       strerror(-err));
+            if (it->route == SIZE_MAX) {
+                cs->is_vaddr_unlearned = true;
+            } else {
+                w->is_route_unlearned[it->route] = true;
+            }
+        }
     }
     if (cs->peer != NULL) {
         /* Routes that were not learned are never announced to the workers. */

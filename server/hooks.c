@@ -61,8 +61,9 @@ struct hook_run {
 struct hook_call {
     struct plugin_call pc;
     struct hooks *h;
-    struct hook_run *run; /* NULL once the run is gone */
-    struct script_env env;
+    struct hook_run *run;  /* NULL once the run is gone */
+    struct script_env env; /* the call owns what the plugin reads: it may outlive its run */
+    char **argv;
     struct hook_call *next_returned;
 };
 
@@ -240,6 +241,7 @@ static void on_call_done(struct plugin_call *pc)
 static void call_free(struct hook_call *c)
 {
     plugin_string_list_free(c->pc.return_list);
+    strv_free(c->argv);
     script_env_clear(&c->env);
     free(c);
 }
@@ -341,6 +343,9 @@ static int start_call(struct hook_run *r)
         return -ENOMEM;
     }
     err = hook_env_append(&c->env, &r->env);
+    if (err == 0 && r->type_argv[r->ti] != NULL) {
+        err = strv_join(r->type_argv[r->ti], NULL, &c->argv);
+    }
     if (err) {
         call_free(c);
         return err;
@@ -348,7 +353,7 @@ static int start_call(struct hook_run *r)
     c->h = r->h;
     c->run = r;
     c->pc.type = type;
-    c->pc.argv = r->type_argv[r->ti];
+    c->pc.argv = c->argv;
     c->pc.envp = c->env.vars;
     c->pc.wants_return_list = type == OVPN_PLUGIN_CLIENT_CONNECT_V2;
     c->pc.done = on_call_done;

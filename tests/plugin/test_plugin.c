@@ -5,10 +5,12 @@
  * AUTH_USER_PASS_VERIFY ("ok"): username "good" succeeds, "defer" answers DEFERRED after
  * writing 1 to $auth_control_file, anything else fails; the call also fails unless argv[0] is
  * the plugin path and $password is "pw".
- * "hooks LOG CN ADDRESS": TLS_VERIFY, CLIENT_CONNECT_V2, CLIENT_DISCONNECT and LEARN_ADDRESS
- * append a line to the file LOG: the event name, then its argv after the path, then
- * common_name from the environment. CLIENT_CONNECT_V2 returns the config
- * "ifconfig-push ADDRESS 255.255.255.0" for the client whose common_name is CN. */
+ * "hooks LOG CN ADDRESS [FLAGS]": TLS_VERIFY, CLIENT_CONNECT_V2, CLIENT_DISCONNECT and
+ * LEARN_ADDRESS append a line to the file LOG: the event name, then its argv after the path,
+ * then common_name from the environment. CLIENT_CONNECT_V2 returns the config
+ * "ifconfig-push ADDRESS 255.255.255.0" for the client whose common_name is CN. FLAGS "v1": it
+ * also wants CLIENT_CONNECT, and writes a push line into the file named by argv[1]; "fail": every
+ * call fails (after logging). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@ EXPORT int openvpn_plugin_func_v3(int version, const struct ovpn_plugin_func_in 
 EXPORT void openvpn_plugin_close_v1(void *handle);
 
 static char path[512], log_path[512], hook_cn[128], hook_addr[64];
-static int is_hooks;
+static int is_hooks, is_v1, is_fail;
 
 static const char *get_env(const char *name, const char **envp)
 {
@@ -60,6 +62,11 @@ int openvpn_plugin_open_v3(int version, const struct ovpn_plugin_open_in *in,
         snprintf(hook_addr, sizeof(hook_addr), "%s", in->argv[4]);
         out->type_mask = 1 << OVPN_PLUGIN_TLS_VERIFY | 1 << OVPN_PLUGIN_CLIENT_CONNECT_V2 |
                          1 << OVPN_PLUGIN_CLIENT_DISCONNECT | 1 << OVPN_PLUGIN_LEARN_ADDRESS;
+        is_v1 = in->argv[5] != NULL && strstr(in->argv[5], "v1") != NULL;
+        is_fail = in->argv[5] != NULL && strstr(in->argv[5], "fail") != NULL;
+        if (is_v1) {
+            out->type_mask |= 1 << OVPN_PLUGIN_CLIENT_CONNECT;
+        }
     }
     out->handle = path;
     in->callbacks->plugin_log(OVPN_PLOG_NOTE, "test-plugin", "opened");
@@ -70,6 +77,7 @@ static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_f
 {
     static const char *const names[] = {
         [OVPN_PLUGIN_TLS_VERIFY] = "TLS_VERIFY",
+        [OVPN_PLUGIN_CLIENT_CONNECT] = "CLIENT_CONNECT",
         [OVPN_PLUGIN_CLIENT_CONNECT_V2] = "CLIENT_CONNECT_V2",
         [OVPN_PLUGIN_CLIENT_DISCONNECT] = "CLIENT_DISCONNECT",
         [OVPN_PLUGIN_LEARN_ADDRESS] = "LEARN_ADDRESS",
@@ -92,6 +100,17 @@ static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_f
     }
     fprintf(f, " cn=%s\n", cn);
     fclose(f);
+    if (is_fail) {
+        return OVPN_PLUGIN_FUNC_ERROR;
+    }
+    if (in->type == OVPN_PLUGIN_CLIENT_CONNECT) {
+        f = in->argv[1] != NULL ? fopen(in->argv[1], "w") : NULL;
+        if (f == NULL) {
+            return OVPN_PLUGIN_FUNC_ERROR;
+        }
+        fputs("push \"route 198.19.71.0 255.255.255.0\"\n", f);
+        fclose(f);
+    }
     if (in->type == OVPN_PLUGIN_CLIENT_CONNECT_V2 && strcmp(cn, hook_cn) == 0) {
         struct ovpn_plugin_string_list *l = calloc(1, sizeof(*l));
         char text[128];
