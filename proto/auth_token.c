@@ -219,6 +219,50 @@ const char *auth_token_session_state(bool has_token, unsigned flags)
 
 /* ---- the key file ---- */
 
+#define PEM_LINE 64 /* base64 characters per line, as OpenSSL's PEM writer */
+
+/* Append len bytes of p to out (cap bytes, *n used). False when it does not fit with a NUL. */
+static bool put(char *out, size_t cap, size_t *n, const char *p, size_t len)
+{
+    if (*n + len + 1 > cap) {
+        return false;
+    }
+    memcpy(out + *n, p, len);
+    *n += len;
+    out[*n] = '\0';
+    return true;
+}
+
+int auth_token_key_write(const uint8_t data[AUTH_TOKEN_KEY_DATA_LEN], char *out, size_t cap,
+                         size_t *out_len)
+{
+    static const char begin[] = "-----BEGIN " AUTH_TOKEN_PEM_NAME "-----\n";
+    static const char end[] = "-----END " AUTH_TOKEN_PEM_NAME "-----\n";
+    char b64[AUTH_TOKEN_KEY_DATA_LEN / 3 * 4 + 8];
+    size_t b64_len = 0, n = 0;
+    bool ok;
+
+    *out_len = 0;
+    if (mbedtls_base64_encode((unsigned char *)b64, sizeof(b64), &b64_len, data,
+                              AUTH_TOKEN_KEY_DATA_LEN) != 0) {
+        return -PE_NOSPACE;
+    }
+    ok = put(out, cap, &n, begin, sizeof(begin) - 1);
+    for (size_t i = 0; ok && i < b64_len; i += PEM_LINE) {
+        size_t take = b64_len - i < PEM_LINE ? b64_len - i : PEM_LINE;
+
+        ok = put(out, cap, &n, b64 + i, take) && put(out, cap, &n, "\n", 1);
+    }
+    ok = ok && put(out, cap, &n, end, sizeof(end) - 1);
+    mbedtls_platform_zeroize(b64, sizeof(b64));
+    if (!ok) {
+        mbedtls_platform_zeroize(out, cap);
+        return -PE_NOSPACE;
+    }
+    *out_len = n;
+    return 0;
+}
+
 #define KEY_B64_MAX 4096 /* base64 characters kept from the block; 2.6 writes 172 */
 
 static const char pem_begin[] = "-----BEGIN ";

@@ -104,4 +104,14 @@ const char *auth_token_session_state(bool has_token, unsigned flags);
 int auth_token_key_parse(const char *text, size_t text_len, uint8_t secret[AUTH_TOKEN_SECRET_LEN],
                          size_t *err_line, const char **why);
 
+#define AUTH_TOKEN_KEY_TEXT_MAX 320 /* bytes of a key file written by auth_token_key_write */
+
+/* The text of a key file for data (AUTH_TOKEN_KEY_DATA_LEN bytes, normally random) as
+ * `openvpn --genkey auth-token` writes it (crypto.c write_pem_key_file, OpenSSL's PEM writer):
+ * the BEGIN line, the base64 of data in lines of 64 characters, the END line, each ending in
+ * "\n". Into out (cap bytes, AUTH_TOKEN_KEY_TEXT_MAX is enough), NUL-terminated; *out_len gets
+ * the length. Returns 0 or -PE_NOSPACE. */
+int auth_token_key_write(const uint8_t data[AUTH_TOKEN_KEY_DATA_LEN], char *out, size_t cap,
+                         size_t *out_len);
+
 #endif /* PROTO_AUTH_TOKEN_H */

@@ -3,10 +3,14 @@
 #include "server/auth_token.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/entropy.h>
 #include <mbedtls/platform_util.h>
 
 int auth_token_ctx_init(struct auth_token_ctx *ctx, const struct config *cfg, auth_token_rng_fn rng,
@@ -187,6 +191,68 @@ int auth_token_renew(const struct auth_token_ctx *ctx, struct auth_token_session
         return -EAGAIN;
     }
     return generate(ctx, s, username, now_s);
+}
+
+/* Write all of text to fd. 0 or -errno. */
+static int write_all(int fd, const char *text, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return n < 0 ? -errno : -EIO;
+        }
+        text += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int auth_token_genkey(const char *path, char *errbuf, size_t errbuf_len)
+{
+    static const char pers[] = "ovpnd genkey auth-token";
+    uint8_t data[AUTH_TOKEN_KEY_DATA_LEN];
+    char text[AUTH_TOKEN_KEY_TEXT_MAX];
+    mbedtls_entropy_context entropy;
+    mbedtls_ctr_drbg_context drbg;
+    size_t len = 0;
+    int fd = STDOUT_FILENO, err = 0;
+
+    mbedtls_entropy_init(&entropy);
+    mbedtls_ctr_drbg_init(&drbg);
+    if (mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy, (const unsigned char *)pers,
+                              sizeof(pers) - 1) != 0 ||
+        mbedtls_ctr_drbg_random(&drbg, data, sizeof(data)) != 0 ||
+        auth_token_key_write(data, text, sizeof(text), &len) != 0) {
+        snprintf(errbuf, errbuf_len, "cannot make a random key");
+        err = -EIO;
+        goto out;
+    }
+    if (path != NULL && path[0] != '\0') {
+        fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            err = -errno;
+            snprintf(errbuf, errbuf_len, "cannot open %s for writing: %s", path, strerror(-err));
+            goto out;
+        }
+    }
+    err = write_all(fd, text, len);
+    if (fd != STDOUT_FILENO && close(fd) != 0 && err == 0) {
+        err = -errno;
+    }
+    if (err) {
+        snprintf(errbuf, errbuf_len, "cannot write %s: %s", fd == STDOUT_FILENO ? "the key" : path,
+                 strerror(-err));
+    }
+out:
+    mbedtls_platform_zeroize(data, sizeof(data));
+    mbedtls_platform_zeroize(text, sizeof(text));
+    mbedtls_ctr_drbg_free(&drbg);
+    mbedtls_entropy_free(&entropy);
+    return err;
 }
 
 int auth_token_push_message(const struct auth_token_session *s, char *out, size_t out_len)

@@ -111,4 +111,11 @@ int auth_token_renew(const struct auth_token_ctx *ctx, struct auth_token_session
  * into out (out_len bytes, at least 128). Returns 0 or -EAGAIN when s has no token. */
 int auth_token_push_message(const struct auth_token_session *s, char *out, size_t out_len);
 
+/* `ovpnd --genkey auth-token [FILE]`: write a new key file as `openvpn --genkey auth-token`
+ * does (AUTH_TOKEN_KEY_DATA_LEN random bytes from Mbed TLS's CTR-DRBG, PEM text), to path
+ * (created or truncated, mode 0600 when created) or, when path is NULL or "", to standard
+ * output. Main thread, before anything else. Returns 0 or -errno with errbuf (errbuf_len
+ * bytes) saying why. */
+int auth_token_genkey(const char *path, char *errbuf, size_t errbuf_len);
+
 #endif /* SERVER_AUTH_TOKEN_H */

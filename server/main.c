@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "proto/data_crypto.h"
+#include "server/auth_token.h"
 #include "server/config.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -16,13 +17,16 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ovpnd [--config] FILE [--DIRECTIVE ARGS...]... [--test-config]\n"
+               "       ovpnd --genkey auth-token [FILE]\n"
                "       ovpnd --version\n"
                "\n"
                "Runs an OpenVPN-protocol server from an OpenVPN 2.6 style server config FILE.\n"
                "  --config FILE   the configuration file (the word --config may be left out)\n"
                "  --DIRECTIVE ... any config directive, as openvpn takes them: applied in order,\n"
                "                  so '--config FILE --verb 4' overrides the file's verb\n"
-               "  --test-config   parse everything, report problems, and exit (0 when valid)\n");
+               "  --test-config   parse everything, report problems, and exit (0 when valid)\n"
+               "  --genkey auth-token [FILE]  write a new auth-gen-token-secret key to FILE\n"
+               "                  (or standard output), as openvpn --genkey auth-token\n");
 }
 
 static int open_log(const struct config *cfg)
@@ -141,6 +145,25 @@ static void tune_malloc(void)
     mallopt(M_MMAP_MAX, 1 << 22); /* default 65536: two buffers each for 50,000 clients */
 }
 
+/* `--genkey TYPE [FILE]`: only the auth-token type; openvpn makes the others. */
+static int genkey(int argc, char **argv)
+{
+    char errbuf[256];
+
+    if (argc < 1 || argc > 2 || strcmp(argv[0], "auth-token") != 0) {
+        fprintf(stderr,
+                "ovpnd: --genkey makes auth-token keys only (usage: ovpnd --genkey "
+                "auth-token [FILE]); use openvpn --genkey for %s\n",
+                argc >= 1 ? argv[0] : "the other types");
+        return 2;
+    }
+    if (auth_token_genkey(argc == 2 ? argv[1] : NULL, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ovpnd: --genkey auth-token: %s\n", errbuf);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     bool test_only = false;
@@ -150,6 +173,9 @@ int main(int argc, char **argv)
     char *text;
     int log_fd, err;
 
+    if (argc >= 2 && strcmp(argv[1], "--genkey") == 0) {
+        return genkey(argc - 2, argv + 2);
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--version") == 0) {
             printf("ovpnd %s\ndata channel crypto: %s\n", OVPND_VERSION,

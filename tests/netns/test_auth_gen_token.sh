@@ -41,7 +41,8 @@ cat >"$dir/connect.sh" <<'EOF'
 echo "$username state=${session_state:-unset} id=${session_id:-unset}" >>"$AUTH_TEST_DIR/connects.log"
 EOF
 chmod 755 "$dir/connect.sh"
-openvpn --genkey auth-token "$dir/token.key" >/dev/null
+# ovpnd's key file, which openvpn 2.6 reads too when it is the server.
+"$OVPND" --genkey auth-token "$dir/token.key" || fail "ovpnd --genkey auth-token failed"
 printf 'alice\nsecret-alice\n' >"$dir/up1.txt"
 chmod 600 "$dir/up1.txt"
 : >"$dir/calls.log"

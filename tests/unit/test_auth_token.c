@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include <mbedtls/base64.h>
+
 #include "proto/auth_token.h"
 #include "proto/errors.h"
 #include "server/auth_token.h"
@@ -271,6 +273,42 @@ static void key_file_parser(void **state)
     free(text);
 }
 
+/* What `ovpnd --genkey auth-token` writes for the bytes of the 2.6 key file is that file. */
+static void key_file_writer(void **state)
+{
+    uint8_t data[AUTH_TOKEN_KEY_DATA_LEN + 8], a[AUTH_TOKEN_SECRET_LEN], b[AUTH_TOKEN_SECRET_LEN];
+    char b64[400] = "", out[AUTH_TOKEN_KEY_TEXT_MAX], *text, *line, *save = NULL;
+    size_t len, olen = 0, out_len = 0, err_line;
+    const char *why;
+
+    (void)state;
+    text = slurp(KEY_FILE, &len);
+    /* The bytes, decoded by Mbed TLS from the base64 lines (not by the code under test). */
+    {
+        char *copy = strdup(text);
+
+        assert_non_null(copy);
+        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            if (line[0] != '-') {
+                strcat(b64, line);
+            }
+        }
+        free(copy);
+    }
+    assert_int_equal(
+        mbedtls_base64_decode(data, sizeof(data), &olen, (const unsigned char *)b64, strlen(b64)),
+        0);
+    assert_int_equal(olen, AUTH_TOKEN_KEY_DATA_LEN);
+    assert_int_equal(auth_token_key_write(data, out, sizeof(out), &out_len), 0);
+    assert_int_equal(out_len, len);
+    assert_string_equal(out, text);
+    assert_int_equal(auth_token_key_parse(out, out_len, a, &err_line, &why), 0);
+    load_26_secret(b);
+    assert_memory_equal(a, b, sizeof(a));
+    assert_int_equal(auth_token_key_write(data, out, 100, &out_len), -PE_NOSPACE);
+    free(text);
+}
+
 /* ---- server/auth_token.c: what the server does with a password ---- */
 
 static int fake_rng(void *ctx, unsigned char *out, size_t len)
@@ -480,6 +518,7 @@ int main(void)
         cmocka_unit_test(other_username_fails),
         cmocka_unit_test(session_ids_and_states),
         cmocka_unit_test(key_file_parser),
+        cmocka_unit_test(key_file_writer),
         cmocka_unit_test(server_password_token_renegotiation),
         cmocka_unit_test(server_refuses_bad_tokens),
         cmocka_unit_test(server_external_auth),
