@@ -35,6 +35,7 @@
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
 #include "server/auth.h"
+#include "server/hook_env.h"
 #include "server/hooks.h"
 #include "server/peer.h"
 #include "server/server.h"
@@ -1348,6 +1349,28 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
         return err;
     }
+    {
+        struct hook_server hs;
+
+        memset(&hs, 0, sizeof(hs));
+        hs.dev = srv->tun.name;
+        hs.tun_mtu = cfg->tun_mtu;
+        hs.local = srv->plan.local;
+        hs.remote_netmask = srv->plan.remote_netmask;
+        hs.is_p2p = srv->plan.topology != CONFIG_TOPOLOGY_SUBNET;
+        hs.has_ipv6 = srv->has_ipv6;
+        memcpy(hs.local6, srv->server_addr6, 16);
+        hs.ipv6_bits = srv->ipv6_bits;
+        hs.port = cfg->port;
+        hs.start_time = time(NULL);
+        hs.pid = (long)getpid();
+        err = hook_env_global(&a->global_env, cfg, &hs);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "script environment: %s", strerror(-err));
+            return err;
+        }
+        auth_set_global_env(a->auth, &a->global_env);
+    }
     err = uv_async_init(&a->loop, &a->async, on_async);
     err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
     err = err ? err : uv_timer_init(&a->loop, &a->tick);
@@ -1432,6 +1455,7 @@ void acceptor_free(struct acceptor *a)
     }
     auth_free(a->auth); /* joins the plugin threads */
     hooks_free(a->hooks);
+    script_env_clear(&a->global_env);
     tls_wrap_wipe(&a->wrap);
     tls_server_conf_clear(&a->tls);
     auth_token_ctx_wipe(&a->token);

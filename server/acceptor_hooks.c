@@ -149,7 +149,7 @@ static int start_tls_verify_depth(struct acc_hook_wait *w)
     struct script_env env = {0};
     char depth[16], *args[3];
     struct hook_req req;
-    int err = hook_env_base(a->cfg, &env);
+    int err = hook_env_append(&env, &a->global_env);
 
     for (int d = w->n_depths - 1; d >= w->depth && err == 0; d--) {
         err = hook_env_append(&env, &w->cert_vars[d]);
@@ -247,10 +247,6 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
     hc.common_name = cs->cn;
     hc.username = cs->username;
     hc.remote = cs->remote;
-    hc.dev = srv->tun.name;
-    hc.tun_mtu = a->cfg->tun_mtu;
-    hc.server_addr = srv->server_addr;
-    hc.netmask = srv->plan.remote_netmask;
     hc.is_p2p = srv->plan.topology != CONFIG_TOPOLOGY_SUBNET;
     hc.vaddr = p->vaddr;
     hc.vaddr_netmask = acc_ifconfig_peer(a, cs);
@@ -258,17 +254,15 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
     if (p->has_vaddr6) {
         bool from_ccd = c && c->has_ifconfig_ipv6_push;
 
-        memcpy(hc.server_addr6, srv->server_addr6, 16);
         memcpy(hc.vaddr6, p->vaddr6, 16);
         memcpy(hc.remote_addr6,
                from_ccd && c->has_ifconfig_ipv6_remote ? c->ifconfig_ipv6_remote
                                                        : srv->server_addr6,
                16);
-        hc.server_ipv6_bits = srv->ipv6_bits;
         hc.vaddr6_bits = from_ccd ? c->ifconfig_ipv6_bits : srv->ipv6_bits;
     }
     hc.connected_since = p->connected_since;
-    err = hook_env_base(a->cfg, env);
+    err = hook_env_append(env, &a->global_env);
     if (err == 0 && cs->tls_env != NULL) {
         err = hook_env_append(env, cs->tls_env);
     }
@@ -522,9 +516,7 @@ static int learn_run(struct acceptor *a, const char *op, const char *addr, const
 
     if (client_env != NULL) {
         err = hook_env_append(&env, client_env);
-    } else {
-        err = hook_env_base(a->cfg, &env); /* "delete": 2.6 passes no client */
-    }
+    } /* else "delete": 2.6 passes a fresh environment, script_type alone */
     memset(&req, 0, sizeof(req));
     req.what = "learn-address";
     req.types[0] = OVPN_PLUGIN_LEARN_ADDRESS;

@@ -143,10 +143,11 @@ struct acceptor {
      * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
     pthread_rwlock_t tls_conf_lock;
     bool has_tls_conf_lock;
-    size_t n_tls_jobs;           /* handshake steps queued or running */
-    struct auth *auth;           /* username/password checks (auth-user-pass-verify) */
-    struct auth_token_ctx token; /* auth-gen-token */
-    struct hooks *hooks;         /* tls-verify, client-connect, client-disconnect, learn-address */
+    size_t n_tls_jobs;            /* handshake steps queued or running */
+    struct auth *auth;            /* username/password checks (auth-user-pass-verify) */
+    struct auth_token_ctx token;  /* auth-gen-token */
+    struct hooks *hooks;          /* tls-verify, client-connect, client-disconnect, learn-address */
+    struct script_env global_env; /* what every script and plugin call gets (hook_env_global) */
     struct crl_watch crl;
     uint8_t cookie_key[32];
     int status_fd; /* open status file when privileges are dropped, else -1 */

@@ -32,8 +32,9 @@ struct auth {
     uv_loop_t *loop;
     const struct config *cfg;
     struct plugin_set *plugins;
-    size_t n_plugins;      /* those that want AUTH_USER_PASS_VERIFY */
-    struct auth_req *reqs; /* pending requests */
+    const struct script_env *global_env; /* auth_set_global_env; NULL: base_env */
+    size_t n_plugins;                    /* those that want AUTH_USER_PASS_VERIFY */
+    struct auth_req *reqs;               /* pending requests */
     size_t n_pending;
     uv_async_t async; /* plugin calls that returned */
     bool has_async;
@@ -113,6 +114,11 @@ int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char 
     }
     *out = au;
     return 0;
+}
+
+void auth_set_global_env(struct auth *au, const struct script_env *env)
+{
+    au->global_env = env;
 }
 
 struct plugin_set *auth_plugins(const struct auth *au)
@@ -443,9 +449,13 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
         inet_ntop(AF_INET, &plain.in4.sin_addr, ip, sizeof(ip));
         snprintf(port, sizeof(port), "%u", (unsigned)ntohs(plain.in4.sin_port));
     }
-    err = base_env(au->cfg, env);
+    if (au->global_env != NULL) {
+        err = hook_env_append(env, au->global_env); /* script_context included */
+    } else {
+        err = base_env(au->cfg, env);
+        err = err ? err : script_env_add(env, "script_context", "init");
+    }
     err = err ? err : script_env_add(env, "script_type", "user-pass-verify");
-    err = err ? err : script_env_add(env, "script_context", "init");
     err = err ? err : script_env_add(env, "common_name", c->common_name);
     err = err ? err : script_env_add(env, is_ipv6 ? "untrusted_ip6" : "untrusted_ip", ip);
     err = err ? err : script_env_add(env, "untrusted_port", port);

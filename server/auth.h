@@ -41,6 +41,7 @@
 struct auth;
 struct auth_req;
 struct plugin_set;
+struct script_env;
 
 /* What the checks are told about the client. Borrowed for the duration of auth_start(). */
 struct auth_client {
@@ -75,6 +76,10 @@ void auth_shutdown(struct auth *au);
 /* Close the plugins (waiting for a call in progress) and free au, after auth_shutdown() and
  * after its loop has stopped. NULL is a no-op. */
 void auth_free(struct auth *au);
+
+/* From now on, scripts and plugin calls get env (borrowed: it must outlive au) instead of the
+ * variables auth_new knows from the config alone (server/hook_env.h, hook_env_global). */
+void auth_set_global_env(struct auth *au, const struct script_env *env);
 
 /* The `plugin`s auth_new opened (all of them, whatever events they want), for the other hooks
  * (server/hooks.h). Valid until auth_free. */

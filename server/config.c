@@ -708,6 +708,7 @@ void config_free(struct config *cfg)
         return;
     }
     char **strings[] = {&cfg->source,
+                        &cfg->config_file,
                         &cfg->cd_dir,
                         &cfg->local,
                         &cfg->dev,

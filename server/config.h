@@ -96,7 +96,9 @@ struct config_plugin {
 
 struct config {
     char *source; /* the config file path as given, or the name passed to config_parse_string */
-    char *cd_dir; /* absolute directory from the last `cd`, NULL if none: chdir() here first */
+    char *config_file; /* the first `config FILE` as given (scripts' $config, as 2.6); NULL if
+                        * none */
+    char *cd_dir;      /* absolute directory from the last `cd`, NULL if none: chdir() here first */
 
     /* Network */
     uint16_t port; /* `port` / `lport`, default 1194 */

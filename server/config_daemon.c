@@ -16,6 +16,9 @@
 int config_h_config(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
+    if (ps->cfg->config_file == NULL && (ps->cfg->config_file = strdup(argv[1])) == NULL) {
+        return config_nomem(ps);
+    }
     return config_parse_include(ps, argv[1]);
 }
 

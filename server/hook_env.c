@@ -22,10 +22,13 @@ int hook_env_base(const struct config *cfg, struct script_env *env)
     for (size_t i = 0; i < cfg->n_setenv && err == 0; i++) {
         err = script_env_add_raw(env, cfg->setenv[i]);
     }
-    err = err ? err : script_env_add(env, "config", cfg->source ? cfg->source : "");
+    err = err ? err
+              : script_env_add(env, "config",
+                               cfg->config_file ? cfg->config_file
+                                                : (cfg->source ? cfg->source : ""));
     err = err ? err : script_env_add(env, "verb", verb);
     err = err ? err : script_env_add(env, "daemon", cfg->daemonize ? "1" : "0");
-    err = err ? err : script_env_add(env, "daemon_log_redirect", "0");
+    err = err ? err : script_env_add(env, "daemon_log_redirect", cfg->log_file ? "1" : "0");
     return err;
 }
 
@@ -93,7 +96,7 @@ int hook_env_time(struct script_env *env, time_t t)
 
     snprintf(num, sizeof(num), "%" PRId64, (int64_t)t);
     if (localtime_r(&t, &tm) == NULL ||
-        strftime(text, sizeof(text), "%a %b %e %H:%M:%S %Y", &tm) == 0) {
+        strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S", &tm) == 0) {
         snprintf(text, sizeof(text), "%s", num);
     }
     err = script_env_add(env, "time_unix", num);
@@ -280,20 +283,37 @@ static int add_int(struct script_env *env, const char *name, int64_t v)
     return script_env_add(env, name, text);
 }
 
+int hook_env_global(struct script_env *env, const struct config *cfg, const struct hook_server *s)
+{
+    int err = hook_env_base(cfg, env);
+
+    err = err ? err : add_int(env, "daemon_start_time", (int64_t)s->start_time);
+    err = err ? err : add_int(env, "daemon_pid", s->pid);
+    err = err ? err : script_env_add(env, "proto_1", "udp");
+    if (err == 0 && cfg->local != NULL) {
+        err = script_env_add(env, "local_1", cfg->local);
+    }
+    err = err ? err : add_int(env, "local_port_1", s->port);
+    err = err ? err : add_int(env, "remote_port_1", s->port);
+    err = err ? err : script_env_add(env, "dev", s->dev);
+    err = err ? err : script_env_add(env, "dev_type", "tun");
+    err = err ? err : add_int(env, "tun_mtu", s->tun_mtu);
+    err = err ? err : add_in4(env, "ifconfig_local", s->local);
+    /* tun.c do_ifconfig_setenv: a point-to-point topology names the peer, not a netmask */
+    err = err ? err
+              : add_in4(env, s->is_p2p ? "ifconfig_remote" : "ifconfig_netmask", s->remote_netmask);
+    if (err == 0 && s->has_ipv6) {
+        err = add_in6(env, "ifconfig_ipv6_local", s->local6);
+        err = err ? err : add_int(env, "ifconfig_ipv6_netbits", s->ipv6_bits);
+    }
+    err = err ? err : script_env_add(env, "redirect_gateway", "0");
+    return err ? err : script_env_add(env, "script_context", "init");
+}
+
 int hook_env_client(struct script_env *env, const struct hook_client *c)
 {
-    int err = script_env_add(env, "script_context", "init");
+    int err = script_env_add(env, "common_name", c->common_name);
 
-    err = err ? err : script_env_add(env, "dev", c->dev);
-    err = err ? err : add_int(env, "tun_mtu", c->tun_mtu);
-    err = err ? err : add_in4(env, "ifconfig_local", c->server_addr);
-    /* tun.c do_ifconfig_setenv: a point-to-point topology names the peer, not a netmask */
-    err = err ? err : add_in4(env, c->is_p2p ? "ifconfig_remote" : "ifconfig_netmask", c->netmask);
-    if (err == 0 && c->has_ipv6) {
-        err = add_in6(env, "ifconfig_ipv6_local", c->server_addr6);
-        err = err ? err : add_int(env, "ifconfig_ipv6_netbits", c->server_ipv6_bits);
-    }
-    err = err ? err : script_env_add(env, "common_name", c->common_name);
     if (err == 0 && c->username != NULL) {
         err = script_env_add(env, "username", c->username);
     }

@@ -31,6 +31,29 @@
  * lines, config, verb, daemon, daemon_log_redirect. Returns 0, -EINVAL or -ENOMEM. */
 int hook_env_base(const struct config *cfg, struct script_env *env);
 
+/* The server itself, for hook_env_global. */
+struct hook_server {
+    const char *dev; /* the TUN device's name */
+    int tun_mtu;
+    uint32_t local;          /* the tun's IPv4 address (host order): ifconfig_local */
+    uint32_t remote_netmask; /* topology subnet: its netmask; net30/p2p: its peer */
+    bool is_p2p;             /* net30/p2p: remote_netmask is named ifconfig_remote */
+    bool has_ipv6;
+    uint8_t local6[16]; /* network order */
+    int ipv6_bits;
+    uint16_t port;
+    time_t start_time;
+    long pid;
+};
+
+/* What 2.6 has in its global environment for every script and plugin call: hook_env_base, then
+ * daemon_start_time, daemon_pid, proto_1, local_1 (with `local`), local_port_1, remote_port_1
+ * (options.c setenv_settings), dev, dev_type, tun_mtu, ifconfig_local and ifconfig_netmask (or
+ * ifconfig_remote), ifconfig_ipv6_local, ifconfig_ipv6_netbits (init.c, tun.c
+ * do_ifconfig_setenv), redirect_gateway=0 and script_context=init. Returns 0, -EINVAL or
+ * -ENOMEM. */
+int hook_env_global(struct script_env *env, const struct config *cfg, const struct hook_server *s);
+
 /* The client's IV_* and UV_* peer-info lines (peer_info: "NAME=value\n" lines, "" if none)
  * whose names are letters, digits and '_', as 2.6 output_peer_info_env exports them; other
  * lines are skipped. Returns 0 or -ENOMEM. */
@@ -40,8 +63,8 @@ int hook_env_peer_info(struct script_env *env, const char *peer_info);
  * prefix "trusted" or "untrusted" as 2.6 names them. Returns 0, -EINVAL or -ENOMEM. */
 int hook_env_addr(struct script_env *env, const char *prefix, const union udp_addr *addr);
 
-/* time_unix (seconds) and time_ascii ("Mon Nov 30 06:35:26 2026", local time, ctime without
- * the newline) of t, as 2.6 sets them for client-connect. Returns 0 or -ENOMEM. */
+/* time_unix (seconds) and time_ascii ("2026-11-30 06:35:26", local time, 2.6 otime.c
+ * time_string) of t, as 2.6 sets them for client-connect. Returns 0 or -ENOMEM. */
 int hook_env_time(struct script_env *env, time_t t);
 
 /* The certificate's subject as 2.6 (mbed TLS build) prints it: "C=.., O=.., CN=.." from
@@ -70,25 +93,20 @@ struct hook_client {
     const char *common_name;
     const char *username; /* NULL when no username/password was checked */
     union udp_addr remote;
-    const char *dev; /* the TUN device's name */
-    int tun_mtu;
-    uint32_t server_addr, netmask; /* ifconfig_local, ifconfig_netmask (host order) */
     uint32_t vaddr, vaddr_netmask; /* the client's address and the netmask pushed with it */
-    bool is_p2p; /* topology net30/p2p: netmask and vaddr_netmask are peer addresses, named
-                  * ifconfig_remote and ifconfig_pool_local_ip */
+    bool is_p2p; /* topology net30/p2p: vaddr_netmask is the client's peer address, named
+                  * ifconfig_pool_local_ip */
     bool has_ipv6;
-    uint8_t server_addr6[16], vaddr6[16], remote_addr6[16]; /* network order */
-    int server_ipv6_bits, vaddr6_bits;
+    uint8_t vaddr6[16], remote_addr6[16]; /* network order */
+    int vaddr6_bits;
     time_t connected_since;
 };
 
-/* The per-client variables of 2.6's client-connect environment: common_name, username (if
- * any), trusted_ip[6]/trusted_port, untrusted_ip[6]/untrusted_port, ifconfig_pool_remote_ip,
- * ifconfig_pool_netmask, ifconfig_pool_remote_ip6, ifconfig_pool_local_ip6,
- * ifconfig_pool_ip6_netbits, dev, tun_mtu, ifconfig_local, ifconfig_netmask (with is_p2p
- * ifconfig_remote and ifconfig_pool_local_ip instead of the two netmasks),
- * ifconfig_ipv6_local, ifconfig_ipv6_netbits, time_unix, time_ascii, script_context=init.
- * Returns 0, -EINVAL or -ENOMEM. */
+/* The per-client variables of 2.6's client-connect environment (after hook_env_global):
+ * common_name, username (if any), trusted_ip[6]/trusted_port, untrusted_ip[6]/untrusted_port,
+ * ifconfig_pool_remote_ip, ifconfig_pool_netmask (net30/p2p: ifconfig_pool_local_ip),
+ * ifconfig_pool_remote_ip6, ifconfig_pool_local_ip6, ifconfig_pool_ip6_netbits, time_unix,
+ * time_ascii. Returns 0, -EINVAL or -ENOMEM. */
 int hook_env_client(struct script_env *env, const struct hook_client *c);
 
 /* client-disconnect's additions (multi_client_disconnect_setenv): bytes_received and

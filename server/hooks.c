@@ -336,6 +336,7 @@ static void on_async(uv_async_t *a)
 
 static int start_call(struct hook_run *r)
 {
+    static char *no_env[] = {NULL};
     struct hook_call *c = calloc(1, sizeof(*c));
     int type = r->types[r->ti], err;
 
@@ -354,7 +355,7 @@ static int start_call(struct hook_run *r)
     c->run = r;
     c->pc.type = type;
     c->pc.argv = c->argv;
-    c->pc.envp = c->env.vars;
+    c->pc.envp = c->env.n > 0 ? c->env.vars : no_env; /* never NULL for a plugin */
     c->pc.wants_return_list = type == OVPN_PLUGIN_CLIENT_CONNECT_V2;
     c->pc.done = on_call_done;
     err = plugin_call_start(r->h->plugins, r->pi, &c->pc);

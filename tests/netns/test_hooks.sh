@@ -88,13 +88,15 @@ grep -q '^198\.19\.70\.0/24 ' <<<"$rt1" || fail "client 1 lacks the route its cl
 env1=$d/cc-client1.env
 for want in "script_type=client-connect" "common_name=client1" "trusted_ip=198.18.0.2" \
     "untrusted_ip=198.18.0.2" "ifconfig_pool_netmask=255.255.255.0" "ifconfig_local=198.19.0.1" \
-    "IV_PLAT=linux" "X509_0_CN=client1" "HOOKS_TEST=yes" "script_context=init"; do
+    "IV_PLAT=linux" "X509_0_CN=client1" "HOOKS_TEST=yes" "script_context=init" \
+    "config=$d/server.conf" "dev_type=tun" "proto_1=udp" "local_port_1=1194"; do
     grep -qx "$want" "$env1" || fail "client-connect environment lacks $want"
 done
 grep -qE '^ifconfig_pool_remote_ip=198\.19\.0\.[0-9]+$' "$env1" || fail "no ifconfig_pool_remote_ip in the client-connect environment"
 grep -qE '^IV_VER=2\.6\.' "$env1" || fail "no IV_VER=2.6.x in the client-connect environment"
 grep -qE '^trusted_port=[0-9]+$' "$env1" || fail "no trusted_port"
 grep -qE '^time_unix=[0-9]+$' "$env1" || fail "no time_unix"
+grep -qE '^time_ascii=[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$' "$env1" || fail "time_ascii missing or not as 2.6 writes it"
 grep -qE '^dev=tun' "$env1" || fail "no dev"
 grep -qE '^tls_serial_0=[0-9]+$' "$env1" || fail "no tls_serial_0"
 grep -qE "^client_connect_config_file=$d|^client_connect_config_file=/" "$env1" || fail "no client_connect_config_file"

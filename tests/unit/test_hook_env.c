@@ -57,17 +57,11 @@ static void client_ipv4_and_ipv6(void **state)
     c.remote.in4.sin_family = AF_INET;
     c.remote.in4.sin_port = htons(40000);
     inet_pton(AF_INET, "198.18.0.7", &c.remote.in4.sin_addr);
-    c.dev = "tun0";
-    c.tun_mtu = 1500;
-    c.server_addr = 0xc6130001; /* 198.19.0.1 */
-    c.netmask = 0xffffff00;
     c.vaddr = 0xc6130042; /* 198.19.0.66 */
     c.vaddr_netmask = 0xffffff00;
     c.has_ipv6 = true;
-    inet_pton(AF_INET6, "2001:2::1", c.server_addr6);
     inet_pton(AF_INET6, "2001:2::1000", c.vaddr6);
     inet_pton(AF_INET6, "2001:2::1", c.remote_addr6);
-    c.server_ipv6_bits = 64;
     c.vaddr6_bits = 64;
     c.connected_since = 1700000000;
     assert_int_equal(hook_env_client(&env, &c), 0);
@@ -82,16 +76,9 @@ static void client_ipv4_and_ipv6(void **state)
     expect_var(&env, "ifconfig_pool_remote_ip6", "2001:2::1000");
     expect_var(&env, "ifconfig_pool_local_ip6", "2001:2::1");
     expect_var(&env, "ifconfig_pool_ip6_netbits", "64");
-    expect_var(&env, "ifconfig_local", "198.19.0.1");
-    expect_var(&env, "ifconfig_netmask", "255.255.255.0");
-    expect_var(&env, "ifconfig_ipv6_local", "2001:2::1");
-    expect_var(&env, "ifconfig_ipv6_netbits", "64");
-    expect_var(&env, "dev", "tun0");
-    expect_var(&env, "tun_mtu", "1500");
     expect_var(&env, "time_unix", "1700000000");
-    expect_var(&env, "script_context", "init");
     assert_non_null(hook_env_get(&env, "time_ascii"));
-    assert_int_equal(strlen(hook_env_get(&env, "time_ascii")), 24); /* "Tue Nov 14 22:13:20 2023" */
+    assert_int_equal(strlen(hook_env_get(&env, "time_ascii")), 19); /* "2023-11-14 22:13:20" */
     assert_null(hook_env_get(&env, "trusted_ip6"));
     script_env_clear(&env);
 
@@ -116,6 +103,66 @@ static void client_ipv4_and_ipv6(void **state)
     assert_int_equal(hook_env_addr(&env, "untrusted", &c.remote), 0);
     expect_var(&env, "untrusted_ip", "198.18.0.9");
     script_env_clear(&env);
+}
+
+/* The variables every script gets, as 2.6's global environment has them. */
+static void global_variables(void **state)
+{
+    struct script_env env = {0};
+    struct hook_server s;
+    struct config cfg;
+    char *setenv_lines[] = {"FOO=bar"};
+
+    (void)state;
+    config_init(&cfg);
+    cfg.config_file = "server.conf";
+    cfg.setenv = setenv_lines;
+    cfg.n_setenv = 1;
+    memset(&s, 0, sizeof(s));
+    s.dev = "tun0";
+    s.tun_mtu = 1500;
+    s.local = 0xc6130001;
+    s.remote_netmask = 0xffffff00;
+    s.has_ipv6 = true;
+    inet_pton(AF_INET6, "2001:2::1", s.local6);
+    s.ipv6_bits = 64;
+    s.port = 1194;
+    s.start_time = 1700000000;
+    s.pid = 4242;
+    assert_int_equal(hook_env_global(&env, &cfg, &s), 0);
+    expect_var(&env, "FOO", "bar");
+    expect_var(&env, "config", "server.conf");
+    expect_var(&env, "verb", "1");
+    expect_var(&env, "daemon", "0");
+    expect_var(&env, "daemon_log_redirect", "0");
+    expect_var(&env, "daemon_start_time", "1700000000");
+    expect_var(&env, "daemon_pid", "4242");
+    expect_var(&env, "proto_1", "udp");
+    expect_var(&env, "local_port_1", "1194");
+    expect_var(&env, "remote_port_1", "1194");
+    expect_var(&env, "dev", "tun0");
+    expect_var(&env, "dev_type", "tun");
+    expect_var(&env, "tun_mtu", "1500");
+    expect_var(&env, "ifconfig_local", "198.19.0.1");
+    expect_var(&env, "ifconfig_netmask", "255.255.255.0");
+    expect_var(&env, "ifconfig_ipv6_local", "2001:2::1");
+    expect_var(&env, "ifconfig_ipv6_netbits", "64");
+    expect_var(&env, "redirect_gateway", "0");
+    expect_var(&env, "script_context", "init");
+    assert_null(hook_env_get(&env, "local_1"));
+    assert_null(hook_env_get(&env, "ifconfig_remote"));
+    script_env_clear(&env);
+    /* topology net30/p2p: the peer, as ifconfig_remote */
+    s.is_p2p = true;
+    s.remote_netmask = 0xc6130002;
+    assert_int_equal(hook_env_global(&env, &cfg, &s), 0);
+    expect_var(&env, "ifconfig_remote", "198.19.0.2");
+    assert_null(hook_env_get(&env, "ifconfig_netmask"));
+    script_env_clear(&env);
+    cfg.config_file = NULL;
+    cfg.setenv = NULL;
+    cfg.n_setenv = 0;
+    config_free(&cfg);
 }
 
 static void disconnect_counters(void **state)
@@ -178,9 +225,8 @@ static void certificate_chain(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(peer_info_filter),
-        cmocka_unit_test(client_ipv4_and_ipv6),
-        cmocka_unit_test(disconnect_counters),
+        cmocka_unit_test(peer_info_filter),  cmocka_unit_test(client_ipv4_and_ipv6),
+        cmocka_unit_test(global_variables),  cmocka_unit_test(disconnect_counters),
         cmocka_unit_test(certificate_chain),
     };
 
