@@ -430,9 +430,9 @@ void auth_tick(struct auth *au)
 }
 
 /* The per-client variables: after base_env, as openvpn 2.6 sets them for
- * user-pass-verify. with_password: also $password. */
+ * user-pass-verify. with_password: also $password; is_script: also $script_type. */
 static int build_env(const struct auth *au, const struct auth_req *r, const struct auth_client *c,
-                     bool with_password, struct script_env *env)
+                     bool with_password, bool is_script, struct script_env *env)
 {
     char ip[INET6_ADDRSTRLEN], port[8];
     union udp_addr plain;
@@ -455,7 +455,9 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
         err = base_env(au->cfg, env);
         err = err ? err : script_env_add(env, "script_context", "init");
     }
-    err = err ? err : script_env_add(env, "script_type", "user-pass-verify");
+    if (err == 0 && is_script) { /* 2.6 plugin_call_ssl removes script_type for plugins */
+        err = script_env_add(env, "script_type", "user-pass-verify");
+    }
     err = err ? err : script_env_add(env, "common_name", c->common_name);
     err = err ? err : script_env_add(env, is_ipv6 ? "untrusted_ip6" : "untrusted_ip", ip);
     err = err ? err : script_env_add(env, "untrusted_port", port);
@@ -582,10 +584,10 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
         }
     }
     if (err == 0 && au->n_plugins > 0) {
-        err = build_env(au, r, c, true, &r->plugin_env);
+        err = build_env(au, r, c, true, false, &r->plugin_env);
     }
     if (err == 0 && has_script) {
-        err = build_env(au, r, c, !cfg->auth_user_pass_verify_via_file, &r->script_env);
+        err = build_env(au, r, c, !cfg->auth_user_pass_verify_via_file, true, &r->script_env);
     }
     err = err ? err : run_stage(r);
     if (err) {

@@ -10,6 +10,7 @@
 #    the plugin's LEARN_ADDRESS and TLS_VERIFY calls are logged with their argv;
 #  - client 5: its client-connect script hangs: at hand-window the script is killed and the client
 #    refused, and the address it was given is free again;
+#  - client 4's renegotiation (its reneg-sec 8) runs tls-verify again, script and plugin;
 #  - client 1 exits: client-disconnect runs with bytes_received, bytes_sent > 0 and
 #    time_duration; learn-address saw "add" and then "delete" for its address.
 set -euo pipefail
@@ -74,7 +75,7 @@ server_start "$d"
 client_start "$d" 1
 client_start "$d" 2 "auth-retry none"
 client_start "$d" 3 "auth-retry none"
-client_start "$d" 4
+client_start "$d" 4 "reneg-sec 8"
 client_start "$d" 5 "auth-retry none"
 wait_tunnel 1
 wait_tunnel 4
@@ -130,6 +131,13 @@ grep -qx 'CLIENT_CONNECT_V2 cn=client4' "$plog" || fail "plugin CLIENT_CONNECT_V
 grep -q "^LEARN_ADDRESS add 198.19.0.66 client1" "$plog" || fail "plugin LEARN_ADDRESS did not see client 1's address"
 assert_ping "$ns4" "$OVT_SERVER_TUN_IP" 10 0.05 0 "client 4 -> server"
 assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 10 0.05 0 "client 1 -> server"
+
+# Client 4's renegotiation runs tls-verify again (2.6 verifies at every TLS handshake).
+wait_for 20 count_lines '^TLS_VERIFY 0 CN=client4 cn=client4$' "$plog" 2 ||
+    fail "no second TLS_VERIFY plugin call for client 4 (renegotiation)"
+wait_for 5 count_lines '^0 CN=client4$' "$d/tv.log" 2 || fail "no second tls-verify script call for client 4"
+wait_for 10 server_log_grep "client4/.*renegotiation done" || fail "client 4's renegotiation did not finish"
+assert_ping "$ns4" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 4 after its renegotiation"
 
 # client 1 leaves: client-disconnect with its byte counts and duration; learn-address delete.
 client_stop 1
