@@ -2,7 +2,8 @@
 # A client that vanishes without saying goodbye (SIGKILL: no explicit-exit-notify) is dropped by
 # the server after its keepalive timeout (keepalive 1 3: the server drops after 2 x 3 s, as
 # openvpn does), disappears from the status file, and its tunnel address goes back to the pool:
-# the next client is given the same lowest free address.
+# when it connects again it gets that address back (openvpn 2.6 pool.c gives a returning common
+# name its released address; had the address not been released it would get the next one).
 # ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -33,10 +34,9 @@ wait_for 20 not_in_status client1 || fail "client1 still listed 20 s after it wa
 ovt_log "client1 dropped $((SECONDS - t0)) s after SIGKILL (keepalive 1 3)"
 server_log_grep "ping-restart" || fail "the server log does not say why client1 was dropped"
 
-# The address is free again: a new connection gets the same lowest address.
-OVT_CLIENT_CERT=$OVT_DIR/pki/client2.crt OVT_CLIENT_KEY=$OVT_DIR/pki/client2.key \
-    client_start "$OVT_DIR" 1
+# The address is free again: the same client connecting again gets it back.
+client_start "$OVT_DIR" 1
 wait_tunnel 1
 [ "${CLIENT_TUN_IP[1]}" = "$first_ip" ] ||
-    fail "address $first_ip was not returned to the pool (new client got ${CLIENT_TUN_IP[1]})"
-assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 20 0.05 0 "new client"
+    fail "address $first_ip was not returned to the pool (client1 got ${CLIENT_TUN_IP[1]} on its return)"
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 20 0.05 0 "returning client"
