@@ -297,23 +297,27 @@ static int assign_static4(struct acceptor *a, struct ctl_session *cs, const stru
 {
     struct server *srv = a->srv;
     uint32_t local = c->ifconfig_local, be = htonl(local), other;
-    size_t idx = ip_pool_index(&srv->pool, local);
+    size_t idx = ip_pool_file_index(&srv->pool, local); /* net30: the block holding local */
     char l[INET_ADDRSTRLEN];
-    struct peer *holder;
+    struct peer *holder = NULL;
     struct vroute_key key;
 
     inet_ntop(AF_INET, &be, l, sizeof(l));
     if (check_ifconfig_push(a, c, why, why_len)) {
         return -1;
     }
-    if (idx == SIZE_MAX && ip_pool_file_index(&srv->pool, local) != SIZE_MAX) {
+    if (idx != SIZE_MAX && srv->pool.type == IP_POOL_NET30 &&
+        ((local & 3u) == 0 || (local & 3u) == 3)) {
         snprintf(why, why_len,
-                 "%s:%d: ifconfig-push: %s lies in a /30 block of the net30 pool but is not its "
-                 "client address",
+                 "%s:%d: ifconfig-push: %s is the first or last address of a /30 block of the "
+                 "pool",
                  c->path, c->ifconfig_push_line, l);
         return -1;
     }
+    p->pool_index = SIZE_MAX;
     if (idx != SIZE_MAX) {
+        /* Inside the pool: the entry is this client's while it stays, so the pool never hands
+         * the address (or its /30 block) to anyone else. */
         holder = a->addr_holder[idx];
         if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
             snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
@@ -332,23 +336,32 @@ static int assign_static4(struct acceptor *a, struct ctl_session *cs, const stru
         p->vaddr = local;
         p->pool_index = idx;
         a->addr_holder[idx] = p;
-        return 0;
+        if (local == ip_pool_addr(&srv->pool, idx)) {
+            return 0; /* routed through the entry */
+        }
+        /* net30 with the pair the other way round (the HOWTO's "ifconfig-push .1 .2"): the
+         * block is reserved, the address routed on its own */
+    } else {
+        vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
+        other = vroute_get(&a->routes, &key);
+        holder = other == VROUTE_NONE ? NULL : peer_by_id(a, other);
+        if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
+            snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
+                     holder->common_name);
+            return -1;
+        }
+        cs->is_vaddr_takeover = holder != NULL; /* learn-address "update", as 2.6 */
+        p->vaddr = local;
     }
     vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
-    other = vroute_get(&a->routes, &key);
-    holder = other == VROUTE_NONE ? NULL : peer_by_id(a, other);
-    if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
-        snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
-                 holder->common_name);
-        return -1;
-    }
     if (add_peer_route(p, &key)) {
+        if (p->pool_index != SIZE_MAX) {
+            a->addr_holder[p->pool_index] = NULL;
+            ip_pool_release(&srv->pool, p->pool_index);
+        }
         snprintf(why, why_len, "out of memory");
         return -1;
     }
-    cs->is_vaddr_takeover = holder != NULL; /* learn-address "update", as 2.6 */
-    p->vaddr = local;
-    p->pool_index = SIZE_MAX;
     return 0;
 }
 

@@ -174,7 +174,10 @@ static int call_connect(struct native_plugin *np, const struct ovpnd_plugin_vars
     }
     if (np->hooks.address_assign) {
         char ipv4[16] = "", ipv6[46] = "";
-        const char *mask = host_var(vars, "ifconfig_pool_netmask");
+        /* topology subnet: the netmask; net30/p2p: the client's peer (hook_env.c) */
+        const char *mask = host_var(vars, "ifconfig_pool_netmask")
+                               ? host_var(vars, "ifconfig_pool_netmask")
+                               : host_var(vars, "ifconfig_pool_local_ip");
         const char *bits = host_var(vars, "ifconfig_pool_ip6_netbits");
 
         r = np->hooks.address_assign(np->hooks.ctx, vars, ipv4, sizeof(ipv4), ipv6, sizeof(ipv6));

@@ -3,7 +3,8 @@
 #  - topology net30 + client-to-client: the first two clients get openvpn 2.6's /30 pairs
 #    (198.19.0.6 peer 198.19.0.5, 198.19.0.10 peer 198.19.0.9) and the pushed route to the
 #    whole network; both ping the server's tun address and each other; the status file lists
-#    both addresses;
+#    both addresses; a third client's client-config-dir pair (198.19.0.101 198.19.0.102, the
+#    client end first, inside the pool) comes up as written and is reachable;
 #  - topology p2p: the client gets 198.19.0.4 with the server's 198.19.0.1 as its peer, and
 #    pings it;
 #  - topology subnet with `server ... nopool`, a narrower ifconfig-pool (.100-.149) and
@@ -31,7 +32,13 @@ client_inet() {
 status_has() { grep -q "$1" "$OVT_DIR/status.log" 2>/dev/null; }
 
 # ---- net30 with client-to-client ----
-OVT_TOPOLOGY=net30 server_conf_write "$OVT_DIR" "client-to-client"
+ccd=$OVT_DIR/ccd
+mkdir -p "$ccd"
+chmod 755 "$ccd"
+# the HOWTO's net30 pair: the client end first (a /30 block's .1), the server end second
+printf 'ifconfig-push 198.19.0.101 198.19.0.102\n' >"$ccd/client3"
+chmod 644 "$ccd/client3"
+OVT_TOPOLOGY=net30 server_conf_write "$OVT_DIR" "client-to-client" "client-config-dir $ccd"
 server_start "$OVT_DIR"
 ip -n "$NS_SRV" -4 -o addr show | grep -q "inet 198.19.0.1 peer 198.19.0.2/32 " ||
     fail "net30: the server's tun is not 198.19.0.1 peer 198.19.0.2: $(ip -n "$NS_SRV" -4 -o addr show)"
@@ -51,9 +58,16 @@ assert_ping "$ns1" 198.19.0.10 10 0.05 10 "net30: client 1 -> client 2 (client-t
 assert_ping "$NS_SRV" 198.19.0.6 10 0.05 0 "net30: server -> client 1"
 wait_for 10 status_has "^198.19.0.10,client2," || fail "net30: the status file does not list 198.19.0.10 for client2"
 status_has "^198.19.0.6,client1," || fail "net30: no routing row 198.19.0.6 for client1 in the status file"
+client_start "$OVT_DIR" 3
+wait_tunnel 3
+[ "$(client_inet 3)" = "198.19.0.101 peer 198.19.0.102/32" ] || fail "net30: client 3 has $(client_inet 3), not its ifconfig-push pair"
+assert_ping "$(client_ns 3)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "net30: client 3 (ifconfig-push pair) -> server tun"
+assert_ping "$NS_SRV" 198.19.0.101 5 0.05 0 "net30: server -> client 3"
 client_stop 1
 client_stop 2
+client_stop 3
 server_stop
+rm -f "$ccd/client3"
 
 # ---- p2p ----
 OVT_TOPOLOGY=p2p server_conf_write "$OVT_DIR"
@@ -68,9 +82,6 @@ client_stop 1
 server_stop
 
 # ---- subnet, server nopool + ifconfig-pool, ifconfig-ipv6 + ifconfig-ipv6-pool, CCD ----
-ccd=$OVT_DIR/ccd
-mkdir -p "$ccd"
-chmod 755 "$ccd"
 printf 'ifconfig-push 198.19.0.50 255.255.255.0\n' >"$ccd/client2"
 printf '# outside the subnet\n\nifconfig-push 198.19.1.50 255.255.255.0\n' >"$ccd/client3"
 chmod 644 "$ccd"/*
