@@ -17,6 +17,7 @@
 #
 # CTest runs these tests two at a time; a test that must run alone (timing-sensitive, CPU-heavy,
 # or changing the host: users, PAM files) carries the line "# ovt: serial" (tests/CMakeLists.txt).
+# Tests that only must not meet each other (the same PAM user and files) carry "# ovt: lock NAME".
 # "# ovt: optimised build only: REASON" skips a test in the sanitizer pass (OVT_SANITIZER_PASS=1).
 #
 # Every process started here runs under `timeout` and with a parent-death signal, so it dies

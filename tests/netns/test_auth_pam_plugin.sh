@@ -11,7 +11,7 @@
 #      with echo on): a client whose password is in the static-challenge form
 #      "SCRV1:<base64 password>:<base64 code>" connects with the right code and is refused
 #      with a wrong one or none.
-# ovt: serial (see tests/CMakeLists.txt)
+# ovt: lock pam (it adds a user and PAM files to the host)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

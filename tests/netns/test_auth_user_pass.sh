@@ -9,7 +9,7 @@
 #      script's auth_failed_reason_file text reaches the client without its trailing newline.
 #   2. password only (verify-client-cert none, via-env): no client certificate, right and wrong
 #      passwords; the credentials are checked again when the client renegotiates.
-# ovt: serial (see tests/CMakeLists.txt)
+# ovt: lock pam (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
