@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,21 +62,108 @@ static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reaso
     server_post_acceptor(srv, m);
 }
 
-/* Send the queued datagrams with as few sendmmsg() calls as the kernel allows. A datagram the
- * kernel refuses is dropped and counted; the rest still go. */
-static void tx_flush(struct worker *w)
+/* Send tx slots [from, to) one datagram each, with as few sendmmsg() calls as the kernel
+ * allows. A datagram the kernel refuses is dropped and counted; the rest still go. */
+static void tx_send_plain(struct worker *w, unsigned from, unsigned to)
 {
-    unsigned done = 0;
-
-    while (done < w->n_tx) {
-        int n = sendmmsg(w->udp_fd, &w->tx_msgs[done], w->n_tx - done, MSG_DONTWAIT);
+    while (from < to) {
+        int n = sendmmsg(w->udp_fd, &w->tx_msgs[from], to - from, MSG_DONTWAIT);
 
         if (n <= 0) {
-            drop(w, &w->stats.drop_send, &w->tx_addr[done], strerror(errno));
-            done++; /* skip the one that failed */
+            drop(w, &w->stats.drop_send, &w->tx_addr[from], strerror(errno));
+            from++; /* skip the one that failed */
             continue;
         }
-        done += (unsigned)n;
+        from += (unsigned)n;
+    }
+}
+
+#define GSO_MAX_SEGMENTS 64 /* UDP_MAX_SEGMENTS of Linux before 6.9 */
+#define GSO_MAX_BYTES 60000 /* under the 64 KiB an IP datagram (the unsegmented one) holds */
+
+/* One GSO message for tx slots [first, first + n): the same destination, every datagram of
+ * size seg except perhaps a shorter last one (the kernel's rule for UDP_SEGMENT). */
+static void gso_msg(struct worker *w, unsigned k, unsigned first, unsigned n, uint16_t seg)
+{
+    struct mmsghdr *mh = &w->gso_msgs[k];
+    struct cmsghdr *cm;
+
+    memset(mh, 0, sizeof(*mh));
+    mh->msg_hdr.msg_name = &w->tx_addr[first];
+    mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[first]);
+    mh->msg_hdr.msg_iov = &w->tx_iov[first];
+    mh->msg_hdr.msg_iovlen = n;
+    w->gso_first[k] = first;
+    if (n < 2) {
+        return;
+    }
+    mh->msg_hdr.msg_control = w->gso_ctrl[k];
+    mh->msg_hdr.msg_controllen = sizeof(w->gso_ctrl[k]);
+    cm = CMSG_FIRSTHDR(&mh->msg_hdr);
+    cm->cmsg_level = SOL_UDP;
+    cm->cmsg_type = UDP_SEGMENT;
+    cm->cmsg_len = CMSG_LEN(sizeof(seg));
+    memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+}
+
+/* Send the queued datagrams. With UDP GSO, each run of datagrams to one client with one size
+ * (a bulk transfer's full-size packets) leaves as one message that the kernel segments: one
+ * pass through the UDP/IP stack instead of one per datagram. Where the kernel refuses
+ * UDP_SEGMENT, GSO stays off for this worker and the datagrams go one by one. */
+static void tx_flush(struct worker *w)
+{
+    unsigned n_msgs = 0, done = 0;
+
+    if (!w->is_gso_ok) {
+        tx_send_plain(w, 0, w->n_tx);
+        w->n_tx = 0;
+        return;
+    }
+    for (unsigned i = 0; i < w->n_tx;) {
+        size_t seg = w->tx_iov[i].iov_len, total = seg;
+        unsigned j = i + 1;
+
+        while (j < w->n_tx && j - i < GSO_MAX_SEGMENTS && w->tx_iov[j].iov_len <= seg &&
+               total + w->tx_iov[j].iov_len <= GSO_MAX_BYTES &&
+               udp_addr_equal(&w->tx_addr[j], &w->tx_addr[i])) {
+            total += w->tx_iov[j].iov_len;
+            if (w->tx_iov[j++].iov_len < seg) {
+                break; /* a shorter datagram ends the run */
+            }
+        }
+        gso_msg(w, n_msgs++, i, j - i, (uint16_t)seg);
+        i = j;
+    }
+    while (done < n_msgs) {
+        int n = sendmmsg(w->udp_fd, &w->gso_msgs[done], n_msgs - done, MSG_DONTWAIT);
+        unsigned first, last;
+
+        if (n > 0) {
+            for (unsigned k = done; k < done + (unsigned)n; k++) {
+                if (w->gso_msgs[k].msg_hdr.msg_iovlen > 1) {
+                    stat_add(&w->stats.tx_gso, w->gso_msgs[k].msg_hdr.msg_iovlen);
+                }
+            }
+            done += (unsigned)n;
+            continue;
+        }
+        first = w->gso_first[done];
+        last = done + 1 < n_msgs ? w->gso_first[done + 1] : w->n_tx;
+        if (w->gso_msgs[done].msg_hdr.msg_iovlen > 1 &&
+            (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT || errno == EOPNOTSUPP)) {
+            log_msg(LOG_WARN,
+                    "worker %d: the kernel refuses UDP GSO (%s): sending datagrams one by one",
+                    w->index, strerror(errno));
+            w->is_gso_ok = false;
+            tx_send_plain(w, first, w->n_tx);
+            w->n_tx = 0;
+            return;
+        }
+        /* This message failed (full buffer, unreachable...): its datagrams are dropped. */
+        for (unsigned k = first; k < last; k++) {
+            drop(w, &w->stats.drop_send, &w->tx_addr[k], strerror(errno));
+        }
+        done++;
     }
     w->n_tx = 0;
 }
@@ -559,12 +647,13 @@ static void log_stats(struct worker *w)
             ", authentication %" PRIu64 ", replay %" PRIu64 ", bad source %" PRIu64
             ", not IP %" PRIu64 ", no route %" PRIu64 ", send %" PRIu64
             ", IPv6 link-local source %" PRIu64 "; client-to-client %" PRIu64
-            "; hand-over messages not from the pool %" PRIu64,
+            "; sent by UDP GSO %" PRIu64 "; hand-over messages not from the pool %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
             stat_get(&s->drop_not_ip), stat_get(&s->drop_no_route), stat_get(&s->drop_send),
-            stat_get(&s->drop_link_local), stat_get(&s->client_to_client), w->pool.n_fallbacks);
+            stat_get(&s->drop_link_local), stat_get(&s->client_to_client), stat_get(&s->tx_gso),
+            w->pool.n_fallbacks);
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -657,6 +746,8 @@ int worker_init(struct worker *w, struct server *srv, int i)
     w->srv = srv;
     w->udp_fd = srv->udp_fds[1 + i];
     w->tun_fd = srv->tun.fds[i];
+    /* OVPND_UDP_GSO=off: one datagram per send, as without kernel support (for comparison). */
+    w->is_gso_ok = !getenv("OVPND_UDP_GSO") || strcmp(getenv("OVPND_UDP_GSO"), "off") != 0;
     msgq_init(&w->inbox);
     vroute_table_init(&w->routes);
     w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));

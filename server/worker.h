@@ -39,6 +39,7 @@ struct worker_stats {
     _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
         drop_bad_source, drop_not_ip, drop_no_route, drop_send, drop_compressed, drop_link_local;
     _Atomic uint64_t client_to_client; /* packets forwarded between clients (client-to-client) */
+    _Atomic uint64_t tx_gso;           /* datagrams that left inside UDP GSO sends */
 };
 
 /* Add one to a counter owned by the calling thread. */
@@ -89,6 +90,12 @@ struct worker {
     struct iovec tx_iov[WORKER_BATCH];
     struct mmsghdr tx_msgs[WORKER_BATCH];
     unsigned n_tx;
+    /* UDP GSO (UDP_SEGMENT, Linux 4.18+): runs of queued datagrams to one client with one size
+     * leave in a single send; cleared for good when the kernel refuses it. */
+    bool is_gso_ok;
+    struct mmsghdr gso_msgs[WORKER_BATCH];
+    uint8_t gso_ctrl[WORKER_BATCH][CMSG_SPACE(sizeof(uint16_t))];
+    unsigned gso_first[WORKER_BATCH]; /* the tx slot each gso_msgs entry starts at */
 };
 
 /* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */
