@@ -569,6 +569,10 @@ loadgen_server() {
     local pki=$OVT_DIR/pki barrier=$BD/$server.barrier conc
     rm -f "$barrier"
     conc=$(((lg_conc + n_procs - 1) / n_procs))
+    # Each load generator runs one thread per CPU it gets (its TLS is Mbed TLS too and would
+    # otherwise cap the handshake rate of a fast server on one core).
+    local lg_threads=$(($(nproc) / n_procs))
+    [ "$lg_threads" -ge 1 ] || lg_threads=1
     [ "$lg_conc" = 0 ] && conc=0
     # Connecting everyone takes N / rate; allow for a rate as low as 20/s.
     local limit=$((n_clients / 20 + LG_SECS + 300)) ticks0
@@ -579,6 +583,7 @@ loadgen_server() {
             --cert "$pki/client1.crt" --key "$pki/client1.key" --tls-crypt "$pki/ta.key"
             --clients "$n" --rate 0 --concurrency "$conc" --duration "$LG_SECS"
             --data-rate "$LG_PPS" --bind-range "198.18.0.$a-$((a + 1))" --server-pid "$spid"
+            --threads "$lg_threads"
             --json "$BD/$server.loadgen.$p.json")
         if [ "$n_procs" -gt 1 ]; then
             args+=(--barrier "$barrier" --barrier-count "$n_procs")
