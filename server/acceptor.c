@@ -996,6 +996,8 @@ static void write_status(struct acceptor *a)
             if (p->has_vaddr6) {
                 memcpy(&r->virt_addr6, p->vaddr6, 16);
             }
+            r->iroutes = p->routes;
+            r->n_iroutes = p->n_routes;
             r->bytes_rx = atomic_load_explicit(&p->bytes_rx, memory_order_relaxed);
             r->bytes_tx = atomic_load_explicit(&p->bytes_tx, memory_order_relaxed);
             r->connected_since = p->connected_since;

@@ -171,6 +171,35 @@ static void print_routes(const struct fmt *f, const struct status_client *c, tim
         }
         fputc('\n', f->out);
     }
+    for (size_t i = 0; i < c->n_iroutes; i++) {
+        const struct vroute_key *k = &c->iroutes[i];
+        char net[INET6_ADDRSTRLEN + 8];
+        uint32_t be = htonl(c->virt_addr);
+
+        if ((k->family == 4 && k->plen == 32 && c->virt_addr && memcmp(k->addr, &be, 4) == 0) ||
+            (k->family == 6 && k->plen == 128 && memcmp(k->addr, &c->virt_addr6, 16) == 0)) {
+            continue; /* the client's own address, listed above */
+        }
+        if (!inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, k->addr, virt, sizeof(virt))) {
+            continue;
+        }
+        if (k->plen == (k->family == 6 ? 128 : 32)) {
+            snprintf(net, sizeof(net), "%s", virt);
+        } else {
+            snprintf(net, sizeof(net), "%s/%u", virt, k->plen);
+        }
+        if (!is_v1) {
+            put_field(f, true, "ROUTING_TABLE");
+        }
+        put_field(f, is_v1, net);
+        put_name(f, false, c->common_name, sizeof(c->common_name));
+        put_field(f, false, real);
+        put_field(f, false, when);
+        if (!is_v1) {
+            put_u64(f, (unsigned int)(c->last_ref ? c->last_ref : now));
+        }
+        fputc('\n', f->out);
+    }
 }
 
 /* "Worker N sessions" and the other per-worker rows, key then value, as GLOBAL STATS rows. */

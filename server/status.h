@@ -40,6 +40,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "server/vroute.h"
+
 /* One connected client as the status file shows it: a snapshot the caller fills. The strings
  * are read up to their NUL or the end of their array, whichever comes first. */
 struct status_client {
@@ -55,6 +57,11 @@ struct status_client {
     uint32_t client_id; /* the management interface's CID */
     uint32_t peer_id;
     char cipher[32]; /* data-channel cipher in openvpn's spelling, e.g. "AES-256-GCM" */
+    /* Subnets routed to the client (iroute, iroute-ipv6), borrowed for the call; the routing
+     * table lists each as "NETWORK/BITS" (a host route without /BITS), as openvpn 2.6 does.
+     * Entries equal to the client's own addresses are left out. */
+    const struct vroute_key *iroutes;
+    size_t n_iroutes;
 };
 
 /* One data-plane worker's load, shown as "Worker N ..." GLOBAL STATS rows (ovpnd's own;

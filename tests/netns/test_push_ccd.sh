@@ -4,7 +4,8 @@
 #  - 150 pushed routes (more than one PUSH_REPLY holds: push-continuation) all reach client 1's
 #    routing table; redirect-gateway def1 installs 0.0.0.0/1 and 128.0.0.0/1 into the tunnel;
 #    dhcp-option and the 2.6 `dns` option reach the client's --up script environment;
-#  - client 1's CCD file gives it a fixed address (ifconfig-push) and an iroute: a host on a LAN
+#  - client 1's CCD file gives it a fixed address (ifconfig-push) and an iroute (listed in the
+#    status file's routing table as 2.6 lists it): a host on a LAN
 #    behind client 1 (its own namespace) answers pings from the server namespace, and its
 #    replies are accepted (source inside the iroute);
 #  - client 2 gets the DEFAULT file (an extra pushed route, and push-remove of the DNS options);
@@ -115,6 +116,9 @@ assert_ping "$NS_SRV" 198.19.50.2 10 0.1 0 "server -> host behind client 1 (irou
 assert_ping "$lan" "$OVT_SERVER_TUN_IP" 10 0.1 0 "host behind client 1 -> server tun"
 assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 10 0.05 0 "client 1 -> server"
 assert_ping "$ns2" "$OVT_SERVER_TUN_IP" 10 0.05 0 "client 2 -> server"
+# The status file's routing table lists the iroute as 2.6 does ("NETWORK/BITS,CN,...").
+wait_for 5 grep -q '^198\.19\.50\.0/24,client1,198\.18\.0\.2:' "$OVT_DIR/status.log" ||
+    fail "the status routing table lacks client 1's iroute 198.19.50.0/24: $(grep -A8 '^ROUTING TABLE' "$OVT_DIR/status.log")"
 
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     # Bad CCD line: AUTH_FAILED, the log names the file and line; address collision refused too.
