@@ -2,6 +2,7 @@
  * plugin_native.h). */
 #include "server/plugin_native.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -180,8 +181,24 @@ static int call_connect(struct native_plugin *np, const struct ovpnd_plugin_vars
                                : host_var(vars, "ifconfig_pool_local_ip");
         const char *bits = host_var(vars, "ifconfig_pool_ip6_netbits");
 
+        const char *local = host_var(vars, "ifconfig_local");
+        char peer[INET_ADDRSTRLEN] = "";
+
         r = np->hooks.address_assign(np->hooks.ctx, vars, ipv4, sizeof(ipv4), ipv6, sizeof(ipv6));
         ipv4[sizeof(ipv4) - 1] = ipv6[sizeof(ipv6) - 1] = '\0';
+        if (r == OVPND_PLUGIN_OK && ipv4[0] && !host_var(vars, "ifconfig_pool_netmask") && mask &&
+            local && strcmp(mask, local) != 0) {
+            /* net30 (the pool's peer is its block's server end, not the server's address, as
+             * with p2p): the server's end is the other usable address of the plugin address's
+             * own /30 block. */
+            struct in_addr a;
+
+            if (inet_pton(AF_INET, ipv4, &a) == 1) {
+                a.s_addr = htonl(ntohl(a.s_addr) ^ 3u);
+                inet_ntop(AF_INET, &a, peer, sizeof(peer));
+                mask = peer;
+            }
+        }
         if (r == OVPND_PLUGIN_OK && ipv4[0]) {
             used += (size_t)snprintf(config + used, NATIVE_CONFIG_MAX + 128 - used,
                                      "ifconfig-push %s %s\n", ipv4, mask ? mask : "255.255.255.0");

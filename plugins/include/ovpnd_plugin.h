@@ -104,7 +104,10 @@ struct ovpnd_plugin {
      * ipv4 (ipv4_cap = 16 bytes: "198.19.0.77") and/or ipv6 (ipv6_cap = 46 bytes, an address
      * without prefix length), else leave them empty (""). The address must lie in the server's
      * subnet and not be held by another client, or the client is refused, as for a
-     * client-config-dir `ifconfig-push`. Returns OK, or DENY (no address for this client).
+     * client-config-dir `ifconfig-push`. With topology net30 the server's end of the client's
+     * tunnel is the other usable address of the address's /30 block, so give one of the two
+     * middle addresses of a block (4n+1 or 4n+2) there. Returns OK, or DENY (no address for
+     * this client).
      * Release what you hand out in client_disconnect. */
     int (*address_assign)(void *ctx, const struct ovpnd_plugin_vars *vars, char *ipv4,
                           size_t ipv4_cap, char *ipv6, size_t ipv6_cap);

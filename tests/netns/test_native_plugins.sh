@@ -7,6 +7,7 @@
 #    their static addresses; client 3 is on the list but revoked in the CRL, client 4 is on no
 #    list: both get AUTH_FAILED and the log says why;
 #  - STATIC is edited (client2 -> .52): client 2 reconnects and gets .52 without a restart;
+#  - with topology net30, client 1's static .50 is paired with .49, its /30 block's other end;
 #  - a bad line in STATIC, or a bad argument, stops start-up naming the file and line (or the
 #    argument).
 set -euo pipefail
@@ -64,6 +65,7 @@ server_log_grep "ovpnd-pool.so: $d/static changed: 2 clients" || fail "no log li
 assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 2 -> server after the move"
 server_stop
 
+
 # Start-up errors: a bad map line, a bad argument.
 printf 'client1 198.19.0.50\nclient2 not-an-address\n' >"$d/static"
 rc=0
@@ -78,4 +80,17 @@ out=$(timeout 20 ip netns exec "$NS_SRV" "$OVPND" --config "$d/server.conf" 2>&1
 [ "$rc" != 0 ] || fail "ovpnd started with a bad plugin argument"
 grep -q "server.conf:[0-9]*: plugin: .*ovpnd-auth-cert.so failed to initialise: argument 'colour=blue'" <<<"$out" ||
     fail "the start-up error does not name the bad argument: $out"
+# topology net30: client 1's static 198.19.0.50 gets the other middle address of its /30 block
+# (.49) as the server's end, and the tunnel works.
+client_stop 1
+client_stop 2
+OVT_TOPOLOGY=net30 server_conf_write "$d" "plugin $pdir/ovpnd-pool.so $d/static"
+server_start "$d"
+client_start "$d" 1
+wait_tunnel 1
+[ "${CLIENT_TUN_IP[1]}" = 198.19.0.50 ] || fail "net30: client 1 got ${CLIENT_TUN_IP[1]}, not 198.19.0.50"
+ip -n "$(client_ns 1)" -4 -o addr show | grep -q "inet 198.19.0.50 peer 198.19.0.49/32 " ||
+    fail "net30: client 1's tun is not 198.19.0.50 peer 198.19.0.49: $(ip -n "$(client_ns 1)" -4 -o addr show)"
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "net30: client 1 -> server"
+server_stop
 ovt_log "PASS"
