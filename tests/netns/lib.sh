@@ -15,7 +15,7 @@
 #   OVT_KEEP_ON_FAIL=1  the same, only when the test fails
 #   OVT_VERBOSE=1     print more progress
 #
-# CTest runs these tests two at a time; a test that must run alone (timing-sensitive, CPU-heavy,
+# CTest runs these tests several at a time; a test that must run alone (timing-sensitive, CPU-heavy,
 # or changing the host: users, PAM files) carries the line "# ovt: serial" (tests/CMakeLists.txt).
 # Tests that only must not meet each other (the same PAM user and files) carry "# ovt: lock NAME".
 # "# ovt: optimised build only: REASON" skips a test in the sanitizer pass (OVT_SANITIZER_PASS=1).

@@ -8,7 +8,6 @@
 #  - a client that exits with explicit-exit-notify (SIGTERM) is gone from it within seconds, far
 #    below the keepalive timeout (ping-restart 120 s here), while the other client stays;
 #  - the same client then connects again and its tunnel carries pings.
-# ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
