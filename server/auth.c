@@ -434,21 +434,8 @@ void auth_tick(struct auth *au)
 static int build_env(const struct auth *au, const struct auth_req *r, const struct auth_client *c,
                      bool with_password, bool is_script, struct script_env *env)
 {
-    char ip[INET6_ADDRSTRLEN], port[8];
-    union udp_addr plain;
-    bool is_ipv6;
     int err;
 
-    /* openvpn names an IPv6 client's address untrusted_ip6 (misc.c, setenv_sockaddr) */
-    udp_addr_plain(&c->remote, &plain);
-    is_ipv6 = plain.sa.sa_family == AF_INET6;
-    if (is_ipv6) {
-        inet_ntop(AF_INET6, &plain.in6.sin6_addr, ip, sizeof(ip));
-        snprintf(port, sizeof(port), "%u", (unsigned)ntohs(plain.in6.sin6_port));
-    } else {
-        inet_ntop(AF_INET, &plain.in4.sin_addr, ip, sizeof(ip));
-        snprintf(port, sizeof(port), "%u", (unsigned)ntohs(plain.in4.sin_port));
-    }
     if (au->global_env != NULL) {
         err = hook_env_append(env, au->global_env); /* script_context included */
     } else {
@@ -459,8 +446,8 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
         err = script_env_add(env, "script_type", "user-pass-verify");
     }
     err = err ? err : script_env_add(env, "common_name", c->common_name);
-    err = err ? err : script_env_add(env, is_ipv6 ? "untrusted_ip6" : "untrusted_ip", ip);
-    err = err ? err : script_env_add(env, "untrusted_port", port);
+    /* untrusted_ip, or untrusted_ip6 for an IPv6 client (misc.c, setenv_sockaddr) */
+    err = err ? err : hook_env_addr(env, "untrusted", &c->remote);
     err = err ? err : script_env_add(env, "auth_control_file", r->acf);
     err = err ? err : script_env_add(env, "auth_pending_file", r->apf);
     err = err ? err : script_env_add(env, "auth_failed_reason_file", r->afr);

@@ -142,11 +142,30 @@ static void put_words(const struct fmt *f, const char *const *words, size_t n_wo
         put_words((f), w_, sizeof(w_) / sizeof(w_[0]));                                            \
     } while (0)
 
-/* The client's routing-table rows: its IPv4 then its IPv6 virtual address, each if set.
- * Version 1 rows have no row tag and no time_t column. */
+/* One routing-table row for c: virt (an address, or NETWORK/BITS) then c's name, real
+ * address and last reference. Version 1 rows have no row tag and no time_t column. */
+static void print_route_row(const struct fmt *f, const struct status_client *c, const char *virt,
+                            const char *real, const char *when, time_t now, bool is_v1)
+{
+    if (!is_v1) {
+        put_field(f, true, "ROUTING_TABLE");
+    }
+    put_field(f, is_v1, virt);
+    put_name(f, false, c->common_name, sizeof(c->common_name));
+    put_field(f, false, real);
+    put_field(f, false, when);
+    if (!is_v1) {
+        put_u64(f, (unsigned int)(c->last_ref ? c->last_ref : now));
+    }
+    fputc('\n', f->out);
+}
+
+/* The client's routing-table rows: its IPv4 then its IPv6 virtual address, each if set, then
+ * its iroutes (openvpn 2.6 lists those as NETWORK/BITS). */
 static void print_routes(const struct fmt *f, const struct status_client *c, time_t now, bool is_v1)
 {
     char when[TIME_STR_MAX], real[ADDR_STR_MAX], virt[INET6_ADDRSTRLEN];
+    uint32_t be = htonl(c->virt_addr);
 
     real_addr_str(real, sizeof(real), &c->real);
     time_str(when, sizeof(when), c->last_ref, now);
@@ -156,25 +175,13 @@ static void print_routes(const struct fmt *f, const struct status_client *c, tim
         } else {
             virt_addr_str(virt, sizeof(virt), c->virt_addr);
         }
-        if (virt[0] == '\0') {
-            continue;
+        if (virt[0] != '\0') {
+            print_route_row(f, c, virt, real, when, now, is_v1);
         }
-        if (!is_v1) {
-            put_field(f, true, "ROUTING_TABLE");
-        }
-        put_field(f, is_v1, virt);
-        put_name(f, false, c->common_name, sizeof(c->common_name));
-        put_field(f, false, real);
-        put_field(f, false, when);
-        if (!is_v1) {
-            put_u64(f, (unsigned int)(c->last_ref ? c->last_ref : now));
-        }
-        fputc('\n', f->out);
     }
     for (size_t i = 0; i < c->n_iroutes; i++) {
         const struct vroute_key *k = &c->iroutes[i];
         char net[INET6_ADDRSTRLEN + 8];
-        uint32_t be = htonl(c->virt_addr);
 
         if ((k->family == 4 && k->plen == 32 && c->virt_addr && memcmp(k->addr, &be, 4) == 0) ||
             (k->family == 6 && k->plen == 128 && memcmp(k->addr, &c->virt_addr6, 16) == 0)) {
@@ -188,17 +195,7 @@ static void print_routes(const struct fmt *f, const struct status_client *c, tim
         } else {
             snprintf(net, sizeof(net), "%s/%u", virt, k->plen);
         }
-        if (!is_v1) {
-            put_field(f, true, "ROUTING_TABLE");
-        }
-        put_field(f, is_v1, net);
-        put_name(f, false, c->common_name, sizeof(c->common_name));
-        put_field(f, false, real);
-        put_field(f, false, when);
-        if (!is_v1) {
-            put_u64(f, (unsigned int)(c->last_ref ? c->last_ref : now));
-        }
-        fputc('\n', f->out);
+        print_route_row(f, c, net, real, when, now, is_v1);
     }
 }
 

@@ -3,6 +3,7 @@
 # key and trusts the right CA, so it gets as far as the TLS handshake, where the server must
 # reject its certificate. Its log shows a TLS failure, it never gets a tunnel address, and the
 # server log names its address and the reason. A good client connects and works meanwhile.
+# Then the same for a certificate from the right CA that has expired: the server log says so.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -50,3 +51,30 @@ server_log_since | grep -E "$bad_ip" | grep -qiE 'Peer Connection Initiated|Lear
 client_stop 1
 server_alive || fail "server died"
 assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 20 0.02 0 "good client afterwards"
+
+# An expired certificate from the right CA (valid in January 2020 only).
+e=$OVT_DIR/expired
+mkdir -p "$e"
+printf '%s\n' '[ca]' 'default_ca = exp' '[exp]' "database = $e/index" "new_certs_dir = $e" \
+    "serial = $e/serial" 'default_md = sha256' 'policy = pol' 'x509_extensions = client' \
+    '[pol]' 'commonName = supplied' '[client]' 'basicConstraints = CA:FALSE' \
+    'keyUsage = critical, digitalSignature, keyEncipherment, keyAgreement' \
+    'extendedKeyUsage = clientAuth' >"$e/ca.cnf"
+: >"$e/index"
+echo 1000 >"$e/serial"
+{
+    openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$e/client.key" \
+        -subj /CN=expired -out "$e/client.csr" &&
+        openssl ca -batch -config "$e/ca.cnf" -keyfile "$OVT_DIR/pki/ca.key" \
+            -cert "$OVT_DIR/pki/ca.crt" -startdate 20200101000000Z -enddate 20200201000000Z \
+            -in "$e/client.csr" -out "$e/client.crt"
+} >"$e/openssl.log" 2>&1 || fail "could not make the expired certificate: $(cat "$e/openssl.log")"
+rm -f "$OVT_DIR/client1.log"
+OVT_CLIENT_CERT=$e/client.crt OVT_CLIENT_KEY=$e/client.key client_start "$OVT_DIR" 1 "hand-window 10"
+wait_for 40 tls_failed || fail "the client with an expired certificate logged no TLS failure in 40 s"
+wait_server_log "$bad_ip.*certificate verification failed: .*expired.*CN 'expired'" 10 ||
+    fail "server log does not say the client's certificate expired: $(server_log_since | grep -m2 "$bad_ip")"
+ovt_log "server log: $(server_log_since | grep -E -m1 "$bad_ip.*expired" | cut -c1-200)"
+[ -z "$(client_tun_ip 1)" ] || fail "the client with an expired certificate has tunnel address $(client_tun_ip 1)"
+client_stop 1
+assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 10 0.02 0 "good client after the expired one"
