@@ -118,7 +118,7 @@ static void net30_blocks(void **state)
     server_cfg(&cfg, CONFIG_TOPOLOGY_NET30, IP(198, 19, 8, 0), IP(255, 255, 255, 0));
     plan_ok(&cfg, &plan);
     assert_int_equal(plan.local, IP(198, 19, 8, 1));
-    assert_int_equal(plan.remote_netmask, IP(198, 19, 8, 2)); /* ifconfig 10.8.0.1 10.8.0.2 */
+    assert_int_equal(plan.remote_netmask, IP(198, 19, 8, 2)); /* ifconfig NETWORK+1 NETWORK+2 */
     assert_int_equal(plan.pool.type, IP_POOL_NET30);
     assert_int_equal(plan.pool.start, IP(198, 19, 8, 4));
     assert_int_equal(plan.pool.end, IP(198, 19, 8, 251));
