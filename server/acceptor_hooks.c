@@ -59,6 +59,22 @@ struct acc_hook_wait {
     bool is_route_unlearned[LEARN_MAX];
 };
 
+/* A zeroed wait of kind for cs, answering cb(ctx) (the caller frees it). NULL: no memory. */
+static struct acc_hook_wait *hook_wait_new(struct acceptor *a, struct ctl_session *cs,
+                                           enum hw_kind kind, acc_hook_cb cb, void *ctx)
+{
+    struct acc_hook_wait *w = calloc(1, sizeof(*w));
+
+    if (w != NULL) {
+        w->a = a;
+        w->cs = cs;
+        w->kind = kind;
+        w->cb = cb;
+        w->ctx = ctx;
+    }
+    return w;
+}
+
 bool acc_hooks_any(const struct acceptor *a)
 {
     const struct config *cfg = a->cfg;
@@ -189,15 +205,10 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
     if (!acc_hooks_any(a) || (cs->tls_env != NULL && !wants_tls_verify)) {
         return 1;
     }
-    w = calloc(1, sizeof(*w));
+    w = hook_wait_new(a, cs, HW_TLS_VERIFY, cb, ctx);
     if (w == NULL) {
         return -ENOMEM;
     }
-    w->a = a;
-    w->cs = cs;
-    w->kind = HW_TLS_VERIFY;
-    w->cb = cb;
-    w->ctx = ctx;
     w->n_depths = (int)n;
     for (size_t d = 0; d < n && err == 0; d++) {
         err = hook_env_cert(&w->cert_vars[d], (int)d, chain[d]);
@@ -388,15 +399,10 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
         !hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL)) {
         return 1;
     }
-    w = calloc(1, sizeof(*w));
+    w = hook_wait_new(a, cs, HW_CONNECT, cb, ctx);
     if (w == NULL) {
         return -ENOMEM;
     }
-    w->a = a;
-    w->cs = cs;
-    w->kind = HW_CONNECT;
-    w->cb = cb;
-    w->ctx = ctx;
     err = hook_env_append(&env, cs->hook_env);
     if (err == 0 && has_v1) {
         err = script_make_temp(cfg->tmp_dir, "cc", w->plugin_file, TEMP_PATH_MAX);
@@ -552,15 +558,10 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
     if (!hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, a->cfg->learn_address) || p == NULL) {
         return 1;
     }
-    w = calloc(1, sizeof(*w));
+    w = hook_wait_new(a, cs, HW_LEARN, cb, ctx);
     if (w == NULL) {
         return -ENOMEM;
     }
-    w->a = a;
-    w->cs = cs;
-    w->kind = HW_LEARN;
-    w->cb = cb;
-    w->ctx = ctx;
     {
         struct in_addr in = {.s_addr = htonl(p->vaddr)};
         struct learn_item *it = &w->items[w->n_items++];

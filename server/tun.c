@@ -115,7 +115,10 @@ static int configure_link(int sock, const char *name, int mtu)
     return ioctl(sock, SIOCSIFFLAGS, &ifr) < 0 ? -errno : 0;
 }
 
-int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int mtu)
+/* IPv4 address, then netmask (SIOCSIFADDR resets the mask to the classful default), then with
+ * peer != 0 the point-to-point destination, then link up with mtu. */
+static int configure_v4(const struct tun_dev *t, uint32_t addr, uint32_t netmask, uint32_t peer,
+                        int mtu)
 {
     int sock, err;
 
@@ -126,10 +129,12 @@ int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int 
     if (sock < 0) {
         return -errno;
     }
-    /* Address before netmask: SIOCSIFADDR resets the mask to the classful default. */
     err = set_addr_ioctl(sock, t->name, SIOCSIFADDR, addr);
     if (!err) {
         err = set_addr_ioctl(sock, t->name, SIOCSIFNETMASK, netmask);
+    }
+    if (!err && peer != 0) {
+        err = set_addr_ioctl(sock, t->name, SIOCSIFDSTADDR, peer);
     }
     if (!err) {
         err = configure_link(sock, t->name, mtu);
@@ -138,31 +143,16 @@ int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int 
     return err;
 }
 
+int tun_configure(const struct tun_dev *t, uint32_t addr, uint32_t netmask, int mtu)
+{
+    return configure_v4(t, addr, netmask, 0, mtu);
+}
+
 int tun_configure_p2p(const struct tun_dev *t, uint32_t local, uint32_t remote, int mtu)
 {
-    int sock, err;
-
-    if (t->n_queues < 1 || mtu < 68 || mtu > 65535) {
-        return -EINVAL;
-    }
-    sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (sock < 0) {
-        return -errno;
-    }
     /* As `ifconfig tunN LOCAL pointopoint REMOTE`: a /32 with a peer; the kernel routes REMOTE
      * into the device. */
-    err = set_addr_ioctl(sock, t->name, SIOCSIFADDR, local);
-    if (!err) {
-        err = set_addr_ioctl(sock, t->name, SIOCSIFNETMASK, 0xFFFFFFFFu);
-    }
-    if (!err) {
-        err = set_addr_ioctl(sock, t->name, SIOCSIFDSTADDR, remote);
-    }
-    if (!err) {
-        err = configure_link(sock, t->name, mtu);
-    }
-    close(sock);
-    return err;
+    return configure_v4(t, local, 0xFFFFFFFFu, remote, mtu);
 }
 
 int tun_configure_ipv6(const struct tun_dev *t, const uint8_t addr[16], int plen)
