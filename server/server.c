@@ -312,7 +312,7 @@ int server_run(struct config *cfg)
     union udp_addr local;
     char errbuf[512] = "", addr[32];
     int err, n_started = 0;
-    bool acceptor_started = false, want_steering;
+    bool acceptor_started = false, want_steering, want_offload;
 
     memset(&srv, 0, sizeof(srv));
     srv.tun_steer.map_fd = srv.tun_steer.map6_fd = srv.tun_steer.prog_fd = -1;
@@ -353,11 +353,22 @@ int server_run(struct config *cfg)
         err = -ENOMEM;
         goto out;
     }
-    err = tun_open(cfg->dev, srv.n_workers, &srv.tun);
+    /* OVPND_TUN_OFFLOAD=off: one packet per TUN read and write, as without kernel support (for
+     * comparison). */
+    want_offload = !getenv("OVPND_TUN_OFFLOAD") || strcmp(getenv("OVPND_TUN_OFFLOAD"), "off") != 0;
+    err = tun_open(cfg->dev, srv.n_workers, want_offload, &srv.tun);
     if (err) {
         log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->dev,
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         goto out;
+    }
+    if (!want_offload) {
+        log_msg(LOG_WARN, "OVPND_TUN_OFFLOAD=off: TUN segmentation offloads disabled");
+    } else if (!srv.tun.has_offload) {
+        log_msg(LOG_WARN,
+                "the kernel refused TUN segmentation offloads (%s): one packet per "
+                "TUN read and write",
+                strerror(srv.tun.offload_errno));
     }
     err = configure_tun4(&srv);
     if (err) {

@@ -36,7 +36,7 @@ static bool name_ok(const char *dev)
  * the name the kernel chose back into ifr. With is_first the device must not exist yet
  * (IFF_TUN_EXCL: -EBUSY), so a second server never joins another one's device as extra queues.
  * Returns the fd or -errno. */
-static int open_queue(struct ifreq *ifr, bool is_first)
+static int open_queue(struct ifreq *ifr, bool is_first, bool has_vnet_hdr)
 {
     int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     int err;
@@ -44,7 +44,8 @@ static int open_queue(struct ifreq *ifr, bool is_first)
     if (fd < 0) {
         return -errno;
     }
-    ifr->ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE | (is_first ? IFF_TUN_EXCL : 0);
+    ifr->ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE | (is_first ? IFF_TUN_EXCL : 0) |
+                     (has_vnet_hdr ? IFF_VNET_HDR : 0);
     if (ioctl(fd, TUNSETIFF, ifr) < 0) {
         err = -errno;
         close(fd);
@@ -53,7 +54,7 @@ static int open_queue(struct ifreq *ifr, bool is_first)
     return fd;
 }
 
-int tun_open(const char *dev, int n_queues, struct tun_dev *out)
+int tun_open(const char *dev, int n_queues, bool want_offload, struct tun_dev *out)
 {
     struct tun_dev t;
     struct ifreq ifr;
@@ -70,7 +71,7 @@ int tun_open(const char *dev, int n_queues, struct tun_dev *out)
     /* openvpn's "--dev tun" means: let the kernel number it. */
     strcpy(ifr.ifr_name, strcmp(dev, "tun") == 0 ? "tun%d" : dev);
     for (int i = 0; i < n_queues; i++) {
-        fd = open_queue(&ifr, i == 0);
+        fd = open_queue(&ifr, i == 0, want_offload);
         if (fd < 0) {
             tun_close(&t);
             return fd;
@@ -80,6 +81,17 @@ int tun_open(const char *dev, int n_queues, struct tun_dev *out)
     }
     memcpy(t.name, ifr.ifr_name, IFNAMSIZ);
     t.name[IFNAMSIZ - 1] = '\0';
+    t.has_vnet_hdr = want_offload;
+    if (want_offload) {
+        /* The device's features, so one call covers every queue. */
+        unsigned offloads = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
+
+        if (ioctl(t.fds[0], TUNSETOFFLOAD, offloads) == 0) {
+            t.has_offload = true;
+        } else {
+            t.offload_errno = errno;
+        }
+    }
     *out = t;
     return 0;
 }

@@ -9,6 +9,7 @@
 #ifndef SERVER_TUN_H
 #define SERVER_TUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TUN_MAX_QUEUES 64
@@ -17,17 +18,25 @@ struct tun_dev {
     char name[16]; /* the interface name the kernel gave, NUL-terminated (IFNAMSIZ) */
     int fds[TUN_MAX_QUEUES];
     int n_queues;
+    bool has_vnet_hdr; /* every read and write starts with a struct virtio_net_hdr (10 bytes) */
+    bool has_offload;  /* TSO4/TSO6/CSUM are on: reads may be super-packets (tun_offload.h) */
+    int offload_errno; /* why TUNSETOFFLOAD failed, when has_vnet_hdr && !has_offload */
 };
 
 /* Create (or attach to) the device and open n_queues queues (1..TUN_MAX_QUEUES), each fd
- * O_NONBLOCK | O_CLOEXEC. dev is openvpn's --dev argument: "tun" lets the kernel pick the first
+ * O_NONBLOCK | O_CLOEXEC. With want_offload every queue also gets IFF_VNET_HDR and the device
+ * TUNSETOFFLOAD(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6): reads may then be TCP super-packets of up
+ * to 64 KiB or carry a partial checksum, and writes may be super-packets (see
+ * proto/tun_offload.h); a kernel refusing the offloads leaves has_offload false (the headers
+ * stay, all empty). dev is openvpn's --dev argument: "tun" lets the kernel pick the first
  * free tunN; any other name (e.g. "tun3", "vpn0", at most 15 bytes, no '/' or whitespace or '%')
  * is used as is. out is filled on success; the caller then owns the fds (tun_close).
  * Returns 0 or -errno: -EINVAL for a bad name or count, -ENOENT when /dev/net/tun is missing,
  * -EPERM without CAP_NET_ADMIN; -EINVAL or -EBUSY when the name belongs to a device of another
  * kind, to a tun device without multiqueue, or to one already in use. Nothing is left open on
  * error. */
-int tun_open(const char *dev, int n_queues, struct tun_dev *out); /* -EBUSY: dev exists */
+int tun_open(const char *dev, int n_queues, bool want_offload,
+             struct tun_dev *out); /* -EBUSY: dev exists */
 
 /* Give the device an IPv4 address and netmask (host byte order), set its MTU in bytes and bring
  * the link up, through ioctls on an AF_INET datagram socket (SIOCSIFADDR, SIOCSIFNETMASK,

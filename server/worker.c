@@ -8,6 +8,7 @@
 #include <string.h>
 #include <netinet/udp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "proto/cursor.h"
@@ -21,6 +22,7 @@
 #include "server/udp.h"
 
 #define WORKER_TICK_MS 1000
+#define TUN_READ_LEN (VNET_HDR_LEN + TUN_OFFLOAD_MAX_PACKET)
 
 static void drop(struct worker *w, _Atomic uint64_t *counter, const union udp_addr *from,
                  const char *why)
@@ -373,8 +375,39 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
     } else {
         mss_clamp_ipv6(plain, len, w->srv->mss_max);
     }
-    if (write(w->tun_fd, plain, len) < 0) {
+    if (w->has_vnet_hdr) {
+        tcp_gro_add(&w->gro, plain, len); /* written by tun_write_offload, at the latest when
+                                           * the callback ends (flush_out) */
+    } else if (write(w->tun_fd, plain, len) < 0) {
         drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
+    }
+}
+
+/* tcp_gro's output: one packet for the TUN device, behind its virtio_net_hdr. */
+static void tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pkt, size_t len)
+{
+    struct worker *w = ctx;
+    uint8_t hdr[VNET_HDR_LEN];
+    struct iovec iov[2] = {{hdr, sizeof(hdr)}, {(void *)(uintptr_t)pkt, len}};
+
+    vnet_hdr_put(hdr, h);
+    if (writev(w->tun_fd, iov, 2) < 0) {
+        drop(w, &w->stats.drop_send, NULL, "TUN write failed");
+        return;
+    }
+    if (h->gso_type != VNET_GSO_NONE) {
+        stat_inc(&w->stats.tun_gro_writes);
+        stat_add(&w->stats.tun_gro_segments,
+                 (len - h->hdr_len + h->gso_size - 1) / (h->gso_size ? h->gso_size : 1));
+    }
+}
+
+/* End of a callback: send the queued datagrams and write the coalesced TUN packets. */
+static void flush_out(struct worker *w)
+{
+    tx_flush(w);
+    if (w->has_vnet_hdr) {
+        tcp_gro_flush(&w->gro);
     }
 }
 
@@ -522,7 +555,47 @@ static void udp_drain(uv_poll_t *h, int status, int events)
 static void on_udp(uv_poll_t *h, int status, int events)
 {
     udp_drain(h, status, events);
-    tx_flush(h->data);
+    flush_out(h->data);
+}
+
+/* One read from a TUN device with offloads (n bytes at w->tun_buf + COMP_HEADROOM, starting
+ * with the virtio_net_hdr): a TCP super-packet is cut into segments, each routed on its own; a
+ * partial checksum is completed. */
+static void tun_offload_packet(struct worker *w, size_t n)
+{
+    uint8_t *pkt = w->tun_buf + COMP_HEADROOM + VNET_HDR_LEN;
+    size_t len = n - VNET_HDR_LEN, seg_len;
+    struct vnet_hdr h;
+    struct tso_iter it;
+    int rc;
+
+    vnet_hdr_get(w->tun_buf + COMP_HEADROOM, &h);
+    if (h.gso_type == VNET_GSO_NONE) {
+        if ((h.flags & VNET_F_NEEDS_CSUM) && tun_offload_csum_complete(pkt, len, &h)) {
+            drop(w, &w->stats.drop_tun_read, NULL, "TUN packet with a bad checksum offset");
+            return;
+        }
+        if (len > WORKER_BUF_LEN - COMP_HEADROOM) {
+            drop(w, &w->stats.drop_tun_read, NULL, "TUN packet longer than the tunnel carries");
+            return;
+        }
+        route_tun_packet(w, pkt, len);
+        return;
+    }
+    rc = tso_begin(&it, pkt, len, &h);
+    if (rc) {
+        drop(w, &w->stats.drop_tun_read, NULL, proto_strerror(rc));
+        return;
+    }
+    stat_inc(&w->stats.tun_tso_reads);
+    while ((rc = tso_next(&it, w->rx_bufs[0] + COMP_HEADROOM, WORKER_BUF_LEN - COMP_HEADROOM,
+                          &seg_len)) == 1) {
+        stat_inc(&w->stats.tun_tso_segments);
+        route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, seg_len);
+    }
+    if (rc < 0) {
+        drop(w, &w->stats.drop_tun_read, NULL, "TUN super-packet segment too long");
+    }
 }
 
 static void tun_drain(uv_poll_t *h, int status, int events)
@@ -534,8 +607,17 @@ static void tun_drain(uv_poll_t *h, int status, int events)
         return;
     }
     for (int i = 0; i < 64; i++) {
-        ssize_t n = read(w->tun_fd, w->rx_bufs[0] + COMP_HEADROOM, WORKER_BUF_LEN - COMP_HEADROOM);
+        ssize_t n;
 
+        if (w->has_vnet_hdr) {
+            n = read(w->tun_fd, w->tun_buf + COMP_HEADROOM, TUN_READ_LEN);
+            if (n < VNET_HDR_LEN) {
+                return;
+            }
+            tun_offload_packet(w, (size_t)n);
+            continue;
+        }
+        n = read(w->tun_fd, w->rx_bufs[0] + COMP_HEADROOM, WORKER_BUF_LEN - COMP_HEADROOM);
         if (n <= 0) {
             return;
         }
@@ -546,7 +628,7 @@ static void tun_drain(uv_poll_t *h, int status, int events)
 static void on_tun(uv_poll_t *h, int status, int events)
 {
     tun_drain(h, status, events);
-    tx_flush(h->data);
+    flush_out(h->data);
 }
 
 static void install_peer(struct worker *w, struct peer *p)
@@ -647,13 +729,17 @@ static void log_stats(struct worker *w)
             ", authentication %" PRIu64 ", replay %" PRIu64 ", bad source %" PRIu64
             ", not IP %" PRIu64 ", no route %" PRIu64 ", send %" PRIu64
             ", IPv6 link-local source %" PRIu64 "; client-to-client %" PRIu64
-            "; sent by UDP GSO %" PRIu64 "; hand-over messages not from the pool %" PRIu64,
+            "; sent by UDP GSO %" PRIu64 "; TUN super-packets read %" PRIu64 " (segments %" PRIu64
+            "), written %" PRIu64 " (segments %" PRIu64 "), TUN reads dropped %" PRIu64
+            "; hand-over messages not from the pool %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
             stat_get(&s->drop_not_ip), stat_get(&s->drop_no_route), stat_get(&s->drop_send),
             stat_get(&s->drop_link_local), stat_get(&s->client_to_client), stat_get(&s->tx_gso),
-            w->pool.n_fallbacks);
+            stat_get(&s->tun_tso_reads), stat_get(&s->tun_tso_segments),
+            stat_get(&s->tun_gro_writes), stat_get(&s->tun_gro_segments),
+            stat_get(&s->drop_tun_read), w->pool.n_fallbacks);
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -661,7 +747,8 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
     return stat_get(&s->drop_short) + stat_get(&s->drop_unknown_peer) + stat_get(&s->drop_no_key) +
            stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
            stat_get(&s->drop_not_ip) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
-           stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local);
+           stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local) +
+           stat_get(&s->drop_tun_read);
 }
 
 /* Whether m's peer is one this worker carries now, decided without touching the peer, which
@@ -734,7 +821,7 @@ static void on_async(uv_async_t *a)
         }
         msg_free(m);
     }
-    tx_flush(w);
+    flush_out(w);
 }
 
 int worker_init(struct worker *w, struct server *srv, int i)
@@ -753,6 +840,13 @@ int worker_init(struct worker *w, struct server *srv, int i)
     w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));
     if (!w->by_local || pktpool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
         return -ENOMEM;
+    }
+    w->has_vnet_hdr = srv->tun.has_vnet_hdr;
+    if (w->has_vnet_hdr) {
+        w->tun_buf = malloc(COMP_HEADROOM + TUN_READ_LEN);
+        if (!w->tun_buf || tcp_gro_init(&w->gro, tun_write_offload, w)) {
+            return -ENOMEM;
+        }
     }
     err = uv_loop_init(&w->loop);
     if (err) {
@@ -799,6 +893,11 @@ void worker_join(struct worker *w)
         msg_free(m);
     }
     uv_loop_close(&w->loop);
+    if (w->has_vnet_hdr) {
+        tcp_gro_free(&w->gro);
+        free(w->tun_buf);
+        w->tun_buf = NULL;
+    }
     free(w->by_local);
     vroute_table_free(&w->routes);
     w->by_local = NULL;

@@ -21,10 +21,11 @@
 #include "server/peer.h"
 #include "server/pktpool.h"
 #include "server/vroute.h"
+#include "proto/tun_offload.h"
 
 struct server;
 
-#define WORKER_BATCH 32
+#define WORKER_BATCH 64
 #define WORKER_BUF_LEN 2048
 #define WORKER_POOL_MSGS 256 /* packets one worker can have handed over and not yet consumed */
 
@@ -40,6 +41,11 @@ struct worker_stats {
         drop_bad_source, drop_not_ip, drop_no_route, drop_send, drop_compressed, drop_link_local;
     _Atomic uint64_t client_to_client; /* packets forwarded between clients (client-to-client) */
     _Atomic uint64_t tx_gso;           /* datagrams that left inside UDP GSO sends */
+    _Atomic uint64_t tun_tso_reads;    /* TCP super-packets read from the TUN device... */
+    _Atomic uint64_t tun_tso_segments; /* ...and the segments they were cut into */
+    _Atomic uint64_t tun_gro_writes;   /* super-packets written to the TUN device... */
+    _Atomic uint64_t tun_gro_segments; /* ...and the segments they carried */
+    _Atomic uint64_t drop_tun_read;    /* TUN reads refused: bad offload header or too long */
 };
 
 /* Add one to a counter owned by the calling thread. */
@@ -96,6 +102,12 @@ struct worker {
     struct mmsghdr gso_msgs[WORKER_BATCH];
     uint8_t gso_ctrl[WORKER_BATCH][CMSG_SPACE(sizeof(uint16_t))];
     unsigned gso_first[WORKER_BATCH]; /* the tx slot each gso_msgs entry starts at */
+    /* TUN offloads (tun.h has_vnet_hdr): reads land in tun_buf (a virtio_net_hdr and up to 64
+     * KiB), super-packets are cut into rx_bufs[0]; decrypted TCP segments are coalesced in gro
+     * before they are written (both flushed at the end of every callback). */
+    bool has_vnet_hdr;
+    uint8_t *tun_buf;
+    struct tcp_gro gro;
 };
 
 /* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */

@@ -2,7 +2,9 @@
 # A 20 MB random file crosses the tunnel over TCP in both directions (client -> server, then
 # server -> client) and arrives with the same sha256. The server -> client direction leaves
 # ovpnd in UDP GSO sends (runs of full-size datagrams to one client in one send) where the
-# kernel has UDP_SEGMENT (Linux 4.18+): the workers' counters show it.
+# kernel has UDP_SEGMENT (Linux 4.18+), and both directions use the TUN device's offloads
+# (TCP super-packets cut into segments on the way out, coalesced on the way in): the workers'
+# counters show it.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -65,4 +67,17 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
         awk '{ n += $1 } END { print n + 0 }')
     [ "$gso" -gt 1000 ] || fail "only $gso datagrams left in UDP GSO sends during 20 MiB server -> client"
     ovt_log "server -> client: $gso datagrams sent by UDP GSO"
+    # TUN offloads: the server's TCP sent super-packets that ovpnd cut into segments, and the
+    # client's segments reached the server's TCP coalesced into super-packets.
+    worker_sum() { # worker_sum SED_CAPTURE: the captured number summed over the workers
+        server_log_since | sed -n "s/.*worker [0-9]*: packets in.*$1.*/\1/p" |
+            awk '{ n += $1 } END { print n + 0 }'
+    }
+    tso=$(worker_sum 'TUN super-packets read [0-9]* (segments \([0-9]*\))')
+    gro=$(worker_sum 'written [0-9]* (segments \([0-9]*\))')
+    [ "$tso" -gt 5000 ] ||
+        fail "only $tso segments came from TUN super-packets during 20 MiB server -> client"
+    [ "$gro" -gt 5000 ] ||
+        fail "only $gro segments went into TUN super-packets during 20 MiB client -> server"
+    ovt_log "TUN offloads: $tso segments cut from super-packets, $gro coalesced into them"
 fi
