@@ -91,7 +91,19 @@ ovt_run 70 "$ns1" "$OVT_PY" "$xfer" connect --host 2001:2:0:19::1 --port 5001 \
     fail "TCP over IPv6 failed: $(cat "$OVT_DIR/connect.log")"
 ovt_wait "$lpid" || fail "IPv6 receiver failed: $(cat "$OVT_DIR/listen.log")"
 [ "$(sha256sum <"$OVT_DIR/up.bin")" = "$(sha256sum <"$OVT_DIR/up.recv")" ] || fail "TCP over IPv6: sha256 mismatch"
-ovt_log "TCP over IPv6: 4 MiB, sha256 matches"
+ovt_log "TCP over IPv6, client -> server: 4 MiB, sha256 matches"
+# and the other way (with ovpnd: the server's TCP super-packets cut into IPv6 segments)
+ovt_spawn "$ns1" "$OVT_DIR/listen2.log" "$OVT_PY" "$xfer" listen --bind "$a1" \
+    --port 5002 --ready "$OVT_DIR/ready2" --recv "$OVT_DIR/down.recv" --timeout 60
+lpid=$OVT_LAST_PID
+wait_for 10 test -e "$OVT_DIR/ready2" || fail "IPv6 listener on client 1 did not start"
+ovt_run 70 "$NS_SRV" "$OVT_PY" "$xfer" connect --host "$a1" --port 5002 \
+    --send "$OVT_DIR/up.bin" --timeout 60 >"$OVT_DIR/connect2.log" 2>&1 ||
+    fail "TCP over IPv6 to the client failed: $(cat "$OVT_DIR/connect2.log")"
+ovt_wait "$lpid" || fail "IPv6 receiver on client 1 failed: $(cat "$OVT_DIR/listen2.log")"
+[ "$(sha256sum <"$OVT_DIR/up.bin")" = "$(sha256sum <"$OVT_DIR/down.recv")" ] ||
+    fail "TCP over IPv6, server -> client: sha256 mismatch"
+ovt_log "TCP over IPv6, server -> client: 4 MiB, sha256 matches"
 
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     handed() { # packets handed between workers so far, from the status file
