@@ -27,7 +27,10 @@
  * repeats every 5 s until one arrives (push.c send_push_request). */
 #define PUSH_REQUEST_FIRST_MS 1000
 #define PUSH_REQUEST_REPEAT_MS 5000
+/* How long an EXIT may wait for its acknowledgment: 5 s, plus 4 ms per client of this thread, as
+ * every client exits at once and the server acknowledges them one after another. */
 #define EXIT_ACK_TIMEOUT_MS 5000
+#define EXIT_ACK_MS_PER_CLIENT 4
 #define DATA_BURST_MAX 64   /* echo requests sent at most per timer run when behind */
 #define KM2_BUF_LEN 2048    /* our key-method-2 message is about 400 bytes */
 #define N_FAILURES_LOGGED 5 /* per worker, unless --verbose */
@@ -868,7 +871,8 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
     case LOADGEN_CLIENT_EXITING:
         if (reliable_all_acked(&c->rel)) {
             c->state = LOADGEN_CLIENT_DONE;
-        } else if (now - c->exit_ms >= EXIT_ACK_TIMEOUT_MS) {
+        } else if (now - c->exit_ms >=
+                   EXIT_ACK_TIMEOUT_MS + EXIT_ACK_MS_PER_CLIENT * (uint64_t)c->w->n_clients) {
             fail(c, "EXIT was not acknowledged", NULL);
         }
         break;
