@@ -306,6 +306,26 @@ static void on_signal(uv_signal_t *h, int signum)
     signal(SIGTERM, SIG_IGN);
 }
 
+/* OVPND_MODERATION_US: the workers' polling period under load in microseconds (0 turns it
+ * off; default WORKER_MODERATION_US). */
+static unsigned moderation_from_env(void)
+{
+    const char *env = getenv("OVPND_MODERATION_US");
+    char *end;
+    unsigned long v;
+
+    if (!env) {
+        return WORKER_MODERATION_US;
+    }
+    v = strtoul(env, &end, 10);
+    if (*env == '\0' || *end != '\0' || v > 100000) {
+        log_msg(LOG_WARN, "OVPND_MODERATION_US=%s is not 0..100000: using %u", env,
+                WORKER_MODERATION_US);
+        return WORKER_MODERATION_US;
+    }
+    return (unsigned)v;
+}
+
 int server_run(struct config *cfg)
 {
     struct server srv;
@@ -342,6 +362,7 @@ int server_run(struct config *cfg)
     }
     srv.ping_s = cfg->ping_s;
     srv.ping_restart_s = cfg->ping_restart_s;
+    srv.moderation_us = moderation_from_env();
     /* Data packets add P_DATA_V2 header, packet id and AEAD tag: 4 + 4 + 16 bytes. */
     srv.mss_max = mss_max_for(cfg->mssfix,
                               cfg->mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU

@@ -6,8 +6,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/udp.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -512,17 +514,15 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     handle_plaintext(w, p, payload, plain_len);
 }
 
-static void udp_drain(uv_poll_t *h, int status, int events)
+/* Receive and handle what waits on the UDP socket (at most 4 batches). Returns the number of
+ * datagrams. */
+static unsigned udp_drain(struct worker *w)
 {
-    struct worker *w = h->data;
     struct mmsghdr msgs[WORKER_BATCH];
     struct iovec iov[WORKER_BATCH];
     union udp_addr from[WORKER_BATCH];
+    unsigned total = 0;
 
-    (void)events;
-    if (status < 0) {
-        return;
-    }
     for (int round = 0; round < 4; round++) {
         int n;
 
@@ -537,8 +537,9 @@ static void udp_drain(uv_poll_t *h, int status, int events)
         }
         n = recvmmsg(w->udp_fd, msgs, WORKER_BATCH, MSG_DONTWAIT, NULL);
         if (n <= 0) {
-            return;
+            return total;
         }
+        total += (unsigned)n;
         for (int i = 0; i < n; i++) {
             if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
                 drop(w, &w->stats.drop_short, &from[i], "datagram larger than the buffer");
@@ -547,15 +548,10 @@ static void udp_drain(uv_poll_t *h, int status, int events)
             handle_datagram(w, w->rx_bufs[i], msgs[i].msg_len, &from[i]);
         }
         if (n < WORKER_BATCH) {
-            return;
+            return total;
         }
     }
-}
-
-static void on_udp(uv_poll_t *h, int status, int events)
-{
-    udp_drain(h, status, events);
-    flush_out(h->data);
+    return total;
 }
 
 /* One read from a TUN device with offloads (n bytes at w->tun_buf + COMP_HEADROOM, starting
@@ -598,37 +594,114 @@ static void tun_offload_packet(struct worker *w, size_t n)
     }
 }
 
-static void tun_drain(uv_poll_t *h, int status, int events)
+/* Read and route what waits on the TUN queue (at most 64 reads). Returns the number of reads. */
+static unsigned tun_drain(struct worker *w)
 {
-    struct worker *w = h->data;
+    unsigned i;
 
-    (void)events;
-    if (status < 0) {
-        return;
-    }
-    for (int i = 0; i < 64; i++) {
+    for (i = 0; i < 64; i++) {
         ssize_t n;
 
         if (w->has_vnet_hdr) {
             n = read(w->tun_fd, w->tun_buf + COMP_HEADROOM, TUN_READ_LEN);
             if (n < VNET_HDR_LEN) {
-                return;
+                break;
             }
             tun_offload_packet(w, (size_t)n);
             continue;
         }
         n = read(w->tun_fd, w->rx_bufs[0] + COMP_HEADROOM, WORKER_BUF_LEN - COMP_HEADROOM);
         if (n <= 0) {
-            return;
+            break;
         }
         route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, (size_t)n);
     }
+    return i;
 }
 
+static void on_udp(uv_poll_t *h, int status, int events);
+
+static uint64_t mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Switch between waking for every datagram (the socket's readiness) and polling the socket every
+ * moderation_us microseconds (a periodic timerfd), like a NIC's interrupt moderation or NAPI:
+ * under load each wakeup then handles a batch, which recvmmsg, UDP GSO and the TCP coalescing
+ * for the TUN device need, instead of a datagram or two. */
+static void set_polling(struct worker *w, bool on)
+{
+    struct itimerspec its;
+
+    memset(&its, 0, sizeof(its));
+    if (on) {
+        its.it_value.tv_nsec = (long)w->moderation_us * 1000;
+        its.it_interval = its.it_value;
+        if (timerfd_settime(w->moderation_fd, 0, &its, NULL) < 0) {
+            return; /* stay event-driven */
+        }
+        uv_poll_stop(&w->udp_poll);
+        stat_inc(&w->stats.polling_entered);
+    } else {
+        timerfd_settime(w->moderation_fd, 0, &its, NULL);
+        uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
+    }
+    w->is_polling = on;
+}
+
+/* A datagram wakeup found n datagrams: go polling when they come faster than two moderation
+ * periods apart. */
+static void on_udp(uv_poll_t *h, int status, int events)
+{
+    struct worker *w = h->data;
+    unsigned n = status < 0 ? 0 : udp_drain(w);
+    uint64_t now;
+
+    (void)events;
+    flush_out(w);
+    if (w->moderation_us == 0) {
+        return;
+    }
+    now = mono_us();
+    if (n > 1 || now - w->last_wakeup_us < 2 * (uint64_t)w->moderation_us) {
+        set_polling(w, true);
+    }
+    w->last_wakeup_us = now;
+}
+
+/* The TUN queue stays event-driven: a read is a super-packet of up to 45 segments already, and
+ * delaying it would only let the device's queue grow. */
 static void on_tun(uv_poll_t *h, int status, int events)
 {
-    tun_drain(h, status, events);
+    (void)events;
+    if (status >= 0) {
+        tun_drain(h->data);
+    }
     flush_out(h->data);
+}
+
+/* A polling period ended: drain the socket; back to event-driven when it was empty. */
+static void on_moderation(uv_poll_t *h, int status, int events)
+{
+    struct worker *w = h->data;
+    uint64_t expirations;
+    unsigned n;
+
+    (void)events;
+    if (read(w->moderation_fd, &expirations, sizeof(expirations)) < 0 || status < 0 ||
+        !w->is_polling) {
+        return;
+    }
+    n = udp_drain(w);
+    flush_out(w);
+    if (n == 0) {
+        set_polling(w, false);
+        w->last_wakeup_us = mono_us();
+    }
 }
 
 static void install_peer(struct worker *w, struct peer *p)
@@ -715,6 +788,10 @@ static void stop_loop(struct worker *w)
     uv_timer_stop(&w->tick);
     uv_close((uv_handle_t *)&w->udp_poll, NULL);
     uv_close((uv_handle_t *)&w->tun_poll, NULL);
+    if (w->moderation_fd >= 0) {
+        uv_poll_stop(&w->moderation_poll);
+        uv_close((uv_handle_t *)&w->moderation_poll, NULL);
+    }
     uv_close((uv_handle_t *)&w->tick, NULL);
     uv_close((uv_handle_t *)&w->async, NULL);
 }
@@ -731,7 +808,7 @@ static void log_stats(struct worker *w)
             ", IPv6 link-local source %" PRIu64 "; client-to-client %" PRIu64
             "; sent by UDP GSO %" PRIu64 "; TUN super-packets read %" PRIu64 " (segments %" PRIu64
             "), written %" PRIu64 " (segments %" PRIu64 "), TUN reads dropped %" PRIu64
-            "; hand-over messages not from the pool %" PRIu64,
+            "; polling periods %" PRIu64 "; hand-over messages not from the pool %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
@@ -739,7 +816,7 @@ static void log_stats(struct worker *w)
             stat_get(&s->drop_link_local), stat_get(&s->client_to_client), stat_get(&s->tx_gso),
             stat_get(&s->tun_tso_reads), stat_get(&s->tun_tso_segments),
             stat_get(&s->tun_gro_writes), stat_get(&s->tun_gro_segments),
-            stat_get(&s->drop_tun_read), w->pool.n_fallbacks);
+            stat_get(&s->drop_tun_read), stat_get(&s->polling_entered), w->pool.n_fallbacks);
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -835,6 +912,8 @@ int worker_init(struct worker *w, struct server *srv, int i)
     w->tun_fd = srv->tun.fds[i];
     /* OVPND_UDP_GSO=off: one datagram per send, as without kernel support (for comparison). */
     w->is_gso_ok = !getenv("OVPND_UDP_GSO") || strcmp(getenv("OVPND_UDP_GSO"), "off") != 0;
+    w->moderation_us = srv->moderation_us;
+    w->moderation_fd = -1;
     msgq_init(&w->inbox);
     vroute_table_init(&w->routes);
     w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));
@@ -860,7 +939,16 @@ int worker_init(struct worker *w, struct server *srv, int i)
         return err;
     }
     w->async.data = w->udp_poll.data = w->tun_poll.data = w->tick.data = w;
-    err = uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
+    if (!err && w->moderation_us > 0) {
+        w->moderation_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (w->moderation_fd < 0) {
+            return -errno;
+        }
+        err = uv_poll_init(&w->loop, &w->moderation_poll, w->moderation_fd);
+        w->moderation_poll.data = w;
+        err = err ? err : uv_poll_start(&w->moderation_poll, UV_READABLE, on_moderation);
+    }
+    err = err ? err : uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
     err = err ? err : uv_poll_start(&w->tun_poll, UV_READABLE, on_tun);
     err = err ? err : uv_timer_start(&w->tick, on_tick, WORKER_TICK_MS, WORKER_TICK_MS);
     return err;
@@ -893,6 +981,10 @@ void worker_join(struct worker *w)
         msg_free(m);
     }
     uv_loop_close(&w->loop);
+    if (w->moderation_fd >= 0) {
+        close(w->moderation_fd);
+        w->moderation_fd = -1;
+    }
     if (w->has_vnet_hdr) {
         tcp_gro_free(&w->gro);
         free(w->tun_buf);

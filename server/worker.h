@@ -27,7 +27,8 @@ struct server;
 
 #define WORKER_BATCH 64
 #define WORKER_BUF_LEN 2048
-#define WORKER_POOL_MSGS 256 /* packets one worker can have handed over and not yet consumed */
+#define WORKER_MODERATION_US 400 /* polling period under load (OVPND_MODERATION_US) */
+#define WORKER_POOL_MSGS 256     /* packets one worker can have handed over and not yet consumed */
 
 /* Packet and drop counters of one worker. Only the owner thread writes them (stat_inc: no
  * locked instruction); the acceptor reads them for the status file. */
@@ -46,6 +47,7 @@ struct worker_stats {
     _Atomic uint64_t tun_gro_writes;   /* super-packets written to the TUN device... */
     _Atomic uint64_t tun_gro_segments; /* ...and the segments they carried */
     _Atomic uint64_t drop_tun_read;    /* TUN reads refused: bad offload header or too long */
+    _Atomic uint64_t polling_entered;  /* switches from waking per packet to polling */
 };
 
 /* Add one to a counter owned by the calling thread. */
@@ -108,6 +110,13 @@ struct worker {
     bool has_vnet_hdr;
     uint8_t *tun_buf;
     struct tcp_gro gro;
+    /* Interrupt moderation (worker.c set_polling): under load the sockets are polled every
+     * moderation_us microseconds from a timerfd instead of waking for each packet; 0: off. */
+    unsigned moderation_us;
+    int moderation_fd;
+    uv_poll_t moderation_poll;
+    bool is_polling;
+    uint64_t last_wakeup_us;
 };
 
 /* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */
