@@ -4,6 +4,7 @@
  * checks after each call are the invariants the server relies on (lengths within bounds). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "proto/push.h"
 #include "proto/static_key.h"
 #include "proto/tls_wrap.h"
+#include "proto/tun_offload.h"
 
 #define N_ROUNDS 20000
 #define MAX_LEN 1700
@@ -204,6 +206,85 @@ static void auth_tokens_and_key_files_survive(void **state)
     }
 }
 
+/* Random IP packets, mostly TCP with lengths that match, from a client of the tunnel. */
+static uint8_t *random_ip_packet(size_t *len)
+{
+    size_t n = rnd() % MAX_LEN;
+    uint8_t *p = malloc(n ? n : 1);
+
+    assert_non_null(p);
+    for (size_t i = 0; i < n; i++) {
+        p[i] = (uint8_t)rnd();
+    }
+    if (n >= 60 && rnd() % 8 != 0) {
+        bool v6 = rnd() % 2;
+        size_t iphl = v6 ? 40 : 20;
+
+        p[0] = v6 ? 0x60 : 0x45;
+        if (v6) {
+            p[4] = (uint8_t)((n - 40) >> 8);
+            p[5] = (uint8_t)(n - 40);
+            p[6] = 6;
+        } else {
+            p[2] = (uint8_t)(n >> 8);
+            p[3] = (uint8_t)n;
+            p[6] = rnd() % 2 ? 0x40 : 0;
+            p[7] = 0;
+            p[9] = 6;
+        }
+        p[iphl + 12] = (uint8_t)((5 + rnd() % 4) << 4);
+        p[iphl + 13] = rnd() % 2 ? 0x10 : (uint8_t)rnd();
+        memset(p + iphl + 4, 0, 3); /* sequence numbers close together: some continue */
+    }
+    *len = n;
+    return p;
+}
+
+static size_t n_emitted;
+
+static void count_emitted(void *ctx, const struct vnet_hdr *h, const uint8_t *pkt, size_t len)
+{
+    (void)ctx;
+    (void)pkt;
+    assert_true(len <= TUN_OFFLOAD_MAX_PACKET);
+    assert_true(h->gso_type == VNET_GSO_NONE || h->hdr_len < len);
+    n_emitted++;
+}
+
+/* Decrypted packets of a client into the TCP coalescer, and random super-packets (as the TUN
+ * device would hand them over) into the segmenter. */
+static void tun_offload_survives(void **state)
+{
+    struct tcp_gro g;
+    size_t n_in = 0;
+
+    (void)state;
+    assert_int_equal(tcp_gro_init(&g, count_emitted, NULL), 0);
+    n_emitted = 0;
+    for (int i = 0; i < N_ROUNDS; i++) {
+        size_t len, seg_len;
+        uint8_t *p = random_ip_packet(&len), seg[2048];
+        struct vnet_hdr h = {.gso_type = rnd() % 2 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6,
+                             .gso_size = (uint16_t)(rnd() % 1500)};
+        struct tso_iter it;
+
+        tcp_gro_add(&g, p, len);
+        n_in++;
+        if (rnd() % 16 == 0) {
+            tcp_gro_flush(&g);
+        }
+        if (tso_begin(&it, p, len, &h) == 0) {
+            while (tso_next(&it, seg, sizeof(seg), &seg_len) == 1) {
+                assert_true(seg_len <= sizeof(seg));
+            }
+        }
+        free(p);
+    }
+    tcp_gro_flush(&g);
+    assert_true(n_emitted > 0 && n_emitted <= n_in);
+    tcp_gro_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +294,7 @@ int main(void)
         cmocka_unit_test(key_method2_and_peer_info_survive),
         cmocka_unit_test(control_messages_survive),
         cmocka_unit_test(auth_tokens_and_key_files_survive),
+        cmocka_unit_test(tun_offload_survives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
