@@ -80,4 +80,8 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     [ "$gro" -gt 5000 ] ||
         fail "only $gro segments went into TUN super-packets during 20 MiB client -> server"
     ovt_log "TUN offloads: $tso segments cut from super-packets, $gro coalesced into them"
+    # Interrupt moderation: a bulk transfer makes the receiving worker poll its socket.
+    polls=$(worker_sum 'polling periods \([0-9]*\);')
+    [ "$polls" -gt 0 ] || fail "the workers never switched to polling during 20 MiB client -> server"
+    ovt_log "interrupt moderation: $polls polling periods"
 fi
