@@ -301,6 +301,11 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
     send_to_peer(w, p, pkt, len);
 }
 
+static bool is_multicast(int family, const uint8_t *a)
+{
+    return family == 4 ? (a[0] & 0xF0) == 0xE0 || load_be32(a) == 0xFFFFFFFFu : a[0] == 0xFF;
+}
+
 /* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
 static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
 {
@@ -310,6 +315,12 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
 
     if (family == 0) {
         stat_inc(&w->stats.drop_not_ip);
+        return;
+    }
+    if (is_multicast(family, dst)) {
+        /* The server's own IPv6 router solicitations and MLD reports, broadcasts: not for any
+         * one client, and ovpnd does not forward multicast. Counted, not logged. */
+        stat_inc(&w->stats.drop_tun_multicast);
         return;
     }
     peer_id = route_lookup(w, family, dst);
@@ -323,11 +334,6 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
 static bool is_ipv6_link_local(const uint8_t *a)
 {
     return a[0] == 0xFE && (a[1] & 0xC0) == 0x80;
-}
-
-static bool is_multicast(int family, const uint8_t *a)
-{
-    return family == 4 ? (a[0] & 0xF0) == 0xE0 || load_be32(a) == 0xFFFFFFFFu : a[0] == 0xFF;
 }
 
 static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
@@ -808,7 +814,8 @@ static void log_stats(struct worker *w)
             ", IPv6 link-local source %" PRIu64 "; client-to-client %" PRIu64
             "; sent by UDP GSO %" PRIu64 "; TUN super-packets read %" PRIu64 " (segments %" PRIu64
             "), written %" PRIu64 " (segments %" PRIu64 "), TUN reads dropped %" PRIu64
-            "; polling periods %" PRIu64 "; hand-over messages not from the pool %" PRIu64,
+            ", TUN multicast not forwarded %" PRIu64 "; polling periods %" PRIu64
+            "; hand-over messages not from the pool %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
@@ -816,7 +823,8 @@ static void log_stats(struct worker *w)
             stat_get(&s->drop_link_local), stat_get(&s->client_to_client), stat_get(&s->tx_gso),
             stat_get(&s->tun_tso_reads), stat_get(&s->tun_tso_segments),
             stat_get(&s->tun_gro_writes), stat_get(&s->tun_gro_segments),
-            stat_get(&s->drop_tun_read), stat_get(&s->polling_entered), w->pool.n_fallbacks);
+            stat_get(&s->drop_tun_read), stat_get(&s->drop_tun_multicast),
+            stat_get(&s->polling_entered), w->pool.n_fallbacks);
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -825,7 +833,7 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
            stat_get(&s->drop_not_ip) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
            stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local) +
-           stat_get(&s->drop_tun_read);
+           stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_multicast);
 }
 
 /* Whether m's peer is one this worker carries now, decided without touching the peer, which
