@@ -86,6 +86,37 @@ static void conf_zero_init(struct tls_server_conf *c)
     mbedtls_pk_init(&c->key);
 }
 
+/* The ECDHE groups in openvpn 2.6's order when tls-groups is not given, which is OpenSSL 3's
+ * default (ssl/t1_lib.c: X25519, P-256, X448, P-521, P-384), then every other curve Mbed TLS has,
+ * as Mbed TLS also applies this list to the curve of the peer's certificate. Mbed TLS's own
+ * default order puts the strongest curves first, so a stock client got secp521r1, many times
+ * the work of X25519 per handshake. */
+static void tls_groups_default(mbedtls_ecp_group_id *out, size_t cap)
+{
+    static const mbedtls_ecp_group_id first[] = {
+        MBEDTLS_ECP_DP_CURVE25519, MBEDTLS_ECP_DP_SECP256R1, MBEDTLS_ECP_DP_CURVE448,
+        MBEDTLS_ECP_DP_SECP521R1, MBEDTLS_ECP_DP_SECP384R1};
+    const mbedtls_ecp_group_id *all = mbedtls_ecp_grp_id_list();
+    size_t n = 0;
+
+    for (size_t i = 0; i < sizeof(first) / sizeof(first[0]) && n + 1 < cap; i++) {
+        if (mbedtls_ecp_curve_info_from_grp_id(first[i])) {
+            out[n++] = first[i];
+        }
+    }
+    for (; *all != MBEDTLS_ECP_DP_NONE && n + 1 < cap; all++) {
+        bool is_listed = false;
+
+        for (size_t i = 0; i < n; i++) {
+            is_listed = is_listed || out[i] == *all;
+        }
+        if (!is_listed) {
+            out[n++] = *all;
+        }
+    }
+    out[n] = MBEDTLS_ECP_DP_NONE;
+}
+
 /* What both ends share: credentials, defaults for the endpoint, TLS 1.2 at least (the 2.6
  * default tls-version-min on both sides), the DRBG, the CA chain and our certificate. Returns 0
  * or a negative mbedTLS code (errbuf says which step failed). */
@@ -111,6 +142,8 @@ static int conf_common(struct tls_server_conf *c, int endpoint, const uint8_t *c
                                  MBEDTLS_SSL_MINOR_VERSION_3);
     mbedtls_ssl_conf_rng(&c->conf, f_rng, p_rng);
     mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
+    tls_groups_default(c->groups, sizeof(c->groups) / sizeof(c->groups[0]));
+    mbedtls_ssl_conf_curves(&c->conf, c->groups);
     ret = mbedtls_ssl_conf_own_cert(&c->conf, &c->cert, &c->key);
     if (ret) {
         set_err(errbuf, errbuf_len, "cert/key", ret);

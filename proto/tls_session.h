@@ -32,6 +32,8 @@ enum tls_verify_client {
     TLS_VERIFY_CLIENT_NONE,
 };
 
+#define TLS_MAX_GROUPS 24
+
 struct tls_server_conf {
     mbedtls_ssl_config conf;
     mbedtls_x509_crl crl; /* crl-verify; empty until tls_server_conf_set_crl */
@@ -39,6 +41,8 @@ struct tls_server_conf {
     mbedtls_x509_crt ca;
     mbedtls_x509_crt cert;
     mbedtls_pk_context key;
+    /* ECDHE groups in order of preference, MBEDTLS_ECP_DP_NONE-terminated (tls_groups_default) */
+    mbedtls_ecp_group_id groups[TLS_MAX_GROUPS + 1];
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
