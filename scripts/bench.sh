@@ -281,6 +281,8 @@ rec meta - - udp_steps "$([ "$udp_secs" -gt 0 ] && echo "$UDP_STEPS" || echo 0)"
 rec meta - - ping_count "$PING_COUNT"
 rec meta - - ping_interval_s "$PING_INTERVAL"
 rec meta - - workers "${workers:--}"
+# ovpnd's tuning switches from the environment, when set (README, docs/benchmarks.md)
+rec meta - - ovpnd_env "$(env | grep -E '^(OVPND_(MODERATION_US|TUN_OFFLOAD|UDP_GSO|STEERING)|UV_THREADPOOL_SIZE)=' | sort | tr '\n' ' ' | sed 's/ $//' || true)"
 rec meta - - clients "$n_clients"
 rec meta - - loadgen_secs "$LG_SECS"
 rec meta - - loadgen_pps_per_client "$LG_PPS"

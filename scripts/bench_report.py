@@ -26,7 +26,8 @@ import sys
 SERVERS = ("ovpnd", "ovpnd-mbedtls", "ovpnd-openssl", "openvpn")
 UDP_MAX_LOSS_PCT = 1.0
 META_STRINGS = ("date", "kernel", "ciphers", "openvpn_version", "iperf3_version", "ovpnd_version",
-                "git_commit", "workers", "ovpnd_data_crypto", "other_server", "other_data_crypto")
+                "git_commit", "workers", "ovpnd_data_crypto", "other_server", "other_data_crypto",
+                "ovpnd_env")
 RTT_KEYS = ("rtt_ms", "rtt_min_ms", "rtt_median_ms", "rtt_max_ms", "ping_loss_pct")
 
 
@@ -340,6 +341,9 @@ def markdown(out):
             ", UDP %s s per step" % m["udp_secs"] if m.get("udp_secs") else ", no UDP search",
             "workers %s" % m["workers"] if m.get("workers") not in (None, "", "-") else
             "ovpnd workers default"))
+        if m.get("ovpnd_env"):
+            lines.append("")
+            lines.append("ovpnd run with %s" % m["ovpnd_env"])
         if m.get("ovpnd_data_crypto"):
             lines.append("")
             lines.append("ovpnd data channel on %s%s" % (

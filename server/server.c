@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "proto/data_crypto.h"
@@ -306,6 +307,30 @@ static void on_signal(uv_signal_t *h, int signum)
     signal(SIGTERM, SIG_IGN);
 }
 
+/* An on/off switch from the environment (OVPND_STEERING, OVPND_TUN_OFFLOAD, OVPND_UDP_GSO): on
+ * when unset or "on"/"1"/"yes"/"true", off for "off"/"0"/"no"/"false"; anything else is logged
+ * and leaves it on. */
+static bool env_switch(const char *name)
+{
+    static const char *const offs[] = {"off", "0", "no", "false"};
+    static const char *const ons[] = {"on", "1", "yes", "true"};
+    const char *v = getenv(name);
+
+    if (!v) {
+        return true;
+    }
+    for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+        if (strcasecmp(v, offs[i]) == 0) {
+            return false;
+        }
+        if (strcasecmp(v, ons[i]) == 0) {
+            return true;
+        }
+    }
+    log_msg(LOG_WARN, "%s=%s is not on or off: leaving it on", name, v);
+    return true;
+}
+
 /* OVPND_MODERATION_US: the workers' polling period under load in microseconds (0 turns it
  * off; default WORKER_MODERATION_US). */
 static unsigned moderation_from_env(void)
@@ -363,6 +388,15 @@ int server_run(struct config *cfg)
     srv.ping_s = cfg->ping_s;
     srv.ping_restart_s = cfg->ping_restart_s;
     srv.moderation_us = moderation_from_env();
+    if (srv.moderation_us != WORKER_MODERATION_US) {
+        log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", srv.moderation_us,
+                srv.moderation_us ? "workers poll at that period under load"
+                                  : "interrupt moderation off, workers wake for every datagram");
+    }
+    srv.udp_gso = env_switch("OVPND_UDP_GSO");
+    if (!srv.udp_gso) {
+        log_msg(LOG_WARN, "OVPND_UDP_GSO=off: datagrams are sent one by one");
+    }
     /* Data packets add P_DATA_V2 header, packet id and AEAD tag: 4 + 4 + 16 bytes. */
     srv.mss_max = mss_max_for(cfg->mssfix,
                               cfg->mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU
@@ -376,7 +410,7 @@ int server_run(struct config *cfg)
     }
     /* OVPND_TUN_OFFLOAD=off: one packet per TUN read and write, as without kernel support (for
      * comparison). */
-    want_offload = !getenv("OVPND_TUN_OFFLOAD") || strcmp(getenv("OVPND_TUN_OFFLOAD"), "off") != 0;
+    want_offload = env_switch("OVPND_TUN_OFFLOAD");
     err = tun_open(cfg->dev, srv.n_workers, want_offload, &srv.tun);
     if (err) {
         log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->dev,
@@ -417,7 +451,7 @@ int server_run(struct config *cfg)
     if (err) {
         goto out;
     }
-    want_steering = !getenv("OVPND_STEERING") || strcmp(getenv("OVPND_STEERING"), "off") != 0;
+    want_steering = env_switch("OVPND_STEERING");
     if (!want_steering) {
         log_msg(LOG_WARN, "OVPND_STEERING=off: kernel steering disabled, packets that reach the "
                           "wrong thread are handed over");

@@ -45,6 +45,7 @@ struct server {
     int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */
     int ping_restart_s;     /* drop a client silent for this long */
     unsigned moderation_us; /* workers' polling period under load (OVPND_MODERATION_US), 0 off */
+    bool udp_gso;           /* send with UDP GSO where the kernel has it (OVPND_UDP_GSO) */
     uint16_t mss_max;       /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
     struct acceptor *acceptor;
     struct worker *workers;

@@ -919,7 +919,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
     w->udp_fd = srv->udp_fds[1 + i];
     w->tun_fd = srv->tun.fds[i];
     /* OVPND_UDP_GSO=off: one datagram per send, as without kernel support (for comparison). */
-    w->is_gso_ok = !getenv("OVPND_UDP_GSO") || strcmp(getenv("OVPND_UDP_GSO"), "off") != 0;
+    w->is_gso_ok = srv->udp_gso;
     w->moderation_us = srv->moderation_us;
     w->moderation_fd = -1;
     msgq_init(&w->inbox);
