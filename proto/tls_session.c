@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <mbedtls/error.h>
 #include <mbedtls/oid.h>
@@ -115,6 +116,80 @@ static void tls_groups_default(mbedtls_ecp_group_id *out, size_t cap)
         }
     }
     out[n] = MBEDTLS_ECP_DP_NONE;
+}
+
+/* OpenSSL's names for curves Mbed TLS knows by another name. */
+static const struct {
+    const char *openssl;
+    const char *mbedtls;
+} group_aliases[] = {
+    {"prime256v1", "secp256r1"}, {"P-256", "secp256r1"},      {"P-384", "secp384r1"},
+    {"P-521", "secp521r1"},      {"prime192v1", "secp192r1"},
+};
+
+static const mbedtls_ecp_curve_info *group_by_name(const char *name)
+{
+    const mbedtls_ecp_curve_info *ci;
+
+    for (size_t i = 0; i < sizeof(group_aliases) / sizeof(group_aliases[0]); i++) {
+        if (strcasecmp(name, group_aliases[i].openssl) == 0) {
+            name = group_aliases[i].mbedtls;
+        }
+    }
+    for (ci = mbedtls_ecp_curve_list(); ci->grp_id != MBEDTLS_ECP_DP_NONE; ci++) {
+        if (strcasecmp(name, ci->name) == 0) {
+            return ci;
+        }
+    }
+    return NULL;
+}
+
+int tls_groups_parse(const char *list, mbedtls_ecp_group_id *out, char *bad, size_t bad_len)
+{
+    size_t n = 0;
+    const char *p = list;
+
+    for (;;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char name[32];
+        const mbedtls_ecp_curve_info *ci = NULL;
+
+        if (len > 0 && len < sizeof(name)) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            ci = group_by_name(name);
+        }
+        if (!ci) {
+            snprintf(bad, bad_len, "%.*s", (int)(len < 64 ? len : 64), p);
+            return -PE_MALFORMED;
+        }
+        if (n == TLS_MAX_GROUPS) {
+            snprintf(bad, bad_len, "%s", name);
+            return -PE_NOSPACE;
+        }
+        out[n++] = ci->grp_id;
+        if (!end) {
+            break;
+        }
+        p = end + 1;
+    }
+    out[n] = MBEDTLS_ECP_DP_NONE;
+    return 0;
+}
+
+int tls_server_conf_set_groups(struct tls_server_conf *c, const char *list, char *bad,
+                               size_t bad_len)
+{
+    mbedtls_ecp_group_id groups[TLS_MAX_GROUPS + 1];
+    int ret = tls_groups_parse(list, groups, bad, bad_len);
+
+    if (ret) {
+        return ret;
+    }
+    memcpy(c->groups, groups, sizeof(groups));
+    mbedtls_ssl_conf_curves(&c->conf, c->groups);
+    return 0;
 }
 
 /* What both ends share: credentials, defaults for the endpoint, TLS 1.2 at least (the 2.6

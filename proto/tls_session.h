@@ -69,6 +69,20 @@ struct tls_session {
                            so that a refused certificate can be named ("" if none) */
 };
 
+/* Parse openvpn 2.6's --tls-groups LIST (ssl_mbedtls.c tls_ctx_set_tls_groups): curve names
+ * separated by ':', as Mbed TLS names them (x25519, secp256r1, brainpoolP256r1, ...) or as
+ * OpenSSL does for the same curves (X25519, prime256v1, P-256, P-384, P-521), in any case. out
+ * gets the groups in order, MBEDTLS_ECP_DP_NONE-terminated (TLS_MAX_GROUPS + 1 entries). Returns
+ * 0, or -PE_MALFORMED with the first unknown (or empty) name copied into bad (bad_len bytes,
+ * NUL-terminated), or -PE_NOSPACE for more than TLS_MAX_GROUPS names. */
+int tls_groups_parse(const char *list, mbedtls_ecp_group_id *out, char *bad, size_t bad_len);
+
+/* Use list (as tls_groups_parse takes it) instead of the default order for the ECDHE group and
+ * the curves accepted in peer certificates, as --tls-groups does. Call after
+ * tls_server_conf_init(). Returns 0 or what tls_groups_parse returns (the default order stays). */
+int tls_server_conf_set_groups(struct tls_server_conf *c, const char *list, char *bad,
+                               size_t bad_len);
+
 /* Parse the PEM (or DER) blobs and build the server configuration: TLS 1.2 (mbedTLS 2.28 has no
  * TLS 1.3 server), client certificates verified against ca per `verify`, the export-keys
  * callback wired to the session whose handshake step runs on the calling thread. f_rng/p_rng is the

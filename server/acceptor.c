@@ -1289,6 +1289,15 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     if (err) {
         return err;
     }
+    if (cfg->tls_groups) {
+        char bad[80];
+
+        err = tls_server_conf_set_groups(&a->tls, cfg->tls_groups, bad, sizeof(bad));
+        if (err) {
+            snprintf(errbuf, errbuf_len, "tls-groups: unknown group '%s'", bad);
+            return err;
+        }
+    }
     err = crl_watch_init(&a->crl, cfg, &a->tls, errbuf, errbuf_len);
     if (err) {
         return err;

@@ -718,6 +718,7 @@ void config_free(struct config *cfg)
                         &cfg->cipher,
                         &cfg->tls_version_min,
                         &cfg->tls_version_max,
+                        &cfg->tls_groups,
                         &cfg->user,
                         &cfg->group,
                         &cfg->daemon_name,

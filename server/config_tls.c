@@ -13,6 +13,9 @@
 
 #include <openssl/evp.h>
 
+#include "proto/errors.h"
+#include "proto/tls_session.h"
+
 #define MAX_DATA_CIPHERS_LEN 127 /* ssl_ncp.c: longer --data-ciphers lists are refused */
 #define REPLAY_WINDOW_MAX 65536  /* packet_id.h MAX_SEQ_BACKTRACK */
 #define REPLAY_TIME_MAX 600      /* packet_id.h MAX_TIME_BACKTRACK */
@@ -332,6 +335,28 @@ int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     ps->seen_tls_version_max = config_here(ps);
     return parse_tls_version(ps, argv[1], NULL, &ps->cfg->tls_version_max);
+}
+
+/* tls-groups LIST: checked here so a bad name stops start-up with its line (openvpn 2.6 with
+ * OpenSSL fails on it too); the acceptor applies it (tls_server_conf_set_groups). */
+int config_h_tls_groups(struct config_parser *ps, int argc, char **argv)
+{
+    mbedtls_ecp_group_id groups[TLS_MAX_GROUPS + 1];
+    char bad[80];
+    int err;
+
+    (void)argc;
+    err = tls_groups_parse(argv[1], groups, bad, sizeof(bad));
+    if (err == -PE_NOSPACE) {
+        return config_error(ps, "more than %d groups", TLS_MAX_GROUPS);
+    }
+    if (err) {
+        return config_error(ps,
+                            "unknown group '%s' (names like X25519, secp256r1, P-384, "
+                            "brainpoolP256r1, separated by ':')",
+                            bad);
+    }
+    return config_set_str(ps, &ps->cfg->tls_groups, argv[1]);
 }
 
 int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv)

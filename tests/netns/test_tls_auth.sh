@@ -6,7 +6,9 @@
 #   client 2: data-ciphers CHACHA20-POLY1305
 #   client 3: data-ciphers AES-128-GCM
 # Each tunnel comes up with the expected data channel cipher (client log) and carries pings both
-# ways with no loss.
+# ways with no loss. The server has `tls-groups secp384r1:secp256r1`, so every client's control
+# channel uses secp384r1 for ECDHE (client log: "peer temporary key: 384 bits"); the list also
+# limits certificate curves, as in openvpn 2.6, so the P-256 of the test certificates stays in.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +18,7 @@ OVT_WRAP=tls-auth
 
 netns_setup 3
 pki_make "$OVT_DIR"
-server_conf_write "$OVT_DIR"
+server_conf_write "$OVT_DIR" "tls-groups secp384r1:secp256r1"
 grep -q '^tls-auth .* 0$' "$OVT_DIR/server.conf" || fail "server.conf has no 'tls-auth ... 0' line"
 server_start "$OVT_DIR"
 
@@ -31,6 +33,9 @@ for i in 1 2 3; do
         fail "client $i: data channel cipher is not $want ($(grep -m1 'Data Channel: cipher' \
             "$OVT_DIR/client$i.log" | cut -c21- || echo none logged))"
     grep -q "tls-auth" "$OVT_DIR/client$i.conf" || fail "client $i config lacks tls-auth"
+    grep -q "peer temporary key: 384 bits" "$OVT_DIR/client$i.log" ||
+        fail "client $i: ECDHE did not use secp384r1 from tls-groups ($(grep -m1 -o \
+            'peer temporary key: .*' "$OVT_DIR/client$i.log" || echo none logged))"
 done
 
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 200 0.01 0 "client 1 (AES-256-GCM)"

@@ -143,6 +143,27 @@ static void expect_warning(const char *text, const char *prefix)
     config_free(&cfg);
 }
 
+/* tls-groups takes Mbed TLS's and OpenSSL's curve names; ecdh-curve is ignored with a warning,
+ * as openvpn 2.6 does with OpenSSL 3. */
+static void tls_groups_and_ecdh_curve(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, "tls-groups X25519:secp256r1:P-384:brainpoolP256r1:x448\n" BASE);
+    assert_string_equal(cfg.tls_groups, "X25519:secp256r1:P-384:brainpoolP256r1:x448");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE);
+    assert_null(cfg.tls_groups);
+    config_free(&cfg);
+    expect_error_prefix("tls-groups X25519:bogus\n" BASE,
+                        "t.conf:1: tls-groups: unknown group 'bogus' (names like");
+    expect_error_prefix("tls-groups X25519::prime256v1\n" BASE,
+                        "t.conf:1: tls-groups: unknown group ''");
+    expect_error("tls-groups\n" BASE, "t.conf:1: tls-groups: takes 1 argument, not 0");
+    expect_warning("ecdh-curve prime256v1\n" BASE, "t.conf:1: ecdh-curve: ignored:");
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1599,6 +1620,7 @@ int main(void)
         cmocka_unit_test(mssfix_follows_tun_mtu),
         cmocka_unit_test(duplicates_last_wins),
         cmocka_unit_test(quoting_and_comments),
+        cmocka_unit_test(tls_groups_and_ecdh_curve),
         cmocka_unit_test(dashes_bom_and_blank_lines),
         cmocka_unit_test(inline_blocks),
         cmocka_unit_test(implemented_with_bad_values),
