@@ -1,6 +1,7 @@
 /* proto/tls_session.c: a TLS session (mbedTLS 2.28) driven through memory buffers. */
 #include "proto/tls_session.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,79 @@ static void tls_groups_default(mbedtls_ecp_group_id *out, size_t cap)
         }
     }
     out[n] = MBEDTLS_ECP_DP_NONE;
+}
+
+/* OpenSSL's names for the TLS 1.2 ECDHE suites (the IANA names are in RFC 5289 and RFC 7905). */
+static const struct {
+    const char *openssl;
+    const char *mbedtls;
+} cipher_aliases[] = {
+    {"ECDHE-ECDSA-AES256-GCM-SHA384", "TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384"},
+    {"ECDHE-ECDSA-AES128-GCM-SHA256", "TLS-ECDHE-ECDSA-WITH-AES-128-GCM-SHA256"},
+    {"ECDHE-ECDSA-CHACHA20-POLY1305", "TLS-ECDHE-ECDSA-WITH-CHACHA20-POLY1305-SHA256"},
+    {"ECDHE-RSA-AES256-GCM-SHA384", "TLS-ECDHE-RSA-WITH-AES-256-GCM-SHA384"},
+    {"ECDHE-RSA-AES128-GCM-SHA256", "TLS-ECDHE-RSA-WITH-AES-128-GCM-SHA256"},
+    {"ECDHE-RSA-CHACHA20-POLY1305", "TLS-ECDHE-RSA-WITH-CHACHA20-POLY1305-SHA256"},
+    {"ECDHE-ECDSA-AES256-SHA384", "TLS-ECDHE-ECDSA-WITH-AES-256-CBC-SHA384"},
+    {"ECDHE-ECDSA-AES128-SHA256", "TLS-ECDHE-ECDSA-WITH-AES-128-CBC-SHA256"},
+    {"ECDHE-RSA-AES256-SHA384", "TLS-ECDHE-RSA-WITH-AES-256-CBC-SHA384"},
+    {"ECDHE-RSA-AES128-SHA256", "TLS-ECDHE-RSA-WITH-AES-128-CBC-SHA256"},
+};
+
+int tls_ciphers_parse(const char *list, int *out, char *skipped, size_t skipped_len)
+{
+    size_t n = 0;
+    const char *p = list;
+
+    skipped[0] = '\0';
+    for (;;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char name[64];
+        int id = 0;
+
+        if (len > 0 && len < sizeof(name)) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            for (size_t i = 0; i < sizeof(cipher_aliases) / sizeof(cipher_aliases[0]); i++) {
+                if (strcasecmp(name, cipher_aliases[i].openssl) == 0) {
+                    snprintf(name, sizeof(name), "%s", cipher_aliases[i].mbedtls);
+                }
+            }
+            for (char *c = name; *c; c++) {
+                *c = (char)toupper((unsigned char)*c);
+            }
+            id = mbedtls_ssl_get_ciphersuite_id(name);
+        }
+        if (id == 0 && skipped[0] == '\0') {
+            snprintf(skipped, skipped_len, "%.*s", (int)(len < 64 ? len : 64), p);
+        } else if (id != 0) {
+            if (n == TLS_MAX_CIPHERSUITES) {
+                return -PE_NOSPACE;
+            }
+            out[n++] = id;
+        }
+        if (!end) {
+            break;
+        }
+        p = end + 1;
+    }
+    out[n] = 0;
+    return n > 0 ? (int)n : -PE_MALFORMED;
+}
+
+int tls_server_conf_set_ciphers(struct tls_server_conf *c, const char *list)
+{
+    int suites[TLS_MAX_CIPHERSUITES + 1];
+    char skipped[80];
+    int n = tls_ciphers_parse(list, suites, skipped, sizeof(skipped));
+
+    if (n < 0) {
+        return n;
+    }
+    memcpy(c->ciphersuites, suites, sizeof(suites));
+    mbedtls_ssl_conf_ciphersuites(&c->conf, c->ciphersuites);
+    return 0;
 }
 
 /* OpenSSL's names for curves Mbed TLS knows by another name. */

@@ -33,6 +33,7 @@ enum tls_verify_client {
 };
 
 #define TLS_MAX_GROUPS 24
+#define TLS_MAX_CIPHERSUITES 32
 
 struct tls_server_conf {
     mbedtls_ssl_config conf;
@@ -43,6 +44,7 @@ struct tls_server_conf {
     mbedtls_pk_context key;
     /* ECDHE groups in order of preference, MBEDTLS_ECP_DP_NONE-terminated (tls_groups_default) */
     mbedtls_ecp_group_id groups[TLS_MAX_GROUPS + 1];
+    int ciphersuites[TLS_MAX_CIPHERSUITES + 1]; /* tls-cipher, 0-terminated; unused when empty */
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
@@ -68,6 +70,19 @@ struct tls_session {
     char verify_cn[65]; /* server side: CN of the peer's certificate seen by the verification,
                            so that a refused certificate can be named ("" if none) */
 };
+
+/* Parse openvpn 2.6's --tls-cipher LIST for TLS 1.2: suite names separated by ':', as Mbed TLS
+ * and openvpn's documentation spell them (TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384) or as OpenSSL
+ * does for the ECDHE suites (ECDHE-ECDSA-AES256-GCM-SHA384), in any case. Names Mbed TLS does not
+ * know are skipped, as OpenSSL skips what it does not know in a cipher list; the first is copied
+ * into skipped (skipped_len bytes, "" when none). out gets the suites' ids, 0-terminated
+ * (TLS_MAX_CIPHERSUITES + 1 entries). Returns the number of suites, or -PE_MALFORMED when none
+ * is usable, -PE_NOSPACE for more than TLS_MAX_CIPHERSUITES. */
+int tls_ciphers_parse(const char *list, int *out, char *skipped, size_t skipped_len);
+
+/* Offer only the suites of list (as tls_ciphers_parse takes it), as --tls-cipher does. Call
+ * after tls_server_conf_init(). Returns 0 or what tls_ciphers_parse returns. */
+int tls_server_conf_set_ciphers(struct tls_server_conf *c, const char *list);
 
 /* Parse openvpn 2.6's --tls-groups LIST (ssl_mbedtls.c tls_ctx_set_tls_groups): curve names
  * separated by ':', as Mbed TLS names them (x25519, secp256r1, brainpoolP256r1, ...) or as

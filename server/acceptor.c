@@ -1298,6 +1298,13 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
             return err;
         }
     }
+    if (cfg->tls_cipher) {
+        err = tls_server_conf_set_ciphers(&a->tls, cfg->tls_cipher);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
+            return err;
+        }
+    }
     err = crl_watch_init(&a->crl, cfg, &a->tls, errbuf, errbuf_len);
     if (err) {
         return err;

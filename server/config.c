@@ -719,6 +719,7 @@ void config_free(struct config *cfg)
                         &cfg->tls_version_min,
                         &cfg->tls_version_max,
                         &cfg->tls_groups,
+                        &cfg->tls_cipher,
                         &cfg->user,
                         &cfg->group,
                         &cfg->daemon_name,

@@ -165,6 +165,7 @@ struct config {
     char *tls_version_min;            /* "1.0", "1.1" or "1.2"; default "1.2" */
     char *tls_version_max;            /* same set, NULL = no maximum */
     char *tls_groups;                 /* tls-groups LIST as given, NULL = default order */
+    char *tls_cipher;                 /* tls-cipher LIST as given, NULL = Mbed TLS's default */
     int verify_client_cert;           /* CONFIG_VERIFY_*; only REQUIRE is accepted so far */
     bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
                                        * TLS Web Client Authentication EKU and a key usage */

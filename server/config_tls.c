@@ -359,6 +359,33 @@ int config_h_tls_groups(struct config_parser *ps, int argc, char **argv)
     return config_set_str(ps, &ps->cfg->tls_groups, argv[1]);
 }
 
+/* tls-cipher LIST (TLS 1.2 suites): unknown names are skipped with a warning, as OpenSSL skips
+ * them for openvpn 2.6; a list with none usable stops start-up. */
+int config_h_tls_cipher(struct config_parser *ps, int argc, char **argv)
+{
+    int suites[TLS_MAX_CIPHERSUITES + 1];
+    char skipped[80];
+    int n;
+
+    (void)argc;
+    n = tls_ciphers_parse(argv[1], suites, skipped, sizeof(skipped));
+    if (n == -PE_NOSPACE) {
+        return config_error(ps, "more than %d cipher suites", TLS_MAX_CIPHERSUITES);
+    }
+    if (n < 0) {
+        return config_error(ps,
+                            "no cipher suite ovpnd knows in '%s' (TLS 1.2 names like "
+                            "TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384 or "
+                            "ECDHE-ECDSA-AES256-GCM-SHA384, separated by ':')",
+                            argv[1]);
+    }
+    if (skipped[0]) {
+        config_warn(ps, NULL, "%s: skipping '%s' and any other name Mbed TLS does not know",
+                    argv[0], skipped);
+    }
+    return config_set_str(ps, &ps->cfg->tls_cipher, argv[1]);
+}
+
 int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv)
 {
     struct config *cfg = ps->cfg;

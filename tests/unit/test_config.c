@@ -164,6 +164,28 @@ static void tls_groups_and_ecdh_curve(void **state)
     expect_warning("ecdh-curve prime256v1\n" BASE, "t.conf:1: ecdh-curve: ignored:");
 }
 
+/* tls-cipher takes Mbed TLS's (IANA-style) and OpenSSL's suite names and skips unknown ones with
+ * a warning; tls-ciphersuites (TLS 1.3) is ignored with a warning. */
+static void tls_cipher_lists(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(
+        &cfg,
+        "tls-cipher TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384:ecdhe-rsa-aes128-gcm-sha256\n" BASE);
+    assert_string_equal(cfg.tls_cipher,
+                        "TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384:ecdhe-rsa-aes128-gcm-sha256");
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    expect_warning("tls-cipher ECDHE-ECDSA-AES128-GCM-SHA256:HIGH:!aNULL\n" BASE,
+                   "t.conf:1: tls-cipher: skipping 'HIGH'");
+    expect_error_prefix("tls-cipher HIGH:!aNULL\n" BASE,
+                        "t.conf:1: tls-cipher: no cipher suite ovpnd knows in 'HIGH:!aNULL'");
+    expect_warning("tls-ciphersuites TLS_AES_256_GCM_SHA384\n" BASE,
+                   "t.conf:1: tls-ciphersuites: ignored:");
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1259,7 +1281,7 @@ static void not_implemented(void **state)
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
-        "tls-cipher TLS-ECDHE-ECDSA-WITH-AES-128-GCM-SHA256",
+        "tls-cert-profile suiteb",
         "mode p2p",
         "allow-compression yes",
         "syslog",
@@ -1621,6 +1643,7 @@ int main(void)
         cmocka_unit_test(duplicates_last_wins),
         cmocka_unit_test(quoting_and_comments),
         cmocka_unit_test(tls_groups_and_ecdh_curve),
+        cmocka_unit_test(tls_cipher_lists),
         cmocka_unit_test(dashes_bom_and_blank_lines),
         cmocka_unit_test(inline_blocks),
         cmocka_unit_test(implemented_with_bad_values),
