@@ -119,6 +119,45 @@ static void tls_groups_default(mbedtls_ecp_group_id *out, size_t cap)
     out[n] = MBEDTLS_ECP_DP_NONE;
 }
 
+#define MD_FLAGS_SHA2                                                                              \
+    (MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA224) | MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA256) |           \
+     MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA384) | MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA512))
+
+/* The two profiles of openvpn 2.6's Mbed TLS build; any key type, any curve. */
+static const mbedtls_x509_crt_profile cert_profile_legacy = {
+    MD_FLAGS_SHA2 | MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA1) |
+        MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_RIPEMD160),
+    0xFFFFFFF,
+    0xFFFFFFF,
+    1024,
+};
+static const mbedtls_x509_crt_profile cert_profile_preferred = {
+    MD_FLAGS_SHA2,
+    0xFFFFFFF,
+    0xFFFFFFF,
+    2048,
+};
+
+const mbedtls_x509_crt_profile *tls_cert_profile_by_name(const char *name)
+{
+    if (strcmp(name, "legacy") == 0 || strcmp(name, "insecure") == 0) {
+        return &cert_profile_legacy;
+    }
+    if (strcmp(name, "preferred") == 0) {
+        return &cert_profile_preferred;
+    }
+    if (strcmp(name, "suiteb") == 0) {
+        return &mbedtls_x509_crt_profile_suiteb;
+    }
+    return NULL;
+}
+
+void tls_server_conf_set_cert_profile(struct tls_server_conf *c,
+                                      const mbedtls_x509_crt_profile *profile)
+{
+    mbedtls_ssl_conf_cert_profile(&c->conf, profile);
+}
+
 /* OpenSSL's names for the TLS 1.2 ECDHE suites (the IANA names are in RFC 5289 and RFC 7905). */
 static const struct {
     const char *openssl;

@@ -84,6 +84,19 @@ int tls_ciphers_parse(const char *list, int *out, char *skipped, size_t skipped_
  * after tls_server_conf_init(). Returns 0 or what tls_ciphers_parse returns. */
 int tls_server_conf_set_ciphers(struct tls_server_conf *c, const char *list);
 
+/* openvpn 2.6's --tls-cert-profile NAME for Mbed TLS (ssl_mbedtls.c tls_ctx_set_cert_profile):
+ * what a peer certificate chain may use. "legacy" and "insecure": SHA-1 and up, RSA 1024 bits
+ * and up, any key type and curve; "preferred": SHA-224 and up, RSA 2048 and up; "suiteb": Mbed
+ * TLS's Suite B profile (SHA-256/384, ECDSA on P-256/P-384). Without the directive ovpnd keeps
+ * Mbed TLS's default profile (SHA-224 and up, RSA 2048 and up). Returns the profile, or NULL for
+ * another name. The returned object is static. */
+const mbedtls_x509_crt_profile *tls_cert_profile_by_name(const char *name);
+
+/* Verify peer certificates with profile (from tls_cert_profile_by_name) from now on. Call after
+ * tls_server_conf_init(). */
+void tls_server_conf_set_cert_profile(struct tls_server_conf *c,
+                                      const mbedtls_x509_crt_profile *profile);
+
 /* Parse openvpn 2.6's --tls-groups LIST (ssl_mbedtls.c tls_ctx_set_tls_groups): curve names
  * separated by ':', as Mbed TLS names them (x25519, secp256r1, brainpoolP256r1, ...) or as
  * OpenSSL does for the same curves (X25519, prime256v1, P-256, P-384, P-521), in any case. out

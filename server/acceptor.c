@@ -1298,6 +1298,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
             return err;
         }
     }
+    if (cfg->tls_cert_profile) {
+        tls_server_conf_set_cert_profile(&a->tls, tls_cert_profile_by_name(cfg->tls_cert_profile));
+    }
     if (cfg->tls_cipher) {
         err = tls_server_conf_set_ciphers(&a->tls, cfg->tls_cipher);
         if (err) {

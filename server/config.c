@@ -720,6 +720,7 @@ void config_free(struct config *cfg)
                         &cfg->tls_version_max,
                         &cfg->tls_groups,
                         &cfg->tls_cipher,
+                        &cfg->tls_cert_profile,
                         &cfg->user,
                         &cfg->group,
                         &cfg->daemon_name,

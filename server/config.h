@@ -166,6 +166,7 @@ struct config {
     char *tls_version_max;            /* same set, NULL = no maximum */
     char *tls_groups;                 /* tls-groups LIST as given, NULL = default order */
     char *tls_cipher;                 /* tls-cipher LIST as given, NULL = Mbed TLS's default */
+    char *tls_cert_profile;           /* legacy|insecure|preferred|suiteb, NULL = Mbed TLS's */
     int verify_client_cert;           /* CONFIG_VERIFY_*; only REQUIRE is accepted so far */
     bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
                                        * TLS Web Client Authentication EKU and a key usage */

@@ -243,6 +243,7 @@ int config_h_tls_version_min(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_groups(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_cipher(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_cert_profile(struct config_parser *ps, int argc, char **argv);
 int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv);
 int config_h_remote_cert_tls(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_server(struct config_parser *ps, int argc, char **argv);

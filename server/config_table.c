@@ -298,7 +298,7 @@ static const struct config_directive directives[] = {
     TODO("tcp-nodelay", 0, "TCP"),
     REFUSED("test-crypto", ACTION),
     SET("tls-auth", 1, 2, I, config_h_tls_auth),
-    TODO("tls-cert-profile", 0, NULL),
+    SET("tls-cert-profile", 1, 1, 0, config_h_tls_cert_profile),
     SET("tls-cipher", 1, 1, 0, config_h_tls_cipher),
     IGNORE("tls-ciphersuites", 1, 1,
            "it applies to TLS 1.3, and ovpnd's Mbed TLS 2.28 speaks TLS 1.2 (tls-cipher applies)"),

@@ -386,6 +386,16 @@ int config_h_tls_cipher(struct config_parser *ps, int argc, char **argv)
     return config_set_str(ps, &ps->cfg->tls_cipher, argv[1]);
 }
 
+int config_h_tls_cert_profile(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (!tls_cert_profile_by_name(argv[1])) {
+        return config_error(ps, "unknown profile '%s' (legacy, insecure, preferred or suiteb)",
+                            argv[1]);
+    }
+    return config_set_str(ps, &ps->cfg->tls_cert_profile, argv[1]);
+}
+
 int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv)
 {
     struct config *cfg = ps->cfg;

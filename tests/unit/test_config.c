@@ -184,6 +184,12 @@ static void tls_cipher_lists(void **state)
                         "t.conf:1: tls-cipher: no cipher suite ovpnd knows in 'HIGH:!aNULL'");
     expect_warning("tls-ciphersuites TLS_AES_256_GCM_SHA384\n" BASE,
                    "t.conf:1: tls-ciphersuites: ignored:");
+    expect_ok(&cfg, "tls-cert-profile legacy\n" BASE);
+    assert_string_equal(cfg.tls_cert_profile, "legacy");
+    config_free(&cfg);
+    expect_error("tls-cert-profile strict\n" BASE,
+                 "t.conf:1: tls-cert-profile: unknown profile 'strict' (legacy, insecure, "
+                 "preferred or suiteb)");
 }
 
 static int setup(void **state)
@@ -1281,7 +1287,7 @@ static void not_implemented(void **state)
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
-        "tls-cert-profile suiteb",
+        "extra-certs extra.pem",
         "mode p2p",
         "allow-compression yes",
         "syslog",

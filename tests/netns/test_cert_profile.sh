@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tls-cert-profile: a client whose certificate has an RSA 1024-bit key (signed by the right CA
+# with SHA-256) is refused by ovpnd's default profile (Mbed TLS's: RSA 2048 and up) and the
+# server log says why; with `tls-cert-profile legacy` (openvpn 2.6's Mbed TLS profile: RSA 1024
+# and up, SHA-1 and up) the same client connects and passes traffic. Against openvpn 2.6 as the
+# server only the second half applies (its OpenSSL default already takes RSA 1024).
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init cert_profile
+
+netns_setup 1
+pki_make "$OVT_DIR"
+
+r=$OVT_DIR/rsa1024
+mkdir -p "$r"
+printf '%s\n' '[ca]' 'default_ca = c' '[c]' "database = $r/index" "new_certs_dir = $r" \
+    "serial = $r/serial" 'default_md = sha256' 'policy = pol' 'x509_extensions = client' \
+    '[pol]' 'commonName = supplied' '[client]' 'basicConstraints = CA:FALSE' \
+    'keyUsage = critical, digitalSignature, keyEncipherment' \
+    'extendedKeyUsage = clientAuth' >"$r/ca.cnf"
+: >"$r/index"
+echo 2000 >"$r/serial"
+{
+    openssl req -new -newkey rsa:1024 -nodes -keyout "$r/client.key" -subj /CN=rsa1024 \
+        -out "$r/client.csr" &&
+        openssl ca -batch -config "$r/ca.cnf" -keyfile "$OVT_DIR/pki/ca.key" \
+            -cert "$OVT_DIR/pki/ca.crt" -days 30 -in "$r/client.csr" -out "$r/client.crt"
+} >"$r/openssl.log" 2>&1 || fail "could not make the RSA 1024 certificate: $(cat "$r/openssl.log")"
+
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    server_conf_write "$OVT_DIR"
+    server_start "$OVT_DIR"
+    OVT_CLIENT_CERT=$r/client.crt OVT_CLIENT_KEY=$r/client.key \
+        client_start "$OVT_DIR" 1 "hand-window 10"
+    wait_server_log "$(client_ip 1).*certificate verification failed: .*unacceptable key" 40 ||
+        fail "the default profile did not refuse the RSA 1024 certificate: $(server_log_since |
+            grep -m2 "$(client_ip 1)" || echo nothing logged)"
+    ovt_log "default profile: $(server_log_since | grep -m1 'unacceptable key' | cut -c21-200)"
+    [ -z "$(client_tun_ip 1)" ] || fail "the RSA 1024 client got a tunnel address"
+    client_stop 1
+    server_stop
+fi
+
+server_conf_write "$OVT_DIR" "tls-cert-profile legacy"
+server_start "$OVT_DIR"
+rm -f "$OVT_DIR/client1.log"
+OVT_CLIENT_CERT=$r/client.crt OVT_CLIENT_KEY=$r/client.key client_start "$OVT_DIR" 1
+wait_tunnel 1
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.02 0 "RSA 1024 client with tls-cert-profile legacy"
+ovt_log "PASS"
