@@ -285,6 +285,31 @@ pki_make() {
         }
 }
 
+# pki_sign_client DIR CN NEWKEY [OPENSSL-CA-OPTION...]: a client certificate for CN with a new
+# key (NEWKEY as `openssl req -newkey` takes it, e.g. rsa:1024, or ec plus -pkeyopt options, one
+# word each), signed with SHA-256 by the CA that pki_make made in $OVT_DIR/pki; the options go
+# to `openssl ca` (validity: -days N or -startdate/-enddate). Leaves DIR/client.crt and
+# DIR/client.key; fails the test on error.
+pki_sign_client() {
+    local d=$1 cn=$2 newkey=$3
+    shift 3
+    mkdir -p "$d"
+    printf '%s\n' '[ca]' 'default_ca = c' '[c]' "database = $d/index" "new_certs_dir = $d" \
+        "serial = $d/serial" 'default_md = sha256' 'policy = pol' 'x509_extensions = client' \
+        '[pol]' 'commonName = supplied' '[client]' 'basicConstraints = CA:FALSE' \
+        'keyUsage = critical, digitalSignature, keyEncipherment, keyAgreement' \
+        'extendedKeyUsage = clientAuth' >"$d/ca.cnf"
+    : >"$d/index"
+    echo 1000 >"$d/serial"
+    {
+        # shellcheck disable=SC2086 # NEWKEY is several words on purpose
+        openssl req -new -newkey $newkey -nodes -keyout "$d/client.key" -subj "/CN=$cn" \
+            -out "$d/client.csr" &&
+            openssl ca -batch -config "$d/ca.cnf" -keyfile "$OVT_DIR/pki/ca.key" \
+                -cert "$OVT_DIR/pki/ca.crt" "$@" -in "$d/client.csr" -out "$d/client.crt"
+    } >"$d/openssl.log" 2>&1 || fail "could not make a certificate for $cn: $(cat "$d/openssl.log")"
+}
+
 ovt_wrap_server_line() { # the server's wrapper directive for OVT_WRAP, with PKI dir $1
     case "$OVT_WRAP" in
     tls-crypt) echo "tls-crypt $1/ta.key" ;;

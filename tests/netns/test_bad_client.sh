@@ -54,21 +54,8 @@ assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 20 0.02 0 "good client afterwa
 
 # An expired certificate from the right CA (valid in January 2020 only).
 e=$OVT_DIR/expired
-mkdir -p "$e"
-printf '%s\n' '[ca]' 'default_ca = exp' '[exp]' "database = $e/index" "new_certs_dir = $e" \
-    "serial = $e/serial" 'default_md = sha256' 'policy = pol' 'x509_extensions = client' \
-    '[pol]' 'commonName = supplied' '[client]' 'basicConstraints = CA:FALSE' \
-    'keyUsage = critical, digitalSignature, keyEncipherment, keyAgreement' \
-    'extendedKeyUsage = clientAuth' >"$e/ca.cnf"
-: >"$e/index"
-echo 1000 >"$e/serial"
-{
-    openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$e/client.key" \
-        -subj /CN=expired -out "$e/client.csr" &&
-        openssl ca -batch -config "$e/ca.cnf" -keyfile "$OVT_DIR/pki/ca.key" \
-            -cert "$OVT_DIR/pki/ca.crt" -startdate 20200101000000Z -enddate 20200201000000Z \
-            -in "$e/client.csr" -out "$e/client.crt"
-} >"$e/openssl.log" 2>&1 || fail "could not make the expired certificate: $(cat "$e/openssl.log")"
+pki_sign_client "$e" expired "ec -pkeyopt ec_paramgen_curve:P-256" \
+    -startdate 20200101000000Z -enddate 20200201000000Z
 rm -f "$OVT_DIR/client1.log"
 OVT_CLIENT_CERT=$e/client.crt OVT_CLIENT_KEY=$e/client.key client_start "$OVT_DIR" 1 "hand-window 10"
 wait_for 40 tls_failed || fail "the client with an expired certificate logged no TLS failure in 40 s"

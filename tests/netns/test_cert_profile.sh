@@ -13,20 +13,7 @@ netns_setup 1
 pki_make "$OVT_DIR"
 
 r=$OVT_DIR/rsa1024
-mkdir -p "$r"
-printf '%s\n' '[ca]' 'default_ca = c' '[c]' "database = $r/index" "new_certs_dir = $r" \
-    "serial = $r/serial" 'default_md = sha256' 'policy = pol' 'x509_extensions = client' \
-    '[pol]' 'commonName = supplied' '[client]' 'basicConstraints = CA:FALSE' \
-    'keyUsage = critical, digitalSignature, keyEncipherment' \
-    'extendedKeyUsage = clientAuth' >"$r/ca.cnf"
-: >"$r/index"
-echo 2000 >"$r/serial"
-{
-    openssl req -new -newkey rsa:1024 -nodes -keyout "$r/client.key" -subj /CN=rsa1024 \
-        -out "$r/client.csr" &&
-        openssl ca -batch -config "$r/ca.cnf" -keyfile "$OVT_DIR/pki/ca.key" \
-            -cert "$OVT_DIR/pki/ca.crt" -days 30 -in "$r/client.csr" -out "$r/client.crt"
-} >"$r/openssl.log" 2>&1 || fail "could not make the RSA 1024 certificate: $(cat "$r/openssl.log")"
+pki_sign_client "$r" rsa1024 rsa:1024 -days 30
 
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     server_conf_write "$OVT_DIR"
