@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <netinet/udp.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -627,14 +626,6 @@ static unsigned tun_drain(struct worker *w)
 
 static void on_udp(uv_poll_t *h, int status, int events);
 
-static uint64_t mono_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* Switch between waking for every datagram (the socket's readiness) and polling the socket every
  * moderation_us microseconds (a periodic timerfd), like a NIC's interrupt moderation or NAPI:
  * under load each wakeup then handles a batch, which recvmmsg, UDP GSO and the TCP coalescing
@@ -672,7 +663,7 @@ static void on_udp(uv_poll_t *h, int status, int events)
     if (w->moderation_us == 0) {
         return;
     }
-    now = mono_us();
+    now = uv_hrtime() / 1000u;
     if (n > 1 || now - w->last_wakeup_us < 2 * (uint64_t)w->moderation_us) {
         set_polling(w, true);
     }
@@ -706,7 +697,7 @@ static void on_moderation(uv_poll_t *h, int status, int events)
     flush_out(w);
     if (n == 0) {
         set_polling(w, false);
-        w->last_wakeup_us = mono_us();
+        w->last_wakeup_us = uv_hrtime() / 1000u;
     }
 }
 
