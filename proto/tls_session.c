@@ -158,6 +158,22 @@ void tls_server_conf_set_cert_profile(struct tls_server_conf *c,
     mbedtls_ssl_conf_cert_profile(&c->conf, profile);
 }
 
+/* One name of a ':'-separated list starting at p: copied NUL-terminated into name (cap bytes), or
+ * name "" when it is empty or does not fit; *len gets its length in the list. Returns where the
+ * next name starts, or NULL after the last one. */
+static const char *list_next(const char *p, char *name, size_t cap, size_t *len)
+{
+    const char *end = strchr(p, ':');
+
+    *len = end ? (size_t)(end - p) : strlen(p);
+    name[0] = '\0';
+    if (*len < cap) {
+        memcpy(name, p, *len);
+        name[*len] = '\0';
+    }
+    return end ? end + 1 : NULL;
+}
+
 /* OpenSSL's names for the TLS 1.2 ECDHE suites (the IANA names are in RFC 5289 and RFC 7905). */
 static const struct {
     const char *openssl;
@@ -177,19 +193,17 @@ static const struct {
 
 int tls_ciphers_parse(const char *list, int *out, char *skipped, size_t skipped_len)
 {
-    size_t n = 0;
+    size_t n = 0, len;
     const char *p = list;
 
     skipped[0] = '\0';
-    for (;;) {
-        const char *end = strchr(p, ':');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
+    while (p) {
+        const char *name_at = p;
         char name[64];
         int id = 0;
 
-        if (len > 0 && len < sizeof(name)) {
-            memcpy(name, p, len);
-            name[len] = '\0';
+        p = list_next(p, name, sizeof(name), &len);
+        if (name[0]) {
             for (size_t i = 0; i < sizeof(cipher_aliases) / sizeof(cipher_aliases[0]); i++) {
                 if (strcasecmp(name, cipher_aliases[i].openssl) == 0) {
                     snprintf(name, sizeof(name), "%s", cipher_aliases[i].mbedtls);
@@ -201,17 +215,13 @@ int tls_ciphers_parse(const char *list, int *out, char *skipped, size_t skipped_
             id = mbedtls_ssl_get_ciphersuite_id(name);
         }
         if (id == 0 && skipped[0] == '\0') {
-            snprintf(skipped, skipped_len, "%.*s", (int)(len < 64 ? len : 64), p);
+            snprintf(skipped, skipped_len, "%.*s", (int)(len < 64 ? len : 64), name_at);
         } else if (id != 0) {
             if (n == TLS_MAX_CIPHERSUITES) {
                 return -PE_NOSPACE;
             }
             out[n++] = id;
         }
-        if (!end) {
-            break;
-        }
-        p = end + 1;
     }
     out[n] = 0;
     return n > 0 ? (int)n : -PE_MALFORMED;
@@ -259,22 +269,18 @@ static const mbedtls_ecp_curve_info *group_by_name(const char *name)
 
 int tls_groups_parse(const char *list, mbedtls_ecp_group_id *out, char *bad, size_t bad_len)
 {
-    size_t n = 0;
+    size_t n = 0, len;
     const char *p = list;
 
-    for (;;) {
-        const char *end = strchr(p, ':');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
+    while (p) {
+        const char *name_at = p;
         char name[32];
-        const mbedtls_ecp_curve_info *ci = NULL;
+        const mbedtls_ecp_curve_info *ci;
 
-        if (len > 0 && len < sizeof(name)) {
-            memcpy(name, p, len);
-            name[len] = '\0';
-            ci = group_by_name(name);
-        }
+        p = list_next(p, name, sizeof(name), &len);
+        ci = name[0] ? group_by_name(name) : NULL;
         if (!ci) {
-            snprintf(bad, bad_len, "%.*s", (int)(len < 64 ? len : 64), p);
+            snprintf(bad, bad_len, "%.*s", (int)(len < 64 ? len : 64), name_at);
             return -PE_MALFORMED;
         }
         if (n == TLS_MAX_GROUPS) {
@@ -282,10 +288,6 @@ int tls_groups_parse(const char *list, mbedtls_ecp_group_id *out, char *bad, siz
             return -PE_NOSPACE;
         }
         out[n++] = ci->grp_id;
-        if (!end) {
-            break;
-        }
-        p = end + 1;
     }
     out[n] = MBEDTLS_ECP_DP_NONE;
     return 0;
