@@ -171,7 +171,8 @@ int tso_begin(struct tso_iter *it, const uint8_t *pkt, size_t len, const struct 
         return -PE_UNSUPPORTED; /* extension headers: left to the kernel (not offered TSO6) */
     }
     it->family = tcp_headers(pkt, len, true, &it->ip_hdr_len, &it->hdr_len);
-    if (it->family != want || h->gso_size == 0) {
+    if (it->family != want || h->gso_size == 0 || it->hdr_len == len ||
+        (want == 4 && (load_be16(pkt + 6) & 0xBFFF) != 0 /* a fragment: never from TSO */)) {
         return -PE_MALFORMED;
     }
     it->pkt = pkt;
@@ -303,7 +304,8 @@ static bool continues(const struct tcp_gro_flow *f, const uint8_t *pkt, size_t i
 
     if (f->is_closed || hdr_len != f->hdr_len || payload > f->gso_size ||
         f->len + payload > TUN_OFFLOAD_MAX_PACKET || load_be32(tcp + 4) != f->next_seq ||
-        memcmp(tcp + 8, htcp + 8, 4) != 0 /* ack */ ||
+        memcmp(tcp + 8, htcp + 8, 4) != 0 /* ack */ || tcp[12] != htcp[12] ||
+        (tcp[13] & (uint8_t)~TCP_PSH) != htcp[13] || memcmp(tcp + 14, htcp + 14, 2) != 0 ||
         memcmp(tcp + TCP_MIN_HDR_LEN, htcp + TCP_MIN_HDR_LEN, hdr_len - ip_hdr_len - 20) != 0) {
         return false;
     }
@@ -340,7 +342,8 @@ void tcp_gro_add(struct tcp_gro *g, const uint8_t *pkt, size_t len)
     uint8_t flags;
     bool is_mergeable;
 
-    if (family == 0 || (family == 4 && (load_be16(pkt + 6) & 0x3FFF) != 0)) {
+    /* IPv4: any flag but DF (MF, the reserved bit) or an offset stops it (inet_gro_receive) */
+    if (family == 0 || (family == 4 && (load_be16(pkt + 6) & 0xBFFF) != 0)) {
         if (might_be_tcp(pkt, len)) {
             tcp_gro_flush(g); /* it may belong to a held flow: that goes first */
         }

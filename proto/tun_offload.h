@@ -80,7 +80,7 @@ struct tso_iter {
  * the segment payload size. The headers are read from the packet itself: an IPv4 header with or
  * without options, or an IPv6 header followed directly by TCP. Returns 0, -PE_UNSUPPORTED for
  * another gso_type or IPv6 extension headers, -PE_MALFORMED for a packet whose headers do not
- * match h or its length, or a gso_size of 0. */
+ * match h or its length, an IPv4 fragment (any flag but DF), no payload, or a gso_size of 0. */
 int tso_begin(struct tso_iter *it, const uint8_t *pkt, size_t len, const struct vnet_hdr *h);
 
 /* Write the next segment into out (cap bytes): the headers copied with total/payload length,
@@ -123,10 +123,11 @@ int tcp_gro_init(struct tcp_gro *g, tcp_gro_emit_fn emit, void *ctx);
 void tcp_gro_free(struct tcp_gro *g);
 
 /* Offer one decrypted IP packet (len bytes, copied if held). A TCP segment carrying data with
- * only ACK and maybe PSH set, from an IPv4 header without options and not a fragment or an IPv6
- * header followed by TCP, joins the held packet of its flow when it continues it: next sequence
- * number, same acknowledgment number, TCP options, TOS/traffic class, TTL/hop limit and DF, and
- * no more payload than the first segment's. Anything else is emitted at once, after any held
+ * only ACK and maybe PSH set, from an IPv4 header without options and with no flag but DF (not a
+ * fragment) or an IPv6 header followed by TCP, joins the held packet of its flow when it
+ * continues it: next sequence number, same acknowledgment number, window, reserved bits, TCP
+ * options, TOS/traffic class, TTL/hop limit and DF, and no more payload than the first
+ * segment's. Anything else is emitted at once, after any held
  * packet of its flow, so no flow's order changes. Packets of different flows may leave in another
  * order than they came, as with the kernel's GRO. Segments are not checksum-verified: they come
  * out of an authenticated tunnel, and the kernel accepts a NEEDS_CSUM packet as checksummed. */

@@ -239,8 +239,13 @@ static void test_tso_refuses(void **state)
     pkt[9] = 17; /* UDP */
     assert_int_equal(tso_begin(&it, pkt, len, &h), -PE_MALFORMED);
     pkt[9] = 6;
+    pkt[6] |= 0x20; /* more fragments: TSO never makes a fragment */
+    assert_int_equal(tso_begin(&it, pkt, len, &h), -PE_MALFORMED);
+    pkt[6] &= (uint8_t)~0x20;
     assert_int_equal(tso_begin(&it, pkt, len, &h), 0);
     assert_int_equal(tso_next(&it, seg, 100, &seg_len), -PE_NOSPACE);
+    len = make_tcp(pkt, 4, 1, TCP_ACK, 0, 0); /* headers only */
+    assert_int_equal(tso_begin(&it, pkt, len, &h), -PE_MALFORMED);
     /* IPv6 with a hop-by-hop header in front of TCP is left to the kernel. */
     len = make_tcp(pkt, 6, 1, TCP_ACK, 0, 3000);
     pkt[6] = 0;
@@ -441,8 +446,15 @@ static void test_gro_refuses_to_merge(void **state)
     feed(&g, 4, 3, 1448, 1448, TCP_ACK);
     len = make_tcp(p, 4, 5000 + 4 * 1448, TCP_ACK, 4 * 1448, 1449);
     tcp_gro_add(&g, p, len);
+    /* Another window (a window update must reach the sender), the IPv4 reserved flag. */
+    len = make_tcp(p, 4, 5000 + 4 * 1448 + 1449, TCP_ACK, 4 * 1448 + 1449, 1449);
+    put16(p + 34, (uint16_t)(be16(p + 34) + 1));
+    tcp_gro_add(&g, p, len);
+    len = make_tcp(p, 4, 5000 + 4 * 1448 + 2 * 1449, TCP_ACK, 4 * 1448 + 2 * 1449, 1449);
+    p[6] |= 0x80;
+    tcp_gro_add(&g, p, len);
     tcp_gro_flush(&g);
-    assert_int_equal(e.n, 5);
+    assert_int_equal(e.n, 7);
     for (unsigned i = 0; i < e.n; i++) {
         assert_int_equal(e.h[i].gso_type, VNET_GSO_NONE);
         assert_int_equal(e.h[i].flags, 0);
