@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Write the starting corpus of the fuzz targets (tests/fuzz/corpus/NAME/seed-*).
+
+usage: tests/fuzz/make_seeds.py [CORPUS_DIR]   (default: tests/fuzz/corpus beside this file)
+
+Each seed is a well-formed input in the layout its target reads (see the comment at the top of
+tests/fuzz/fuzz_tunnel.c and fuzz_control.c), so the fuzzer starts from packets that get deep
+into the code. Inputs the fuzzer finds worth keeping (scripts/fuzz.sh --merge) and inputs that
+once found a bug are added beside these under other names.
+"""
+import os
+import struct
+import sys
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def tcp_segment(family, seq, payload, flags=0x10, ack=1000, window=502, options=b"",
+                ip_id=1, df=True, src_port=40000, dst_port=5201):
+    doff = (20 + len(options)) // 4
+    tcp = struct.pack("!HHIIBBHHH", src_port, dst_port, seq, ack, doff << 4, flags, window, 0,
+                      0) + options + payload
+    if family == 4:
+        src, dst = bytes([198, 19, 0, 2]), bytes([198, 19, 0, 1])
+        pseudo = src + dst + struct.pack("!BBH", 0, 6, len(tcp))
+        c = 0xFFFF - csum(pseudo + tcp)
+        tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+        total = 20 + len(tcp)
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, total, ip_id, 0x4000 if df else 0, 64, 6, 0,
+                         src, dst)
+        ip = ip[:10] + struct.pack("!H", 0xFFFF - csum(ip)) + ip[12:]
+        return ip + tcp
+    src = bytes.fromhex("fd000000000000000000000000000002")
+    dst = bytes.fromhex("fd000000000000000000000000000001")
+    pseudo = src + dst + struct.pack("!I3xB", len(tcp), 6)
+    c = 0xFFFF - csum(pseudo + tcp)
+    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+    ip = struct.pack("!IHBB16s16s", 0x60000000, len(tcp), 6, 64, src, dst)
+    return ip + tcp
+
+
+def records(packets, batch_end_every=0):
+    out = b""
+    for i, p in enumerate(packets):
+        hi = (len(p) >> 8) & 0x07
+        if batch_end_every and (i + 1) % batch_end_every == 0:
+            hi |= 0x80
+        out += bytes([len(p) & 0xFF, hi]) + p
+    return out
+
+
+def flow(family, n, mss, start=1, **kw):
+    pkts, seq = [], start
+    for i in range(n):
+        size = mss if i < n - 1 else mss // 2
+        flags = 0x18 if i == n - 1 else 0x10
+        pkts.append(tcp_segment(family, seq, bytes((seq + j) & 0xFF for j in range(size)),
+                                flags=flags, ip_id=7 + i, **kw))
+        seq += size
+    return pkts
+
+
+def vnet(flags, gso_type, hdr_len, gso_size, csum_start, csum_offset):
+    return struct.pack("=BBHHHH", flags, gso_type, hdr_len, gso_size, csum_start, csum_offset)
+
+
+def super_packet(family, payload_len, gso_size):
+    seg = tcp_segment(family, 5000, bytes(i & 0xFF for i in range(payload_len)), flags=0x18,
+                      options=b"\x01\x01\x08\x0a" + bytes(8))
+    iphl = 20 if family == 4 else 40
+    return vnet(1, 1 if family == 4 else 4, iphl + 32, gso_size, iphl, 16) + seg
+
+
+def tunnel_seeds():
+    mss_syn = tcp_segment(4, 1, b"", flags=0x02, options=b"\x02\x04\x05\xb4\x01\x03\x03\x07")
+    mss_syn6 = tcp_segment(6, 1, b"", flags=0x02, options=b"\x02\x04\x05\xa0\x04\x02\x00\x00")
+    a = flow(4, 6, 1200)
+    b = flow(4, 5, 1000, src_port=40001, window=100)
+    interleaved = [p for pair in zip(a, b) for p in pair]
+    ping = b"\x2a\x18\x7b\xf3\x64\x1e\xb4\xcb\x07\xed\x2d\x0a\x98\x1f\xc7\x48"
+    return {
+        "seed-flow-ipv4": b"\0" + records(flow(4, 8, 1300)),
+        "seed-flow-ipv6": b"\0" + records(flow(6, 6, 1280)),
+        "seed-two-flows": b"\0" + records(interleaved, batch_end_every=4),
+        "seed-syn-mss": b"\0" + records([mss_syn, mss_syn6, ping] + flow(4, 3, 1400)),
+        "seed-no-df": b"\0" + records(flow(4, 4, 1300, df=False)),
+        "seed-tun-tso4": b"\1" + super_packet(4, 4000, 1348),
+        "seed-tun-tso6": b"\1" + super_packet(6, 3000, 1328),
+        "seed-tun-csum": b"\1" + vnet(1, 0, 0, 0, 20, 16) + tcp_segment(4, 9, b"hello" * 40),
+    }
+
+
+def control_packet(opcode, sid, message_id, payload=b"", acks=(), remote_sid=b""):
+    out = bytes([opcode << 3]) + sid + bytes([len(acks)])
+    for a in acks:
+        out += struct.pack("!I", a)
+    if acks:
+        out += remote_sid
+    if opcode != 5:
+        out += struct.pack("!I", message_id)
+    return out + payload
+
+
+def length_records(packets):
+    return b"".join(bytes([len(p) & 0xFF]) + p for p in packets)
+
+
+def key_method2_message():
+    def s(text):
+        b = text.encode() + b"\0"
+        return struct.pack("!H", len(b)) + b
+
+    return (bytes(4) + b"\x02" + bytes(range(48)) + bytes(range(32)) + bytes(range(32, 64)) +
+            s("V4,dev-type tun,link-mtu 1559,tun-mtu 1500,proto UDPv4,cipher AES-256-GCM,"
+              "auth [null-digest],keysize 256,key-method 2,tls-client") + s("user") +
+            s("password") +
+            s("IV_VER=2.6.14\nIV_PLAT=linux\nIV_PROTO=990\nIV_NCP=2\n"
+              "IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305\nIV_MTU=1600\n"))
+
+
+def control_seeds():
+    sid, rsid = bytes(range(1, 9)), bytes(range(9, 17))
+    pkts = [
+        control_packet(7, sid, 0),
+        control_packet(4, sid, 2, b"\x16\x03\x01" + bytes(40), acks=(0,), remote_sid=rsid),
+        control_packet(4, sid, 1, b"\x16\x03\x01" + bytes(60), acks=(1, 2), remote_sid=rsid),
+        control_packet(5, sid, 0, acks=(0, 1, 2), remote_sid=rsid),
+        control_packet(4, sid, 3, b"x" * 100),
+        control_packet(4, sid, 2, b"\x16\x03\x01" + bytes(40)),
+    ]
+    token = "SESS_ID_AT_" + "A" * 80
+    return {
+        "seed-reliable": b"\0" + length_records(pkts),
+        "seed-key-method2": b"\1" + key_method2_message(),
+        "seed-messages": b"\2" + b"PUSH_REQUEST\0EXIT\r\n\0INFO,hello\0AUTH_FAILED,x\0PUSH_",
+        "seed-token": b"\3" + token.encode(),
+        "seed-wrapped": b"\4" + b"\x38" + sid + bytes(100),
+    }
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
+    for target, seeds in (("fuzz_tunnel", tunnel_seeds()), ("fuzz_control", control_seeds())):
+        d = os.path.join(corpus, target)
+        os.makedirs(d, exist_ok=True)
+        for name, data in seeds.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+
+
+if __name__ == "__main__":
+    main()
