@@ -145,10 +145,31 @@ def control_seeds():
     }
 
 
+def replay_record(mode, value):
+    return bytes([mode]) + struct.pack("<I", value & 0xFFFFFFFF)
+
+
+def replay_seeds():
+    def absolute(ids, failed=()):
+        return b"".join(replay_record(1 | (2 if i in failed else 0), i) for i in ids)
+
+    in_order = list(range(1, 80))
+    shuffled = [1, 3, 2, 2, 10, 5, 4, 9, 200, 137, 136, 150, 150, 70]
+    return {
+        "seed-window-64": struct.pack("<H", 64) + absolute(in_order + shuffled, failed=(9,)),
+        "seed-strict": struct.pack("<H", 0) + absolute([5, 6, 8, 7, 6, 7, 9]),
+        "seed-clamped": struct.pack("<H", 1100) + absolute([3000, 1000, 1976, 1977, 2999]),
+        "seed-near-wrap": struct.pack("<H", 64) + absolute([0xFFFFFFF0, 0xFFFFFFFF, 0xFFFFFFC0]),
+        "seed-relative": struct.pack("<H", 32) +
+        b"".join(replay_record(0, 1024 + d) for d in (1, 5, -3, -3, 2, -40, 7)),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
-    for target, seeds in (("fuzz_tunnel", tunnel_seeds()), ("fuzz_control", control_seeds())):
+    for target, seeds in (("fuzz_tunnel", tunnel_seeds()), ("fuzz_control", control_seeds()),
+                          ("fuzz_replay", replay_seeds())):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
