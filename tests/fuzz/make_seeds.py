@@ -165,11 +165,30 @@ def replay_seeds():
     }
 
 
+def config_seeds(root):
+    seeds = {}
+    for name, path in (("seed-sample", "sample-config/server.conf"),
+                       ("seed-inline", "tests/unit/data/config/inline.conf")):
+        with open(os.path.join(root, path), "rb") as f:
+            seeds[name] = f.read()
+    seeds["seed-directives"] = (
+        b"dev tun\nproto udp6\nport 1194\ntopology subnet\nserver 198.19.0.0 255.255.0.0\n"
+        b"server-ipv6 fd00:1::/64\npush \"route 198.19.0.0 255.255.0.0\"\n"
+        b"keepalive 10 60\ndata-ciphers AES-256-GCM:CHACHA20-POLY1305\n"
+        b"tls-groups X25519:secp256r1\ntls-cipher TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384\n"
+        b"verify-client-cert optional\nauth-gen-token 3600 0 external-auth\n"
+        b"client-config-dir ccd\nifconfig-pool-persist ipp.txt 60\nmssfix 1400 mtu\n"
+        b"max-clients 1000\nconnect-freq 10 20\nreplay-window 128 15\nworkers 2\n"
+        b"--verb 4\n;comment\n# comment\n")
+    return seeds
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     for target, seeds in (("fuzz_tunnel", tunnel_seeds()), ("fuzz_control", control_seeds()),
-                          ("fuzz_replay", replay_seeds())):
+                          ("fuzz_replay", replay_seeds()),
+                          ("fuzz_config", config_seeds(os.path.dirname(os.path.dirname(here))))):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
