@@ -34,18 +34,9 @@
 #include "proto/reliable.h"
 #include "proto/static_key.h"
 #include "proto/tls_wrap.h"
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "tests/fuzz/fuzz_check.h"
 
 #define MAX_RECORDS 48
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An exact-size heap copy, so ASan catches a read past the end. */
 static uint8_t *dup_exact(const uint8_t *data, size_t len)

@@ -22,18 +22,9 @@
 
 #include "proto/errors.h"
 #include "proto/packet_id.h"
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "tests/fuzz/fuzz_check.h"
 
 #define MAX_IDS 4096
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct model {
     uint32_t window;

@@ -36,20 +36,11 @@
 #include "proto/mss.h"
 #include "proto/occ.h"
 #include "proto/tun_offload.h"
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "tests/fuzz/fuzz_check.h"
 
 #define MAX_PACKETS 64 /* packets per input; the rest of a longer input is ignored */
 #define MAX_SEGMENTS 1024
 #define MAX_MSS 1360 /* what mssfix 1492 mtu gives with AES-GCM (proto/mss.c) */
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint16_t be16(const uint8_t *p)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/fuzz_check.h"
 
 static int run_file(const char *path)
 {
