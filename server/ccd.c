@@ -293,6 +293,7 @@ int ccd_parse_string(struct ccd *c, const char *name, const char *text, char *er
     memset(c, 0, sizeof(*c));
     while (*p && !err) {
         const char *eol = strchr(p, '\n');
+        const char *next = eol ? eol + 1 : p + strlen(p);
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
         char *argv[CONFIG_MAX_ARGS], *scratch, why[256];
         int argc;
@@ -312,7 +313,7 @@ int ccd_parse_string(struct ccd *c, const char *name, const char *text, char *er
             err = handle_line(&cp, argc, argv);
         }
         free(scratch);
-        p = eol ? eol + 1 : p + len;
+        p = next; /* not p + len: a last line "...\r" without '\n' must not be read again */
     }
     return err;
 }

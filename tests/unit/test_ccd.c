@@ -83,6 +83,13 @@ static void directives(void **state)
     parse_ok(&c, "disable\r\n");
     assert_true(c.is_disabled);
     ccd_free(&c);
+
+    /* A file written with CRLF whose last line has no LF (this once looped for ever). */
+    parse_ok(&c, "iroute 198.19.52.0 255.255.255.0\r\npush-reset\r");
+    assert_int_equal(c.n_iroutes, 1);
+    assert_int_equal(c.n_push_ops, 1);
+    assert_int_equal(c.push_ops[0].kind, CCD_PUSH_RESET);
+    ccd_free(&c);
 }
 
 static void bad_lines(void **state)
