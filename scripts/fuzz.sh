@@ -8,7 +8,8 @@
 #   --merge       afterwards, add the inputs that reached new code to the committed corpus
 #                 (tests/fuzz/corpus/TARGET, files named by libFuzzer's hash), so every test run
 #                 replays them
-#   TARGET        fuzz_tunnel, fuzz_control, fuzz_replay, fuzz_config (default: all)
+#   TARGET        fuzz_tunnel, fuzz_control, fuzz_replay, fuzz_config, fuzz_ccd (default:
+#                 all)
 #
 # Builds with clang into build-fuzz (-DOVPND_FUZZ=ON -DOVPND_SANITIZE=ON), then fuzzes each
 # target starting from its committed corpus, in a work corpus under build-fuzz/corpus/TARGET.

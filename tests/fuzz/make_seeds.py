@@ -183,12 +183,25 @@ def config_seeds(root):
     return seeds
 
 
+def ccd_seeds():
+    return {
+        "seed-ccd": b"\0ifconfig-push 198.19.0.10 255.255.255.0\n"
+                    b"ifconfig-ipv6-push fd00:1::10/64 fd00:1::1\niroute 198.19.8.0 255.255.255.0\n"
+                    b"iroute-ipv6 fd00:2::/64\npush \"route 198.19.9.0 255.255.255.0\"\n"
+                    b"push-reset\npush-remove route\n# comment\n",
+        "seed-ccd-disable": b"\0disable\n",
+        "seed-ipp": b"\1client1,198.19.0.2,fd00:1::1000\nclient2,198.19.0.3,\n"
+                    b"client3,,fd00:1::1002\r\n\n# x\nbad\n",
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     for target, seeds in (("fuzz_tunnel", tunnel_seeds()), ("fuzz_control", control_seeds()),
                           ("fuzz_replay", replay_seeds()),
-                          ("fuzz_config", config_seeds(os.path.dirname(os.path.dirname(here))))):
+                          ("fuzz_config", config_seeds(os.path.dirname(os.path.dirname(here)))),
+                          ("fuzz_ccd", ccd_seeds())):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
