@@ -8,16 +8,19 @@
 #   --merge       afterwards, add the inputs that reached new code to the committed corpus
 #                 (tests/fuzz/corpus/TARGET, files named by libFuzzer's hash), so every test run
 #                 replays them
-#   TARGET        fuzz_tunnel, fuzz_control, fuzz_replay, fuzz_config, fuzz_ccd (default:
-#                 all)
+#   TARGET        the name of a tests/fuzz/fuzz_*.c file without .c (default: all of them)
 #
 # Builds with clang into build-fuzz (-DOVPND_FUZZ=ON -DOVPND_SANITIZE=ON), then fuzzes each
 # target starting from its committed corpus, in a work corpus under build-fuzz/corpus/TARGET.
 # A failing input (a crash, a sanitizer report, or a broken check in the target) is saved as
 # build-fuzz/crash-TARGET-*; reproduce it with `build-fuzz/tests/TARGET FILE`, or with the
-# normal build's `build/tests/TARGET FILE`. Once fixed, copy it into tests/fuzz/corpus/TARGET/ so
-# that ctest keeps checking it. Exit status: 0 when no target failed, 1 otherwise, 77 when clang
-# or libFuzzer is missing.
+# normal build's `build/tests/TARGET FILE`. Once fixed, copy it into tests/fuzz/corpus/TARGET/
+# under a name that says what it found (found-WHAT), so that ctest keeps checking it.
+# A new target is a tests/fuzz/fuzz_NAME.c defining LLVMFuzzerTestOneInput (tests/fuzz/
+# fuzz_check.h has CHECK) and at least one seed in tests/fuzz/corpus/fuzz_NAME/ (add it to
+# tests/fuzz/make_seeds.py): CMake picks the file up, and its ctest fails on an empty corpus.
+# Exit status: 0 when no target failed, 1 otherwise, 2 for a bad option or target, 77 when
+# clang or libFuzzer is missing.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,8 +30,13 @@ merge=0
 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
-    --time) secs=$2; shift ;;
-    --jobs) jobs=$2; shift ;;
+    --time | --jobs)
+        if [ $# -lt 2 ] || ! [[ $2 =~ ^[0-9]+$ ]]; then
+            echo "$0: $1 needs a number" >&2
+            exit 2
+        fi
+        if [ "$1" = --time ]; then secs=$2; else jobs=$2; fi
+        shift ;;
     --merge) merge=1 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "$0: unknown option $1" >&2; exit 2 ;;
@@ -50,6 +58,14 @@ if [ ${#targets[@]} -eq 0 ]; then
         targets+=("$(basename "$f" .c)")
     done
 fi
+
+for t in "${targets[@]}"; do
+    if [ ! -f "$here/tests/fuzz/$t.c" ]; then
+        echo "$0: no fuzz target $t (tests/fuzz/$t.c); the targets:" \
+            "$(cd "$here/tests/fuzz" && ls fuzz_*.c | sed 's/\.c$//' | tr '\n' ' ')" >&2
+        exit 2
+    fi
+done
 
 bd=$here/build-fuzz
 mkdir -p "$bd"

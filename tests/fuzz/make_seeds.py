@@ -4,9 +4,9 @@
 usage: tests/fuzz/make_seeds.py [CORPUS_DIR]   (default: tests/fuzz/corpus beside this file)
 
 Each seed is a well-formed input in the layout its target reads (see the comment at the top of
-tests/fuzz/fuzz_tunnel.c and fuzz_control.c), so the fuzzer starts from packets that get deep
+each tests/fuzz/fuzz_*.c), so the fuzzer starts from packets that get deep
 into the code. Inputs the fuzzer finds worth keeping (scripts/fuzz.sh --merge) and inputs that
-once found a bug are added beside these under other names.
+once found a bug (named found-WHAT) are added beside these under other names.
 """
 import os
 import struct

@@ -1,7 +1,8 @@
 /* tests/fuzz/replay.c: runs a fuzz target's LLVMFuzzerTestOneInput() over files and directories
  * of inputs, for builds without libFuzzer (gcc): ctest replays the committed corpus of each
  * target this way, so an input that once found a bug keeps being checked. A target signals a
- * failure by aborting; this program exits 1 when an input cannot be read. */
+ * failure by aborting; this program exits 1 when an input cannot be read, or when it was given
+ * no input at all (an empty or missing corpus would otherwise test nothing). */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
