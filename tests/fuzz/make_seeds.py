@@ -195,13 +195,25 @@ def ccd_seeds():
     }
 
 
+def aead_seeds():
+    def one(cipher, aad_len, flip, text):
+        return (bytes([cipher]) + bytes(range(32)) + bytes(range(100, 112)) + bytes([aad_len]) +
+                struct.pack("!H", flip) + bytes(range(aad_len)) + text)
+
+    return {
+        "seed-aes128-packet": one(0, 8, 3, bytes(range(200))),
+        "seed-aes256-empty": one(1, 8, 1000, b""),
+        "seed-chacha-long": one(2, 12, 777, bytes(i & 0xFF for i in range(1500))),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     for target, seeds in (("fuzz_tunnel", tunnel_seeds()), ("fuzz_control", control_seeds()),
                           ("fuzz_replay", replay_seeds()),
                           ("fuzz_config", config_seeds(os.path.dirname(os.path.dirname(here)))),
-                          ("fuzz_ccd", ccd_seeds())):
+                          ("fuzz_ccd", ccd_seeds()), ("fuzz_aead", aead_seeds())):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
