@@ -127,10 +127,10 @@ void tcp_gro_free(struct tcp_gro *g);
  * fragment) or an IPv6 header followed by TCP, joins the held packet of its flow when it
  * continues it: next sequence number, same acknowledgment number, window, reserved bits, TCP
  * options, TOS/traffic class, TTL/hop limit and DF, and no more payload than the first
- * segment's. Anything else is emitted at once, after any held
- * packet of its flow, so no flow's order changes. Packets of different flows may leave in another
- * order than they came, as with the kernel's GRO. Segments are not checksum-verified: they come
- * out of an authenticated tunnel, and the kernel accepts a NEEDS_CSUM packet as checksummed. */
+ * segment's. Anything else is emitted at once, after any held packet of its flow, so no flow's
+ * order changes. Packets of different flows may leave in another order than they came, as with
+ * the kernel's GRO. Segments are not checksum-verified: they come out of an authenticated
+ * tunnel, and the kernel accepts a NEEDS_CSUM packet as checksummed. */
 void tcp_gro_add(struct tcp_gro *g, const uint8_t *pkt, size_t len);
 
 /* Emit every held packet: one of several segments as a super-packet (NEEDS_CSUM, gso_type
