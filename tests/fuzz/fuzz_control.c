@@ -5,7 +5,8 @@
  *     record's size, 0 meaning 256) through control_packet_parse() and a reliable layer with
  *     three packets of its own outstanding (ACKs, out-of-order storage, in-order delivery). A
  *     server without tls-auth/tls-crypt takes these from anyone who can reach its port;
- *  1: a key-method-2 message from a client, then its peer-info and options strings;
+ *  1: a key-method-2 message from a client, then its peer-info (also as the variables scripts
+ *     and plugins get) and options strings;
  *  2: TLS plaintext split into control-channel messages, each classified;
  *  3: a password as an auth-gen-token token;
  *  4: a tls-crypt and a tls-auth wrapped packet, and a data-channel packet (the fuzzer cannot
@@ -34,6 +35,8 @@
 #include "proto/reliable.h"
 #include "proto/static_key.h"
 #include "proto/tls_wrap.h"
+#include "server/hook_env.h"
+#include "server/script.h"
 #include "tests/fuzz/fuzz_check.h"
 
 #define MAX_RECORDS 48
@@ -119,6 +122,26 @@ static void control_packets(const uint8_t *data, size_t size)
     }
 }
 
+/* The client's IV_/UV_ peer-info lines become script and plugin variables: each must be one
+ * NAME=value line with a name of letters, digits and '_' (no way to set PATH or inject a line). */
+static void peer_info_env(const char *peer_info)
+{
+    struct script_env env = {0};
+
+    CHECK(hook_env_peer_info(&env, peer_info) == 0);
+    for (size_t i = 0; i < env.n; i++) {
+        const char *v = env.vars[i], *eq = strchr(v, '=');
+
+        CHECK(eq != NULL && eq > v && strpbrk(v, "\r\n") == NULL);
+        CHECK(strncmp(v, "IV_", 3) == 0 || strncmp(v, "UV_", 3) == 0);
+        for (const char *p = v; p < eq; p++) {
+            CHECK((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                  (*p >= '0' && *p <= '9') || *p == '_');
+        }
+    }
+    script_env_clear(&env);
+}
+
 static void key_method2(const uint8_t *data, size_t size)
 {
     static struct key_method2 km;
@@ -138,6 +161,7 @@ static void key_method2(const uint8_t *data, size_t size)
         }
         (void)occ_options_has_comp(km.options);
         (void)peer_info_supports_ncp(&pi);
+        peer_info_env(km.peer_info);
     }
     key_method2_wipe(&km);
     free(p);
