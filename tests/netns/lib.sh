@@ -186,6 +186,16 @@ count_lines() {
     [ "$(grep -cE "$1" "$2" 2>/dev/null)" = "$3" ]
 }
 
+# out_has ERE CMD...: CMD's output has a line matching ERE. The output is read whole first: with
+# pipefail, `CMD | grep -q` fails when grep stops at the first match and CMD (ip flushes each
+# line) then dies of SIGPIPE.
+out_has() {
+    local re=$1 out
+    shift
+    out=$("$@" 2>/dev/null) || true
+    grep -qE -- "$re" <<<"$out"
+}
+
 wait_for() {
     local timeout_s=$1
     shift
@@ -373,8 +383,8 @@ server_ready() {
     server_alive || return 1
     # Implementation-neutral readiness: the tun has its address and the UDP port is bound.
     # (subnet: "inet ADDR/BITS"; net30 and p2p: "inet ADDR peer REMOTE/32")
-    ip -n "$NS_SRV" -4 addr show 2>/dev/null | grep -qE "inet ${OVT_SERVER_TUN_IP}[/ ]" || return 1
-    ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT" 2>/dev/null | grep -q . || return 1
+    out_has "inet ${OVT_SERVER_TUN_IP}[/ ]" ip -n "$NS_SRV" -4 addr show || return 1
+    out_has . ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT" || return 1
     if [ "$OVPN_SERVER_IMPL" = openvpn ]; then
         server_log_since | grep "Initialization Sequence Completed" >/dev/null || return 1
     fi
@@ -478,8 +488,9 @@ client_tun_dev() {
 # client_tun_ip I: the client's 198.19.0.x tunnel address (empty if none); with net30/p2p the
 # address has a peer ("inet ADDR peer REMOTE/32").
 client_tun_ip() {
+    # awk reads to the end (no early exit that would SIGPIPE ip under pipefail)
     ip -n "$(client_ns "$1")" -4 -o addr show 2>/dev/null |
-        awk '{print $4}' | grep -E '^198\.19\.0\.[0-9]+(/|$)' | head -n 1 | cut -d/ -f1
+        awk '!found && $4 ~ /^198\.19\.0\.[0-9]+(\/|$)/ { split($4, a, "/"); print a[1]; found = 1 }'
 }
 
 client_up() {

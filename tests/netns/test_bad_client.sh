@@ -45,7 +45,7 @@ reason_re="$bad_ip.*(certificate|verify|VERIFY|unknown ca|issuer|TLS)"
 wait_server_log "$reason_re" 10 ||
     fail "server log has no line naming $bad_ip with a certificate/TLS reason"
 ovt_log "server log: $(server_log_since | grep -E -m1 "$reason_re" | cut -c1-200)"
-server_log_since | grep -E "$bad_ip" | grep -qiE 'Peer Connection Initiated|Learn:' &&
+grep -E "$bad_ip" <<<"$(server_log_since)" | grep -iE 'Peer Connection Initiated|Learn:' >/dev/null &&
     fail "server log shows the foreign-certificate client as connected"
 
 client_stop 1
