@@ -188,7 +188,8 @@ count_lines() {
 
 # out_has ERE CMD...: CMD's output has a line matching ERE. The output is read whole first: with
 # pipefail, `CMD | grep -q` fails when grep stops at the first match and CMD (ip flushes each
-# line) then dies of SIGPIPE.
+# line) then dies of SIGPIPE. A check of kernel state runs it under `wait_for 3`: a netlink dump
+# that a concurrent change interrupts (the link coming up) can come back incomplete.
 out_has() {
     local re=$1 out
     shift

@@ -89,7 +89,7 @@ server_start "$d"
 client_start "$d" 1
 wait_tunnel 1
 [ "${CLIENT_TUN_IP[1]}" = 198.19.0.50 ] || fail "net30: client 1 got ${CLIENT_TUN_IP[1]}, not 198.19.0.50"
-out_has "inet 198\.19\.0\.50 peer 198\.19\.0\.49/32 " ip -n "$(client_ns 1)" -4 -o addr show ||
+wait_for 3 out_has "inet 198\.19\.0\.50 peer 198\.19\.0\.49/32 " ip -n "$(client_ns 1)" -4 -o addr show ||
     fail "net30: client 1's tun is not 198.19.0.50 peer 198.19.0.49: $(ip -n "$(client_ns 1)" -4 -o addr show)"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "net30: client 1 -> server"
 server_stop

@@ -40,9 +40,9 @@ printf 'ifconfig-push 198.19.0.101 198.19.0.102\n' >"$ccd/client3"
 chmod 644 "$ccd/client3"
 OVT_TOPOLOGY=net30 server_conf_write "$OVT_DIR" "client-to-client" "client-config-dir $ccd"
 server_start "$OVT_DIR"
-out_has "inet 198\.19\.0\.1 peer 198\.19\.0\.2/32 " ip -n "$NS_SRV" -4 -o addr show ||
+wait_for 3 out_has "inet 198\.19\.0\.1 peer 198\.19\.0\.2/32 " ip -n "$NS_SRV" -4 -o addr show ||
     fail "net30: the server's tun is not 198.19.0.1 peer 198.19.0.2: $(ip -n "$NS_SRV" -4 -o addr show)"
-out_has "^198\.19\.0\.0/24 .*dev " ip -n "$NS_SRV" -4 route show ||
+wait_for 3 out_has "^198\.19\.0\.0/24 .*dev " ip -n "$NS_SRV" -4 route show ||
     fail "net30: no route to 198.19.0.0/24 into the server's tun"
 client_start "$OVT_DIR" 1
 wait_tunnel 1

@@ -19,7 +19,7 @@ case "$ip" in
 198.19.0.*) ;;
 *) fail "client address $ip is not in 198.19.0.0/24" ;;
 esac
-out_has "inet $ip/24 " ip -n "$(client_ns 1)" -4 -o addr show ||
+wait_for 3 out_has "inet $ip/24 " ip -n "$(client_ns 1)" -4 -o addr show ||
     fail "client address $ip does not have the /24 netmask of topology subnet"
 
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 200 0.01 0 "client -> server tun"
