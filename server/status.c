@@ -85,11 +85,9 @@ static bool needs_quotes(const char *s, size_t len)
     return false;
 }
 
-/* One field of at most max_len bytes (stops at a NUL), preceded by the separator unless first. */
-static void put_field_n(const struct fmt *f, bool is_first, const char *s, size_t max_len)
+/* One field of len bytes, preceded by the separator unless first. */
+static void put_field_n(const struct fmt *f, bool is_first, const char *s, size_t len)
 {
-    size_t len = strnlen(s, max_len);
-
     if (!is_first) {
         fputc(f->sep, f->out);
     }
@@ -113,13 +111,19 @@ static void put_field_n(const struct fmt *f, bool is_first, const char *s, size_
 
 static void put_field(const struct fmt *f, bool is_first, const char *s)
 {
-    put_field_n(f, is_first, s, SIZE_MAX);
+    put_field_n(f, is_first, s, strlen(s));
 }
 
 /* A name field: "" means unknown, which openvpn prints as UNDEF. */
 static void put_name(const struct fmt *f, bool is_first, const char *s, size_t cap)
 {
-    put_field_n(f, is_first, strnlen(s, cap) > 0 ? s : "UNDEF", cap);
+    size_t len = strnlen(s, cap);
+
+    if (len == 0) {
+        put_field(f, is_first, "UNDEF");
+    } else {
+        put_field_n(f, is_first, s, len);
+    }
 }
 
 static void put_u64(const struct fmt *f, uint64_t v)
@@ -289,7 +293,7 @@ static void print_client_v2(const struct fmt *f, const struct status_client *c, 
     put_name(f, false, c->username, sizeof(c->username));
     put_u64(f, c->client_id);
     put_u64(f, c->peer_id);
-    put_field_n(f, false, c->cipher, sizeof(c->cipher));
+    put_field_n(f, false, c->cipher, strnlen(c->cipher, sizeof(c->cipher)));
     fputc('\n', f->out);
 }
 
