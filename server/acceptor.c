@@ -114,6 +114,49 @@ static struct ctl_session *table_find(struct acceptor *a, const union udp_addr *
     return cs;
 }
 
+/* The session at from whose client session id is sid, or NULL. A client that starts a new
+ * session keeps its old one until the new one is authenticated, so an address can have two. */
+static struct ctl_session *table_find_sid(struct acceptor *a, const union udp_addr *from,
+                                          const uint8_t sid[SESSION_ID_LEN])
+{
+    struct ctl_session *cs = a->table[addr_hash(from, a->table_size)];
+
+    while (cs && (cs->is_dead || !udp_addr_equal(&cs->remote, from) ||
+                  memcmp(cs->peer_sid, sid, SESSION_ID_LEN) != 0)) {
+        cs = cs->hnext;
+    }
+    return cs;
+}
+
+size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool only_pending,
+                           struct peer **prev)
+{
+    size_t n = 0;
+
+    for (struct ctl_session *cs = a->table[addr_hash(&keep->remote, a->table_size)]; cs;
+         cs = cs->hnext) {
+        if (cs == keep || cs->is_dead || cs->state == CS_CLOSING ||
+            !udp_addr_equal(&cs->remote, &keep->remote) || (only_pending && cs->peer)) {
+            continue;
+        }
+        acc_cs_log(a, cs, LOG_INFO,
+                   only_pending ? "client started another session: dropping this unfinished one"
+                                : "client restarted its session: dropping the old one");
+        if (cs->peer && strcmp(cs->cn, keep->cn) == 0) {
+            if (cs->peer->pool_index < a->srv->pool.n &&
+                a->addr_holder[cs->peer->pool_index] == cs->peer) {
+                keep->takeover_index = cs->peer->pool_index;
+            }
+            if (prev && cs->is_peer_live && !cs->peer->is_slot_handed_over) {
+                *prev = cs->peer;
+            }
+        }
+        acc_cs_close(a, cs, 0);
+        n += cs->peer != NULL;
+    }
+    return n;
+}
+
 static void table_insert(struct acceptor *a, struct ctl_session *cs)
 {
     size_t h = addr_hash(&cs->remote, a->table_size);
@@ -309,6 +352,19 @@ void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct 
     }
 }
 
+void acc_peer_slot_hand_over(struct acceptor *a, struct peer *prev, struct peer *p)
+{
+    for (size_t i = 0; i < prev->n_routes; i++) {
+        acc_route_broadcast(a, prev, &prev->routes[i], false);
+    }
+    free(prev->routes);
+    prev->routes = NULL;
+    prev->n_routes = 0;
+    prev->is_slot_handed_over = true;
+    p->peer_id = prev->peer_id;
+    p->worker = prev->worker;
+}
+
 static void release_peer_slot(struct acceptor *a, struct peer *p)
 {
     struct server *srv = a->srv;
@@ -320,7 +376,7 @@ static void release_peer_slot(struct acceptor *a, struct peer *p)
         atomic_store_explicit(&srv->addr_owner[p->pool_index], 0, memory_order_release);
         tun_steer_del(&srv->tun_steer, p->vaddr);
         ip_pool_release(&srv->pool, p->pool_index);
-    } else if (p->pool_index == SIZE_MAX && p->vaddr != 0) {
+    } else if (p->pool_index == SIZE_MAX && p->vaddr != 0 && !p->is_slot_handed_over) {
         /* an ifconfig-push address outside the pool: routed as a /32 (acceptor_auth.c) */
         struct vroute_key key;
         uint32_t be = htonl(p->vaddr);
@@ -336,8 +392,10 @@ static void release_peer_slot(struct acceptor *a, struct peer *p)
     free(p->routes);
     p->routes = NULL;
     p->n_routes = 0;
-    a->local_used[p->worker][local] = false;
-    a->n_worker_peers[p->worker]--;
+    if (!p->is_slot_handed_over) { /* else the peer-id is the next session's now */
+        a->local_used[p->worker][local] = false;
+        a->n_worker_peers[p->worker]--;
+    }
     a->n_clients--;
 }
 
@@ -495,6 +553,7 @@ static struct ctl_session *session_create(struct acceptor *a, const struct contr
         return NULL;
     }
     cs->remote = *from;
+    cs->takeover_index = SIZE_MAX;
     memcpy(cs->own_sid, pkt->acks.remote_session_id, SESSION_ID_LEN);
     memcpy(cs->peer_sid, pkt->session_id, SESSION_ID_LEN);
     cs->wrap_tx_id = 2; /* 1 went out with the stateless reset */
@@ -773,8 +832,8 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         drop_pkt(a, &a->stats.drop_malformed, from, proto_strerror(err));
         return;
     }
-    cs = table_find(a, from);
-    if (cs && memcmp(cs->peer_sid, pkt.session_id, SESSION_ID_LEN) == 0) {
+    cs = table_find_sid(a, from, pkt.session_id);
+    if (cs) {
         if (a->wrap.mode != TLS_WRAP_NONE) {
             if (packet_id_rx_check(&cs->wrap_rx, wrap_id)) {
                 a->stats.drop_replay++;
@@ -810,7 +869,7 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     }
     /* Like 2.6 ("new incoming connection would exceed maximum number of clients"): say nothing
      * to the client, which keeps retrying until a place is free. */
-    if (!cs && a->n_sessions >= (size_t)a->cfg->max_clients) {
+    if (!table_find(a, from) && a->n_sessions >= (size_t)a->cfg->max_clients) {
         drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
         return;
     }
@@ -822,17 +881,17 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         return;
     }
     connect_freq_initial_forgive(&a->cf_initial);
-    if (cs) {
-        /* The client restarted with a new session from the same address: replace the old. */
-        acc_cs_log(a, cs, LOG_INFO, "client restarted its session: dropping the old one");
-        acc_cs_close(a, cs, 0);
-        cs->is_dead = true;
-    }
     cs = session_create(a, &pkt, from);
     if (!cs) {
         log_msg(LOG_ERR, "out of memory creating a session");
         return;
     }
+    /* A new session from an address that has one: the client restarted, or someone replayed
+     * or forged its packets (without tls-auth/tls-crypt anyone on the path can). Like 2.6's
+     * untrusted session (ssl.c TM_UNTRUSTED), the authenticated session keeps working until
+     * the new one is authenticated too (install_prepare drops it then); an unfinished one is
+     * replaced at once. */
+    acc_close_others_at(a, cs, true, NULL);
     packet_id_rx_commit(&cs->wrap_rx, wrap_id);
     process_session_packet(a, cs, &pkt);
 }

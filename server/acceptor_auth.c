@@ -413,6 +413,16 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
     } else if (srv->pool.n == 0) {
         snprintf(why, why_len, "no address: no pool (server nopool) and no ifconfig-push");
         return -1;
+    } else if (cs->takeover_index < srv->pool.n && a->addr_holder[cs->takeover_index] &&
+               a->addr_holder[cs->takeover_index]->ctl &&
+               a->addr_holder[cs->takeover_index]->ctl->state == CS_CLOSING) {
+        /* The client's previous session at this address, closing now: its address (the pool
+         * entry stays taken; release_peer_slot() leaves it alone for the old one). */
+        idx = cs->takeover_index;
+        p->pool_index = idx;
+        p->vaddr = ip_pool_addr(&srv->pool, idx);
+        a->addr_holder[idx] = p;
+        cs->is_vaddr_takeover = true; /* learn-address "update", as 2.6 */
     } else if (ip_pool_acquire(&srv->pool, cs->cn, &idx)) {
         snprintf(why, why_len, "address pool exhausted");
         return 1;
@@ -596,7 +606,7 @@ static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
                             const struct key_method2 *client)
 {
     enum data_cipher cipher;
-    struct peer *p = NULL;
+    struct peer *p = NULL, *prev = NULL;
     size_t n_replaced = 0;
     char why_buf[700];
 
@@ -604,8 +614,10 @@ static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
         auth_failed(a, cs, "data cipher lost");
         return false;
     }
+    /* the session this client had before at this address (kept until now: acceptor.c) */
+    n_replaced = acc_close_others_at(a, cs, false, &prev);
     if (!a->cfg->duplicate_cn) {
-        n_replaced = drop_duplicate_cn(a, cs);
+        n_replaced += drop_duplicate_cn(a, cs);
     }
     if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
         turn_away(a, cs, "max-clients reached");
@@ -634,7 +646,9 @@ static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
         auth_failed(a, cs, why_buf);
         return false;
     }
-    if (pick_peer_slot(a, p)) {
+    if (prev) {
+        acc_peer_slot_hand_over(a, prev, p); /* its routes go before p's are announced */
+    } else if (pick_peer_slot(a, p)) {
         unassign(a, p);
         free(p->routes);
         free(p);

@@ -112,6 +112,7 @@ struct ctl_session {
     bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
     bool is_vaddr_takeover;  /* its IPv4 address was taken over from a closing session */
+    size_t takeover_index;   /* pool entry of this client's previous session here, or SIZE_MAX */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
     struct auth_token_session at; /* auth-gen-token: this session's tokens */
     uint64_t token_renew_ms;      /* when the renewal timer next makes a token */
@@ -190,6 +191,21 @@ void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *te
 
 /* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
 void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms);
+
+/* Close the other sessions at keep's address: only those not yet authenticated (only_pending),
+ * or all of them. An authenticated one with keep's common name is the same client's previous
+ * session: it leaves keep its pool entry (keep->takeover_index) and, if live in a worker, is
+ * returned in *prev (may be NULL) so that keep can take over its peer-id as well. Returns how
+ * many of the closed ones held a client slot (they count until the workers let go). */
+size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool only_pending,
+                           struct peer **prev);
+
+/* Give prev's peer-id and worker to p (the same client's new session, installed after prev's
+ * removal in the same worker queue), and withdraw prev's routes now; prev's later release
+ * leaves the peer-id alone. 2.6 keeps a client's peer-id across its sessions from one address
+ * (one multi_instance), and a 2.6 client whose new session came from a server reset keeps
+ * sending with it. */
+void acc_peer_slot_hand_over(struct acceptor *a, struct peer *prev, struct peer *p);
 
 /* The client's key-method-2 message arrived on ks (acceptor_auth.c): the first one
  * authenticates the client and installs it in a worker; later ones renegotiate its keys. */

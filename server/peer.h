@@ -65,6 +65,7 @@ struct peer {
     struct vroute_key
         *routes; /* announced to every worker (MSG_ROUTE_ADD): IPv6 address, iroutes */
     size_t n_routes;
+    bool is_slot_handed_over; /* its peer-id went to the same client's next session */
 };
 
 enum msg_type {

@@ -434,7 +434,8 @@ pid_gone() {
 
 # client_conf_write DIR I [LINE...]: DIR/clientI.conf for the stock openvpn client. The cert
 # and key are DIR/pki/clientI.{crt,key} unless OVT_CLIENT_CERT / OVT_CLIENT_KEY name others;
-# OVT_CLIENT_CERT=none: no certificate at all (for verify-client-cert none).
+# OVT_CLIENT_CERT=none: no certificate at all (for verify-client-cert none). OVT_CLIENT_BIND
+# replaces the "nobind" line (e.g. "lport 40001" for a fixed source port).
 client_conf_write() {
     local dir=$1 i=$2
     shift 2
@@ -443,7 +444,7 @@ client_conf_write() {
         echo "client"
         echo "dev tun"
         echo "${OVT_CLIENT_REMOTE:-remote $OVT_SERVER_IP $OVT_PORT udp4}"
-        echo "nobind"
+        echo "${OVT_CLIENT_BIND:-nobind}"
         echo "remote-cert-tls server"
         echo "ca $pki/ca.crt"
         if [ "${OVT_CLIENT_CERT:-}" != none ]; then
