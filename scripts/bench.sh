@@ -4,7 +4,7 @@
 # usage: sudo scripts/bench.sh [--quick] [--json FILE] [--png FILE] [--clients N] [--workers N]
 #                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH] [--clients-only]
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
-#                              [--other-backend]
+#                              [--other-backend] [--rate MBIT]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -21,6 +21,9 @@
 #   --servers LIST  ovpnd,openvpn (default both), in that order
 #   --workers N     add "workers N" to the config (openvpn is told to ignore it)
 #   --time SECS     length of each TCP run (default 10, 3 with --quick)
+#   --rate MBIT     TCP runs at this fixed rate (iperf3 -b) instead of as fast as they go:
+#                   both servers then carry the same load, so their CPU per GB compares at
+#                   equal load, and varies far less from run to run than at full speed
 #   --ciphers LIST  data-channel ciphers to measure (default AES-256-GCM,AES-128-GCM,
 #                   CHACHA20-POLY1305)
 #   --ovpnd PATH    the ovpnd binary (default: $OVPND, else build/ovpnd)
@@ -53,6 +56,7 @@ png_out=
 n_clients=0
 workers=
 tcp_secs=
+tcp_rate=
 ciphers_arg=
 clients_only=0
 lg_secs=5
@@ -106,6 +110,15 @@ while [ $# -gt 0 ]; do
             exit 2
         }
         tcp_secs=$2
+        shift
+        ;;
+    --rate)
+        need_arg "$1" $#
+        in_range "$2" 1 100000 || {
+            echo "bench.sh: --rate wants 1..100000 Mbit/s" >&2
+            exit 2
+        }
+        tcp_rate=$((10#$2))
         shift
         ;;
     --ciphers)
@@ -276,6 +289,7 @@ rec meta - - kernel "$(uname -r)"
 rec meta - - clk_tck "$(getconf CLK_TCK)"
 rec meta - - quick "$quick"
 rec meta - - tcp_secs "$tcp_secs"
+rec meta - - tcp_rate_mbps "${tcp_rate:-0}"
 rec meta - - udp_secs "$udp_secs"
 rec meta - - udp_steps "$([ "$udp_secs" -gt 0 ] && echo "$UDP_STEPS" || echo 0)"
 rec meta - - ping_count "$PING_COUNT"
@@ -433,6 +447,7 @@ tcp_measure() {
     local server=$1 cipher=$2 dir=$3 spid=$4 cpid=$5
     shift 5
     local out=$BD/$server.$cipher.tcp_$dir.json s0 c0 s1 c1
+    [ -n "$tcp_rate" ] && set -- "$@" -b "${tcp_rate}M"
     s0=$(cpu_ticks "$spid")
     c0=$(cpu_ticks "$cpid")
     iperf_run "$out" "$OVT_SERVER_TUN_IP" "$tcp_secs" "$@"

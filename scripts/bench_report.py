@@ -335,9 +335,10 @@ def markdown(out):
     m = out["meta"]
     lines = []
     if out["runs"] or out["direct"]:
-        lines.append("ovpnd vs openvpn %s, %s, %s CPUs, TCP %s s per direction%s, %s" % (
+        lines.append("ovpnd vs openvpn %s, %s, %s CPUs, TCP %s s per direction%s%s, %s" % (
             m.get("openvpn_version", "?"), m.get("date", "?"), m.get("cpus", "?"),
             m.get("tcp_secs", "?"),
+            " at %s Mbit/s" % m["tcp_rate_mbps"] if m.get("tcp_rate_mbps") else "",
             ", UDP %s s per step" % m["udp_secs"] if m.get("udp_secs") else ", no UDP search",
             "workers %s" % m["workers"] if m.get("workers") not in (None, "", "-") else
             "ovpnd workers default"))
@@ -364,6 +365,14 @@ def markdown(out):
                 fmt((r.get("udp") or {}).get("mbps"), 0), fmt(r.get("server_cpu_s_per_gb"), 2),
                 fmt(r.get("client_cpu_s_per_gb"), 2), rtt_cell(r),
                 fmt(r.get("added_rtt_ms"), 3)))
+        rate = m.get("tcp_rate_mbps")
+        short = ["%s %s %s %s Mbit/s" % (r["server"], r["cipher"], d, fmt(mbps(r.get(k)), 0))
+                 for r in out["runs"] for d, k in (("c->s", "tcp_c2s"), ("s->c", "tcp_s2c"))
+                 if rate and mbps(r.get(k)) is not None and mbps(r.get(k)) < 0.95 * rate]
+        if short:
+            lines.append("")
+            lines.append("below the --rate of %s Mbit/s, so not at equal load: %s" % (
+                rate, "; ".join(short)))
         if out["comparison"]:
             lines.append("")
             lines.append("ovpnd relative to openvpn (throughput and CPU: ovpnd / openvpn; "
