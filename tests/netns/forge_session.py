@@ -4,6 +4,7 @@ server uses neither tls-auth nor tls-crypt. Standard library only; run as root i
 of the client whose address is borrowed.
 
     forge_session.py --host ADDR --port N --from-port SPORT [--timeout S]
+    forge_session.py --host ADDR --port N --from-port SPORT --replay-pcap FILE
 
 From UDP port SPORT of this namespace's address (a raw socket, so the real client's socket on
 that port is left alone) it sends P_CONTROL_HARD_RESET_CLIENT_V2 with a fresh session id, reads
@@ -11,7 +12,12 @@ the server's P_CONTROL_HARD_RESET_SERVER_V2 for that session id off the wire (a 
 completes the three-way handshake with P_ACK_V1 and sends one P_CONTROL_V1 whose payload is not
 TLS. Packet layouts: doc "openvpn-protocol.md" (ssl_pkt.h, reliable.c of OpenVPN 2.6).
 
-Exit status 0 when the server answered and the handshake was completed, 1 otherwise.
+With --replay-pcap it sends instead, unchanged, the first datagram from SPORT to the server's
+port found in FILE (a classic pcap of Ethernet frames, as tcpdump -w writes): the replay of a
+client's earlier hard reset, which tls-auth and tls-crypt authenticate like any other.
+
+Exit status 0 when the server answered and the handshake was completed (or the replay was
+sent), 1 otherwise.
 """
 import argparse
 import os
@@ -57,6 +63,29 @@ def server_reset_for(ip_packet, host, port, sport, sid):
     return p[1:9]
 
 
+def first_datagram(path, sport, dport):
+    """The payload of the first IPv4 UDP datagram from sport to dport in a pcap file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24 or data[:4] not in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
+        return None  # only little-endian classic pcap, as tcpdump writes here
+    off = 24
+    while off + 16 <= len(data):
+        incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+        frame = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if len(frame) < 14 + 28 or frame[12:14] != b"\x08\x00":
+            continue
+        ip = frame[14:]
+        ihl = (ip[0] & 0x0F) * 4
+        if ip[9] != 17 or len(ip) < ihl + 8:
+            continue
+        s, d, ulen = struct.unpack(">HHH", ip[ihl:ihl + 6])
+        if (s, d) == (sport, dport):
+            return ip[ihl + 8:ihl + ulen]
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -64,10 +93,21 @@ def main():
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--from-port", type=int, required=True)
     ap.add_argument("--timeout", type=float, default=5.0)
+    ap.add_argument("--replay-pcap")
     a = ap.parse_args()
 
-    sid = os.urandom(8)
     raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+    if a.replay_pcap:
+        p = first_datagram(a.replay_pcap, a.from_port, a.port)
+        if not p:
+            print("forge_session: no datagram from port %d to %d in %s"
+                  % (a.from_port, a.port, a.replay_pcap))
+            return 1
+        send_from(raw, a.host, a.port, a.from_port, p)
+        print("forge_session: replayed a %d-byte datagram (opcode %d) from port %d"
+              % (len(p), p[0] >> 3, a.from_port))
+        return 0
+    sid = os.urandom(8)
     sniff = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_IP))
     reset = opcode_byte(P_CONTROL_HARD_RESET_CLIENT_V2) + sid + b"\x00" + struct.pack(">I", 0)
     deadline = time.monotonic() + a.timeout

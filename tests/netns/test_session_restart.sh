@@ -2,55 +2,53 @@
 # A client's established session stays until a new session from its address and port is
 # authenticated, and the new one then takes its place with the same peer-id and tunnel
 # address (2.6 runs such a session as "untrusted" beside the old one, ssl.c TM_UNTRUSTED, and
-# keeps the client's multi_instance):
-# 1. Without tls-auth/tls-crypt, someone on the client's path opens a session in its name (its
-#    address and port) and never finishes it (tests/netns/forge_session.py). The client's
-#    tunnel keeps working: the forged session's TLS fails, and the stock client, which answers
-#    the server's reset for it by starting a new session itself, goes on with peer-id 0.
-# 2. The client itself restarts twice (SIGUSR1, fixed port 40001): each new session replaces
-#    the old one once authenticated, with peer-id 0 and address 198.19.0.2, and traffic flows.
+# keeps the client's multi_instance). The stock 2.6 client, whose new session came from a
+# server reset, keeps sending with its first peer-id, so a new one would cut its tunnel.
+# With tls-crypt (the default here), client on the fixed port 40001:
+# 1. The client restarts twice (SIGUSR1): each time traffic flows again, with peer-id 0 and
+#    address 198.19.0.2, and the status file lists it once.
+# 2. Its first hard reset, captured at connect, is replayed from its address and port
+#    (tls-crypt authenticates a replay like the original). The server answers the client, which
+#    starts a new session itself; its tunnel keeps working, still with peer-id 0.
+# Without tls-auth/tls-crypt:
+# 3. Someone on the path opens a session in the client's name and never finishes it
+#    (tests/netns/forge_session.py): the client's tunnel keeps working.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 ovt_init session_restart
 
 [ "$OVPN_SERVER_IMPL" = ovpnd ] || ovt_skip "checks ovpnd's log lines"
-OVT_WRAP=none
+command -v tcpdump >/dev/null || ovt_skip "tcpdump not installed (run scripts/install-deps.sh)"
 netns_setup 1
 pki_make "$OVT_DIR"
 server_conf_write "$OVT_DIR"
 server_start "$OVT_DIR"
 sport=40001
+ns=$(client_ns 1)
+first=$OVT_DIR/first-reset.pcap
+ovt_spawn "$NS_SRV" "$OVT_DIR/tcpdump.log" tcpdump -i br0 -n -U --immediate-mode -s 0 -c 1 \
+    -w "$first" "udp and src port $sport and dst port $OVT_PORT"
+wait_for 10 grep -q "listening on" "$OVT_DIR/tcpdump.log" || fail "tcpdump did not start"
 OVT_CLIENT_BIND="lport $sport" client_start "$OVT_DIR" 1
 wait_tunnel 1
-ns=$(client_ns 1)
 [ "${CLIENT_TUN_IP[1]}" = 198.19.0.2 ] || fail "client 1 got ${CLIENT_TUN_IP[1]}, not 198.19.0.2"
-assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "before the forged session"
+assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 at first"
 
-# ---- 1. a forged session from the client's address and port ----
-ovt_run 30 "$ns" "$OVT_PY" "$OVT_LIB_DIR/forge_session.py" --host "$OVT_SERVER_IP" \
-    --port "$OVT_PORT" --from-port "$sport" >"$OVT_DIR/forge.log" 2>&1 || {
-    cat "$OVT_DIR/forge.log" >&2
-    fail "forge_session.py did not complete a handshake"
+inits() { grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log" || true; }
+inits_at_least() { [ "$(inits)" -ge "$1" ]; }
+peer_ids() { # the peer-ids client 1 was given, each once
+    grep -o "Data Channel: .*peer-id: [0-9]*" "$OVT_DIR/client1.log" | awk '{ print $NF }' |
+        sort -u | tr '\n' ' '
 }
-ovt_log "$(cat "$OVT_DIR/forge.log")"
-# The server took the forged session on rather than refusing its packets. It ends when its
-# TLS fails, or sooner: the 2.6 client answers the server's reset for it (sent to the client's
-# address) by starting a new session of its own, which replaces the unfinished one.
-forged_ended() {
-    server_log_grep "198\.18\.0\.2:$sport: (TLS handshake failed|client started another session)"
-}
-wait_for 10 forged_ended || fail "the server never ran the forged session"
-assert_ping "$ns" "$OVT_SERVER_TUN_IP" 20 0.05 10 "client 1 after the forged session"
 
-# ---- 2. the client restarts from the same address and port ----
-inits_at_least() { [ "$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log")" -ge "$1" ]; }
+# ---- 1. the client restarts from the same address and port ----
 for i in 1 2; do
     pid=$(pgrep -f "openvpn --config $OVT_DIR/client1.conf" | while read -r p; do
         [ "$(cat "/proc/$p/comm" 2>/dev/null)" = openvpn ] && echo "$p"
     done)
     [ -n "$pid" ] || fail "cannot find client 1's openvpn process"
-    n=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log")
+    n=$(inits)
     kill -USR1 "$pid"
     wait_for 30 inits_at_least $((n + 1)) || fail "client 1 did not come back after restart $i"
     assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 after restart $i"
@@ -58,10 +56,44 @@ for i in 1 2; do
     [ "$ip" = 198.19.0.2 ] || fail "after restart $i client 1 has $ip, not its address 198.19.0.2"
 done
 n=$(server_log_since | grep -c "client1/198\.18\.0\.2:$sport: client restarted its session" || true)
-[ "$n" -ge 2 ] || fail "the server log shows $n session replacements for client 1, not at least 2"
-ids=$(grep -o "Data Channel: .*peer-id: [0-9]*" "$OVT_DIR/client1.log" | awk '{ print $NF }' |
-    sort -u | tr '\n' ' ')
-[ "$ids" = "0 " ] || fail "client 1's sessions got peer-ids $ids, not always its first one (0)"
+[ "$n" = 2 ] || fail "the server log shows $n session replacements for client 1, not 2"
+[ "$(peer_ids)" = "0 " ] || fail "client 1's sessions got peer-ids $(peer_ids), not always 0"
 one_row() { [ "$(grep -c '^client1,' "$OVT_DIR/status.log" 2>/dev/null)" = 1 ]; }
 wait_for 5 one_row || fail "the status file does not list client 1 exactly once"
-ovt_log "client 1 kept its tunnel through a forged session and two restarts (peer-id 0, 198.19.0.2)"
+
+# ---- 2. its first hard reset replayed from its address and port ----
+n=$(inits)
+ovt_run 30 "$ns" "$OVT_PY" "$OVT_LIB_DIR/forge_session.py" --host "$OVT_SERVER_IP" \
+    --port "$OVT_PORT" --from-port "$sport" --replay-pcap "$first" >"$OVT_DIR/replay.log" 2>&1 || {
+    cat "$OVT_DIR/replay.log" >&2
+    fail "could not replay the captured hard reset"
+}
+ovt_log "$(cat "$OVT_DIR/replay.log")"
+wait_for 15 inits_at_least $((n + 1)) ||
+    fail "the client did not start a new session after the replayed reset (nothing tested)"
+assert_ping "$ns" "$OVT_SERVER_TUN_IP" 20 0.05 10 "client 1 after the replayed reset"
+[ "$(peer_ids)" = "0 " ] || fail "client 1's sessions got peer-ids $(peer_ids), not always 0"
+
+# ---- 3. without tls-auth/tls-crypt: a forged session in the client's name ----
+client_stop 1
+server_stop
+OVT_WRAP=none
+server_conf_write "$OVT_DIR"
+server_start "$OVT_DIR"
+OVT_CLIENT_BIND="lport $sport" client_start "$OVT_DIR" 1
+wait_tunnel 1
+ovt_run 30 "$ns" "$OVT_PY" "$OVT_LIB_DIR/forge_session.py" --host "$OVT_SERVER_IP" \
+    --port "$OVT_PORT" --from-port "$sport" >"$OVT_DIR/forge.log" 2>&1 || {
+    cat "$OVT_DIR/forge.log" >&2
+    fail "forge_session.py did not complete a handshake"
+}
+ovt_log "$(cat "$OVT_DIR/forge.log")"
+# The server took the forged session on rather than refusing its packets. It ends when its
+# TLS fails, or sooner: the stock client answers the server's reset for it by starting a new
+# session itself, which replaces the unfinished one.
+forged_ended() {
+    server_log_grep "198\.18\.0\.2:$sport: (TLS handshake failed|client started another session)"
+}
+wait_for 10 forged_ended || fail "the server never ran the forged session"
+assert_ping "$ns" "$OVT_SERVER_TUN_IP" 20 0.05 10 "client 1 after the forged session"
+ovt_log "client 1 kept its tunnel through two restarts, a replayed reset and a forged session"
