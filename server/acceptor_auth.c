@@ -227,7 +227,8 @@ static struct peer *peer_by_id(struct acceptor *a, uint32_t peer_id)
 {
     for (size_t h = 0; h < a->table_size; h++) {
         for (struct ctl_session *cs = a->table[h]; cs; cs = cs->hnext) {
-            if (cs->peer && cs->peer->peer_id == peer_id) {
+            /* a handed-over peer shares its peer-id with the session that took it */
+            if (cs->peer && cs->peer->peer_id == peer_id && !cs->peer->is_slot_handed_over) {
                 return cs->peer;
             }
         }
@@ -433,6 +434,7 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
     }
     if (srv->has_ipv6) {
         if (c && c->has_ifconfig_ipv6_push) {
+            const struct peer *holder;
             uint32_t other;
 
             if (!in_prefix(c->ifconfig_ipv6, srv->server_addr6, srv->ipv6_bits)) {
@@ -443,7 +445,11 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
             }
             vroute_key_make(&key, 6, c->ifconfig_ipv6, 128);
             other = vroute_get(&a->routes, &key);
-            if (other != VROUTE_NONE || memcmp(c->ifconfig_ipv6, srv->server_addr6, 16) == 0) {
+            holder = other == VROUTE_NONE ? NULL : peer_by_id(a, other);
+            /* a closing session's address (the same client reconnecting) is taken over, as
+             * assign_static4() does for IPv4 */
+            if ((holder && holder->ctl && holder->ctl->state != CS_CLOSING) ||
+                memcmp(c->ifconfig_ipv6, srv->server_addr6, 16) == 0) {
                 snprintf(why, why_len, "%s: ifconfig-ipv6-push %s is taken", c->path,
                          server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
                 goto refuse;
@@ -723,14 +729,18 @@ static void install_finish(struct acceptor *a, struct ctl_session *cs, struct ke
     cs->is_connected = true;
     cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
-    if (!cs->is_vaddr_unlearned && p->pool_index != SIZE_MAX) {
-        atomic_store_explicit(&srv->addr_owner[p->pool_index], p->peer_id + 1,
-                              memory_order_release);
+    if (p->pool_index != SIZE_MAX) {
+        /* unlearned: nothing routed to it, not even to a closing session it took the
+         * address from (with the same peer-id after a hand-over) */
+        atomic_store_explicit(&srv->addr_owner[p->pool_index],
+                              cs->is_vaddr_unlearned ? 0 : p->peer_id + 1, memory_order_release);
     }
     for (size_t i = 0; i < p->n_routes; i++) {
         acc_route_broadcast(a, p, &p->routes[i], true);
     }
-    if (!cs->is_vaddr_unlearned && tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
+    if (cs->is_vaddr_unlearned) {
+        tun_steer_del(&srv->tun_steer, p->vaddr);
+    } else if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
         acc_cs_log(a, cs, LOG_WARN,
                    "cannot add %s to the TUN steering map: its worker gets the "
                    "packets handed over",
