@@ -481,6 +481,25 @@ client_start() {
     CLIENT_TUN_IP[$i]=
 }
 
+# client_restart I [TIMEOUT_S]: SIGUSR1 to client I's openvpn (it restarts in place, a new
+# session) and wait until it logs one more "Initialization Sequence Completed".
+client_restart() {
+    local i=$1 timeout_s=${2:-30} pid n
+    pid=$(pgrep -f "openvpn --config $OVT_DIR/client$i.conf" | while read -r p; do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = openvpn ] && echo "$p"
+    done)
+    [ -n "$pid" ] || fail "client_restart: no openvpn process for client $i"
+    n=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client$i.log" || true)
+    kill -USR1 "$pid"
+    wait_for "$timeout_s" client_inits_at_least "$i" $((n + 1)) ||
+        fail "client $i did not come back within $timeout_s s of its restart"
+}
+
+# client_inits_at_least I N: client I has logged "Initialization Sequence Completed" N times.
+client_inits_at_least() {
+    [ "$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client$1.log" || true)" -ge "$2" ]
+}
+
 # client_tun_dev I: name of the tun device in client namespace I (empty if none).
 client_tun_dev() {
     ip -n "$(client_ns "$1")" -o link show type tun 2>/dev/null | awk -F': ' 'NR==1 {print $2}' |

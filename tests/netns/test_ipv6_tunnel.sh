@@ -10,7 +10,9 @@
 #  - with client-to-client, client 1 and client 2 reach each other over IPv6;
 #  - a TCP transfer over IPv6 keeps its sha256;
 #  - with 2 workers, IPv6 packets from the kernel to the clients' addresses land on the owning
-#    worker's TUN queue (eBPF steering): pings to both clients hand nothing over.
+#    worker's TUN queue (eBPF steering): pings to both clients hand nothing over;
+#  - client 2 restarts (SIGUSR1, a new source port): its new session gets the CCD's fixed IPv6
+#    address again while the old one is still closing, and the host behind it is reached.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -119,4 +121,8 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     grep -q "^CLIENT_LIST,client1,[^,]*,${CLIENT_TUN_IP[1]},$a1," "$OVT_DIR/status.log" ||
         fail "the status file does not list client 1's IPv6 address: $(grep CLIENT_LIST "$OVT_DIR/status.log")"
 fi
+
+client_restart 2
+[ "$(addr6 2)" = 2001:2:0:19::77 ] || fail "after its restart client 2 has IPv6 address '$(addr6 2)'"
+assert_ping "$NS_SRV" 2001:2:0:50::2 10 0.05 0 "server -> host behind client 2 after its restart"
 ovt_log "PASS"

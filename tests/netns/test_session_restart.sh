@@ -35,8 +35,6 @@ wait_tunnel 1
 [ "${CLIENT_TUN_IP[1]}" = 198.19.0.2 ] || fail "client 1 got ${CLIENT_TUN_IP[1]}, not 198.19.0.2"
 assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 at first"
 
-inits() { grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log" || true; }
-inits_at_least() { [ "$(inits)" -ge "$1" ]; }
 peer_ids() { # the peer-ids client 1 was given, each once
     grep -o "Data Channel: .*peer-id: [0-9]*" "$OVT_DIR/client1.log" | awk '{ print $NF }' |
         sort -u | tr '\n' ' '
@@ -44,13 +42,7 @@ peer_ids() { # the peer-ids client 1 was given, each once
 
 # ---- 1. the client restarts from the same address and port ----
 for i in 1 2; do
-    pid=$(pgrep -f "openvpn --config $OVT_DIR/client1.conf" | while read -r p; do
-        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = openvpn ] && echo "$p"
-    done)
-    [ -n "$pid" ] || fail "cannot find client 1's openvpn process"
-    n=$(inits)
-    kill -USR1 "$pid"
-    wait_for 30 inits_at_least $((n + 1)) || fail "client 1 did not come back after restart $i"
+    client_restart 1
     assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 after restart $i"
     ip=$(client_tun_ip 1)
     [ "$ip" = 198.19.0.2 ] || fail "after restart $i client 1 has $ip, not its address 198.19.0.2"
@@ -62,14 +54,14 @@ one_row() { [ "$(grep -c '^client1,' "$OVT_DIR/status.log" 2>/dev/null)" = 1 ]; 
 wait_for 5 one_row || fail "the status file does not list client 1 exactly once"
 
 # ---- 2. its first hard reset replayed from its address and port ----
-n=$(inits)
+n=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log")
 ovt_run 30 "$ns" "$OVT_PY" "$OVT_LIB_DIR/forge_session.py" --host "$OVT_SERVER_IP" \
     --port "$OVT_PORT" --from-port "$sport" --replay-pcap "$first" >"$OVT_DIR/replay.log" 2>&1 || {
     cat "$OVT_DIR/replay.log" >&2
     fail "could not replay the captured hard reset"
 }
 ovt_log "$(cat "$OVT_DIR/replay.log")"
-wait_for 15 inits_at_least $((n + 1)) ||
+wait_for 15 client_inits_at_least 1 $((n + 1)) ||
     fail "the client did not start a new session after the replayed reset (nothing tested)"
 assert_ping "$ns" "$OVT_SERVER_TUN_IP" 20 0.05 10 "client 1 after the replayed reset"
 [ "$(peer_ids)" = "0 " ] || fail "client 1's sessions got peer-ids $(peer_ids), not always 0"
