@@ -27,6 +27,8 @@ import struct
 import sys
 import time
 
+from pcap_udp import udp_datagrams
+
 P_CONTROL_V1 = 4
 P_ACK_V1 = 5
 P_CONTROL_HARD_RESET_CLIENT_V2 = 7
@@ -64,26 +66,8 @@ def server_reset_for(ip_packet, host, port, sport, sid):
 
 
 def first_datagram(path, sport, dport):
-    """The payload of the first IPv4 UDP datagram from sport to dport in a pcap file."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 24 or data[:4] not in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
-        return None  # only little-endian classic pcap, as tcpdump writes here
-    off = 24
-    while off + 16 <= len(data):
-        incl = struct.unpack("<I", data[off + 8:off + 12])[0]
-        frame = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        if len(frame) < 14 + 28 or frame[12:14] != b"\x08\x00":
-            continue
-        ip = frame[14:]
-        ihl = (ip[0] & 0x0F) * 4
-        if ip[9] != 17 or len(ip) < ihl + 8:
-            continue
-        s, d, ulen = struct.unpack(">HHH", ip[ihl:ihl + 6])
-        if (s, d) == (sport, dport):
-            return ip[ihl + 8:ihl + ulen]
-    return None
+    """The payload of the first UDP datagram from sport to dport in a pcap file, or None."""
+    return next((p for s, d, p in udp_datagrams(path) if (s, d) == (sport, dport)), None)
 
 
 def main():

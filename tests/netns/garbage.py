@@ -19,62 +19,18 @@ at --max-seconds whatever happens. Prints a one-line summary per kind.
 import argparse
 import random
 import socket
-import struct
 import sys
 import time
+
+from pcap_udp import udp_datagrams
 
 OPCODE_BYTES = [0x38, 0x48, 0x20, 0x28]
 MAX_LEN = 1600
 
 
 def read_pcap_udp_payloads(path, port):
-    """UDP payloads to or from `port` in a classic pcap file (Ethernet or Linux cooked)."""
-    out = []
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return out
-    if len(data) < 24:
-        return out
-    magic = data[:4]
-    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
-        endian = "<"
-    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
-        endian = ">"
-    else:
-        return out  # pcapng or something else: not worth parsing here
-    linktype = struct.unpack(endian + "I", data[20:24])[0]
-    if linktype == 1:
-        l2 = 14
-    elif linktype == 113:
-        l2 = 16
-    else:
-        return out
-    off = 24
-    while off + 16 <= len(data):
-        incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
-        frame = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        if len(frame) < l2 + 20:
-            continue
-        ethertype = struct.unpack(">H", frame[l2 - 2:l2])[0]
-        if ethertype != 0x0800:
-            continue
-        ip = frame[l2:]
-        ihl = (ip[0] & 0x0F) * 4
-        if ip[0] >> 4 != 4 or ip[9] != 17 or len(ip) < ihl + 8:
-            continue
-        frag = struct.unpack(">H", ip[6:8])[0]
-        if frag & 0x3FFF:  # fragments: skip, the payload would be incomplete
-            continue
-        sport, dport, ulen = struct.unpack(">HHH", ip[ihl:ihl + 6])
-        if port not in (sport, dport):
-            continue
-        payload = ip[ihl + 8:ihl + ulen]
-        if len(payload) >= 2:
-            out.append(payload)
-    return out
+    """UDP payloads (2 bytes or more) to or from `port` in a classic pcap file."""
+    return [p for s, d, p in udp_datagrams(path) if port in (s, d) and len(p) >= 2]
 
 
 def main():
