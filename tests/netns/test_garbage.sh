@@ -18,7 +18,7 @@ server_start "$OVT_DIR"
 pcap=$OVT_DIR/session.pcap
 have_pcap=0
 if command -v tcpdump >/dev/null; then
-    ovt_spawn "$NS_SRV" "$OVT_DIR/tcpdump.log" tcpdump -i br0 -n -U -s 0 -c 400 -w "$pcap" \
+    ovt_spawn "$NS_SRV" "$OVT_DIR/tcpdump.log" tcpdump -i br0 -n -U --immediate-mode -s 0 -c 400 -w "$pcap" \
         udp port "$OVT_PORT"
     tcpdump_pid=$OVT_LAST_PID
     if wait_for 10 grep -q "listening on" "$OVT_DIR/tcpdump.log"; then
@@ -48,6 +48,11 @@ ovt_run 60 "$(client_ns 2)" "$OVT_PY" "$OVT_LIB_DIR/garbage.py" "${garbage_args[
     fail "the junk sender failed or did not send all 10,000 datagrams"
 }
 while read -r line; do ovt_log "$line"; done <"$OVT_DIR/garbage.log"
+# (without --immediate-mode tcpdump held the packets in its buffer until it was stopped, and
+# the capture stayed empty)
+if [ "$have_pcap" = 1 ] && grep -q ' 0 real packets to mutate' "$OVT_DIR/garbage.log"; then
+    fail "the capture of the real session is empty: no truncated or flipped packets were sent"
+fi
 grep -q 'sent 10000 datagrams' "$OVT_DIR/garbage.log" || fail "not all junk datagrams were sent"
 ovt_wait "$ping_pid" || true
 
