@@ -2,7 +2,7 @@
 """Send a bounded stream of junk UDP datagrams at an OpenVPN server. Standard library only.
 
     garbage.py --host ADDR --port N [--count 10000] [--pcap FILE] [--seed N]
-               [--rate PPS] [--max-seconds S]
+               [--rate PPS] [--max-seconds S] [--from-port SPORT]
 
 Mix of datagrams (lengths 0..1600):
   random      random bytes of random length, including empty datagrams
@@ -11,7 +11,12 @@ Mix of datagrams (lengths 0..1600):
   short       a plausible first byte followed by 0..64 random bytes (header-boundary lengths)
   truncated   a prefix of a real OpenVPN packet read from --pcap (from a tcpdump capture)
   flipped     a real packet with 1..4 random bytes changed (never the full original)
-When no real packets are available the last two kinds become lookalikes.
+  replayed    a real packet unchanged
+When no real packets are available the last three kinds are left out.
+
+With --from-port the datagrams leave from UDP port SPORT of this namespace's address through a
+raw socket (root only), so they come from a real client's own address and port while its socket
+on that port is left alone: junk in the client's name, as anyone on its path can send.
 
 The count and the time are both bounded; it sends at most --rate datagrams per second and stops
 at --max-seconds whatever happens. Prints a one-line summary per kind.
@@ -19,6 +24,7 @@ at --max-seconds whatever happens. Prints a one-line summary per kind.
 import argparse
 import random
 import socket
+import struct
 import sys
 import time
 
@@ -42,9 +48,13 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--rate", type=float, default=4000.0, help="datagrams per second, at most")
     ap.add_argument("--max-seconds", type=float, default=30.0)
+    ap.add_argument("--from-port", type=int, default=None,
+                    help="send from this UDP source port through a raw socket")
     a = ap.parse_args()
     if a.count < 0 or a.count > 1000000 or a.rate <= 0:
         ap.error("bad --count or --rate")
+    if a.from_port is not None and not 0 < a.from_port < 65536:
+        ap.error("bad --from-port")
 
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 32)
     rng = random.Random(seed)
@@ -73,13 +83,26 @@ def main():
                 i = rng.randrange(0, len(p))
                 p[i] ^= rng.randrange(1, 256)
             return bytes(p)
+        if kind == "replayed":
+            return rng.choice(real)
         raise ValueError(kind)
 
-    kinds = ["random", "lookalike", "short"] + (["truncated", "flipped"] if real else [])
-    weights = [3, 3, 1] + ([3, 2] if real else [])
+    kinds = ["random", "lookalike", "short"] + (["truncated", "flipped", "replayed"] if real else [])
+    weights = [3, 3, 1] + ([3, 2, 1] if real else [])
     sent = {k: 0 for k in kinds}
     errors = 0
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    if a.from_port is None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+
+        def send(pkt):
+            sock.sendto(pkt, (a.host, a.port))
+    else:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+
+        def send(pkt):
+            # the kernel writes the IP header; ours is the UDP header (checksum 0: none, RFC 768)
+            sock.sendto(struct.pack(">HHHH", a.from_port, a.port, 8 + len(pkt), 0) + pkt,
+                        (a.host, 0))
     start = time.monotonic()
     deadline = start + a.max_seconds
     interval = 1.0 / a.rate
@@ -93,7 +116,7 @@ def main():
         kind = rng.choices(kinds, weights)[0]
         pkt = make(kind)
         try:
-            sock.sendto(pkt, (a.host, a.port))
+            send(pkt)
             sent[kind] += 1
         except OSError:
             # e.g. ECONNREFUSED from an earlier ICMP error; keep going, count it

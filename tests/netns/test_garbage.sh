@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Junk on the server's UDP port does not hurt real clients: while client 1 pings through the
-# tunnel, another namespace sends 10,000 random, lookalike, truncated and corrupted datagrams
-# (the last two made from a tcpdump capture of the real session) to 198.18.0.1:1194. The ping
-# loses at most 1%, the server is still running, and a new client connects and pings afterwards.
+# tunnel, another namespace sends 10,000 random, lookalike, truncated, corrupted and replayed
+# datagrams (the last three made from a tcpdump capture of the real session) to
+# 198.18.0.1:1194. The ping loses at most 1%, the server is still running.
+# Then the same kinds of junk come from client 1's own address and port (a raw socket in its
+# namespace; with tls-crypt, as here, only replays of its real packets get past the wrapper,
+# among them its first hard reset): client 1 keeps its tunnel (its session may be replaced by
+# a new one it starts itself, with the same peer-id), the server lists it once, and a new
+# client connects and pings afterwards.
 # ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -28,7 +33,8 @@ if command -v tcpdump >/dev/null; then
     fi
 fi
 
-client_start "$OVT_DIR" 1
+sport=40001 # client 1's fixed port, for the junk in its name
+OVT_CLIENT_BIND="lport $sport" client_start "$OVT_DIR" 1
 wait_tunnel 1
 cns=$(client_ns 1)
 assert_ping "$cns" "$OVT_SERVER_TUN_IP" 20 0.02 0 "before the junk"
@@ -40,9 +46,9 @@ fi
 # 600 pings at 10 ms (about 6 s) while the junk (10,000 datagrams at up to 4,000/s) goes out.
 ovt_spawn "$cns" "$OVT_DIR/ping.log" ping -n -q -c 600 -i 0.01 -W 2 "$OVT_SERVER_TUN_IP"
 ping_pid=$OVT_LAST_PID
-garbage_args=(--host "$OVT_SERVER_IP" --port "$OVT_PORT" --count 10000 --rate 4000 --max-seconds 30)
+garbage_args=(--host "$OVT_SERVER_IP" --port "$OVT_PORT" --rate 4000 --max-seconds 30)
 [ "$have_pcap" = 1 ] && garbage_args+=(--pcap "$pcap")
-ovt_run 60 "$(client_ns 2)" "$OVT_PY" "$OVT_LIB_DIR/garbage.py" "${garbage_args[@]}" \
+ovt_run 60 "$(client_ns 2)" "$OVT_PY" "$OVT_LIB_DIR/garbage.py" "${garbage_args[@]}" --count 10000 \
     >"$OVT_DIR/garbage.log" 2>&1 || {
     cat "$OVT_DIR/garbage.log" >&2
     fail "the junk sender failed or did not send all 10,000 datagrams"
@@ -66,8 +72,40 @@ ovt_log "ping during the junk: $(grep 'packets transmitted' "$OVT_DIR/ping.log")
 # at most 1% of 600 pings may be lost
 awk -v l="$loss" 'BEGIN { exit !(l <= 1.0) }' || fail "ping through the tunnel lost $loss% during the junk"
 
-# The tunnel still works, and a new client can still connect.
 assert_ping "$cns" "$OVT_SERVER_TUN_IP" 20 0.02 0 "client 1 after the junk"
+
+# ---- the junk from client 1's own address and port ----
+# A restart first, so that the captured packets belong to an earlier session: its replayed hard
+# reset then names a session id the server no longer has.
+client_restart 1
+assert_ping "$cns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 after its restart"
+ovt_spawn "$cns" "$OVT_DIR/ping2.log" ping -n -q -c 500 -i 0.01 -W 2 "$OVT_SERVER_TUN_IP"
+ping_pid=$OVT_LAST_PID
+ovt_run 60 "$cns" "$OVT_PY" "$OVT_LIB_DIR/garbage.py" "${garbage_args[@]}" --count 4000 \
+    --from-port "$sport" >"$OVT_DIR/garbage2.log" 2>&1 || {
+    cat "$OVT_DIR/garbage2.log" >&2
+    fail "the junk sender in client 1's name failed or did not send all 4,000 datagrams"
+}
+while read -r line; do ovt_log "in client 1's name: $line"; done <"$OVT_DIR/garbage2.log"
+ovt_wait "$ping_pid" || true
+server_alive || fail "the server died under junk in client 1's name"
+ovt_log "ping during the junk in client 1's name: $(grep 'packets transmitted' "$OVT_DIR/ping2.log")"
+loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' "$OVT_DIR/ping2.log" | head -n 1)
+[ -n "$loss" ] || fail "ping during the junk in client 1's name printed no summary"
+# at most 2% of 500 pings may be lost (a session change may cost a packet or two)
+awk -v l="$loss" 'BEGIN { exit !(l <= 2.0) }' ||
+    fail "ping through the tunnel lost $loss% during the junk in client 1's name"
+# A replayed hard reset makes the server answer the client, which then starts a new session;
+# the old one carries the traffic until the new one replaces it, so the tunnel stays up.
+assert_ping "$cns" "$OVT_SERVER_TUN_IP" 20 0.02 0 "client 1 after the junk in its name"
+ids=$(grep -o "Data Channel: .*peer-id: [0-9]*" "$OVT_DIR/client1.log" | awk '{ print $NF }' |
+    sort -u | tr '\n' ' ')
+[ "$ids" = "0 " ] || fail "client 1's sessions got peer-ids $ids, not always 0"
+one_row() { [ "$(grep -c '^client1,' "$OVT_DIR/status.log" 2>/dev/null)" = 1 ]; }
+wait_for 5 one_row || fail "the status file does not list client 1 exactly once"
+ovt_log "client 1 started $(grep -c 'Initialization Sequence Completed' "$OVT_DIR/client1.log") session(s) in all"
+
+# A new client can still connect.
 client_start "$OVT_DIR" 3
 wait_tunnel 3
 assert_ping "$(client_ns 3)" "$OVT_SERVER_TUN_IP" 20 0.02 0 "new client 3 after the junk"
