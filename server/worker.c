@@ -48,6 +48,11 @@ static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reaso
     size_t local = p->peer_id / (uint32_t)srv->n_workers;
     struct msg *m;
 
+    for (unsigned i = 0; i < w->n_tx; i++) { /* queued datagrams still go, uncounted */
+        if (w->tx_peer[i] == p) {
+            w->tx_peer[i] = NULL;
+        }
+    }
     if (local < srv->max_local_peers && w->by_local[local] == p) {
         w->by_local[local] = NULL;
     }
@@ -65,6 +70,23 @@ static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reaso
     server_post_acceptor(srv, m);
 }
 
+/* Count tx slots [from, to) as sent: the worker's and their peers' packets and bytes out. */
+static void tx_count_sent(struct worker *w, unsigned from, unsigned to)
+{
+    for (unsigned i = from; i < to; i++) {
+        struct peer *p = w->tx_peer[i];
+        size_t len = w->tx_iov[i].iov_len;
+
+        if (p) {
+            atomic_store_explicit(&p->bytes_tx,
+                                  atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + len,
+                                  memory_order_relaxed);
+        }
+        stat_inc(&w->stats.tx_packets);
+        stat_add(&w->stats.tx_bytes, len);
+    }
+}
+
 /* Send tx slots [from, to) one datagram each, with as few sendmmsg() calls as the kernel
  * allows. A datagram the kernel refuses is dropped and counted; the rest still go. */
 static void tx_send_plain(struct worker *w, unsigned from, unsigned to)
@@ -77,6 +99,7 @@ static void tx_send_plain(struct worker *w, unsigned from, unsigned to)
             from++; /* skip the one that failed */
             continue;
         }
+        tx_count_sent(w, from, from + (unsigned)n);
         from += (unsigned)n;
     }
 }
@@ -126,8 +149,8 @@ static void tx_flush(struct worker *w)
         size_t seg = w->tx_iov[i].iov_len, total = seg;
         unsigned j = i + 1;
 
-        while (j < w->n_tx && j - i < GSO_MAX_SEGMENTS && w->tx_iov[j].iov_len <= seg &&
-               total + w->tx_iov[j].iov_len <= GSO_MAX_BYTES &&
+        while (j < w->n_tx && seg < w->gso_seg_limit && j - i < GSO_MAX_SEGMENTS &&
+               w->tx_iov[j].iov_len <= seg && total + w->tx_iov[j].iov_len <= GSO_MAX_BYTES &&
                udp_addr_equal(&w->tx_addr[j], &w->tx_addr[i])) {
             total += w->tx_iov[j].iov_len;
             if (w->tx_iov[j++].iov_len < seg) {
@@ -143,15 +166,34 @@ static void tx_flush(struct worker *w)
 
         if (n > 0) {
             for (unsigned k = done; k < done + (unsigned)n; k++) {
-                if (w->gso_msgs[k].msg_hdr.msg_iovlen > 1) {
-                    stat_add(&w->stats.tx_gso, w->gso_msgs[k].msg_hdr.msg_iovlen);
+                size_t n_dgrams = w->gso_msgs[k].msg_hdr.msg_iovlen;
+
+                if (n_dgrams > 1) {
+                    stat_add(&w->stats.tx_gso, n_dgrams);
                 }
+                tx_count_sent(w, w->gso_first[k], w->gso_first[k] + (unsigned)n_dgrams);
             }
             done += (unsigned)n;
             continue;
         }
         first = w->gso_first[done];
         last = done + 1 < n_msgs ? w->gso_first[done + 1] : w->n_tx;
+        if (w->gso_msgs[done].msg_hdr.msg_iovlen > 1 && errno == EMSGSIZE) {
+            /* Segments above the path MTU: from now on datagrams this large go one by one. */
+            size_t seg = w->tx_iov[first].iov_len;
+            char addr[64];
+
+            if (seg < w->gso_seg_limit) {
+                w->gso_seg_limit = seg;
+                log_msg(LOG_INFO,
+                        "worker %d: %zu-byte datagrams to %s exceed the path MTU: datagrams of "
+                        "that size or more are sent without UDP GSO (IP-fragmented)",
+                        w->index, seg, udp_addr_str(&w->tx_addr[first], addr, sizeof(addr)));
+            }
+            tx_send_plain(w, first, last);
+            done++;
+            continue;
+        }
         if (w->gso_msgs[done].msg_hdr.msg_iovlen > 1 &&
             (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT || errno == EOPNOTSUPP)) {
             log_msg(LOG_WARN,
@@ -197,6 +239,7 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
         return;
     }
     w->tx_addr[slot] = p->remote;
+    w->tx_peer[slot] = p;
     w->tx_iov[slot].iov_base = w->tx_bufs[slot];
     w->tx_iov[slot].iov_len = out_len;
     mh = &w->tx_msgs[slot];
@@ -216,11 +259,6 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
         }
     }
     p->last_tx_ms = uv_now(&w->loop);
-    atomic_store_explicit(&p->bytes_tx,
-                          atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,
-                          memory_order_relaxed);
-    stat_inc(&w->stats.tx_packets);
-    stat_add(&w->stats.tx_bytes, out_len);
 }
 
 /* The peer_id that tunnel address dst (family 4 or 6, network order) routes to, or
@@ -911,6 +949,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
     w->tun_fd = srv->tun.fds[i];
     /* OVPND_UDP_GSO=off: one datagram per send, as without kernel support (for comparison). */
     w->is_gso_ok = srv->udp_gso;
+    w->gso_seg_limit = SIZE_MAX;
     w->moderation_us = srv->moderation_us;
     w->moderation_fd = -1;
     msgq_init(&w->inbox);

@@ -98,10 +98,14 @@ struct worker {
     union udp_addr tx_addr[WORKER_BATCH];
     struct iovec tx_iov[WORKER_BATCH];
     struct mmsghdr tx_msgs[WORKER_BATCH];
+    struct peer *tx_peer[WORKER_BATCH]; /* whose datagram each slot is (counted once sent) */
     unsigned n_tx;
     /* UDP GSO (UDP_SEGMENT, Linux 4.18+): runs of queued datagrams to one client with one size
-     * leave in a single send; cleared for good when the kernel refuses it. */
+     * leave in a single send; cleared for good when the kernel refuses it. Datagrams of
+     * gso_seg_limit bytes or more go one by one: a GSO send whose segments exceed the path MTU
+     * fails (EMSGSIZE), where single datagrams are IP-fragmented by the kernel. */
     bool is_gso_ok;
+    size_t gso_seg_limit;
     struct mmsghdr gso_msgs[WORKER_BATCH];
     uint8_t gso_ctrl[WORKER_BATCH][CMSG_SPACE(sizeof(uint16_t))];
     unsigned gso_first[WORKER_BATCH]; /* the tx slot each gso_msgs entry starts at */
