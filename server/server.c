@@ -265,7 +265,7 @@ static int drop_privileges(const struct config *cfg)
     return 0;
 }
 
-static uv_signal_t sig_int, sig_term, sig_usr2, sig_hup;
+static uv_signal_t sig_int, sig_term, sig_usr1, sig_usr2, sig_hup;
 static struct server *running;
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -294,11 +294,23 @@ static void on_signal(uv_signal_t *h, int signum)
                           "restart ovpnd to apply changes");
         return;
     }
+    if (signum == SIGUSR1) {
+        /* openvpn restarts on SIGUSR1 (sig.c), keeping its config; ovpnd has nothing to
+         * restart in place, and the signal's default action would end the server silently. */
+        log_msg(LOG_WARN, "SIGUSR1: a restart in place is not implemented; ignored (clients "
+                          "stay connected)");
+        return;
+    }
     log_msg(LOG_INFO, "%s received, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
     uv_close((uv_handle_t *)&sig_int, NULL);
     uv_close((uv_handle_t *)&sig_term, NULL);
+    uv_close((uv_handle_t *)&sig_usr1, NULL);
     uv_close((uv_handle_t *)&sig_usr2, NULL);
     uv_close((uv_handle_t *)&sig_hup, NULL);
+    /* (SIGUSR1/SIGUSR2/SIGHUP would now end the process before its goodbyes are out) */
+    signal(SIGUSR1, SIG_IGN);
+    signal(SIGUSR2, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
     /* Closing the handles restored the default actions. The shutdown that follows (exit notices
      * to clients, each thread's statistics, the status file) is short; a second SIGINT/SIGTERM,
      * which `timeout` or a kill of the whole process group delivers right after the first, must
@@ -528,10 +540,12 @@ int server_run(struct config *cfg)
     running = &srv;
     uv_signal_init(uv_default_loop(), &sig_int);
     uv_signal_init(uv_default_loop(), &sig_term);
+    uv_signal_init(uv_default_loop(), &sig_usr1);
     uv_signal_init(uv_default_loop(), &sig_usr2);
     uv_signal_init(uv_default_loop(), &sig_hup);
     uv_signal_start(&sig_int, on_signal, SIGINT);
     uv_signal_start(&sig_term, on_signal, SIGTERM);
+    uv_signal_start(&sig_usr1, on_signal, SIGUSR1);
     uv_signal_start(&sig_usr2, on_signal, SIGUSR2);
     uv_signal_start(&sig_hup, on_signal, SIGHUP);
     uv_run(uv_default_loop(), UV_RUN_DEFAULT);

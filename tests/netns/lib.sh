@@ -375,6 +375,21 @@ server_alive() {
     [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null
 }
 
+# server_process_pid: the PID of the server process itself (SERVER_PID is its timeout/setpriv
+# wrapper), for signals and /proc; fails when it is not running.
+server_process_pid() {
+    local p comm=openvpn
+    # (the kernel keeps the first 15 characters of the program's name)
+    [ "$OVPN_SERVER_IMPL" = ovpnd ] && comm=$(basename "$OVPND" | cut -c1-15)
+    for p in $(ip netns pids "$NS_SRV" 2>/dev/null); do
+        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$comm" ]; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
 # server_log_since: the server log written since the last server_start.
 server_log_since() {
     tail -c "+$((OVT_SERVER_LOG_OFF + 1))" "$OVT_DIR/server.log" 2>/dev/null

@@ -47,17 +47,9 @@ PY
 
 # ovpnd's SIGUSR2 counters (the line starts "control: N clients, M sessions; ...").
 ovpnd_stats() {
-    kill -USR2 "$(ovpnd_pid)"
+    kill -USR2 "$(server_process_pid)"
     wait_server_log 'control: [0-9]+ clients' 10 || fail "no counters after SIGUSR2"
     server_log_since | grep -E 'control: [0-9]+ clients' | tail -n 1
-}
-ovpnd_pid() {
-    local p
-    for p in $(ip netns pids "$NS_SRV"); do
-        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = ovpnd ]; then
-            echo "$p"
-        fi
-    done
 }
 
 # --- 1. a flood of hard resets

@@ -24,15 +24,8 @@ done
 server_conf_write "$OVT_DIR" "duplicate-cn" "max-clients 200"
 server_start "$OVT_DIR"
 
-# The server process itself (ovt_spawn's pid is its timeout/setpriv wrapper), for --server-pid.
-srv_comm=$OVPN_SERVER_IMPL
-srv_pid=
-for p in $(ip netns pids "$NS_SRV"); do
-    if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$srv_comm" ]; then
-        srv_pid=$p
-    fi
-done
-[ -n "$srv_pid" ] || fail "cannot find the $srv_comm process in $NS_SRV"
+# The server process itself, for --server-pid.
+srv_pid=$(server_process_pid) || fail "cannot find the $OVPN_SERVER_IMPL process in $NS_SRV"
 
 pki=$OVT_DIR/pki
 lg_args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt"

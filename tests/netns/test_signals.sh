@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Signals an openvpn admin sends: SIGHUP (2.6 re-reads its config) and SIGUSR1 (2.6 restarts)
+# are logged and ignored by ovpnd, which has neither in place: the server keeps running and the
+# connected client's tunnel keeps working, with no new session. SIGUSR2 logs the counters.
+# SIGTERM then ends the server with the client told (explicit-exit-notify: it restarts).
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init signals
+[ "$OVPN_SERVER_IMPL" = ovpnd ] || ovt_skip "openvpn restarts on SIGHUP and SIGUSR1"
+
+netns_setup 1
+pki_make "$OVT_DIR"
+server_conf_write "$OVT_DIR"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1
+wait_tunnel 1
+ns=$(client_ns 1)
+assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "before the signals"
+pid=$(server_process_pid) || fail "no ovpnd process in $NS_SRV"
+
+for sig in HUP USR1; do
+    kill -"$sig" "$pid"
+    wait_server_log "SIG$sig: .*not implemented" 5 || fail "no warning logged for SIG$sig"
+    server_alive || fail "SIG$sig ended the server"
+    assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "after SIG$sig"
+done
+kill -USR2 "$pid"
+wait_server_log 'worker 0: packets in [0-9]+' 5 || fail "SIGUSR2 logged no worker counters"
+server_alive || fail "SIGUSR2 ended the server"
+n=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log")
+[ "$n" = 1 ] || fail "the client started $n sessions, not 1: the signals disturbed it"
+
+kill -TERM "$pid"
+wait_for 10 bash -c "! kill -0 $pid 2>/dev/null" || fail "SIGTERM did not end the server"
+wait_for 10 grep -q "server-pushed-connection-reset\|SIGUSR1\[soft" "$OVT_DIR/client1.log" ||
+    fail "the client was not told that the server went away"
+ovt_log "SIGHUP and SIGUSR1 ignored with a warning, SIGUSR2 counters, SIGTERM told the client"
