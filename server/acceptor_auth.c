@@ -108,9 +108,6 @@ static int pick_peer_slot(struct acceptor *a, struct peer *p)
     return -ENOSPC;
 }
 
-/* Another session with the same common name: with duplicate-cn off, the newer one replaces it
- * (openvpn multi.c: "new connection by client '%s' will cause previous active sessions by this
- * client to be dropped"). */
 /* SHA-256 of the peer certificate's DER (all zero without one): a renegotiation must present
  * the same certificate. */
 static void cert_fingerprint(const struct tls_session *tls, uint8_t out[32])
@@ -134,16 +131,26 @@ static void turn_away(struct acceptor *a, struct ctl_session *cs, const char *re
 
 #define REPLACED_TEXT "AUTH_FAILED,replaced by a new connection with the same certificate"
 
+/* Another session with the same common name: with duplicate-cn off, the newer one replaces it
+ * (openvpn multi.c: "new connection by client '%s' will cause previous active sessions by this
+ * client to be dropped"), and takes over the pool address of a replaced or closing one (a
+ * client that restarted from another port, after its EXIT or without one), which 2.6 gives it
+ * back once the old instance is gone (pool.c ifconfig_pool_acquire prefers the common name's
+ * last entry). Returns how many sessions it closed. */
 static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
 {
     size_t n = 0;
 
     for (size_t i = 0; i < a->table_size; i++) {
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
-            if (cs != keep && cs->state == CS_ACTIVE && strcmp(cs->cn, keep->cn) == 0) {
+            if (cs == keep || cs->is_dead || strcmp(cs->cn, keep->cn) != 0 ||
+                (cs->state != CS_ACTIVE && cs->state != CS_CLOSING)) {
+                continue;
+            }
+            if (cs->state == CS_ACTIVE) {
                 acc_cs_log(a, cs, LOG_INFO,
-                           "new connection by the same common name from another address replaces "
-                           "this one (duplicate-cn is off)");
+                           "new connection by the same common name from another address "
+                           "replaces this one (duplicate-cn is off)");
                 /* Tell the replaced client, so that it stops instead of reconnecting after its
                  * ping-restart and replacing the new one in turn (2.6 says nothing, and two
                  * devices sharing a certificate take turns). A client that has itself moved on
@@ -151,6 +158,11 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
                 acc_send_message(a, cs, REPLACED_TEXT);
                 acc_cs_close(a, cs, CLOSE_LINGER_MS);
                 n++;
+            }
+            if (cs->peer && keep->takeover_index == SIZE_MAX &&
+                cs->peer->pool_index < a->srv->pool.n &&
+                a->addr_holder[cs->peer->pool_index] == cs->peer) {
+                keep->takeover_index = cs->peer->pool_index;
             }
         }
     }

@@ -500,14 +500,23 @@ client_start() {
 # session) and wait until it logs one more "Initialization Sequence Completed".
 client_restart() {
     local i=$1 timeout_s=${2:-30} pid n
-    pid=$(pgrep -f "openvpn --config $OVT_DIR/client$i.conf" | while read -r p; do
-        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = openvpn ] && echo "$p"
-    done)
-    [ -n "$pid" ] || fail "client_restart: no openvpn process for client $i"
+    pid=$(client_process_pid "$i") || fail "client_restart: no openvpn process for client $i"
     n=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client$i.log" || true)
     kill -USR1 "$pid"
     wait_for "$timeout_s" client_inits_at_least "$i" $((n + 1)) ||
         fail "client $i did not come back within $timeout_s s of its restart"
+}
+
+# client_process_pid I: the PID of client I's openvpn itself (CLIENT_PID is its wrapper).
+client_process_pid() {
+    local p
+    for p in $(pgrep -f "openvpn --config $OVT_DIR/client$1.conf"); do
+        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = openvpn ]; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
 }
 
 # client_inits_at_least I N: client I has logged "Initialization Sequence Completed" N times.
