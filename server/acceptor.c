@@ -1060,7 +1060,7 @@ static void write_status(struct acceptor *a)
             r->bytes_rx = atomic_load_explicit(&p->bytes_rx, memory_order_relaxed);
             r->bytes_tx = atomic_load_explicit(&p->bytes_tx, memory_order_relaxed);
             r->connected_since = p->connected_since;
-            r->last_ref = time(NULL);
+            r->last_ref = (time_t)atomic_load_explicit(&p->last_ref_s, memory_order_relaxed);
             r->client_id = p->peer_id;
             r->peer_id = p->peer_id;
             snprintf(r->cipher, sizeof(r->cipher), "%s", p->cipher);

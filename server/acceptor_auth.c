@@ -678,6 +678,7 @@ static bool install_prepare(struct acceptor *a, struct ctl_session *cs,
     p->ctl = cs;
     p->remote = cs->remote;
     p->connected_since = time(NULL);
+    atomic_store_explicit(&p->last_ref_s, (int64_t)p->connected_since, memory_order_relaxed);
     p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
     /* A client configured with compression gets a stub framing pushed (2.6 "compress
      * migrate"); ovpnd itself never compresses. */

@@ -59,6 +59,10 @@ struct peer {
     struct log_ratelimit rl;
     _Atomic uint64_t bytes_rx; /* link bytes received, written by the worker */
     _Atomic uint64_t bytes_tx;
+    /* Wall-clock seconds of the last packet routed to or from the client, keepalive pings
+     * not counted: the status file's "Last Ref" (2.6 multi.c, route->last_reference). Set
+     * when the client connects, then written by the worker. */
+    _Atomic int64_t last_ref_s;
 
     /* Control plane: the acceptor's. */
     struct ctl_session *ctl;

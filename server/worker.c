@@ -304,6 +304,14 @@ static int ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src, const u
 
 /* A packet for peer_id's client (from the TUN device, or from another client with
  * client-to-client): send it if this worker owns that peer, else hand it to the owner. */
+/* p's traffic was routed now (status "Last Ref"); one store a second at most. */
+static void touch_last_ref(const struct worker *w, struct peer *p)
+{
+    if (atomic_load_explicit(&p->last_ref_s, memory_order_relaxed) != w->wall_s) {
+        atomic_store_explicit(&p->last_ref_s, w->wall_s, memory_order_relaxed);
+    }
+}
+
 static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len, int family,
                     bool is_from_client)
 {
@@ -335,6 +343,7 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
     } else {
         mss_clamp_ipv6(pkt, len, srv->mss_max);
     }
+    touch_last_ref(w, p);
     send_to_peer(w, p, pkt, len);
 }
 
@@ -407,6 +416,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
         drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
         return;
     }
+    touch_last_ref(w, p);
     if (w->srv->cfg->client_to_client && !is_multicast(family, dst)) {
         to = route_lookup(w, family, dst);
         if (to != VROUTE_NONE && to != p->peer_id) {
@@ -787,6 +797,8 @@ static void on_tick(uv_timer_t *t)
     struct server *srv = w->srv;
     uint64_t now = uv_now(&w->loop);
 
+    w->wall_s = (int64_t)time(NULL);
+
     for (size_t i = 0; i < srv->max_local_peers; i++) {
         struct peer *p = w->by_local[i];
 
@@ -950,6 +962,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
     /* OVPND_UDP_GSO=off: one datagram per send, as without kernel support (for comparison). */
     w->is_gso_ok = srv->udp_gso;
     w->gso_seg_limit = SIZE_MAX;
+    w->wall_s = (int64_t)time(NULL);
     w->moderation_us = srv->moderation_us;
     w->moderation_fd = -1;
     msgq_init(&w->inbox);

@@ -122,6 +122,7 @@ struct worker {
     uv_poll_t moderation_poll;
     bool is_polling;
     uint64_t last_wakeup_us;
+    int64_t wall_s; /* time(NULL) at the last tick, for peers' last_ref_s */
 };
 
 /* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */

@@ -7,6 +7,8 @@
 #    unquoted, so for OVPN_SERVER_IMPL=openvpn that check is reported and skipped for v1/v2);
 #  - a client that exits with explicit-exit-notify (SIGTERM) is gone from it within seconds, far
 #    below the keepalive timeout (ping-restart 120 s here), while the other client stays;
+#  - "Last Ref" (v2) is old for an idle client and, with ovpnd, recent for one that just sent
+#    pings;
 #  - the same client then connects again and its tunnel carries pings.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -56,6 +58,26 @@ for v in 1 2 3; do
         fi
     else
         ovt_log "v$v: status lists client1 and '$odd_cn' with valid fields"
+    fi
+
+    if [ "$v" = 2 ]; then
+        # "Last Ref" is when the client's route last carried a packet (2.6 multi.c
+        # last_reference; keepalive pings do not count): client1 pings, client2 stays idle.
+        sleep 5
+        assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 3 0.2 0 "v2: client1 busy, client2 idle"
+        sleep 1.5 # the next status write
+        read -r now ref1 ref2 < <(awk -F, '
+            $1 == "TIME" { now = $3 }
+            $1 == "ROUTING_TABLE" && $3 == "client1" && $2 ~ /^198\.19\./ { r1 = $NF }
+            $1 == "ROUTING_TABLE" && $3 != "client1" && $2 ~ /^198\.19\./ { r2 = $NF }
+            END { print now, r1, r2 }' "$OVT_DIR/status.log")
+        [ -n "$ref2" ] || fail "v2: no ROUTING_TABLE rows with Last Ref (time_t)"
+        ovt_log "v2: Last Ref $((now - ref1)) s ago for the busy client, $((now - ref2)) s for the idle one"
+        # (openvpn 2.6 leaves it at the time the route was learned here, for both clients)
+        if [ "$OVPN_SERVER_IMPL" = ovpnd ] && [ $((now - ref1)) -gt 4 ]; then
+            fail "v2: client1's Last Ref is $((now - ref1)) s old right after its pings"
+        fi
+        [ $((now - ref2)) -ge 6 ] || fail "v2: the idle client's Last Ref is only $((now - ref2)) s old"
     fi
 
     # explicit-exit-notify: client1 leaves, must vanish quickly; the odd client stays listed.
