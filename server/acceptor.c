@@ -1069,7 +1069,8 @@ static void write_status(struct acceptor *a)
     for (int i = 0; i < a->srv->n_workers && i < TUN_MAX_QUEUES; i++) {
         const struct worker_stats *s = &a->srv->workers[i].stats;
 
-        workers[i].sessions = stat_get(&s->sessions);
+        /* (the last write, at the stop, comes after the workers let go of every session) */
+        workers[i].sessions = a->are_workers_stopped ? 0 : stat_get(&s->sessions);
         workers[i].packets_in = stat_get(&s->rx_packets);
         workers[i].packets_out = stat_get(&s->tx_packets);
         workers[i].bytes_in = stat_get(&s->rx_bytes);

@@ -9,7 +9,8 @@
 #    below the keepalive timeout (ping-restart 120 s here), while the other client stays;
 #  - "Last Ref" (v2) is old for an idle client and, with ovpnd, recent for one that just sent
 #    pings;
-#  - the same client then connects again and its tunnel carries pings.
+#  - the same client then connects again and its tunnel carries pings;
+#  - the file written when the server stops lists no client and no worker session.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -97,7 +98,16 @@ for v in 1 2 3; do
     wait_for 10 status_ok "$v" --cn client1 "${odd_args[@]}" ||
         fail "v$v: reconnected client1 missing from status"
 
+    # The server stops first: its last status file lists no client and no worker session.
+    server_stop
     client_stop 1
     client_stop 2
-    server_stop
+    if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+        status_ok "$v" --absent-cn client1 --absent-cn "$odd_cn" ||
+            fail "v$v: the status file written at the stop still lists clients"
+        busy=$(awk -F'[,\t]' '{ for (i = 1; i < NF; i++) if ($i ~ /^Worker [0-9]+ sessions$/ && $(i + 1) != 0) print $i "=" $(i + 1) }' \
+            "$OVT_DIR/status.log")
+        [ -z "$busy" ] || fail "v$v: the status file written at the stop says $busy"
+        grep -q "Worker 0 sessions" "$OVT_DIR/status.log" || fail "v$v: no Worker rows in the status file"
+    fi
 done
