@@ -234,8 +234,7 @@ static bool in_prefix(const uint8_t *addr, const uint8_t *net, int plen)
     return memcmp(a_key.addr, n_key.addr, 16) == 0;
 }
 
-/* The peer that holds peer_id, or NULL (a scan: only when two clients claim one address). */
-static struct peer *peer_by_id(struct acceptor *a, uint32_t peer_id)
+struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id)
 {
     for (size_t h = 0; h < a->table_size; h++) {
         for (struct ctl_session *cs = a->table[h]; cs; cs = cs->hnext) {
@@ -303,10 +302,22 @@ static int check_ifconfig_push(struct acceptor *a, const struct ccd *c, char *wh
     return 0;
 }
 
+/* Pool entry idx passes from a closing session's peer to p. Nothing may route the address to
+ * the old peer-id any more: it can be another client's before p is installed (the old peer's
+ * release leaves an entry it no longer holds alone); install_finish routes it to p. */
+static void take_over_entry(struct acceptor *a, size_t idx, struct peer *p)
+{
+    struct server *srv = a->srv;
+
+    atomic_store_explicit(&srv->addr_owner[idx], 0, memory_order_release);
+    tun_steer_del(&srv->tun_steer, ip_pool_addr(&srv->pool, idx));
+    a->addr_holder[idx] = p;
+}
+
 /* A client-config-dir `ifconfig-push` address for p: inside the pool it takes that entry; outside
  * it is routed as a /32 (added to p's routes). 0 or -1 with the reason in why. */
-static int assign_static4(struct acceptor *a, struct ctl_session *cs, const struct ccd *c,
-                          struct peer *p, char *why, size_t why_len)
+static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *p, char *why,
+                          size_t why_len)
 {
     struct server *srv = a->srv;
     uint32_t local = c->ifconfig_local, be = htonl(local), other;
@@ -340,8 +351,7 @@ static int assign_static4(struct acceptor *a, struct ctl_session *cs, const stru
         if (holder) {
             /* The same laptop reconnecting before its old session is gone: take the address
              * over; release_peer_slot() leaves it alone for the old one. */
-            a->addr_holder[idx] = NULL;
-            cs->is_vaddr_takeover = true; /* learn-address "update", as 2.6 */
+            take_over_entry(a, idx, p);
         } else if (ip_pool_take(&srv->pool, idx)) {
             snprintf(why, why_len, "%s: ifconfig-push %s is not free", c->path, l);
             return -1;
@@ -357,13 +367,12 @@ static int assign_static4(struct acceptor *a, struct ctl_session *cs, const stru
     } else {
         vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
         other = vroute_get(&a->routes, &key);
-        holder = other == VROUTE_NONE ? NULL : peer_by_id(a, other);
+        holder = other == VROUTE_NONE ? NULL : acc_peer_by_id(a, other);
         if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
             snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
                      holder->common_name);
             return -1;
         }
-        cs->is_vaddr_takeover = holder != NULL; /* learn-address "update", as 2.6 */
         p->vaddr = local;
     }
     vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
@@ -382,6 +391,8 @@ static int assign_static4(struct acceptor *a, struct ctl_session *cs, const stru
 static void unassign(struct acceptor *a, struct peer *p)
 {
     if (p->pool_index < a->srv->pool.n && a->addr_holder[p->pool_index] == p) {
+        /* p is not installed yet: nothing routes through the entry */
+        atomic_store_explicit(&a->srv->addr_owner[p->pool_index], 0, memory_order_release);
         a->addr_holder[p->pool_index] = NULL;
         ip_pool_release(&a->srv->pool, p->pool_index);
     }
@@ -420,7 +431,7 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
     size_t idx;
 
     if (c && c->has_ifconfig_push) {
-        if (assign_static4(a, cs, c, p, why, why_len)) {
+        if (assign_static4(a, c, p, why, why_len)) {
             return -1;
         }
     } else if (srv->pool.n == 0) {
@@ -434,8 +445,7 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
         idx = cs->takeover_index;
         p->pool_index = idx;
         p->vaddr = ip_pool_addr(&srv->pool, idx);
-        a->addr_holder[idx] = p;
-        cs->is_vaddr_takeover = true; /* learn-address "update", as 2.6 */
+        take_over_entry(a, idx, p);
     } else if (ip_pool_acquire(&srv->pool, cs->cn, &idx)) {
         snprintf(why, why_len, "address pool exhausted");
         return 1;
@@ -457,7 +467,7 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
             }
             vroute_key_make(&key, 6, c->ifconfig_ipv6, 128);
             other = vroute_get(&a->routes, &key);
-            holder = other == VROUTE_NONE ? NULL : peer_by_id(a, other);
+            holder = other == VROUTE_NONE ? NULL : acc_peer_by_id(a, other);
             /* a closing session's address (the same client reconnecting) is taken over, as
              * assign_static4() does for IPv4 */
             if ((holder && holder->ctl && holder->ctl->state != CS_CLOSING) ||
@@ -703,7 +713,6 @@ static bool reassign_addresses(struct acceptor *a, struct ctl_session *cs)
     p->routes = NULL;
     p->n_routes = 0;
     p->has_vaddr6 = false;
-    cs->is_vaddr_takeover = false;
     rc = assign_addresses(a, cs, p, why_buf, sizeof(why_buf));
     if (rc == 0) {
         return true;

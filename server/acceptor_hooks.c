@@ -568,7 +568,9 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
 
         inet_ntop(AF_INET, &in, it->addr, sizeof(it->addr));
         it->route = SIZE_MAX;
-        it->is_update = cs->is_vaddr_takeover;
+        /* "add": an address is only ever taken over from a closing session, whose "delete"
+         * has run (2.6 likewise deletes the old instance's routes before the new one learns) */
+        it->is_update = false;
     }
     for (size_t i = 0; i < p->n_routes && w->n_items < LEARN_MAX; i++) {
         const struct vroute_key *k = &p->routes[i];
@@ -585,7 +587,14 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
             vroute_key_str(k, it->addr, sizeof(it->addr));
         }
         it->route = i;
-        it->is_update = vroute_get(&a->routes, k) != VROUTE_NONE;
+        /* "update" when another client that stays routes it now (an iroute claimed twice) */
+        {
+            uint32_t other = vroute_get(&a->routes, k);
+            const struct peer *holder =
+                other == VROUTE_NONE || other == p->peer_id ? NULL : acc_peer_by_id(a, other);
+
+            it->is_update = holder && holder->ctl && holder->ctl->state != CS_CLOSING;
+        }
     }
     err = start_learn_item(w);
     if (err) {

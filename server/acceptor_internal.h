@@ -111,7 +111,6 @@ struct ctl_session {
     bool is_connected;       /* fully connected: client-disconnect is due when it goes */
     bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
-    bool is_vaddr_takeover;  /* its IPv4 address was taken over from a closing session */
     size_t takeover_index;   /* pool entry of this client's previous session here, or SIZE_MAX */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
     struct auth_token_session at; /* auth-gen-token: this session's tokens */
@@ -188,6 +187,10 @@ void acc_ks_clear(struct key_state *ks);
 
 /* Queue one control-channel message (text + NUL, one TLS record) on the primary key state. */
 void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text);
+
+/* The peer that holds peer_id, or NULL (a scan over the sessions: for the rare case of two
+ * clients claiming one address or route). */
+struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id);
 
 /* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
 void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms);
