@@ -144,10 +144,10 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
     for (size_t i = 0; i < a->table_size; i++) {
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
             if (cs == keep || cs->is_dead || strcmp(cs->cn, keep->cn) != 0 ||
-                (cs->state != CS_ACTIVE && cs->state != CS_CLOSING)) {
-                continue;
+                (cs->state == CS_TLS && !cs->peer)) {
+                continue; /* not authenticated yet: it is replaced when it gets here */
             }
-            if (cs->state == CS_ACTIVE) {
+            if (cs->state != CS_CLOSING) { /* connected, or in client-connect/learn-address */
                 acc_cs_log(a, cs, LOG_INFO,
                            "new connection by the same common name from another address "
                            "replaces this one (duplicate-cn is off)");
@@ -155,7 +155,11 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
                  * ping-restart and replacing the new one in turn (2.6 says nothing, and two
                  * devices sharing a certificate take turns). A client that has itself moved on
                  * to a new session drops this: it is for the old session id. */
-                acc_send_message(a, cs, REPLACED_TEXT);
+                if (cs->state == CS_ACTIVE) {
+                    /* (not before its key-method 2 reply: the client would take the text for
+                     * that and fail its TLS; it stops with its handshake instead) */
+                    acc_send_message(a, cs, REPLACED_TEXT);
+                }
                 acc_cs_close(a, cs, CLOSE_LINGER_MS);
                 n++;
             }
