@@ -105,6 +105,7 @@ static void tx_send_plain(struct worker *w, unsigned from, unsigned to)
 }
 
 #define GSO_MAX_SEGMENTS 64 /* UDP_MAX_SEGMENTS of Linux before 6.9 */
+#define GSO_LIMIT_TICKS 60  /* ticks a gso_seg_limit lasts */
 #define GSO_MAX_BYTES 60000 /* under the 64 KiB an IP datagram (the unsegmented one) holds */
 
 /* One GSO message for tx slots [first, first + n): the same destination, every datagram of
@@ -185,9 +186,13 @@ static void tx_flush(struct worker *w)
 
             if (seg < w->gso_seg_limit) {
                 w->gso_seg_limit = seg;
+                w->gso_limit_ticks = 0;
+            }
+            if (!w->is_gso_limit_logged) {
+                w->is_gso_limit_logged = true;
                 log_msg(LOG_INFO,
                         "worker %d: %zu-byte datagrams to %s exceed the path MTU: datagrams of "
-                        "that size or more are sent without UDP GSO (IP-fragmented)",
+                        "that size or more are sent without UDP GSO (IP-fragmented; said once)",
                         w->index, seg, udp_addr_str(&w->tx_addr[first], addr, sizeof(addr)));
             }
             tx_send_plain(w, first, last);
@@ -798,6 +803,11 @@ static void on_tick(uv_timer_t *t)
     uint64_t now = uv_now(&w->loop);
 
     w->wall_s = (int64_t)time(NULL);
+    /* Forget the path-MTU limit on GSO after a while: it is the smallest of every client's,
+     * and paths change; a client still behind a small MTU costs one refused send a minute. */
+    if (w->gso_seg_limit != SIZE_MAX && ++w->gso_limit_ticks >= GSO_LIMIT_TICKS) {
+        w->gso_seg_limit = SIZE_MAX;
+    }
 
     for (size_t i = 0; i < srv->max_local_peers; i++) {
         struct peer *p = w->by_local[i];

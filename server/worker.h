@@ -106,6 +106,8 @@ struct worker {
      * fails (EMSGSIZE), where single datagrams are IP-fragmented by the kernel. */
     bool is_gso_ok;
     size_t gso_seg_limit;
+    unsigned gso_limit_ticks; /* ticks since gso_seg_limit was lowered (reset after a while) */
+    bool is_gso_limit_logged;
     struct mmsghdr gso_msgs[WORKER_BATCH];
     uint8_t gso_ctrl[WORKER_BATCH][CMSG_SPACE(sizeof(uint16_t))];
     unsigned gso_first[WORKER_BATCH]; /* the tx slot each gso_msgs entry starts at */
