@@ -323,19 +323,6 @@ netns_setup 1
 pki_make "$OVT_DIR"
 CNS=$(client_ns 1)
 
-# ns_pid NS COMM: the pid of the process named COMM in namespace NS (the real server or client,
-# not its timeout/setpriv wrapper, which stays in the parent namespace).
-ns_pid() {
-    local p
-    for p in $(ip netns pids "$1" 2>/dev/null); do
-        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ]; then
-            echo "$p"
-            return 0
-        fi
-    done
-    return 1
-}
-
 # cpu_ticks PID: utime + stime of the whole process (all its threads), in clock ticks.
 cpu_ticks() {
     local s

@@ -375,19 +375,26 @@ server_alive() {
     [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null
 }
 
-# server_process_pid: the PID of the server process itself (SERVER_PID is its timeout/setpriv
-# wrapper), for signals and /proc; fails when it is not running.
-server_process_pid() {
-    local p comm=openvpn
-    # (the kernel keeps the first 15 characters of the program's name)
-    [ "$OVPN_SERVER_IMPL" = ovpnd ] && comm=$(basename "$OVPND" | cut -c1-15)
-    for p in $(ip netns pids "$NS_SRV" 2>/dev/null); do
-        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$comm" ]; then
+# ns_pid NS COMM: the PID of the process named COMM in namespace NS (the real server or client,
+# not its timeout/setpriv wrapper, which stays in the parent namespace); fails when none runs.
+ns_pid() {
+    local p
+    for p in $(ip netns pids "$1" 2>/dev/null); do
+        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ]; then
             echo "$p"
             return 0
         fi
     done
     return 1
+}
+
+# server_process_pid: the PID of the server process itself (SERVER_PID is its wrapper), for
+# signals and /proc; fails when it is not running.
+server_process_pid() {
+    local comm=openvpn
+    # (the kernel keeps the first 15 characters of the program's name)
+    [ "$OVPN_SERVER_IMPL" = ovpnd ] && comm=$(basename "$OVPND" | cut -c1-15)
+    ns_pid "$NS_SRV" "$comm"
 }
 
 # server_log_since: the server log written since the last server_start.
@@ -509,14 +516,7 @@ client_restart() {
 
 # client_process_pid I: the PID of client I's openvpn itself (CLIENT_PID is its wrapper).
 client_process_pid() {
-    local p
-    for p in $(pgrep -f "openvpn --config $OVT_DIR/client$1.conf"); do
-        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = openvpn ]; then
-            echo "$p"
-            return 0
-        fi
-    done
-    return 1
+    ns_pid "$(client_ns "$1")" openvpn
 }
 
 # client_inits_at_least I N: client I has logged "Initialization Sequence Completed" N times.

@@ -62,7 +62,7 @@ OVT_CLIENT_CERT=$pki/client1.crt OVT_CLIENT_KEY=$pki/client1.key client_start "$
 wait_tunnel 3
 server_log_grep "198\.18\.0\.3:[0-9]+: new connection by the same common name" ||
     fail "device 2, still in client-connect, was not replaced by device 3"
-sleep 4 # device 2's client-connect ends meanwhile
+sleep 1.5 # device 2's client-connect (begun before device 3's) has ended; the next status write
 [ "$(grep -c '^CLIENT_LIST,client1,' "$dir/status.log")" = 1 ] ||
     fail "the status file lists client1 $(grep -c '^CLIENT_LIST,client1,' "$dir/status.log") times"
 grep -q '^CLIENT_LIST,client1,198\.18\.0\.4:' "$dir/status.log" ||
