@@ -519,6 +519,17 @@ client_process_pid() {
     ns_pid "$(client_ns "$1")" openvpn
 }
 
+# client_peer_ids I: the peer-ids client I was pushed, each once, space-separated ("0 ").
+client_peer_ids() {
+    grep -o "Data Channel: .*peer-id: [0-9]*" "$OVT_DIR/client$1.log" | awk '{ print $NF }' |
+        sort -u | tr '\n' ' '
+}
+
+# status_lists_once CN: the (status-version 1) status file has exactly one CLIENT_LIST row for CN.
+status_lists_once() {
+    [ "$(grep -c "^$1," "$OVT_DIR/status.log" 2>/dev/null)" = 1 ]
+}
+
 # client_inits_at_least I N: client I has logged "Initialization Sequence Completed" N times.
 client_inits_at_least() {
     [ "$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client$1.log" || true)" -ge "$2" ]

@@ -98,11 +98,9 @@ awk -v l="$loss" 'BEGIN { exit !(l <= 2.0) }' ||
 # A replayed hard reset makes the server answer the client, which then starts a new session;
 # the old one carries the traffic until the new one replaces it, so the tunnel stays up.
 assert_ping "$cns" "$OVT_SERVER_TUN_IP" 20 0.02 0 "client 1 after the junk in its name"
-ids=$(grep -o "Data Channel: .*peer-id: [0-9]*" "$OVT_DIR/client1.log" | awk '{ print $NF }' |
-    sort -u | tr '\n' ' ')
+ids=$(client_peer_ids 1)
 [ "$ids" = "0 " ] || fail "client 1's sessions got peer-ids $ids, not always 0"
-one_row() { [ "$(grep -c '^client1,' "$OVT_DIR/status.log" 2>/dev/null)" = 1 ]; }
-wait_for 5 one_row || fail "the status file does not list client 1 exactly once"
+wait_for 5 status_lists_once client1 || fail "the status file does not list client 1 exactly once"
 ovt_log "client 1 started $(grep -c 'Initialization Sequence Completed' "$OVT_DIR/client1.log") session(s) in all"
 
 # A new client can still connect.

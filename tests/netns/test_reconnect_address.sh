@@ -60,8 +60,7 @@ same_address "after SIGUSR1"
 
 [ "$(client_tun_ip 2)" = "$ip2" ] || fail "client 2 lost its address $ip2"
 assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 2, connected throughout"
-one_row() { [ "$(grep -c '^client1,' "$OVT_DIR/status.log" 2>/dev/null)" = 1 ]; }
-wait_for 5 one_row || fail "the status file does not list client 1 exactly once"
+wait_for 5 status_lists_once client1 || fail "the status file does not list client 1 exactly once"
 server_alive || fail "the server died"
 
 # learn-address: the address is learned for client 1 last. 2.6 says "update" at each return (it

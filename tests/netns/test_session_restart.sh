@@ -35,11 +35,6 @@ wait_tunnel 1
 [ "${CLIENT_TUN_IP[1]}" = 198.19.0.2 ] || fail "client 1 got ${CLIENT_TUN_IP[1]}, not 198.19.0.2"
 assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 at first"
 
-peer_ids() { # the peer-ids client 1 was given, each once
-    grep -o "Data Channel: .*peer-id: [0-9]*" "$OVT_DIR/client1.log" | awk '{ print $NF }' |
-        sort -u | tr '\n' ' '
-}
-
 # ---- 1. the client restarts from the same address and port ----
 for i in 1 2; do
     client_restart 1
@@ -49,9 +44,8 @@ for i in 1 2; do
 done
 n=$(server_log_since | grep -c "client1/198\.18\.0\.2:$sport: client restarted its session" || true)
 [ "$n" = 2 ] || fail "the server log shows $n session replacements for client 1, not 2"
-[ "$(peer_ids)" = "0 " ] || fail "client 1's sessions got peer-ids $(peer_ids), not always 0"
-one_row() { [ "$(grep -c '^client1,' "$OVT_DIR/status.log" 2>/dev/null)" = 1 ]; }
-wait_for 5 one_row || fail "the status file does not list client 1 exactly once"
+[ "$(client_peer_ids 1)" = "0 " ] || fail "client 1's sessions got peer-ids $(client_peer_ids 1), not always 0"
+wait_for 5 status_lists_once client1 || fail "the status file does not list client 1 exactly once"
 
 # ---- 2. its first hard reset replayed from its address and port ----
 n=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log")
@@ -64,7 +58,7 @@ ovt_log "$(cat "$OVT_DIR/replay.log")"
 wait_for 15 client_inits_at_least 1 $((n + 1)) ||
     fail "the client did not start a new session after the replayed reset (nothing tested)"
 assert_ping "$ns" "$OVT_SERVER_TUN_IP" 20 0.05 10 "client 1 after the replayed reset"
-[ "$(peer_ids)" = "0 " ] || fail "client 1's sessions got peer-ids $(peer_ids), not always 0"
+[ "$(client_peer_ids 1)" = "0 " ] || fail "client 1's sessions got peer-ids $(client_peer_ids 1), not always 0"
 
 # ---- 3. without tls-auth/tls-crypt: a forged session in the client's name ----
 client_stop 1
