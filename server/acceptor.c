@@ -1296,6 +1296,8 @@ static void build_options_string(struct acceptor *a)
     }
 }
 
+static void release(struct acceptor *a);
+
 int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t errbuf_len)
 {
     struct acceptor *a = calloc(1, sizeof(*a));
@@ -1423,6 +1425,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     /* Plugins are opened here: on the main thread, before privileges are dropped. */
     err = auth_new(&a->loop, cfg, &a->auth, errbuf, errbuf_len);
     if (err) {
+        /* (a refused config, such as a plugin that does not load: nothing is on the loop yet) */
+        uv_loop_close(&a->loop);
+        release(a);
         return err;
     }
     err = hooks_new(&a->loop, auth_plugins(a->auth), &a->hooks);
@@ -1531,6 +1536,13 @@ void acceptor_free(struct acceptor *a)
     if (a->srv->is_pool_persisted) {
         write_pool_persist(a);
     }
+    release(a);
+}
+
+/* What acceptor_free releases once the loop is closed and the sessions are gone; also for an
+ * acceptor_new that failed once everything up to the loop was made. */
+static void release(struct acceptor *a)
+{
     if (a->status_fd >= 0) {
         close(a->status_fd);
     }

@@ -822,6 +822,8 @@ struct auth_wait {
     enum wait_stage stage;
     struct auth_req *req;     /* the username/password check in progress */
     struct acc_hook_wait *hw; /* the scripts/plugins in progress */
+    bool has_cert;            /* the client presented a certificate in ks's handshake */
+    bool is_user_pass_ok;     /* a username/password check accepted it for ks */
 };
 
 static void auth_wait_free(struct auth_wait *w)
@@ -928,6 +930,23 @@ static bool start_hook_step(struct auth_wait *w, int rc, const char *what, bool 
     return false;
 }
 
+/* Before ks gets keys: a client without a certificate only after a username/password check
+ * accepted it for this key (server/auth.h auth_admits). Returns false after refusing it (w is
+ * freed then). */
+static bool admitted(struct auth_wait *w)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    const char *why = NULL;
+
+    if (auth_admits(a->cfg, w->has_cert, w->is_user_pass_ok, &why)) {
+        return true;
+    }
+    auth_wait_free(w);
+    auth_failed(a, cs, why);
+    return false;
+}
+
 static void run_checks(struct auth_wait *w)
 {
     struct acceptor *a = w->a;
@@ -964,6 +983,9 @@ static void run_checks(struct auth_wait *w)
             }
             break;
         case WAIT_REKEY:
+            if (!admitted(w)) {
+                return;
+            }
             rekey(a, cs, ks, w->client);
             if (ks->in_use && ks->state == KS_ACTIVE && cs->state == CS_ACTIVE) {
                 acc_token_after_rekey(a, cs); /* the token renewed by this check */
@@ -971,6 +993,9 @@ static void run_checks(struct auth_wait *w)
             auth_wait_free(w);
             return;
         case WAIT_PREPARE:
+            if (!admitted(w)) {
+                return;
+            }
             if (!install_prepare(a, cs, w->client)) {
                 auth_wait_free(w);
                 return;
@@ -1022,6 +1047,7 @@ static void auth_succeeded(struct auth_wait *w, bool is_by_token)
     struct ctl_session *cs = w->cs;
     struct key_method2 *client = w->client;
 
+    w->is_user_pass_ok = true;
     acc_token_on_success(a, cs, client);
     if (cs->peer) {
         if (!is_by_token) {
@@ -1152,6 +1178,8 @@ static void begin_checks(struct acceptor *a, struct ctl_session *cs, struct key_
     w->ks = ks;
     w->client = client;
     w->stage = WAIT_TLS_VERIFY;
+    /* The handshake is over: no step on the thread pool holds ks->tls any more. */
+    w->has_cert = mbedtls_ssl_get_peer_cert(&ks->tls->ssl) != NULL;
     ks->auth_wait = w;
     run_checks(w);
 }

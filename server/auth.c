@@ -72,6 +72,46 @@ struct auth_req {
 
 static void on_async(uv_async_t *h);
 
+/* verify-client-cert none|optional lets a client in without a certificate: then its username
+ * and password are all that identify it, so something must check them. The config parser
+ * could only see that a plugin is configured; now that the plugins are open, the events they
+ * handle are known (openvpn 2.6 counts any plugin here, options.c; its key_method_2_read then
+ * refuses such a client at run time, ssl.c). Returns 0, or -EINVAL with errbuf naming the
+ * lines. */
+static int check_certless_auth(const struct auth *au, char *errbuf, size_t errbuf_len)
+{
+    const struct config *cfg = au->cfg;
+    char plugins[400] = "";
+    size_t len;
+
+    if (cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE || auth_is_configured(au)) {
+        return 0;
+    }
+    for (size_t i = 0; i < cfg->n_plugins; i++) {
+        const char *name = strrchr(cfg->plugins[i].path, '/');
+
+        len = strlen(plugins);
+        snprintf(plugins + len, sizeof(plugins) - len, "%s%s (%s)", i ? ", " : "",
+                 cfg->plugins[i].where, name ? name + 1 : cfg->plugins[i].path);
+    }
+    snprintf(errbuf, errbuf_len,
+             "%s: verify-client-cert: '%s' lets clients connect without a certificate, but "
+             "nothing would check their username and password: there is no "
+             "auth-user-pass-verify, and %s%s%s",
+             cfg->verify_client_cert_where ? cfg->verify_client_cert_where
+             : cfg->source                 ? cfg->source
+                                           : "config",
+             cfg->verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional",
+             cfg->n_plugins == 0   ? "no plugin"
+             : cfg->n_plugins == 1 ? "the plugin at "
+                                   : "none of the plugins at ",
+             plugins,
+             cfg->n_plugins == 0   ? ""
+             : cfg->n_plugins == 1 ? " does not handle AUTH_USER_PASS_VERIFY"
+                                   : " handles AUTH_USER_PASS_VERIFY");
+    return -EINVAL;
+}
+
 /* What every script and plugin sees (openvpn 2.6 setenv_settings). */
 static int base_env(const struct config *cfg, struct script_env *env)
 {
@@ -101,6 +141,9 @@ int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char 
     script_env_clear(&env);
     if (err == 0) {
         au->n_plugins = plugin_set_count(au->plugins, OVPN_PLUGIN_AUTH_USER_PASS_VERIFY);
+        err = check_certless_auth(au, errbuf, errbuf_len);
+    }
+    if (err == 0) {
         err = uv_async_init(loop, &au->async, on_async);
         au->has_async = err == 0;
         au->async.data = au;
@@ -129,6 +172,22 @@ struct plugin_set *auth_plugins(const struct auth *au)
 bool auth_is_configured(const struct auth *au)
 {
     return au->cfg->auth_user_pass_verify != NULL || au->n_plugins > 0;
+}
+
+bool auth_admits(const struct config *cfg, bool has_cert, bool is_user_pass_ok, const char **why)
+{
+    if (has_cert) {
+        return true;
+    }
+    if (cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE) {
+        *why = "no client certificate";
+        return false;
+    }
+    if (!is_user_pass_ok) {
+        *why = "no client certificate, and no username/password check accepted this client";
+        return false;
+    }
+    return true;
 }
 
 size_t auth_n_pending(const struct auth *au)

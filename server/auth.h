@@ -64,7 +64,10 @@ typedef void (*auth_done_cb)(void *ctx, bool is_ok, const char *client_reason,
 /* The checks configured in cfg (borrowed, must outlive the struct), run on loop: loads and
  * opens the `plugin`s (server/plugin.h), so call it on the main thread before privileges are
  * dropped, with loop initialised. Returns 0 and *out, or -errno with errbuf (errbuf_len bytes)
- * saying why ("FILE:LINE: plugin: ..."). */
+ * saying why ("FILE:LINE: plugin: ..."). With verify-client-cert none or optional, refuses
+ * (-EINVAL, "FILE:LINE: verify-client-cert: ...", naming the plugins' lines) a config in which
+ * neither a script nor a plugin handling AUTH_USER_PASS_VERIFY would check a client that comes
+ * without a certificate. */
 int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char *errbuf,
              size_t errbuf_len);
 
@@ -87,6 +90,17 @@ struct plugin_set *auth_plugins(const struct auth *au);
 
 /* Whether a username/password check is configured at all. */
 bool auth_is_configured(const struct auth *au);
+
+/* The last word on a key (the first or a renegotiated one) of a client that passed its
+ * checks: whether it may have it. has_cert: the client presented a certificate in this key's
+ * TLS handshake (it was verified, or the handshake would not have got here);
+ * is_user_pass_ok: for this key, a username/password check ran and accepted the client (the
+ * script and plugins, or an auth-gen-token token, which only they lead to). A client without a
+ * certificate needs is_user_pass_ok, whatever the config: auth_new refuses a config where no
+ * check could run, and this stops what start-up cannot see. Rule from openvpn 2.6 ssl.c
+ * key_method_2_read: without a username/password check a key needs a verified certificate.
+ * When false, *why is the reason for the log (static text). Pure; any thread. */
+bool auth_admits(const struct config *cfg, bool has_cert, bool is_user_pass_ok, const char **why);
 
 /* Start checking c. On success *out is the pending request and done(ctx, ...) will be called
  * later. Returns 0, or -errno when the check could not even start (temporary files, fork):

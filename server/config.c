@@ -751,6 +751,7 @@ void config_free(struct config *cfg)
         free(cfg->warnings[i]);
     }
     free(cfg->warnings);
+    free(cfg->verify_client_cert_where);
     config_strv_free(cfg->auth_user_pass_verify);
     config_strv_free(cfg->tls_verify);
     config_strv_free(cfg->client_connect);

@@ -167,7 +167,9 @@ struct config {
     char *tls_groups;                 /* tls-groups LIST as given, NULL = default order */
     char *tls_cipher;                 /* tls-cipher LIST as given, NULL = Mbed TLS's default */
     char *tls_cert_profile;           /* legacy|insecure|preferred|suiteb, NULL = Mbed TLS's */
-    int verify_client_cert;           /* CONFIG_VERIFY_*; only REQUIRE is accepted so far */
+    int verify_client_cert;           /* CONFIG_VERIFY_* */
+    char *verify_client_cert_where;   /* "FILE:LINE" of `verify-client-cert`, for start-up
+                                       * errors; NULL when the config has none */
     bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
                                        * TLS Web Client Authentication EKU and a key usage */
 

@@ -320,9 +320,23 @@ int config_check_auth(struct config_parser *ps)
     if (err) {
         return err;
     }
+    if (ps->seen_verify_client_cert.line != 0) {
+        /* for auth_new, which sees what the plugins handle (server/auth.h) */
+        char where[300];
+
+        snprintf(where, sizeof(where), "%s:%d", ps->seen_verify_client_cert.file,
+                 ps->seen_verify_client_cert.line);
+        free(cfg->verify_client_cert_where);
+        cfg->verify_client_cert_where = strdup(where);
+        if (cfg->verify_client_cert_where == NULL) {
+            return config_nomem(ps);
+        }
+    }
     if (cfg->verify_client_cert != CONFIG_VERIFY_REQUIRE && cfg->auth_user_pass_verify == NULL &&
         cfg->n_plugins == 0) {
-        /* options.c: "--verify-client-cert none|optional must be used with ...". */
+        /* options.c: "--verify-client-cert none|optional must be used with ...". Which events
+         * a plugin handles is known once it is loaded: auth_new checks that one of them (or
+         * the script) checks passwords. */
         return config_error_at(ps, &ps->seen_verify_client_cert, "verify-client-cert",
                                "'%s' needs auth-user-pass-verify or a plugin to check clients",
                                cfg->verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional");

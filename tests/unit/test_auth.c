@@ -191,6 +191,133 @@ static void plugin_open_errors(void **state)
     expect_open_error("/nonexistent/plugin.so", "x", "t.conf:3: plugin: cannot load");
 }
 
+#define AUTH_CERT_PLUGIN OVPND_BINARY_DIR "/plugins/ovpnd-auth-cert.so"
+
+/* auth_new with verify-client-cert `verify` (from t.conf:2), the plugins given (path and one
+ * argument each, from t.conf:3 on; NULL ends the list) and, with script, an
+ * auth-user-pass-verify script. expect: NULL when it must start, else the error it must give. */
+static void start_certless(int verify, bool script, const char *const *plugins, const char *expect)
+{
+    char tmpdir[] = "/tmp/ovpnd-test-auth-XXXXXX", *argv[5], err[512] = "";
+    char *pargv[4][6], where[4][16];
+    struct config_plugin pl[4];
+    struct config cfg;
+    uv_loop_t loop;
+    struct auth *au = NULL;
+    size_t n = 0;
+    int rc;
+
+    assert_non_null(mkdtemp(tmpdir));
+    assert_int_equal(uv_loop_init(&loop), 0);
+    setup_cfg(&cfg, argv, "exit 0", true, tmpdir);
+    if (!script) {
+        cfg.auth_user_pass_verify = NULL;
+    }
+    for (; plugins[2 * n] != NULL; n++) {
+        const char *arg = plugins[2 * n + 1];
+
+        assert_true(n < 4);
+        memset(pargv[n], 0, sizeof(pargv[n]));
+        pargv[n][0] = (char *)(uintptr_t)plugins[2 * n];
+        if (strcmp(arg, "hooks") == 0) { /* TLS_VERIFY and the client hooks, no password */
+            pargv[n][1] = "hooks";
+            pargv[n][2] = "/dev/null";
+            pargv[n][3] = "nobody";
+            pargv[n][4] = "198.19.0.9";
+        } else {
+            pargv[n][1] = (char *)(uintptr_t)arg;
+        }
+        snprintf(where[n], sizeof(where[n]), "t.conf:%zu", n + 3);
+        pl[n] = (struct config_plugin){pargv[n], pargv[n][0], where[n]};
+    }
+    cfg.plugins = pl;
+    cfg.n_plugins = n;
+    cfg.verify_client_cert = verify;
+    cfg.verify_client_cert_where = "t.conf:2";
+    rc = auth_new(&loop, &cfg, &au, err, sizeof(err));
+    if (expect == NULL) {
+        if (rc != 0) {
+            fail_msg("auth_new refused: %s", err);
+        }
+        auth_shutdown(au);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        auth_free(au);
+    } else {
+        assert_int_not_equal(rc, 0);
+        if (strcmp(err, expect) != 0) {
+            fail_msg("error\n  '%s'\nexpected\n  '%s'", err, expect);
+        }
+    }
+    assert_int_equal(uv_loop_close(&loop), 0);
+    cfg.auth_user_pass_verify = NULL;
+    cfg.tmp_dir = NULL;
+    cfg.plugins = NULL;
+    cfg.n_plugins = 0;
+    cfg.verify_client_cert_where = NULL;
+    config_free(&cfg);
+    rmdir(tmpdir);
+}
+
+/* verify-client-cert none|optional: a client without a certificate is identified by its
+ * username and password alone, so start-up refuses a config in which nothing would check them:
+ * plugins that handle other events only (ovpnd-auth-cert checks certificates), naming their
+ * lines. openvpn 2.6 starts with such a config (options.c counts any plugin as a check) and
+ * refuses the client at run time (ssl.c key_method_2_read: no username/password check, so the
+ * key needs a verified certificate: "Certificate verification failed (key-method 2)"). */
+static void certless_needs_password_check(void **state)
+{
+    static const char *const none[] = {NULL};
+    static const char *const auth_cert[] = {AUTH_CERT_PLUGIN, "cn=alice", NULL};
+    static const char *const two[] = {AUTH_CERT_PLUGIN, "cn=alice", TEST_PLUGIN, "hooks", NULL};
+    static const char *const checker[] = {TEST_PLUGIN, "hooks", TEST_PLUGIN, "ok", NULL};
+
+    (void)state;
+    start_certless(CONFIG_VERIFY_OPTIONAL, false, auth_cert,
+                   "t.conf:2: verify-client-cert: 'optional' lets clients connect without a "
+                   "certificate, but nothing would check their username and password: there is "
+                   "no auth-user-pass-verify, and the plugin at t.conf:3 (ovpnd-auth-cert.so) "
+                   "does not handle AUTH_USER_PASS_VERIFY");
+    start_certless(CONFIG_VERIFY_NONE, false, two,
+                   "t.conf:2: verify-client-cert: 'none' lets clients connect without a "
+                   "certificate, but nothing would check their username and password: there is "
+                   "no auth-user-pass-verify, and none of the plugins at t.conf:3 "
+                   "(ovpnd-auth-cert.so), t.conf:4 (test_plugin.so) handles "
+                   "AUTH_USER_PASS_VERIFY");
+    start_certless(CONFIG_VERIFY_NONE, false, none,
+                   "t.conf:2: verify-client-cert: 'none' lets clients connect without a "
+                   "certificate, but nothing would check their username and password: there is "
+                   "no auth-user-pass-verify, and no plugin");
+    /* One of them checks passwords, or the script does; or every client has a certificate. */
+    start_certless(CONFIG_VERIFY_OPTIONAL, false, checker, NULL);
+    start_certless(CONFIG_VERIFY_NONE, true, auth_cert, NULL);
+    start_certless(CONFIG_VERIFY_REQUIRE, false, auth_cert, NULL);
+}
+
+/* The run-time rule behind it, for whatever start-up cannot see: a key of a client without a
+ * certificate only after a username/password check accepted it for that key. */
+static void certless_admission(void **state)
+{
+    struct config cfg;
+    const char *why = NULL;
+
+    (void)state;
+    config_init(&cfg);
+    for (int v = CONFIG_VERIFY_REQUIRE; v <= CONFIG_VERIFY_NONE; v++) {
+        cfg.verify_client_cert = v;
+        assert_true(auth_admits(&cfg, true, false, &why));
+        assert_true(auth_admits(&cfg, true, true, &why));
+        why = NULL;
+        assert_false(auth_admits(&cfg, false, false, &why));
+        assert_non_null(why);
+        assert_true(auth_admits(&cfg, false, true, &why) == (v != CONFIG_VERIFY_REQUIRE));
+    }
+    cfg.verify_client_cert = CONFIG_VERIFY_OPTIONAL;
+    assert_false(auth_admits(&cfg, false, false, &why));
+    assert_string_equal(
+        why, "no client certificate, and no username/password check accepted this client");
+    config_free(&cfg);
+}
+
 static void check(const char *script, bool via_file, const char *user, const char *pass,
                   bool expect_ok, const char *expect_client_reason)
 {
@@ -406,10 +533,16 @@ static void auth_failed_text(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(auth_failed_text),    cmocka_unit_test(exit_codes),
-        cmocka_unit_test(via_file_and_env),    cmocka_unit_test(deferred_and_reasons),
-        cmocka_unit_test(cancel_kills),        cmocka_unit_test(newline_in_credentials),
-        cmocka_unit_test(plugins_then_script), cmocka_unit_test(plugin_open_errors),
+        cmocka_unit_test(auth_failed_text),
+        cmocka_unit_test(exit_codes),
+        cmocka_unit_test(via_file_and_env),
+        cmocka_unit_test(deferred_and_reasons),
+        cmocka_unit_test(cancel_kills),
+        cmocka_unit_test(newline_in_credentials),
+        cmocka_unit_test(plugins_then_script),
+        cmocka_unit_test(plugin_open_errors),
+        cmocka_unit_test(certless_needs_password_check),
+        cmocka_unit_test(certless_admission),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
