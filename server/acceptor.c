@@ -128,6 +128,17 @@ static struct ctl_session *table_find_sid(struct acceptor *a, const union udp_ad
     return cs;
 }
 
+bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y)
+{
+    if (x->has_cn != y->has_cn || (x->has_cn && strcmp(x->cn, y->cn) != 0)) {
+        return false;
+    }
+    if (x->username == NULL || y->username == NULL) {
+        return x->has_cn && x->username == y->username;
+    }
+    return strcmp(x->username, y->username) == 0 && (x->has_cn || x->username[0] != '\0');
+}
+
 size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool only_pending,
                            struct peer **prev)
 {
@@ -139,10 +150,17 @@ size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool on
             !udp_addr_equal(&cs->remote, &keep->remote) || (only_pending && cs->peer)) {
             continue;
         }
+        if (cs->peer && !acc_same_client(cs, keep)) {
+            acc_cs_log(a, keep, LOG_INFO,
+                       "the session of another client (%s%s%.128s) at this address and port "
+                       "stays",
+                       cs->cn, cs->username ? ", username " : "", cs->username ? cs->username : "");
+            continue;
+        }
         acc_cs_log(a, cs, LOG_INFO,
                    only_pending ? "client started another session: dropping this unfinished one"
                                 : "client restarted its session: dropping the old one");
-        if (cs->peer && strcmp(cs->cn, keep->cn) == 0) {
+        if (cs->peer) {
             if (cs->peer->pool_index < a->srv->pool.n &&
                 a->addr_holder[cs->peer->pool_index] == cs->peer) {
                 keep->takeover_index = cs->peer->pool_index;

@@ -143,8 +143,10 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
 
     for (size_t i = 0; i < a->table_size; i++) {
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
-            if (cs == keep || cs->is_dead || strcmp(cs->cn, keep->cn) != 0 ||
-                (cs->state == CS_TLS && !cs->peer)) {
+            /* A client without a common name is nobody's duplicate (2.6 multi_delete_dup
+             * skips it: tls_common_name is NULL then). */
+            if (cs == keep || cs->is_dead || !keep->has_cn || !cs->has_cn ||
+                strcmp(cs->cn, keep->cn) != 0 || (cs->state == CS_TLS && !cs->peer)) {
                 continue; /* not authenticated yet: it is replaced when it gets here */
             }
             if (cs->state != CS_CLOSING) { /* connected, or in client-connect/learn-address */
@@ -996,6 +998,8 @@ static void run_checks(struct auth_wait *w)
             if (!admitted(w)) {
                 return;
             }
+            /* who it is, for the sessions it may replace (install_prepare) */
+            cs->has_cn = w->has_cert || (a->cfg->username_as_common_name && cs->cn[0] != '\0');
             if (!install_prepare(a, cs, w->client)) {
                 auth_wait_free(w);
                 return;

@@ -99,6 +99,10 @@ struct ctl_session {
     bool is_peer_live;     /* installed in a worker and not reported gone */
     struct peer_info pi;
     char cn[PEER_CN_MAX];
+    bool has_cn;             /* cn names the client: its certificate's common name, or its
+                              * username with username-as-common-name; false for a client
+                              * without either ("UNDEF", which 2.6 gives no common name).
+                              * Set once it is authenticated (before install) */
     char *username;          /* the verified username of the first negotiation, or NULL */
     char cipher_name[32];    /* data cipher chosen for the client */
     uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
@@ -195,11 +199,22 @@ struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id);
 /* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
 void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms);
 
-/* Close the other sessions at keep's address: only those not yet authenticated (only_pending),
- * or all of them. An authenticated one with keep's common name is the same client's previous
- * session: it leaves keep its pool entry (keep->takeover_index) and, if live in a worker, is
- * returned in *prev (may be NULL) so that keep can take over its peer-id as well. Returns how
- * many of the closed ones held a client slot (they count until the workers let go). */
+/* Whether two authenticated sessions are the same client: the same common name (both with
+ * one: see has_cn) and the same verified username (both NULL: none was checked); without a
+ * common name, the same non-empty username. The identity duplicate-cn uses is the common name
+ * alone (acceptor_auth.c). */
+bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y);
+
+/* Close the other sessions at keep's address and port that keep replaces: those not yet
+ * authenticated (one address and port is one client's flow at a time, and a new handshake
+ * from it means the old one was given up), and, unless only_pending, the authenticated ones
+ * of the same client (acc_same_client; keep must be authenticated then). Another client's
+ * authenticated session there stays: an address and port proves nothing about who sends from
+ * it (a NAT can hand it to another client; anyone on the path can use it), so only the same
+ * credentials replace a session. A replaced one is the same client's previous session: it
+ * leaves keep its pool entry (keep->takeover_index) and, if live in a worker, is returned in
+ * *prev (may be NULL) so that keep can take over its peer-id as well. Returns how many of the
+ * closed ones held a client slot (they count until the workers let go). */
 size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool only_pending,
                            struct peer **prev);
 
