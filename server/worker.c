@@ -19,6 +19,7 @@
 #include "proto/mss.h"
 #include "proto/occ.h"
 #include "proto/packet.h"
+#include "proto/pbuf.h"
 #include "server/server.h"
 #include "server/udp.h"
 
@@ -219,9 +220,10 @@ static void tx_flush(struct worker *w)
 }
 
 /* Frame (compression stub), encrypt and queue one payload for p (tx_flush sends it, at the end
- * of the current callback at the latest). plain must have COMP_HEADROOM writable bytes in front
- * of it. */
-static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
+ * of the current callback at the latest). The framing goes into pkt's headroom: every buffer a
+ * packet for a client travels in has COMP_HEADROOM bytes of it (a packet without is dropped
+ * and counted, never framed outside its buffer). */
+static void send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
 {
     struct mmsghdr *mh;
     size_t out_len;
@@ -236,9 +238,13 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
         tx_flush(w);
     }
     slot = w->n_tx;
-    comp_frame(p->framing, plain, len, &plain, &len);
-    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, plain, len, w->tx_bufs[slot],
-                        sizeof(w->tx_bufs[slot]), &out_len);
+    err = comp_frame(p->framing, pkt);
+    if (err) {
+        drop(w, &w->stats.drop_send, &p->remote, "no room in front of the packet for its framing");
+        return;
+    }
+    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, pbuf_ptr(pkt), pkt->len,
+                        w->tx_bufs[slot], sizeof(w->tx_bufs[slot]), &out_len);
     if (err) {
         drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
         return;
@@ -317,7 +323,7 @@ static void touch_last_ref(const struct worker *w, struct peer *p)
     }
 }
 
-static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len, int family,
+static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
                     bool is_from_client)
 {
     struct server *srv = w->srv;
@@ -326,7 +332,7 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
     struct peer *p;
 
     if (owner != w->index) {
-        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len);
+        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pbuf_ptr(pkt), pkt->len);
 
         /* A client's packet for another worker's client is not a steering miss. */
         if (!is_from_client) {
@@ -344,12 +350,12 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
         return;
     }
     if (family == 4) {
-        mss_clamp_ipv4(pkt, len, srv->mss_max);
+        mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, srv->mss_max);
     } else {
-        mss_clamp_ipv6(pkt, len, srv->mss_max);
+        mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, srv->mss_max);
     }
     touch_last_ref(w, p);
-    send_to_peer(w, p, pkt, len);
+    send_to_peer(w, p, pkt);
 }
 
 static bool is_multicast(int family, const uint8_t *a)
@@ -358,10 +364,10 @@ static bool is_multicast(int family, const uint8_t *a)
 }
 
 /* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
-static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
+static void route_tun_packet(struct worker *w, struct pbuf *pkt)
 {
     const uint8_t *src, *dst;
-    int family = ip_addrs(pkt, len, &src, &dst);
+    int family = ip_addrs(pbuf_ptr(pkt), pkt->len, &src, &dst);
     uint32_t peer_id;
 
     if (family == 0) {
@@ -379,7 +385,7 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
         drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
         return;
     }
-    deliver(w, peer_id, pkt, len, family, false);
+    deliver(w, peer_id, pkt, family, false);
 }
 
 static bool is_ipv6_link_local(const uint8_t *a)
@@ -387,8 +393,10 @@ static bool is_ipv6_link_local(const uint8_t *a)
     return a[0] == 0xFE && (a[1] & 0xC0) == 0x80;
 }
 
-static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
+static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
 {
+    uint8_t *plain = pbuf_ptr(pkt);
+    size_t len = pkt->len;
     const uint8_t *src, *dst;
     enum occ_type occ;
     uint32_t to;
@@ -426,7 +434,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
         to = route_lookup(w, family, dst);
         if (to != VROUTE_NONE && to != p->peer_id) {
             stat_inc(&w->stats.client_to_client);
-            deliver(w, to, plain, len, family, true);
+            deliver(w, to, pkt, family, true);
             return;
         }
     }
@@ -494,7 +502,10 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
                             const union udp_addr *from)
 {
     struct server *srv = w->srv;
-    uint8_t plain[WORKER_BUF_LEN], *payload;
+    /* Decrypted behind COMP_HEADROOM bytes: with client-to-client the payload may be framed
+     * again for another client in this buffer. */
+    uint8_t plain[COMP_HEADROOM + WORKER_BUF_LEN];
+    struct pbuf payload;
     uint32_t peer_id;
     size_t local, plain_len;
     struct peer *p;
@@ -542,7 +553,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         drop(w, &w->stats.drop_no_key, from, "no key for key_id");
         return;
     }
-    err = data_key_open(k, pkt, len, plain, sizeof(plain), &plain_len);
+    err = data_key_open(k, pkt, len, plain + COMP_HEADROOM, WORKER_BUF_LEN, &plain_len);
     if (err) {
         drop(w,
              err == -PE_REPLAY || err == -PE_TOO_OLD ? &w->stats.drop_replay : &w->stats.drop_auth,
@@ -552,7 +563,8 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     if (!udp_addr_equal(from, &p->remote)) {
         float_peer(w, p, from); /* authenticated and not a replay: the client moved */
     }
-    if (comp_unframe(p->framing, plain, plain_len, &payload, &plain_len)) {
+    payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, plain_len);
+    if (comp_unframe(p->framing, &payload)) {
         drop(w, &w->stats.drop_compressed, from,
              "compressed or badly framed payload (ovpnd pushed stub framing, no compression)");
         return;
@@ -569,7 +581,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     atomic_store_explicit(&p->bytes_rx,
                           atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
                           memory_order_relaxed);
-    handle_plaintext(w, p, payload, plain_len);
+    handle_plaintext(w, p, &payload);
 }
 
 /* Receive and handle what waits on the UDP socket (at most 4 batches). Returns the number of
@@ -621,6 +633,7 @@ static void tun_offload_packet(struct worker *w, size_t n)
     size_t len = n - VNET_HDR_LEN, seg_len;
     struct vnet_hdr h;
     struct tso_iter it;
+    struct pbuf b;
     int rc;
 
     vnet_hdr_get(w->tun_buf + COMP_HEADROOM, &h);
@@ -633,7 +646,8 @@ static void tun_offload_packet(struct worker *w, size_t n)
             drop(w, &w->stats.drop_tun_read, NULL, "TUN packet longer than the tunnel carries");
             return;
         }
-        route_tun_packet(w, pkt, len);
+        b = pbuf_make(w->tun_buf, COMP_HEADROOM + TUN_READ_LEN, COMP_HEADROOM + VNET_HDR_LEN, len);
+        route_tun_packet(w, &b);
         return;
     }
     rc = tso_begin(&it, pkt, len, &h);
@@ -645,7 +659,8 @@ static void tun_offload_packet(struct worker *w, size_t n)
     while ((rc = tso_next(&it, w->rx_bufs[0] + COMP_HEADROOM, WORKER_BUF_LEN - COMP_HEADROOM,
                           &seg_len)) == 1) {
         stat_inc(&w->stats.tun_tso_segments);
-        route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, seg_len);
+        b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, seg_len);
+        route_tun_packet(w, &b);
     }
     if (rc < 0) {
         drop(w, &w->stats.drop_tun_read, NULL, "TUN super-packet segment too long");
@@ -658,6 +673,7 @@ static unsigned tun_drain(struct worker *w)
     unsigned i;
 
     for (i = 0; i < 64; i++) {
+        struct pbuf b;
         ssize_t n;
 
         if (w->has_vnet_hdr) {
@@ -672,7 +688,8 @@ static unsigned tun_drain(struct worker *w)
         if (n <= 0) {
             break;
         }
-        route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, (size_t)n);
+        b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, (size_t)n);
+        route_tun_packet(w, &b);
     }
     return i;
 }
@@ -830,9 +847,10 @@ static void on_tick(uv_timer_t *t)
         }
         if (srv->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)srv->ping_s * 1000) {
             uint8_t ping[COMP_HEADROOM + sizeof(occ_ping_magic)];
+            struct pbuf b = pbuf_make(ping, sizeof(ping), COMP_HEADROOM, sizeof(occ_ping_magic));
 
-            memcpy(ping + COMP_HEADROOM, occ_ping_magic, sizeof(occ_ping_magic));
-            send_to_peer(w, p, ping + COMP_HEADROOM, sizeof(occ_ping_magic));
+            memcpy(pbuf_ptr(&b), occ_ping_magic, sizeof(occ_ping_magic));
+            send_to_peer(w, p, &b);
         }
     }
     tx_flush(w);
@@ -926,8 +944,10 @@ static void on_async(uv_async_t *a)
         case MSG_PACKET:
             if (m->from_tun) {
                 if (m->len <= WORKER_BUF_LEN - COMP_HEADROOM) {
-                    memcpy(w->rx_bufs[0] + COMP_HEADROOM, m->data, m->len);
-                    route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, m->len);
+                    struct pbuf b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, m->len);
+
+                    memcpy(pbuf_ptr(&b), m->data, m->len);
+                    route_tun_packet(w, &b);
                 }
             } else {
                 handle_datagram(w, m->data, m->len, &m->from);
