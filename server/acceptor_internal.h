@@ -103,6 +103,7 @@ struct ctl_session {
     char cipher_name[32];    /* data cipher chosen for the client */
     uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
     struct log_ratelimit rl;
+    bool is_float_refusal_logged; /* a float onto another client's address was refused */
     /* Scripts and plugins (acceptor_hooks.c); all NULL/false when none is configured. */
     struct script_env *tls_env;  /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
     struct script_env *hook_env; /* the client's variables, as client-connect gets them */

@@ -479,21 +479,61 @@ static void flush_out(struct worker *w)
     }
 }
 
-/* An authenticated packet of p came from a new address (NAT rebinding, roaming laptop): send to
- * the new address from now on and tell the acceptor, as openvpn's float with peer-id does
- * (mudp.c multi_get_create_instance_udp). */
-static void float_peer(struct worker *w, struct peer *p, const union udp_addr *from)
-{
-    char old_addr[32], new_addr[32];
-    struct msg *m = msg_new(MSG_FLOAT, p, NULL, 0);
+#define FLOAT_ASK_MS 1000   /* a question the acceptor has not answered is asked again after */
+#define FLOAT_RETRY_MS 5000 /* a refused address is asked about again after (its holder may go) */
 
-    log_msg(LOG_INFO, "peer %u %s: floated from %s to %s", p->peer_id, p->common_name,
-            udp_addr_str(&p->remote, old_addr, sizeof(old_addr)),
-            udp_addr_str(from, new_addr, sizeof(new_addr)));
-    p->remote = *from;
-    if (m) {
-        m->from = *from;
-        server_post_acceptor(w->srv, m);
+/* An authenticated, fresh datagram of p came from `from`, not from p->remote: a NAT rebinding,
+ * a roaming laptop, or a copy of one of the client's datagrams sent from another address. The
+ * acceptor decides whether the session floats there, since it knows every session's address
+ * (acceptor.c handle_float: not onto an address another client uses, as openvpn 2.6's
+ * multi_process_float); until it says yes (MSG_FLOAT_OK) the datagrams from `from` are dropped
+ * and counted. It is asked once per FLOAT_ASK_MS, about a refused address once per
+ * FLOAT_RETRY_MS. Worker thread; the message comes from the worker's pool (no allocation). */
+static void ask_float(struct worker *w, struct peer *p, const union udp_addr *from)
+{
+    uint64_t now = uv_now(&w->loop);
+    bool is_same = udp_addr_equal(from, &p->float_to);
+    struct msg *m;
+
+    stat_inc(&w->stats.drop_float);
+    if ((p->float_state == PEER_FLOAT_ASKED && now - p->float_asked_ms < FLOAT_ASK_MS) ||
+        (p->float_state == PEER_FLOAT_REFUSED && is_same &&
+         now - p->float_asked_ms < FLOAT_RETRY_MS)) {
+        return;
+    }
+    m = pktpool_msg_new(&w->pool, MSG_FLOAT, NULL, 0);
+    if (!m) {
+        return; /* pool empty: asked again at the next datagram */
+    }
+    m->peer = p;
+    m->peer_id = p->peer_id;
+    m->from = *from;
+    p->float_state = PEER_FLOAT_ASKED;
+    p->float_to = *from;
+    p->float_asked_ms = now;
+    server_post_acceptor(w->srv, m);
+}
+
+/* The acceptor's answer about p's float to `to` (MSG_FLOAT_OK or MSG_FLOAT_REFUSED). */
+static void float_answered(struct worker *w, struct peer *p, const union udp_addr *to, bool is_ok)
+{
+    char old_addr[64], new_addr[64];
+
+    if (!is_ok) {
+        if (udp_addr_equal(to, &p->float_to)) {
+            p->float_state = PEER_FLOAT_REFUSED;
+            p->float_asked_ms = uv_now(&w->loop);
+        }
+        return;
+    }
+    if (!udp_addr_equal(to, &p->remote)) {
+        log_msg(LOG_INFO, "peer %u %s: floated from %s to %s", p->peer_id, p->common_name,
+                udp_addr_str(&p->remote, old_addr, sizeof(old_addr)),
+                udp_addr_str(to, new_addr, sizeof(new_addr)));
+        p->remote = *to;
+    }
+    if (udp_addr_equal(to, &p->float_to)) {
+        p->float_state = PEER_FLOAT_NONE;
     }
 }
 
@@ -561,7 +601,8 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         return;
     }
     if (!udp_addr_equal(from, &p->remote)) {
-        float_peer(w, p, from); /* authenticated and not a replay: the client moved */
+        ask_float(w, p, from); /* authenticated and not a replay: the client may have moved */
+        return;
     }
     payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, plain_len);
     if (comp_unframe(p->framing, &payload)) {
@@ -884,7 +925,8 @@ static void log_stats(struct worker *w)
             "; sent by UDP GSO %" PRIu64 "; TUN super-packets read %" PRIu64 " (segments %" PRIu64
             "), written %" PRIu64 " (segments %" PRIu64 "), TUN reads dropped %" PRIu64
             ", TUN multicast not forwarded %" PRIu64 "; polling periods %" PRIu64
-            "; hand-over messages not from the pool %" PRIu64,
+            "; hand-over messages not from the pool %" PRIu64
+            "; datagrams from an address not floated to %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
@@ -893,7 +935,7 @@ static void log_stats(struct worker *w)
             stat_get(&s->tun_tso_reads), stat_get(&s->tun_tso_segments),
             stat_get(&s->tun_gro_writes), stat_get(&s->tun_gro_segments),
             stat_get(&s->drop_tun_read), stat_get(&s->drop_tun_multicast),
-            stat_get(&s->polling_entered), w->pool.n_fallbacks);
+            stat_get(&s->polling_entered), w->pool.n_fallbacks, stat_get(&s->drop_float));
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -902,7 +944,8 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
            stat_get(&s->drop_not_ip) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
            stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local) +
-           stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_multicast);
+           stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_multicast) +
+           stat_get(&s->drop_float);
 }
 
 /* Whether m's peer is one this worker carries now, decided without touching the peer, which
@@ -939,6 +982,12 @@ static void on_async(uv_async_t *a)
         case MSG_REMOVE:
             if (owns(w, m)) {
                 forget_peer(w, m->peer, GONE_REMOVED);
+            }
+            break;
+        case MSG_FLOAT_OK:
+        case MSG_FLOAT_REFUSED:
+            if (owns(w, m)) {
+                float_answered(w, m->peer, &m->from, m->type == MSG_FLOAT_OK);
             }
             break;
         case MSG_PACKET:

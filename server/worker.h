@@ -49,6 +49,8 @@ struct worker_stats {
     _Atomic uint64_t drop_tun_read;      /* TUN reads refused: bad offload header or too long */
     _Atomic uint64_t drop_tun_multicast; /* multicast/broadcast read from the TUN device */
     _Atomic uint64_t polling_entered;    /* switches from waking per packet to polling */
+    _Atomic uint64_t drop_float; /* authenticated datagrams from an address the session has not
+                                  * floated to: the float was refused or is still being decided */
 };
 
 /* Add one to a counter owned by the calling thread. */
