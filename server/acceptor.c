@@ -1530,6 +1530,7 @@ static void acceptor_main(void *arg)
 {
     struct acceptor *a = arg;
 
+    pthread_setname_np(pthread_self(), "ovpnd-acceptor"); /* for top -H, ps -L, debuggers */
     uv_run(&a->loop, UV_RUN_DEFAULT);
 }
 

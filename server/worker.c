@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/udp.h>
@@ -1087,7 +1089,10 @@ int worker_init(struct worker *w, struct server *srv, int i)
 static void worker_main(void *arg)
 {
     struct worker *w = arg;
+    char name[16]; /* the kernel keeps 15 characters */
 
+    snprintf(name, sizeof(name), "ovpnd-worker-%d", w->index);
+    pthread_setname_np(pthread_self(), name); /* for top -H, ps -L, debuggers */
     uv_run(&w->loop, UV_RUN_DEFAULT);
 }
 
