@@ -803,12 +803,15 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         /* Steering missed (no cBPF): hand it to the owning worker. */
         if (len >= 4) {
             uint32_t peer_id = load_be32(buf) & 0xFFFFFFu;
-            struct msg *m = msg_new(MSG_PACKET, NULL, buf, len);
+            struct msg *m = pktpool_msg_new(&a->pool, MSG_PACKET, buf, len);
 
-            if (m) {
-                m->from = *from;
-                server_post_worker(a->srv, (int)(peer_id % (uint32_t)a->srv->n_workers), m);
+            if (!m) {
+                drop_pkt(a, &a->stats.drop_handover, from,
+                         "P_DATA_V2 not handed over: its worker is behind");
+                return;
             }
+            m->from = *from;
+            server_post_worker(a->srv, (int)(peer_id % (uint32_t)a->srv->n_workers), m);
         }
         return;
     }
@@ -1276,11 +1279,12 @@ static void log_stats(struct acceptor *a)
             ", refused %" PRIu64 "; dropped: short %" PRIu64 ", tls-auth/tls-crypt %" PRIu64
             ", replay %" PRIu64 ", malformed %" PRIu64 ", bad cookie %" PRIu64
             ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64
-            ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64,
+            ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64
+            ", hand-over to a worker behind %" PRIu64,
             a->n_clients, a->n_sessions, s->handshakes_ok, s->handshakes_failed, s->auth_failed,
             s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed, s->drop_cookie,
             s->drop_no_session, s->drop_window, s->drop_handshake_timeout, s->drop_connect_freq,
-            s->drop_connect_freq_initial);
+            s->drop_connect_freq_initial, s->drop_handover);
 }
 
 static void on_async(uv_async_t *h)
@@ -1368,6 +1372,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         }
     }
     msgq_init(&a->inbox);
+    if (pktpool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
+        return -ENOMEM;
+    }
     mbedtls_entropy_init(&a->entropy);
     mbedtls_ctr_drbg_init(&a->drbg);
     if (mbedtls_ctr_drbg_seed(&a->drbg, mbedtls_entropy_func, &a->entropy,
@@ -1602,5 +1609,7 @@ void acceptor_free(struct acceptor *a)
     free(a->addr_holder);
     vroute_table_free(&a->routes);
     free(a->table);
+    /* every worker is joined and its inbox drained: no message of the pool is left in use */
+    pktpool_clear(&a->pool);
     free(a);
 }

@@ -340,10 +340,12 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int fa
         if (!is_from_client) {
             stat_inc(&w->stats.handed_over);
         }
-        if (m) {
-            m->from_tun = true;
-            server_post_worker(srv, owner, m);
+        if (!m) {
+            drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
+            return;
         }
+        m->from_tun = true;
+        server_post_worker(srv, owner, m);
         return;
     }
     p = local < srv->max_local_peers ? w->by_local[local] : NULL;
@@ -563,10 +565,12 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
             pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
 
         stat_inc(&w->stats.handed_over);
-        if (m) {
-            m->from = *from;
-            server_post_acceptor(srv, m);
+        if (!m) {
+            drop(w, &w->stats.drop_handover, from, "hand-over refused: the acceptor is behind");
+            return;
         }
+        m->from = *from;
+        server_post_acceptor(srv, m);
         return;
     }
     if (len < DATA_V2_HEADER_LEN) {
@@ -578,10 +582,12 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len);
 
         stat_inc(&w->stats.handed_over);
-        if (m) {
-            m->from = *from;
-            server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
+        if (!m) {
+            drop(w, &w->stats.drop_handover, from, "hand-over refused: the owner is behind");
+            return;
         }
+        m->from = *from;
+        server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
         return;
     }
     local = peer_id / (uint32_t)srv->n_workers;
@@ -927,7 +933,7 @@ static void log_stats(struct worker *w)
             "; sent by UDP GSO %" PRIu64 "; TUN super-packets read %" PRIu64 " (segments %" PRIu64
             "), written %" PRIu64 " (segments %" PRIu64 "), TUN reads dropped %" PRIu64
             ", TUN multicast not forwarded %" PRIu64 "; polling periods %" PRIu64
-            "; hand-over messages not from the pool %" PRIu64
+            "; hand-overs dropped (owner behind) %" PRIu64
             "; datagrams from an address not floated to %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
@@ -937,7 +943,7 @@ static void log_stats(struct worker *w)
             stat_get(&s->tun_tso_reads), stat_get(&s->tun_tso_segments),
             stat_get(&s->tun_gro_writes), stat_get(&s->tun_gro_segments),
             stat_get(&s->drop_tun_read), stat_get(&s->drop_tun_multicast),
-            stat_get(&s->polling_entered), w->pool.n_fallbacks, stat_get(&s->drop_float));
+            stat_get(&s->polling_entered), stat_get(&s->drop_handover), stat_get(&s->drop_float));
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -947,7 +953,7 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_not_ip) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
            stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local) +
            stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_multicast) +
-           stat_get(&s->drop_float);
+           stat_get(&s->drop_float) + stat_get(&s->drop_handover);
 }
 
 /* Whether m's peer is one this worker carries now, decided without touching the peer, which
