@@ -1184,7 +1184,7 @@ static bool is_same_client(const struct ctl_session *cs, const struct ctl_sessio
  * its path from that client's address to take its traffic); a session of the same client there
  * (its earlier one, left behind by a restart) is closed and the float goes ahead. Unlike 2.6,
  * sessions without a client certificate are never taken for the same client. The answer goes
- * back to the worker (MSG_FLOAT_OK: the control session has moved too; MSG_FLOAT_REFUSED). The
+ * back to the worker (MSG_FLOAT_OK: the control session has moved too; MSG_FLOAT_NO). The
  * first refusal of a session is logged, the worker counts the datagrams it drops. */
 static void handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to)
 {
@@ -1217,7 +1217,7 @@ static void handle_float(struct acceptor *a, struct peer *p, const union udp_add
         cs->remote = *to;
         table_insert(a, cs);
     }
-    m = msg_new(is_ok ? MSG_FLOAT_OK : MSG_FLOAT_REFUSED, p, NULL, 0);
+    m = msg_new(is_ok ? MSG_FLOAT_OK : MSG_FLOAT_NO, p, NULL, 0);
     if (m) {
         m->peer_id = p->peer_id;
         m->from = *to;

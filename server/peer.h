@@ -92,13 +92,13 @@ enum msg_type {
     MSG_GONE,      /* worker -> acceptor: the worker no longer uses peer */
     MSG_FLOAT,     /* worker -> acceptor: peer's authenticated packets come from `from`: float? */
     MSG_FLOAT_OK,  /* acceptor -> worker: yes, peer's traffic goes to `from` from now on */
-    MSG_FLOAT_REFUSED, /* acceptor -> worker: no, `from` is another client's address */
-    MSG_RENEGOTIATE,   /* worker -> acceptor: the send key nears packet-id exhaustion */
-    MSG_PACKET,        /* either way: a datagram or TUN packet that reached the wrong thread */
-    MSG_STOP,          /* main -> any: leave the loop */
-    MSG_STATS,         /* main -> any: log your counters (SIGUSR2) */
-    MSG_ROUTE_ADD,     /* acceptor -> every worker: data[] is a struct vroute_key for peer_id */
-    MSG_ROUTE_DEL,     /* acceptor -> every worker: drop that route if it is still peer_id's */
+    MSG_FLOAT_NO,  /* acceptor -> worker: no, `from` is another client's address */
+    MSG_RENEGOTIATE, /* worker -> acceptor: the send key nears packet-id exhaustion */
+    MSG_PACKET,      /* either way: a datagram or TUN packet that reached the wrong thread */
+    MSG_STOP,        /* main -> any: leave the loop */
+    MSG_STATS,       /* main -> any: log your counters (SIGUSR2) */
+    MSG_ROUTE_ADD,   /* acceptor -> every worker: data[] is a struct vroute_key for peer_id */
+    MSG_ROUTE_DEL,   /* acceptor -> every worker: drop that route if it is still peer_id's */
 };
 
 enum gone_reason {
@@ -116,8 +116,7 @@ struct msg {
     struct pktpool *pool;  /* the pool this message is a slot of (server/pktpool.h), or NULL */
     enum msg_type type;
     struct peer *peer;
-    uint32_t
-        peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*, MSG_FLOAT*: the peer's id when sent */
+    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*, MSG_FLOAT*: the id when sent */
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
     union udp_addr from;

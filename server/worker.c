@@ -518,7 +518,7 @@ static void ask_float(struct worker *w, struct peer *p, const union udp_addr *fr
     server_post_acceptor(w->srv, m);
 }
 
-/* The acceptor's answer about p's float to `to` (MSG_FLOAT_OK or MSG_FLOAT_REFUSED). */
+/* The acceptor's answer about p's float to `to` (MSG_FLOAT_OK or MSG_FLOAT_NO). */
 static void float_answered(struct worker *w, struct peer *p, const union udp_addr *to, bool is_ok)
 {
     char old_addr[64], new_addr[64];
@@ -993,7 +993,7 @@ static void on_async(uv_async_t *a)
             }
             break;
         case MSG_FLOAT_OK:
-        case MSG_FLOAT_REFUSED:
+        case MSG_FLOAT_NO:
             if (owns(w, m)) {
                 float_answered(w, m->peer, &m->from, m->type == MSG_FLOAT_OK);
             }
