@@ -23,62 +23,62 @@ enum comp_framing comp_framing_for_push(const char *pushed)
     return COMP_FRAMING_NONE;
 }
 
-void comp_frame(enum comp_framing f, uint8_t *payload, size_t len, uint8_t **out, size_t *out_len)
+int comp_frame(enum comp_framing f, struct pbuf *b)
 {
+    uint8_t *front;
+
     switch (f) {
     case COMP_FRAMING_LZO_STUB:
-        payload[-1] = LZO_NO_COMPRESS;
-        *out = payload - 1;
-        *out_len = len + 1;
-        return;
+        front = pbuf_push(b, 1);
+        if (!front) {
+            return -PE_NOSPACE;
+        }
+        front[0] = LZO_NO_COMPRESS;
+        return 0;
     case COMP_FRAMING_STUB_V2:
         /* Only a payload that would look like the escape byte needs the 2-byte marker
          * (compv2_escape_data_ifneeded). */
-        if (len > 0 && payload[0] == COMP_V2_ESCAPE) {
-            payload[-2] = COMP_V2_ESCAPE;
-            payload[-1] = COMP_V2_UNCOMPRESSED;
-            *out = payload - 2;
-            *out_len = len + 2;
-            return;
+        if (b->len > 0 && pbuf_ptr(b)[0] == COMP_V2_ESCAPE) {
+            front = pbuf_push(b, 2);
+            if (!front) {
+                return -PE_NOSPACE;
+            }
+            front[0] = COMP_V2_ESCAPE;
+            front[1] = COMP_V2_UNCOMPRESSED;
         }
-        break;
+        return 0;
     case COMP_FRAMING_NONE:
         break;
     }
-    *out = payload;
-    *out_len = len;
+    return 0;
 }
 
-int comp_unframe(enum comp_framing f, uint8_t *buf, size_t len, uint8_t **out, size_t *out_len)
+int comp_unframe(enum comp_framing f, struct pbuf *b)
 {
+    const uint8_t *p = pbuf_ptr(b);
+
     switch (f) {
     case COMP_FRAMING_LZO_STUB:
-        if (len < 1) {
+        if (b->len < 1) {
             return -PE_MALFORMED;
         }
-        if (buf[0] != LZO_NO_COMPRESS) {
+        if (p[0] != LZO_NO_COMPRESS) {
             return -PE_UNSUPPORTED; /* 0x66: LZO-compressed, never asked for */
         }
-        *out = buf + 1;
-        *out_len = len - 1;
-        return 0;
+        return pbuf_pull(b, 1);
     case COMP_FRAMING_STUB_V2:
-        if (len > 0 && buf[0] == COMP_V2_ESCAPE) {
-            if (len < 2) {
+        if (b->len > 0 && p[0] == COMP_V2_ESCAPE) {
+            if (b->len < 2) {
                 return -PE_MALFORMED;
             }
-            if (buf[1] != COMP_V2_UNCOMPRESSED) {
+            if (p[1] != COMP_V2_UNCOMPRESSED) {
                 return -PE_UNSUPPORTED; /* 0x50 0x01: LZ4-v2 compressed */
             }
-            *out = buf + 2;
-            *out_len = len - 2;
-            return 0;
+            return pbuf_pull(b, 2);
         }
         break;
     case COMP_FRAMING_NONE:
         break;
     }
-    *out = buf;
-    *out_len = len;
     return 0;
 }

@@ -12,25 +12,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/pbuf.h"
+
 enum comp_framing {
     COMP_FRAMING_NONE = 0, /* no framing byte at all (no compression option) */
     COMP_FRAMING_LZO_STUB, /* "comp-lzo no": 0xFA before every payload */
     COMP_FRAMING_STUB_V2,  /* "compress stub-v2": 0x50 0x00 only before payloads starting 0x50 */
 };
 
-#define COMP_HEADROOM 2 /* bytes comp_frame may need in front of the payload */
+#define COMP_HEADROOM 2 /* the most bytes comp_frame puts in front of a payload */
 
 /* The framing a pushed compression option selects: "compress stub-v2" or "comp-lzo no";
  * NULL or anything else is COMP_FRAMING_NONE. */
 enum comp_framing comp_framing_for_push(const char *pushed);
 
-/* Frame a payload for sending. payload must have COMP_HEADROOM writable bytes before it;
- * *out / *out_len receive the framed packet (inside that memory). Cannot fail. */
-void comp_frame(enum comp_framing f, uint8_t *payload, size_t len, uint8_t **out, size_t *out_len);
+/* Frame the payload in b for sending, in place: the framing bytes (COMP_HEADROOM at most) go
+ * into b's headroom and b then holds the framed packet. Returns 0, or -PE_NOSPACE when b's
+ * headroom is smaller than the bytes this framing needs in front of this payload (b
+ * unchanged, nothing written): give every buffer that may be framed COMP_HEADROOM bytes of
+ * headroom, whichever framing its destination uses. */
+int comp_frame(enum comp_framing f, struct pbuf *b);
 
-/* Strip the framing of a received, decrypted payload (in place: *out points into buf).
- * Returns 0, -PE_UNSUPPORTED (a compressed payload: LZO 0x66, LZ4-v2 0x50 0x01, ...), or
- * -PE_MALFORMED (framing missing or truncated). */
-int comp_unframe(enum comp_framing f, uint8_t *buf, size_t len, uint8_t **out, size_t *out_len);
+/* Strip the framing of a received, decrypted payload, in place: b then holds the payload (the
+ * framing bytes become headroom). Returns 0, -PE_UNSUPPORTED (a compressed payload: LZO 0x66,
+ * LZ4-v2 0x50 0x01, ...), or -PE_MALFORMED (framing missing or truncated); b is unchanged on
+ * error. */
+int comp_unframe(enum comp_framing f, struct pbuf *b);
 
 #endif /* PROTO_COMP_H */

@@ -821,12 +821,15 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         /* Steering missed (no cBPF): hand it to the owning worker. */
         if (len >= 4) {
             uint32_t peer_id = load_be32(buf) & 0xFFFFFFu;
-            struct msg *m = msg_new(MSG_PACKET, NULL, buf, len);
+            struct msg *m = pktpool_msg_new(&a->pool, MSG_PACKET, buf, len);
 
-            if (m) {
-                m->from = *from;
-                server_post_worker(a->srv, (int)(peer_id % (uint32_t)a->srv->n_workers), m);
+            if (!m) {
+                drop_pkt(a, &a->stats.drop_handover, from,
+                         "P_DATA_V2 not handed over: its worker is behind");
+                return;
             }
+            m->from = *from;
+            server_post_worker(a->srv, (int)(peer_id % (uint32_t)a->srv->n_workers), m);
         }
         return;
     }
@@ -1169,27 +1172,75 @@ static void handle_installed(struct acceptor *a, struct peer *p)
     }
 }
 
-/* The worker saw the client's authenticated data from a new address: move the control session
- * there too, unless another client's session lives at that address. */
+/* A live session other than cs at address `to` (one in its handshake included: it too is
+ * another client until it says otherwise), or NULL. A closing session no longer counts: its
+ * peer is being removed from its worker. */
+static struct ctl_session *other_session_at(struct acceptor *a, const union udp_addr *to,
+                                            const struct ctl_session *cs)
+{
+    for (struct ctl_session *o = a->table[addr_hash(to, a->table_size)]; o; o = o->hnext) {
+        if (o != cs && !o->is_dead && o->state != CS_CLOSING && udp_addr_equal(&o->remote, to)) {
+            return o;
+        }
+    }
+    return NULL;
+}
+
+/* Whether o authenticated as the same client as cs: both with a certificate, the same one
+ * (openvpn 2.6 compares the certificate hashes, cert_hash_compare), and the same common name. */
+static bool is_same_client(const struct ctl_session *cs, const struct ctl_session *o)
+{
+    static const uint8_t none[sizeof(cs->cert_sha256)];
+
+    return o->peer && memcmp(cs->cert_sha256, none, sizeof(none)) != 0 &&
+           memcmp(cs->cert_sha256, o->cert_sha256, sizeof(none)) == 0 && strcmp(cs->cn, o->cn) == 0;
+}
+
+/* A worker saw p's authenticated data come from `to`, an address its session is not at, and asks
+ * whether it may float there. As openvpn 2.6 (multi.c multi_process_float): not onto an address
+ * another client's session uses (the datagram may be a copy of the client's, sent by someone on
+ * its path from that client's address to take its traffic); a session of the same client there
+ * (its earlier one, left behind by a restart) is closed and the float goes ahead. Unlike 2.6,
+ * sessions without a client certificate are never taken for the same client. The answer goes
+ * back to the worker (MSG_FLOAT_OK: the control session has moved too; MSG_FLOAT_NO). The
+ * first refusal of a session is logged, the worker counts the datagrams it drops. */
 static void handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to)
 {
-    struct ctl_session *cs = p->ctl, *other;
-    char addr[32];
+    struct ctl_session *cs = p->ctl, *other = NULL;
+    bool is_ok = false;
+    struct msg *m;
+    char addr[64];
 
-    if (!cs || cs->state != CS_ACTIVE || udp_addr_equal(&cs->remote, to)) {
-        return;
+    if (cs && cs->state == CS_ACTIVE && cs->peer == p) {
+        other = other_session_at(a, to, cs);
+        if (!other) {
+            is_ok = true;
+        } else if (is_same_client(cs, other)) {
+            acc_cs_log(a, other, LOG_INFO,
+                       "the same client floated here from its session at %s: "
+                       "closing this one",
+                       udp_addr_str(&cs->remote, addr, sizeof(addr)));
+            acc_cs_close(a, other, 0);
+            is_ok = true;
+        } else if (!cs->is_float_refusal_logged) {
+            cs->is_float_refusal_logged = true;
+            acc_cs_log(a, cs, LOG_WARN,
+                       "float to %s refused: the address is another client's (%s); datagrams "
+                       "from there are dropped (said once)",
+                       udp_addr_str(to, addr, sizeof(addr)), other->cn[0] ? other->cn : "?");
+        }
     }
-    other = table_find(a, to);
-    if (other) {
-        acc_cs_log(a, cs, LOG_WARN,
-                   "float to %s: another session uses that address; control "
-                   "channel stays at the old one",
-                   udp_addr_str(to, addr, sizeof(addr)));
-        return;
+    if (is_ok && !udp_addr_equal(&cs->remote, to)) {
+        table_unlink(a, cs);
+        cs->remote = *to;
+        table_insert(a, cs);
     }
-    table_unlink(a, cs);
-    cs->remote = *to;
-    table_insert(a, cs);
+    m = msg_new(is_ok ? MSG_FLOAT_OK : MSG_FLOAT_NO, p, NULL, 0);
+    if (m) {
+        m->peer_id = p->peer_id;
+        m->from = *to;
+        server_post_worker(a->srv, p->worker, m);
+    }
 }
 
 static void stop_everything(struct acceptor *a)
@@ -1246,11 +1297,12 @@ static void log_stats(struct acceptor *a)
             ", refused %" PRIu64 "; dropped: short %" PRIu64 ", tls-auth/tls-crypt %" PRIu64
             ", replay %" PRIu64 ", malformed %" PRIu64 ", bad cookie %" PRIu64
             ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64
-            ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64,
+            ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64
+            ", hand-over to a worker behind %" PRIu64,
             a->n_clients, a->n_sessions, s->handshakes_ok, s->handshakes_failed, s->auth_failed,
             s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed, s->drop_cookie,
             s->drop_no_session, s->drop_window, s->drop_handshake_timeout, s->drop_connect_freq,
-            s->drop_connect_freq_initial);
+            s->drop_connect_freq_initial, s->drop_handover);
 }
 
 static void on_async(uv_async_t *h)
@@ -1340,6 +1392,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         }
     }
     msgq_init(&a->inbox);
+    if (pktpool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
+        return -ENOMEM;
+    }
     mbedtls_entropy_init(&a->entropy);
     mbedtls_ctr_drbg_init(&a->drbg);
     if (mbedtls_ctr_drbg_seed(&a->drbg, mbedtls_entropy_func, &a->entropy,
@@ -1505,6 +1560,7 @@ static void acceptor_main(void *arg)
 {
     struct acceptor *a = arg;
 
+    pthread_setname_np(pthread_self(), "ovpnd-acceptor"); /* for top -H, ps -L, debuggers */
     uv_run(&a->loop, UV_RUN_DEFAULT);
 }
 
@@ -1583,5 +1639,7 @@ static void release(struct acceptor *a)
     free(a->addr_holder);
     vroute_table_free(&a->routes);
     free(a->table);
+    /* every worker is joined and its inbox drained: no message of the pool is left in use */
+    pktpool_clear(&a->pool);
     free(a);
 }

@@ -26,6 +26,7 @@
 #include "server/msgq.h"
 #include "server/ccd.h"
 #include "server/peer.h"
+#include "server/pktpool.h"
 #include "server/script.h"
 #include "server/auth_token.h"
 
@@ -33,8 +34,9 @@
 #define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
 #define IPV4_UDP_HDR 28
 #define CTL_BUF_LEN 2048
-#define APP_BUF_LEN 16384    /* one full TLS record */
-#define CLOSE_LINGER_MS 5000 /* keep a failed/exiting session to finish ACKs, as 2.6 does */
+#define ACCEPTOR_POOL_MSGS 256 /* P_DATA_V2 datagrams handed to workers and not yet consumed */
+#define APP_BUF_LEN 16384      /* one full TLS record */
+#define CLOSE_LINGER_MS 5000   /* keep a failed/exiting session to finish ACKs, as 2.6 does */
 #define PUSH_REPEAT_IGNORE_MS 30000
 #define RENEG_RETRY_MS 10000         /* after a failed renegotiation */
 #define HOOKS_SHUTDOWN_GRACE_MS 5000 /* client-disconnect scripts at shutdown */
@@ -107,6 +109,7 @@ struct ctl_session {
     char cipher_name[32];    /* data cipher chosen for the client */
     uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
     struct log_ratelimit rl;
+    bool is_float_refusal_logged; /* a float onto another client's address was refused */
     /* Scripts and plugins (acceptor_hooks.c); all NULL/false when none is configured. */
     struct script_env *tls_env;  /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
     struct script_env *hook_env; /* the client's variables, as client-connect gets them */
@@ -124,7 +127,8 @@ struct ctl_session {
 struct acceptor_stats {
     uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
         drop_window, drop_handshake_timeout, drop_connect_freq, drop_connect_freq_initial,
-        handshakes_ok, handshakes_failed, auth_failed;
+        handshakes_ok, handshakes_failed, auth_failed,
+        drop_handover; /* P_DATA_V2 for a worker that is ACCEPTOR_POOL_MSGS behind */
 };
 
 struct acceptor {
@@ -167,6 +171,7 @@ struct acceptor {
     struct connect_freq_initial cf_initial; /* connect-freq-initial */
     struct acceptor_stats stats;
     struct log_ratelimit rl;
+    struct pktpool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
     char options_string[KEY_METHOD2_OPTIONS_MAX];
     bool is_stopping;
     bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */

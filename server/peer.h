@@ -32,6 +32,13 @@
 
 struct ctl_session;
 
+/* Where a peer's question to the acceptor about a float stands (worker.c ask_float). */
+enum peer_float {
+    PEER_FLOAT_NONE = 0, /* nothing asked, or the last question was answered yes */
+    PEER_FLOAT_ASKED,    /* MSG_FLOAT sent for float_to, no answer yet */
+    PEER_FLOAT_REFUSED,  /* float_to is another client's: its datagrams are dropped */
+};
+
 struct peer {
     uint32_t peer_id;
     int worker;        /* index of the owning worker: peer_id % n_workers */
@@ -55,6 +62,11 @@ struct peer {
     bool is_reneg_requested; /* MSG_RENEGOTIATE sent for the current send key */
     uint64_t last_rx_ms;
     uint64_t last_tx_ms;
+    /* Authenticated datagrams from an address other than remote: the acceptor decides whether
+     * the session floats there; until it says yes they are dropped. */
+    enum peer_float float_state;
+    union udp_addr float_to; /* the address asked about */
+    uint64_t float_asked_ms; /* when (the worker loop's clock) */
     bool is_installed;
     struct log_ratelimit rl;
     _Atomic uint64_t bytes_rx; /* link bytes received, written by the worker */
@@ -78,7 +90,9 @@ enum msg_type {
     MSG_NEW_KEY,   /* acceptor -> worker: data[] is a struct data_key (renegotiated), owned by it */
     MSG_INSTALLED, /* worker -> acceptor: peer's data plane is live */
     MSG_GONE,      /* worker -> acceptor: the worker no longer uses peer */
-    MSG_FLOAT,     /* worker -> acceptor: peer's authenticated packets now come from `from` */
+    MSG_FLOAT,     /* worker -> acceptor: peer's authenticated packets come from `from`: float? */
+    MSG_FLOAT_OK,  /* acceptor -> worker: yes, peer's traffic goes to `from` from now on */
+    MSG_FLOAT_NO,  /* acceptor -> worker: no, `from` is another client's address */
     MSG_RENEGOTIATE, /* worker -> acceptor: the send key nears packet-id exhaustion */
     MSG_PACKET,      /* either way: a datagram or TUN packet that reached the wrong thread */
     MSG_STOP,        /* main -> any: leave the loop */
@@ -102,7 +116,7 @@ struct msg {
     struct pktpool *pool;  /* the pool this message is a slot of (server/pktpool.h), or NULL */
     enum msg_type type;
     struct peer *peer;
-    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*: the peer's id when sent */
+    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*, MSG_FLOAT*: the id when sent */
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
     union udp_addr from;

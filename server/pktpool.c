@@ -18,14 +18,9 @@ int pktpool_init(struct pktpool *pp, size_t n_slots, size_t data_cap)
     pp->n_slots = n_slots;
     pp->slot_len = slot_len;
     pp->data_cap = data_cap;
+    pp->n_used = 0;
     pp->free_local = NULL;
     atomic_init(&pp->returned, NULL);
-    for (size_t i = n_slots; i-- > 0;) {
-        struct msg *m = (struct msg *)(void *)(pp->block + i * slot_len);
-
-        atomic_init(&m->node.next, pp->free_local);
-        pp->free_local = &m->node;
-    }
     return 0;
 }
 
@@ -41,19 +36,22 @@ struct msg *pktpool_msg_new(struct pktpool *pp, enum msg_type type, const void *
     struct msg *m;
 
     if (len > pp->data_cap) {
-        pp->n_fallbacks++;
-        return msg_new(type, NULL, data, len);
+        pp->n_refused++;
+        return NULL;
     }
     if (!pp->free_local) {
         /* everything given back since the last time, in one exchange */
         pp->free_local = atomic_exchange_explicit(&pp->returned, NULL, memory_order_acquire);
     }
     n = pp->free_local;
-    if (!n) {
-        pp->n_fallbacks++;
-        return msg_new(type, NULL, data, len);
+    if (n) {
+        pp->free_local = atomic_load_explicit(&n->next, memory_order_relaxed);
+    } else if (pp->n_used < pp->n_slots) {
+        n = (struct msgq_node *)(void *)(pp->block + pp->n_used++ * pp->slot_len);
+    } else {
+        pp->n_refused++; /* everything is handed over and not consumed yet */
+        return NULL;
     }
-    pp->free_local = atomic_load_explicit(&n->next, memory_order_relaxed);
     m = (struct msg *)n;
     memset(m, 0, sizeof(*m));
     m->type = type;

@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/udp.h>
@@ -19,6 +21,7 @@
 #include "proto/mss.h"
 #include "proto/occ.h"
 #include "proto/packet.h"
+#include "proto/pbuf.h"
 #include "server/server.h"
 #include "server/udp.h"
 
@@ -219,9 +222,10 @@ static void tx_flush(struct worker *w)
 }
 
 /* Frame (compression stub), encrypt and queue one payload for p (tx_flush sends it, at the end
- * of the current callback at the latest). plain must have COMP_HEADROOM writable bytes in front
- * of it. */
-static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
+ * of the current callback at the latest). The framing goes into pkt's headroom: every buffer a
+ * packet for a client travels in has COMP_HEADROOM bytes of it (a packet without is dropped
+ * and counted, never framed outside its buffer). */
+static void send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
 {
     struct mmsghdr *mh;
     size_t out_len;
@@ -236,9 +240,13 @@ static void send_to_peer(struct worker *w, struct peer *p, uint8_t *plain, size_
         tx_flush(w);
     }
     slot = w->n_tx;
-    comp_frame(p->framing, plain, len, &plain, &len);
-    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, plain, len, w->tx_bufs[slot],
-                        sizeof(w->tx_bufs[slot]), &out_len);
+    err = comp_frame(p->framing, pkt);
+    if (err) {
+        drop(w, &w->stats.drop_send, &p->remote, "no room in front of the packet for its framing");
+        return;
+    }
+    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, pbuf_ptr(pkt), pkt->len,
+                        w->tx_bufs[slot], sizeof(w->tx_bufs[slot]), &out_len);
     if (err) {
         drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
         return;
@@ -317,7 +325,7 @@ static void touch_last_ref(const struct worker *w, struct peer *p)
     }
 }
 
-static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len, int family,
+static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
                     bool is_from_client)
 {
     struct server *srv = w->srv;
@@ -326,16 +334,18 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
     struct peer *p;
 
     if (owner != w->index) {
-        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len);
+        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pbuf_ptr(pkt), pkt->len);
 
         /* A client's packet for another worker's client is not a steering miss. */
         if (!is_from_client) {
             stat_inc(&w->stats.handed_over);
         }
-        if (m) {
-            m->from_tun = true;
-            server_post_worker(srv, owner, m);
+        if (!m) {
+            drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
+            return;
         }
+        m->from_tun = true;
+        server_post_worker(srv, owner, m);
         return;
     }
     p = local < srv->max_local_peers ? w->by_local[local] : NULL;
@@ -344,12 +354,12 @@ static void deliver(struct worker *w, uint32_t peer_id, uint8_t *pkt, size_t len
         return;
     }
     if (family == 4) {
-        mss_clamp_ipv4(pkt, len, srv->mss_max);
+        mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, srv->mss_max);
     } else {
-        mss_clamp_ipv6(pkt, len, srv->mss_max);
+        mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, srv->mss_max);
     }
     touch_last_ref(w, p);
-    send_to_peer(w, p, pkt, len);
+    send_to_peer(w, p, pkt);
 }
 
 static bool is_multicast(int family, const uint8_t *a)
@@ -358,10 +368,10 @@ static bool is_multicast(int family, const uint8_t *a)
 }
 
 /* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
-static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
+static void route_tun_packet(struct worker *w, struct pbuf *pkt)
 {
     const uint8_t *src, *dst;
-    int family = ip_addrs(pkt, len, &src, &dst);
+    int family = ip_addrs(pbuf_ptr(pkt), pkt->len, &src, &dst);
     uint32_t peer_id;
 
     if (family == 0) {
@@ -379,7 +389,7 @@ static void route_tun_packet(struct worker *w, uint8_t *pkt, size_t len)
         drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
         return;
     }
-    deliver(w, peer_id, pkt, len, family, false);
+    deliver(w, peer_id, pkt, family, false);
 }
 
 static bool is_ipv6_link_local(const uint8_t *a)
@@ -387,8 +397,10 @@ static bool is_ipv6_link_local(const uint8_t *a)
     return a[0] == 0xFE && (a[1] & 0xC0) == 0x80;
 }
 
-static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, size_t len)
+static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
 {
+    uint8_t *plain = pbuf_ptr(pkt);
+    size_t len = pkt->len;
     const uint8_t *src, *dst;
     enum occ_type occ;
     uint32_t to;
@@ -426,7 +438,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, uint8_t *plain, s
         to = route_lookup(w, family, dst);
         if (to != VROUTE_NONE && to != p->peer_id) {
             stat_inc(&w->stats.client_to_client);
-            deliver(w, to, plain, len, family, true);
+            deliver(w, to, pkt, family, true);
             return;
         }
     }
@@ -471,21 +483,61 @@ static void flush_out(struct worker *w)
     }
 }
 
-/* An authenticated packet of p came from a new address (NAT rebinding, roaming laptop): send to
- * the new address from now on and tell the acceptor, as openvpn's float with peer-id does
- * (mudp.c multi_get_create_instance_udp). */
-static void float_peer(struct worker *w, struct peer *p, const union udp_addr *from)
-{
-    char old_addr[32], new_addr[32];
-    struct msg *m = msg_new(MSG_FLOAT, p, NULL, 0);
+#define FLOAT_ASK_MS 1000   /* a question the acceptor has not answered is asked again after */
+#define FLOAT_RETRY_MS 5000 /* a refused address is asked about again after (its holder may go) */
 
-    log_msg(LOG_INFO, "peer %u %s: floated from %s to %s", p->peer_id, p->common_name,
-            udp_addr_str(&p->remote, old_addr, sizeof(old_addr)),
-            udp_addr_str(from, new_addr, sizeof(new_addr)));
-    p->remote = *from;
-    if (m) {
-        m->from = *from;
-        server_post_acceptor(w->srv, m);
+/* An authenticated, fresh datagram of p came from `from`, not from p->remote: a NAT rebinding,
+ * a roaming laptop, or a copy of one of the client's datagrams sent from another address. The
+ * acceptor decides whether the session floats there, since it knows every session's address
+ * (acceptor.c handle_float: not onto an address another client uses, as openvpn 2.6's
+ * multi_process_float); until it says yes (MSG_FLOAT_OK) the datagrams from `from` are dropped
+ * and counted. It is asked once per FLOAT_ASK_MS, about a refused address once per
+ * FLOAT_RETRY_MS. Worker thread; the message comes from the worker's pool (no allocation). */
+static void ask_float(struct worker *w, struct peer *p, const union udp_addr *from)
+{
+    uint64_t now = uv_now(&w->loop);
+    bool is_same = udp_addr_equal(from, &p->float_to);
+    struct msg *m;
+
+    stat_inc(&w->stats.drop_float);
+    if ((p->float_state == PEER_FLOAT_ASKED && now - p->float_asked_ms < FLOAT_ASK_MS) ||
+        (p->float_state == PEER_FLOAT_REFUSED && is_same &&
+         now - p->float_asked_ms < FLOAT_RETRY_MS)) {
+        return;
+    }
+    m = pktpool_msg_new(&w->pool, MSG_FLOAT, NULL, 0);
+    if (!m) {
+        return; /* pool empty: asked again at the next datagram */
+    }
+    m->peer = p;
+    m->peer_id = p->peer_id;
+    m->from = *from;
+    p->float_state = PEER_FLOAT_ASKED;
+    p->float_to = *from;
+    p->float_asked_ms = now;
+    server_post_acceptor(w->srv, m);
+}
+
+/* The acceptor's answer about p's float to `to` (MSG_FLOAT_OK or MSG_FLOAT_NO). */
+static void float_answered(struct worker *w, struct peer *p, const union udp_addr *to, bool is_ok)
+{
+    char old_addr[64], new_addr[64];
+
+    if (!is_ok) {
+        if (udp_addr_equal(to, &p->float_to)) {
+            p->float_state = PEER_FLOAT_REFUSED;
+            p->float_asked_ms = uv_now(&w->loop);
+        }
+        return;
+    }
+    if (!udp_addr_equal(to, &p->remote)) {
+        log_msg(LOG_INFO, "peer %u %s: floated from %s to %s", p->peer_id, p->common_name,
+                udp_addr_str(&p->remote, old_addr, sizeof(old_addr)),
+                udp_addr_str(to, new_addr, sizeof(new_addr)));
+        p->remote = *to;
+    }
+    if (udp_addr_equal(to, &p->float_to)) {
+        p->float_state = PEER_FLOAT_NONE;
     }
 }
 
@@ -494,7 +546,10 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
                             const union udp_addr *from)
 {
     struct server *srv = w->srv;
-    uint8_t plain[WORKER_BUF_LEN], *payload;
+    /* Decrypted behind COMP_HEADROOM bytes: with client-to-client the payload may be framed
+     * again for another client in this buffer. */
+    uint8_t plain[COMP_HEADROOM + WORKER_BUF_LEN];
+    struct pbuf payload;
     uint32_t peer_id;
     size_t local, plain_len;
     struct peer *p;
@@ -510,10 +565,12 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
             pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
 
         stat_inc(&w->stats.handed_over);
-        if (m) {
-            m->from = *from;
-            server_post_acceptor(srv, m);
+        if (!m) {
+            drop(w, &w->stats.drop_handover, from, "hand-over refused: the acceptor is behind");
+            return;
         }
+        m->from = *from;
+        server_post_acceptor(srv, m);
         return;
     }
     if (len < DATA_V2_HEADER_LEN) {
@@ -525,10 +582,12 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len);
 
         stat_inc(&w->stats.handed_over);
-        if (m) {
-            m->from = *from;
-            server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
+        if (!m) {
+            drop(w, &w->stats.drop_handover, from, "hand-over refused: the owner is behind");
+            return;
         }
+        m->from = *from;
+        server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
         return;
     }
     local = peer_id / (uint32_t)srv->n_workers;
@@ -542,7 +601,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         drop(w, &w->stats.drop_no_key, from, "no key for key_id");
         return;
     }
-    err = data_key_open(k, pkt, len, plain, sizeof(plain), &plain_len);
+    err = data_key_open(k, pkt, len, plain + COMP_HEADROOM, WORKER_BUF_LEN, &plain_len);
     if (err) {
         drop(w,
              err == -PE_REPLAY || err == -PE_TOO_OLD ? &w->stats.drop_replay : &w->stats.drop_auth,
@@ -550,9 +609,11 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         return;
     }
     if (!udp_addr_equal(from, &p->remote)) {
-        float_peer(w, p, from); /* authenticated and not a replay: the client moved */
+        ask_float(w, p, from); /* authenticated and not a replay: the client may have moved */
+        return;
     }
-    if (comp_unframe(p->framing, plain, plain_len, &payload, &plain_len)) {
+    payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, plain_len);
+    if (comp_unframe(p->framing, &payload)) {
         drop(w, &w->stats.drop_compressed, from,
              "compressed or badly framed payload (ovpnd pushed stub framing, no compression)");
         return;
@@ -569,7 +630,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     atomic_store_explicit(&p->bytes_rx,
                           atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
                           memory_order_relaxed);
-    handle_plaintext(w, p, payload, plain_len);
+    handle_plaintext(w, p, &payload);
 }
 
 /* Receive and handle what waits on the UDP socket (at most 4 batches). Returns the number of
@@ -621,6 +682,7 @@ static void tun_offload_packet(struct worker *w, size_t n)
     size_t len = n - VNET_HDR_LEN, seg_len;
     struct vnet_hdr h;
     struct tso_iter it;
+    struct pbuf b;
     int rc;
 
     vnet_hdr_get(w->tun_buf + COMP_HEADROOM, &h);
@@ -633,7 +695,8 @@ static void tun_offload_packet(struct worker *w, size_t n)
             drop(w, &w->stats.drop_tun_read, NULL, "TUN packet longer than the tunnel carries");
             return;
         }
-        route_tun_packet(w, pkt, len);
+        b = pbuf_make(w->tun_buf, COMP_HEADROOM + TUN_READ_LEN, COMP_HEADROOM + VNET_HDR_LEN, len);
+        route_tun_packet(w, &b);
         return;
     }
     rc = tso_begin(&it, pkt, len, &h);
@@ -645,7 +708,8 @@ static void tun_offload_packet(struct worker *w, size_t n)
     while ((rc = tso_next(&it, w->rx_bufs[0] + COMP_HEADROOM, WORKER_BUF_LEN - COMP_HEADROOM,
                           &seg_len)) == 1) {
         stat_inc(&w->stats.tun_tso_segments);
-        route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, seg_len);
+        b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, seg_len);
+        route_tun_packet(w, &b);
     }
     if (rc < 0) {
         drop(w, &w->stats.drop_tun_read, NULL, "TUN super-packet segment too long");
@@ -658,6 +722,7 @@ static unsigned tun_drain(struct worker *w)
     unsigned i;
 
     for (i = 0; i < 64; i++) {
+        struct pbuf b;
         ssize_t n;
 
         if (w->has_vnet_hdr) {
@@ -672,7 +737,8 @@ static unsigned tun_drain(struct worker *w)
         if (n <= 0) {
             break;
         }
-        route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, (size_t)n);
+        b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, (size_t)n);
+        route_tun_packet(w, &b);
     }
     return i;
 }
@@ -830,9 +896,10 @@ static void on_tick(uv_timer_t *t)
         }
         if (srv->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)srv->ping_s * 1000) {
             uint8_t ping[COMP_HEADROOM + sizeof(occ_ping_magic)];
+            struct pbuf b = pbuf_make(ping, sizeof(ping), COMP_HEADROOM, sizeof(occ_ping_magic));
 
-            memcpy(ping + COMP_HEADROOM, occ_ping_magic, sizeof(occ_ping_magic));
-            send_to_peer(w, p, ping + COMP_HEADROOM, sizeof(occ_ping_magic));
+            memcpy(pbuf_ptr(&b), occ_ping_magic, sizeof(occ_ping_magic));
+            send_to_peer(w, p, &b);
         }
     }
     tx_flush(w);
@@ -866,7 +933,8 @@ static void log_stats(struct worker *w)
             "; sent by UDP GSO %" PRIu64 "; TUN super-packets read %" PRIu64 " (segments %" PRIu64
             "), written %" PRIu64 " (segments %" PRIu64 "), TUN reads dropped %" PRIu64
             ", TUN multicast not forwarded %" PRIu64 "; polling periods %" PRIu64
-            "; hand-over messages not from the pool %" PRIu64,
+            "; hand-overs dropped (owner behind) %" PRIu64
+            "; datagrams from an address not floated to %" PRIu64,
             w->index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
             stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
             stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
@@ -875,7 +943,7 @@ static void log_stats(struct worker *w)
             stat_get(&s->tun_tso_reads), stat_get(&s->tun_tso_segments),
             stat_get(&s->tun_gro_writes), stat_get(&s->tun_gro_segments),
             stat_get(&s->drop_tun_read), stat_get(&s->drop_tun_multicast),
-            stat_get(&s->polling_entered), w->pool.n_fallbacks);
+            stat_get(&s->polling_entered), stat_get(&s->drop_handover), stat_get(&s->drop_float));
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -884,7 +952,8 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
            stat_get(&s->drop_not_ip) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
            stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local) +
-           stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_multicast);
+           stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_multicast) +
+           stat_get(&s->drop_float) + stat_get(&s->drop_handover);
 }
 
 /* Whether m's peer is one this worker carries now, decided without touching the peer, which
@@ -923,11 +992,19 @@ static void on_async(uv_async_t *a)
                 forget_peer(w, m->peer, GONE_REMOVED);
             }
             break;
+        case MSG_FLOAT_OK:
+        case MSG_FLOAT_NO:
+            if (owns(w, m)) {
+                float_answered(w, m->peer, &m->from, m->type == MSG_FLOAT_OK);
+            }
+            break;
         case MSG_PACKET:
             if (m->from_tun) {
                 if (m->len <= WORKER_BUF_LEN - COMP_HEADROOM) {
-                    memcpy(w->rx_bufs[0] + COMP_HEADROOM, m->data, m->len);
-                    route_tun_packet(w, w->rx_bufs[0] + COMP_HEADROOM, m->len);
+                    struct pbuf b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, m->len);
+
+                    memcpy(pbuf_ptr(&b), m->data, m->len);
+                    route_tun_packet(w, &b);
                 }
             } else {
                 handle_datagram(w, m->data, m->len, &m->from);
@@ -1018,7 +1095,10 @@ int worker_init(struct worker *w, struct server *srv, int i)
 static void worker_main(void *arg)
 {
     struct worker *w = arg;
+    char name[16]; /* the kernel keeps 15 characters */
 
+    snprintf(name, sizeof(name), "ovpnd-worker-%d", w->index);
+    pthread_setname_np(pthread_self(), name); /* for top -H, ps -L, debuggers */
     uv_run(&w->loop, UV_RUN_DEFAULT);
 }
 

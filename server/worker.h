@@ -28,7 +28,9 @@ struct server;
 #define WORKER_BATCH 64
 #define WORKER_BUF_LEN 2048
 #define WORKER_MODERATION_US 400 /* polling period under load (OVPND_MODERATION_US) */
-#define WORKER_POOL_MSGS 256     /* packets one worker can have handed over and not yet consumed */
+/* Packets one worker can have handed over and not yet seen consumed; beyond, they are dropped
+ * (drop_handover). About 2 MB: 22 TCP super-packets cut into segments for another worker. */
+#define WORKER_POOL_MSGS 1024
 
 /* Packet and drop counters of one worker. Only the owner thread writes them (stat_inc: no
  * locked instruction); the acceptor reads them for the status file. */
@@ -36,8 +38,10 @@ struct worker_stats {
     _Atomic uint64_t sessions; /* peers installed now */
     _Atomic uint64_t rx_packets, tx_packets;
     _Atomic uint64_t rx_bytes, tx_bytes; /* link bytes of those packets (as the peers' counters) */
-    _Atomic uint64_t handed_over; /* TUN packets or datagrams that reached this worker but belong
-                                   * to another (steering off or refused by the kernel) */
+    _Atomic uint64_t handed_over;   /* TUN packets or datagrams that reached this worker but belong
+                                     * to another (steering off or refused by the kernel) */
+    _Atomic uint64_t drop_handover; /* packets for another thread dropped: it is
+                                     * WORKER_POOL_MSGS behind */
     _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
         drop_bad_source, drop_not_ip, drop_no_route, drop_send, drop_compressed, drop_link_local;
     _Atomic uint64_t client_to_client;   /* packets forwarded between clients (client-to-client) */
@@ -49,6 +53,8 @@ struct worker_stats {
     _Atomic uint64_t drop_tun_read;      /* TUN reads refused: bad offload header or too long */
     _Atomic uint64_t drop_tun_multicast; /* multicast/broadcast read from the TUN device */
     _Atomic uint64_t polling_entered;    /* switches from waking per packet to polling */
+    _Atomic uint64_t drop_float; /* authenticated datagrams from an address the session has not
+                                  * floated to: the float was refused or is still being decided */
 };
 
 /* Add one to a counter owned by the calling thread. */

@@ -259,7 +259,7 @@ static size_t frame(const struct loadgen_client *c, const uint8_t *in, size_t le
 }
 
 /* Undo the framing of a received payload; false if it is not framed as pushed. */
-static bool unframe(const struct loadgen_client *c, uint8_t *p, size_t len, const uint8_t **out,
+static bool unframe(const struct loadgen_client *c, uint8_t *p, size_t len, uint8_t **out,
                     size_t *out_len)
 {
     switch (c->push.comp) {
@@ -583,8 +583,8 @@ static void handle_data(struct loadgen_client *c, const uint8_t *buf, size_t len
 {
     struct loadgen_worker *w = c->w;
     struct loadgen_echo_reply r;
-    const uint8_t *p;
-    size_t plain_len, plen;
+    uint8_t *p;
+    size_t plain_len, plen, reply_len;
     enum occ_type occ;
 
     if (c->state != LOADGEN_CLIENT_CONNECTED && c->state != LOADGEN_CLIENT_EXITING) {
@@ -614,6 +614,13 @@ static void handle_data(struct loadgen_client *c, const uint8_t *buf, size_t len
         }
         if (r.send_stamp && r.send_stamp <= now_us) {
             c->st.rtt_sum_us += now_us - r.send_stamp;
+        }
+        return;
+    }
+    reply_len = loadgen_icmp_echo_answer(p, plen, c->tun_addr);
+    if (reply_len > 0) { /* another client's ping (client-to-client), answered like a host */
+        if (send_data_payload(c, p, reply_len, now) == 0) {
+            c->st.echo_answers++;
         }
         return;
     }

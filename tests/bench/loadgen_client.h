@@ -48,10 +48,11 @@ struct loadgen_client_stats {
     uint64_t push_replies;  /* PUSH_REPLY messages received */
     uint64_t push_requests; /* PUSH_REQUEST messages sent */
     uint64_t pings_rx, pings_tx;
-    uint64_t retransmits; /* reliable control packets sent more than once */
-    uint64_t drops;       /* received packets that failed a check */
-    uint64_t early_data;  /* data packets that came before our keys (dropped, as 2.6 does) */
-    uint64_t other_rx;    /* authentic tunnel packets that are not our echo replies */
+    uint64_t retransmits;  /* reliable control packets sent more than once */
+    uint64_t drops;        /* received packets that failed a check */
+    uint64_t early_data;   /* data packets that came before our keys (dropped, as 2.6 does) */
+    uint64_t other_rx;     /* authentic tunnel packets that are not our echo replies */
+    uint64_t echo_answers; /* echo requests to our tunnel address, answered */
     uint64_t send_errors;
     uint64_t soft_resets_ignored;
 };

@@ -21,7 +21,7 @@ static const char usage_text[] =
     "         [--no-request-push] [--no-ekm] [--cipher NAME] [--bind-range A.B.C.X-Y] [--threads "
     "N]\n"
     "         [--hand-window SECS] [--auth DIGEST] [--concurrency N]\n"
-    "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--verbose]\n"
+    "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] [--verbose]\n"
     "\n"
     "Plays N OpenVPN 2.6 clients over UDP (no tun): each connects (tls-crypt or tls-auth, TLS\n"
     "with the given client certificate, key-method 2, PUSH_REPLY), sends ICMP echo requests from\n"
@@ -34,6 +34,9 @@ static const char usage_text[] =
     "limit) begin the steady phase only once all K have every client connected or failed.\n"
     "--half-open floods with clients that stop after the hard reset (reset) or after ACKing the\n"
     "server's reset (ack); they end as failed \"half-open\" clients.\n"
+    "--comp-lzo plays a client with \"comp-lzo\" in its profile that, like clients before 2.4,\n"
+    "does not announce IV_COMP_STUBv2: the server then pushes \"comp-lzo no\" (0xFA framing).\n"
+    "Every client answers the echo requests addressed to its tunnel address (client-to-client).\n"
     "Exit status 0 when every client connected and completed its exit, 1 otherwise.\n";
 
 enum {
@@ -63,6 +66,7 @@ enum {
     OPT_BARRIER,
     OPT_BARRIER_COUNT,
     OPT_HALF_OPEN,
+    OPT_COMP_LZO,
     OPT_HELP,
 };
 
@@ -93,6 +97,7 @@ static const struct option long_options[] = {
     {"barrier", required_argument, NULL, OPT_BARRIER},
     {"barrier-count", required_argument, NULL, OPT_BARRIER_COUNT},
     {"half-open", required_argument, NULL, OPT_HALF_OPEN},
+    {"comp-lzo", no_argument, NULL, OPT_COMP_LZO},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -367,6 +372,9 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
             return -1;
         }
         return 0;
+    case OPT_COMP_LZO:
+        cfg->comp_lzo = true;
+        return 0;
     case OPT_HELP:
         fputs(usage_text, stdout);
         return 1;
@@ -446,11 +454,11 @@ int loadgen_peer_info(const struct loadgen_config *cfg, char *out, size_t cap)
 {
     int n = snprintf(out, cap,
                      "IV_VER=2.6.14\nIV_PLAT=linux\nIV_TCPNL=1\nIV_MTU=1600\nIV_NCP=2\n"
-                     "IV_CIPHERS=%s\nIV_PROTO=%u\nIV_LZO_STUB=1\nIV_COMP_STUB=1\n"
-                     "IV_COMP_STUBv2=1\n",
+                     "IV_CIPHERS=%s\nIV_PROTO=%u\nIV_LZO_STUB=1\nIV_COMP_STUB=1\n%s",
                      cfg->cipher ? cfg->cipher : LOADGEN_DEFAULT_CIPHERS,
                      (cfg->no_request_push ? LOADGEN_IV_PROTO & ~4u : LOADGEN_IV_PROTO) &
-                         (cfg->no_ekm ? ~8u : ~0u));
+                         (cfg->no_ekm ? ~8u : ~0u),
+                     cfg->comp_lzo ? "" : "IV_COMP_STUBv2=1\n");
 
     return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
@@ -464,6 +472,7 @@ int loadgen_options_string(const struct loadgen_config *cfg, char *out, size_t c
     o.tls_auth = cfg->wrap_mode == TLS_WRAP_AUTH;
     o.keydir = o.tls_auth ? cfg->key_direction : -1;
     o.auth = cfg->auth;
+    o.comp = o.comp_v1_framing = cfg->comp_lzo; /* ",comp-lzo", one framing byte in link-mtu */
     if (cfg->cipher) {
         o.cipher = cfg->cipher;
         o.cipher_in_data_ciphers = true;

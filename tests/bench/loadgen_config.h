@@ -53,6 +53,7 @@ struct loadgen_config {
     const char *barrier_path; /* --barrier: shared with other processes of one run, or NULL */
     long barrier_count;       /* processes that must reach the barrier before the steady phase */
     enum loadgen_half_open half_open;
+    bool comp_lzo; /* --comp-lzo: ",comp-lzo" in the options, no IV_COMP_STUBv2 in the peer info */
     bool verbose;
     struct loadgen_blob ca, cert, key;
     enum tls_wrap_mode wrap_mode;
@@ -72,9 +73,9 @@ void loadgen_config_clear(struct loadgen_config *cfg);
 
 /* The peer-info text a 2.6.14 client with a plain "client" config sends (captured):
  * IV_VER=2.6.14, IV_PLAT=linux, IV_TCPNL=1, IV_MTU=1600, IV_NCP=2, IV_CIPHERS=<list>,
- * IV_PROTO=990 (986 with no_request_push), IV_LZO_STUB=1, IV_COMP_STUB=1, IV_COMP_STUBv2=1, each
- * line ending in '\n'. Writes a NUL-terminated string to out (cap bytes). Returns 0 or -1 when it
- * does not fit. */
+ * IV_PROTO=990 (986 with no_request_push), IV_LZO_STUB=1, IV_COMP_STUB=1, IV_COMP_STUBv2=1
+ * (left out with comp_lzo, as by clients older than 2.4), each line ending in '\n'. Writes a
+ * NUL-terminated string to out (cap bytes). Returns 0 or -1 when it does not fit. */
 int loadgen_peer_info(const struct loadgen_config *cfg, char *out, size_t cap);
 
 /* The OCC options string of a 2.6 client with this configuration (proto/occ.h), e.g.

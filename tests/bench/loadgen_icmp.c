@@ -58,31 +58,60 @@ size_t loadgen_icmp_echo_build(uint32_t src, uint32_t dst, uint16_t ident, uint1
     return total;
 }
 
+/* The ICMP message of an unfragmented IPv4 packet with valid checksums whose ICMP type is type
+ * (code 0): its header length in *ihl and the packet's total length in *total; false for anything
+ * else. */
+static bool icmp_of(const uint8_t *pkt, size_t len, uint8_t type, size_t *ihl, size_t *total)
+{
+    if (len < LOADGEN_IPV4_HDR_LEN || (pkt[0] >> 4) != 4) {
+        return false;
+    }
+    *ihl = (size_t)(pkt[0] & 0x0F) * 4;
+    *total = load_be16(pkt + 2);
+    if (*ihl < LOADGEN_IPV4_HDR_LEN || *total < *ihl + LOADGEN_ICMP_HDR_LEN || *total > len) {
+        return false;
+    }
+    if ((load_be16(pkt + 6) & 0x3FFF) != 0) { /* MF set or a fragment offset */
+        return false;
+    }
+    if (pkt[9] != IPPROTO_ICMP_NUM || loadgen_inet_checksum(pkt, *ihl) != 0) {
+        return false;
+    }
+    return pkt[*ihl] == type && pkt[*ihl + 1] == 0 &&
+           loadgen_inet_checksum(pkt + *ihl, *total - *ihl) == 0;
+}
+
+size_t loadgen_icmp_echo_answer(uint8_t *pkt, size_t len, uint32_t self)
+{
+    size_t ihl, total;
+    uint8_t *icmp;
+
+    if (!icmp_of(pkt, len, ICMP_ECHO_REQUEST, &ihl, &total) || load_be32(pkt + 16) != self) {
+        return 0;
+    }
+    store_be32(pkt + 16, load_be32(pkt + 12));
+    store_be32(pkt + 12, self);
+    pkt[8] = 64;
+    store_be16(pkt + 10, 0);
+    store_be16(pkt + 10, loadgen_inet_checksum(pkt, ihl));
+    icmp = pkt + ihl;
+    icmp[0] = ICMP_ECHO_REPLY;
+    store_be16(icmp + 2, 0);
+    store_be16(icmp + 2, loadgen_inet_checksum(icmp, total - ihl));
+    return total;
+}
+
 bool loadgen_icmp_echo_reply_parse(const uint8_t *pkt, size_t len, struct loadgen_echo_reply *out)
 {
     size_t ihl, total;
     const uint8_t *icmp;
     size_t icmp_len;
 
-    if (len < LOADGEN_IPV4_HDR_LEN || (pkt[0] >> 4) != 4) {
-        return false;
-    }
-    ihl = (size_t)(pkt[0] & 0x0F) * 4;
-    total = load_be16(pkt + 2);
-    if (ihl < LOADGEN_IPV4_HDR_LEN || total < ihl + LOADGEN_ICMP_HDR_LEN || total > len) {
-        return false;
-    }
-    if ((load_be16(pkt + 6) & 0x3FFF) != 0) { /* MF set or a fragment offset */
-        return false;
-    }
-    if (pkt[9] != IPPROTO_ICMP_NUM || loadgen_inet_checksum(pkt, ihl) != 0) {
+    if (!icmp_of(pkt, len, ICMP_ECHO_REPLY, &ihl, &total)) {
         return false;
     }
     icmp = pkt + ihl;
     icmp_len = total - ihl;
-    if (icmp[0] != ICMP_ECHO_REPLY || icmp[1] != 0 || loadgen_inet_checksum(icmp, icmp_len) != 0) {
-        return false;
-    }
     out->src = load_be32(pkt + 12);
     out->dst = load_be32(pkt + 16);
     out->ident = load_be16(icmp + 4);

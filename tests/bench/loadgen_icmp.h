@@ -42,4 +42,12 @@ struct loadgen_echo_reply {
  * checksums. Fills *out and returns true; false for anything else (untrusted input, any bytes). */
 bool loadgen_icmp_echo_reply_parse(const uint8_t *pkt, size_t len, struct loadgen_echo_reply *out);
 
+/* Answer an IPv4 ICMP echo request (type 8, code 0) addressed to self (host order), as a host's
+ * stack does: checked like loadgen_icmp_echo_reply_parse (header length, total length within
+ * len, not a fragment, both checksums), then turned in place into the echo reply (addresses
+ * swapped, TTL 64, type 0, checksums recomputed; the rest unchanged). Returns the reply's
+ * length (the request's IPv4 total length), or 0 when pkt is anything else (untrusted input,
+ * left unchanged). */
+size_t loadgen_icmp_echo_answer(uint8_t *pkt, size_t len, uint32_t self);
+
 #endif /* TESTS_BENCH_LOADGEN_ICMP_H */

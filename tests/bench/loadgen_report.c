@@ -58,6 +58,7 @@ static void add_client(struct loadgen_report *r, const struct loadgen_client *c,
     r->drops += st->drops;
     r->early_data += st->early_data;
     r->other_rx += st->other_rx;
+    r->echo_answers += st->echo_answers;
     r->send_errors += st->send_errors;
     r->soft_resets_ignored += st->soft_resets_ignored;
 }
@@ -113,11 +114,11 @@ void loadgen_report_print(const struct loadgen_report *r, FILE *out)
     fprintf(out,
             "control: %llu PUSH_REPLY received, %llu PUSH_REQUEST sent, %llu retransmits; "
             "%llu packets dropped (+%llu data before keys), %llu other tunnel packets, "
-            "%llu send errors\n",
+            "%llu echo requests answered, %llu send errors\n",
             (unsigned long long)r->push_replies, (unsigned long long)r->push_requests,
             (unsigned long long)r->retransmits, (unsigned long long)r->drops,
             (unsigned long long)r->early_data, (unsigned long long)r->other_rx,
-            (unsigned long long)r->send_errors);
+            (unsigned long long)r->echo_answers, (unsigned long long)r->send_errors);
     if (r->has_rss) {
         fprintf(out, "server RSS %ld kB, %.1f kB per connected client\n", r->server_rss_kb,
                 r->rss_per_client_kb);
@@ -144,6 +145,22 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The compression option the server pushed, as the client reads it. */
+static const char *framing_name(enum loadgen_comp comp)
+{
+    switch (comp) {
+    case LOADGEN_COMP_STUB_V2:
+        return "compress stub-v2";
+    case LOADGEN_COMP_LZO_STUB:
+        return "comp-lzo no";
+    case LOADGEN_COMP_STUB:
+        return "compress stub";
+    case LOADGEN_COMP_NONE:
+        break;
+    }
+    return "none";
+}
+
 static void json_client(FILE *f, const struct loadgen_client *c)
 {
     char ip[INET_ADDRSTRLEN] = "";
@@ -164,6 +181,8 @@ static void json_client(FILE *f, const struct loadgen_client *c)
             (unsigned long long)c->st.sent, (unsigned long long)c->st.echoed,
             (unsigned long long)c->st.push_replies, (unsigned long long)c->st.push_requests,
             (unsigned long long)c->st.retransmits);
+    fprintf(f, ", \"echo_answers\": %llu, \"framing\": ", (unsigned long long)c->st.echo_answers);
+    json_string(f, framing_name(c->push.comp));
     if (c->fail_reason) {
         fprintf(f, ", \"fail_reason\": ");
         json_string(f, c->fail_reason);
@@ -203,13 +222,14 @@ int loadgen_report_write_json(const struct loadgen_report *r, const struct loadg
     fprintf(f,
             "  \"push_replies\": %llu,\n  \"push_requests\": %llu,\n  \"pings_rx\": %llu,\n"
             "  \"pings_tx\": %llu,\n  \"retransmits\": %llu,\n  \"drops\": %llu,\n"
-            "  \"early_data\": %llu,\n  \"other_rx\": %llu,\n"
+            "  \"early_data\": %llu,\n  \"other_rx\": %llu,\n  \"echo_answers\": %llu,\n"
             "  \"send_errors\": %llu,\n  \"soft_resets_ignored\": %llu,\n",
             (unsigned long long)r->push_replies, (unsigned long long)r->push_requests,
             (unsigned long long)r->pings_rx, (unsigned long long)r->pings_tx,
             (unsigned long long)r->retransmits, (unsigned long long)r->drops,
             (unsigned long long)r->early_data, (unsigned long long)r->other_rx,
-            (unsigned long long)r->send_errors, (unsigned long long)r->soft_resets_ignored);
+            (unsigned long long)r->echo_answers, (unsigned long long)r->send_errors,
+            (unsigned long long)r->soft_resets_ignored);
     if (r->has_rss) {
         fprintf(f, "  \"server_rss_kb\": %ld,\n  \"rss_per_client_kb\": %.3f,\n", r->server_rss_kb,
                 r->rss_per_client_kb);

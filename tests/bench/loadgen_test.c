@@ -20,6 +20,7 @@
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/entropy.h>
 
+#include "proto/cursor.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
 #include "proto/tls_session.h"
@@ -123,6 +124,32 @@ static void echo_request_layout(void **state)
     assert_int_equal(loadgen_inet_checksum(p + 20, 64), 0);
     assert_int_equal(loadgen_icmp_echo_build(1, 2, 3, 4, 0, 56, p, 83), 0);
     assert_int_equal(loadgen_icmp_echo_build(1, 2, 3, 4, 0, 1401, p, sizeof(p)), 0);
+}
+
+/* The Linux capture's request, addressed to 198.19.0.3 from 198.19.0.2, is answered in place with
+ * the reply a host's stack sends: addresses swapped, type 0, valid checksums, same payload. */
+static void echo_request_is_answered(void **state)
+{
+    uint8_t p[sizeof(linux_echo_request)];
+    struct loadgen_echo_reply r;
+
+    (void)state;
+    memcpy(p, linux_echo_request, sizeof(p));
+    store_be32(p + 12, 0xC6130002);
+    store_be32(p + 16, 0xC6130003);
+    store_be16(p + 10, 0);
+    store_be16(p + 10, loadgen_inet_checksum(p, 20));
+    assert_int_equal(loadgen_icmp_echo_answer(p, sizeof(p), 0xC6130002), 0); /* not for us */
+    assert_int_equal(loadgen_icmp_echo_answer(p, 27, 0xC6130003), 0);        /* cut short */
+    assert_int_equal(loadgen_icmp_echo_answer(p, sizeof(p), 0xC6130003), sizeof(p));
+    assert_true(loadgen_icmp_echo_reply_parse(p, sizeof(p), &r));
+    assert_int_equal(r.src, 0xC6130003);
+    assert_int_equal(r.dst, 0xC6130002);
+    assert_int_equal(r.ident, 0x7029);
+    assert_int_equal(r.seq, 1);
+    assert_memory_equal(p + 28, linux_echo_request + 28, sizeof(p) - 28);
+    /* A reply is not answered again. */
+    assert_int_equal(loadgen_icmp_echo_answer(p, sizeof(p), 0xC6130002), 0);
 }
 
 /* ---- PUSH_REPLY ---- */
@@ -241,6 +268,11 @@ static void peer_info_like_2_6_14(void **state)
     assert_non_null(strstr(pi, "\nIV_PROTO=986\n"));
     assert_non_null(strstr(pi, "\nIV_CIPHERS=AES-128-GCM\n"));
     assert_int_equal(loadgen_peer_info(&cfg, pi, 40), -1);
+    /* --comp-lzo: no IV_COMP_STUBv2, as from a client before 2.4. */
+    cfg.comp_lzo = true;
+    assert_int_equal(loadgen_peer_info(&cfg, pi, sizeof(pi)), 0);
+    assert_null(strstr(pi, "IV_COMP_STUBv2"));
+    assert_non_null(strstr(pi, "\nIV_LZO_STUB=1\nIV_COMP_STUB=1\n"));
 }
 
 static void options_string_like_2_6(void **state)
@@ -261,6 +293,13 @@ static void options_string_like_2_6(void **state)
     assert_int_equal(loadgen_options_string(&cfg, s, sizeof(s)), 0);
     assert_non_null(strstr(s, ",keydir 1,"));
     assert_non_null(strstr(s, ",tls-auth,"));
+    /* comp-lzo: announced, and its framing byte counted in link-mtu (2.6 with "comp-lzo"). */
+    cfg.wrap_mode = TLS_WRAP_CRYPT;
+    cfg.key_direction = -1;
+    cfg.comp_lzo = true;
+    assert_int_equal(loadgen_options_string(&cfg, s, sizeof(s)), 0);
+    assert_string_equal(s, "V4,dev-type tun,link-mtu 1542,tun-mtu 1500,proto UDPv4,comp-lzo,"
+                           "auth SHA1,keysize 128,key-method 2,tls-client");
 }
 
 static void command_line(void **state)
@@ -568,6 +607,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(checksum_matches_linux_capture),
         cmocka_unit_test(echo_reply_from_linux_is_recognised),
         cmocka_unit_test(echo_request_layout),
+        cmocka_unit_test(echo_request_is_answered),
         cmocka_unit_test(push_reply_captured_from_2_6),
         cmocka_unit_test(push_reply_older_forms),
         cmocka_unit_test(push_reply_continuation),
