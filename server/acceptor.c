@@ -301,8 +301,13 @@ static int ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uin
 /* One control-channel message: text plus its NUL, one TLS record (section 8.1). */
 void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text)
 {
+    acc_send_message_on(a, cs, acc_primary_ks(cs), text);
+}
+
+void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         const char *text)
+{
     size_t len = strlen(text) + 1;
-    struct key_state *ks = acc_primary_ks(cs);
 
     if (!ks->in_use || ks->job || !ks->tls->is_handshake_done) {
         acc_cs_log(a, cs, LOG_DEBUG, "no TLS session to send '%s' on", text);
@@ -592,22 +597,29 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
     }
 }
 
-/* A negotiation that failed: the whole session when it was the first one, else just that key
- * state (the tunnel goes on with the current keys, as in 2.6). */
-/* A negotiation or TLS session that failed. The first negotiation, or the active key's TLS
- * session (closed or broken by the peer), ends the whole session as in 2.6; a renegotiation in
- * progress is just dropped, the tunnel goes on with the current keys, and the next attempt
- * comes after RENEG_RETRY_MS. */
-static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why)
+{
+    acc_cs_log(a, cs, LOG_INFO,
+               "renegotiation of key_id %u failed (%s): session closed (RESTART sent on key_id %u)",
+               ks->key_id, why, acc_primary_ks(cs)->key_id);
+    acc_ks_clear(ks);
+    acc_send_message(a, cs, "RESTART");
+    acc_cs_close(a, cs, CLOSE_LINGER_MS);
+    flush(a, cs);
+}
+
+/* A negotiation or TLS session that failed (why: for the log). The first negotiation, or the
+ * active key's TLS session (closed or broken by the peer), ends the whole session as in 2.6; so
+ * does a renegotiation (acc_reneg_failed: unlike 2.6, which keeps the old key). */
+static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                    const char *why)
 {
     if ((ks->key_id == 0 && !cs->peer) || ks == acc_primary_ks(cs)) {
         acc_cs_close(a, cs, 0);
         return;
     }
-    acc_ks_clear(ks);
-    if (cs->state == CS_ACTIVE) {
-        cs->next_reneg_ms = acc_now_ms(a) + RENEG_RETRY_MS;
-    }
+    acc_reneg_failed(a, cs, ks, why);
 }
 
 /* Read what ks's finished TLS session decrypted: the key-method-2 message, then control
@@ -622,7 +634,7 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
         ret = tls_session_read(ks->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
         if (ret) {
             acc_cs_log(a, cs, LOG_INFO, "key_id %u: TLS session closed by the peer", ks->key_id);
-            ks_fail(a, cs, ks);
+            ks_fail(a, cs, ks, "TLS session closed by the peer");
             return;
         }
         if (n == 0) {
@@ -674,7 +686,7 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
             acc_cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
         }
         flush_ks(a, cs, ks); /* deliver the TLS alert */
-        ks_fail(a, cs, ks);
+        ks_fail(a, cs, ks, "TLS handshake failed");
         return;
     }
     read_tls_app_data(a, cs, ks);
@@ -951,7 +963,7 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
                 drop_pkt(a, &a->stats.drop_handshake_timeout, &cs->remote,
                          "TLS key negotiation did not finish within hand-window");
             }
-            ks_fail(a, cs, ks);
+            ks_fail(a, cs, ks, "hand-window");
             if (cs->state == CS_CLOSING) {
                 return;
             }
@@ -961,7 +973,11 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
     }
     if (cs->state == CS_ACTIVE && !is_negotiating && now >= cs->next_reneg_ms) {
         cs->next_reneg_ms = UINT64_MAX; /* set again when this renegotiation completes */
-        start_renegotiation(a, cs, next_key_id(acc_primary_ks(cs)->key_id), true);
+        if (!start_renegotiation(a, cs, next_key_id(acc_primary_ks(cs)->key_id), true)) {
+            /* never renegotiated, the client would never be checked again */
+            acc_cs_log(a, cs, LOG_ERR, "cannot start a renegotiation; session closed");
+            acc_cs_close(a, cs, 0);
+        }
     }
 }
 

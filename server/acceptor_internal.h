@@ -36,7 +36,6 @@
 #define APP_BUF_LEN 16384    /* one full TLS record */
 #define CLOSE_LINGER_MS 5000 /* keep a failed/exiting session to finish ACKs, as 2.6 does */
 #define PUSH_REPEAT_IGNORE_MS 30000
-#define RENEG_RETRY_MS 10000         /* after a failed renegotiation */
 #define HOOKS_SHUTDOWN_GRACE_MS 5000 /* client-disconnect scripts at shutdown */
 #define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
 
@@ -187,6 +186,21 @@ void acc_ks_clear(struct key_state *ks);
 
 /* Queue one control-channel message (text + NUL, one TLS record) on the primary key state. */
 void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text);
+
+/* The same on ks, which must be in use with its TLS handshake done (else it is logged and
+ * dropped). */
+void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         const char *text);
+
+/* A renegotiation of cs (ks, not the primary key state) failed or did not finish: why goes to the
+ * log. The session ends: ks is cleared, the client is told RESTART on the primary key state (a
+ * client that never started the new one reads it there; 2.6 clients read only their newest key
+ * state, and learn of it from their ping-restart) and cs closes. 2.6 instead keeps a UDP client
+ * on its old key until tran-window runs out (ssl.c tls_multi_process: no hard error while an
+ * older key is active); a client that skips or fails renegotiations would never be checked
+ * again. */
+void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why);
 
 /* The peer that holds peer_id, or NULL (a scan over the sessions: for the rare case of two
  * clients claiming one address or route). */
