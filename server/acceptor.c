@@ -715,8 +715,36 @@ static uint8_t next_key_id(uint8_t k)
     return (uint8_t)(k % 7 + 1);
 }
 
+/* tran-window: tell cs's worker to drop the old data key (no-op without one). Returns 0, or
+ * -ENOMEM when the message cannot be made (has_old_key stays set; the key lives on until the
+ * caller gets it retired or ends the session). */
+static int retire_old_key(struct acceptor *a, struct ctl_session *cs)
+{
+    struct peer *p = cs->peer;
+    struct msg *m;
+
+    if (!cs->has_old_key) {
+        return 0;
+    }
+    if (!p || !cs->is_peer_live || a->are_workers_stopped) {
+        cs->has_old_key = false;
+        return 0;
+    }
+    m = msg_new(MSG_KEY_RETIRE, p, &cs->old_key_id, 1);
+    if (!m) {
+        return -ENOMEM;
+    }
+    cs->has_old_key = false;
+    m->peer_id = p->peer_id;
+    server_post_worker(a->srv, p->worker, m);
+    acc_cs_log(a, cs, LOG_DEBUG, "data channel key_id %u retired (tran-window)", cs->old_key_id);
+    return 0;
+}
+
 /* Start a renegotiation with key_id in the slot that is not the primary one. We are the TLS
- * server either way: the peer's SOFT_RESET (or ours) is followed by its ClientHello. */
+ * server either way: the peer's SOFT_RESET (or ours) is followed by its ClientHello. The key
+ * this one replaces lives tran-window seconds from now (2.6 ssl.c key_state_soft_reset); the
+ * one before it, if still there, goes now (2.6 drops its lame duck key at each soft reset). */
 static struct key_state *start_renegotiation(struct acceptor *a, struct ctl_session *cs,
                                              uint8_t key_id, bool we_initiate)
 {
@@ -725,10 +753,14 @@ static struct key_state *start_renegotiation(struct acceptor *a, struct ctl_sess
     if (ks_init(a, ks, key_id, 0)) {
         return NULL;
     }
-    if (reliable_queue(&ks->rel, P_CONTROL_SOFT_RESET_V1, NULL, 0, acc_now_ms(a), NULL)) {
+    if (reliable_queue(&ks->rel, P_CONTROL_SOFT_RESET_V1, NULL, 0, acc_now_ms(a), NULL) ||
+        retire_old_key(a, cs)) {
         acc_ks_clear(ks);
         return NULL;
     }
+    cs->has_old_key = true;
+    cs->old_key_id = acc_primary_ks(cs)->key_id;
+    cs->old_key_expire_ms = acc_now_ms(a) + (uint64_t)a->cfg->tran_window_s * 1000;
     acc_cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
                we_initiate ? "starting" : "client started", key_id);
     return ks;
@@ -970,6 +1002,12 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
             continue;
         }
         is_negotiating = true;
+    }
+    if (cs->state == CS_ACTIVE && cs->has_old_key && now >= cs->old_key_expire_ms &&
+        retire_old_key(a, cs)) {
+        acc_cs_log(a, cs, LOG_ERR, "out of memory: cannot retire an old data key; session closed");
+        acc_cs_close(a, cs, 0);
+        return;
     }
     if (cs->state == CS_ACTIVE && !is_negotiating && now >= cs->next_reneg_ms) {
         cs->next_reneg_ms = UINT64_MAX; /* set again when this renegotiation completes */

@@ -84,6 +84,11 @@ struct ctl_session {
     struct key_state ks[2];
     int primary; /* index into ks of the newest active (or, at first, the only) key_state */
     uint64_t next_reneg_ms;
+    /* tran-window: the data key the running or last renegotiation replaces, retired in the
+     * worker at old_key_expire_ms (acceptor.c retire_old_key) */
+    bool has_old_key;
+    uint8_t old_key_id;
+    uint64_t old_key_expire_ms;
     enum cs_state state;
     uint64_t created_ms;
     uint64_t close_at_ms;

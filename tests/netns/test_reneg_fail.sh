@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# A renegotiation that never happens:
+# A renegotiation that never happens, and the lifetime of the key it replaces:
 #   1. a client that ignores the server's P_CONTROL_SOFT_RESET_V1 (the load generator answers no
 #      control packet with a key_id other than 0) is disconnected within reneg-sec + hand-window:
 #      the status file drops it, the server says why, and the client is told RESTART on the
-#      control channel it still reads, so it reconnects and is checked afresh.
-# OVPN_SERVER_IMPL=openvpn runs it against openvpn 2.6. Over UDP 2.6 does not end a session
+#      control channel it still reads, so it reconnects and is checked afresh;
+#   2. tran-window: after a renegotiation that succeeded, the old key is still taken for
+#      tran-window seconds after the new key was due, then no more. A P_DATA_V2 datagram the
+#      stock client sent with key_id 0 is captured and replayed twice from its address: just
+#      after the renegotiation the server drops it as a replay (the key is there), after
+#      tran-window for want of a key.
+# OVPN_SERVER_IMPL=openvpn runs both against openvpn 2.6. Over UDP 2.6 does not end a session
 # whose renegotiation fails while the old key is still valid: it keeps that key (the lame duck)
-# until tran-window runs out, so it is checked that 2.6 still lists the client.
+# until tran-window runs out, so in part 1 it is checked that 2.6 still lists the client.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 ovt_init reneg_fail
+command -v tcpdump >/dev/null || ovt_skip "tcpdump not installed (run scripts/install-deps.sh)"
 LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
 [ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
 case "$OVT_WRAP" in
@@ -69,3 +75,70 @@ PY
 fi
 server_stop
 
+# --- 2. tran-window: the old key is refused once it has run out
+tran_s=8
+sport=40001
+extra=()
+[ "$OVPN_SERVER_IMPL" = ovpnd ] && extra+=("workers 1") # one worker's counters to read
+server_conf_write "$dir" "reneg-sec 20" "hand-window 10" "tran-window $tran_s" "${extra[@]}"
+server_start "$dir"
+cap=$dir/key0.pcap
+# P_DATA_V2 (opcode 9) with key_id 0: first byte 0x48.
+ovt_spawn "$NS_SRV" "$dir/tcpdump.log" tcpdump -i br0 -n -U --immediate-mode -s 0 -c 1 \
+    -w "$cap" "udp and src port $sport and dst port $OVT_PORT and udp[8] = 0x48"
+wait_for 10 grep -q "listening on" "$dir/tcpdump.log" || fail "tcpdump did not start"
+OVT_CLIENT_BIND="lport $sport" client_start "$dir" 1 "reneg-sec 0"
+wait_tunnel 1
+assert_ping "$ns" "$OVT_SERVER_TUN_IP" 3 0.2 0 "key_id 0"
+wait_for 10 test -s "$cap" || fail "no key_id 0 data packet captured"
+
+# The server's counts of dropped data packets into SNAP_REPLAY and SNAP_NOKEY: "replay" and "no
+# key" (ovpnd's SIGUSR2 counters; openvpn 2.6's log lines).
+snapshot() {
+    if [ "$OVPN_SERVER_IMPL" = openvpn ]; then
+        SNAP_REPLAY=$(server_log_since | grep -c "bad packet ID (may be a replay)" || true)
+        SNAP_NOKEY=$(server_log_since | grep -c "TLS keys are out of sync" || true)
+        return 0
+    fi
+    local pid n line
+    pid=$(server_process_pid) || fail "no server process"
+    n=$(server_log_since | grep -c "worker 0: packets in" || true)
+    kill -USR2 "$pid"
+    wait_for 5 eval '[ "$(server_log_since | grep -c "worker 0: packets in" || true)" -gt '"$n"' ]' ||
+        fail "no counters after SIGUSR2"
+    line=$(server_log_since | grep "worker 0: packets in" | tail -n 1)
+    SNAP_REPLAY=$(sed 's/.* replay \([0-9]*\).*/\1/' <<<"$line")
+    SNAP_NOKEY=$(sed 's/.* no key \([0-9]*\).*/\1/' <<<"$line")
+}
+more_replays() { snapshot && [ "$SNAP_REPLAY" -gt "$1" ]; }
+more_nokeys() { snapshot && [ "$SNAP_NOKEY" -gt "$1" ]; }
+replay_key0() {
+    ovt_run 30 "$ns" "$OVT_PY" "$OVT_LIB_DIR/forge_session.py" --host "$OVT_SERVER_IP" \
+        --port "$OVT_PORT" --from-port "$sport" --replay-pcap "$cap" >"$dir/replay.log" 2>&1 || {
+        cat "$dir/replay.log" >&2
+        fail "could not replay the captured key_id 0 packet"
+    }
+}
+# The client logs each TLS handshake, the first and each renegotiation ("Control Channel: TLS...").
+n_keys() { grep -c "Control Channel: TLS" "$dir/client1.log" || true; }
+wait_for 30 eval '[ "$(n_keys)" -ge 2 ]' || fail "no renegotiation within 30 s (reneg-sec 20)"
+t_reneg=$SECONDS
+ovt_log "renegotiated: key_id 1 in use"
+snapshot
+r0=$SNAP_REPLAY
+k0=$SNAP_NOKEY
+replay_key0
+wait_for 3 more_replays "$r0" ||
+    fail "the replayed key_id 0 packet, within tran-window, was not dropped as a replay (replay $SNAP_REPLAY, no key $SNAP_NOKEY)"
+[ "$SNAP_NOKEY" = "$k0" ] || fail "key_id 0 was gone before tran-window ran out"
+ovt_log "within tran-window: key_id 0 still known (the replay was dropped as a replay)"
+# tran-window runs from when the new key was due, a little before the client saw it.
+wait_for $((tran_s + 5)) eval '[ $((SECONDS - t_reneg)) -gt '"$((tran_s + 2))"' ]'
+snapshot
+r1=$SNAP_REPLAY
+replay_key0
+wait_for 3 more_nokeys "$k0" ||
+    fail "key_id 0 is still taken $((SECONDS - t_reneg)) s after the renegotiation (tran-window $tran_s; replay $SNAP_REPLAY, no key $SNAP_NOKEY)"
+[ "$SNAP_REPLAY" = "$r1" ] || fail "the late replay met key_id 0 after all"
+ovt_log "after tran-window: key_id 0 is gone (the replay was dropped for want of a key)"
+assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.2 0 "the new key after tran-window"
