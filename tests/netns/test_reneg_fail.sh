@@ -30,6 +30,13 @@ dir=$OVT_DIR
 pki=$dir/pki
 ns=$(client_ns 1)
 
+not_listed() { ! status_lists_once "$1"; }
+n_counter_lines() { server_log_since | grep -c "worker 0: packets in" || true; }
+more_counter_lines() { [ "$(n_counter_lines)" -gt "$1" ]; }
+# The client logs each TLS handshake, the first and each renegotiation ("Control Channel: TLS...").
+renegotiated() { [ "$(grep -c "Control Channel: TLS" "$dir/client1.log" || true)" -ge 2 ]; }
+elapsed_over() { [ $((SECONDS - $1)) -gt "$2" ]; } # elapsed_over T0 S: more than S s since T0
+
 # --- 1. the load generator ignores the soft reset
 reneg_s=4
 hand_s=5
@@ -60,7 +67,7 @@ if [ "$OVPN_SERVER_IMPL" = openvpn ]; then
     kill -TERM "$lg" 2>/dev/null || true
     ovt_wait "$lg" || true
 else
-    wait_for "$limit" eval '! status_lists_once client1' ||
+    wait_for "$limit" not_listed client1 ||
         fail "the client that ignores the soft reset is still connected $((SECONDS - t0)) s after it connected (reneg-sec $reneg_s + hand-window $hand_s)"
     ovt_log "the client was dropped $((SECONDS - t0)) s after it connected"
     server_log_grep "renegotiation of key_id 1 did not finish within $hand_s seconds" ||
@@ -76,7 +83,7 @@ fi
 server_stop
 
 # --- 2. tran-window: the old key is refused once it has run out
-tran_s=8
+tran_s=10
 sport=40001
 extra=()
 [ "$OVPN_SERVER_IMPL" = ovpnd ] && extra+=("workers 1") # one worker's counters to read
@@ -102,13 +109,14 @@ snapshot() {
     fi
     local pid n line
     pid=$(server_process_pid) || fail "no server process"
-    n=$(server_log_since | grep -c "worker 0: packets in" || true)
+    n=$(n_counter_lines)
     kill -USR2 "$pid"
-    wait_for 5 eval '[ "$(server_log_since | grep -c "worker 0: packets in" || true)" -gt '"$n"' ]' ||
-        fail "no counters after SIGUSR2"
+    wait_for 5 more_counter_lines "$n" || fail "no counters after SIGUSR2"
     line=$(server_log_since | grep "worker 0: packets in" | tail -n 1)
-    SNAP_REPLAY=$(sed 's/.* replay \([0-9]*\).*/\1/' <<<"$line")
-    SNAP_NOKEY=$(sed 's/.* no key \([0-9]*\).*/\1/' <<<"$line")
+    [[ $line =~ " replay "([0-9]+) ]] || fail "no replay counter in: $line"
+    SNAP_REPLAY=${BASH_REMATCH[1]}
+    [[ $line =~ " no key "([0-9]+) ]] || fail "no 'no key' counter in: $line"
+    SNAP_NOKEY=${BASH_REMATCH[1]}
 }
 more_replays() { snapshot && [ "$SNAP_REPLAY" -gt "$1" ]; }
 more_nokeys() { snapshot && [ "$SNAP_NOKEY" -gt "$1" ]; }
@@ -119,9 +127,7 @@ replay_key0() {
         fail "could not replay the captured key_id 0 packet"
     }
 }
-# The client logs each TLS handshake, the first and each renegotiation ("Control Channel: TLS...").
-n_keys() { grep -c "Control Channel: TLS" "$dir/client1.log" || true; }
-wait_for 30 eval '[ "$(n_keys)" -ge 2 ]' || fail "no renegotiation within 30 s (reneg-sec 20)"
+wait_for 30 renegotiated || fail "no renegotiation within 30 s (reneg-sec 20)"
 t_reneg=$SECONDS
 ovt_log "renegotiated: key_id 1 in use"
 snapshot
@@ -133,7 +139,7 @@ wait_for 3 more_replays "$r0" ||
 [ "$SNAP_NOKEY" = "$k0" ] || fail "key_id 0 was gone before tran-window ran out"
 ovt_log "within tran-window: key_id 0 still known (the replay was dropped as a replay)"
 # tran-window runs from when the new key was due, a little before the client saw it.
-wait_for $((tran_s + 5)) eval '[ $((SECONDS - t_reneg)) -gt '"$((tran_s + 2))"' ]'
+wait_for $((tran_s + 5)) elapsed_over "$t_reneg" $((tran_s + 2))
 snapshot
 r1=$SNAP_REPLAY
 replay_key0
