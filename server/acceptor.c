@@ -319,8 +319,13 @@ static int ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uin
 /* One control-channel message: text plus its NUL, one TLS record (section 8.1). */
 void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text)
 {
+    acc_send_message_on(a, cs, acc_primary_ks(cs), text);
+}
+
+void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         const char *text)
+{
     size_t len = strlen(text) + 1;
-    struct key_state *ks = acc_primary_ks(cs);
 
     if (!ks->in_use || ks->job || !ks->tls->is_handshake_done) {
         acc_cs_log(a, cs, LOG_DEBUG, "no TLS session to send '%s' on", text);
@@ -610,22 +615,29 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
     }
 }
 
-/* A negotiation that failed: the whole session when it was the first one, else just that key
- * state (the tunnel goes on with the current keys, as in 2.6). */
-/* A negotiation or TLS session that failed. The first negotiation, or the active key's TLS
- * session (closed or broken by the peer), ends the whole session as in 2.6; a renegotiation in
- * progress is just dropped, the tunnel goes on with the current keys, and the next attempt
- * comes after RENEG_RETRY_MS. */
-static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why)
+{
+    acc_cs_log(a, cs, LOG_INFO,
+               "renegotiation of key_id %u failed (%s): session closed (RESTART sent on key_id %u)",
+               ks->key_id, why, acc_primary_ks(cs)->key_id);
+    acc_ks_clear(ks);
+    acc_send_message(a, cs, "RESTART");
+    acc_cs_close(a, cs, CLOSE_LINGER_MS);
+    flush(a, cs);
+}
+
+/* A negotiation or TLS session that failed (why: for the log). The first negotiation, or the
+ * active key's TLS session (closed or broken by the peer), ends the whole session as in 2.6; so
+ * does a renegotiation (acc_reneg_failed: unlike 2.6, which keeps the old key). */
+static void ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                    const char *why)
 {
     if ((ks->key_id == 0 && !cs->peer) || ks == acc_primary_ks(cs)) {
         acc_cs_close(a, cs, 0);
         return;
     }
-    acc_ks_clear(ks);
-    if (cs->state == CS_ACTIVE) {
-        cs->next_reneg_ms = acc_now_ms(a) + RENEG_RETRY_MS;
-    }
+    acc_reneg_failed(a, cs, ks, why);
 }
 
 /* Read what ks's finished TLS session decrypted: the key-method-2 message, then control
@@ -640,7 +652,7 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
         ret = tls_session_read(ks->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
         if (ret) {
             acc_cs_log(a, cs, LOG_INFO, "key_id %u: TLS session closed by the peer", ks->key_id);
-            ks_fail(a, cs, ks);
+            ks_fail(a, cs, ks, "TLS session closed by the peer");
             return;
         }
         if (n == 0) {
@@ -692,7 +704,7 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
             acc_cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
         }
         flush_ks(a, cs, ks); /* deliver the TLS alert */
-        ks_fail(a, cs, ks);
+        ks_fail(a, cs, ks, "TLS handshake failed");
         return;
     }
     read_tls_app_data(a, cs, ks);
@@ -721,8 +733,36 @@ static uint8_t next_key_id(uint8_t k)
     return (uint8_t)(k % 7 + 1);
 }
 
+/* tran-window: tell cs's worker to drop the old data key (no-op without one). Returns 0, or
+ * -ENOMEM when the message cannot be made (has_old_key stays set; the key lives on until the
+ * caller gets it retired or ends the session). */
+static int retire_old_key(struct acceptor *a, struct ctl_session *cs)
+{
+    struct peer *p = cs->peer;
+    struct msg *m;
+
+    if (!cs->has_old_key) {
+        return 0;
+    }
+    if (!p || !cs->is_peer_live || a->are_workers_stopped) {
+        cs->has_old_key = false;
+        return 0;
+    }
+    m = msg_new(MSG_KEY_RETIRE, p, &cs->old_key_id, 1);
+    if (!m) {
+        return -ENOMEM;
+    }
+    cs->has_old_key = false;
+    m->peer_id = p->peer_id;
+    server_post_worker(a->srv, p->worker, m);
+    acc_cs_log(a, cs, LOG_DEBUG, "data channel key_id %u retired (tran-window)", cs->old_key_id);
+    return 0;
+}
+
 /* Start a renegotiation with key_id in the slot that is not the primary one. We are the TLS
- * server either way: the peer's SOFT_RESET (or ours) is followed by its ClientHello. */
+ * server either way: the peer's SOFT_RESET (or ours) is followed by its ClientHello. The key
+ * this one replaces lives tran-window seconds from now (2.6 ssl.c key_state_soft_reset); the
+ * one before it, if still there, goes now (2.6 drops its lame duck key at each soft reset). */
 static struct key_state *start_renegotiation(struct acceptor *a, struct ctl_session *cs,
                                              uint8_t key_id, bool we_initiate)
 {
@@ -731,10 +771,14 @@ static struct key_state *start_renegotiation(struct acceptor *a, struct ctl_sess
     if (ks_init(a, ks, key_id, 0)) {
         return NULL;
     }
-    if (reliable_queue(&ks->rel, P_CONTROL_SOFT_RESET_V1, NULL, 0, acc_now_ms(a), NULL)) {
+    if (reliable_queue(&ks->rel, P_CONTROL_SOFT_RESET_V1, NULL, 0, acc_now_ms(a), NULL) ||
+        retire_old_key(a, cs)) {
         acc_ks_clear(ks);
         return NULL;
     }
+    cs->has_old_key = true;
+    cs->old_key_id = acc_primary_ks(cs)->key_id;
+    cs->old_key_expire_ms = acc_now_ms(a) + (uint64_t)a->cfg->tran_window_s * 1000;
     acc_cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
                we_initiate ? "starting" : "client started", key_id);
     return ks;
@@ -972,7 +1016,7 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
                 drop_pkt(a, &a->stats.drop_handshake_timeout, &cs->remote,
                          "TLS key negotiation did not finish within hand-window");
             }
-            ks_fail(a, cs, ks);
+            ks_fail(a, cs, ks, "hand-window");
             if (cs->state == CS_CLOSING) {
                 return;
             }
@@ -980,9 +1024,19 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
         }
         is_negotiating = true;
     }
+    if (cs->state == CS_ACTIVE && cs->has_old_key && now >= cs->old_key_expire_ms &&
+        retire_old_key(a, cs)) {
+        acc_cs_log(a, cs, LOG_ERR, "out of memory: cannot retire an old data key; session closed");
+        acc_cs_close(a, cs, 0);
+        return;
+    }
     if (cs->state == CS_ACTIVE && !is_negotiating && now >= cs->next_reneg_ms) {
         cs->next_reneg_ms = UINT64_MAX; /* set again when this renegotiation completes */
-        start_renegotiation(a, cs, next_key_id(acc_primary_ks(cs)->key_id), true);
+        if (!start_renegotiation(a, cs, next_key_id(acc_primary_ks(cs)->key_id), true)) {
+            /* never renegotiated, the client would never be checked again */
+            acc_cs_log(a, cs, LOG_ERR, "cannot start a renegotiation; session closed");
+            acc_cs_close(a, cs, 0);
+        }
     }
 }
 

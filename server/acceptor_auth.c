@@ -67,17 +67,30 @@ static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
     free(server);
 }
 
+/* The key state a refusal goes on: at a renegotiation the new one once its TLS handshake is
+ * done, as a 2.6 client reads control messages only on its newest key state (ssl.c
+ * tls_rec_payload) and a 2.6 server sends AUTH_FAILED there; else the primary. */
+static struct key_state *refusal_ks(struct ctl_session *cs)
+{
+    struct key_state *ks = &cs->ks[1 - cs->primary];
+
+    if (cs->peer && ks->in_use && ks->state == KS_TLS && !ks->job && ks->tls->is_handshake_done) {
+        return ks;
+    }
+    return acc_primary_ks(cs);
+}
+
 /* Refuse the client: reason goes to the log; the client gets text (NULL: plain AUTH_FAILED). */
 static void refuse(struct acceptor *a, struct ctl_session *cs, const char *reason, const char *text)
 {
-    struct key_state *ks = acc_primary_ks(cs);
+    struct key_state *ks = refusal_ks(cs);
 
     a->stats.auth_failed++;
     acc_cs_log(a, cs, LOG_WARN, "refused: %s", reason);
-    if (ks->in_use && !ks->has_sent_key_method2) {
+    if (ks->in_use && !ks->job && !ks->has_sent_key_method2) {
         send_empty_key_method2(a, ks);
     }
-    acc_send_message(a, cs, text ? text : "AUTH_FAILED");
+    acc_send_message_on(a, cs, ks, text ? text : "AUTH_FAILED");
     acc_cs_close(a, cs, CLOSE_LINGER_MS);
 }
 
@@ -583,49 +596,34 @@ out:
     return why;
 }
 
-/* A renegotiation (key_id > 0) finished its TLS handshake and sent key method 2: same client
- * certificate, new keys for the worker (section 10). */
+/* A renegotiation (key_id > 0) passed its checks and sent key method 2: new keys for the
+ * worker (section 10). */
 static void rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                   const struct key_method2 *client)
 {
     struct peer *p = cs->peer;
-    char cn[PEER_CN_MAX] = "";
-    uint8_t fp[32];
     enum data_cipher cipher;
     struct data_key key;
     const char *why;
     struct msg *m;
 
     memset(&key, 0, sizeof(key));
-    cert_fingerprint(ks->tls, fp);
-    if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
-        /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
-        tls_session_peer_cn(ks->tls, cn, sizeof(cn));
-        acc_cs_log(a, cs, LOG_WARN,
-                   "renegotiation with a different client certificate (CN '%s'): session dropped",
-                   cn);
-        acc_cs_close(a, cs, 0);
-        return;
-    }
     if (data_cipher_from_name(p->cipher, &cipher)) {
-        acc_ks_clear(ks);
+        acc_reneg_failed(a, cs, ks, "data cipher lost");
         return;
     }
     why = answer_key_method2(a, cs, ks, client, cipher, &key);
     if (why) {
-        acc_cs_log(a, cs, LOG_WARN, "renegotiation of key_id %u failed: %s", ks->key_id, why);
-        acc_ks_clear(ks);
+        acc_reneg_failed(a, cs, ks, why);
         return;
     }
     m = msg_new(MSG_NEW_KEY, p, &key, sizeof(key)); /* the worker owns the key from here on */
-    if (m) {
-        m->peer_id = p->peer_id;
-    }
     if (!m) {
         data_key_clear(&key);
-        acc_ks_clear(ks);
+        acc_reneg_failed(a, cs, ks, "out of memory");
         return;
     }
+    m->peer_id = p->peer_id;
     server_post_worker(a->srv, p->worker, m);
     ks->state = KS_ACTIVE;
     cs->primary = (int)(ks - cs->ks);
@@ -988,6 +986,7 @@ static void run_checks(struct auth_wait *w)
             if (!admitted(w)) {
                 return;
             }
+            ks->auth_wait = NULL; /* w is done; a failed rekey clears ks, which would free w */
             rekey(a, cs, ks, w->client);
             if (ks->in_use && ks->state == KS_ACTIVE && cs->state == CS_ACTIVE) {
                 acc_token_after_rekey(a, cs); /* the token renewed by this check */
@@ -1231,6 +1230,40 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
     return true;
 }
 
+/* A renegotiation's certificate: the first negotiation's (the same DER; a client without one
+ * stays without), which must still verify: the CRL may have been reloaded, the certificate may
+ * have expired. With verify-client-cert require a failed verification has ended the TLS
+ * handshake already; with optional the TLS library reports it here, and check_certificate would
+ * have refused it at the first negotiation. The rest of check_certificate (common name,
+ * remote-cert-tls) depends on the certificate alone. Returns false when the client was
+ * refused. */
+static bool recheck_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
+    uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls->ssl);
+    char cn[PEER_CN_MAX] = "", info[256], why[PEER_CN_MAX + 128];
+    uint8_t fp[32];
+
+    cert_fingerprint(ks->tls, fp);
+    if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
+        /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
+        tls_session_peer_cn(ks->tls, cn, sizeof(cn));
+        snprintf(why, sizeof(why), "renegotiation with a different client certificate (CN '%.64s')",
+                 cn);
+        auth_failed(a, cs, why);
+        return false;
+    }
+    if (crt && flags != 0) {
+        mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
+        info[strcspn(info, "\n")] = '\0';
+        snprintf(why, sizeof(why), "client certificate verification failed at renegotiation: %s",
+                 info);
+        auth_failed(a, cs, why);
+        return false;
+    }
+    return true;
+}
+
 /* The client's key-method-2 message arrived on ks: authenticate, choose, answer, install. */
 void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                             const uint8_t *msg, size_t len)
@@ -1250,11 +1283,14 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         if (ks->key_id == 0) {
             acc_cs_close(a, cs, 0);
         } else {
-            acc_ks_clear(ks);
+            acc_reneg_failed(a, cs, ks, "bad key-method 2 message");
         }
         goto out;
     }
     if (cs->peer) {
+        if (!recheck_certificate(a, cs, ks)) {
+            goto out;
+        }
         begin_checks(a, cs, ks, client); /* takes client */
         return;
     }

@@ -38,7 +38,6 @@
 #define APP_BUF_LEN 16384      /* one full TLS record */
 #define CLOSE_LINGER_MS 5000   /* keep a failed/exiting session to finish ACKs, as 2.6 does */
 #define PUSH_REPEAT_IGNORE_MS 30000
-#define RENEG_RETRY_MS 10000         /* after a failed renegotiation */
 #define HOOKS_SHUTDOWN_GRACE_MS 5000 /* client-disconnect scripts at shutdown */
 #define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
 
@@ -87,6 +86,11 @@ struct ctl_session {
     struct key_state ks[2];
     int primary; /* index into ks of the newest active (or, at first, the only) key_state */
     uint64_t next_reneg_ms;
+    /* tran-window: the data key the running or last renegotiation replaces, retired in the
+     * worker at old_key_expire_ms (acceptor.c retire_old_key) */
+    bool has_old_key;
+    uint8_t old_key_id;
+    uint64_t old_key_expire_ms;
     enum cs_state state;
     uint64_t created_ms;
     uint64_t close_at_ms;
@@ -196,6 +200,21 @@ void acc_ks_clear(struct key_state *ks);
 
 /* Queue one control-channel message (text + NUL, one TLS record) on the primary key state. */
 void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text);
+
+/* The same on ks, which must be in use with its TLS handshake done (else it is logged and
+ * dropped). */
+void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         const char *text);
+
+/* A renegotiation of cs (ks, not the primary key state) failed or did not finish: why goes to the
+ * log. The session ends: ks is cleared, the client is told RESTART on the primary key state (a
+ * client that never started the new one reads it there; 2.6 clients read only their newest key
+ * state, and learn of it from their ping-restart) and cs closes. 2.6 instead keeps a UDP client
+ * on its old key until tran-window runs out (ssl.c tls_multi_process: no hard error while an
+ * older key is active); a client that skips or fails renegotiations would never be checked
+ * again. */
+void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why);
 
 /* The peer that holds peer_id, or NULL (a scan over the sessions: for the rare case of two
  * clients claiming one address or route). */

@@ -620,6 +620,7 @@ void config_init(struct config *cfg)
     cfg->mssfix = 1492;
     cfg->mssfix_mode = CONFIG_MSSFIX_MTU;
     cfg->hand_window_s = 60;
+    cfg->tran_window_s = 3600;
     cfg->tls_timeout_s = 2;
     cfg->reneg_sec = 3600;
     cfg->reneg_sec_min = -1;

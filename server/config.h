@@ -145,6 +145,7 @@ struct config {
      * "ping A" and "ping-restart B" to clients. Otherwise from `ping` / `ping-restart`. 0 = off. */
     int ping_s, ping_restart_s;
     int hand_window_s; /* default 60 */
+    int tran_window_s; /* default 3600: life of the old data key after a renegotiation started */
     int tls_timeout_s; /* default 2 */
     int reneg_sec;     /* default 3600; 0 = no time-based renegotiation */
     int reneg_sec_min; /* `reneg-sec MAX MIN`; -1 = not given (openvpn: up to 10% jitter) */

@@ -237,6 +237,7 @@ int config_h_cipher(struct config_parser *ps, int argc, char **argv);
 int config_h_replay_window(struct config_parser *ps, int argc, char **argv);
 int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
+int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_version_min(struct config_parser *ps, int argc, char **argv);

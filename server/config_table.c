@@ -316,7 +316,7 @@ static const struct config_directive directives[] = {
     SET("tls-version-min", 1, 2, 0, config_h_tls_version_min),
     SET("tmp-dir", 1, 1, 0, config_h_tmp_dir),
     SET("topology", 1, 1, 0, config_h_topology),
-    TODO("tran-window", 0, NULL),
+    SET("tran-window", 1, 1, 0, config_h_tran_window),
     IGNORE("tun-ipv6", 0, 0, "not needed by modern systems (as in openvpn 2.6)"),
     SET("tun-mtu", 1, 2, 0, config_h_tun_mtu),
     IGNORE("tun-mtu-extra", 1, 1, NOT_ON_TUN),

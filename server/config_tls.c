@@ -282,6 +282,14 @@ int config_h_hand_window(struct config_parser *ps, int argc, char **argv)
     return config_parse_int(ps, NULL, argv[1], 1, 86400, &ps->cfg->hand_window_s);
 }
 
+/* 2.6 takes any number (negative ones become 0); 0 retires the old key as soon as a
+ * renegotiation starts, a data gap 2.6 has as well. */
+int config_h_tran_window(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, 31536000, &ps->cfg->tran_window_s);
+}
+
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

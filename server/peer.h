@@ -99,6 +99,7 @@ enum msg_type {
     MSG_STATS,       /* main -> any: log your counters (SIGUSR2) */
     MSG_ROUTE_ADD,   /* acceptor -> every worker: data[] is a struct vroute_key for peer_id */
     MSG_ROUTE_DEL,   /* acceptor -> every worker: drop that route if it is still peer_id's */
+    MSG_KEY_RETIRE,  /* acceptor -> worker: data[0] is a key_id of peer whose key ran out */
 };
 
 enum gone_reason {
@@ -116,7 +117,8 @@ struct msg {
     struct pktpool *pool;  /* the pool this message is a slot of (server/pktpool.h), or NULL */
     enum msg_type type;
     struct peer *peer;
-    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*, MSG_FLOAT*: the id when sent */
+    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*, MSG_FLOAT*, MSG_KEY_RETIRE: the
+                       * peer's id when sent */
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
     union udp_addr from;

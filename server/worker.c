@@ -844,8 +844,8 @@ static void install_peer(struct worker *w, struct peer *p)
 }
 
 /* A renegotiated key from the acceptor: receive with it at once, send with it once the client
- * does (or after hand-window at the latest, as 2.6's send-key choice does), and drop the key
- * before the current one. */
+ * does (or after hand-window at the latest, as 2.6's send-key choice does; at once when the
+ * current key was retired already), and drop the key before the current one. */
 static void install_key(struct worker *w, struct peer *p, const struct data_key *nk)
 {
     struct data_key *slot = p->tx_key == &p->key_store[0] ? &p->key_store[1] : &p->key_store[0];
@@ -858,8 +858,34 @@ static void install_key(struct worker *w, struct peer *p, const struct data_key 
     }
     *slot = *nk;
     p->keys[slot->key_id] = slot;
+    if (!p->tx_key) {
+        p->tx_key = slot;
+        return;
+    }
     p->pending_tx_key = slot;
     p->pending_since_ms = uv_now(&w->loop);
+}
+
+/* The acceptor retires key_id: its tran-window ran out (2.6 ssl.c lame_duck_must_die). Packets
+ * with it are dropped from now on ("no key"). If it still is the send key, the newer one takes
+ * over; without a newer one (a renegotiation still running) nothing is sent until it comes. */
+static void retire_key(struct peer *p, uint8_t key_id)
+{
+    struct data_key *k = key_id < PEER_N_KEY_IDS ? p->keys[key_id] : NULL;
+
+    if (!k) {
+        return;
+    }
+    p->keys[key_id] = NULL;
+    if (p->pending_tx_key == k) {
+        p->pending_tx_key = NULL;
+    }
+    if (p->tx_key == k) {
+        p->tx_key = p->pending_tx_key;
+        p->pending_tx_key = NULL;
+        p->is_reneg_requested = false;
+    }
+    data_key_clear(k);
 }
 
 static void on_tick(uv_timer_t *t)
@@ -996,6 +1022,11 @@ static void on_async(uv_async_t *a)
         case MSG_FLOAT_NO:
             if (owns(w, m)) {
                 float_answered(w, m->peer, &m->from, m->type == MSG_FLOAT_OK);
+            }
+            break;
+        case MSG_KEY_RETIRE:
+            if (owns(w, m) && m->len == 1) {
+                retire_key(m->peer, m->data[0]);
             }
             break;
         case MSG_PACKET:

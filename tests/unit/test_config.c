@@ -294,6 +294,7 @@ static void defaults(void **state)
     assert_int_equal(cfg.replay_time_s, 15);
     assert_false(cfg.no_replay);
     assert_int_equal(cfg.hand_window_s, 60);
+    assert_int_equal(cfg.tran_window_s, 3600);
     assert_int_equal(cfg.tls_timeout_s, 2);
     assert_int_equal(cfg.reneg_sec, 3600);
     assert_int_equal(cfg.reneg_sec_min, -1);
@@ -358,6 +359,7 @@ static void every_implemented_directive(void **state)
     assert_int_equal(cfg.ping_s, 15);
     assert_int_equal(cfg.ping_restart_s, 90);
     assert_int_equal(cfg.hand_window_s, 30);
+    assert_int_equal(cfg.tran_window_s, 600);
     assert_int_equal(cfg.tls_timeout_s, 3);
     assert_int_equal(cfg.reneg_sec, 7200);
     assert_int_equal(cfg.reneg_sec_min, 6000);
@@ -985,6 +987,8 @@ static void implemented_with_bad_values(void **state)
                  "t.conf:1: auth: tls-auth needs a digest, not none");
     expect_error("reneg-sec 100 200\n" BASE,
                  "t.conf:1: reneg-sec: the minimum (200) is above the maximum (100)");
+    expect_error("tran-window -1\n" BASE,
+                 "t.conf:1: tran-window: '-1' is out of range (0-31536000)");
     expect_error_prefix("dev tun\nca ca.crt\ncert server.crt\nkey server.key\n",
                         "t.conf: server is required (e.g. 'server ");
 }
