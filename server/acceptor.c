@@ -1045,6 +1045,8 @@ static void write_status(struct acceptor *a)
             }
             r = &rows[n++];
             snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
+            /* As 2.6 tls_username: the username the check accepted, UNDEF without one. */
+            snprintf(r->username, sizeof(r->username), "%s", cs->username ? cs->username : "");
             {
                 union udp_addr plain; /* cs->remote: p->remote is the worker's */
 
