@@ -1314,7 +1314,8 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->fd = srv->udp_fds[0];
     a->status_fd = -1;
     if (cfg->status_file && (cfg->user || cfg->group)) {
-        a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        /* (as root: not through a symbolic link someone left there) */
+        a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (a->status_fd < 0) {
             snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status_file,
                      strerror(errno));

@@ -234,7 +234,7 @@ static void warn_log(void *ctx, const char *text)
 
 int pool_persist_load(struct ip_pool *p, const char *path, bool is_fixed)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), err = 0;
     char *text;
     size_t len = 0;
     ssize_t got;

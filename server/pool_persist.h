@@ -26,6 +26,7 @@
  * it then (the config check says so at start-up).
  *
  * Acceptor thread (it owns the pool); the writes are a few kilobytes at most per 100 clients.
+ * The server runs as root when it opens the file: a symbolic link there is refused (ELOOP).
  */
 #ifndef SERVER_POOL_PERSIST_H
 #define SERVER_POOL_PERSIST_H
@@ -64,7 +65,7 @@ size_t pool_persist_apply(struct ip_pool *p, const char *name, const char *text,
 
 /* Read path and apply it as pool_persist_apply does, warnings to the log (LOG_WARN). Returns the
  * number of entries set, 0 when the file does not exist, or -errno when it cannot be read (the
- * caller logs). Start-up only (blocks on disk). */
+ * caller logs; -ELOOP for a symbolic link). Start-up only (blocks on disk). */
 int pool_persist_load(struct ip_pool *p, const char *path, bool is_fixed);
 
 /* The file text for p: one line per entry with a common name, in entry order. *text is
