@@ -631,10 +631,13 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
         if (ks->state == KS_TLS && ks->auth_wait) {
             /* Nothing is expected while the credentials are checked. */
             acc_cs_log(a, cs, LOG_DEBUG, "data during authentication ignored");
+            mbedtls_platform_zeroize(a->app_buf, n);
             continue;
         }
         if (ks->state == KS_TLS) {
             acc_handle_key_method2(a, cs, ks, a->app_buf, n);
+            /* The key-method-2 message in clear: pre_master, password. */
+            mbedtls_platform_zeroize(a->app_buf, n);
             if (!ks->in_use || cs->state == CS_CLOSING) {
                 return;
             }
@@ -653,6 +656,7 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
             }
             off += consumed ? consumed : n - off;
         }
+        mbedtls_platform_zeroize(a->app_buf, n); /* e.g. a challenge response */
     }
 }
 
