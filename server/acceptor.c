@@ -1321,9 +1321,11 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         /* (as root: not through a symbolic link someone left there) */
         a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (a->status_fd < 0) {
+            err = -errno;
             snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status_file,
-                     strerror(errno));
-            return -errno;
+                     strerror(-err));
+            free(a);
+            return err;
         }
     }
     msgq_init(&a->inbox);
