@@ -11,6 +11,7 @@
 #include <mbedtls/oid.h>
 #include <mbedtls/platform_util.h>
 
+#include "proto/client_name.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
 
@@ -533,7 +534,8 @@ static int bio_recv(void *ctx, unsigned char *buf, size_t len)
     return (int)len;
 }
 
-/* Server side, per session: remember the leaf's CN so a refusal can name the certificate. */
+/* Server side, per session: remember the leaf's CN so a refusal can name the certificate (a
+ * NUL or control character shows as '_', a long CN is cut: this copy is for messages only). */
 static int remember_cn(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
 {
     struct tls_session *s = ctx;
@@ -546,8 +548,11 @@ static int remember_cn(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *fl
                 size_t n = name->val.len < sizeof(s->verify_cn) - 1 ? name->val.len
                                                                     : sizeof(s->verify_cn) - 1;
 
-                memcpy(s->verify_cn, name->val.p, n);
+                for (size_t i = 0; i < n; i++) {
+                    s->verify_cn[i] = name->val.p[i] ? (char)name->val.p[i] : '_';
+                }
                 s->verify_cn[n] = '\0';
+                client_name_remap(s->verify_cn);
                 break;
             }
         }
@@ -692,13 +697,10 @@ int tls_session_peer_cn(const struct tls_session *s, char *cn, size_t cap)
     if (!peer || cap == 0) {
         return -PE_STATE;
     }
+    cn[0] = '\0';
     for (name = &peer->subject; name; name = name->next) {
         if (name->oid.p && MBEDTLS_OID_CMP(MBEDTLS_OID_AT_CN, &name->oid) == 0) {
-            size_t n = name->val.len < cap - 1 ? name->val.len : cap - 1;
-
-            memcpy(cn, name->val.p, n);
-            cn[n] = '\0';
-            return 0;
+            return client_name_from_cn(name->val.p, name->val.len, cn, cap);
         }
     }
     return -PE_STATE;

@@ -186,8 +186,11 @@ void tls_session_out_consume(struct tls_session *s, size_t n);
 int tls_session_export(const struct tls_session *s, const char *label, uint8_t *out,
                        size_t out_len);
 
-/* Common name of the verified peer certificate into cn (cap bytes, NUL-terminated, truncated).
- * Returns 0 or -PE_STATE (no peer certificate). */
+/* Common name of the verified peer certificate (its first CN attribute) into cn (cap bytes,
+ * NUL-terminated), control characters as '_' (client_name_from_cn, openvpn 2.6's rules).
+ * Returns 0, -PE_STATE (no peer certificate, or one without a CN), -PE_MALFORMED (the CN holds
+ * a NUL byte) or -PE_NOSPACE (longer than CLIENT_NAME_CN_MAX bytes, or than cap - 1); cn is ""
+ * on error. */
 int tls_session_peer_cn(const struct tls_session *s, char *cn, size_t cap);
 
 #endif /* PROTO_TLS_SESSION_H */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make a throwaway PKI for tests and demos, with openssl and the openvpn binary only.
 #
-# usage: scripts/pki.sh [--rsa] [--clients N] DIR
+# usage: scripts/pki.sh [--rsa] [--clients N] [--odd-names] DIR
 #        scripts/pki.sh --revoke NAME DIR     revoke DIR/NAME.crt and rewrite DIR/crl.pem
 #
 # DIR gets:
@@ -13,6 +13,12 @@
 #   tls-auth.key                `openvpn --genkey tls-auth` key
 #   odd.cn                      the exact CN of odd.crt, one line
 #   crl.pem                     the CA's CRL (`crl-verify`), empty until --revoke adds to it
+# and with --odd-names (needs python3 too) client certificates whose CNs a server must not
+# write or compare raw:
+#   nl.crt nl.key               CN "nl<TAB>line<LF>client2,198.19.0.9," (control characters)
+#   quote.crt quote.key         CN '"quoted" first' (a double quote at the start)
+#   nul.crt nul.key             CN "client1<NUL>evil" (an embedded NUL byte: `openssl req -subj`
+#                               cannot write one, so the DER is edited and signed again)
 #
 # Keys are EC P-256 unless --rsa (RSA 2048). N defaults to 4. Nothing here is secret or lasting:
 # the keys are for tests only. Running it twice on different DIRs gives two unrelated CAs.
@@ -27,9 +33,11 @@ key_type=ec
 n_clients=4
 dir=
 revoke=
+odd_names=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --rsa) key_type=rsa ;;
+    --odd-names) odd_names=1 ;;
     --clients)
         [ $# -ge 2 ] || usage
         n_clients=$2
@@ -54,7 +62,9 @@ case "$n_clients" in
 '' | *[!0-9]*) usage ;;
 esac
 
-for tool in openssl openvpn; do
+tools="openssl openvpn"
+[ "$odd_names" = 0 ] || tools="$tools python3"
+for tool in $tools; do
     command -v "$tool" >/dev/null || {
         echo "$0: $tool not found (run scripts/install-deps.sh)" >&2
         exit 1
@@ -144,6 +154,59 @@ done
 odd_cn='odd, "quoted" client'
 issue odd client "$odd_cn"
 printf '%s\n' "$odd_cn" >odd.cn
+
+# resign_with_nul NAME CN: the '#' of CN (NAME.crt's subject CN) becomes a NUL byte and the CA
+# signs the edited TBSCertificate again; the length stays, only the signature changes.
+resign_with_nul() {
+    openssl x509 -in "$1.crt" -outform DER -out "$1.der"
+    python3 - "$1.der" ca.key "$2" <<'PY'
+import subprocess
+import sys
+
+
+def header(d, i):  # (header length, content length) of the DER element at d[i]
+    n = d[i + 1]
+    if n < 0x80:
+        return 2, n
+    k = n & 0x7F
+    return 2 + k, int.from_bytes(d[i + 2:i + 2 + k], "big")
+
+
+def element(tag, body):
+    n = len(body)
+    if n < 0x80:
+        return bytes([tag, n]) + body
+    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([tag, 0x80 | len(b)]) + b + body
+
+
+path, ca_key, cn = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+cert = open(path, "rb").read()
+# Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue BIT STRING }
+i, _ = header(cert, 0)
+h, n = header(cert, i)
+tbs = cert[i:i + h + n]
+h2, n2 = header(cert, i + h + n)
+alg = cert[i + h + n:i + h + n + h2 + n2]
+if tbs.count(cn) != 1 or cn.count(b"#") != 1:
+    sys.exit("resign_with_nul: the CN must occur once in the certificate and hold one '#'")
+tbs = tbs.replace(cn, cn.replace(b"#", b"\0"))
+sig = subprocess.run(["openssl", "dgst", "-sha256", "-sign", ca_key], input=tbs,
+                     stdout=subprocess.PIPE, check=True).stdout
+with open(path, "wb") as f:
+    f.write(element(0x30, tbs + alg + element(0x03, b"\0" + sig)))
+PY
+    openssl x509 -inform DER -in "$1.der" -out "$1.crt"
+    rm -f "$1.der"
+    openssl verify -CAfile ca.crt "$1.crt" >/dev/null
+}
+
+if [ "$odd_names" = 1 ]; then
+    issue nl client $'nl\tline\nclient2,198.19.0.9,'
+    issue quote client '"quoted" first'
+    issue nul client 'client1#evil'
+    resign_with_nul nul 'client1#evil'
+fi
 
 : >index.txt
 echo 01 >crlnumber

@@ -661,10 +661,13 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
         if (ks->state == KS_TLS && ks->auth_wait) {
             /* Nothing is expected while the credentials are checked. */
             acc_cs_log(a, cs, LOG_DEBUG, "data during authentication ignored");
+            mbedtls_platform_zeroize(a->app_buf, n);
             continue;
         }
         if (ks->state == KS_TLS) {
             acc_handle_key_method2(a, cs, ks, a->app_buf, n);
+            /* The key-method-2 message in clear: pre_master, password. */
+            mbedtls_platform_zeroize(a->app_buf, n);
             if (!ks->in_use || cs->state == CS_CLOSING) {
                 return;
             }
@@ -683,6 +686,7 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
             }
             off += consumed ? consumed : n - off;
         }
+        mbedtls_platform_zeroize(a->app_buf, n); /* e.g. a challenge response */
     }
 }
 
@@ -1120,6 +1124,8 @@ static void write_status(struct acceptor *a)
             }
             r = &rows[n++];
             snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
+            /* As 2.6 tls_username: the username the check accepted, UNDEF without one. */
+            snprintf(r->username, sizeof(r->username), "%s", cs->username ? cs->username : "");
             {
                 union udp_addr plain; /* cs->remote: p->remote is the worker's */
 
@@ -1438,11 +1444,14 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->fd = srv->udp_fds[0];
     a->status_fd = -1;
     if (cfg->status_file && (cfg->user || cfg->group)) {
-        a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        /* (as root: not through a symbolic link someone left there) */
+        a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (a->status_fd < 0) {
+            err = -errno;
             snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status_file,
-                     strerror(errno));
-            return -errno;
+                     strerror(-err));
+            free(a);
+            return err;
         }
     }
     msgq_init(&a->inbox);

@@ -21,6 +21,7 @@
 #include <mbedtls/platform_util.h>
 
 #include "proto/cert_check.h"
+#include "proto/client_name.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
@@ -1193,6 +1194,7 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
 {
     const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
     uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls->ssl);
+    int err;
 
     if (!crt) {
         if (a->cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE) {
@@ -1214,9 +1216,23 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
         return false;
     }
-    if (tls_session_peer_cn(ks->tls, cs->cn, sizeof(cs->cn)) || !cs->cn[0]) {
+    err = tls_session_peer_cn(ks->tls, cs->cn, sizeof(cs->cn));
+    if (err || !cs->cn[0]) {
+        /* A CN cut at a NUL byte or at a length limit could be another client's name
+         * (proto/client_name.h). */
+        char why[200] = "the client certificate has no common name (CN)";
+
+        if (err == -PE_MALFORMED) {
+            snprintf(why, sizeof(why),
+                     "the client certificate's common name (CN '%s') holds a NUL byte",
+                     ks->tls->verify_cn);
+        } else if (err == -PE_NOSPACE) {
+            snprintf(why, sizeof(why),
+                     "the client certificate's common name (CN '%s') is longer than %d bytes",
+                     ks->tls->verify_cn, CLIENT_NAME_CN_MAX);
+        }
         snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
-        auth_failed(a, cs, "the client certificate has no common name (CN)");
+        auth_failed(a, cs, why);
         return false;
     }
     if (a->cfg->remote_cert_tls_client) {
@@ -1287,6 +1303,11 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         }
         goto out;
     }
+    /* As 2.6 verify_user_pass: control characters in the username and password are '_' before
+     * any check, log line, script, plugin or file sees them (a newline would be a line of its
+     * own in the via-file file and the status file). */
+    client_name_remap(client->username);
+    client_name_remap(client->password);
     if (cs->peer) {
         if (!recheck_certificate(a, cs, ks)) {
             goto out;

@@ -515,7 +515,8 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
         err = err ? err : script_env_add(env, "session_id", c->session_id);
         err = err ? err : script_env_add(env, "session_state", c->session_state);
     }
-    /* A username or password with a line break cannot be passed (2.6 refuses them too). */
+    /* A username or password with a line break cannot be passed; the acceptor has made control
+     * characters '_' already, as 2.6 does (proto/client_name.h). */
     err = err ? err : script_env_add(env, "username", c->username);
     if (err == 0 && with_password) {
         err = script_env_add(env, "password", c->password);

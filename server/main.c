@@ -37,7 +37,8 @@ static int open_log(const struct config *cfg)
         return STDERR_FILENO;
     }
     fd = open(cfg->log_file,
-              O_WRONLY | O_CREAT | O_CLOEXEC | (cfg->log_append ? O_APPEND : O_TRUNC), 0640);
+              O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (cfg->log_append ? O_APPEND : O_TRUNC),
+              0640);
     if (fd < 0) {
         fprintf(stderr, "%s: log: cannot open %s: %s\n", cfg->source, cfg->log_file,
                 strerror(errno));
@@ -47,9 +48,14 @@ static int open_log(const struct config *cfg)
 
 static int write_pid(const char *path)
 {
-    FILE *f = fopen(path, "w");
+    /* (as root: not through a symbolic link someone left there) */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
     if (!f) {
+        if (fd >= 0) {
+            close(fd);
+        }
         log_msg(LOG_ERR, "writepid: cannot write %s: %s", path, strerror(errno));
         return -1;
     }

@@ -42,6 +42,54 @@ static bool next_field(const char **s, char *out, size_t out_len)
     return true;
 }
 
+/* The common name at the start of *s into out (out_len bytes): quoted as RFC 4180 has it ('"'
+ * around it, '""' for a quote inside) when it starts with '"', else up to the next ',' as
+ * next_field reads it; blanks around either are dropped. *s moves past the field and its ','.
+ * Returns 0, or -1 with the reason in why. */
+static int cn_field(const char **s, char *out, size_t out_len, char *why, size_t why_len)
+{
+    const char *p = *s;
+    size_t n = 0;
+
+    while (*p == ' ' || *p == '\t') {
+        p++;
+    }
+    if (*p != '"') {
+        if (!next_field(s, out, out_len)) {
+            snprintf(why, why_len, "common name longer than %d bytes", POOL_PERSIST_CN_MAX - 1);
+            return -1;
+        }
+        return 0;
+    }
+    for (p++;; p++) {
+        if (*p == '\0') {
+            snprintf(why, why_len, "common name: no closing quote");
+            return -1;
+        }
+        if (*p == '"' && p[1] != '"') {
+            break;
+        }
+        if (n + 1 >= out_len) {
+            snprintf(why, why_len, "common name longer than %d bytes", POOL_PERSIST_CN_MAX - 1);
+            return -1;
+        }
+        out[n++] = *p;
+        if (*p == '"') {
+            p++; /* the second of "" */
+        }
+    }
+    out[n] = '\0';
+    for (p++; *p == ' ' || *p == '\t' || *p == '\r';) {
+        p++;
+    }
+    if (*p != ',' && *p != '\0') {
+        snprintf(why, why_len, "common name: text after the closing quote");
+        return -1;
+    }
+    *s = *p == ',' ? p + 1 : p;
+    return 0;
+}
+
 int pool_persist_parse_line(const char *line, struct pool_persist_line *out, char *why,
                             size_t why_len)
 {
@@ -53,8 +101,7 @@ int pool_persist_parse_line(const char *line, struct pool_persist_line *out, cha
     if (line[0] == '\0' || line[0] == '\r' || line[0] == '#' || line[0] == ';') {
         return 0;
     }
-    if (!next_field(&s, out->cn, sizeof(out->cn))) {
-        snprintf(why, why_len, "common name longer than %d bytes", POOL_PERSIST_CN_MAX - 1);
+    if (cn_field(&s, out->cn, sizeof(out->cn), why, why_len) != 0) {
         return -1;
     }
     if (out->cn[0] == '\0') {
@@ -147,7 +194,7 @@ size_t pool_persist_apply(struct ip_pool *p, const char *name, const char *text,
     for (const char *s = text; *s;) {
         const char *eol = strchr(s, '\n');
         size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        char line[POOL_PERSIST_CN_MAX + 160], why[400];
+        char line[2 * POOL_PERSIST_CN_MAX + 160], why[400]; /* a quoted name may double */
         struct pool_persist_line l;
         size_t h;
         int rc;
@@ -187,7 +234,7 @@ static void warn_log(void *ctx, const char *text)
 
 int pool_persist_load(struct ip_pool *p, const char *path, bool is_fixed)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), err = 0;
     char *text;
     size_t len = 0;
     ssize_t got;
@@ -226,6 +273,44 @@ int pool_persist_load(struct ip_pool *p, const char *path, bool is_fixed)
     return n > INT_MAX ? INT_MAX : (int)n;
 }
 
+/* Whether cn can be written so that it reads back: no byte below 0x20 and no DEL (a line break
+ * would end the line). Names from clients never hold them (proto/client_name.h). */
+static bool is_writable(const char *cn)
+{
+    for (const unsigned char *c = (const unsigned char *)cn; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether cn, written as openvpn 2.6 writes it, would read back as something else: a ',' or
+ * '"' in it, blanks at an end (trimmed), '#' or ';' first (a comment line), or nothing. */
+static bool needs_quotes(const char *cn)
+{
+    size_t len = strlen(cn);
+
+    return len == 0 || strpbrk(cn, ",\"") != NULL || cn[0] == '#' || cn[0] == ';' || cn[0] == ' ' ||
+           cn[len - 1] == ' ';
+}
+
+static void put_cn(FILE *mem, const char *cn)
+{
+    if (!needs_quotes(cn)) {
+        fputs(cn, mem);
+        return;
+    }
+    fputc('"', mem);
+    for (; *cn; cn++) {
+        if (*cn == '"') {
+            fputc('"', mem);
+        }
+        fputc(*cn, mem);
+    }
+    fputc('"', mem);
+}
+
 int pool_persist_format(const struct ip_pool *p, char **text, size_t *len)
 {
     FILE *mem = open_memstream(text, len);
@@ -239,7 +324,7 @@ int pool_persist_format(const struct ip_pool *p, char **text, size_t *len)
         struct in_addr in = {.s_addr = htonl(ip_pool_file_addr(p, i))};
         uint8_t b6[16];
 
-        if (!cn) {
+        if (!cn || !is_writable(cn)) {
             continue;
         }
         inet_ntop(AF_INET, &in, a4, sizeof(a4));
@@ -248,7 +333,8 @@ int pool_persist_format(const struct ip_pool *p, char **text, size_t *len)
             ip_pool_addr6(p, i, b6);
             inet_ntop(AF_INET6, b6, a6, sizeof(a6));
         }
-        fprintf(mem, "%s,%s,%s\n", cn, a4, a6);
+        put_cn(mem, cn);
+        fprintf(mem, ",%s,%s\n", a4, a6);
     }
     if (fclose(mem) != 0) {
         free(*text);

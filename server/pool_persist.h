@@ -9,12 +9,24 @@
  * each warning (2.6 names the common name only) and also warns about lines without an address
  * (2.6 skips those silently).
  *
+ * Common names are the clients' choice (a CA signs them; with username-as-common-name the
+ * client types them). 2.6 writes them raw, so a CN "x,198.19.0.9" reads back as the name "x"
+ * with the address 198.19.0.9. Here a name that would not read back as itself is written as a
+ * quoted field as RFC 4180 has it ('"' around it, '""' for each '"' in it): one that holds a
+ * ',' or '"', starts with '#' or ';', or starts or ends with a space. Other names are written
+ * as 2.6 writes them. Reading takes both forms. (2.6 reading a quoted line splits it at its
+ * first comma as ever: it skips the line, or keeps an address for a name that starts with '"',
+ * which is not the client's.) A name with a control character (below 0x20, or 0x7f) is not
+ * written at all: it cannot come from a client, whose names have those as '_'
+ * (proto/client_name.h), and a line break would make two lines.
+ *
  * The file is read once at start-up. With SECONDS > 0 it is written every SECONDS and when the
  * server stops; with 0 it is never written and its entries go to their common names only
  * ("fixed"). With duplicate-cn openvpn 2.6 ignores it in effect; ovpnd neither reads nor writes
  * it then (the config check says so at start-up).
  *
  * Acceptor thread (it owns the pool); the writes are a few kilobytes at most per 100 clients.
+ * The server runs as root when it opens the file: a symbolic link there is refused (ELOOP).
  */
 #ifndef SERVER_POOL_PERSIST_H
 #define SERVER_POOL_PERSIST_H
@@ -37,7 +49,8 @@ struct pool_persist_line {
 
 /* Parse one line (without its newline; a trailing '\r' is ignored). Returns 1 with *out filled,
  * 0 for a line to skip silently (empty, comment), or -1 with the reason in why (why_len bytes)
- * for a malformed one: no common name, no address, an address that is not one. */
+ * for a malformed one: no common name, a quoted one without its closing quote or with text
+ * after it, no address, an address that is not one. */
 int pool_persist_parse_line(const char *line, struct pool_persist_line *out, char *why,
                             size_t why_len);
 
@@ -52,7 +65,7 @@ size_t pool_persist_apply(struct ip_pool *p, const char *name, const char *text,
 
 /* Read path and apply it as pool_persist_apply does, warnings to the log (LOG_WARN). Returns the
  * number of entries set, 0 when the file does not exist, or -errno when it cannot be read (the
- * caller logs). Start-up only (blocks on disk). */
+ * caller logs; -ELOOP for a symbolic link). Start-up only (blocks on disk). */
 int pool_persist_load(struct ip_pool *p, const char *path, bool is_fixed);
 
 /* The file text for p: one line per entry with a common name, in entry order. *text is

@@ -120,7 +120,7 @@ static int setup_pool(struct server *srv)
         if (srv->is_pool_persisted && (cfg->user || cfg->group)) {
             /* after the privilege drop the directory may not be writable: keep the file open
              * and rewrite it in place, as openvpn does */
-            srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+            srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
             if (srv->persist_fd < 0) {
                 err = -errno;
                 log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path, strerror(-err));

@@ -392,6 +392,10 @@ static void send_key_method2(struct loadgen_client *c)
         memcpy(km->random2, c->random2, sizeof(km->random2));
         snprintf(km->options, sizeof(km->options), "%s", w->options_string);
         snprintf(km->peer_info, sizeof(km->peer_info), "%s", w->peer_info);
+        snprintf(km->username, sizeof(km->username), "%s",
+                 w->cfg->username ? w->cfg->username : "");
+        snprintf(km->password, sizeof(km->password), "%s",
+                 w->cfg->password ? w->cfg->password : "");
         err = key_method2_write(km, true, buf, sizeof(buf), &len);
         err = err ? err : tls_session_write(&c->tls, buf, len);
     }

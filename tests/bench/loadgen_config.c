@@ -10,6 +10,7 @@
 
 #include <mbedtls/platform_util.h>
 
+#include "proto/key_method.h"
 #include "proto/occ.h"
 
 #define MAX_FILE_LEN (1024 * 1024)
@@ -22,6 +23,7 @@ static const char usage_text[] =
     "N]\n"
     "         [--hand-window SECS] [--auth DIGEST] [--concurrency N]\n"
     "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] [--verbose]\n"
+    "         [--username U --password P]\n"
     "\n"
     "Plays N OpenVPN 2.6 clients over UDP (no tun): each connects (tls-crypt or tls-auth, TLS\n"
     "with the given client certificate, key-method 2, PUSH_REPLY), sends ICMP echo requests from\n"
@@ -37,6 +39,8 @@ static const char usage_text[] =
     "--comp-lzo plays a client with \"comp-lzo\" in its profile that, like clients before 2.4,\n"
     "does not announce IV_COMP_STUBv2: the server then pushes \"comp-lzo no\" (0xFA framing).\n"
     "Every client answers the echo requests addressed to its tunnel address (client-to-client).\n"
+    "--username and --password go into key-method 2 as given, byte for byte (a stock client\n"
+    "drops control characters from its auth-user-pass file; this one does not).\n"
     "Exit status 0 when every client connected and completed its exit, 1 otherwise.\n";
 
 enum {
@@ -67,6 +71,8 @@ enum {
     OPT_BARRIER_COUNT,
     OPT_HALF_OPEN,
     OPT_COMP_LZO,
+    OPT_USERNAME,
+    OPT_PASSWORD,
     OPT_HELP,
 };
 
@@ -98,6 +104,8 @@ static const struct option long_options[] = {
     {"barrier-count", required_argument, NULL, OPT_BARRIER_COUNT},
     {"half-open", required_argument, NULL, OPT_HALF_OPEN},
     {"comp-lzo", no_argument, NULL, OPT_COMP_LZO},
+    {"username", required_argument, NULL, OPT_USERNAME},
+    {"password", required_argument, NULL, OPT_PASSWORD},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -374,6 +382,15 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
         return 0;
     case OPT_COMP_LZO:
         cfg->comp_lzo = true;
+        return 0;
+    case OPT_USERNAME:
+    case OPT_PASSWORD:
+        if (strlen(arg) >= KEY_METHOD2_USERPASS_MAX) {
+            snprintf(errbuf, errbuf_len, "--%s: at most %d bytes",
+                     opt == OPT_USERNAME ? "username" : "password", KEY_METHOD2_USERPASS_MAX - 1);
+            return -1;
+        }
+        *(opt == OPT_USERNAME ? &cfg->username : &cfg->password) = arg;
         return 0;
     case OPT_HELP:
         fputs(usage_text, stdout);

@@ -60,6 +60,9 @@ struct loadgen_config {
     uint8_t wrap_key[STATIC_KEY_LEN];
     int key_direction; /* tls-auth: -1 none, 0 or 1 */
     const char *auth;  /* tls-auth digest, NULL: SHA1 */
+
+    /* --username, --password: key-method 2's, byte for byte; NULL: "" (argv's, not copied) */
+    const char *username, *password;
 };
 
 /* Parse argv into *cfg (zeroed first) and read the files it names. On a bad command line or an

@@ -236,6 +236,8 @@ def main():
     ap.add_argument("--version", type=int, choices=(1, 2, 3), required=True)
     ap.add_argument("--cn", action="append", default=[], help="must be listed, once, with valid fields")
     ap.add_argument("--absent-cn", action="append", default=[], help="must not be listed")
+    ap.add_argument("--username", action="append", nargs=2, default=[], metavar=("CN", "USER"),
+                    help="(versions 2 and 3) CN's client row has USER in the Username column")
     ap.add_argument("--tolerate-cn", action="append", default=[],
                     help="rows whose raw text contains this are not checked (known-broken server)")
     ap.add_argument("--quiet", action="store_true")
@@ -274,6 +276,9 @@ def main():
         n_r = sum(1 for d in good_routes if d["Common Name"] == cn)
         rep.check(n_c == 1, "CN %r: %d client rows, expected 1" % (cn, n_c))
         rep.check(n_r >= 1, "CN %r: no routing table row" % cn)
+    for cn, user in a.username:
+        got = [d["Username"] for d in good_clients if d["Common Name"] == cn and "Username" in d]
+        rep.check(got == [user], "CN %r: Username %r, expected %r" % (cn, got, user))
     for cn in a.absent_cn:
         pat = re.compile(r"(^|[,\t])" + re.escape(cn) + r"([,\t]|$)")
         n = sum(1 for d in clients + routes if d.get("Common Name") == cn or pat.search(d["_raw"]))

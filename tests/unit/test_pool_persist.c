@@ -2,7 +2,9 @@
  *
  * The format is openvpn 2.6's (pool.c ifconfig_pool_list / ifconfig_pool_read): "CN,IPv4,IPv6"
  * per entry with a common name, IPv4 being the /30 block with topology net30, an empty field
- * for a family without a pool ("alice,198.19.0.2,").
+ * for a family without a pool ("alice,198.19.0.2,"). A name 2.6 would write so that it reads
+ * back as another (a comma, a leading quote, '#' or ';' first, blanks at either end) is quoted
+ * as in RFC 4180; every name reads back exactly as it was.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -86,6 +88,99 @@ static void parse_lines(void **state)
     assert_string_equal(why, "no address for CN=erin (want CN,IPv4[,IPv6])");
     assert_int_equal(pool_persist_parse_line(",198.19.0.5,", &l, why, sizeof(why)), -1);
     assert_string_equal(why, "no common name");
+}
+
+static void parse_quoted(void **state)
+{
+    struct pool_persist_line l;
+    char why[300];
+
+    (void)state;
+    assert_int_equal(pool_persist_parse_line("\"a,b\",198.19.0.2,", &l, why, sizeof(why)), 1);
+    assert_string_equal(l.cn, "a,b");
+    assert_int_equal(l.ipv4, IP(198, 19, 0, 2));
+    assert_int_equal(
+        pool_persist_parse_line("\"odd, \"\"quoted\"\" client\",198.19.0.3,", &l, why, sizeof(why)),
+        1);
+    assert_string_equal(l.cn, "odd, \"quoted\" client");
+    assert_int_equal(pool_persist_parse_line(" \" x \" ,198.19.0.4\r", &l, why, sizeof(why)), 1);
+    assert_string_equal(l.cn, " x ");
+    assert_int_equal(pool_persist_parse_line("\"#x\",198.19.0.4,", &l, why, sizeof(why)), 1);
+    assert_string_equal(l.cn, "#x");
+    /* a quote inside an unquoted name is an ordinary character, as 2.6 reads it */
+    assert_int_equal(pool_persist_parse_line("a\"b,198.19.0.5,", &l, why, sizeof(why)), 1);
+    assert_string_equal(l.cn, "a\"b");
+    /* malformed */
+    assert_int_equal(pool_persist_parse_line("\"a,198.19.0.2,", &l, why, sizeof(why)), -1);
+    assert_string_equal(why, "common name: no closing quote");
+    assert_int_equal(pool_persist_parse_line("\"a\"b,198.19.0.2,", &l, why, sizeof(why)), -1);
+    assert_string_equal(why, "common name: text after the closing quote");
+    assert_int_equal(pool_persist_parse_line("\"\",198.19.0.2,", &l, why, sizeof(why)), -1);
+    assert_string_equal(why, "no common name");
+}
+
+/* Names as they come from certificates and usernames (control characters already '_'): each
+ * is written, read back into a fresh pool, and finds its own entry, byte for byte. */
+static void odd_names_round_trip(void **state)
+{
+    static const char *const names[] = {
+        "odd, \"quoted\" client", /* a comma and quotes */
+        "\"quoted\" first",       /* a quote first: 2.6 writes it raw and reads it back */
+        "nl_line_client2,198.19.0.9,",
+        "x,198.19.0.9",   /* 2.6 would give 198.19.0.9 to "x" on reading */
+        "#not a comment", /* a line starting with '#' or ';' would be skipped */
+        ";nor this",
+        " blank around ",       /* blanks at the ends are trimmed from unquoted fields */
+        "back\\slash 'single'", /* nothing special */
+        "\xc3\xa9t\xc3\xa9",    /* UTF-8 */
+    };
+    const size_t n = sizeof(names) / sizeof(names[0]);
+    struct warnings w = {.n = 0};
+    struct ip_pool p, q;
+    char *text = NULL;
+    size_t len = 0, idx[16], i = 0;
+
+    (void)state;
+    pool_make(&p, IP_POOL_INDIV, IP(198, 19, 0, 2), IP(198, 19, 0, 254), "2001:2::1000");
+    pool_make(&q, IP_POOL_INDIV, IP(198, 19, 0, 2), IP(198, 19, 0, 254), "2001:2::1000");
+    /* an earlier entry, so that none of the names sits where a fresh pool would put it */
+    assert_int_equal(ip_pool_acquire(&p, "first", &i), 0);
+    for (size_t k = 0; k < n; k++) {
+        assert_int_equal(ip_pool_acquire(&p, names[k], &idx[k]), 0);
+    }
+    assert_int_equal(pool_persist_format(&p, &text, &len), 0);
+    assert_int_equal(strlen(text), len);
+    assert_int_equal(pool_persist_apply(&q, "t", text, false, collect, &w), n + 1);
+    assert_int_equal(w.n, 0);
+    for (size_t k = 0; k < n; k++) {
+        assert_string_equal(ip_pool_cn(&q, idx[k]), names[k]);
+    }
+    /* a name that plain "CN,IPv4,IPv6" would have split claims nothing for its first part */
+    assert_int_equal(ip_pool_acquire(&q, "x", &i), 0);
+    assert_int_not_equal(ip_pool_addr(&q, i), IP(198, 19, 0, 9));
+    free(text);
+    ip_pool_clear(&q);
+    ip_pool_clear(&p);
+}
+
+/* A name with a line break or another control character cannot come from the server (they
+ * are '_' by then); if one is in the pool it is left out of the file, not written as lines. */
+static void control_characters_not_written(void **state)
+{
+    struct ip_pool p;
+    char *text = NULL;
+    size_t len = 0, i = 0;
+
+    (void)state;
+    pool_make(&p, IP_POOL_INDIV, IP(198, 19, 0, 2), IP(198, 19, 0, 254), NULL);
+    assert_int_equal(ip_pool_acquire(&p, "alice", &i), 0);
+    assert_int_equal(ip_pool_acquire(&p, "evil\nclient2,198.19.0.9,", &i), 0);
+    assert_int_equal(ip_pool_acquire(&p, "tab\there", &i), 0);
+    assert_int_equal(ip_pool_acquire(&p, "bob", &i), 0);
+    assert_int_equal(pool_persist_format(&p, &text, &len), 0);
+    assert_string_equal(text, "alice,198.19.0.2,\nbob,198.19.0.5,\n");
+    free(text);
+    ip_pool_clear(&p);
 }
 
 static void apply_file(void **state)
@@ -196,9 +291,9 @@ static void write_and_load(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(parse_lines),
-        cmocka_unit_test(apply_file),
-        cmocka_unit_test(format_round_trip),
+        cmocka_unit_test(parse_lines),          cmocka_unit_test(parse_quoted),
+        cmocka_unit_test(odd_names_round_trip), cmocka_unit_test(control_characters_not_written),
+        cmocka_unit_test(apply_file),           cmocka_unit_test(format_round_trip),
         cmocka_unit_test(write_and_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
