@@ -360,8 +360,11 @@ static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *
     }
     p->pool_index = SIZE_MAX;
     if (idx != SIZE_MAX) {
-        /* Inside the pool: the entry is this client's while it stays, so the pool never hands
-         * the address (or its /30 block) to anyone else. */
+        /* Inside the pool: the entry is kept out of the dynamic allocation from now on (a file
+         * added since start-up, or a client-connect output; server.c reserves those of the
+         * files there at start-up), and is this client's while it stays. A client that got it
+         * from the pool before is not moved: this one is refused. */
+        ip_pool_reserve(&srv->pool, idx);
         holder = a->addr_holder[idx];
         if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
             snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
@@ -485,6 +488,8 @@ static int assign_addresses(struct acceptor *a, struct ctl_session *cs, struct p
                          server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
                 goto refuse;
             }
+            /* inside the IPv6 pool: keep its entry out of the dynamic allocation, as for IPv4 */
+            (void)ip_pool_reserve(&srv->pool, ip_pool_index6(&srv->pool, c->ifconfig_ipv6));
             vroute_key_make(&key, 6, c->ifconfig_ipv6, 128);
             other = vroute_get(&a->routes, &key);
             holder = other == VROUTE_NONE ? NULL : acc_peer_by_id(a, other);

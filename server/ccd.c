@@ -4,6 +4,7 @@
 #include "server/ccd.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -404,6 +405,49 @@ int ccd_load(struct ccd *c, const char *dir, const char *common_name, bool *foun
     c->path = path;
     c->is_default = used == 1;
     return err;
+}
+
+int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d) {
+        return -errno;
+    }
+    while ((de = readdir(d)) != NULL) {
+        char errbuf[600] = "";
+        struct stat st;
+        struct ccd c;
+        char *path;
+        bool found;
+        int err;
+
+        /* names a common name can have (ccd_load), and only regular files: opening a FIFO
+         * would wait for a writer */
+        if (!is_file_name(de->d_name) || fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
+            !S_ISREG(st.st_mode)) {
+            continue;
+        }
+        if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+            closedir(d);
+            return -ENOMEM;
+        }
+        err = ccd_load_path(&c, path, path, &found, errbuf, sizeof(errbuf));
+        if (err == -ENOMEM) {
+            ccd_free(&c);
+            free(path);
+            closedir(d);
+            return err;
+        }
+        fn(ctx, path, err ? NULL : &c, err ? errbuf : NULL);
+        ccd_free(&c);
+        free(path);
+        n++;
+    }
+    closedir(d);
+    return n;
 }
 
 int ccd_load_path(struct ccd *c, const char *path, const char *name, bool *found, char *errbuf,

@@ -81,6 +81,17 @@ int ccd_load(struct ccd *c, const char *dir, const char *common_name, bool *foun
 int ccd_load_path(struct ccd *c, const char *path, const char *name, bool *found, char *errbuf,
                   size_t errbuf_len);
 
+/* Called by ccd_scan_dir for each file: path is its path; c its content, or NULL when it
+ * cannot be read or parsed, with error giving the reason (else error is NULL). Neither
+ * outlives the call. */
+typedef void (*ccd_scan_fn)(void *ctx, const char *path, const struct ccd *c, const char *error);
+
+/* Read and parse every regular file in dir whose name a common name can have (DEFAULT
+ * included) and hand each to fn, in directory order. For start-up, on the main thread (reads
+ * the whole directory). Returns the number of files handed over, -ENOMEM, or -errno when dir
+ * cannot be opened. */
+int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx);
+
 /* Apply from after into, as openvpn 2.6 applies the client-connect outputs after the
  * client-config-dir file (multi.c, client_connect_handlers): a later ifconfig-push or
  * ifconfig-ipv6-push replaces an earlier one, `disable` sticks, iroutes and push, push-reset and

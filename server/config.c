@@ -724,7 +724,7 @@ void config_free(struct config *cfg)
                         &cfg->tls_cert_profile,
                         &cfg->user,
                         &cfg->group,
-                        &cfg->daemon_name,
+                        &cfg->syslog_name,
                         &cfg->writepid,
                         &cfg->log_file,
                         &cfg->status_file,

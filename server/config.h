@@ -217,7 +217,8 @@ struct config {
     char *user, *group;            /* drop privileges to these after start-up; NULL = stay */
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
     bool daemonize;                /* `daemon [NAME]` */
-    char *daemon_name;             /* syslog program name from `daemon NAME`, NULL if none */
+    bool use_syslog;               /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
+    char *syslog_name;             /* NAME of the first of those, NULL if it had none */
     char *writepid;
     char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
     bool log_append;

@@ -83,10 +83,37 @@ int config_h_group(struct config_parser *ps, int argc, char **argv)
     return set_name(ps, &ps->cfg->group, argv[1]);
 }
 
+/* Syslog as openvpn 2.6 opens it (error.c open_syslog): the first `syslog` or `daemon` line
+ * chooses the program name, later ones change nothing. */
+static int open_syslog(struct config_parser *ps, const char *name)
+{
+    if (ps->cfg->use_syslog) {
+        return 0;
+    }
+    if (name && name[0] == '\0') {
+        return config_error(ps, "the name is empty");
+    }
+    ps->cfg->use_syslog = true;
+    return config_set_str(ps, &ps->cfg->syslog_name, name);
+}
+
+int config_h_syslog(struct config_parser *ps, int argc, char **argv)
+{
+    return open_syslog(ps, argc == 2 ? argv[1] : NULL);
+}
+
 int config_h_daemon(struct config_parser *ps, int argc, char **argv)
 {
+    if (ps->cfg->daemonize) {
+        /* as 2.6 options.c: only a second `daemon NAME` is remarked on */
+        return argc == 2 ? config_warn(ps, NULL,
+                                       "daemon: ignoring 'daemon %s': a daemon directive came "
+                                       "earlier (init scripts sometimes add their own)",
+                                       argv[1])
+                         : 0;
+    }
     ps->cfg->daemonize = true;
-    return config_set_str(ps, &ps->cfg->daemon_name, argc == 2 ? argv[1] : NULL);
+    return open_syslog(ps, argc == 2 ? argv[1] : NULL);
 }
 
 int config_h_writepid(struct config_parser *ps, int argc, char **argv)

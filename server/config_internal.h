@@ -268,6 +268,7 @@ int config_h_cd(struct config_parser *ps, int argc, char **argv);
 int config_h_user(struct config_parser *ps, int argc, char **argv);
 int config_h_group(struct config_parser *ps, int argc, char **argv);
 int config_h_daemon(struct config_parser *ps, int argc, char **argv);
+int config_h_syslog(struct config_parser *ps, int argc, char **argv);
 int config_h_writepid(struct config_parser *ps, int argc, char **argv);
 int config_h_log(struct config_parser *ps, int argc, char **argv);
 int config_h_log_append(struct config_parser *ps, int argc, char **argv);

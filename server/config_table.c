@@ -293,7 +293,7 @@ static const struct config_directive directives[] = {
     SET("status", 1, 2, 0, config_h_status),
     SET("status-version", 1, 1, 0, config_h_status_version),
     SET("suppress-timestamps", 0, 0, 0, config_h_suppress_timestamps),
-    TODO("syslog", 0, NULL),
+    SET("syslog", 0, 1, 0, config_h_syslog),
     IGNORE("tcp-queue-limit", 1, 1, "only used with TCP"),
     TODO("tcp-nodelay", 0, "TCP"),
     REFUSED("test-crypto", ACTION),

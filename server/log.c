@@ -8,17 +8,29 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/log_syslog.h"
+
 /* Written by log_init/log_set_level, read by every thread: relaxed atomics are enough, a thread
  * seeing the old level for a moment is harmless. */
 static atomic_int log_fd = 2;
 static atomic_int log_max_level = LOG_INFO;
+static atomic_bool log_is_syslog; /* set once by log_init_syslog, before other threads start */
 
 static const char cut_marker[] = "...";
+#define LEVEL_WORD_MAX 9 /* strlen("WARNING: ") */
 
 void log_init(int fd, enum log_level max_level)
 {
     tzset(); /* localtime_r does not read TZ by itself */
     atomic_store_explicit(&log_fd, fd, memory_order_relaxed);
+    atomic_store_explicit(&log_max_level, (int)max_level, memory_order_relaxed);
+}
+
+void log_init_syslog(const char *name, enum log_level max_level)
+{
+    tzset();
+    log_syslog_open(name ? name : LOG_SYSLOG_DEFAULT_NAME);
+    atomic_store_explicit(&log_is_syslog, true, memory_order_relaxed);
     atomic_store_explicit(&log_max_level, (int)max_level, memory_order_relaxed);
 }
 
@@ -58,12 +70,44 @@ static const char *level_word(enum log_level lvl)
     }
 }
 
+/* The level word and the message, from buf + start on: cut to fit cap (the NUL included), then
+ * ending in "...", control characters as '?'. start + LEVEL_WORD_MAX + sizeof(cut_marker) < cap.
+ * Returns where the NUL was written. */
+static size_t format_message_at(char *buf, size_t cap, size_t start, enum log_level lvl,
+                                const char *fmt, va_list ap)
+{
+    const char *word = level_word(lvl);
+    size_t word_len = strlen(word), msg_start = start + word_len, room = cap - msg_start, pos;
+    int n;
+
+    memcpy(buf + start, word, word_len);
+    n = vsnprintf(buf + msg_start, room, fmt, ap);
+    if (n < 0) {
+        n = 0;
+        buf[msg_start] = '\0';
+    }
+    if ((size_t)n >= room) {
+        pos = cap - 1; /* vsnprintf filled room - 1 bytes */
+        memcpy(buf + pos - (sizeof(cut_marker) - 1), cut_marker, sizeof(cut_marker) - 1);
+    } else {
+        pos = msg_start + (size_t)n;
+    }
+    for (size_t i = msg_start; i < pos; i++) {
+        unsigned char ch = (unsigned char)buf[i];
+        if (ch < 0x20 || ch == 0x7f) {
+            buf[i] = '?';
+        }
+    }
+    buf[pos] = '\0';
+    return pos;
+}
+
 size_t log_format_line(char *buf, size_t cap, int64_t now_s, enum log_level lvl, const char *fmt,
                        va_list ap)
 {
     time_t t = (time_t)now_s;
     struct tm tm;
-    size_t pos, msg_start, room;
+    size_t pos;
     int n;
 
     if (cap < LOG_LINE_MIN) {
@@ -76,33 +120,40 @@ size_t log_format_line(char *buf, size_t cap, int64_t now_s, enum log_level lvl,
         memset(&tm, 0, sizeof(tm));
     }
     /* Same shape as openvpn's log prefix: "2026-11-30 12:00:00 ". */
-    n = snprintf(buf, cap, "%04d-%02d-%02d %02d:%02d:%02d %s", tm.tm_year + 1900, tm.tm_mon + 1,
-                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, level_word(lvl));
-    if (n < 0 || (size_t)n >= cap - sizeof(cut_marker) - 1) {
+    n = snprintf(buf, cap, "%04d-%02d-%02d %02d:%02d:%02d ", tm.tm_year + 1900, tm.tm_mon + 1,
+                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (n < 0 || (size_t)n + LEVEL_WORD_MAX + sizeof(cut_marker) >= cap - 1) {
         n = 0; /* a year with many digits: drop the prefix rather than the message */
     }
-    msg_start = (size_t)n;
-    room = cap - msg_start - 1; /* keep one byte for the "\n"; vsnprintf adds the NUL */
-    n = vsnprintf(buf + msg_start, room, fmt, ap);
-    if (n < 0) {
-        n = 0;
-        buf[msg_start] = '\0';
-    }
-    if ((size_t)n >= room) {
-        pos = cap - 2; /* vsnprintf filled room - 1 bytes */
-        memcpy(buf + pos - (sizeof(cut_marker) - 1), cut_marker, sizeof(cut_marker) - 1);
-    } else {
-        pos = msg_start + (size_t)n;
-    }
-    for (size_t i = msg_start; i < pos; i++) {
-        unsigned char ch = (unsigned char)buf[i];
-        if (ch < 0x20 || ch == 0x7f) {
-            buf[i] = '?';
-        }
-    }
+    pos = format_message_at(buf, cap - 1, (size_t)n, lvl, fmt, ap); /* one byte for the "\n" */
     buf[pos++] = '\n';
     buf[pos] = '\0';
     return pos;
+}
+
+size_t log_format_message(char *buf, size_t cap, enum log_level lvl, const char *fmt, va_list ap)
+{
+    if (cap < LOG_LINE_MIN) {
+        if (cap > 0) {
+            buf[0] = '\0';
+        }
+        return 0;
+    }
+    return format_message_at(buf, cap, 0, lvl, fmt, ap);
+}
+
+enum log_syslog_severity log_syslog_severity(enum log_level lvl)
+{
+    /* openvpn 2.6 error.c x_msg_va: LOG_ERR for errors, LOG_WARNING for warnings, LOG_NOTICE
+     * for the rest, whatever the verb level */
+    switch (lvl) {
+    case LOG_ERR:
+        return LOG_SYSLOG_ERROR;
+    case LOG_WARN:
+        return LOG_SYSLOG_WARNING;
+    default:
+        return LOG_SYSLOG_NOTICE;
+    }
 }
 
 static void write_line(const char *line, size_t len)
@@ -121,8 +172,15 @@ __attribute__((format(printf, 2, 0))) static void vlog(enum log_level lvl, const
                                                        va_list ap)
 {
     char line[LOG_LINE_MAX];
-    size_t len = log_format_line(line, sizeof(line), (int64_t)time(NULL), lvl, fmt, ap);
+    size_t len;
 
+    if (atomic_load_explicit(&log_is_syslog, memory_order_relaxed)) {
+        /* syslog adds the time itself */
+        log_format_message(line, sizeof(line), lvl, fmt, ap);
+        log_syslog_write(log_syslog_severity(lvl), line);
+        return;
+    }
+    len = log_format_line(line, sizeof(line), (int64_t)time(NULL), lvl, fmt, ap);
     write_line(line, len);
 }
 

@@ -8,6 +8,9 @@
  * are cut and end in "...". Control characters in the formatted message (bytes below 0x20 and
  * 0x7f, e.g. a newline inside a client's common name) are written as '?', so one call can never
  * produce more than one line.
+ *
+ * With log_init_syslog the lines go to syslog instead (server/log_syslog.h), without the time
+ * (syslog adds its own) but otherwise the same: level word, message, one message per call.
  */
 #ifndef SERVER_LOG_H
 #define SERVER_LOG_H
@@ -17,13 +20,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/log_syslog.h"
+
 /* The level names below are also macros in <syslog.h>: a file must not include both. */
 #ifdef LOG_ERR
 #error "server/log.h and <syslog.h> both define LOG_ERR; include only one"
 #endif
 
-#define LOG_LINE_MAX 2048 /* bytes per line including the prefix and the final "\n" */
-#define LOG_LINE_MIN 64   /* smallest buffer log_format_line accepts */
+#define LOG_LINE_MAX 2048               /* bytes per line including the prefix and the final "\n" */
+#define LOG_LINE_MIN 64                 /* smallest buffer log_format_line accepts */
+#define LOG_SYSLOG_DEFAULT_NAME "ovpnd" /* syslog program name without `syslog NAME` */
 
 enum log_level {
     LOG_ERR = 0, /* the operator must act */
@@ -37,6 +43,12 @@ enum log_level {
  * Call on the main thread before other threads start; before any call the log goes to stderr
  * at LOG_INFO. */
 void log_init(int fd, enum log_level max_level);
+
+/* Log to syslog as name (NULL: LOG_SYSLOG_DEFAULT_NAME, as openvpn 2.6 uses "openvpn"), facility
+ * daemon with the pid, and show levels up to and including max_level: `syslog [NAME]`, or
+ * `daemon [NAME]` without `log`/`log-append` (openvpn 2.6 error.c open_syslog). Main thread,
+ * before other threads start; instead of log_init. */
+void log_init_syslog(const char *name, enum log_level max_level);
 
 /* Change the level shown from now on (e.g. the management "verb" command). Any thread. */
 void log_set_level(enum log_level max_level);
@@ -87,5 +99,16 @@ void log_msg_ratelimited(struct log_ratelimit *rl, uint64_t now_ms, uint32_t bur
  * in bytes, not counting the NUL written after it. Any thread; used by log_msg and by tests. */
 size_t log_format_line(char *buf, size_t cap, int64_t now_s, enum log_level lvl, const char *fmt,
                        va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* The message as it goes to syslog: what log_format_line builds without the time prefix and
+ * without the "\n" (level word, message, cut to cap bytes with "...", control characters as
+ * '?'). cap must be at least LOG_LINE_MIN; a smaller buffer gets an empty string and 0. Returns
+ * the length, not counting the NUL. Any thread. */
+size_t log_format_message(char *buf, size_t cap, enum log_level lvl, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+/* The syslog severity of lvl, as openvpn 2.6 maps its messages (error.c x_msg_va): LOG_ERR ->
+ * error, LOG_WARN -> warning, every other level -> notice. */
+enum log_syslog_severity log_syslog_severity(enum log_level lvl);
 
 #endif /* SERVER_LOG_H */

@@ -229,7 +229,13 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 1;
     }
-    log_init(log_fd, log_level_from_verb(cfg.verb));
+    if (cfg.use_syslog && !cfg.log_file) {
+        /* `syslog`, or `daemon` without `log`/`log-append` (whose standard error goes to
+         * /dev/null below), as openvpn 2.6 */
+        log_init_syslog(cfg.syslog_name, log_level_from_verb(cfg.verb));
+    } else {
+        log_init(log_fd, log_level_from_verb(cfg.verb));
+    }
     if (cfg.daemonize && daemon(1, log_fd == STDERR_FILENO ? 0 : 1) < 0) {
         log_msg(LOG_ERR, "daemon: %s", strerror(errno));
         config_free(&cfg);

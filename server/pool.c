@@ -17,6 +17,7 @@ struct ip_pool_entry {
     uint32_t prev, next; /* links of the released list */
     bool in_use;
     bool is_fixed;
+    bool is_reserved; /* only ip_pool_take hands it out (see ip_pool_reserve) */
     bool in_lru;
 };
 
@@ -286,7 +287,7 @@ static size_t find_entry(struct ip_pool *p, const char *cn)
         struct ip_pool_cn *node = NULL;
 
         HASH_FIND_STR(p->by_cn, cn, node);
-        if (node && !p->entries[node->index].in_use) {
+        if (node && !p->entries[node->index].in_use && !p->entries[node->index].is_reserved) {
             return node->index;
         }
     }
@@ -339,6 +340,11 @@ void ip_pool_release(struct ip_pool *p, size_t index)
     }
     e = &p->entries[index];
     e->in_use = false;
+    p->n_used--;
+    if (e->is_reserved) {
+        forget_cn(p, index); /* nobody but ip_pool_take gets it again */
+        return;
+    }
     bit_set(p->free_bits, index, true);
     if (index < p->free_hint) {
         p->free_hint = index;
@@ -346,7 +352,32 @@ void ip_pool_release(struct ip_pool *p, size_t index)
     if (!e->is_fixed) {
         lru_append(p, index);
     }
-    p->n_used--;
+}
+
+int ip_pool_reserve(struct ip_pool *p, size_t index)
+{
+    struct ip_pool_entry *e;
+
+    if (index >= p->n) {
+        return -ERANGE;
+    }
+    e = &p->entries[index];
+    if (e->is_reserved) {
+        return 0;
+    }
+    e->is_reserved = true;
+    bit_set(p->fresh_bits, index, false);
+    lru_unlink(p, index);
+    if (!e->in_use) {
+        bit_set(p->free_bits, index, false);
+        forget_cn(p, index);
+    }
+    return 0;
+}
+
+bool ip_pool_is_reserved(const struct ip_pool *p, size_t index)
+{
+    return index < p->n && p->entries[index].is_reserved;
 }
 
 int ip_pool_set(struct ip_pool *p, size_t index, const char *cn, bool is_fixed)
@@ -357,7 +388,7 @@ int ip_pool_set(struct ip_pool *p, size_t index, const char *cn, bool is_fixed)
         return -ERANGE;
     }
     e = &p->entries[index];
-    if (e->in_use) {
+    if (e->in_use || e->is_reserved) {
         return -EEXIST;
     }
     if (remember_cn(p, index, cn)) {

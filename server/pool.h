@@ -14,7 +14,8 @@
  *     else the entry released longest ago. Entries read from a persist file with SECONDS 0
  *     ("fixed") go only to their own common name.
  * A released entry keeps its common name, so a client that reconnects gets its old address back
- * while nobody else took it.
+ * while nobody else took it. A reserved entry (ip_pool_reserve: an address a client-config-dir
+ * file names) is never handed out by these rules, only taken by ip_pool_take.
  *
  * Addresses are host byte order for IPv4, network order for IPv6. Caller-owned struct; not
  * thread-safe: only the acceptor thread changes it after start-up. The fields up to `n` are
@@ -85,17 +86,31 @@ void ip_pool_clear(struct ip_pool *p);
  * when no entry may go to this client. */
 int ip_pool_acquire(struct ip_pool *p, const char *cn, size_t *index);
 
-/* Take entry index itself (a client-config-dir `ifconfig-push` address inside the pool). It
- * remembers no common name. Returns 0, -ERANGE when index >= n, -EEXIST when it is in use. */
+/* Take entry index itself (a client-config-dir `ifconfig-push` address inside the pool), reserved
+ * or not. It remembers no common name. Returns 0, -ERANGE when index >= n, -EEXIST when it is in
+ * use. */
 int ip_pool_take(struct ip_pool *p, size_t index);
 
 /* Give entry index back. It keeps its common name, for that client's next connection, and joins
- * the end of the released list (unless fixed). A free or out-of-range index is ignored. */
+ * the end of the released list (unless fixed); a reserved entry forgets its common name and
+ * waits for ip_pool_take. A free or out-of-range index is ignored. */
 void ip_pool_release(struct ip_pool *p, size_t index);
+
+/* Keep entry index out of the dynamic allocation for good (until ip_pool_clear): ip_pool_acquire
+ * never returns it, not even to the common name it remembers, which a free entry forgets; only
+ * ip_pool_take gives it out. For the addresses that client-config-dir files push, so that their
+ * clients find them free whoever connected first (openvpn 2.6 does not do this: its pool hands
+ * such an address out like any other). An entry in use stays with its holder until released.
+ * Returns 0 (also when it was reserved already) or -ERANGE when index >= n. */
+int ip_pool_reserve(struct ip_pool *p, size_t index);
+
+/* Whether entry index is reserved (false for index >= n). */
+bool ip_pool_is_reserved(const struct ip_pool *p, size_t index);
 
 /* Record that common name cn had entry index (a line of the persist file; openvpn pool.c
  * ifconfig_pool_set): the entry is free, belongs to cn, counts as released at start-up, and with
- * is_fixed goes to nobody else. Returns 0, -ERANGE, -EEXIST when the entry is in use, -ENOMEM. */
+ * is_fixed goes to nobody else. Returns 0, -ERANGE, -EEXIST when the entry is in use or reserved,
+ * -ENOMEM. */
 int ip_pool_set(struct ip_pool *p, size_t index, const char *cn, bool is_fixed);
 
 /* The common name entry index remembers, or NULL. */

@@ -17,6 +17,7 @@
 #include "proto/data_crypto.h"
 #include "proto/mss.h"
 #include "server/acceptor.h"
+#include "server/ccd.h"
 #include "server/log.h"
 #include "server/peer.h"
 #include "server/pktpool.h"
@@ -134,6 +135,71 @@ static int setup_pool(struct server *srv)
                 cfg->ifconfig_pool_persist);
     }
     return 0;
+}
+
+struct ccd_reserve {
+    struct ip_pool *pool;
+    int n_reserved, n_bad;
+};
+
+#define CCD_BAD_LOGGED 10 /* start-up warnings about unreadable client-config-dir files */
+
+static void reserve_one(void *ctx, const char *path, const struct ccd *c, const char *error)
+{
+    struct ccd_reserve *r = ctx;
+    size_t idx;
+
+    if (!c) {
+        if (r->n_bad++ < CCD_BAD_LOGGED) {
+            log_msg(LOG_WARN, "client-config-dir: %s (a client using %s is refused)", error, path);
+        }
+        return;
+    }
+    if (c->has_ifconfig_push) {
+        idx = ip_pool_file_index(r->pool, c->ifconfig_local); /* net30: its /30 block */
+        if (idx != SIZE_MAX && !ip_pool_is_reserved(r->pool, idx)) {
+            ip_pool_reserve(r->pool, idx);
+            r->n_reserved++;
+        }
+    }
+    if (c->has_ifconfig_ipv6_push) {
+        idx = ip_pool_index6(r->pool, c->ifconfig_ipv6);
+        if (idx != SIZE_MAX && !ip_pool_is_reserved(r->pool, idx)) {
+            ip_pool_reserve(r->pool, idx);
+            r->n_reserved++;
+        }
+    }
+}
+
+/* Keep the pool entries whose addresses client-config-dir files push (ifconfig-push,
+ * ifconfig-ipv6-push) out of the dynamic allocation, so that such a client finds its address
+ * free whoever connected first. Files added later are handled when read (acceptor_auth.c).
+ * openvpn 2.6 does not do this. After setup_pool (the persist file is read first: a reserved
+ * entry forgets the name it had there). */
+static void reserve_ccd_addresses(struct server *srv)
+{
+    struct ccd_reserve r = {.pool = &srv->pool};
+    const char *dir = srv->cfg->client_config_dir;
+    int n;
+
+    if (!dir || srv->pool.n == 0) {
+        return;
+    }
+    n = ccd_scan_dir(dir, reserve_one, &r);
+    if (n < 0) {
+        log_msg(LOG_WARN, "client-config-dir: cannot read %s: %s", dir, strerror(-n));
+        return;
+    }
+    if (r.n_bad > CCD_BAD_LOGGED) {
+        log_msg(LOG_WARN, "client-config-dir: %d more files in %s cannot be used",
+                r.n_bad - CCD_BAD_LOGGED, dir);
+    }
+    if (r.n_reserved > 0) {
+        log_msg(LOG_INFO,
+                "client-config-dir: %d pool entr%s kept for the clients whose files in %s push "
+                "their addresses",
+                r.n_reserved, r.n_reserved == 1 ? "y" : "ies", dir);
+    }
 }
 
 /* The tun device's IPv4 side: subnet as `ip addr add LOCAL/BITS`; net30 and p2p as a
@@ -390,6 +456,7 @@ int server_run(struct config *cfg)
     if (err) {
         goto out;
     }
+    reserve_ccd_addresses(&srv);
     /* the lock-free address map covers the pool's entries (at least one slot) */
     srv.n_addr_owner = srv.pool.n > 0 ? srv.pool.n : 1;
     srv.addr_owner = calloc(srv.n_addr_owner, sizeof(*srv.addr_owner));

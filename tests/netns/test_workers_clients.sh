@@ -12,6 +12,8 @@
 # steering runs (hand-over and client-to-client between workers), to keep that pass short.
 # Then without client-to-client (and IP forwarding off in the server namespace) clients do not
 # reach each other, while they still reach the server.
+# OVT_RENEG_SEC=N adds `reneg-sec N` to the worker runs: renegotiations in the middle of the
+# pings and transfers (scripts/test.sh --tsan uses it).
 # ovt: timeout 600
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -123,7 +125,8 @@ transfer_all() {
 
 run() { # run WORKERS STEERING
     local what="workers $1, steering $2"
-    server_conf_write "$OVT_DIR" "workers $1" "client-to-client"
+    server_conf_write "$OVT_DIR" "workers $1" "client-to-client" \
+        ${OVT_RENEG_SEC:+"reneg-sec $OVT_RENEG_SEC"}
     OVPND_STEERING=$2 server_start "$OVT_DIR"
     start_all
     ping_mesh "$what"

@@ -301,6 +301,68 @@ static void load_from_directory(void **state)
     rmdir(dir);
 }
 
+struct scan_seen {
+    int n_files, n_bad, n_push;
+    char bad_error[ERR_LEN];
+};
+
+static void scan_cb(void *ctx, const char *path, const struct ccd *c, const char *error)
+{
+    struct scan_seen *seen = ctx;
+
+    assert_non_null(path);
+    seen->n_files++;
+    if (!c) {
+        assert_non_null(error);
+        seen->n_bad++;
+        snprintf(seen->bad_error, sizeof(seen->bad_error), "%s", error);
+        return;
+    }
+    assert_null(error);
+    if (c->has_ifconfig_push) {
+        seen->n_push++;
+        assert_int_equal(c->ifconfig_local, 0xC6130032); /* 198.19.0.50 */
+    }
+}
+
+/* ccd_scan_dir (start-up: the pool keeps the addresses the files push) hands over every regular
+ * file, a bad one with its reason, and skips the rest. */
+static void scan_directory(void **state)
+{
+    char dir[] = "/tmp/ovpnd-ccd-scan.XXXXXX", path[160], want[200];
+    struct scan_seen seen = {0};
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/alice", dir);
+    write_file(path, "ifconfig-push 198.19.0.50 255.255.255.0\n");
+    snprintf(path, sizeof(path), "%s/DEFAULT", dir);
+    write_file(path, "push \"route 198.19.70.0 255.255.255.0\"\n");
+    snprintf(path, sizeof(path), "%s/bob", dir);
+    write_file(path, "iroute nonsense\n");
+    snprintf(path, sizeof(path), "%s/sub", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0); /* opening it would wait for a writer */
+
+    assert_int_equal(ccd_scan_dir(dir, scan_cb, &seen), 3);
+    assert_int_equal(seen.n_files, 3);
+    assert_int_equal(seen.n_bad, 1);
+    assert_int_equal(seen.n_push, 1);
+    snprintf(want, sizeof(want), "%s/bob:1: iroute: 'nonsense' is not an IPv4 network", dir);
+    assert_string_equal(seen.bad_error, want);
+
+    const char *names[] = {"alice", "DEFAULT", "bob", "fifo"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof(path), "%s/sub", dir);
+    rmdir(path);
+    rmdir(dir);
+    assert_int_equal(ccd_scan_dir(dir, scan_cb, &seen), -ENOENT);
+}
+
 /* The sample file shipped in sample-config/ccd parses, with what its comments promise. */
 static void sample_file(void **state)
 {
@@ -402,7 +464,7 @@ int main(void)
         cmocka_unit_test(push_list_edits),   cmocka_unit_test(load_from_directory),
         cmocka_unit_test(route_table),       cmocka_unit_test(dns_for_old_clients),
         cmocka_unit_test(sample_file),       cmocka_unit_test(merge_outputs),
-        cmocka_unit_test(load_written_file),
+        cmocka_unit_test(load_written_file), cmocka_unit_test(scan_directory),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -309,6 +309,7 @@ static void defaults(void **state)
     assert_null(cfg.user);
     assert_null(cfg.group);
     assert_false(cfg.daemonize);
+    assert_false(cfg.use_syslog);
     assert_null(cfg.log_file);
     assert_null(cfg.status_file);
     assert_int_equal(cfg.status_interval_s, 60);
@@ -385,7 +386,8 @@ static void every_implemented_directive(void **state)
     assert_true(cfg.log_append);
     assert_true(cfg.suppress_timestamps);
     assert_true(cfg.daemonize);
-    assert_string_equal(cfg.daemon_name, "ovpnd-test");
+    assert_true(cfg.use_syslog);
+    assert_string_equal(cfg.syslog_name, "ovpnd-test");
     assert_string_equal(cfg.writepid, "/run/ovpnd-test.pid");
     assert_string_equal(cfg.user, "nobody");
     assert_string_equal(cfg.group, "nogroup");
@@ -1173,6 +1175,39 @@ static void auth_gen_token_directives(void **state)
                    "auth-user-pass-verify or a plugin");
 }
 
+/* `syslog [NAME]` and `daemon [NAME]` as openvpn 2.6 reads them (options.c, error.c
+ * open_syslog): the first of them names the program, later ones change nothing; a second
+ * `daemon NAME` is remarked on. */
+static void syslog_and_daemon(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "syslog\n");
+    assert_true(cfg.use_syslog);
+    assert_null(cfg.syslog_name);
+    assert_false(cfg.daemonize);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "syslog one\ndaemon two\n");
+    assert_true(cfg.daemonize);
+    assert_string_equal(cfg.syslog_name, "one");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "daemon two\nsyslog one\n");
+    assert_string_equal(cfg.syslog_name, "two");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "daemon\nsyslog one\n"); /* 2.6 opened syslog as "openvpn" */
+    assert_true(cfg.use_syslog);
+    assert_null(cfg.syslog_name);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "log server.log\ndaemon\n"); /* the file wins (main.c) */
+    assert_true(cfg.use_syslog);
+    assert_string_equal(cfg.log_file, "server.log");
+    config_free(&cfg);
+    expect_warning(BASE "daemon a\ndaemon b\n",
+                   "t.conf:9: daemon: ignoring 'daemon b': a daemon directive came earlier");
+    expect_error(BASE "syslog a b\n", "t.conf:8: syslog: takes at most 1 argument, not 2");
+}
+
 static void ignored_with_warning(void **state)
 {
     struct config cfg;
@@ -1294,7 +1329,6 @@ static void not_implemented(void **state)
         "extra-certs extra.pem",
         "mode p2p",
         "allow-compression yes",
-        "syslog",
         "chroot /var/empty",
     };
 
@@ -1661,6 +1695,7 @@ int main(void)
         cmocka_unit_test(auth_gen_token_directives),
         cmocka_unit_test(argument_counts),
         cmocka_unit_test(ignored_with_warning),
+        cmocka_unit_test(syslog_and_daemon),
         cmocka_unit_test(not_implemented),
         cmocka_unit_test(pool_directives),
         cmocka_unit_test(client_directives),

@@ -92,6 +92,53 @@ static void long_messages_are_cut(void **state)
     assert_string_equal(small, "");
 }
 
+static size_t format_message(char *buf, size_t cap, enum log_level lvl, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t format_message(char *buf, size_t cap, enum log_level lvl, const char *fmt, ...)
+{
+    va_list ap;
+    size_t n;
+
+    va_start(ap, fmt);
+    n = log_format_message(buf, cap, lvl, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* What goes to syslog: the log line without the time and the "\n", at openvpn 2.6's severities
+ * (error.c x_msg_va) under facility daemon (open_syslog). */
+static void syslog_messages(void **state)
+{
+    char buf[LOG_LINE_MAX], small[LOG_LINE_MIN], big[5000];
+    size_t n;
+
+    (void)state;
+    assert_int_equal(format_message(buf, sizeof(buf), LOG_INFO, "peer %d up", 7), 9);
+    assert_string_equal(buf, "peer 7 up");
+    format_message(buf, sizeof(buf), LOG_WARN, "CN=%s", "a\nb");
+    assert_string_equal(buf, "WARNING: CN=a?b");
+    format_message(buf, sizeof(buf), LOG_ERR, "x");
+    assert_string_equal(buf, "ERROR: x");
+    memset(big, 'a', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    n = format_message(small, sizeof(small), LOG_WARN, "%s", big);
+    assert_int_equal(n, LOG_LINE_MIN - 1);
+    assert_true(strncmp(small, "WARNING: aaa", 12) == 0);
+    assert_string_equal(small + n - 3, "...");
+    assert_int_equal(format_message(small, LOG_LINE_MIN - 1, LOG_INFO, "x"), 0);
+
+    assert_int_equal(log_syslog_severity(LOG_ERR), LOG_SYSLOG_ERROR);
+    assert_int_equal(log_syslog_severity(LOG_WARN), LOG_SYSLOG_WARNING);
+    assert_int_equal(log_syslog_severity(LOG_INFO), LOG_SYSLOG_NOTICE);
+    assert_int_equal(log_syslog_severity(LOG_DEBUG), LOG_SYSLOG_NOTICE);
+    assert_int_equal(log_syslog_severity(LOG_TRACE), LOG_SYSLOG_NOTICE);
+    /* <PRI> = facility daemon (3) * 8 + severity (3 error, 4 warning, 5 notice) */
+    assert_int_equal(log_syslog_priority(LOG_SYSLOG_ERROR), 27);
+    assert_int_equal(log_syslog_priority(LOG_SYSLOG_WARNING), 28);
+    assert_int_equal(log_syslog_priority(LOG_SYSLOG_NOTICE), 29);
+}
+
 static void verb_mapping(void **state)
 {
     (void)state;
@@ -259,6 +306,7 @@ int main(void)
         cmocka_unit_test(control_characters_cannot_split_a_line),
         cmocka_unit_test(long_messages_are_cut),
         cmocka_unit_test(verb_mapping),
+        cmocka_unit_test(syslog_messages),
         cmocka_unit_test(log_msg_writes_enabled_levels_only),
         cmocka_unit_test(ratelimit_burst_then_suppress),
         cmocka_unit_test(ratelimit_edges),

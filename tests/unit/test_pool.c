@@ -365,6 +365,56 @@ static void persisted_entries(void **state)
     ip_pool_clear(&p);
 }
 
+/* Entries that client-config-dir files push (ip_pool_reserve): never handed out by
+ * ip_pool_acquire, not to the common name they remember, not with duplicate-cn, not once released;
+ * only ip_pool_take gives them out. */
+static void reserved_entries(void **state)
+{
+    struct ip_pool p;
+    size_t i = 0;
+
+    (void)state;
+    indiv(&p, IP(198, 19, 15, 2), IP(198, 19, 15, 5), false);
+    assert_int_equal(ip_pool_set(&p, 1, "alice", false), 0); /* from a persist file */
+    assert_int_equal(ip_pool_reserve(&p, 0), 0);
+    assert_int_equal(ip_pool_reserve(&p, 1), 0);
+    assert_int_equal(ip_pool_reserve(&p, 1), 0); /* twice is once */
+    assert_int_equal(ip_pool_reserve(&p, 4), -ERANGE);
+    assert_true(ip_pool_is_reserved(&p, 1));
+    assert_false(ip_pool_is_reserved(&p, 2));
+    assert_null(ip_pool_cn(&p, 1)); /* a free reserved entry forgets its name */
+    assert_int_equal(ip_pool_set(&p, 1, "alice", false), -EEXIST);
+    assert_int_equal(take(&p, "alice"), 2); /* not her old entry 1, nor the lowest (0) */
+    assert_int_equal(take(&p, "bob"), 3);
+    assert_int_equal(ip_pool_acquire(&p, "carol", &i), -ENOSPC);
+    assert_int_equal(ip_pool_take(&p, 0), 0); /* its client-config-dir client */
+    assert_int_equal(ip_pool_take(&p, 0), -EEXIST);
+    ip_pool_release(&p, 0);
+    ip_pool_release(&p, 2); /* released: alice's again, not reserved */
+    assert_int_equal(ip_pool_acquire(&p, "carol", &i), 0);
+    assert_int_equal(i, 2);
+    assert_int_equal(ip_pool_acquire(&p, "dave", &i), -ENOSPC); /* 0 and 1 stay kept */
+    /* An entry in use when it becomes reserved stays with its holder, then is kept. */
+    assert_int_equal(ip_pool_reserve(&p, 3), 0);
+    assert_true(ip_pool_is_used(&p, 3));
+    assert_string_equal(ip_pool_cn(&p, 3), "bob");
+    ip_pool_release(&p, 3);
+    assert_null(ip_pool_cn(&p, 3));
+    assert_int_equal(ip_pool_acquire(&p, "bob", &i), -ENOSPC);
+    assert_int_equal(p.n_used, 1);
+    ip_pool_clear(&p);
+
+    /* duplicate-cn: the lowest free entry that is not reserved */
+    indiv(&p, IP(198, 19, 15, 2), IP(198, 19, 15, 5), true);
+    assert_int_equal(ip_pool_reserve(&p, 0), 0);
+    assert_int_equal(take(&p, "loadgen"), 1);
+    assert_int_equal(ip_pool_take(&p, 0), 0);
+    ip_pool_release(&p, 0);
+    ip_pool_release(&p, 1);
+    assert_int_equal(take(&p, "loadgen"), 1);
+    ip_pool_clear(&p);
+}
+
 static void range_limits(void **state)
 {
     struct ip_pool_params pp = {.type = IP_POOL_INDIV};
@@ -405,6 +455,7 @@ int main(void)
         cmocka_unit_test(allocation_order),
         cmocka_unit_test(duplicate_cn_takes_lowest),
         cmocka_unit_test(persisted_entries),
+        cmocka_unit_test(reserved_entries),
         cmocka_unit_test(range_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
