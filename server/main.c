@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "proto/data_crypto.h"
-#include "server/auth_token.h"
-#include "server/config.h"
-#include "server/log.h"
+#include "server/hooks/auth_token.h"
+#include "server/config/config.h"
+#include "server/log/log.h"
 #include "server/server.h"
 
 static void usage(FILE *f)

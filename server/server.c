@@ -16,14 +16,14 @@
 
 #include "proto/data_crypto.h"
 #include "proto/mss.h"
-#include "server/acceptor.h"
-#include "server/ccd.h"
-#include "server/log.h"
-#include "server/peer.h"
-#include "server/pktpool.h"
-#include "server/pool_persist.h"
-#include "server/udp.h"
-#include "server/worker.h"
+#include "server/control/acceptor.h"
+#include "server/config/ccd.h"
+#include "server/log/log.h"
+#include "server/data/peer.h"
+#include "server/thread/pktpool.h"
+#include "server/addr/pool_persist.h"
+#include "server/data/udp.h"
+#include "server/data/worker.h"
 
 #define PEER_ID_MAX 0xFFFFFEu /* openvpn3 rejects larger pushed peer-ids */
 

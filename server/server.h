@@ -13,12 +13,12 @@
 
 #include <uv.h>
 
-#include "server/config.h"
-#include "server/msgq.h"
-#include "server/pool.h"
-#include "server/steer.h"
-#include "server/topology.h"
-#include "server/tun.h"
+#include "server/config/config.h"
+#include "server/thread/msgq.h"
+#include "server/addr/pool.h"
+#include "server/data/steer.h"
+#include "server/config/topology.h"
+#include "server/data/tun.h"
 
 struct acceptor;
 struct worker;

@@ -3,7 +3,7 @@
  *
  *     plugin PREFIX/lib/ovpnd/plugins/ovpnd-auth-pam.so SERVICE    (build: build/plugins/)
  *
- * It uses the OpenVPN plugin interface (server/openvpn_plugin.h), so it loads into ovpnd and
+ * It uses the OpenVPN plugin interface (server/hooks/openvpn_plugin.h), so it loads into ovpnd and
  * into openvpn 2.6 alike. For each client it runs pam_start(SERVICE, username),
  * pam_authenticate and pam_acct_mgmt, with PAM_RHOST set to the client's address.
  *
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/openvpn_plugin.h"
+#include "server/hooks/openvpn_plugin.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define NAME "ovpnd-auth-pam"

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ccd.h"
-#include "server/pool_persist.h"
+#include "server/config/ccd.h"
+#include "server/addr/pool_persist.h"
 #include "tests/fuzz/fuzz_check.h"
 
 static void ccd_file(const char *text)

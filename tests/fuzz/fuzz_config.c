@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/config.h"
+#include "server/config/config.h"
 #include "tests/fuzz/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

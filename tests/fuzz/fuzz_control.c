@@ -35,8 +35,8 @@
 #include "proto/reliable.h"
 #include "proto/static_key.h"
 #include "proto/tls_wrap.h"
-#include "server/hook_env.h"
-#include "server/script.h"
+#include "server/hooks/hook_env.h"
+#include "server/hooks/script.h"
 #include "tests/fuzz/fuzz_check.h"
 
 #define MAX_RECORDS 48

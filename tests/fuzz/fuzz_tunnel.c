@@ -2,7 +2,7 @@
  *
  * Two paths, picked by the first input byte:
  *  - even: what an authenticated client's decrypted payloads go through in the worker
- *    (server/worker.c handle_plaintext): keepalive/OCC recognition, MSS clamping, then the TCP
+ *    (server/data/worker.c handle_plaintext): keepalive/OCC recognition, MSS clamping, then the TCP
  *    coalescer (tcp_gro) that writes super-packets to the TUN device. The rest of the input is a
  *    sequence of packets, each as [length low byte][length high 3 bits | 0x80 = end of batch]
  *    followed by that many bytes.

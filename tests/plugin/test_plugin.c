@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/openvpn_plugin.h"
+#include "server/hooks/openvpn_plugin.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -1,4 +1,4 @@
-/* tests/unit/test_auth.c: the auth-user-pass-verify runner (server/auth.c) with small /bin/sh
+/* tests/unit/test_auth.c: the auth-user-pass-verify runner (server/hooks/auth.c) with small /bin/sh
  * scripts on a private libuv loop, and the AUTH_FAILED text. The results follow openvpn 2.6
  * (ssl_verify.c verify_user_pass_script): exit 0 accepts, 2 defers to auth_control_file,
  * anything else refuses, with auth_failed_reason_file as the client's reason. */
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/auth.h"
-#include "server/config.h"
+#include "server/hooks/auth.h"
+#include "server/config/config.h"
 
 struct result {
     int n_calls;

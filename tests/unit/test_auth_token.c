@@ -1,5 +1,5 @@
 /* tests/unit/test_auth_token.c: auth-gen-token tokens (proto/auth_token.c), their key file, and
- * the server's decisions on them (server/auth_token.c).
+ * the server's decisions on them (server/hooks/auth_token.c).
  *
  * tests/unit/data/config/auth-token.key was written by `openvpn --genkey auth-token` (OpenVPN
  * 2.6.14). TOKEN_26_FIRST and TOKEN_26_RENEWED were made by an openvpn 2.6.14 server with that
@@ -21,8 +21,8 @@
 
 #include "proto/auth_token.h"
 #include "proto/errors.h"
-#include "server/auth_token.h"
-#include "server/config.h"
+#include "server/hooks/auth_token.h"
+#include "server/config/config.h"
 
 #define KEY_FILE OVPND_SOURCE_DIR "/tests/unit/data/config/auth-token.key"
 #define TOKEN_26_FIRST                                                                             \
@@ -309,7 +309,7 @@ static void key_file_writer(void **state)
     free(text);
 }
 
-/* ---- server/auth_token.c: what the server does with a password ---- */
+/* ---- server/hooks/auth_token.c: what the server does with a password ---- */
 
 static int fake_rng(void *ctx, unsigned char *out, size_t len)
 {

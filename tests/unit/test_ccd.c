@@ -20,8 +20,8 @@
 #include "proto/errors.h"
 #include "proto/peer_info.h"
 #include "proto/push.h"
-#include "server/ccd.h"
-#include "server/vroute.h"
+#include "server/config/ccd.h"
+#include "server/addr/vroute.h"
 
 #define ERR_LEN 600
 

@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "server/config.h"
-#include "server/config_internal.h"
+#include "server/config/config.h"
+#include "server/config/config_internal.h"
 
 #define DATA_DIR OVPND_SOURCE_DIR "/tests/unit/data/config"
 #define SAMPLE_DIR OVPND_SOURCE_DIR "/sample-config"

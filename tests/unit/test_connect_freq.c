@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/connect_freq.h"
+#include "server/control/connect_freq.h"
 
 static void connect_freq_zero_seconds_is_no_limit(void **state)
 {

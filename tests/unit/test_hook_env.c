@@ -1,6 +1,6 @@
-/* tests/unit/test_hook_env.c: the environment scripts and plugins get (server/hook_env.h), with
- * the names and formats of openvpn 2.6. Expected certificate values come from
- * `openssl x509 -serial -fingerprint` on the test certificates. */
+/* tests/unit/test_hook_env.c: the environment scripts and plugins get (server/hooks/hook_env.h),
+ * with the names and formats of openvpn 2.6. Expected certificate values come from `openssl x509
+ * -serial -fingerprint` on the test certificates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "server/hook_env.h"
+#include "server/hooks/hook_env.h"
 
 #define DATA OVPND_SOURCE_DIR "/tests/unit/data/config/"
 

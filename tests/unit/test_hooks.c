@@ -1,5 +1,5 @@
 /* tests/unit/test_hooks.c: the runner of tls-verify/client-connect/client-disconnect/
- * learn-address plugins and scripts (server/hooks.c) on a private libuv loop, with the test
+ * learn-address plugins and scripts (server/hooks/hooks.c) on a private libuv loop, with the test
  * plugin (tests/plugin/test_plugin.c, "hooks" mode) and small /bin/sh scripts: plugins before
  * the script (openvpn 2.6 plugin_call_ssl, client_connect_handlers), CLIENT_CONNECT's file and
  * CLIENT_CONNECT_V2's "config", a failed plugin stopping the script except for learn-address,
@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/config.h"
-#include "server/hooks.h"
-#include "server/openvpn_plugin.h"
-#include "server/plugin.h"
+#include "server/config/config.h"
+#include "server/hooks/hooks.h"
+#include "server/hooks/openvpn_plugin.h"
+#include "server/hooks/plugin.h"
 
 #define TEST_PLUGIN OVPND_BINARY_DIR "/tests/test_plugin.so"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server/log.h"
+#include "server/log/log.h"
 
 /* 2026-11-30 00:44:50 UTC */
 #define T0 1795999490

@@ -1,4 +1,4 @@
-/* tests/unit/test_pktpool.c: per-thread pools of MSG_PACKET messages (server/pktpool.h).
+/* tests/unit/test_pktpool.c: per-thread pools of MSG_PACKET messages (server/thread/pktpool.h).
  *
  * What a worker relies on: a handed-over packet's message comes from its own pool (no malloc),
  * msg_free() from any thread returns it, an empty pool or a packet larger than a slot gives
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "server/peer.h"
-#include "server/pktpool.h"
+#include "server/data/peer.h"
+#include "server/thread/pktpool.h"
 
 #define N_SLOTS 64
 #define CAP 2048

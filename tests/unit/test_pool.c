@@ -1,5 +1,5 @@
-/* tests/unit/test_pool.c: the client address pool (server/pool.c) and what `server`,
- * `server-ipv6` and the ifconfig directives expand to per topology (server/topology.c).
+/* tests/unit/test_pool.c: the client address pool (server/addr/pool.c) and what `server`,
+ * `server-ipv6` and the ifconfig directives expand to per topology (server/config/topology.c).
  *
  * Expected values are those of openvpn 2.6.14: helper.c helper_client_server (subnet: server
  * NET+1, pool NET+2 .. BROADCAST-1; net30/p2p: server NET+1 peer NET+2, pool NET+4 ..
@@ -19,9 +19,9 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "server/config.h"
-#include "server/pool.h"
-#include "server/topology.h"
+#include "server/config/config.h"
+#include "server/addr/pool.h"
+#include "server/config/topology.h"
 
 #define IP(a, b, c, d)                                                                             \
     ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))

@@ -1,4 +1,4 @@
-/* tests/unit/test_pool_persist.c: the ifconfig-pool-persist file (server/pool_persist.c).
+/* tests/unit/test_pool_persist.c: the ifconfig-pool-persist file (server/addr/pool_persist.c).
  *
  * The format is openvpn 2.6's (pool.c ifconfig_pool_list / ifconfig_pool_read): "CN,IPv4,IPv6"
  * per entry with a common name, IPv4 being the /30 block with topology net30, an empty field
@@ -18,8 +18,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "server/pool.h"
-#include "server/pool_persist.h"
+#include "server/addr/pool.h"
+#include "server/addr/pool_persist.h"
 
 #define IP(a, b, c, d)                                                                             \
     ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))

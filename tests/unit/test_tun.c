@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server/tun.h"
+#include "server/data/tun.h"
 
 #define SKIP_STATUS 77
 

@@ -1,0 +1,263 @@
+/* server/config/config.h: the server configuration, read from an OpenVPN 2.6 server config file.
+ *
+ * Syntax follows openvpn 2.6 (src/openvpn/options.c: parse_line, read_config_file,
+ * check_inline_file, add_option): one directive per line, words split on blanks, "..." and '...'
+ * quoting, backslash escapes outside single quotes, '#' and ';' start a comment where a word
+ * could start, a leading "--" on the directive name is allowed, <tag>...</tag> inline blocks,
+ * `config FILE` includes (10 levels deep at most) and `cd DIR`.
+ *
+ * Every directive openvpn knows is in one table (server/config/config_table.c) and is either
+ * implemented, accepted and ignored with a warning, refused as "not implemented yet in ovpnd",
+ * refused as a client directive, or unknown. Errors read "FILE:LINE: directive: reason";
+ * problems that belong to no line read "FILE: reason".
+ *
+ * Parsing runs on the main thread at start-up (or at reload into a fresh struct config). It
+ * reads files (the config and its includes, ca/cert/key, the tls-auth/tls-crypt key) but never
+ * changes the process state: `cd DIR` is recorded in cd_dir for the caller to chdir() into, as
+ * openvpn does at that point, so that relative status/log/writepid paths mean the same thing.
+ * Once parsed the struct is read-only and may be shared between threads.
+ */
+#ifndef SERVER_CONFIG_CONFIG_H
+#define SERVER_CONFIG_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
+#define CONFIG_PROTO_UDP6 2 /* `proto udp6`: UDP over IPv6, dual-stack ("::" takes IPv4 too) */
+#define CONFIG_PROTO_UDP                                                                           \
+    3 /* `proto udp` (default): IPv4, or IPv6 dual-stack when `local` is                           \
+       * an IPv6 address */
+
+#define CONFIG_TOPOLOGY_SUBNET 1 /* one subnet; each client one address (ovpnd's default) */
+#define CONFIG_TOPOLOGY_NET30 2  /* each client a /30 block (openvpn 2.6's default) */
+#define CONFIG_TOPOLOGY_P2P 3    /* each client one address, point-to-point to the server */
+
+#define CONFIG_TLS_WRAP_NONE 0
+#define CONFIG_TLS_WRAP_AUTH 1  /* tls-auth: HMAC over the control channel, digest `auth` */
+#define CONFIG_TLS_WRAP_CRYPT 2 /* tls-crypt: AES-256-CTR + HMAC-SHA256 */
+
+#define CONFIG_KEY_DIRECTION_NONE (-1) /* both directions use key[0] */
+#define CONFIG_KEY_DIRECTION_NORMAL 0  /* "0": send with key[0], receive with key[1] */
+#define CONFIG_KEY_DIRECTION_INVERSE 1 /* "1": send with key[1], receive with key[0] */
+
+#define CONFIG_VERIFY_REQUIRE 0 /* verify-client-cert require (default) */
+#define CONFIG_VERIFY_OPTIONAL                                                                     \
+    1                        /* a certificate, if sent, must verify; needs a user/pass check       \
+                              */
+#define CONFIG_VERIFY_NONE 2 /* no client certificate asked for; needs a user/pass check */
+
+/* How the mssfix value is meant (openvpn 2.6 options.c, "mssfix" and its post-processing). */
+#define CONFIG_MSSFIX_PAYLOAD 0 /* `mssfix N`: N bounds the encrypted UDP payload */
+#define CONFIG_MSSFIX_MTU 1     /* `mssfix N mtu` or the default: N bounds the whole IP packet */
+#define CONFIG_MSSFIX_FIXED 2   /* `mssfix N fixed`: N bounds the TCP packet inside the tunnel */
+
+#define CONFIG_PUSH_MAX_LEN 255 /* longest option text in a `push` */
+#define CONFIG_DEFAULT_DATA_CIPHERS "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305"
+
+/* File contents or inline block text. data is NUL-terminated; len excludes the NUL. origin is
+ * the path the data came from, or "FILE:LINE (inline)". All NULL/0 when unset. Owned by the
+ * struct config; wiped when freed. */
+struct config_blob {
+    char *data;
+    size_t len;
+    char *origin;
+};
+
+/* The `push "..."` option texts, in config order, kept as written (as openvpn 2.6 does).
+ * Each one splits into words by the config-line rules, has at least one word, at most
+ * CONFIG_PUSH_MAX_LEN characters and no comma. The options ovpnd itself derives
+ * (route-gateway, topology, ping, ping-restart, ifconfig, peer-id, cipher, ...) are not in
+ * this list. */
+struct config_push {
+    char **items;
+    size_t n_items;
+};
+
+/* A `route` or `route-ipv6` of the server config: a kernel route into the tun device, added at
+ * start-up (openvpn route.c). addr in network byte order, host bits clear. */
+struct config_route {
+    int family; /* 4 or 6 */
+    uint8_t addr[16];
+    int plen;
+    int metric; /* -1 = the kernel's default */
+};
+
+/* One `plugin PATH [ARGS...]` line. argv[0] is the path as openvpn hands it to the plugin;
+ * path is the file that is loaded: argv[0], or for a bare name (no '/', not starting with '.')
+ * that name in openvpn's plugin directory (OVPND_OPENVPN_PLUGIN_DIR), as openvpn 2.6 does
+ * (plugin.c plugin_init_item). where is "FILE:LINE" for start-up errors. */
+struct config_plugin {
+    char **argv; /* NULL-terminated */
+    char *path;
+    char *where;
+};
+
+struct config {
+    char *source; /* the config file path as given, or the name passed to config_parse_string */
+    char *config_file; /* the first `config FILE` as given (scripts' $config, as 2.6); NULL if
+                        * none */
+    char *cd_dir;      /* absolute directory from the last `cd`, NULL if none: chdir() here first */
+
+    /* Network */
+    uint16_t port; /* `port` / `lport`, default 1194 */
+    int proto;     /* CONFIG_PROTO_UDP (default), _UDP4 or _UDP6 */
+    char *local;   /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
+    char *dev;     /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
+    int topology;  /* CONFIG_TOPOLOGY_* (ovpnd's default subnet; openvpn 2.6 defaults to net30) */
+    bool has_server;
+    uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
+    bool server_nopool;                      /* `server NET MASK nopool` */
+    bool has_ifconfig; /* `ifconfig LOCAL REMOTE_OR_NETMASK`: the tun's own IPv4 address */
+    uint32_t ifconfig_local, ifconfig_remote_netmask; /* host byte order */
+    bool has_ifconfig_pool;                           /* `ifconfig-pool START END [NETMASK]` */
+    uint32_t ifconfig_pool_start, ifconfig_pool_end, ifconfig_pool_netmask; /* netmask 0: none */
+    bool has_ifconfig_ipv6; /* `ifconfig-ipv6 LOCAL/BITS REMOTE`: the tun's own IPv6 address */
+    uint8_t ifconfig_ipv6_local[16], ifconfig_ipv6_remote[16]; /* network byte order */
+    int ifconfig_ipv6_bits;                                    /* 64..124 */
+    bool has_ifconfig_ipv6_pool;                               /* `ifconfig-ipv6-pool BASE/BITS` */
+    uint8_t ifconfig_ipv6_pool_base[16];
+    int ifconfig_ipv6_pool_bits; /* 64..124 */
+    char *ifconfig_pool_persist; /* `ifconfig-pool-persist FILE [SECONDS]`: the file, or NULL */
+    int ifconfig_pool_persist_s; /* SECONDS: default 600; 0 = read at start-up, never written */
+    bool has_ifconfig_push_constraint; /* `ifconfig-push-constraint NETWORK NETMASK` */
+    uint32_t ifconfig_push_constraint_network, ifconfig_push_constraint_netmask;
+    int tun_mtu;     /* default 1500 */
+    int tun_mtu_occ; /* `tun-mtu N OCC`: MTU announced in OCC; 0 unset */
+    int mssfix;      /* 0 = off; see mssfix_mode */
+    int mssfix_mode; /* CONFIG_MSSFIX_*; default 1492 + MTU */
+    struct config_push push;
+    bool has_server_ipv6;
+    uint8_t server_ipv6_network[16]; /* `server-ipv6 NET/BITS`, network byte order */
+    int server_ipv6_bits;            /* 64..124 */
+    struct config_route *routes;     /* `route`, `route-ipv6`, in config order */
+    size_t n_routes;
+    char *client_config_dir; /* absolute path, NULL = none */
+    bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
+                              * refused (openvpn ssl_verify.c) */
+    bool client_to_client;   /* forward packets between clients inside the server */
+
+    /* Timers, in seconds (openvpn 2.6 options.c defaults) */
+    int keepalive_ping_s, keepalive_restart_s; /* `keepalive A B` as written; 0,0 = not set */
+    /* Effective server-side timers. With keepalive A B: ping_s = A and ping_restart_s = 2 * B
+     * (openvpn 2.6 helper.c, helper_keepalive, server mode), and the caller pushes
+     * "ping A" and "ping-restart B" to clients. Otherwise from `ping` / `ping-restart`. 0 = off. */
+    int ping_s, ping_restart_s;
+    int hand_window_s; /* default 60 */
+    int tran_window_s; /* default 3600: life of the old data key after a renegotiation started */
+    int tls_timeout_s; /* default 2 */
+    int reneg_sec;     /* default 3600; 0 = no time-based renegotiation */
+    int reneg_sec_min; /* `reneg-sec MAX MIN`; -1 = not given (openvpn: up to 10% jitter) */
+
+    /* TLS and crypto */
+    struct config_blob ca, cert, key; /* PEM (or DER) text; required; checked with mbedTLS */
+    bool dh_none;                     /* `dh none`; a DH file is ignored (ECDHE only) */
+    int tls_wrap_mode;                /* CONFIG_TLS_WRAP_* */
+    struct config_blob tls_wrap_key;  /* "OpenVPN Static key V1" text, file or inline */
+    int key_direction;                /* CONFIG_KEY_DIRECTION_*; tls-auth only */
+    char *auth;                       /* digest for tls-auth, upper case; default "SHA1" */
+    char *data_ciphers;          /* colon list, canonical upper case names; AEAD ciphers only */
+    char *data_ciphers_fallback; /* cipher for clients that cannot negotiate; NULL if unset */
+    char *cipher; /* `cipher X`, upper case, NULL if unset: only named in the OCC string, like
+                   * a 2.6 server (options.c, options_postprocess_cipher); never negotiated */
+    int replay_window, replay_time_s; /* default 64, 15 (openvpn packet_id.h) */
+    bool no_replay;                   /* always false: `no-replay` is refused with AEAD */
+    char *tls_version_min;            /* "1.0", "1.1" or "1.2"; default "1.2" */
+    char *tls_version_max;            /* same set, NULL = no maximum */
+    char *tls_groups;                 /* tls-groups LIST as given, NULL = default order */
+    char *tls_cipher;                 /* tls-cipher LIST as given, NULL = Mbed TLS's default */
+    char *tls_cert_profile;           /* legacy|insecure|preferred|suiteb, NULL = Mbed TLS's */
+    int verify_client_cert;           /* CONFIG_VERIFY_* */
+    char *verify_client_cert_where;   /* "FILE:LINE" of `verify-client-cert`, for start-up
+                                       * errors; NULL when the config has none */
+    bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
+                                       * TLS Web Client Authentication EKU and a key usage */
+
+    /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */
+    char **auth_user_pass_verify;        /* `auth-user-pass-verify CMD METHOD`: CMD split into
+                                          * words like openvpn's argv_parse_cmd, NULL-terminated;
+                                          * NULL = no script */
+    bool auth_user_pass_verify_via_file; /* via-file; otherwise via-env */
+    bool auth_user_pass_optional;        /* clients may send no username/password */
+    bool username_as_common_name;        /* the verified username replaces the CN */
+    int script_security;                 /* 0..3, default 1 (built-in commands only) */
+    char *tmp_dir;                       /* `tmp-dir`; default $TMPDIR or /tmp */
+    char **setenv;                       /* `setenv NAME VALUE` as "NAME=VALUE", for scripts */
+    size_t n_setenv;
+    struct config_blob crl; /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
+    char *crl_file;         /* its path, to re-read when it changes; NULL when inline */
+    /* Scripts run at the points of openvpn 2.6 of the same name (server/hooks/hooks.h): the command
+     * split like auth_user_pass_verify, NULL-terminated; NULL = none. */
+    char **tls_verify;             /* `tls-verify CMD` */
+    char **client_connect;         /* `client-connect CMD` */
+    char **client_disconnect;      /* `client-disconnect CMD` */
+    char **learn_address;          /* `learn-address CMD` */
+    struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
+    size_t n_plugins;
+    /* auth-gen-token (config_auth_token.c; openvpn 2.6 options.c, auth_token.c) */
+    bool auth_gen_token;           /* `auth-gen-token [lifetime] [renewal-time] [external-auth]` */
+    int auth_token_lifetime_s;     /* 0 = tokens live as long as they are renewed */
+    int auth_token_renewal_s;      /* renewal-time; reneg_sec when not given */
+    bool auth_token_external_auth; /* external-auth: the script and plugins also see tokens */
+    bool has_auth_token_secret;    /* `auth-gen-token-secret FILE` was given and read */
+    uint8_t auth_token_secret[32]; /* its HMAC-SHA256 key; wiped by config_free */
+    struct config_blob auth_token_secret_text; /* the file's text (or inline block) */
+
+    /* Clients */
+    int max_clients;                          /* default 1024 */
+    int connect_freq_max, connect_freq_per_s; /* `connect-freq N SECS`; default 0 0: no limit */
+    int connect_freq_initial_max;   /* `connect-freq-initial N SECS`: default 100 per ... */
+    int connect_freq_initial_per_s; /* ... 10 s, as 2.6 */
+    bool duplicate_cn;
+    int explicit_exit_notify; /* 0 unset; N as given, 1 if the directive has no argument */
+
+    /* Process */
+    int workers; /* `workers N` (ovpnd only): 0 = one per online CPU, resolved by the caller */
+    char *user, *group;            /* drop privileges to these after start-up; NULL = stay */
+    bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
+    bool daemonize;                /* `daemon [NAME]` */
+    bool use_syslog;               /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
+    char *syslog_name;             /* NAME of the first of those, NULL if it had none */
+    char *writepid;
+    char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
+    bool log_append;
+    bool suppress_timestamps;
+    int verb; /* default 1 */
+    int mute; /* 0 = off */
+    char *status_file;
+    int status_interval_s; /* default 60; 0 = only when asked or at exit (openvpn status.c) */
+    int status_version;    /* 1 (default), 2 or 3 */
+
+    /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
+    char **warnings;
+    size_t n_warnings;
+};
+
+/* Fill cfg with the defaults listed above; call before config_parse_*(). cfg is caller-owned
+ * storage; anything in it is overwritten, not freed. If memory is short the string defaults
+ * stay NULL and config_parse_*() fills them in (or fails with -ENOMEM). Cannot fail. */
+void config_init(struct config *cfg);
+
+/* Parse the config file at path into cfg (prepared by config_init; use each cfg once). Relative
+ * paths inside (includes, ca, cert, key, tls-auth, tls-crypt) are opened relative to the
+ * process's working directory or the last `cd`, like openvpn. After the last line the whole
+ * config is checked: required directives (dev, server, ca, cert, key), combinations, and the
+ * certificate, key and tls-auth/tls-crypt files are read and checked.
+ *
+ * Returns 0, -EINVAL for any configuration problem, or -ENOMEM. On failure errbuf (errbuf_len
+ * bytes, may be NULL/0) receives one NUL-terminated line, the first error, e.g.
+ * "server.conf:12: port: '70000' is not a port number (1-65535)", and cfg holds a partial
+ * result that only config_free() may touch. Warnings are in cfg->warnings either way. */
+int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t errbuf_len);
+
+/* Same as config_parse_file() for config text held in memory (NUL-terminated); name stands for
+ * the file name in messages and in cfg->source. Meant for tests and for embedding. */
+int config_parse_string(struct config *cfg, const char *name, const char *text, char *errbuf,
+                        size_t errbuf_len);
+
+/* Release everything cfg owns, wiping key material, and zero the struct. The storage itself
+ * stays the caller's. config_free(NULL) is a no-op. */
+void config_free(struct config *cfg);
+
+#endif /* SERVER_CONFIG_CONFIG_H */

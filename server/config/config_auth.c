@@ -1,0 +1,368 @@
+/* server/config/config_auth.c: handlers for how clients are authenticated beyond their certificate:
+ * auth-user-pass-verify, plugin, auth-user-pass-optional, username-as-common-name,
+ * script-security, tmp-dir and the environment given to scripts and plugins (setenv,
+ * setenv-safe). Facts from openvpn 2.6
+ * src/openvpn/options.c (add_option, options_postprocess_verify_ce, check_cmd_access) and
+ * doc/man-sections/script-options.rst.
+ */
+#include "server/config/config_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mbedtls/x509_crl.h>
+
+/* openvpn's script-security levels (run_command.h SSEC_*). */
+#define SSEC_SCRIPTS 2 /* user-defined scripts may run */
+#define SSEC_PW_ENV 3  /* passwords may be passed to scripts in the environment */
+
+void config_strv_free(char **v)
+{
+    if (v == NULL) {
+        return;
+    }
+    for (char **p = v; *p != NULL; p++) {
+        free(*p);
+    }
+    free(v);
+}
+
+/* Split a command the way openvpn's argv_parse_cmd does (the config-line rules: blanks,
+ * quotes, backslashes) into a NULL-terminated vector in *out. */
+static int split_command(struct config_parser *ps, const char *cmd, char ***out)
+{
+    size_t len = strlen(cmd);
+    char *scratch = malloc(len + CONFIG_MAX_ARGS), *words[CONFIG_MAX_ARGS], why[128];
+    char **v = NULL;
+    int n = 0, err;
+
+    if (scratch == NULL) {
+        return config_nomem(ps);
+    }
+    err = config_split_line(cmd, len, scratch, words, &n, why, sizeof(why));
+    if (err) {
+        free(scratch);
+        return config_error(ps, "command '%s': %s", cmd, why);
+    }
+    if (n == 0) {
+        free(scratch);
+        return config_error(ps, "the command is empty");
+    }
+    v = calloc((size_t)n + 1, sizeof(*v));
+    for (int i = 0; v != NULL && i < n; i++) {
+        v[i] = strdup(words[i]);
+        if (v[i] == NULL) {
+            config_strv_free(v);
+            v = NULL;
+        }
+    }
+    free(scratch);
+    if (v == NULL) {
+        return config_nomem(ps);
+    }
+    config_strv_free(*out);
+    *out = v;
+    return 0;
+}
+
+int config_h_auth_user_pass_verify(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+
+    if (argc < 3) {
+        return config_error(ps, "needs a second argument, 'via-env' or 'via-file' (as in "
+                                "openvpn 2.6)");
+    }
+    if (strcmp(argv[2], "via-file") == 0) {
+        cfg->auth_user_pass_verify_via_file = true;
+    } else if (strcmp(argv[2], "via-env") == 0) {
+        cfg->auth_user_pass_verify_via_file = false;
+    } else {
+        return config_error(ps, "second argument must be 'via-env' or 'via-file', not '%s'",
+                            argv[2]);
+    }
+    ps->seen_auth_user_pass_verify = config_here(ps);
+    return split_command(ps, argv[1], &cfg->auth_user_pass_verify);
+}
+
+/* tls-verify, client-connect, client-disconnect, learn-address: CMD, split as above. */
+int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+
+    (void)argc;
+    if (strcmp(argv[0], "tls-verify") == 0) {
+        ps->seen_tls_verify = config_here(ps);
+        return split_command(ps, argv[1], &cfg->tls_verify);
+    }
+    if (strcmp(argv[0], "client-connect") == 0) {
+        ps->seen_client_connect = config_here(ps);
+        return split_command(ps, argv[1], &cfg->client_connect);
+    }
+    if (strcmp(argv[0], "client-disconnect") == 0) {
+        ps->seen_client_disconnect = config_here(ps);
+        return split_command(ps, argv[1], &cfg->client_disconnect);
+    }
+    ps->seen_learn_address = config_here(ps);
+    return split_command(ps, argv[1], &cfg->learn_address);
+}
+
+int config_h_auth_user_pass_optional(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->auth_user_pass_optional = true;
+    return 0;
+}
+
+int config_h_username_as_common_name(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->username_as_common_name = true;
+    return 0;
+}
+
+int config_h_script_security(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc > 2) {
+        return config_error(ps, "the second argument (execve/system) was removed in openvpn 2.3");
+    }
+    ps->seen_script_security = config_here(ps);
+    return config_parse_int(ps, NULL, argv[1], 0, 3, &ps->cfg->script_security);
+}
+
+int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv)
+{
+    char *dir = config_resolve(ps, argv[1]);
+    int err;
+
+    (void)argc;
+    if (dir == NULL) {
+        return config_nomem(ps);
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        err = config_error(ps, "cannot use '%s': %s", argv[1], strerror(errno));
+        free(dir);
+        return err;
+    }
+    free(ps->cfg->tmp_dir);
+    ps->cfg->tmp_dir = dir;
+    return 0;
+}
+
+/* `setenv NAME [VALUE]` and `setenv-safe NAME [VALUE]` (the latter as OPENVPN_NAME): passed to
+ * every script. `setenv FORWARD_COMPATIBLE 1` also changes how unknown directives are treated
+ * (as in openvpn). */
+int config_h_setenv(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    bool is_safe = strcmp(argv[0], "setenv-safe") == 0;
+    const char *value = argc > 2 ? argv[2] : "";
+    char **grown, *var;
+    size_t len;
+
+    if (!is_safe && strcmp(argv[1], "FORWARD_COMPATIBLE") == 0 && strcmp(value, "1") == 0) {
+        ps->is_forward_compatible = true; /* unknown directives only warn from here on */
+    }
+    if (argv[1][0] == '\0' || strchr(argv[1], '=') != NULL) {
+        return config_error(ps, "'%s' is not a variable name", argv[1]);
+    }
+    len = strlen(argv[1]) + strlen(value) + 10;
+    var = malloc(len);
+    grown = realloc(cfg->setenv, (cfg->n_setenv + 1) * sizeof(*grown));
+    if (var == NULL || grown == NULL) {
+        free(var);
+        if (grown != NULL) {
+            cfg->setenv = grown;
+        }
+        return config_nomem(ps);
+    }
+    snprintf(var, len, "%s%s=%s", is_safe ? "OPENVPN_" : "", argv[1], value);
+    cfg->setenv = grown;
+    cfg->setenv[cfg->n_setenv++] = var;
+    return 0;
+}
+
+#ifndef OVPND_OPENVPN_PLUGIN_DIR
+#define OVPND_OPENVPN_PLUGIN_DIR "/usr/lib/openvpn/plugins"
+#endif
+
+/* `plugin PATH [ARGS...]`: the file must be there now (it is loaded at start-up). */
+int config_h_plugin(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    struct config_plugin *grown, *pl;
+    char where[300];
+    int err = 0;
+
+    grown = realloc(cfg->plugins, (cfg->n_plugins + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        return config_nomem(ps);
+    }
+    cfg->plugins = grown;
+    pl = &cfg->plugins[cfg->n_plugins];
+    memset(pl, 0, sizeof(*pl));
+    cfg->n_plugins++;
+    pl->argv = calloc((size_t)argc, sizeof(*pl->argv));
+    for (int i = 1; pl->argv != NULL && i < argc; i++) {
+        pl->argv[i - 1] = strdup(argv[i]);
+        if (pl->argv[i - 1] == NULL) {
+            return config_nomem(ps);
+        }
+    }
+    if (argv[1][0] != '/' && argv[1][0] != '.' && strchr(argv[1], '/') == NULL) {
+        size_t len = strlen(OVPND_OPENVPN_PLUGIN_DIR) + strlen(argv[1]) + 2;
+
+        pl->path = malloc(len);
+        if (pl->path != NULL) {
+            snprintf(pl->path, len, "%s/%s", OVPND_OPENVPN_PLUGIN_DIR, argv[1]);
+        }
+    } else {
+        pl->path = config_resolve(ps, argv[1]);
+    }
+    snprintf(where, sizeof(where), "%s:%d", ps->file, ps->line);
+    pl->where = strdup(where);
+    if (pl->argv == NULL || pl->path == NULL || pl->where == NULL) {
+        return config_nomem(ps);
+    }
+    if (access(pl->path, R_OK) != 0) {
+        err = config_error(ps, "cannot load '%s': %s", pl->path, strerror(errno));
+    }
+    return err;
+}
+
+/* `crl-verify FILE` (or an inline <crl-verify> block); read once the config is complete. The
+ * `dir` form (one file per revoked serial) is not implemented. */
+int config_h_crl_verify(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc > 2) {
+        return config_not_implemented(ps, "the 'dir' form; give one CRL file");
+    }
+    return config_set_file(ps, &ps->crl, &ps->cfg->crl, argv[1]);
+}
+
+/* Read the CRL file and make sure mbed TLS can use it, so a broken CRL stops start-up instead
+ * of letting every client in or none. */
+static int check_crl(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    mbedtls_x509_crl crl;
+    int err = 0, ret;
+
+    if (ps->crl.path != NULL) {
+        err = config_read_blob(ps, &ps->crl.where, "crl-verify", ps->crl.path, &cfg->crl);
+        if (err == 0) {
+            cfg->crl_file = config_resolve(ps, ps->crl.path);
+            err = cfg->crl_file == NULL ? config_nomem(ps) : 0;
+        }
+    }
+    if (err || cfg->crl.data == NULL) {
+        return err;
+    }
+    mbedtls_x509_crl_init(&crl);
+    ret = mbedtls_x509_crl_parse(&crl, (const unsigned char *)cfg->crl.data, cfg->crl.len + 1);
+    mbedtls_x509_crl_free(&crl);
+    if (ret != 0) {
+        err = config_error_at(ps, &ps->crl.where, "crl-verify",
+                              "%s is not a CRL in PEM or DER form (mbed TLS error -0x%04x)",
+                              cfg->crl.origin ? cfg->crl.origin : "the CRL", (unsigned)-ret);
+    }
+    return err;
+}
+
+/* A script directive needs script-security 2 and a program that can be run now (options.c
+ * check_cmd_access). 2.6 only warns at start-up and then fails each call when script-security
+ * is too low; ovpnd refuses to start, as for auth-user-pass-verify. */
+static int check_script(struct config_parser *ps, const struct config_where *w, const char *name,
+                        char *const *cmd)
+{
+    char *path;
+    int err = 0;
+
+    if (cmd == NULL) {
+        return 0;
+    }
+    if (ps->cfg->script_security < SSEC_SCRIPTS) {
+        return config_error_at(ps, w, name,
+                               "running a script needs 'script-security 2' or higher (it is %d)",
+                               ps->cfg->script_security);
+    }
+    path = config_resolve(ps, cmd[0]);
+    if (path == NULL) {
+        return config_nomem(ps);
+    }
+    if (access(path, X_OK) != 0) {
+        err = config_error_at(ps, w, name, "cannot execute '%s': %s", cmd[0], strerror(errno));
+    }
+    free(path);
+    return err;
+}
+
+int config_check_auth(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    const struct config_where *w = &ps->seen_auth_user_pass_verify;
+    char *path;
+    int err = check_crl(ps);
+
+    err = err ? err : check_script(ps, &ps->seen_tls_verify, "tls-verify", cfg->tls_verify);
+    err = err ? err
+              : check_script(ps, &ps->seen_client_connect, "client-connect", cfg->client_connect);
+    err = err ? err
+              : check_script(ps, &ps->seen_client_disconnect, "client-disconnect",
+                             cfg->client_disconnect);
+    err =
+        err ? err : check_script(ps, &ps->seen_learn_address, "learn-address", cfg->learn_address);
+    if (err) {
+        return err;
+    }
+    if (ps->seen_verify_client_cert.line != 0) {
+        /* for auth_new, which sees what the plugins handle (server/hooks/auth.h) */
+        char where[300];
+
+        snprintf(where, sizeof(where), "%s:%d", ps->seen_verify_client_cert.file,
+                 ps->seen_verify_client_cert.line);
+        free(cfg->verify_client_cert_where);
+        cfg->verify_client_cert_where = strdup(where);
+        if (cfg->verify_client_cert_where == NULL) {
+            return config_nomem(ps);
+        }
+    }
+    if (cfg->verify_client_cert != CONFIG_VERIFY_REQUIRE && cfg->auth_user_pass_verify == NULL &&
+        cfg->n_plugins == 0) {
+        /* options.c: "--verify-client-cert none|optional must be used with ...". Which events
+         * a plugin handles is known once it is loaded: auth_new checks that one of them (or
+         * the script) checks passwords. */
+        return config_error_at(ps, &ps->seen_verify_client_cert, "verify-client-cert",
+                               "'%s' needs auth-user-pass-verify or a plugin to check clients",
+                               cfg->verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional");
+    }
+    if (cfg->auth_user_pass_verify == NULL) {
+        return 0;
+    }
+    if (cfg->script_security < SSEC_SCRIPTS) {
+        return config_error_at(ps, w, "auth-user-pass-verify",
+                               "running a script needs 'script-security 2' or higher (it is %d)",
+                               cfg->script_security);
+    }
+    if (!cfg->auth_user_pass_verify_via_file && cfg->script_security < SSEC_PW_ENV) {
+        return config_error_at(ps, w, "auth-user-pass-verify",
+                               "via-env passes the password in the environment, which needs "
+                               "'script-security 3' (or use via-file)");
+    }
+    /* options.c check_cmd_access: the script must exist and be executable at start-up. */
+    path = config_resolve(ps, cfg->auth_user_pass_verify[0]);
+    if (path == NULL) {
+        return config_nomem(ps);
+    }
+    if (access(path, X_OK) != 0) {
+        err = config_error_at(ps, w, "auth-user-pass-verify", "cannot execute '%s': %s",
+                              cfg->auth_user_pass_verify[0], strerror(errno));
+    }
+    free(path);
+    return err;
+}

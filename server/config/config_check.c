@@ -1,0 +1,383 @@
+/* server/config/config_check.c: what is decided once the whole config is read: required directives,
+ * combinations, defaults that depend on other directives, and reading and checking the
+ * certificate, key and tls-auth/tls-crypt files (openvpn reads them at start-up too, after
+ * every `cd`). Facts from openvpn 2.6 src/openvpn/options.c (options_postprocess_verify_ce,
+ * options_postprocess_mutate_ce, options_postprocess_cipher), helper.c (helper_keepalive) and
+ * init.c (do_option_warnings).
+ */
+#include "server/config/config_internal.h"
+
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mbedtls/error.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/x509_crt.h>
+
+#include "server/config/topology.h"
+
+#define MSSFIX_DEFAULT 1492 /* openvpn mtu.h */
+
+static const struct config_where *later(const struct config_where *a, const struct config_where *b)
+{
+    /* Both from the same parse; "later" only matters for which line the message names. */
+    if (a->line == 0) {
+        return b;
+    }
+    if (b->line == 0) {
+        return a;
+    }
+    if (a->file == b->file) {
+        return a->line > b->line ? a : b;
+    }
+    return b;
+}
+
+static int check_dev(struct config_parser *ps)
+{
+    const char *dev = ps->cfg->dev;
+
+    if (dev == NULL) {
+        return config_error_at(ps, NULL, NULL, "dev is required (e.g. 'dev tun')");
+    }
+    if (ps->is_dev_type_tun || strncmp(dev, "tun", 3) == 0) {
+        return 0;
+    }
+    if (strncmp(dev, "tap", 3) == 0) {
+        return config_error_at(ps, &ps->seen_dev, "dev",
+                               "not implemented yet in ovpnd (tap devices; use tun)");
+    }
+    if (strcmp(dev, "null") == 0) {
+        return config_error_at(ps, &ps->seen_dev, "dev",
+                               "not implemented yet in ovpnd (null devices; use tun)");
+    }
+    return config_error_at(ps, &ps->seen_dev, "dev",
+                           "cannot tell the device type of '%s': add 'dev-type tun'", dev);
+}
+
+static int check_timers(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    const struct config_where *ping = later(&ps->seen_ping, &ps->seen_ping_restart);
+
+    if (ps->seen_keepalive.line > 0 && ping->line > 0) {
+        const struct config_where *w = later(&ps->seen_keepalive, ping);
+
+        return config_error_at(ps, w, w == &ps->seen_keepalive ? "keepalive" : "ping",
+                               "keepalive conflicts with ping and ping-restart: keepalive "
+                               "alone is enough");
+    }
+    if (ps->seen_keepalive.line > 0) {
+        cfg->ping_s = cfg->keepalive_ping_s;
+        cfg->ping_restart_s = 2 * cfg->keepalive_restart_s; /* server side, helper.c */
+    } else if (ping->line == 0) {
+        return config_warn(ps, &(struct config_where){NULL, 0},
+                           "keepalive is missing from the server config: dead clients are "
+                           "never noticed (add e.g. 'keepalive 10 60')");
+    }
+    return 0;
+}
+
+static int check_tls(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    static const char *const versions[] = {"1.0", "1.1", "1.2"};
+    int min = 0, max = 2;
+
+    if (ps->seen_tls_auth.line > 0 && ps->seen_tls_crypt.line > 0) {
+        const struct config_where *w = later(&ps->seen_tls_auth, &ps->seen_tls_crypt);
+
+        return config_error_at(ps, w, w == &ps->seen_tls_auth ? "tls-auth" : "tls-crypt",
+                               "tls-auth and tls-crypt are mutually exclusive");
+    }
+    if (cfg->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && strcmp(cfg->auth, "none") == 0) {
+        return config_error_at(ps, &ps->seen_auth, "auth", "tls-auth needs a digest, not none");
+    }
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(cfg->tls_version_min, versions[i]) == 0) {
+            min = i;
+        }
+        if (cfg->tls_version_max != NULL && strcmp(cfg->tls_version_max, versions[i]) == 0) {
+            max = i;
+        }
+    }
+    if (max < min) {
+        return config_error_at(ps, later(&ps->seen_tls_version_min, &ps->seen_tls_version_max),
+                               NULL, "tls-version-max %s is below tls-version-min %s",
+                               cfg->tls_version_max, cfg->tls_version_min);
+    }
+    return 0;
+}
+
+static bool in_colon_list(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (const char *p = list; p != NULL; p = strchr(p, ':')) {
+        p += *p == ':' ? 1 : 0;
+        if (strncmp(p, name, len) == 0 && (p[len] == ':' || p[len] == '\0')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* options_postprocess_cipher: a server's --cipher outside --data-ciphers is ignored. */
+static int check_cipher(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+
+    if (cfg->cipher == NULL || in_colon_list(cfg->data_ciphers, cfg->cipher)) {
+        return 0;
+    }
+    return config_warn(ps, &ps->seen_cipher,
+                       "cipher: '%s' is not in data-ciphers (%s) and is ignored, as by openvpn "
+                       "2.6; add it to data-ciphers or use data-ciphers-fallback for clients "
+                       "that cannot negotiate",
+                       cfg->cipher, cfg->data_ciphers);
+}
+
+static int tls_error(struct config_parser *ps, const struct config_where *where, const char *name,
+                     const struct config_blob *blob, const char *what, int rc)
+{
+    char text[128];
+
+    mbedtls_strerror(rc, text, sizeof(text));
+    return config_error_at(ps, where, name, "%s: %s (%s)", blob->origin, what, text);
+}
+
+/* Load a file named by a directive, unless it came inline. */
+static int load(struct config_parser *ps, struct config_pending *pending, const char *name,
+                struct config_blob *blob)
+{
+    if (pending->path == NULL) {
+        return 0;
+    }
+    return config_read_blob(ps, &pending->where, name, pending->path, blob);
+}
+
+static int check_certs(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    mbedtls_x509_crt ca, cert;
+    mbedtls_pk_context key;
+    int rc, err = 0;
+
+    mbedtls_x509_crt_init(&ca);
+    mbedtls_x509_crt_init(&cert);
+    mbedtls_pk_init(&key);
+    /* PEM input is given to mbed TLS with its terminating NUL, as it requires. */
+    rc = mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->ca.data, cfg->ca.len + 1);
+    if (rc < 0 || ca.version == 0) {
+        err = tls_error(ps, &ps->ca.where, "ca", &cfg->ca, "no valid certificate", rc);
+        goto out;
+    }
+    if (rc > 0) {
+        err = config_warn(ps, &ps->ca.where,
+                          "ca: %s: %d certificate(s) could not be read and "
+                          "are left out",
+                          cfg->ca.origin, rc);
+    }
+    rc = mbedtls_x509_crt_parse(&cert, (const unsigned char *)cfg->cert.data, cfg->cert.len + 1);
+    if (rc != 0 || cert.version == 0) {
+        err = tls_error(ps, &ps->cert.where, "cert", &cfg->cert, "not a valid certificate", rc);
+        goto out;
+    }
+    rc =
+        mbedtls_pk_parse_key(&key, (const unsigned char *)cfg->key.data, cfg->key.len + 1, NULL, 0);
+    if (rc == MBEDTLS_ERR_PK_PASSWORD_REQUIRED) {
+        err = config_error_at(ps, &ps->key.where, "key",
+                              "%s is encrypted: not implemented yet in ovpnd (askpass)",
+                              cfg->key.origin);
+        goto out;
+    }
+    if (rc != 0) {
+        err = tls_error(ps, &ps->key.where, "key", &cfg->key, "not a valid private key", rc);
+        goto out;
+    }
+    rc = mbedtls_pk_check_pair(&cert.pk, &key);
+    if (rc != 0) {
+        err = config_error_at(ps, &ps->key.where, "key", "%s does not match the certificate %s",
+                              cfg->key.origin, cfg->cert.origin);
+    }
+out:
+    mbedtls_pk_free(&key);
+    mbedtls_x509_crt_free(&cert);
+    mbedtls_x509_crt_free(&ca);
+    return err;
+}
+
+static int check_files(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    static const char *const names[] = {"ca", "cert", "key"};
+    struct config_pending *pending[] = {&ps->ca, &ps->cert, &ps->key};
+    struct config_blob *blobs[] = {&cfg->ca, &cfg->cert, &cfg->key};
+    int err;
+
+    for (int i = 0; i < 3; i++) {
+        if (pending[i]->path == NULL && blobs[i]->data == NULL) {
+            return config_error_at(ps, NULL, NULL, "%s is required", names[i]);
+        }
+        err = load(ps, pending[i], names[i], blobs[i]);
+        if (err) {
+            return err;
+        }
+    }
+    err = check_certs(ps);
+    if (err || cfg->tls_wrap_mode == CONFIG_TLS_WRAP_NONE) {
+        return err;
+    }
+    const char *name = cfg->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH ? "tls-auth" : "tls-crypt";
+
+    err = load(ps, &ps->tls_wrap_key, name, &cfg->tls_wrap_key);
+    if (err) {
+        return err;
+    }
+    if (strstr(cfg->tls_wrap_key.data, "-----BEGIN OpenVPN tls-crypt-v2") != NULL) {
+        return config_error_at(ps, &ps->tls_wrap_key.where, name,
+                               "%s is a tls-crypt-v2 key; tls-crypt-v2 is not implemented yet "
+                               "in ovpnd",
+                               cfg->tls_wrap_key.origin);
+    }
+    if (strstr(cfg->tls_wrap_key.data, "-----BEGIN OpenVPN Static key V1-----") == NULL ||
+        strstr(cfg->tls_wrap_key.data, "-----END OpenVPN Static key V1-----") == NULL) {
+        return config_error_at(ps, &ps->tls_wrap_key.where, name,
+                               "%s is not an OpenVPN static key (openvpn --genkey %s)",
+                               cfg->tls_wrap_key.origin, name);
+    }
+    return 0;
+}
+
+static int set_default(struct config_parser *ps, char **dst, const char *value)
+{
+    return *dst != NULL ? 0 : config_set_str(ps, dst, value);
+}
+
+/* What server / server-ipv6 / ifconfig* expand to (topology.c), and the pool persist file's
+ * conditions (openvpn options.c, init.c). */
+static int check_topology(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    struct topology_plan plan;
+    const char *directive = NULL;
+    char why[400];
+    int err = topology_plan_make(cfg, &plan, &directive, why, sizeof(why));
+
+    if (err) {
+        static const struct {
+            const char *name;
+            size_t offset;
+        } where[] = {
+            {"server", offsetof(struct config_parser, seen_server)},
+            {"ifconfig", offsetof(struct config_parser, seen_ifconfig)},
+            {"ifconfig-pool", offsetof(struct config_parser, seen_ifconfig_pool)},
+            {"ifconfig-ipv6", offsetof(struct config_parser, seen_ifconfig_ipv6)},
+            {"ifconfig-ipv6-pool", offsetof(struct config_parser, seen_ifconfig_ipv6_pool)},
+            {"server-ipv6", offsetof(struct config_parser, seen_server_ipv6)},
+        };
+        const struct config_where *at = NULL;
+
+        for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+            if (strcmp(where[i].name, directive) == 0) {
+                at =
+                    (const struct config_where *)(const void *)((const char *)ps + where[i].offset);
+            }
+        }
+        if (at && at->line == 0) {
+            return config_error_at(ps, NULL, NULL, "%s", why);
+        }
+        return config_error_at(ps, at, at ? directive : NULL, "%s", why);
+    }
+    if (cfg->ifconfig_pool_persist && !plan.has_pool) {
+        return config_error_at(ps, &ps->seen_ifconfig_pool_persist, "ifconfig-pool-persist",
+                               "must be used with a pool (server, ifconfig-pool or "
+                               "ifconfig-ipv6-pool)");
+    }
+    if (cfg->ifconfig_pool_persist && cfg->duplicate_cn) {
+        /* init.c: "--ifconfig-pool-persist will not work with --duplicate-cn" */
+        return config_warn(ps, &ps->seen_ifconfig_pool_persist,
+                           "ifconfig-pool-persist: does not work with duplicate-cn: addresses are "
+                           "handed out lowest "
+                           "first, %s is neither read nor written",
+                           cfg->ifconfig_pool_persist);
+    }
+    return 0;
+}
+
+int config_finish(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    int err;
+
+    err = set_default(ps, &cfg->auth, "SHA1");
+    if (err == 0) {
+        err = set_default(ps, &cfg->data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+    }
+    if (err == 0) {
+        err = set_default(ps, &cfg->tls_version_min, "1.2");
+    }
+    if (err == 0) {
+        err = check_dev(ps);
+    }
+    if (err == 0) {
+        err = check_topology(ps);
+    }
+    if (err == 0 && ps->seen_topology.line == 0) {
+        err = config_warn(ps, &(struct config_where){NULL, 0},
+                          "topology is not set: ovpnd uses 'topology subnet' (openvpn 2.6 "
+                          "would use net30)");
+    }
+    if (err == 0 && ps->is_mssfix_default) {
+        /* options_postprocess_mutate_ce: the default 1492 only fits the default tun MTU;
+         * otherwise TCP inside the tunnel is clamped to the tun MTU. */
+        cfg->mssfix = cfg->tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->tun_mtu;
+        cfg->mssfix_mode = cfg->tun_mtu == 1500 ? CONFIG_MSSFIX_MTU : CONFIG_MSSFIX_FIXED;
+    }
+    if (err == 0 && cfg->local) {
+        struct in6_addr a6;
+        struct in_addr a4;
+        bool is_v6 = inet_pton(AF_INET6, cfg->local, &a6) == 1;
+        bool is_v4 = inet_pton(AF_INET, cfg->local, &a4) == 1;
+
+        if (is_v6 && cfg->proto == CONFIG_PROTO_UDP4) {
+            err = config_error_at(ps, &ps->seen_local, "local",
+                                  "'%s' is an IPv6 address, but proto is udp4", cfg->local);
+        } else if (is_v4 && cfg->proto == CONFIG_PROTO_UDP6) {
+            err = config_error_at(ps, &ps->seen_local, "local",
+                                  "'%s' is an IPv4 address, but proto is udp6", cfg->local);
+        }
+    }
+    if (err == 0 && cfg->ccd_exclusive && !cfg->client_config_dir) {
+        err = config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",
+                              "needs client-config-dir");
+    }
+    if (err == 0 && ps->seen_route_ipv6.line && !cfg->has_server_ipv6 && !cfg->has_ifconfig_ipv6) {
+        err = config_error_at(ps, &ps->seen_route_ipv6, "route-ipv6",
+                              "needs server-ipv6 or ifconfig-ipv6 (the tun device has no IPv6 "
+                              "address)");
+    }
+    if (err == 0) {
+        err = check_timers(ps);
+    }
+    if (err == 0) {
+        err = check_tls(ps);
+    }
+    if (err == 0) {
+        err = check_cipher(ps);
+    }
+    if (err == 0) {
+        err = config_check_auth(ps);
+    }
+    if (err == 0) {
+        err = config_check_auth_token(ps);
+    }
+    if (err == 0) {
+        err = check_files(ps);
+    }
+    return err;
+}

@@ -1,0 +1,224 @@
+/* server/config/config_daemon.c: handlers for the process side: includes, working directory,
+ * privileges, daemon mode, logging, status file, worker count, and the directives that change
+ * how unknown directives are treated. Facts from openvpn 2.6 src/openvpn/options.c
+ * (add_option) and status.c.
+ */
+#include "server/config/config_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define WORKERS_MAX 256 /* peer_id values carry the worker number in their top bits */
+
+int config_h_config(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (ps->cfg->config_file == NULL && (ps->cfg->config_file = strdup(argv[1])) == NULL) {
+        return config_nomem(ps);
+    }
+    return config_parse_include(ps, argv[1]);
+}
+
+int config_real_dir(struct config_parser *ps, const char *value, char **out)
+{
+    char *joined = config_resolve(ps, value), *real;
+    struct stat st;
+
+    if (joined == NULL) {
+        return config_nomem(ps);
+    }
+    real = realpath(joined, NULL);
+    if (real == NULL) {
+        int e = errno;
+
+        free(joined);
+        return e == ENOMEM ? config_nomem(ps)
+                           : config_error(ps, "cannot use '%s': %s", value, strerror(e));
+    }
+    free(joined);
+    if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(real);
+        return config_error(ps, "'%s' is not a directory", value);
+    }
+    *out = real;
+    return 0;
+}
+
+/* openvpn chdir()s at this point; we only remember the directory (see config.h). */
+int config_h_cd(struct config_parser *ps, int argc, char **argv)
+{
+    char *real;
+    int err;
+
+    (void)argc;
+    err = config_real_dir(ps, argv[1], &real);
+    if (err) {
+        return err;
+    }
+    free(ps->cd);
+    ps->cd = real;
+    return config_set_str(ps, &ps->cfg->cd_dir, real);
+}
+
+static int set_name(struct config_parser *ps, char **dst, const char *value)
+{
+    if (value[0] == '\0') {
+        return config_error(ps, "the name is empty");
+    }
+    return config_set_str(ps, dst, value);
+}
+
+int config_h_user(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return set_name(ps, &ps->cfg->user, argv[1]);
+}
+
+int config_h_group(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return set_name(ps, &ps->cfg->group, argv[1]);
+}
+
+/* Syslog as openvpn 2.6 opens it (error.c open_syslog): the first `syslog` or `daemon` line
+ * chooses the program name, later ones change nothing. */
+static int open_syslog(struct config_parser *ps, const char *name)
+{
+    if (ps->cfg->use_syslog) {
+        return 0;
+    }
+    if (name && name[0] == '\0') {
+        return config_error(ps, "the name is empty");
+    }
+    ps->cfg->use_syslog = true;
+    return config_set_str(ps, &ps->cfg->syslog_name, name);
+}
+
+int config_h_syslog(struct config_parser *ps, int argc, char **argv)
+{
+    return open_syslog(ps, argc == 2 ? argv[1] : NULL);
+}
+
+int config_h_daemon(struct config_parser *ps, int argc, char **argv)
+{
+    if (ps->cfg->daemonize) {
+        /* as 2.6 options.c: only a second `daemon NAME` is remarked on */
+        return argc == 2 ? config_warn(ps, NULL,
+                                       "daemon: ignoring 'daemon %s': a daemon directive came "
+                                       "earlier (init scripts sometimes add their own)",
+                                       argv[1])
+                         : 0;
+    }
+    ps->cfg->daemonize = true;
+    return open_syslog(ps, argc == 2 ? argv[1] : NULL);
+}
+
+int config_h_writepid(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return set_name(ps, &ps->cfg->writepid, argv[1]);
+}
+
+int config_h_log(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->cfg->log_append = false;
+    return set_name(ps, &ps->cfg->log_file, argv[1]);
+}
+
+int config_h_log_append(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->cfg->log_append = true;
+    return set_name(ps, &ps->cfg->log_file, argv[1]);
+}
+
+int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->suppress_timestamps = true;
+    return 0;
+}
+
+int config_h_verb(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, 11, &ps->cfg->verb);
+}
+
+int config_h_mute(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->mute);
+}
+
+int config_h_status(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc == 3) {
+        int err =
+            config_parse_int(ps, "update interval", argv[2], 0, 86400, &ps->cfg->status_interval_s);
+
+        if (err) {
+            return err;
+        }
+    }
+    return set_name(ps, &ps->cfg->status_file, argv[1]);
+}
+
+int config_h_status_version(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 1, 3, &ps->cfg->status_version);
+}
+
+int config_h_persist_key(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->persist_key = true;
+    return 0;
+}
+
+int config_h_persist_tun(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->persist_tun = true;
+    return 0;
+}
+
+int config_h_workers(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, WORKERS_MAX, &ps->cfg->workers);
+}
+
+int config_h_ignore_unknown_option(struct config_parser *ps, int argc, char **argv)
+{
+    char **grown =
+        realloc(ps->ignore_unknown, (ps->n_ignore_unknown + (size_t)argc - 1) * sizeof(*grown));
+
+    if (grown == NULL) {
+        return config_nomem(ps);
+    }
+    ps->ignore_unknown = grown;
+    for (int i = 1; i < argc; i++) {
+        const char *name = argv[i];
+
+        if (name[0] == '-' && name[1] == '-') {
+            name += 2;
+        }
+        grown[ps->n_ignore_unknown] = strdup(name);
+        if (grown[ps->n_ignore_unknown] == NULL) {
+            return config_nomem(ps);
+        }
+        ps->n_ignore_unknown++;
+    }
+    return 0;
+}
+
+/* `setenv opt ...` is handled before the table; here only plain environment settings. */

@@ -1,0 +1,285 @@
+/* server/config/config_internal.h: what the config_*.c files share: the parser state, the directive
+ * table and the helpers handlers use to report errors and store values. Not for other modules.
+ */
+#ifndef SERVER_CONFIG_CONFIG_INTERNAL_H
+#define SERVER_CONFIG_CONFIG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/config/config.h"
+
+#define CONFIG_MAX_ARGS 16        /* words on one line, name included (openvpn MAX_PARMS) */
+#define CONFIG_MAX_ARG_LEN 256    /* characters in one word (openvpn OPTION_PARM_SIZE) */
+#define CONFIG_MAX_DEPTH 10       /* nested `config` files (openvpn read_config_file) */
+#define CONFIG_MAX_FILE (4 << 20) /* bytes in a config file */
+#define CONFIG_MAX_BLOB (1 << 20) /* bytes in a certificate/key file or an inline block */
+#define CONFIG_MAX_PUSH 1024      /* `push` lines */
+#define CONFIG_MAX_ROUTES 1024    /* `route` and `route-ipv6` lines */
+
+/* Where a directive was seen, for checks made after the last line. file points into
+ * config_parser.files and lives as long as the parser. */
+struct config_where {
+    const char *file;
+    int line; /* 0 = not seen */
+};
+
+/* A file named by a directive, read once the whole config is known (openvpn reads them at
+ * start-up, after every `cd` has run). */
+struct config_pending {
+    char *path; /* as written; NULL when the value came inline or was not given */
+    struct config_where where;
+};
+
+struct config_parser {
+    struct config *cfg;
+    char *errbuf;
+    size_t errbuf_len;
+
+    /* The line being handled */
+    const char *file;
+    int line;
+    const char *name; /* directive name, for messages */
+    bool is_inline;   /* the value is the text of a <name> block */
+
+    char *cd; /* directory relative paths are resolved against; NULL = the process's */
+    int depth;
+    char **files; /* every file name used in messages; freed with the parser */
+    size_t n_files;
+    char **ignore_unknown; /* names from ignore-unknown-option */
+    size_t n_ignore_unknown;
+    bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
+
+    struct config_pending ca, cert, key, tls_wrap_key, crl;
+    struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
+    struct config_where seen_auth_gen_token;
+    struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt;
+    struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
+        seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
+        seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
+        seen_auth_user_pass_verify, seen_script_security, seen_local, seen_tls_verify,
+        seen_client_connect, seen_client_disconnect, seen_learn_address, seen_server, seen_ifconfig,
+        seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool, seen_server_ipv6,
+        seen_ifconfig_pool_persist;
+    bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
+    bool is_dev_type_tun;
+};
+
+/* The kinds of table rows. */
+enum config_kind {
+    CONFIG_KIND_SET,     /* implemented: the handler stores the value */
+    CONFIG_KIND_IGNORE,  /* accepted; warns with note (no warning when note is NULL) */
+    CONFIG_KIND_TODO,    /* understood, refused: "not implemented yet in ovpnd" (+ note) */
+    CONFIG_KIND_CLIENT,  /* a client directive: refused (+ note) */
+    CONFIG_KIND_REFUSED, /* refused with note as the whole reason (removed, command modes) */
+};
+
+/* Where a directive may appear (openvpn OPT_P_* permission classes, simplified). */
+#define CONFIG_F_GLOBAL 0x1 /* in the server config */
+#define CONFIG_F_CCD 0x2    /* in a client-config-dir file (not read yet) */
+#define CONFIG_F_INLINE 0x4 /* the value may be a <name> block */
+
+/* A handler gets the directive's words, argv[0] being the name; argc is within the row's
+ * bounds and, for inline values, argv[1] is the block text. Returns 0 or the result of
+ * config_error() / -ENOMEM. */
+typedef int (*config_handler_fn)(struct config_parser *ps, int argc, char **argv);
+
+struct config_directive {
+    const char *name;
+    uint8_t min_args, max_args; /* not counting the name; checked for SET and IGNORE rows */
+    uint8_t kind;               /* enum config_kind */
+    uint8_t flags;              /* CONFIG_F_* */
+    config_handler_fn handler;  /* SET rows only */
+    const char *note;
+};
+
+/* The row for name, or NULL. */
+const struct config_directive *config_directive_find(const char *name);
+
+/* Split one line into words the way openvpn's parse_line does. line is line_len bytes with no
+ * newline. scratch must hold line_len + CONFIG_MAX_ARGS bytes; argv[] (CONFIG_MAX_ARGS
+ * entries) points into it. *argc = 0 for blank and comment lines. Returns 0, or -EINVAL with a
+ * reason in why (why_len bytes, no file/line prefix). */
+int config_split_line(const char *line, size_t line_len, char *scratch, char **argv, int *argc,
+                      char *why, size_t why_len);
+
+/* Report an error for the current line: "FILE:LINE: NAME: " + the formatted text, into the
+ * error buffer unless an error is already there. Returns -EINVAL. */
+int config_error(struct config_parser *ps, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The same for a directive seen earlier (where), or for the file as a whole when where is NULL
+ * ("FILE: text"). name may be NULL. Returns -EINVAL. */
+int config_error_at(struct config_parser *ps, const struct config_where *where, const char *name,
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* "not implemented yet in ovpnd", optionally followed by " (detail)". Returns -EINVAL. */
+int config_not_implemented(struct config_parser *ps, const char *detail_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Append a warning for the current line (where NULL) or for where. Returns 0 or -ENOMEM. */
+int config_warn(struct config_parser *ps, const struct config_where *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Out of memory: set the message and return -ENOMEM. */
+int config_nomem(struct config_parser *ps);
+
+/* The current line as a config_where. */
+struct config_where config_here(const struct config_parser *ps);
+
+/* Replace *dst with a copy of src (NULL allowed). Returns 0 or -ENOMEM. */
+int config_set_str(struct config_parser *ps, char **dst, const char *src);
+
+/* Parse a decimal integer in [min, max]. label names the argument in messages (NULL for a
+ * directive with one value). Returns 0 or -EINVAL with an error reported. */
+int config_parse_int(struct config_parser *ps, const char *label, const char *s, long min, long max,
+                     int *out);
+
+/* Remember path (relative to the final directory) to be read into a blob after the last line;
+ * or, for an inline value, store text now. Replaces any earlier value. Returns 0 or -ENOMEM. */
+int config_set_file(struct config_parser *ps, struct config_pending *pending,
+                    struct config_blob *blob, const char *value);
+
+/* Read the file at path (joined to ps->cd when relative) into blob. On failure reports
+ * "NAME: cannot read 'path': reason" at where and returns -EINVAL (or -ENOMEM). */
+int config_read_blob(struct config_parser *ps, const struct config_where *where, const char *name,
+                     const char *path, struct config_blob *blob);
+
+/* path joined to ps->cd when relative; caller frees. NULL when memory is short. */
+char *config_resolve(const struct config_parser *ps, const char *path);
+
+/* Read and parse the config file at path (an include when ps->depth > 0). */
+int config_parse_include(struct config_parser *ps, const char *path);
+
+/* Free a blob, wiping its data first. */
+void config_blob_clear(struct config_blob *blob);
+
+/* Checks and defaults after the last line (config_check.c). Returns 0, -EINVAL or -ENOMEM. */
+int config_finish(struct config_parser *ps);
+
+/* Handlers, by area. */
+/* config_auth_token.c */
+int config_h_auth_gen_token(struct config_parser *ps, int argc, char **argv);
+int config_h_auth_gen_token_secret(struct config_parser *ps, int argc, char **argv);
+/* auth-gen-token after the last line: its renewal default and checks, and the secret file read
+ * and parsed. 0, -EINVAL or -ENOMEM. */
+int config_check_auth_token(struct config_parser *ps);
+/* config_net.c */
+/* Check a `push` option text as openvpn and its clients read it (push.c push_option_ex, options.c
+ * apply_push_options): no comma, at most CONFIG_PUSH_MAX_LEN characters, splits into at least one
+ * word by the config-line rules. 0, -EINVAL or -ENOMEM with the reason in why (why_len bytes). */
+int config_push_text_check(const char *text, char *why, size_t why_len);
+
+/* Prefix length of a contiguous IPv4 netmask (host byte order), or -1 if not contiguous. */
+int config_netmask_bits(uint32_t mask);
+
+/* Parse "ADDRESS/BITS" (IPv6, BITS 0..128) into addr (network order) and *bits; on error
+ * reports it for the current line and returns -EINVAL. */
+int config_parse_ipv6_prefix(struct config_parser *ps, const char *s, uint8_t addr[16], int *bits);
+
+/* The directory value names (relative to the last `cd`), made absolute with realpath() into
+ * *out (malloc'd, the caller's); reports "cannot use" / "is not a directory" for the current
+ * line otherwise. 0, -EINVAL or -ENOMEM. */
+int config_real_dir(struct config_parser *ps, const char *value, char **out);
+
+int config_h_client_config_dir(struct config_parser *ps, int argc, char **argv);
+int config_h_ccd_exclusive(struct config_parser *ps, int argc, char **argv);
+int config_h_client_to_client(struct config_parser *ps, int argc, char **argv);
+int config_h_route(struct config_parser *ps, int argc, char **argv);
+int config_h_route_ipv6(struct config_parser *ps, int argc, char **argv);
+int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv);
+int config_h_port(struct config_parser *ps, int argc, char **argv);
+int config_h_proto(struct config_parser *ps, int argc, char **argv);
+int config_h_local(struct config_parser *ps, int argc, char **argv);
+int config_h_dev(struct config_parser *ps, int argc, char **argv);
+int config_h_dev_type(struct config_parser *ps, int argc, char **argv);
+int config_h_topology(struct config_parser *ps, int argc, char **argv);
+int config_h_ifconfig(struct config_parser *ps, int argc, char **argv);
+int config_h_ifconfig_pool(struct config_parser *ps, int argc, char **argv);
+int config_h_ifconfig_pool_persist(struct config_parser *ps, int argc, char **argv);
+int config_h_ifconfig_push_constraint(struct config_parser *ps, int argc, char **argv);
+int config_h_ifconfig_ipv6(struct config_parser *ps, int argc, char **argv);
+int config_h_ifconfig_ipv6_pool(struct config_parser *ps, int argc, char **argv);
+int config_h_server(struct config_parser *ps, int argc, char **argv);
+int config_h_mode(struct config_parser *ps, int argc, char **argv);
+int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv);
+int config_h_mssfix(struct config_parser *ps, int argc, char **argv);
+int config_h_keepalive(struct config_parser *ps, int argc, char **argv);
+int config_h_ping(struct config_parser *ps, int argc, char **argv);
+int config_h_ping_restart(struct config_parser *ps, int argc, char **argv);
+int config_h_push(struct config_parser *ps, int argc, char **argv);
+int config_h_max_clients(struct config_parser *ps, int argc, char **argv);
+int config_h_connect_freq(struct config_parser *ps, int argc, char **argv);
+int config_h_connect_freq_initial(struct config_parser *ps, int argc, char **argv);
+int config_h_duplicate_cn(struct config_parser *ps, int argc, char **argv);
+int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **argv);
+int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv);
+int config_h_compress(struct config_parser *ps, int argc, char **argv);
+
+/* What ovpnd does with `comp-lzo no` and `compress [stub|stub-v2|migrate]`. */
+#define COMP_MIGRATE_NOTE                                                                          \
+    "ovpnd never compresses: clients configured with compression get 'compress stub-v2' (or "      \
+    "'comp-lzo no') pushed, as with 'compress migrate'; others get no framing"
+int config_h_allow_compression(struct config_parser *ps, int argc, char **argv);
+/* config_tls.c */
+int config_h_ca(struct config_parser *ps, int argc, char **argv);
+int config_h_cert(struct config_parser *ps, int argc, char **argv);
+int config_h_key(struct config_parser *ps, int argc, char **argv);
+int config_h_dh(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_auth(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_crypt(struct config_parser *ps, int argc, char **argv);
+int config_h_key_direction(struct config_parser *ps, int argc, char **argv);
+int config_h_auth(struct config_parser *ps, int argc, char **argv);
+int config_h_data_ciphers(struct config_parser *ps, int argc, char **argv);
+int config_h_data_ciphers_fallback(struct config_parser *ps, int argc, char **argv);
+int config_h_cipher(struct config_parser *ps, int argc, char **argv);
+int config_h_replay_window(struct config_parser *ps, int argc, char **argv);
+int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
+int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
+int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);
+int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_version_min(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_groups(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_cipher(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_cert_profile(struct config_parser *ps, int argc, char **argv);
+int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv);
+int config_h_remote_cert_tls(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_server(struct config_parser *ps, int argc, char **argv);
+/* config_auth.c */
+int config_h_auth_user_pass_verify(struct config_parser *ps, int argc, char **argv);
+int config_h_auth_user_pass_optional(struct config_parser *ps, int argc, char **argv);
+int config_h_username_as_common_name(struct config_parser *ps, int argc, char **argv);
+int config_h_script_security(struct config_parser *ps, int argc, char **argv);
+int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv);
+int config_h_setenv(struct config_parser *ps, int argc, char **argv);
+int config_h_plugin(struct config_parser *ps, int argc, char **argv);
+int config_h_hook_script(struct config_parser *ps, int argc, char **argv);
+int config_h_crl_verify(struct config_parser *ps, int argc, char **argv);
+/* Checks of the authentication directives after the last line. Returns 0 or -EINVAL. */
+int config_check_auth(struct config_parser *ps);
+/* Free a NULL-terminated string vector and its strings. NULL is a no-op. */
+void config_strv_free(char **v);
+/* config_daemon.c */
+int config_h_config(struct config_parser *ps, int argc, char **argv);
+int config_h_cd(struct config_parser *ps, int argc, char **argv);
+int config_h_user(struct config_parser *ps, int argc, char **argv);
+int config_h_group(struct config_parser *ps, int argc, char **argv);
+int config_h_daemon(struct config_parser *ps, int argc, char **argv);
+int config_h_syslog(struct config_parser *ps, int argc, char **argv);
+int config_h_writepid(struct config_parser *ps, int argc, char **argv);
+int config_h_log(struct config_parser *ps, int argc, char **argv);
+int config_h_log_append(struct config_parser *ps, int argc, char **argv);
+int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv);
+int config_h_verb(struct config_parser *ps, int argc, char **argv);
+int config_h_mute(struct config_parser *ps, int argc, char **argv);
+int config_h_status(struct config_parser *ps, int argc, char **argv);
+int config_h_status_version(struct config_parser *ps, int argc, char **argv);
+int config_h_persist_key(struct config_parser *ps, int argc, char **argv);
+int config_h_persist_tun(struct config_parser *ps, int argc, char **argv);
+int config_h_workers(struct config_parser *ps, int argc, char **argv);
+int config_h_ignore_unknown_option(struct config_parser *ps, int argc, char **argv);
+
+#endif /* SERVER_CONFIG_CONFIG_INTERNAL_H */

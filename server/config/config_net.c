@@ -1,0 +1,524 @@
+/* server/config/config_net.c: handlers for the network side: socket, tun device, address pool, MTU,
+ * keepalive, push, clients, compression. Facts from openvpn 2.6 src/openvpn/options.c
+ * (add_option), helper.c (helper_client_server, helper_keepalive), push.c (push_option_ex) and
+ * misc.c (make_extended_arg_array).
+ */
+#include "server/config/config_internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/addr/pool.h"
+
+#define MAX_SECONDS 1000000  /* upper bound for timer values, about 11 days */
+#define PEER_ID_MAX 0xFFFFFE /* highest peer-id a client accepts (peer-id 0xFFFFFF = none) */
+#define TUN_MTU_MIN 100      /* openvpn mtu.h */
+#define POOL_MIN_NETBITS 16  /* openvpn pool.h IFCONFIG_POOL_MIN_NETBITS */
+#define TUN_MAX_NETBITS 29   /* helper.c: a tun server needs at least a /29 */
+
+int config_h_port(struct config_parser *ps, int argc, char **argv)
+{
+    int port;
+    const char *s = argv[1];
+
+    (void)argc;
+    for (const char *p = s; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9' || p - s > 5) {
+            return config_error(ps, "'%s' is not a port number (1-65535)", s);
+        }
+    }
+    port = atoi(s);
+    if (s[0] == '\0' || port < 1 || port > 65535) {
+        return config_error(ps, "'%s' is not a port number (1-65535)", s);
+    }
+    ps->cfg->port = (uint16_t)port;
+    return 0;
+}
+
+int config_h_proto(struct config_parser *ps, int argc, char **argv)
+{
+    static const char *const tcp[] = {"tcp",        "tcp4",        "tcp6",
+                                      "tcp-server", "tcp4-server", "tcp6-server"};
+    const char *p = argv[1];
+
+    (void)argc;
+    if (strcmp(p, "udp") == 0) {
+        ps->cfg->proto = CONFIG_PROTO_UDP;
+        return 0;
+    }
+    if (strcmp(p, "udp4") == 0) {
+        ps->cfg->proto = CONFIG_PROTO_UDP4;
+        return 0;
+    }
+    if (strcmp(p, "udp6") == 0) {
+        ps->cfg->proto = CONFIG_PROTO_UDP6;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
+        if (strcmp(p, tcp[i]) == 0) {
+            return config_not_implemented(ps, "TCP transport '%s'; use udp, udp4 or udp6", p);
+        }
+    }
+    if (strcmp(p, "tcp-client") == 0 || strcmp(p, "tcp4-client") == 0 ||
+        strcmp(p, "tcp6-client") == 0) {
+        return config_error(ps, "'%s' is a client setting, not valid in a server config", p);
+    }
+    return config_error(ps,
+                        "unknown protocol '%s' (udp, udp4, udp6, tcp-server, tcp4-server, "
+                        "tcp6-server)",
+                        p);
+}
+
+int config_h_local(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (argv[1][0] == '\0') {
+        return config_error(ps, "the address is empty");
+    }
+    ps->seen_local = config_here(ps);
+    return config_set_str(ps, &ps->cfg->local, argv[1]);
+}
+
+int config_h_dev(struct config_parser *ps, int argc, char **argv)
+{
+    const char *name = argv[1];
+    size_t len = strlen(name);
+
+    (void)argc;
+    /* Linux interface names: IFNAMSIZ - 1 bytes, no '/' or blanks, not "." or "..". */
+    if (len == 0 || len > 15 || strpbrk(name, "/ \t:") != NULL || strcmp(name, ".") == 0 ||
+        strcmp(name, "..") == 0) {
+        return config_error(ps,
+                            "'%s' is not a valid interface name (1-15 characters, no '/', "
+                            "':' or blanks)",
+                            name);
+    }
+    ps->seen_dev = config_here(ps);
+    return config_set_str(ps, &ps->cfg->dev, name);
+}
+
+int config_h_dev_type(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_dev_type = config_here(ps);
+    if (strcmp(argv[1], "tun") == 0) {
+        ps->is_dev_type_tun = true;
+        return 0;
+    }
+    if (strcmp(argv[1], "tap") == 0) {
+        return config_not_implemented(ps, "tap devices; use tun");
+    }
+    if (strcmp(argv[1], "null") == 0) {
+        return config_not_implemented(ps, "null devices; use tun");
+    }
+    return config_error(ps, "'%s' is not a device type (tun or tap)", argv[1]);
+}
+
+int config_h_topology(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_topology = config_here(ps);
+    if (strcmp(argv[1], "subnet") == 0) {
+        ps->cfg->topology = CONFIG_TOPOLOGY_SUBNET;
+        return 0;
+    }
+    if (strcmp(argv[1], "net30") == 0) {
+        ps->cfg->topology = CONFIG_TOPOLOGY_NET30;
+        return 0;
+    }
+    if (strcmp(argv[1], "p2p") == 0) {
+        ps->cfg->topology = CONFIG_TOPOLOGY_P2P;
+        return 0;
+    }
+    return config_error(ps, "unknown topology '%s' (net30, p2p or subnet)", argv[1]);
+}
+
+int config_netmask_bits(uint32_t mask)
+{
+    int bits = 0;
+
+    while (bits < 32 && (mask & (0x80000000u >> bits))) {
+        bits++;
+    }
+    return (bits == 32 || (mask << bits) == 0) ? bits : -1;
+}
+
+int config_h_server(struct config_parser *ps, int argc, char **argv)
+{
+    struct in_addr net, mask;
+    uint32_t n, m;
+    int bits;
+
+    if (inet_pton(AF_INET, argv[1], &net) != 1) {
+        return config_error(ps, "'%s' is not an IPv4 network address", argv[1]);
+    }
+    if (inet_pton(AF_INET, argv[2], &mask) != 1) {
+        return config_error(ps, "'%s' is not an IPv4 netmask", argv[2]);
+    }
+    if (argc == 4) {
+        if (strcmp(argv[3], "nopool") != 0) {
+            return config_error(ps, "'%s' is not a flag of server (only 'nopool')", argv[3]);
+        }
+        ps->cfg->server_nopool = true;
+    }
+    n = ntohl(net.s_addr);
+    m = ntohl(mask.s_addr);
+    bits = config_netmask_bits(m);
+    if (bits < 0) {
+        return config_error(ps, "'%s' is not a valid netmask", argv[2]);
+    }
+    if (n == 0 || (n & ~m) != 0) {
+        return config_error(ps, "'%s' is not the network address of a %s subnet", argv[1], argv[2]);
+    }
+    if (bits < POOL_MIN_NETBITS) {
+        return config_error(ps,
+                            "netmask %s allows for too many addresses (/%d at most: "
+                            "255.255.0.0)",
+                            argv[2], POOL_MIN_NETBITS);
+    }
+    if (bits > TUN_MAX_NETBITS) {
+        return config_error(ps,
+                            "netmask %s leaves too few addresses (/%d at least: "
+                            "255.255.255.248)",
+                            argv[2], TUN_MAX_NETBITS);
+    }
+    ps->seen_server = config_here(ps);
+    ps->cfg->has_server = true;
+    ps->cfg->server_network = n;
+    ps->cfg->server_netmask = m;
+    return 0;
+}
+
+static int parse_ipv4(struct config_parser *ps, const char *s, const char *what, uint32_t *out)
+{
+    struct in_addr in;
+
+    if (inet_pton(AF_INET, s, &in) != 1) {
+        return config_error(ps, "'%s' is not an IPv4 %s", s, what);
+    }
+    *out = ntohl(in.s_addr);
+    return 0;
+}
+
+/* ifconfig LOCAL REMOTE_OR_NETMASK: the tun device's own address; the second word is the
+ * netmask with topology subnet and the point-to-point peer with net30/p2p (options.c). */
+int config_h_ifconfig(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err;
+
+    (void)argc;
+    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->ifconfig_local)) ||
+        (err = parse_ipv4(ps, argv[2], "address or netmask", &cfg->ifconfig_remote_netmask))) {
+        return err;
+    }
+    ps->seen_ifconfig = config_here(ps);
+    cfg->has_ifconfig = true;
+    return 0;
+}
+
+/* ifconfig-pool START END [NETMASK] (options.c; the range checks are pool.c's, made when the
+ * whole config is known). */
+int config_h_ifconfig_pool(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err;
+
+    cfg->ifconfig_pool_netmask = 0;
+    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->ifconfig_pool_start)) ||
+        (err = parse_ipv4(ps, argv[2], "address", &cfg->ifconfig_pool_end)) ||
+        (argc == 4 && (err = parse_ipv4(ps, argv[3], "netmask", &cfg->ifconfig_pool_netmask)))) {
+        return err;
+    }
+    if (argc == 4 && config_netmask_bits(cfg->ifconfig_pool_netmask) < 0) {
+        return config_error(ps, "'%s' is not a valid netmask", argv[3]);
+    }
+    if (cfg->ifconfig_pool_start > cfg->ifconfig_pool_end) {
+        return config_error(ps, "start IP [%s] is greater than end IP [%s]", argv[1], argv[2]);
+    }
+    if (cfg->ifconfig_pool_end - cfg->ifconfig_pool_start >= IP_POOL_MAX) {
+        return config_error(ps, "address range is too large [%s -> %s] (%d addresses at most)",
+                            argv[1], argv[2], IP_POOL_MAX);
+    }
+    ps->seen_ifconfig_pool = config_here(ps);
+    cfg->has_ifconfig_pool = true;
+    return 0;
+}
+
+/* ifconfig-pool-persist FILE [SECONDS]: SECONDS default 600, 0 = read only (options.c takes
+ * it through positive_atoi: a negative or non-numeric value counts as 0). */
+int config_h_ifconfig_pool_persist(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int s = 600, err;
+
+    if (argc == 3 && (err = config_parse_int(ps, "seconds", argv[2], 0, INT32_MAX, &s))) {
+        return err;
+    }
+    ps->seen_ifconfig_pool_persist = config_here(ps);
+    cfg->ifconfig_pool_persist_s = s;
+    return config_set_str(ps, &cfg->ifconfig_pool_persist, argv[1]);
+}
+
+/* ifconfig-push-constraint NETWORK NETMASK (options.c; checked in multi.c). */
+int config_h_ifconfig_push_constraint(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    uint32_t net = 0, mask = 0;
+    int err;
+
+    (void)argc;
+    if ((err = parse_ipv4(ps, argv[1], "network", &net)) ||
+        (err = parse_ipv4(ps, argv[2], "netmask", &mask))) {
+        return err;
+    }
+    if (net == 0 || mask == 0) {
+        return config_error(ps, "cannot use %s %s as a constraint", argv[1], argv[2]);
+    }
+    cfg->has_ifconfig_push_constraint = true;
+    cfg->ifconfig_push_constraint_network = net;
+    cfg->ifconfig_push_constraint_netmask = mask;
+    return 0;
+}
+
+int config_h_mode(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strcmp(argv[1], "server") == 0) {
+        return 0;
+    }
+    if (strcmp(argv[1], "p2p") == 0) {
+        return config_not_implemented(ps, "point-to-point mode");
+    }
+    return config_error(ps, "'%s' is not a mode (server or p2p)", argv[1]);
+}
+
+int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv)
+{
+    int err = config_parse_int(ps, NULL, argv[1], TUN_MTU_MIN, 65535, &ps->cfg->tun_mtu);
+
+    if (err == 0 && argc == 3) {
+        err = config_parse_int(ps, "OCC MTU", argv[2], 0, 65535, &ps->cfg->tun_mtu_occ);
+    } else if (err == 0) {
+        ps->cfg->tun_mtu_occ = 0;
+    }
+    return err;
+}
+
+int config_h_mssfix(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err;
+
+    if (argc == 1) {
+        ps->is_mssfix_default = true; /* filled in from tun-mtu after the last line */
+        return 0;
+    }
+    err = config_parse_int(ps, NULL, argv[1], 0, 65535, &cfg->mssfix);
+    if (err) {
+        return err;
+    }
+    ps->is_mssfix_default = false;
+    cfg->mssfix_mode = CONFIG_MSSFIX_PAYLOAD;
+    if (argc == 3) {
+        if (strcmp(argv[2], "mtu") == 0) {
+            cfg->mssfix_mode = CONFIG_MSSFIX_MTU;
+        } else if (strcmp(argv[2], "fixed") == 0) {
+            cfg->mssfix_mode = CONFIG_MSSFIX_FIXED;
+        } else {
+            return config_error(ps, "unknown flag '%s' (mtu or fixed)", argv[2]);
+        }
+    }
+    return 0;
+}
+
+int config_h_keepalive(struct config_parser *ps, int argc, char **argv)
+{
+    int ping, restart, err;
+
+    (void)argc;
+    err = config_parse_int(ps, "ping interval", argv[1], 1, MAX_SECONDS, &ping);
+    if (err == 0) {
+        err = config_parse_int(ps, "restart timeout", argv[2], 1, MAX_SECONDS, &restart);
+    }
+    if (err) {
+        return err;
+    }
+    if (restart < 2 * ping) { /* helper.c, helper_keepalive */
+        return config_error(ps,
+                            "the restart timeout (%d) must be at least twice the ping "
+                            "interval (%d); 'keepalive 10 60' is a good choice",
+                            restart, ping);
+    }
+    ps->cfg->keepalive_ping_s = ping;
+    ps->cfg->keepalive_restart_s = restart;
+    ps->seen_keepalive = config_here(ps);
+    return 0;
+}
+
+int config_h_ping(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_ping = config_here(ps);
+    return config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->ping_s);
+}
+
+int config_h_ping_restart(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_ping_restart = config_here(ps);
+    return config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->ping_restart_s);
+}
+
+/* openvpn keeps the pushed text as written (push_options: a single argument is copied, not
+ * re-split; checked against openvpn 2.6.14's --verb 4 dump) and refuses commas, which separate
+ * options in PUSH_REPLY (push.c, push_option_ex). The client splits each option like a config
+ * line into a 256-byte buffer (options.c, apply_push_options), so the text must split cleanly
+ * and fit in 255 characters. */
+int config_push_text_check(const char *text, char *why, size_t why_len)
+{
+    size_t text_len = strlen(text);
+    char *words[CONFIG_MAX_ARGS], *scratch, lex_why[200];
+    int n, err;
+
+    if (strchr(text, ',') != NULL) {
+        snprintf(why, why_len, "a pushed option cannot contain a comma (','): '%s'", text);
+        return -EINVAL;
+    }
+    if (text_len > CONFIG_PUSH_MAX_LEN) {
+        snprintf(why, why_len, "the pushed option is %zu characters long (%d max)", text_len,
+                 CONFIG_PUSH_MAX_LEN);
+        return -EINVAL;
+    }
+    scratch = malloc(text_len + CONFIG_MAX_ARGS);
+    if (scratch == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return -ENOMEM;
+    }
+    err = config_split_line(text, text_len, scratch, words, &n, lex_why, sizeof(lex_why));
+    free(scratch);
+    if (err) {
+        snprintf(why, why_len, "clients could not read the pushed option: %s", lex_why);
+        return -EINVAL;
+    }
+    if (n == 0) {
+        snprintf(why, why_len, "the pushed option is empty");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int config_h_push(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_push *push = &ps->cfg->push;
+    char **grown, why[400];
+    int err;
+
+    (void)argc;
+    if (push->n_items >= CONFIG_MAX_PUSH) {
+        return config_error(ps, "too many push lines (%d max)", CONFIG_MAX_PUSH);
+    }
+    err = config_push_text_check(argv[1], why, sizeof(why));
+    if (err == -ENOMEM) {
+        return config_nomem(ps);
+    }
+    if (err) {
+        return config_error(ps, "%s", why);
+    }
+    grown = realloc(push->items, (push->n_items + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        return config_nomem(ps);
+    }
+    push->items = grown;
+    push->items[push->n_items] = strdup(argv[1]);
+    if (push->items[push->n_items] == NULL) {
+        return config_nomem(ps);
+    }
+    push->n_items++;
+    return 0;
+}
+
+int config_h_max_clients(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 1, PEER_ID_MAX, &ps->cfg->max_clients);
+}
+
+/* `connect-freq N SECS` and `connect-freq-initial N SECS`: integers >= 0 (options.c). */
+int config_h_connect_freq(struct config_parser *ps, int argc, char **argv)
+{
+    int err;
+
+    (void)argc;
+    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX, &ps->cfg->connect_freq_max);
+    return err ? err
+               : config_parse_int(ps, "seconds", argv[2], 0, INT_MAX, &ps->cfg->connect_freq_per_s);
+}
+
+int config_h_connect_freq_initial(struct config_parser *ps, int argc, char **argv)
+{
+    int err;
+
+    (void)argc;
+    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX, &ps->cfg->connect_freq_initial_max);
+    return err ? err
+               : config_parse_int(ps, "seconds", argv[2], 0, INT_MAX,
+                                  &ps->cfg->connect_freq_initial_per_s);
+}
+
+int config_h_duplicate_cn(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->duplicate_cn = true;
+    return 0;
+}
+
+int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc == 1) {
+        ps->cfg->explicit_exit_notify = 1;
+        return 0;
+    }
+    return config_parse_int(ps, NULL, argv[1], 0, 1000, &ps->cfg->explicit_exit_notify);
+}
+
+int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "no") == 0) {
+        return config_warn(ps, NULL, "comp-lzo: %s", COMP_MIGRATE_NOTE);
+    }
+    if (argc == 1 || strcmp(argv[1], "yes") == 0 || strcmp(argv[1], "adaptive") == 0) {
+        return config_not_implemented(ps, "compression");
+    }
+    return config_error(ps, "'%s' must be yes, no or adaptive", argv[1]);
+}
+
+int config_h_compress(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc == 1 || strcmp(argv[1], "stub") == 0 || strcmp(argv[1], "stub-v2") == 0 ||
+        strcmp(argv[1], "migrate") == 0) {
+        return config_warn(ps, NULL, "compress: %s", COMP_MIGRATE_NOTE);
+    }
+    if (strcmp(argv[1], "lz4") == 0 || strcmp(argv[1], "lz4-v2") == 0 ||
+        strcmp(argv[1], "lzo") == 0) {
+        return config_not_implemented(ps, "compression");
+    }
+    return config_error(ps, "'%s' must be stub, stub-v2, migrate, lz4, lz4-v2 or lzo", argv[1]);
+}
+
+int config_h_allow_compression(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strcmp(argv[1], "no") == 0) {
+        return 0; /* what ovpnd does anyway */
+    }
+    if (strcmp(argv[1], "asym") == 0 || strcmp(argv[1], "yes") == 0) {
+        return config_not_implemented(ps, "compression");
+    }
+    return config_error(ps, "'%s' must be no, asym or yes", argv[1]);
+}

@@ -1,0 +1,444 @@
+/* server/config/config_tls.c: handlers for TLS and the data channel: certificates, key files,
+ * tls-auth/tls-crypt, digests, cipher lists, replay window, TLS timers and versions. Facts from
+ * openvpn 2.6 src/openvpn/options.c (add_option, options_postprocess_cipher), ssl_ncp.c
+ * (mutate_ncp_cipher_list), crypto.c (ascii2keydirection), ssl.c (tls_version_parse) and
+ * packet_id.h (replay-window bounds).
+ */
+#include "server/config/config_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "proto/errors.h"
+#include "proto/tls_session.h"
+
+#define MAX_DATA_CIPHERS_LEN 127 /* ssl_ncp.c: longer --data-ciphers lists are refused */
+#define REPLAY_WINDOW_MAX 65536  /* packet_id.h MAX_SEQ_BACKTRACK */
+#define REPLAY_TIME_MAX 600      /* packet_id.h MAX_TIME_BACKTRACK */
+
+/* The data-channel ciphers ovpnd implements (AEAD only). */
+static const char *const supported_ciphers[] = {"AES-128-GCM", "AES-256-GCM", "CHACHA20-POLY1305"};
+/* Digests ovpnd can use for tls-auth. */
+static const char *const supported_digests[] = {"SHA1", "SHA224", "SHA256", "SHA384", "SHA512"};
+
+static bool in_list(const char *const *list, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void upcase(char *s)
+{
+    for (; *s != '\0'; s++) {
+        *s = (char)toupper((unsigned char)*s);
+    }
+}
+
+int config_h_ca(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_ca = config_here(ps);
+    return config_set_file(ps, &ps->ca, &ps->cfg->ca, argv[1]);
+}
+
+int config_h_cert(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_cert = config_here(ps);
+    return config_set_file(ps, &ps->cert, &ps->cfg->cert, argv[1]);
+}
+
+int config_h_key(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_key = config_here(ps);
+    return config_set_file(ps, &ps->key, &ps->cfg->key, argv[1]);
+}
+
+int config_h_dh(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (!ps->is_inline && strcmp(argv[1], "none") == 0) {
+        ps->cfg->dh_none = true;
+        return 0;
+    }
+    ps->cfg->dh_none = false;
+    return config_warn(ps, NULL,
+                       "dh: ignored: ovpnd uses ECDHE key exchange only, the DH parameters are "
+                       "not read (write 'dh none')");
+}
+
+static int parse_key_direction(struct config_parser *ps, const char *s)
+{
+    if (strcmp(s, "0") == 0) {
+        ps->cfg->key_direction = CONFIG_KEY_DIRECTION_NORMAL;
+    } else if (strcmp(s, "1") == 0) {
+        ps->cfg->key_direction = CONFIG_KEY_DIRECTION_INVERSE;
+    } else {
+        return config_error(ps, "unknown key direction '%s' (0 or 1)", s);
+    }
+    return 0;
+}
+
+int config_h_tls_auth(struct config_parser *ps, int argc, char **argv)
+{
+    int err;
+
+    ps->seen_tls_auth = config_here(ps);
+    if (argc == 3) {
+        err = parse_key_direction(ps, argv[2]);
+        if (err) {
+            return err;
+        }
+    }
+    ps->cfg->tls_wrap_mode = CONFIG_TLS_WRAP_AUTH;
+    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls_wrap_key, argv[1]);
+}
+
+int config_h_tls_crypt(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_tls_crypt = config_here(ps);
+    ps->cfg->tls_wrap_mode = CONFIG_TLS_WRAP_CRYPT;
+    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls_wrap_key, argv[1]);
+}
+
+int config_h_key_direction(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return parse_key_direction(ps, argv[1]);
+}
+
+int config_h_auth(struct config_parser *ps, int argc, char **argv)
+{
+    char name[64];
+
+    (void)argc;
+    ps->seen_auth = config_here(ps);
+    if (strcmp(argv[1], "none") == 0) {
+        return config_set_str(ps, &ps->cfg->auth, "none");
+    }
+    if (strlen(argv[1]) >= sizeof(name)) {
+        return config_error(ps, "unknown digest '%s'", argv[1]);
+    }
+    strcpy(name, argv[1]);
+    upcase(name);
+    if (in_list(supported_digests, sizeof(supported_digests) / sizeof(supported_digests[0]),
+                name)) {
+        return config_set_str(ps, &ps->cfg->auth, name);
+    }
+    if (EVP_get_digestbyname(argv[1]) != NULL) {
+        return config_not_implemented(ps, "digest %s; use SHA1, SHA256 or SHA512", argv[1]);
+    }
+    return config_error(ps, "unknown digest '%s'", argv[1]);
+}
+
+/* Check one cipher name (already upper case): 0 if ovpnd implements it, otherwise an error
+ * reported for the current line, or only a warning when is_optional ("?NAME" in a list). */
+static int check_cipher(struct config_parser *ps, const char *name, bool is_optional, bool *ok)
+{
+    const char *why;
+
+    *ok =
+        in_list(supported_ciphers, sizeof(supported_ciphers) / sizeof(supported_ciphers[0]), name);
+    if (*ok) {
+        return 0;
+    }
+    if (strcmp(name, "NONE") == 0) {
+        why = "cipher 'none' (no encryption)";
+    } else if (EVP_get_cipherbyname(name) != NULL) {
+        why = "only AES-256-GCM, AES-128-GCM and CHACHA20-POLY1305 are";
+    } else {
+        if (is_optional) {
+            return config_warn(ps, NULL, "%s: unknown optional cipher '%s' dropped", ps->name,
+                               name);
+        }
+        return config_error(ps, "unknown cipher '%s'", name);
+    }
+    if (is_optional) {
+        return config_warn(ps, NULL,
+                           "%s: optional cipher '%s' dropped: not implemented yet in "
+                           "ovpnd",
+                           ps->name, name);
+    }
+    return config_not_implemented(ps, "cipher %s: %s", name, why);
+}
+
+/* data-ciphers / ncp-ciphers: colon list, "?" marks a cipher that may be missing. */
+int config_h_data_ciphers(struct config_parser *ps, int argc, char **argv)
+{
+    char *list, *out, *save = NULL;
+    size_t out_len = 0;
+    int err = 0;
+
+    (void)argc;
+    list = strdup(argv[1]);
+    out = malloc(strlen(argv[1]) + 1);
+    if (list == NULL || out == NULL) {
+        free(list);
+        free(out);
+        return config_nomem(ps);
+    }
+    out[0] = '\0';
+    upcase(list);
+    for (char *tok = strtok_r(list, ":", &save); tok != NULL && err == 0;
+         tok = strtok_r(NULL, ":", &save)) {
+        bool is_optional = tok[0] == '?', ok;
+
+        err = check_cipher(ps, tok + (is_optional ? 1 : 0), is_optional, &ok);
+        if (err == 0 && ok) {
+            out_len += (size_t)sprintf(out + out_len, "%s%s", out_len ? ":" : "",
+                                       tok + (is_optional ? 1 : 0));
+        }
+    }
+    if (err == 0 && out_len == 0) {
+        err = config_error(ps, "no usable cipher in '%s'", argv[1]);
+    } else if (err == 0 && out_len > MAX_DATA_CIPHERS_LEN) {
+        err = config_error(ps, "the list is longer than %d characters", MAX_DATA_CIPHERS_LEN);
+    }
+    if (err == 0) {
+        free(ps->cfg->data_ciphers);
+        ps->cfg->data_ciphers = out;
+        out = NULL;
+    }
+    free(list);
+    free(out);
+    return err;
+}
+
+static int set_cipher_name(struct config_parser *ps, char **dst, const char *value,
+                           bool must_be_supported)
+{
+    char *name = strdup(value);
+    bool ok;
+    int err;
+
+    if (name == NULL) {
+        return config_nomem(ps);
+    }
+    upcase(name);
+    if (must_be_supported) {
+        err = check_cipher(ps, name, false, &ok);
+    } else if (strcmp(name, "NONE") != 0 && EVP_get_cipherbyname(name) == NULL) {
+        err = config_error(ps, "unknown cipher '%s'", value);
+    } else {
+        err = 0;
+    }
+    if (err) {
+        free(name);
+        return err;
+    }
+    free(*dst);
+    *dst = name;
+    return 0;
+}
+
+int config_h_data_ciphers_fallback(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return set_cipher_name(ps, &ps->cfg->data_ciphers_fallback, argv[1], true);
+}
+
+/* For a 2.6 server `cipher` takes no part in negotiation; whether it is in data-ciphers is
+ * checked after the last line, when the final list is known. */
+int config_h_cipher(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_cipher = config_here(ps);
+    return set_cipher_name(ps, &ps->cfg->cipher, argv[1], false);
+}
+
+int config_h_replay_window(struct config_parser *ps, int argc, char **argv)
+{
+    int err =
+        config_parse_int(ps, "window size", argv[1], 0, REPLAY_WINDOW_MAX, &ps->cfg->replay_window);
+
+    if (err == 0 && argc == 3) {
+        err = config_parse_int(ps, "time window", argv[2], 0, REPLAY_TIME_MAX,
+                               &ps->cfg->replay_time_s);
+    }
+    return err;
+}
+
+int config_h_no_replay(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    /* crypto.c, check_replay_consistency: fatal with any AEAD cipher, and ovpnd has no other. */
+    return config_error(ps, "cannot be used with AEAD ciphers, the only ones ovpnd offers");
+}
+
+int config_h_hand_window(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 1, 86400, &ps->cfg->hand_window_s);
+}
+
+/* 2.6 takes any number (negative ones become 0); 0 retires the old key as soon as a
+ * renegotiation starts, a data gap 2.6 has as well. */
+int config_h_tran_window(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, 31536000, &ps->cfg->tran_window_s);
+}
+
+int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 1, 600, &ps->cfg->tls_timeout_s);
+}
+
+int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err = config_parse_int(ps, NULL, argv[1], 0, 31536000, &cfg->reneg_sec);
+
+    if (err == 0 && argc == 3) {
+        err = config_parse_int(ps, "minimum", argv[2], 0, 31536000, &cfg->reneg_sec_min);
+        if (err == 0 && cfg->reneg_sec_min > cfg->reneg_sec) {
+            err = config_error(ps, "the minimum (%d) is above the maximum (%d)", cfg->reneg_sec_min,
+                               cfg->reneg_sec);
+        }
+    } else if (err == 0) {
+        cfg->reneg_sec_min = -1;
+    }
+    return err;
+}
+
+/* mbed TLS 2.28 offers TLS 1.2 at most, so "1.3" only passes with "or-highest". */
+static int parse_tls_version(struct config_parser *ps, const char *v, const char *extra, char **dst)
+{
+    if (strcmp(v, "1.0") == 0 || strcmp(v, "1.1") == 0 || strcmp(v, "1.2") == 0) {
+        return config_set_str(ps, dst, v);
+    }
+    if (extra != NULL) {
+        return config_set_str(ps, dst, "1.2");
+    }
+    if (strcmp(v, "1.3") == 0) {
+        return config_error(ps, "TLS 1.3 is not available (the TLS library does 1.2 at most); "
+                                "append 'or-highest' to use the highest available");
+    }
+    return config_error(ps, "unknown TLS version '%s' (1.0, 1.1, 1.2)", v);
+}
+
+int config_h_tls_version_min(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[2], "or-highest") != 0) {
+        return config_error(ps, "unknown flag '%s' (only 'or-highest')", argv[2]);
+    }
+    ps->seen_tls_version_min = config_here(ps);
+    return parse_tls_version(ps, argv[1], argc == 3 ? argv[2] : NULL, &ps->cfg->tls_version_min);
+}
+
+int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_tls_version_max = config_here(ps);
+    return parse_tls_version(ps, argv[1], NULL, &ps->cfg->tls_version_max);
+}
+
+/* tls-groups LIST: checked here so a bad name stops start-up with its line (openvpn 2.6 with
+ * OpenSSL fails on it too); the acceptor applies it (tls_server_conf_set_groups). */
+int config_h_tls_groups(struct config_parser *ps, int argc, char **argv)
+{
+    mbedtls_ecp_group_id groups[TLS_MAX_GROUPS + 1];
+    char bad[80];
+    int err;
+
+    (void)argc;
+    err = tls_groups_parse(argv[1], groups, bad, sizeof(bad));
+    if (err == -PE_NOSPACE) {
+        return config_error(ps, "more than %d groups", TLS_MAX_GROUPS);
+    }
+    if (err) {
+        return config_error(ps,
+                            "unknown group '%s' (names like X25519, secp256r1, P-384, "
+                            "brainpoolP256r1, separated by ':')",
+                            bad);
+    }
+    return config_set_str(ps, &ps->cfg->tls_groups, argv[1]);
+}
+
+/* tls-cipher LIST (TLS 1.2 suites): unknown names are skipped with a warning, as OpenSSL skips
+ * them for openvpn 2.6; a list with none usable stops start-up. */
+int config_h_tls_cipher(struct config_parser *ps, int argc, char **argv)
+{
+    int suites[TLS_MAX_CIPHERSUITES + 1];
+    char skipped[80];
+    int n;
+
+    (void)argc;
+    n = tls_ciphers_parse(argv[1], suites, skipped, sizeof(skipped));
+    if (n == -PE_NOSPACE) {
+        return config_error(ps, "more than %d cipher suites", TLS_MAX_CIPHERSUITES);
+    }
+    if (n < 0) {
+        return config_error(ps,
+                            "no cipher suite ovpnd knows in '%s' (TLS 1.2 names like "
+                            "TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384 or "
+                            "ECDHE-ECDSA-AES256-GCM-SHA384, separated by ':')",
+                            argv[1]);
+    }
+    if (skipped[0]) {
+        config_warn(ps, NULL, "%s: skipping '%s' and any other name Mbed TLS does not know",
+                    argv[0], skipped);
+    }
+    return config_set_str(ps, &ps->cfg->tls_cipher, argv[1]);
+}
+
+int config_h_tls_cert_profile(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (!tls_cert_profile_by_name(argv[1])) {
+        return config_error(ps, "unknown profile '%s' (legacy, insecure, preferred or suiteb)",
+                            argv[1]);
+    }
+    return config_set_str(ps, &ps->cfg->tls_cert_profile, argv[1]);
+}
+
+int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+
+    ps->seen_verify_client_cert = config_here(ps);
+    if (argc == 1 || strcmp(argv[1], "require") == 0) {
+        cfg->verify_client_cert = CONFIG_VERIFY_REQUIRE;
+    } else if (strcmp(argv[1], "optional") == 0) {
+        cfg->verify_client_cert = CONFIG_VERIFY_OPTIONAL;
+    } else if (strcmp(argv[1], "none") == 0) {
+        cfg->verify_client_cert = CONFIG_VERIFY_NONE;
+    } else {
+        return config_error(ps, "'%s' must be none, optional or require", argv[1]);
+    }
+    return 0;
+}
+
+int config_h_remote_cert_tls(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strcmp(argv[1], "client") == 0) {
+        ps->cfg->remote_cert_tls_client = true;
+        return 0;
+    }
+    if (strcmp(argv[1], "server") == 0) {
+        return config_error(ps, "'server' is a client setting (it checks the server's "
+                                "certificate); a server config wants 'remote-cert-tls client'");
+    }
+    return config_error(ps, "'%s' must be client or server", argv[1]);
+}
+
+int config_h_tls_server(struct config_parser *ps, int argc, char **argv)
+{
+    (void)ps;
+    (void)argc;
+    (void)argv;
+    return 0; /* ovpnd is always the TLS server */
+}

@@ -1,0 +1,670 @@
+/* server/control/acceptor_hooks.c: the acceptor's calls of the operator's tls-verify,
+ * client-connect, client-disconnect and learn-address scripts and plugins (server/hooks/hooks.h):
+ * what each is told, and what is done with its answer. Acceptor thread only.
+ *
+ * Where openvpn 2.6 blocks its one thread on these (a tls-verify script runs inside the TLS
+ * handshake), ovpnd waits for them without holding up anything else: tls-verify runs once the
+ * handshake has finished and the client's key-method-2 message arrived, before it is answered;
+ * client-connect and learn-address "add" run before the key-method-2 answer too, so the client
+ * gets its keys and PUSH_REPLY only when they have accepted it. All of them count against
+ * hand-window. client-disconnect and learn-address "delete" run in the background when the
+ * client goes.
+ */
+#include "server/control/acceptor.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/hooks/auth.h"
+#include "server/hooks/hook_env.h"
+#include "server/hooks/hooks.h"
+#include "server/hooks/openvpn_plugin.h"
+#include "server/hooks/plugin.h"
+#include "server/server.h"
+
+#include "server/control/acceptor_internal.h"
+
+#define TEMP_PATH_MAX 512
+#define LEARN_MAX 64 /* addresses of one client told to learn-address (its own two + iroutes) */
+
+enum hw_kind { HW_TLS_VERIFY, HW_CONNECT, HW_LEARN };
+
+struct learn_item {
+    char addr[72];
+    size_t route; /* index into p->routes, or SIZE_MAX for the IPv4 address */
+    bool is_update;
+};
+
+struct acc_hook_wait {
+    struct acceptor *a;
+    struct ctl_session *cs;
+    enum hw_kind kind;
+    acc_hook_cb cb;
+    void *ctx;
+    struct hook_run *run;
+    /* tls-verify: depth runs from n_depths-1 down to 0 */
+    int depth, n_depths;
+    struct script_env cert_vars[HOOK_CERT_DEPTH_MAX];
+    char subject[HOOK_CERT_DEPTH_MAX][HOOK_SUBJECT_MAX];
+    /* client-connect: the files its plugins and script write */
+    char plugin_file[TEMP_PATH_MAX], script_file[TEMP_PATH_MAX], deferred_file[TEMP_PATH_MAX];
+    /* learn-address */
+    struct learn_item items[LEARN_MAX];
+    size_t n_items, next_item;
+    bool is_route_unlearned[LEARN_MAX];
+};
+
+/* A zeroed wait of kind for cs, answering cb(ctx) (the caller frees it). NULL: no memory. */
+static struct acc_hook_wait *hook_wait_new(struct acceptor *a, struct ctl_session *cs,
+                                           enum hw_kind kind, acc_hook_cb cb, void *ctx)
+{
+    struct acc_hook_wait *w = calloc(1, sizeof(*w));
+
+    if (w != NULL) {
+        w->a = a;
+        w->cs = cs;
+        w->kind = kind;
+        w->cb = cb;
+        w->ctx = ctx;
+    }
+    return w;
+}
+
+bool acc_hooks_any(const struct acceptor *a)
+{
+    const struct config *cfg = a->cfg;
+
+    return hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, cfg->tls_verify) ||
+           acc_hooks_client_env_wanted(a);
+}
+
+bool acc_hooks_client_env_wanted(const struct acceptor *a)
+{
+    const struct config *cfg = a->cfg;
+
+    return hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->client_connect) ||
+           hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL) ||
+           hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, cfg->client_disconnect) ||
+           hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, cfg->learn_address);
+}
+
+static void remove_file(char *path)
+{
+    if (path[0] != '\0') {
+        unlink(path);
+        path[0] = '\0';
+    }
+}
+
+void acc_hook_wait_cancel(struct acc_hook_wait *w)
+{
+    if (w == NULL) {
+        return;
+    }
+    hook_run_cancel(w->run);
+    for (int i = 0; i < HOOK_CERT_DEPTH_MAX; i++) {
+        script_env_clear(&w->cert_vars[i]);
+    }
+    remove_file(w->plugin_file);
+    remove_file(w->script_file);
+    remove_file(w->deferred_file);
+    free(w);
+}
+
+/* Report and free w: the callback may free the session's wait that owns w's pointer. */
+static void hw_finish(struct acc_hook_wait *w, bool is_ok, const char *why)
+{
+    acc_hook_cb cb = w->cb;
+    void *ctx = w->ctx;
+    char text[600];
+
+    snprintf(text, sizeof(text), "%s", why ? why : "");
+    w->run = NULL; /* finished: hooks frees it */
+    acc_hook_wait_cancel(w);
+    cb(ctx, is_ok, text);
+}
+
+/* ---- tls-verify ---- */
+
+static int start_tls_verify_depth(struct acc_hook_wait *w);
+
+static void on_tls_verify(void *ctx, const struct hook_result *res)
+{
+    struct acc_hook_wait *w = ctx;
+    char why[600];
+
+    w->run = NULL;
+    if (!res->is_ok) {
+        snprintf(why, sizeof(why), "tls-verify refused the certificate at depth %d (%.200s): %s",
+                 w->depth, w->subject[w->depth], res->why);
+        hw_finish(w, false, why);
+        return;
+    }
+    acc_cs_log(w->a, w->cs, LOG_DEBUG, "tls-verify accepted depth %d: %s", w->depth,
+               w->subject[w->depth]);
+    w->depth--;
+    if (w->depth < 0) {
+        hw_finish(w, true, NULL);
+        return;
+    }
+    if (start_tls_verify_depth(w) != 0) {
+        hw_finish(w, false, "cannot run tls-verify");
+    }
+}
+
+/* The environment at depth d, as 2.6 has it then: what the certificates from the top down to d
+ * set, the untrusted address, and common_name at depth 0 (ssl_verify.c verify_cert). */
+static int start_tls_verify_depth(struct acc_hook_wait *w)
+{
+    struct acceptor *a = w->a;
+    struct script_env env = {0};
+    char depth[16], *args[3];
+    struct hook_req req;
+    int err = hook_env_append(&env, &a->global_env);
+
+    for (int d = w->n_depths - 1; d >= w->depth && err == 0; d--) {
+        err = hook_env_append(&env, &w->cert_vars[d]);
+    }
+    err = err ? err : hook_env_addr(&env, "untrusted", &w->cs->remote);
+    if (err == 0 && w->depth == 0) {
+        err = script_env_add(&env, "common_name", w->cs->cn);
+    }
+    snprintf(depth, sizeof(depth), "%d", w->depth);
+    args[0] = depth;
+    args[1] = w->subject[w->depth];
+    args[2] = NULL;
+    memset(&req, 0, sizeof(req));
+    req.what = "tls-verify";
+    req.types[0] = OVPN_PLUGIN_TLS_VERIFY;
+    req.n_types = 1;
+    req.type_argv[0] = args;
+    req.script = a->cfg->tls_verify;
+    req.script_args = args;
+    req.script_type = "tls-verify";
+    req.env = &env;
+    err = err ? err : hook_run_start(a->hooks, &req, on_tls_verify, w, &w->run);
+    script_env_clear(&env);
+    return err;
+}
+
+int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
+{
+    const mbedtls_x509_crt *chain[HOOK_CERT_DEPTH_MAX];
+    const mbedtls_x509_crt *leaf = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
+    size_t n = hook_cert_chain(leaf, &a->tls.ca, chain, HOOK_CERT_DEPTH_MAX);
+    bool wants_tls_verify = hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, a->cfg->tls_verify);
+    struct acc_hook_wait *w;
+    int err = 0;
+
+    if (!acc_hooks_any(a) || (cs->tls_env != NULL && !wants_tls_verify)) {
+        return 1;
+    }
+    w = hook_wait_new(a, cs, HW_TLS_VERIFY, cb, ctx);
+    if (w == NULL) {
+        return -ENOMEM;
+    }
+    w->n_depths = (int)n;
+    for (size_t d = 0; d < n && err == 0; d++) {
+        err = hook_env_cert(&w->cert_vars[d], (int)d, chain[d]);
+        err = err ? err : hook_cert_subject(chain[d], w->subject[d], HOOK_SUBJECT_MAX);
+    }
+    if (err == 0 && cs->tls_env == NULL) {
+        /* What later scripts see of the certificates (2.6 keeps them in the client's env). */
+        cs->tls_env = calloc(1, sizeof(*cs->tls_env));
+        err = cs->tls_env == NULL ? -ENOMEM : 0;
+        for (int d = w->n_depths - 1; d >= 0 && err == 0; d--) {
+            err = hook_env_append(cs->tls_env, &w->cert_vars[d]);
+        }
+    }
+    if (err == 0 && (!wants_tls_verify || n == 0)) {
+        acc_hook_wait_cancel(w); /* no tls-verify (or no certificate): nothing to run */
+        return 1;
+    }
+    w->depth = w->n_depths - 1;
+    err = err ? err : start_tls_verify_depth(w);
+    if (err) {
+        acc_hook_wait_cancel(w);
+        return err;
+    }
+    *out = w;
+    return 0;
+}
+
+/* ---- the client's environment ---- */
+
+int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info)
+{
+    struct server *srv = a->srv;
+    struct peer *p = cs->peer;
+    const struct ccd *c = cs->ccd;
+    struct script_env *env = cs->hook_env;
+    struct hook_client hc;
+    int err;
+
+    if (env == NULL) {
+        env = cs->hook_env = calloc(1, sizeof(*env));
+        if (env == NULL) {
+            return -ENOMEM;
+        }
+    }
+    script_env_clear(env);
+    memset(&hc, 0, sizeof(hc));
+    hc.common_name = cs->cn;
+    hc.username = cs->username;
+    hc.remote = cs->remote;
+    hc.is_p2p = srv->plan.topology != CONFIG_TOPOLOGY_SUBNET;
+    hc.vaddr = p->vaddr;
+    hc.vaddr_netmask = acc_ifconfig_peer(a, cs);
+    hc.has_ipv6 = p->has_vaddr6;
+    if (p->has_vaddr6) {
+        bool from_ccd = c && c->has_ifconfig_ipv6_push;
+
+        memcpy(hc.vaddr6, p->vaddr6, 16);
+        memcpy(hc.remote_addr6,
+               from_ccd && c->has_ifconfig_ipv6_remote ? c->ifconfig_ipv6_remote
+                                                       : srv->server_addr6,
+               16);
+        hc.vaddr6_bits = from_ccd ? c->ifconfig_ipv6_bits : srv->ipv6_bits;
+    }
+    hc.connected_since = p->connected_since;
+    err = hook_env_append(env, &a->global_env);
+    if (err == 0 && cs->tls_env != NULL) {
+        err = hook_env_append(env, cs->tls_env);
+    }
+    err = err ? err : hook_env_peer_info(env, peer_info);
+    err = err ? err : acc_token_env_add(a, cs, env);
+    return err ? err : hook_env_client(env, &hc);
+}
+
+/* ---- client-connect ---- */
+
+/* Apply one output (a file, or the plugins' config text) after what cs->ccd has. */
+static int apply_output(struct acc_hook_wait *w, const char *file, const char *text,
+                        const char *name, bool *changes_addresses, char *why, size_t why_len)
+{
+    struct ctl_session *cs = w->cs;
+    struct ccd out;
+    char errbuf[400];
+    bool found = false;
+    int err;
+
+    if (file != NULL) {
+        err = ccd_load_path(&out, file, name, &found, errbuf, sizeof(errbuf));
+    } else {
+        found = text[0] != '\0';
+        err = ccd_parse_string(&out, name, text, errbuf, sizeof(errbuf));
+        if (err == 0 && (out.path = strdup(name)) == NULL) {
+            err = -ENOMEM;
+        }
+    }
+    if (err == 0 && found) {
+        if (cs->ccd == NULL && (cs->ccd = calloc(1, sizeof(*cs->ccd))) == NULL) {
+            err = -ENOMEM;
+        }
+        if (err == 0) {
+            *changes_addresses = *changes_addresses || out.has_ifconfig_push ||
+                                 out.has_ifconfig_ipv6_push || out.n_iroutes > 0;
+            err = ccd_merge(cs->ccd, &out);
+        }
+    }
+    if (err) {
+        snprintf(why, why_len, "%s", err == -ENOMEM ? "out of memory" : errbuf);
+    }
+    ccd_free(&out);
+    return err;
+}
+
+static void on_client_connect(void *ctx, const struct hook_result *res)
+{
+    struct acc_hook_wait *w = ctx;
+    struct ctl_session *cs = w->cs;
+    bool changes = false;
+    char why[600], answer[2] = "";
+    int err = 0;
+
+    w->run = NULL;
+    if (!res->is_ok) {
+        hw_finish(w, false, res->why);
+        return;
+    }
+    if (w->deferred_file[0] != '\0') {
+        FILE *f = fopen(w->deferred_file, "r");
+
+        if (f != NULL) {
+            answer[0] = (char)fgetc(f);
+            fclose(f);
+        }
+        if (answer[0] == '0' || answer[0] == '2') {
+            hw_finish(w, false,
+                      answer[0] == '0' ? "client-connect script wrote 0 to "
+                                         "$client_connect_deferred_file"
+                                       : "client-connect script asked for a deferred answer "
+                                         "(2 in $client_connect_deferred_file): not "
+                                         "implemented in ovpnd");
+            return;
+        }
+    }
+    /* 2.6 order: the client-config-dir file (already in cs->ccd), CLIENT_CONNECT plugins'
+     * file, CLIENT_CONNECT_V2 plugins' "config", the script's file. */
+    if (w->plugin_file[0] != '\0') {
+        err = apply_output(w, w->plugin_file, NULL, "client-connect plugin file", &changes, why,
+                           sizeof(why));
+    }
+    if (err == 0 && res->config[0] != '\0') {
+        err = apply_output(w, NULL, res->config, "client-connect-v2 plugin config", &changes, why,
+                           sizeof(why));
+    }
+    if (err == 0 && w->script_file[0] != '\0') {
+        err = apply_output(w, w->script_file, NULL, "client-connect script output", &changes, why,
+                           sizeof(why));
+    }
+    if (err) {
+        hw_finish(w, false, why);
+        return;
+    }
+    if (cs->ccd && cs->ccd->is_disabled) {
+        snprintf(why, sizeof(why), "disabled by 'disable' in %s", cs->ccd->path);
+        hw_finish(w, false, why);
+        return;
+    }
+    cs->needs_reassign = changes;
+    hw_finish(w, true, NULL);
+}
+
+int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
+                             acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
+{
+    const struct config *cfg = a->cfg;
+    bool has_v1 = plugin_set_count(auth_plugins(a->auth), OVPN_PLUGIN_CLIENT_CONNECT) > 0;
+    char *plugin_args[2] = {NULL, NULL}, *script_args[2] = {NULL, NULL};
+    struct script_env env = {0};
+    struct acc_hook_wait *w;
+    struct hook_req req;
+    int err;
+
+    if (!acc_hooks_client_env_wanted(a)) {
+        return 1;
+    }
+    err = acc_client_env_build(a, cs, peer_info);
+    if (err) {
+        return err;
+    }
+    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->client_connect) &&
+        !hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL)) {
+        return 1;
+    }
+    w = hook_wait_new(a, cs, HW_CONNECT, cb, ctx);
+    if (w == NULL) {
+        return -ENOMEM;
+    }
+    err = hook_env_append(&env, cs->hook_env);
+    if (err == 0 && has_v1) {
+        err = script_make_temp(cfg->tmp_dir, "cc", w->plugin_file, TEMP_PATH_MAX);
+        plugin_args[0] = w->plugin_file;
+    }
+    if (err == 0 && cfg->client_connect != NULL) {
+        err = script_make_temp(cfg->tmp_dir, "cc", w->script_file, TEMP_PATH_MAX);
+        err = err ? err : script_make_temp(cfg->tmp_dir, "ccd", w->deferred_file, TEMP_PATH_MAX);
+        err = err ? err : script_env_add(&env, "client_connect_config_file", w->script_file);
+        err = err ? err : script_env_add(&env, "client_connect_deferred_file", w->deferred_file);
+        script_args[0] = w->script_file;
+    }
+    memset(&req, 0, sizeof(req));
+    req.what = "client-connect";
+    req.types[0] = OVPN_PLUGIN_CLIENT_CONNECT;
+    req.types[1] = OVPN_PLUGIN_CLIENT_CONNECT_V2;
+    req.n_types = 2;
+    req.type_argv[0] = plugin_args;
+    req.script = cfg->client_connect;
+    req.script_args = script_args;
+    req.script_type = "client-connect";
+    req.env = &env;
+    err = err ? err : hook_run_start(a->hooks, &req, on_client_connect, w, &w->run);
+    script_env_clear(&env);
+    if (err) {
+        acc_hook_wait_cancel(w);
+        return err;
+    }
+    *out = w;
+    return 0;
+}
+
+/* ---- learn-address ---- */
+
+static int start_learn_item(struct acc_hook_wait *w);
+
+/* An ifconfig-push address outside the pool is routed as a /32 among p's routes
+ * (acceptor_auth.c); learn-address handles it as the client's address. */
+static bool is_vaddr_route(const struct peer *p, const struct vroute_key *k)
+{
+    uint32_t be = htonl(p->vaddr);
+
+    return k->family == 4 && k->plen == 32 && memcmp(k->addr, &be, 4) == 0;
+}
+
+static void on_learn(void *ctx, const struct hook_result *res)
+{
+    struct acc_hook_wait *w = ctx;
+    struct ctl_session *cs = w->cs;
+    struct learn_item *it = &w->items[w->next_item];
+    char **grown;
+
+    w->run = NULL;
+    if (res->is_ok) {
+        grown = realloc(cs->learned, (cs->n_learned + 1) * sizeof(*grown));
+        if (grown != NULL) {
+            cs->learned = grown;
+            cs->learned[cs->n_learned] = strdup(it->addr);
+            if (cs->learned[cs->n_learned] != NULL) {
+                cs->n_learned++;
+            }
+        }
+    } else {
+        /* As 2.6 (multi.c multi_learn_addr): the address is not learned, so packets to it are
+         * dropped; the client stays. */
+        acc_cs_log(w->a, cs, LOG_WARN, "learn-address refused %s: %s; packets to it are dropped",
+                   it->addr, res->why);
+        if (it->route == SIZE_MAX) {
+            cs->is_vaddr_unlearned = true;
+        } else {
+            w->is_route_unlearned[it->route] = true;
+        }
+    }
+    w->next_item++;
+    if (w->next_item < w->n_items) {
+        int err = start_learn_item(w);
+
+        if (err == 0) {
+            return;
+        }
+        /* What cannot be asked is not learned either. */
+        for (; w->next_item < w->n_items; w->next_item++) {
+            it = &w->items[w->next_item];
+            acc_cs_log(w->a, cs, LOG_WARN, "cannot run learn-address for %s: %s", it->addr,
+                       strerror(-err));
+            if (it->route == SIZE_MAX) {
+                cs->is_vaddr_unlearned = true;
+            } else {
+                w->is_route_unlearned[it->route] = true;
+            }
+        }
+    }
+    if (cs->peer != NULL) {
+        /* Routes that were not learned are never announced to the workers. */
+        struct peer *p = cs->peer;
+        size_t kept = 0;
+
+        for (size_t i = 0; i < p->n_routes; i++) {
+            if (is_vaddr_route(p, &p->routes[i]) ? !cs->is_vaddr_unlearned
+                                                 : i >= LEARN_MAX || !w->is_route_unlearned[i]) {
+                p->routes[kept++] = p->routes[i];
+            }
+        }
+        p->n_routes = kept;
+    }
+    hw_finish(w, true, NULL);
+}
+
+static int learn_run(struct acceptor *a, const char *op, const char *addr, const char *cn,
+                     const struct script_env *client_env, struct acc_hook_wait *w,
+                     const char *ctx_name)
+{
+    char *args[4] = {(char *)(uintptr_t)op, (char *)(uintptr_t)addr, (char *)(uintptr_t)cn, NULL};
+    struct script_env env = {0};
+    struct hook_req req;
+    int err = 0;
+
+    if (client_env != NULL) {
+        err = hook_env_append(&env, client_env);
+    } /* else "delete": 2.6 passes a fresh environment, script_type alone */
+    memset(&req, 0, sizeof(req));
+    req.what = "learn-address";
+    req.types[0] = OVPN_PLUGIN_LEARN_ADDRESS;
+    req.n_types = 1;
+    req.type_argv[0] = args;
+    req.script = a->cfg->learn_address;
+    req.script_args = args;
+    req.script_type = "learn-address";
+    req.env = &env;
+    req.is_script_after_failure = true;
+    req.is_serial = true;
+    if (err == 0) {
+        err = w ? hook_run_start(a->hooks, &req, on_learn, w, &w->run)
+                : hook_run_detached(a->hooks, &req, ctx_name);
+    }
+    script_env_clear(&env);
+    return err;
+}
+
+static int start_learn_item(struct acc_hook_wait *w)
+{
+    return learn_run(w->a, w->items[w->next_item].is_update ? "update" : "add",
+                     w->items[w->next_item].addr, w->cs->cn, w->cs->hook_env, w, NULL);
+}
+
+int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, void *ctx,
+                    struct acc_hook_wait **out)
+{
+    struct peer *p = cs->peer;
+    struct acc_hook_wait *w;
+    int err;
+
+    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, a->cfg->learn_address) || p == NULL) {
+        return 1;
+    }
+    w = hook_wait_new(a, cs, HW_LEARN, cb, ctx);
+    if (w == NULL) {
+        return -ENOMEM;
+    }
+    {
+        struct in_addr in = {.s_addr = htonl(p->vaddr)};
+        struct learn_item *it = &w->items[w->n_items++];
+
+        inet_ntop(AF_INET, &in, it->addr, sizeof(it->addr));
+        it->route = SIZE_MAX;
+        /* "add": an address is only ever taken over from a closing session, whose "delete"
+         * has run (2.6 likewise deletes the old instance's routes before the new one learns) */
+        it->is_update = false;
+    }
+    for (size_t i = 0; i < p->n_routes && w->n_items < LEARN_MAX; i++) {
+        const struct vroute_key *k = &p->routes[i];
+        struct learn_item *it;
+
+        if (is_vaddr_route(p, k)) {
+            continue; /* the client's own address, learned above */
+        }
+        it = &w->items[w->n_items++];
+
+        if (k->family == 6 && k->plen == 128) {
+            inet_ntop(AF_INET6, k->addr, it->addr, sizeof(it->addr)); /* a host: no /128 */
+        } else {
+            vroute_key_str(k, it->addr, sizeof(it->addr));
+        }
+        it->route = i;
+        /* "update" when another client that stays routes it now (an iroute claimed twice) */
+        {
+            uint32_t other = vroute_get(&a->routes, k);
+            const struct peer *holder =
+                other == VROUTE_NONE || other == p->peer_id ? NULL : acc_peer_by_id(a, other);
+
+            it->is_update = holder && holder->ctl && holder->ctl->state != CS_CLOSING;
+        }
+    }
+    err = start_learn_item(w);
+    if (err) {
+        acc_hook_wait_cancel(w);
+        return err;
+    }
+    *out = w;
+    return 0;
+}
+
+/* ---- the client goes ---- */
+
+void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
+{
+    char who[PEER_CN_MAX + 64], addr[UDP_ADDR_STR_MAX];
+    int err;
+
+    snprintf(who, sizeof(who), "%s/%s", cs->cn, udp_addr_str(&cs->remote, addr, sizeof(addr)));
+    if (cs->is_connected && !cs->is_disconnect_done && cs->peer != NULL &&
+        hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, a->cfg->client_disconnect)) {
+        struct peer *p = cs->peer;
+        struct script_env env = {0};
+        struct hook_req req;
+
+        err = cs->hook_env ? hook_env_append(&env, cs->hook_env) : -ENOMEM;
+        err = err ? err : hook_env_addr(&env, "trusted", &cs->remote);
+        err = err ? err
+                  : hook_env_disconnect(&env,
+                                        atomic_load_explicit(&p->bytes_rx, memory_order_relaxed),
+                                        atomic_load_explicit(&p->bytes_tx, memory_order_relaxed),
+                                        (int64_t)(time(NULL) - p->connected_since));
+        memset(&req, 0, sizeof(req));
+        req.what = "client-disconnect";
+        req.types[0] = OVPN_PLUGIN_CLIENT_DISCONNECT;
+        req.n_types = 1;
+        req.script = a->cfg->client_disconnect;
+        req.script_type = "client-disconnect";
+        req.env = &env;
+        err = err ? err : hook_run_detached(a->hooks, &req, who);
+        if (err) {
+            log_msg(LOG_WARN, "%s: cannot run client-disconnect: %s", who, strerror(-err));
+        }
+        script_env_clear(&env);
+    }
+    cs->is_disconnect_done = true;
+    for (size_t i = 0; i < cs->n_learned; i++) {
+        err = learn_run(a, "delete", cs->learned[i], NULL, NULL, NULL, who);
+        if (err) {
+            log_msg(LOG_WARN, "%s: cannot run learn-address delete %s: %s", who, cs->learned[i],
+                    strerror(-err));
+        }
+        free(cs->learned[i]);
+    }
+    free(cs->learned);
+    cs->learned = NULL;
+    cs->n_learned = 0;
+}
+
+void acc_hooks_session_free(struct ctl_session *cs)
+{
+    for (size_t i = 0; i < cs->n_learned; i++) {
+        free(cs->learned[i]);
+    }
+    free(cs->learned);
+    if (cs->tls_env) {
+        script_env_clear(cs->tls_env);
+        free(cs->tls_env);
+    }
+    if (cs->hook_env) {
+        script_env_clear(cs->hook_env);
+        free(cs->hook_env);
+    }
+}

@@ -1,0 +1,386 @@
+/* server/control/acceptor_internal.h: what the acceptor's source files share: its session
+ * structures and the helpers one file offers the other. Acceptor thread only, like everything in
+ * them, except a TLS session while a handshake step runs on the thread pool (acceptor_tls.c). */
+#ifndef SERVER_CONTROL_ACCEPTOR_INTERNAL_H
+#define SERVER_CONTROL_ACCEPTOR_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/entropy.h>
+#include <uv.h>
+
+#include "proto/key_method.h"
+#include "proto/packet.h"
+#include "proto/packet_id.h"
+#include "proto/peer_info.h"
+#include "proto/reliable.h"
+#include "proto/tls_session.h"
+#include "proto/tls_wrap.h"
+#include "server/control/connect_freq.h"
+#include "server/control/crl.h"
+#include "server/log/log.h"
+#include "server/data/udp.h"
+#include "server/thread/msgq.h"
+#include "server/config/ccd.h"
+#include "server/data/peer.h"
+#include "server/thread/pktpool.h"
+#include "server/hooks/script.h"
+#include "server/hooks/auth_token.h"
+
+#define ACCEPTOR_TICK_MS 200
+#define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
+#define IPV4_UDP_HDR 28
+#define CTL_BUF_LEN 2048
+#define ACCEPTOR_POOL_MSGS 256 /* P_DATA_V2 datagrams handed to workers and not yet consumed */
+#define APP_BUF_LEN 16384      /* one full TLS record */
+#define CLOSE_LINGER_MS 5000   /* keep a failed/exiting session to finish ACKs, as 2.6 does */
+#define PUSH_REPEAT_IGNORE_MS 30000
+#define HOOKS_SHUTDOWN_GRACE_MS 5000 /* client-disconnect scripts at shutdown */
+#define EKM_LABEL_DATA "EXPORTER-OpenVPN-datakeys"
+
+enum cs_state {
+    CS_TLS,     /* TLS handshake, then the client's key-method-2 message */
+    CS_ACTIVE,  /* keys installed in the worker */
+    CS_CLOSING, /* AUTH_FAILED sent or EXIT received: linger, then free */
+};
+
+enum ks_state {
+    KS_TLS,    /* TLS handshake, then the client's key-method-2 message */
+    KS_ACTIVE, /* key-method 2 done, data keys handed to the worker */
+};
+
+/* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
+ * session has at most two: the primary and the one being negotiated or the lame duck. */
+struct auth_wait; /* acceptor_auth.c: a key state whose username/password is being checked */
+struct tls_job;   /* acceptor_tls.c: a handshake step running on the thread pool */
+
+struct key_state {
+    bool in_use;
+    uint8_t key_id;
+    enum ks_state state;
+    bool has_sent_key_method2;
+    uint64_t start_ms;
+    struct reliable rel;
+    /* Heap-allocated: a handshake step running on the thread pool keeps it alive after the key
+     * state is cleared. While job is set, tls belongs to that step: the acceptor neither reads
+     * nor writes it, and ciphertext that arrives meanwhile waits in held. */
+    struct tls_session *tls;
+    struct tls_job *job;
+    uint8_t *held;
+    size_t held_len;
+    size_t held_cap;
+    struct auth_wait *auth_wait; /* non-NULL while the client's credentials are checked */
+};
+
+struct ctl_session {
+    struct ctl_session *hnext;
+    union udp_addr remote;
+    uint8_t own_sid[SESSION_ID_LEN];
+    uint8_t peer_sid[SESSION_ID_LEN];
+    uint32_t wrap_tx_id;
+    uint32_t wrap_tx_time;
+    struct packet_id_rx wrap_rx;
+    struct key_state ks[2];
+    int primary; /* index into ks of the newest active (or, at first, the only) key_state */
+    uint64_t next_reneg_ms;
+    /* tran-window: the data key the running or last renegotiation replaces, retired in the
+     * worker at old_key_expire_ms (acceptor.c retire_old_key) */
+    bool has_old_key;
+    uint8_t old_key_id;
+    uint64_t old_key_expire_ms;
+    enum cs_state state;
+    uint64_t created_ms;
+    uint64_t close_at_ms;
+    uint64_t push_sent_ms;
+    bool is_pushed;
+    bool is_push_requested;
+    bool is_installed;     /* the worker confirmed MSG_INSTALL */
+    const char *comp_push; /* compression option pushed to this client, or NULL */
+    struct ccd *ccd;       /* its client-config-dir file, read at connect; NULL if none */
+    bool is_dead;          /* freed at the next sweep */
+    struct peer *peer;     /* set once the client is authenticated */
+    bool is_peer_live;     /* installed in a worker and not reported gone */
+    struct peer_info pi;
+    char cn[PEER_CN_MAX];
+    bool has_cn;             /* cn names the client: its certificate's common name, or its
+                              * username with username-as-common-name; false for a client
+                              * without either ("UNDEF", which 2.6 gives no common name).
+                              * Set once it is authenticated (before install) */
+    char *username;          /* the verified username of the first negotiation, or NULL */
+    char cipher_name[32];    /* data cipher chosen for the client */
+    uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
+    struct log_ratelimit rl;
+    bool is_float_refusal_logged; /* a float onto another client's address was refused */
+    /* Scripts and plugins (acceptor_hooks.c); all NULL/false when none is configured. */
+    struct script_env *tls_env;  /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
+    struct script_env *hook_env; /* the client's variables, as client-connect gets them */
+    char **learned;              /* addresses learn-address accepted, for its "delete" */
+    size_t n_learned;
+    bool is_connected;       /* fully connected: client-disconnect is due when it goes */
+    bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
+    bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
+    size_t takeover_index;   /* pool entry of this client's previous session here, or SIZE_MAX */
+    bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
+    struct auth_token_session at; /* auth-gen-token: this session's tokens */
+    uint64_t token_renew_ms;      /* when the renewal timer next makes a token */
+};
+
+struct acceptor_stats {
+    uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
+        drop_window, drop_handshake_timeout, drop_connect_freq, drop_connect_freq_initial,
+        handshakes_ok, handshakes_failed, auth_failed,
+        drop_handover; /* P_DATA_V2 for a worker that is ACCEPTOR_POOL_MSGS behind */
+};
+
+struct acceptor {
+    struct server *srv;
+    struct config *cfg;
+    uv_loop_t loop;
+    uv_thread_t thread;
+    uv_async_t async;
+    struct msgq inbox;
+    int fd;
+    uv_poll_t poll;
+    uv_timer_t tick;
+    uv_timer_t status_timer;
+    uv_timer_t persist_timer; /* ifconfig-pool-persist SECONDS */
+    struct tls_wrap_ctx wrap;
+    mbedtls_entropy_context entropy;
+    mbedtls_ctr_drbg_context drbg;
+    struct tls_server_conf tls;
+    /* Read-locked by every handshake step on the thread pool, write-locked to replace the CRL
+     * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
+    pthread_rwlock_t tls_conf_lock;
+    bool has_tls_conf_lock;
+    size_t n_tls_jobs;            /* handshake steps queued or running */
+    struct auth *auth;            /* username/password checks (auth-user-pass-verify) */
+    struct auth_token_ctx token;  /* auth-gen-token */
+    struct hooks *hooks;          /* tls-verify, client-connect, client-disconnect, learn-address */
+    struct script_env global_env; /* what every script and plugin call gets (hook_env_global) */
+    struct crl_watch crl;
+    uint8_t cookie_key[32];
+    int status_fd; /* open status file when privileges are dropped, else -1 */
+    struct ctl_session **table;
+    size_t table_size;
+    size_t n_sessions;
+    size_t n_clients;
+    bool **local_used;          /* [worker][local index] peer_id in use */
+    struct peer **addr_holder;  /* by IPv4 pool index: the peer holding that address */
+    struct vroute_table routes; /* every peer's IPv6 address and iroutes, as told to workers */
+    size_t *n_worker_peers;
+    struct connect_freq cf;                 /* connect-freq */
+    struct connect_freq_initial cf_initial; /* connect-freq-initial */
+    struct acceptor_stats stats;
+    struct log_ratelimit rl;
+    struct pktpool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
+    char options_string[KEY_METHOD2_OPTIONS_MAX];
+    bool is_stopping;
+    bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */
+    uint8_t rx_buf[CTL_BUF_LEN];
+    uint8_t plain_buf[CTL_BUF_LEN];
+    uint8_t app_buf[APP_BUF_LEN];
+};
+
+/* The acceptor loop's clock, in ms. */
+uint64_t acc_now_ms(struct acceptor *a);
+
+/* Log a line about one client: prefixed with its CN and address; warnings rate-limited per
+ * session. */
+void acc_cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
+                ...) __attribute__((format(printf, 4, 5)));
+
+/* The key state whose TLS session carries control messages now. */
+struct key_state *acc_primary_ks(struct ctl_session *cs);
+
+/* Free ks's TLS session and reliability state; it can be initialised again. */
+void acc_ks_clear(struct key_state *ks);
+
+/* Queue one control-channel message (text + NUL, one TLS record) on the primary key state. */
+void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text);
+
+/* The same on ks, which must be in use with its TLS handshake done (else it is logged and
+ * dropped). */
+void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         const char *text);
+
+/* A renegotiation of cs (ks, not the primary key state) failed or did not finish: why goes to the
+ * log. The session ends: ks is cleared, the client is told RESTART on the primary key state (a
+ * client that never started the new one reads it there; 2.6 clients read only their newest key
+ * state, and learn of it from their ping-restart) and cs closes. 2.6 instead keeps a UDP client
+ * on its old key until tran-window runs out (ssl.c tls_multi_process: no hard error while an
+ * older key is active); a client that skips or fails renegotiations would never be checked
+ * again. */
+void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why);
+
+/* The peer that holds peer_id, or NULL (a scan over the sessions: for the rare case of two
+ * clients claiming one address or route). */
+struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id);
+
+/* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
+void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms);
+
+/* Whether two authenticated sessions are the same client: the same common name (both with
+ * one: see has_cn) and the same verified username (both NULL: none was checked); without a
+ * common name, the same non-empty username. The identity duplicate-cn uses is the common name
+ * alone (acceptor_auth.c). */
+bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y);
+
+/* Close the other sessions at keep's address and port that keep replaces: those not yet
+ * authenticated (one address and port is one client's flow at a time, and a new handshake
+ * from it means the old one was given up), and, unless only_pending, the authenticated ones
+ * of the same client (acc_same_client; keep must be authenticated then). Another client's
+ * authenticated session there stays: an address and port proves nothing about who sends from
+ * it (a NAT can hand it to another client; anyone on the path can use it), so only the same
+ * credentials replace a session. A replaced one is the same client's previous session: it
+ * leaves keep its pool entry (keep->takeover_index) and, if live in a worker, is returned in
+ * *prev (may be NULL) so that keep can take over its peer-id as well. Returns how many of the
+ * closed ones held a client slot (they count until the workers let go). */
+size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool only_pending,
+                           struct peer **prev);
+
+/* Give prev's peer-id and worker to p (the same client's new session, installed after prev's
+ * removal in the same worker queue), and withdraw prev's routes now; prev's later release
+ * leaves the peer-id alone. 2.6 keeps a client's peer-id across its sessions from one address
+ * (one multi_instance), and a 2.6 client whose new session came from a server reset keeps
+ * sending with it. */
+void acc_peer_slot_hand_over(struct acceptor *a, struct peer *prev, struct peer *p);
+
+/* The client's key-method-2 message arrived on ks (acceptor_auth.c): the first one
+ * authenticates the client and installs it in a worker; later ones renegotiate its keys. */
+void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                            const uint8_t *msg, size_t len);
+
+/* Drop what ks's pending username/password check holds (acceptor_auth.c); its result is
+ * never used. No-op when none is pending. */
+void acc_auth_abort(struct key_state *ks);
+
+/* ks's username/password check did not finish within hand-window (acceptor_auth.c): abandon it
+ * and refuse the client with AUTH_FAILED. */
+void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* Send cs its PUSH_REPLY (acceptor_auth.c): the configured push lines, then 2.6's global and
+ * per-client options, split with push-continuation when long. */
+void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
+
+/* The second word of the `ifconfig` pushed to cs's client (acceptor_auth.c): the netmask with
+ * topology subnet, the server end with net30 (the block's +1) and p2p (the server's address), or
+ * the client-config-dir ifconfig-push's second word. 0 when cs has no address yet. */
+uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs);
+
+/* Feed ciphertext from the peer to ks's TLS session, or hold it while a handshake step runs
+ * (acceptor_tls.c). Returns 0 or -PE_NOSPACE (more than the TLS session's limit pending). */
+int acc_tls_feed(struct key_state *ks, const uint8_t *data, size_t len);
+
+/* Run one handshake step of ks on the thread pool (acceptor_tls.c); acc_tls_stepped gets its
+ * result on the acceptor thread. No-op while a step of ks is already running: the held
+ * ciphertext gets its own step when that one ends. Runs the step inline when the thread pool
+ * refuses work. */
+void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* The end of a handshake step of ks (acceptor.c): ret and err as tls_session_handshake gives
+ * them. ks is in use and its step is over. */
+void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, int ret,
+                     const char *err);
+
+/* Free ks's TLS session (acceptor_tls.c), or hand it to its running step to free when done. */
+void acc_tls_release(struct key_state *ks);
+
+/* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
+void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
+                         bool add);
+
+/* ---- acceptor_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
+
+struct acc_hook_wait; /* one step waiting for the scripts and plugins of one event */
+
+/* Called on the loop when a step has finished (never from inside the start function): is_ok,
+ * or why it refused the client. The step is freed already. */
+typedef void (*acc_hook_cb)(void *ctx, bool is_ok, const char *why);
+
+/* Whether any tls-verify, client-connect, client-disconnect or learn-address script or plugin is
+ * configured; and whether one of the last three is (they need the client's environment). */
+bool acc_hooks_any(const struct acceptor *a);
+bool acc_hooks_client_env_wanted(const struct acceptor *a);
+
+/* After ks's TLS handshake: keep the certificate variables in cs->tls_env (first negotiation)
+ * and run tls-verify for each certificate of the chain, depth N down to 0; the first refusal
+ * ends it. Returns 0 (cb follows, *out is the step), 1 (nothing to run: cb is not called), or
+ * -errno. */
+int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+
+/* (Re)build cs->hook_env, the client's environment, from its session, cs->peer's addresses,
+ * cs->ccd and peer_info (the client's peer-info text). Returns 0 or -errno. */
+int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info);
+
+/* cs->peer has its addresses: build cs->hook_env, then run the client-connect plugins and
+ * script; their outputs are merged into cs->ccd (cs->needs_reassign tells whether addresses or
+ * iroutes changed). Returns 0, 1 or -errno as acc_tls_verify_start. */
+int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
+                             acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+
+/* learn-address "add" (or "update") for cs->peer's IPv4 address, IPv6 address and iroutes, one
+ * after another. An address it refuses is not routed (cs->is_vaddr_unlearned; refused routes are
+ * dropped from cs->peer->routes); cb then reports ok. Returns 0, 1 or -errno as above. */
+int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, void *ctx,
+                    struct acc_hook_wait **out);
+
+/* Forget a step: its callback is not called, its scripts are killed, its files removed. */
+void acc_hook_wait_cancel(struct acc_hook_wait *w);
+
+/* The client is going: client-disconnect if it was connected, then learn-address "delete" for
+ * what was learned, both in the background. Once per session. */
+void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
+
+/* Free what the hooks keep in cs (cs_free). */
+void acc_hooks_session_free(struct ctl_session *cs);
+
+/* ---- acceptor_token.c: auth-gen-token ---- */
+
+/* $session_id and $session_state for the script and plugins, when is_set. */
+struct acc_token_env {
+    bool is_set;
+    char session_id[AUTH_TOKEN_SESSION_ID_B64_LEN + 1];
+    const char *session_state;
+};
+
+/* Read the auth-gen-token settings and secret (random without auth-gen-token-secret, which is
+ * logged). Call once the acceptor's random generator is seeded. 0 or -EIO. */
+int acc_token_init(struct acceptor *a);
+
+/* The client's password before its username/password check (2.6 verify_user_pass): a token is
+ * checked here. ACCEPTED: the client is authenticated (logged); REFUSED: refuse it with
+ * *client_reason (NULL: plain AUTH_FAILED) and why (why_len bytes) for the log; NOT_USED and
+ * EXTERNAL: run the check, with env for its environment. client->username may be emptied (a
+ * token valid only for the empty username, external-auth). */
+enum auth_token_verdict acc_token_check(struct acceptor *a, struct ctl_session *cs,
+                                        struct key_method2 *client, struct acc_token_env *env,
+                                        const char **client_reason, char *why, size_t why_len);
+
+/* The check succeeded: make the client's (renewed) token, which PUSH_REPLY carries. */
+void acc_token_on_success(struct acceptor *a, struct ctl_session *cs,
+                          const struct key_method2 *client);
+
+/* A renegotiation finished: send the renewed token ("PUSH_REPLY,auth-token ..."), as 2.6. */
+void acc_token_after_rekey(struct acceptor *a, struct ctl_session *cs);
+
+/* Renewal timer (renewal-time below reneg-sec): a new token every renewal-time. */
+void acc_token_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
+
+/* With auth-gen-token, add session_id and session_state as the username/password check left
+ * them to env (client-connect and later scripts see them, as in 2.6). 0 or -ENOMEM. */
+int acc_token_env_add(const struct acceptor *a, const struct ctl_session *cs,
+                      struct script_env *env);
+
+/* The AUTH_FAILED text for a refusal by the script or plugins that gave none: "SESSION: token
+ * expired" after an expired token with external-auth (2.6), else NULL. */
+const char *acc_token_client_reason(const struct ctl_session *cs);
+
+/* The token to push in PUSH_REPLY, or NULL. */
+const char *acc_token_for_push(const struct acceptor *a, const struct ctl_session *cs);
+
+#endif /* SERVER_CONTROL_ACCEPTOR_INTERNAL_H */

@@ -1,0 +1,157 @@
+/* server/control/acceptor_tls.c: TLS handshake steps of the acceptor's sessions on libuv's thread
+ * pool.
+ *
+ * A full handshake costs the server a few ms of CPU in Mbed TLS (ECDHE, the client certificate's
+ * and CertificateVerify's ECDSA verifications, our ECDSA signature), and nothing else in the
+ * acceptor comes close. So each mbedtls_ssl_handshake() step runs as a uv_queue_work() job: as
+ * many handshakes progress at once as the pool has threads (UV_THREADPOOL_SIZE, set by main.c
+ * to the number of CPUs), while the acceptor thread goes on with reliability, ACKs, key-method 2
+ * and every other session.
+ *
+ * Ownership: while ks->job is set the step owns ks->tls (its in/out queues too). The acceptor
+ * holds ciphertext that arrives meanwhile in ks->held, moves none of the step's output, and
+ * frees nothing: a key state cleared meanwhile (hand-window, session closed, server stopping)
+ * hands its TLS session to the job, which frees it when the step returns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/errors.h"
+#include "server/control/acceptor_internal.h"
+
+#define TLS_HELD_MAX (256u * 1024u) /* same bound as tls_session_feed's */
+
+struct tls_job {
+    uv_work_t req;
+    struct acceptor *a;
+    struct ctl_session *cs;
+    struct key_state *ks; /* NULL once the key state was cleared: only free tls */
+    struct tls_session *tls;
+    int ret;
+    char err[256];
+};
+
+int acc_tls_feed(struct key_state *ks, const uint8_t *data, size_t len)
+{
+    if (!ks->job) {
+        return tls_session_feed(ks->tls, data, len);
+    }
+    if (len > TLS_HELD_MAX - ks->held_len) {
+        return -PE_NOSPACE;
+    }
+    if (ks->held_len + len > ks->held_cap) {
+        size_t cap = ks->held_cap ? ks->held_cap : 2048;
+        uint8_t *p;
+
+        while (cap < ks->held_len + len) {
+            cap *= 2;
+        }
+        p = realloc(ks->held, cap);
+        if (!p) {
+            return -PE_NOSPACE;
+        }
+        ks->held = p;
+        ks->held_cap = cap;
+    }
+    memcpy(ks->held + ks->held_len, data, len);
+    ks->held_len += len;
+    return 0;
+}
+
+static void free_held(struct key_state *ks)
+{
+    free(ks->held);
+    ks->held = NULL;
+    ks->held_len = ks->held_cap = 0;
+}
+
+static void job_work(uv_work_t *req)
+{
+    struct tls_job *job = req->data;
+
+    pthread_rwlock_rdlock(&job->a->tls_conf_lock);
+    job->ret = tls_session_handshake(job->tls, job->err, sizeof(job->err));
+    pthread_rwlock_unlock(&job->a->tls_conf_lock);
+}
+
+static void job_done(uv_work_t *req, int status)
+{
+    struct tls_job *job = req->data;
+    struct acceptor *a = job->a;
+    struct key_state *ks = job->ks;
+    int ret = status == UV_ECANCELED ? -PE_TLS : job->ret;
+    bool has_held;
+
+    a->n_tls_jobs--;
+    if (!ks) {
+        tls_session_clear(job->tls);
+        free(job->tls);
+        free(job);
+        return;
+    }
+    ks->job = NULL;
+    if (a->is_stopping) {
+        free_held(ks); /* the session is freed with the others when the loop ends */
+        free(job);
+        return;
+    }
+    has_held = ks->held_len > 0;
+    if (has_held && tls_session_feed(ks->tls, ks->held, ks->held_len)) {
+        snprintf(job->err, sizeof(job->err), "too much unread TLS data");
+        ret = -PE_TLS;
+    }
+    free_held(ks);
+    acc_tls_stepped(a, job->cs, ks, ret, job->err);
+    if (ret == -PE_WANT_IO && has_held && job->cs->state != CS_CLOSING) {
+        /* What arrived during the step may complete the next flight. */
+        acc_tls_step(a, job->cs, ks);
+    }
+    free(job);
+}
+
+void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    struct tls_job *job;
+
+    if (ks->job) {
+        return;
+    }
+    job = calloc(1, sizeof(*job));
+    if (job) {
+        job->req.data = job;
+        job->a = a;
+        job->cs = cs;
+        job->ks = ks;
+        job->tls = ks->tls;
+        if (!a->is_stopping && uv_queue_work(&a->loop, &job->req, job_work, job_done) == 0) {
+            ks->job = job;
+            a->n_tls_jobs++;
+            return;
+        }
+        free(job);
+    }
+    /* No job: run the step here. */
+    {
+        char err[256] = "";
+        int ret;
+
+        pthread_rwlock_rdlock(&a->tls_conf_lock);
+        ret = tls_session_handshake(ks->tls, err, sizeof(err));
+        pthread_rwlock_unlock(&a->tls_conf_lock);
+        acc_tls_stepped(a, cs, ks, ret, err);
+    }
+}
+
+void acc_tls_release(struct key_state *ks)
+{
+    free_held(ks);
+    if (ks->job) {
+        ks->job->ks = NULL; /* the step frees the session when it returns */
+        ks->job = NULL;
+    } else if (ks->tls) {
+        tls_session_clear(ks->tls);
+        free(ks->tls);
+    }
+    ks->tls = NULL;
+}

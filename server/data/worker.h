@@ -1,0 +1,149 @@
+/* server/data/worker.h: a data-plane thread.
+ *
+ * Each worker owns one UDP socket of the reuseport group, one queue of the multiqueue TUN
+ * device, and the data-channel state of the peers whose peer_id % n_workers equals its index.
+ * Its per-packet path takes no lock and allocates nothing: a packet that reached the wrong
+ * thread is copied into a message from the worker's own pool (server/thread/pktpool.h) for its
+ * owner.
+ */
+#ifndef SERVER_DATA_WORKER_H
+#define SERVER_DATA_WORKER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+
+#include <uv.h>
+
+#include "server/log/log.h"
+#include "server/thread/msgq.h"
+#include "server/data/peer.h"
+#include "server/thread/pktpool.h"
+#include "server/addr/vroute.h"
+#include "proto/tun_offload.h"
+
+struct server;
+
+#define WORKER_BATCH 64
+#define WORKER_BUF_LEN 2048
+#define WORKER_MODERATION_US 400 /* polling period under load (OVPND_MODERATION_US) */
+/* Packets one worker can have handed over and not yet seen consumed; beyond, they are dropped
+ * (drop_handover). About 2 MB: 22 TCP super-packets cut into segments for another worker. */
+#define WORKER_POOL_MSGS 1024
+
+/* Packet and drop counters of one worker. Only the owner thread writes them (stat_inc: no
+ * locked instruction); the acceptor reads them for the status file. */
+struct worker_stats {
+    _Atomic uint64_t sessions; /* peers installed now */
+    _Atomic uint64_t rx_packets, tx_packets;
+    _Atomic uint64_t rx_bytes, tx_bytes; /* link bytes of those packets (as the peers' counters) */
+    _Atomic uint64_t handed_over;   /* TUN packets or datagrams that reached this worker but belong
+                                     * to another (steering off or refused by the kernel) */
+    _Atomic uint64_t drop_handover; /* packets for another thread dropped: it is
+                                     * WORKER_POOL_MSGS behind */
+    _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
+        drop_bad_source, drop_not_ip, drop_no_route, drop_send, drop_compressed, drop_link_local;
+    _Atomic uint64_t client_to_client;   /* packets forwarded between clients (client-to-client) */
+    _Atomic uint64_t tx_gso;             /* datagrams that left inside UDP GSO sends */
+    _Atomic uint64_t tun_tso_reads;      /* TCP super-packets read from the TUN device... */
+    _Atomic uint64_t tun_tso_segments;   /* ...and the segments they were cut into */
+    _Atomic uint64_t tun_gro_writes;     /* super-packets written to the TUN device... */
+    _Atomic uint64_t tun_gro_segments;   /* ...and the segments they carried */
+    _Atomic uint64_t drop_tun_read;      /* TUN reads refused: bad offload header or too long */
+    _Atomic uint64_t drop_tun_multicast; /* multicast/broadcast read from the TUN device */
+    _Atomic uint64_t polling_entered;    /* switches from waking per packet to polling */
+    _Atomic uint64_t drop_float; /* authenticated datagrams from an address the session has not
+                                  * floated to: the float was refused or is still being decided */
+};
+
+/* Add one to a counter owned by the calling thread. */
+static inline void stat_inc(_Atomic uint64_t *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* Add n to a counter owned by the calling thread. */
+static inline void stat_add(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
+/* Counter value for a reader on another thread. */
+static inline uint64_t stat_get(const _Atomic uint64_t *c)
+{
+    return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* Packets this worker dropped, all reasons together. */
+uint64_t worker_stats_dropped(const struct worker_stats *s);
+
+struct worker {
+    int index;
+    struct server *srv;
+    uv_loop_t loop;
+    uv_thread_t thread;
+    uv_async_t async;
+    struct msgq inbox;
+    int udp_fd;
+    int tun_fd;
+    uv_poll_t udp_poll;
+    uv_poll_t tun_poll;
+    uv_timer_t tick;
+    struct peer **by_local;     /* index peer_id / n_workers */
+    struct vroute_table routes; /* every client's IPv6 address and iroutes (see vroute.h) */
+    struct worker_stats stats;
+    struct log_ratelimit rl_drop;
+    struct pktpool pool; /* messages for packets handed to another thread; freed by the server
+                            after every thread is joined (pktpool_clear) */
+    uint8_t rx_bufs[WORKER_BATCH][WORKER_BUF_LEN];
+    /* Sealed datagrams waiting for one sendmmsg() (flushed at the end of every callback). */
+    uint8_t tx_bufs[WORKER_BATCH][WORKER_BUF_LEN + 64];
+    union udp_addr tx_addr[WORKER_BATCH];
+    struct iovec tx_iov[WORKER_BATCH];
+    struct mmsghdr tx_msgs[WORKER_BATCH];
+    struct peer *tx_peer[WORKER_BATCH]; /* whose datagram each slot is (counted once sent) */
+    unsigned n_tx;
+    /* UDP GSO (UDP_SEGMENT, Linux 4.18+): runs of queued datagrams to one client with one size
+     * leave in a single send; cleared for good when the kernel refuses it. Datagrams of
+     * gso_seg_limit bytes or more go one by one: a GSO send whose segments exceed the path MTU
+     * fails (EMSGSIZE), where single datagrams are IP-fragmented by the kernel. */
+    bool is_gso_ok;
+    size_t gso_seg_limit;
+    unsigned gso_limit_ticks; /* ticks since gso_seg_limit was lowered (reset after a while) */
+    bool is_gso_limit_logged;
+    struct mmsghdr gso_msgs[WORKER_BATCH];
+    uint8_t gso_ctrl[WORKER_BATCH][CMSG_SPACE(sizeof(uint16_t))];
+    unsigned gso_first[WORKER_BATCH]; /* the tx slot each gso_msgs entry starts at */
+    /* TUN offloads (tun.h has_vnet_hdr): reads land in tun_buf (a virtio_net_hdr and up to 64
+     * KiB), super-packets are cut into rx_bufs[0]; decrypted TCP segments are coalesced in gro
+     * before they are written (both flushed at the end of every callback). */
+    bool has_vnet_hdr;
+    uint8_t *tun_buf;
+    struct tcp_gro gro;
+    /* Interrupt moderation (worker.c set_polling): under load the sockets are polled every
+     * moderation_us microseconds from a timerfd instead of waking for each packet; 0: off. */
+    unsigned moderation_us;
+    int moderation_fd;
+    uv_poll_t moderation_poll;
+    bool is_polling;
+    uint64_t last_wakeup_us;
+    int64_t wall_s; /* time(NULL) at the last tick, for peers' last_ref_s */
+};
+
+/* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */
+int worker_init(struct worker *w, struct server *srv, int i);
+
+/* Start w's thread running its loop. 0 or -errno. */
+int worker_start(struct worker *w);
+
+/* Wait for the thread to end after MSG_STOP, then free w's resources. */
+void worker_join(struct worker *w);
+
+/* Push m into w's inbox and wake the thread. Any thread; m is owned by w afterwards. */
+void worker_post(struct worker *w, struct msg *m);
+
+#endif /* SERVER_DATA_WORKER_H */

@@ -1,0 +1,74 @@
+/* server/hooks/plugin.h: the `plugin PATH [ARGS...]` loader for OpenVPN plugins (the v1/v2/v3
+ * interface of server/hooks/openvpn_plugin.h), such as Debian's openvpn-plugin-auth-pam.so.
+ *
+ * Threads: plugins are opened and closed on the main thread, at start-up before privileges are
+ * dropped (auth-pam forks its privileged helper then) and at shutdown. Each plugin gets a
+ * thread of its own on which all its calls run, one at a time and in order: an OpenVPN plugin
+ * expects the single-threaded caller openvpn is, and may block (PAM) without holding up the
+ * acceptor. A call that blocks delays only later calls to the same plugin; plugins that answer
+ * OVPN_PLUGIN_FUNC_DEFERRED (auth-pam with `setenv deferred_auth_pam 1`) let calls overlap.
+ *
+ * Events ovpnd calls: AUTH_USER_PASS_VERIFY (server/hooks/auth.h), and TLS_VERIFY, CLIENT_CONNECT,
+ * CLIENT_CONNECT_V2, CLIENT_DISCONNECT and LEARN_ADDRESS (server/hooks/hooks.h). A plugin that asks
+ * for any other event (UP, DOWN, ROUTE_UP, TLS_FINAL, the deferred CLIENT_CONNECT_DEFER and
+ * CLIENT_CONNECT_DEFER_V2, CLIENT_CRRESPONSE ...) is refused at start-up, naming the events
+ * (openvpn 2.6 refuses unsupported types the same way), so that nothing it expects is silently
+ * skipped.
+ */
+#ifndef SERVER_HOOKS_PLUGIN_H
+#define SERVER_HOOKS_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "server/config/config.h"
+
+struct ovpn_plugin_string_list;
+
+struct plugin_set;
+
+/* One call into a plugin. Caller-owned until done runs; the plugin thread fills result. */
+struct plugin_call {
+    int type;    /* enum ovpn_plugin_event */
+    char **argv; /* arguments after argv[0] (the plugin path), NULL-terminated, borrowed; NULL:
+                  * none */
+    char **envp; /* NULL-terminated "NAME=value" strings, borrowed */
+    int result;  /* OVPN_PLUGIN_FUNC_* once done */
+    /* Set before the call: keep what the plugin returns (name/value list, e.g. "config" from
+     * CLIENT_CONNECT_V2) in return_list, which the caller then frees with
+     * plugin_string_list_free(). Otherwise it is freed at once. */
+    bool wants_return_list;
+    struct ovpn_plugin_string_list *return_list;
+    /* Called on the plugin's thread when the call has returned; must not block. */
+    void (*done)(struct plugin_call *call);
+    struct plugin_call *next; /* the plugin's queue */
+};
+
+/* dlopen and open every `plugin` of cfg in config order, and start their threads. cfg is
+ * borrowed and must outlive the set. envp: the environment handed to open (config, verb,
+ * daemon and setenv lines, NULL-terminated). On failure errbuf (errbuf_len bytes) says
+ * "FILE:LINE: plugin: ...", every plugin opened so far is closed, and -EINVAL or -ENOMEM is
+ * returned. With no `plugin` lines *out is an empty set. Main thread. */
+int plugin_set_open(const struct config *cfg, char **envp, struct plugin_set **out, char *errbuf,
+                    size_t errbuf_len);
+
+/* Stop the threads (a call in progress is waited for; queued calls are finished with
+ * OVPN_PLUGIN_FUNC_ERROR without reaching the plugin), close every plugin, dlclose, free.
+ * NULL is a no-op. Main thread. */
+void plugin_set_close(struct plugin_set *ps);
+
+/* How many plugins want event type; index them 0..n-1 in config order for plugin_call_start. */
+size_t plugin_set_count(const struct plugin_set *ps, int type);
+
+/* Queue call for the index-th plugin that wants call->type. Any thread. Returns 0, or -EINVAL
+ * (no such plugin) or -ESHUTDOWN (the set is closing); then done is not called. */
+int plugin_call_start(struct plugin_set *ps, size_t index, struct plugin_call *call);
+
+/* Free a list a plugin returned (each node, name and value were malloc'ed by the plugin, as
+ * the OpenVPN plugin interface requires). NULL is a no-op. */
+void plugin_string_list_free(struct ovpn_plugin_string_list *l);
+
+/* The path of the index-th plugin for type, for log lines. */
+const char *plugin_name(const struct plugin_set *ps, int type, size_t index);
+
+#endif /* SERVER_HOOKS_PLUGIN_H */
