@@ -74,6 +74,9 @@ step "build (build/)"
 cmake -S . -B build -DOVPND_WERROR=ON
 cmake --build build -j"$jobs"
 
+step "layout check (scripts/check-layout.sh)"
+bash scripts/check-layout.sh || failed+=("check-layout")
+
 step "clang-format check"
 if git rev-parse --git-dir >/dev/null 2>&1; then
     mapfile -t sources < <(git ls-files --cached --others --exclude-standard -- '*.c' '*.h')

@@ -20,7 +20,7 @@
 #include "server/config/ccd.h"
 #include "server/log/log.h"
 #include "server/data/peer.h"
-#include "server/thread/pktpool.h"
+#include "server/thread/msg.h"
 #include "server/addr/pool_persist.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
@@ -649,7 +649,7 @@ out:
     free(srv.addr_owner);
     /* every thread is joined and every inbox drained: no message of a pool is left in use */
     for (int i = 0; srv.workers && i < srv.n_workers; i++) {
-        pktpool_clear(&srv.workers[i].pool);
+        msg_pool_clear(&srv.workers[i].pool);
     }
     free(srv.workers);
     running = NULL;

@@ -24,8 +24,6 @@
 
 #include <mbedtls/platform_util.h>
 
-#include "server/control/connect_freq.h"
-
 /* ---- messages ---- */
 
 static int vreport(struct config_parser *ps, const char *file, int line, const char *name,
@@ -632,8 +630,8 @@ void config_init(struct config *cfg)
     cfg->replay_time_s = 15;
     cfg->verify_client_cert = CONFIG_VERIFY_REQUIRE;
     cfg->max_clients = 1024;
-    cfg->connect_freq_initial_max = CONNECT_FREQ_INITIAL_MAX_DEFAULT;
-    cfg->connect_freq_initial_per_s = CONNECT_FREQ_INITIAL_PER_DEFAULT;
+    cfg->connect_freq_initial_max = CONFIG_CONNECT_FREQ_INITIAL_MAX_DEFAULT;
+    cfg->connect_freq_initial_per_s = CONFIG_CONNECT_FREQ_INITIAL_PER_DEFAULT;
     cfg->verb = 1;
     cfg->status_interval_s = 60;
     cfg->status_version = 1;

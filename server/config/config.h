@@ -55,6 +55,10 @@
 
 #define CONFIG_PUSH_MAX_LEN 255 /* longest option text in a `push` */
 #define CONFIG_DEFAULT_DATA_CIPHERS "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305"
+/* `connect-freq-initial` when the config does not say (openvpn 2.6 options.c: cf_initial_max,
+ * cf_initial_per) */
+#define CONFIG_CONNECT_FREQ_INITIAL_MAX_DEFAULT 100
+#define CONFIG_CONNECT_FREQ_INITIAL_PER_DEFAULT 10
 
 /* File contents or inline block text. data is NUL-terminated; len excludes the NUL. origin is
  * the path the data came from, or "FILE:LINE (inline)". All NULL/0 when unset. Owned by the

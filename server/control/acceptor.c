@@ -869,7 +869,7 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         /* Steering missed (no cBPF): hand it to the owning worker. */
         if (len >= 4) {
             uint32_t peer_id = load_be32(buf) & 0xFFFFFFu;
-            struct msg *m = pktpool_msg_new(&a->pool, MSG_PACKET, buf, len);
+            struct msg *m = msg_pool_take(&a->pool, MSG_PACKET, buf, len);
 
             if (!m) {
                 drop_pkt(a, &a->stats.drop_handover, from,
@@ -1455,7 +1455,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         }
     }
     msgq_init(&a->inbox);
-    if (pktpool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
+    if (msg_pool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
         return -ENOMEM;
     }
     mbedtls_entropy_init(&a->entropy);
@@ -1703,6 +1703,6 @@ static void release(struct acceptor *a)
     vroute_table_free(&a->routes);
     free(a->table);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
-    pktpool_clear(&a->pool);
+    msg_pool_clear(&a->pool);
     free(a);
 }

@@ -26,7 +26,7 @@
 #include "server/thread/msgq.h"
 #include "server/config/ccd.h"
 #include "server/data/peer.h"
-#include "server/thread/pktpool.h"
+#include "server/thread/msg.h"
 #include "server/hooks/script.h"
 #include "server/hooks/auth_token.h"
 
@@ -175,7 +175,7 @@ struct acceptor {
     struct connect_freq_initial cf_initial; /* connect-freq-initial */
     struct acceptor_stats stats;
     struct log_ratelimit rl;
-    struct pktpool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
+    struct msg_pool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
     char options_string[KEY_METHOD2_OPTIONS_MAX];
     bool is_stopping;
     bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */

@@ -20,9 +20,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CONNECT_FREQ_INITIAL_MAX_DEFAULT 100 /* options.c: cf_initial_max */
-#define CONNECT_FREQ_INITIAL_PER_DEFAULT 10  /* options.c: cf_initial_per */
-
 struct connect_freq {
     int64_t max;      /* N */
     int64_t per_s;    /* SECS; 0: no limit */

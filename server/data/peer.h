@@ -1,4 +1,5 @@
-/* server/data/peer.h: one connected client as both planes see it, and the messages between threads.
+/* server/data/peer.h: one connected client as both planes see it (the messages that carry it
+ * between threads are in server/thread/msg.h).
  *
  * A struct peer is created by the acceptor when a client's keys are ready. Its `ctl` part is
  * touched only by the acceptor. The data part is handed to the owning worker with MSG_INSTALL
@@ -24,6 +25,7 @@
 #include "proto/data_crypto.h"
 #include "server/log/log.h"
 #include "server/data/udp.h"
+#include "server/thread/msg.h"
 #include "server/thread/msgq.h"
 #include "server/addr/vroute.h"
 
@@ -83,55 +85,5 @@ struct peer {
     size_t n_routes;
     bool is_slot_handed_over; /* its peer-id went to the same client's next session */
 };
-
-enum msg_type {
-    MSG_INSTALL,   /* acceptor -> worker: take over peer's data plane */
-    MSG_REMOVE,    /* acceptor -> worker: drop peer (by pointer), answer MSG_GONE */
-    MSG_NEW_KEY,   /* acceptor -> worker: data[] is a struct data_key (renegotiated), owned by it */
-    MSG_INSTALLED, /* worker -> acceptor: peer's data plane is live */
-    MSG_GONE,      /* worker -> acceptor: the worker no longer uses peer */
-    MSG_FLOAT,     /* worker -> acceptor: peer's authenticated packets come from `from`: float? */
-    MSG_FLOAT_OK,  /* acceptor -> worker: yes, peer's traffic goes to `from` from now on */
-    MSG_FLOAT_NO,  /* acceptor -> worker: no, `from` is another client's address */
-    MSG_RENEGOTIATE, /* worker -> acceptor: the send key nears packet-id exhaustion */
-    MSG_PACKET,      /* either way: a datagram or TUN packet that reached the wrong thread */
-    MSG_STOP,        /* main -> any: leave the loop */
-    MSG_STATS,       /* main -> any: log your counters (SIGUSR2) */
-    MSG_ROUTE_ADD,   /* acceptor -> every worker: data[] is a struct vroute_key for peer_id */
-    MSG_ROUTE_DEL,   /* acceptor -> every worker: drop that route if it is still peer_id's */
-    MSG_KEY_RETIRE,  /* acceptor -> worker: data[0] is a key_id of peer whose key ran out */
-};
-
-enum gone_reason {
-    GONE_REMOVED = 0,  /* asked by the acceptor */
-    GONE_EXIT,         /* the client said goodbye (OCC_EXIT) */
-    GONE_PING_TIMEOUT, /* ping-restart expired */
-};
-
-struct pktpool;
-
-/* A message between threads; owned by the receiver once pushed, who releases it with
- * msg_free(). data[] only for MSG_PACKET. */
-struct msg {
-    struct msgq_node node; /* first: msgq_node pointers are cast back to struct msg */
-    struct pktpool
-        *pool; /* the pool this message is a slot of (server/thread/pktpool.h), or NULL */
-    enum msg_type type;
-    struct peer *peer;
-    uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*, MSG_FLOAT*, MSG_KEY_RETIRE: the
-                       * peer's id when sent */
-    enum gone_reason reason;
-    bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
-    union udp_addr from;
-    size_t len;
-    uint8_t data[];
-};
-
-/* Allocate a message with room for len data bytes (copied when data != NULL). NULL if out of
- * memory. Any thread. */
-struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, size_t len);
-
-/* Release m: back to its pool (pktpool_put()) or free(). Any thread. NULL is a no-op. */
-void msg_free(struct msg *m);
 
 #endif /* SERVER_DATA_PEER_H */

@@ -334,7 +334,7 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int fa
     struct peer *p;
 
     if (owner != w->index) {
-        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pbuf_ptr(pkt), pkt->len);
+        struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, pbuf_ptr(pkt), pkt->len);
 
         /* A client's packet for another worker's client is not a steering miss. */
         if (!is_from_client) {
@@ -505,7 +505,7 @@ static void ask_float(struct worker *w, struct peer *p, const union udp_addr *fr
          now - p->float_asked_ms < FLOAT_RETRY_MS)) {
         return;
     }
-    m = pktpool_msg_new(&w->pool, MSG_FLOAT, NULL, 0);
+    m = msg_pool_take(&w->pool, MSG_FLOAT, NULL, 0);
     if (!m) {
         return; /* pool empty: asked again at the next datagram */
     }
@@ -562,7 +562,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     }
     if (packet_opcode(pkt[0]) != P_DATA_V2) {
         struct msg *m =
-            pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
+            msg_pool_take(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
 
         stat_inc(&w->stats.handed_over);
         if (!m) {
@@ -579,7 +579,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     }
     peer_id = load_be32(pkt) & 0xFFFFFFu;
     if ((int)(peer_id % (uint32_t)srv->n_workers) != w->index) {
-        struct msg *m = pktpool_msg_new(&w->pool, MSG_PACKET, pkt, len);
+        struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, pkt, len);
 
         stat_inc(&w->stats.handed_over);
         if (!m) {
@@ -1086,7 +1086,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
     msgq_init(&w->inbox);
     vroute_table_init(&w->routes);
     w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));
-    if (!w->by_local || pktpool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
+    if (!w->by_local || msg_pool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
         return -ENOMEM;
     }
     w->has_vnet_hdr = srv->tun.has_vnet_hdr;

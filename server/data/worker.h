@@ -3,7 +3,7 @@
  * Each worker owns one UDP socket of the reuseport group, one queue of the multiqueue TUN
  * device, and the data-channel state of the peers whose peer_id % n_workers equals its index.
  * Its per-packet path takes no lock and allocates nothing: a packet that reached the wrong
- * thread is copied into a message from the worker's own pool (server/thread/pktpool.h) for its
+ * thread is copied into a message from the worker's own pool (server/thread/msg.h) for its
  * owner.
  */
 #ifndef SERVER_DATA_WORKER_H
@@ -20,7 +20,7 @@
 #include "server/log/log.h"
 #include "server/thread/msgq.h"
 #include "server/data/peer.h"
-#include "server/thread/pktpool.h"
+#include "server/thread/msg.h"
 #include "server/addr/vroute.h"
 #include "proto/tun_offload.h"
 
@@ -97,8 +97,8 @@ struct worker {
     struct vroute_table routes; /* every client's IPv6 address and iroutes (see vroute.h) */
     struct worker_stats stats;
     struct log_ratelimit rl_drop;
-    struct pktpool pool; /* messages for packets handed to another thread; freed by the server
-                            after every thread is joined (pktpool_clear) */
+    struct msg_pool pool; /* messages for packets handed to another thread; freed by the server
+                            after every thread is joined (msg_pool_clear) */
     uint8_t rx_bufs[WORKER_BATCH][WORKER_BUF_LEN];
     /* Sealed datagrams waiting for one sendmmsg() (flushed at the end of every callback). */
     uint8_t tx_bufs[WORKER_BATCH][WORKER_BUF_LEN + 64];

@@ -36,7 +36,7 @@
 #include <uv.h>
 
 #include "server/config/config.h"
-#include "server/data/udp.h"
+#include "server/addr/udp_addr.h"
 
 struct auth;
 struct auth_req;

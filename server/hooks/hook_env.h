@@ -22,7 +22,7 @@
 
 #include "server/config/config.h"
 #include "server/hooks/script.h"
-#include "server/data/udp.h"
+#include "server/addr/udp_addr.h"
 
 #define HOOK_CERT_DEPTH_MAX 16 /* openvpn ssl_verify.h MAX_CERT_DEPTH */
 #define HOOK_SUBJECT_MAX 512   /* bytes of a formatted certificate subject, NUL included */

@@ -63,7 +63,7 @@ ho0=$(worker_stat 0 "handed over")
 ho1=$(worker_stat 1 "handed over")
 ovt_log "workers 2, steering off: handed over $ho0 / $ho1"
 [ $((ho0 + ho1)) -gt 0 ] || fail "steering off, yet nothing was handed over: fallback not exercised"
-# Hand-over messages come from each worker's pool (server/thread/pktpool.h), which bounds them: at this
+# Hand-over messages come from each worker's pool (server/thread/msg.h), which bounds them: at this
 # rate far fewer than a pool's 1024 are ever in flight, so none is dropped.
 nf0=$(worker_stat 0 "hand-overs dropped (owner behind)")
 nf1=$(worker_stat 1 "hand-overs dropped (owner behind)")

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "server/config/config.h"
 #include "server/control/connect_freq.h"
 
 static void connect_freq_zero_seconds_is_no_limit(void **state)
@@ -56,8 +57,8 @@ static void initial_default_period(void **state)
     int64_t dropped;
 
     (void)state;
-    connect_freq_initial_init(&r, CONNECT_FREQ_INITIAL_MAX_DEFAULT,
-                              CONNECT_FREQ_INITIAL_PER_DEFAULT);
+    connect_freq_initial_init(&r, CONFIG_CONNECT_FREQ_INITIAL_MAX_DEFAULT,
+                              CONFIG_CONNECT_FREQ_INITIAL_PER_DEFAULT);
     for (int i = 0; i < 100; i++) {
         assert_true(connect_freq_initial_allow(&r, 1000, &first, &dropped));
         assert_false(first);

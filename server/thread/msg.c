@@ -1,12 +1,40 @@
-/* server/thread/pktpool.c: per-thread message pools; see the header for who may call what. */
-#include "server/thread/pktpool.h"
+/* server/thread/msg.c: messages between threads, from the heap or a per-thread pool. */
+#include "server/thread/msg.h"
 
 #include <errno.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
-int pktpool_init(struct pktpool *pp, size_t n_slots, size_t data_cap)
+struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, size_t len)
+{
+    struct msg *m = calloc(1, sizeof(*m) + len);
+
+    if (!m) {
+        return NULL;
+    }
+    m->type = type;
+    m->peer = peer;
+    m->len = len;
+    if (data && len) {
+        memcpy(m->data, data, len);
+    }
+    return m;
+}
+
+void msg_free(struct msg *m)
+{
+    if (!m) {
+        return;
+    }
+    if (m->pool) {
+        msg_pool_put(m);
+    } else {
+        free(m);
+    }
+}
+
+int msg_pool_init(struct msg_pool *pp, size_t n_slots, size_t data_cap)
 {
     size_t slot_len = sizeof(struct msg) + data_cap;
 
@@ -24,13 +52,13 @@ int pktpool_init(struct pktpool *pp, size_t n_slots, size_t data_cap)
     return 0;
 }
 
-void pktpool_clear(struct pktpool *pp)
+void msg_pool_clear(struct msg_pool *pp)
 {
     free(pp->block);
     memset(pp, 0, sizeof(*pp));
 }
 
-struct msg *pktpool_msg_new(struct pktpool *pp, enum msg_type type, const void *data, size_t len)
+struct msg *msg_pool_take(struct msg_pool *pp, enum msg_type type, const void *data, size_t len)
 {
     struct msgq_node *n;
     struct msg *m;
@@ -63,9 +91,9 @@ struct msg *pktpool_msg_new(struct pktpool *pp, enum msg_type type, const void *
     return m;
 }
 
-void pktpool_put(struct msg *m)
+void msg_pool_put(struct msg *m)
 {
-    struct pktpool *pp = m->pool;
+    struct msg_pool *pp = m->pool;
     struct msgq_node *head = atomic_load_explicit(&pp->returned, memory_order_relaxed);
 
     do {

@@ -1,4 +1,4 @@
-/* tests/unit/test_pktpool.c: per-thread pools of MSG_PACKET messages (server/thread/pktpool.h).
+/* tests/unit/test_msg.c: per-thread pools of MSG_PACKET messages (server/thread/msg.h).
  *
  * What a worker relies on: a handed-over packet's message comes from its own pool (no malloc),
  * msg_free() from any thread returns it, an empty pool or a packet larger than a slot gives
@@ -17,12 +17,12 @@
 #include <cmocka.h>
 
 #include "server/data/peer.h"
-#include "server/thread/pktpool.h"
+#include "server/thread/msg.h"
 
 #define N_SLOTS 64
 #define CAP 2048
 
-static bool is_slot(const struct pktpool *pp, const struct msg *m)
+static bool is_slot(const struct msg_pool *pp, const struct msg *m)
 {
     const uint8_t *p = (const uint8_t *)m;
 
@@ -33,16 +33,16 @@ static bool is_slot(const struct pktpool *pp, const struct msg *m)
 static void slots_then_refusal(void **state)
 {
     static uint8_t pkt[CAP + 1];
-    struct pktpool pp = {0};
+    struct msg_pool pp = {0};
     struct msg *m[N_SLOTS], *extra, *big;
 
     (void)state;
     for (size_t i = 0; i < sizeof(pkt); i++) {
         pkt[i] = (uint8_t)(i * 31 + 7);
     }
-    assert_int_equal(pktpool_init(&pp, N_SLOTS, CAP), 0);
+    assert_int_equal(msg_pool_init(&pp, N_SLOTS, CAP), 0);
     for (int i = 0; i < N_SLOTS; i++) {
-        m[i] = pktpool_msg_new(&pp, MSG_PACKET, pkt, (size_t)(100 + i));
+        m[i] = msg_pool_take(&pp, MSG_PACKET, pkt, (size_t)(100 + i));
         assert_non_null(m[i]);
         assert_true(is_slot(&pp, m[i]));
         assert_int_equal(m[i]->type, MSG_PACKET);
@@ -56,13 +56,13 @@ static void slots_then_refusal(void **state)
         m[i]->from_tun = true; /* must not leak into the slot's next use */
     }
     assert_int_equal(pp.n_refused, 0);
-    extra = pktpool_msg_new(&pp, MSG_PACKET, pkt, 60); /* pool empty: nothing */
+    extra = msg_pool_take(&pp, MSG_PACKET, pkt, 60); /* pool empty: nothing */
     assert_null(extra);
     assert_int_equal(pp.n_refused, 1);
     msg_free(m[0]); /* one back: one more can be taken */
-    m[0] = pktpool_msg_new(&pp, MSG_PACKET, pkt, 60);
+    m[0] = msg_pool_take(&pp, MSG_PACKET, pkt, 60);
     assert_true(is_slot(&pp, m[0]));
-    big = pktpool_msg_new(&pp, MSG_PACKET, pkt, CAP + 1); /* larger than a slot: nothing */
+    big = msg_pool_take(&pp, MSG_PACKET, pkt, CAP + 1); /* larger than a slot: nothing */
     assert_null(big);
     assert_int_equal(pp.n_refused, 2);
     msg_free(NULL);
@@ -72,7 +72,7 @@ static void slots_then_refusal(void **state)
         msg_free(m[i]);
     }
     for (int i = 0; i < N_SLOTS; i++) {
-        m[i] = pktpool_msg_new(&pp, MSG_PACKET, pkt, CAP);
+        m[i] = msg_pool_take(&pp, MSG_PACKET, pkt, CAP);
         assert_true(is_slot(&pp, m[i]));
         assert_false(m[i]->from_tun);
         assert_int_equal(m[i]->len, CAP);
@@ -81,9 +81,9 @@ static void slots_then_refusal(void **state)
     for (int i = 0; i < N_SLOTS; i++) {
         msg_free(m[i]);
     }
-    pktpool_clear(&pp);
+    msg_pool_clear(&pp);
     assert_null(pp.block);
-    pktpool_clear(&pp); /* twice, and on a zeroed pool: no-op */
+    msg_pool_clear(&pp); /* twice, and on a zeroed pool: no-op */
 }
 
 /* Four threads give messages back at once while the owner keeps taking them. */
@@ -125,12 +125,12 @@ static void *returner_main(void *arg)
 static void concurrent_returns(void **state)
 {
     static struct returner rs[N_THREADS];
-    struct pktpool pp = {0};
+    struct msg_pool pp = {0};
     uint8_t pkt[64] = {1, 2, 3};
     unsigned long n_taken = 0;
 
     (void)state;
-    assert_int_equal(pktpool_init(&pp, N_SLOTS, CAP), 0);
+    assert_int_equal(msg_pool_init(&pp, N_SLOTS, CAP), 0);
     for (int t = 0; t < N_THREADS; t++) {
         pthread_mutex_init(&rs[t].mu, NULL);
         pthread_cond_init(&rs[t].cv, NULL);
@@ -149,7 +149,7 @@ static void concurrent_returns(void **state)
         /* at most N_SLOTS / N_THREADS out per thread: the pool never runs dry */
         r->n = N_SLOTS / N_THREADS;
         for (size_t i = 0; i < r->n; i++) {
-            r->batch[i] = pktpool_msg_new(&pp, MSG_PACKET, pkt, sizeof(pkt));
+            r->batch[i] = msg_pool_take(&pp, MSG_PACKET, pkt, sizeof(pkt));
             assert_true(is_slot(&pp, r->batch[i]));
             assert_memory_equal(r->batch[i]->data, pkt, sizeof(pkt));
             n_taken++;
@@ -173,20 +173,20 @@ static void concurrent_returns(void **state)
         struct msg *all[N_SLOTS], *extra;
 
         for (int i = 0; i < N_SLOTS; i++) {
-            all[i] = pktpool_msg_new(&pp, MSG_PACKET, pkt, 1);
+            all[i] = msg_pool_take(&pp, MSG_PACKET, pkt, 1);
             assert_true(is_slot(&pp, all[i]));
             for (int j = 0; j < i; j++) {
                 assert_ptr_not_equal(all[i], all[j]);
             }
         }
-        extra = pktpool_msg_new(&pp, MSG_PACKET, pkt, 1);
+        extra = msg_pool_take(&pp, MSG_PACKET, pkt, 1);
         assert_null(extra);
         assert_int_equal(pp.n_refused, 1);
         for (int i = 0; i < N_SLOTS; i++) {
             msg_free(all[i]);
         }
     }
-    pktpool_clear(&pp);
+    msg_pool_clear(&pp);
 }
 
 int main(void)
