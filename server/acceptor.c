@@ -34,6 +34,7 @@
 #include "proto/static_key.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
+#include "server/acceptor_decide.h"
 #include "server/auth.h"
 #include "server/hook_env.h"
 #include "server/hooks.h"
@@ -121,8 +122,7 @@ static struct ctl_session *table_find_sid(struct acceptor *a, const union udp_ad
 {
     struct ctl_session *cs = a->table[addr_hash(from, a->table_size)];
 
-    while (cs && (cs->is_dead || !udp_addr_equal(&cs->remote, from) ||
-                  memcmp(cs->peer_sid, sid, SESSION_ID_LEN) != 0)) {
+    while (cs && !acceptor_decide_session_is(&cs->remote, cs->peer_sid, cs->is_dead, from, sid)) {
         cs = cs->hnext;
     }
     return cs;
@@ -473,29 +473,6 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
     free(cs);
 }
 
-static void cookie_sid(const struct acceptor *a, const union udp_addr *from,
-                       const uint8_t client_sid[SESSION_ID_LEN], int64_t slot,
-                       uint8_t out[SESSION_ID_LEN])
-{
-    uint8_t input[4 + 18 + SESSION_ID_LEN], mac[32];
-    size_t n;
-
-    store_be32(input, (uint32_t)slot);
-    n = 4 + udp_addr_bytes(from, input + 4);
-    memcpy(input + n, client_sid, SESSION_ID_LEN);
-    n += SESSION_ID_LEN;
-    mbedtls_md_hmac(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), a->cookie_key,
-                    sizeof(a->cookie_key), input, n, mac);
-    memcpy(out, mac, SESSION_ID_LEN);
-}
-
-static int64_t cookie_slot(const struct acceptor *a)
-{
-    int64_t period = (a->cfg->hand_window_s + 1) / 2;
-
-    return (int64_t)time(NULL) / (period > 0 ? period : 1);
-}
-
 /* connect-freq-initial: may one more client reset be answered now? Logs like 2.6 (mudp.c,
  * reflect_filter.c): once when a period starts refusing, and how many the last one refused. */
 static bool initial_reset_allowed(struct acceptor *a)
@@ -524,47 +501,27 @@ static bool initial_reset_allowed(struct acceptor *a)
     return ok;
 }
 
-/* Step 2 of the stateless handshake (section 3.5): answer a client reset, store nothing. */
+/* Step 2 of the stateless handshake (section 3.5): answer a well-formed client reset
+ * (acceptor_decide_control()), store nothing. */
 static void answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
                               const union udp_addr *from)
 {
     struct ctl_session tmp;
     struct control_acks acks = {.n_acks = 1};
 
-    if (pkt->key_id != 0 || pkt->acks.n_acks != 0 || pkt->message_id != 0 ||
-        pkt->payload_len != 0) {
-        drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
-        return;
-    }
     if (!initial_reset_allowed(a)) {
         return;
     }
     memset(&tmp, 0, sizeof(tmp));
     tmp.remote = *from;
-    cookie_sid(a, from, pkt->session_id, cookie_slot(a), tmp.own_sid);
+    acceptor_decide_cookie_sid(
+        a->cookie_key, from, pkt->session_id,
+        acceptor_decide_cookie_slot((int64_t)time(NULL), a->cfg->hand_window_s), tmp.own_sid);
     memcpy(tmp.peer_sid, pkt->session_id, SESSION_ID_LEN);
     tmp.wrap_tx_id = 1;
     tmp.wrap_tx_time = (uint32_t)time(NULL);
     acks.message_id[0] = 0;
     send_control(a, &tmp, 0, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, NULL, 0);
-}
-
-static bool cookie_valid(const struct acceptor *a, const struct control_packet *pkt,
-                         const union udp_addr *from)
-{
-    int64_t slot = cookie_slot(a);
-    uint8_t expect[SESSION_ID_LEN];
-
-    if (pkt->acks.n_acks == 0) {
-        return false;
-    }
-    for (int64_t off = -2; off <= 1; off++) {
-        cookie_sid(a, from, pkt->session_id, slot + off, expect);
-        if (mbedtls_ct_memcmp(expect, pkt->acks.remote_session_id, SESSION_ID_LEN) == 0) {
-            return true;
-        }
-    }
-    return false;
 }
 
 static struct ctl_session *session_create(struct acceptor *a, const struct control_packet *pkt,
@@ -853,39 +810,41 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
 static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                             const union udp_addr *from)
 {
+    struct acceptor_control_facts facts = {0};
+    enum acceptor_control verdict;
     struct control_packet pkt;
     struct ctl_session *cs;
     uint32_t wrap_id, wrap_time;
     size_t plain_len;
-    uint8_t op;
-    int err;
+    struct msg *m;
+    int err, worker = 0;
 
-    if (len < 1) {
+    switch (acceptor_decide_dgram(buf, len, a->srv->n_workers, &worker)) {
+    case ACCEPTOR_DGRAM_DROP_EMPTY:
         drop_pkt(a, &a->stats.drop_short, from, "empty datagram");
         return;
-    }
-    op = packet_opcode(buf[0]);
-    if (op == P_DATA_V2) {
+    case ACCEPTOR_DGRAM_HAND_OVER:
         /* Steering missed (no cBPF): hand it to the owning worker. */
-        if (len >= 4) {
-            uint32_t peer_id = load_be32(buf) & 0xFFFFFFu;
-            struct msg *m = pktpool_msg_new(&a->pool, MSG_PACKET, buf, len);
-
-            if (!m) {
-                drop_pkt(a, &a->stats.drop_handover, from,
-                         "P_DATA_V2 not handed over: its worker is behind");
-                return;
-            }
-            m->from = *from;
-            server_post_worker(a->srv, (int)(peer_id % (uint32_t)a->srv->n_workers), m);
+        m = pktpool_msg_new(&a->pool, MSG_PACKET, buf, len);
+        if (!m) {
+            drop_pkt(a, &a->stats.drop_handover, from,
+                     "P_DATA_V2 not handed over: its worker is behind");
+            return;
         }
+        m->from = *from;
+        server_post_worker(a->srv, worker, m);
         return;
-    }
-    if (!packet_is_control(op)) {
+    case ACCEPTOR_DGRAM_IGNORE:
+        return;
+    case ACCEPTOR_DGRAM_DROP_DATA_V1:
         drop_pkt(a, &a->stats.drop_malformed, from,
-                 op == P_DATA_V1 ? "P_DATA_V1 (clients without peer-id) is not supported"
-                                 : "unknown or unsupported opcode");
+                 "P_DATA_V1 (clients without peer-id) is not supported");
         return;
+    case ACCEPTOR_DGRAM_DROP_OPCODE:
+        drop_pkt(a, &a->stats.drop_malformed, from, "unknown or unsupported opcode");
+        return;
+    case ACCEPTOR_DGRAM_CONTROL:
+        break;
     }
     err = tls_wrap_open(&a->wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
                         &wrap_id, &wrap_time);
@@ -902,45 +861,57 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         return;
     }
     cs = table_find_sid(a, from, pkt.session_id);
-    if (cs) {
-        if (a->wrap.mode != TLS_WRAP_NONE) {
-            if (packet_id_rx_check(&cs->wrap_rx, wrap_id)) {
-                a->stats.drop_replay++;
-                return;
-            }
+    facts.pkt = &pkt;
+    facts.session_wrap_rx = cs ? &cs->wrap_rx : NULL;
+    facts.is_wrapped = a->wrap.mode != TLS_WRAP_NONE;
+    facts.wrap_id = wrap_id;
+    facts.is_stopping = a->is_stopping;
+    facts.has_session_at_addr = table_find(a, from) != NULL;
+    facts.n_sessions = a->n_sessions;
+    facts.max_clients = (size_t)a->cfg->max_clients;
+    verdict = acceptor_decide_control(&facts);
+    if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
+        facts.cookie = acceptor_decide_cookie_valid(a->cookie_key, &pkt, from, (int64_t)time(NULL),
+                                                    a->cfg->hand_window_s)
+                           ? ACCEPTOR_COOKIE_VALID
+                           : ACCEPTOR_COOKIE_INVALID;
+        verdict = acceptor_decide_control(&facts);
+    }
+    switch (verdict) {
+    case ACCEPTOR_CONTROL_SESSION:
+        if (facts.is_wrapped) {
             packet_id_rx_commit(&cs->wrap_rx, wrap_id);
         }
         process_session_packet(a, cs, &pkt);
         return;
-    }
-    /* No session for this client session id at this address. */
-    if (pkt.opcode == P_CONTROL_HARD_RESET_CLIENT_V2) {
-        if (a->is_stopping) {
-            return;
-        }
+    case ACCEPTOR_CONTROL_DROP_REPLAY:
+        a->stats.drop_replay++;
+        return;
+    case ACCEPTOR_CONTROL_ANSWER_RESET:
         answer_hard_reset(a, &pkt, from);
         return;
-    }
-    if (pkt.opcode == P_CONTROL_HARD_RESET_CLIENT_V3) {
+    case ACCEPTOR_CONTROL_DROP_BAD_RESET:
+        drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
+        return;
+    case ACCEPTOR_CONTROL_IGNORE:
+        return;
+    case ACCEPTOR_CONTROL_DROP_V3:
         drop_pkt(a, &a->stats.drop_malformed, from, "tls-crypt-v2 is not supported");
         return;
-    }
-    if ((pkt.opcode != P_ACK_V1 && pkt.opcode != P_CONTROL_V1) || pkt.key_id != 0) {
+    case ACCEPTOR_CONTROL_DROP_NO_SESSION:
         drop_pkt(a, &a->stats.drop_no_session, from, "control packet for no known session");
         return;
-    }
-    if (!cookie_valid(a, &pkt, from)) {
+    case ACCEPTOR_CONTROL_CHECK_COOKIE: /* not after a check */
+        return;
+    case ACCEPTOR_CONTROL_DROP_COOKIE:
         drop_pkt(a, &a->stats.drop_cookie, from, "session id cookie did not verify");
         return;
-    }
-    if (a->is_stopping) {
-        return;
-    }
-    /* Like 2.6 ("new incoming connection would exceed maximum number of clients"): say nothing
-     * to the client, which keeps retrying until a place is free. */
-    if (!table_find(a, from) && a->n_sessions >= (size_t)a->cfg->max_clients) {
+    case ACCEPTOR_CONTROL_DROP_MAX_CLIENTS:
+        /* Like 2.6: say nothing, the client retries until a place is free. */
         drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
         return;
+    case ACCEPTOR_CONTROL_CREATE:
+        break;
     }
     /* connect-freq counts clients that completed the three-way handshake; those no longer
      * count against connect-freq-initial (mudp.c multi_get_create_instance_udp). */
@@ -1271,24 +1242,31 @@ static void handle_float(struct acceptor *a, struct peer *p, const union udp_add
     struct msg *m;
     char addr[64];
 
-    if (cs && cs->state == CS_ACTIVE && cs->peer == p) {
+    bool is_live = cs && cs->state == CS_ACTIVE && cs->peer == p;
+
+    if (is_live) {
         other = other_session_at(a, to, cs);
-        if (!other) {
-            is_ok = true;
-        } else if (is_same_client(cs, other)) {
-            acc_cs_log(a, other, LOG_INFO,
-                       "the same client floated here from its session at %s: "
-                       "closing this one",
-                       udp_addr_str(&cs->remote, addr, sizeof(addr)));
-            acc_cs_close(a, other, 0);
-            is_ok = true;
-        } else if (!cs->is_float_refusal_logged) {
+    }
+    switch (acceptor_decide_float(is_live, other != NULL, other && is_same_client(cs, other))) {
+    case ACCEPTOR_FLOAT_OK:
+        is_ok = true;
+        break;
+    case ACCEPTOR_FLOAT_OK_CLOSE_OTHER:
+        acc_cs_log(a, other, LOG_INFO,
+                   "the same client floated here from its session at %s: closing this one",
+                   udp_addr_str(&cs->remote, addr, sizeof(addr)));
+        acc_cs_close(a, other, 0);
+        is_ok = true;
+        break;
+    case ACCEPTOR_FLOAT_NO:
+        if (is_live && other && !cs->is_float_refusal_logged) {
             cs->is_float_refusal_logged = true;
             acc_cs_log(a, cs, LOG_WARN,
                        "float to %s refused: the address is another client's (%s); datagrams "
                        "from there are dropped (said once)",
                        udp_addr_str(to, addr, sizeof(addr)), other->cn[0] ? other->cn : "?");
         }
+        break;
     }
     if (is_ok && !udp_addr_equal(&cs->remote, to)) {
         table_unlink(a, cs);

@@ -240,6 +240,33 @@ def worker_decide_seeds():
     }
 
 
+def acceptor_decide_seeds():
+    # Header: hand-window 60 s, max-clients 4 (1 for seed-max-clients), tls-auth on; then
+    # 4-byte events.
+    def ev(*events, hdr=bytes([59, 3, 1])):
+        return hdr + b"".join(bytes(e) for e in events)
+
+    def reset(addr, sid):
+        return (0, addr | sid << 2, 0, 0)
+
+    def echo(cookie_ix, opcode_ack=0, wrap_hi=2):
+        return (1, 0, cookie_ix, 0x80 | wrap_hi | opcode_ack)
+
+    return {
+        "seed-handshake": ev(reset(0, 0), echo(0), (2, 0, 5, 3), (2, 0, 5, 3), (2, 0, 6, 3),
+                             (2, 0, 7, 0x83), reset(1, 1), (3, 0, 200, 0), echo(1),
+                             reset(2, 2), (0, 2 | 2 << 2, 0x9F, 0), echo(2, 1)),
+        "seed-float": ev(reset(0, 0), echo(0), reset(1, 1), echo(1), (5, 0, 0, 1), (5, 1, 1, 1),
+                         (7, 0, 1, 0), (6, 1, 0, 0), reset(1, 1), echo(2), (5, 1, 0, 1),
+                         (7, 0, 1, 0), (7, 0, 2, 0)),
+        "seed-max-clients": ev(reset(0, 0), echo(0), reset(1, 1), echo(1), reset(0, 2), echo(2),
+                               (4, 0, 1, 0), reset(3, 3), (1, 3 | 3 << 2, 0, 0x12),
+                               hdr=bytes([9, 0, 0])),
+        "seed-first-look": ev((8, 0x48, 0, 1), (71, 0x48, 0, 5, ), (98, 0x4A, 1, 2),
+                              (26, 0x30, 0, 0), (53, 0x38, 0, 0), (80, 0xF8, 0, 0)),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
@@ -247,7 +274,8 @@ def main():
                           ("fuzz_replay", replay_seeds()),
                           ("fuzz_config", config_seeds(os.path.dirname(os.path.dirname(here)))),
                           ("fuzz_ccd", ccd_seeds()), ("fuzz_aead", aead_seeds()),
-                          ("fuzz_worker_decide", worker_decide_seeds())):
+                          ("fuzz_worker_decide", worker_decide_seeds()),
+                          ("fuzz_acceptor_decide", acceptor_decide_seeds())):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
