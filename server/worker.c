@@ -835,28 +835,6 @@ static void install_key(struct worker *w, struct peer *p, const struct data_key 
     worker_decide_install_key(p, nk, uv_now(&w->loop));
 }
 
-/* The acceptor retires key_id: its tran-window ran out (2.6 ssl.c lame_duck_must_die). Packets
- * with it are dropped from now on ("no key"). If it still is the send key, the newer one takes
- * over; without a newer one (a renegotiation still running) nothing is sent until it comes. */
-static void retire_key(struct peer *p, uint8_t key_id)
-{
-    struct data_key *k = key_id < PEER_N_KEY_IDS ? p->keys[key_id] : NULL;
-
-    if (!k) {
-        return;
-    }
-    p->keys[key_id] = NULL;
-    if (p->pending_tx_key == k) {
-        p->pending_tx_key = NULL;
-    }
-    if (p->tx_key == k) {
-        p->tx_key = p->pending_tx_key;
-        p->pending_tx_key = NULL;
-        p->is_reneg_requested = false;
-    }
-    data_key_clear(k);
-}
-
 static void on_tick(uv_timer_t *t)
 {
     struct worker *w = t->data;
@@ -995,7 +973,7 @@ static void on_async(uv_async_t *a)
             break;
         case MSG_KEY_RETIRE:
             if (owns(w, m) && m->len == 1) {
-                retire_key(m->peer, m->data[0]);
+                worker_decide_retire_key(m->peer, m->data[0]);
             }
             break;
         case MSG_PACKET:

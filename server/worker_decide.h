@@ -232,4 +232,27 @@ static inline void worker_decide_install_key(struct peer *p, const struct data_k
     p->pending_since_ms = now_ms;
 }
 
+/* The acceptor retires key_id (0..255, anything but 0..7 is ignored) of p: its tran-window ran
+ * out (2.6 ssl.c lame_duck_must_die). Packets with it are dropped from now on (no key). If it
+ * still is the send key, the newer one takes over; without a newer one (a renegotiation still
+ * running) nothing is sent until it comes. The key is wiped. */
+static inline void worker_decide_retire_key(struct peer *p, uint8_t key_id)
+{
+    struct data_key *k = key_id < PEER_N_KEY_IDS ? p->keys[key_id] : NULL;
+
+    if (!k) {
+        return;
+    }
+    p->keys[key_id] = NULL;
+    if (p->pending_tx_key == k) {
+        p->pending_tx_key = NULL;
+    }
+    if (p->tx_key == k) {
+        p->tx_key = p->pending_tx_key;
+        p->pending_tx_key = NULL;
+        p->is_reneg_requested = false;
+    }
+    data_key_clear(k);
+}
+
 #endif /* SERVER_WORKER_DECIDE_H */

@@ -8,7 +8,8 @@
  * the event:
  *   0 install client c as peer_id x (if its slot is free and in range, with a first key_id 0)
  *   1 remove client c
- *   2 a new key for client c with key_id k (worker_decide_install_key, as MSG_NEW_KEY)
+ *   2 a new key for client c with key_id k (worker_decide_install_key, as MSG_NEW_KEY), or
+ *     with the first byte's high bit its key_id k retired (as MSG_KEY_RETIRE)
  *   3 client c seals a fresh packet with its key k and sends it from address a to worker w
  *   4 an earlier datagram sent again, maybe with one bit flipped, from address a to worker w
  *   5 junk: a P_DATA_V2 header for peer_id x and key_id k with garbage behind it
@@ -19,9 +20,9 @@
  *
  * Checked, beyond "does not crash": a datagram is accepted (or its source taken for a float)
  * only if the harness sealed exactly those bytes with the key of the client installed under its
- * peer_id, for a key_id whose key the peer holds, and with a packet_id not accepted before; a
- * fresh in-order datagram of an installed client with its key is never refused; nothing is
- * opened for a key_id without a key; a float is asked about only for such a datagram from
+ * peer_id, for a key_id whose key the peer holds (not retired), and with a packet_id not accepted
+ * before; a fresh in-order datagram of an installed client with its key is never refused; nothing
+ * is opened for a key_id without a key; a float is asked about only for such a datagram from
  * another address, at most once a second (every 5 s for a refused address), and the client's
  * address changes only when the acceptor said yes; a hand-over goes to the peer_id's owner and
  * the owner never hands it on; a packet is sent (c2c, TUN) only to the installed peer with that
@@ -177,14 +178,39 @@ static void new_key(int i, uint8_t key_id, bool is_first)
         return;
     }
     worker_decide_install_key(&c->p, &nk, s.now_ms);
-    slot = 1 - c->tx_slot;
+    slot = c->tx_slot == 0 ? 1 : 0;
     if (c->slot_gen[slot] && c->key_map[c->slot_key_id[slot]] == slot) {
         c->key_map[c->slot_key_id[slot]] = -1;
     }
     c->slot_gen[slot] = gen;
     c->slot_key_id[slot] = key_id;
     c->key_map[key_id] = slot;
-    c->pending_slot = slot;
+    if (c->tx_slot < 0) { /* the send key was retired: the new one sends at once */
+        c->tx_slot = slot;
+    } else {
+        c->pending_slot = slot;
+    }
+}
+
+/* The acceptor retires key_id of client i (MSG_KEY_RETIRE: its tran-window ran out). */
+static void retire_key(int i, uint8_t key_id)
+{
+    struct client *c = &s.c[i];
+    int slot = c->key_map[key_id];
+
+    worker_decide_retire_key(&c->p, key_id);
+    if (slot < 0) {
+        return;
+    }
+    c->key_map[key_id] = -1;
+    c->slot_gen[slot] = 0;
+    if (c->pending_slot == slot) {
+        c->pending_slot = -1;
+    }
+    if (c->tx_slot == slot) {
+        c->tx_slot = c->pending_slot;
+        c->pending_slot = -1;
+    }
 }
 
 static void check_keys(const struct client *c)
@@ -196,6 +222,8 @@ static void check_keys(const struct client *c)
             CHECK(c->p.keys[k]->key_id == k);
         }
     }
+    CHECK(c->p.tx_key == (c->tx_slot >= 0 ? &c->p.key_store[c->tx_slot] : NULL));
+    CHECK(c->p.pending_tx_key == (c->pending_slot >= 0 ? &c->p.key_store[c->pending_slot] : NULL));
 }
 
 /* A packet for peer_id at worker w (c2c or TUN): where it goes must be the model's answer. */
@@ -332,6 +360,7 @@ static void receive(int w, const struct record *r, const uint8_t *dgram, size_t 
             c->p.tx_key = out.k;
             c->p.pending_tx_key = NULL;
             c->tx_slot = c->pending_slot;
+            c->pending_slot = -1;
         }
         accepted_plaintext(w, &c->p, plain, out.plain_len);
     }
@@ -461,8 +490,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         case 2:
-            if (s.c[i].is_installed) {
+            if (s.c[i].is_installed && data[0] < 128) {
                 new_key(i, key_id, false);
+            } else if (s.c[i].is_installed) {
+                retire_key(i, key_id);
             }
             break;
         case 3:
