@@ -1203,20 +1203,6 @@ static void handle_installed(struct acceptor *a, struct peer *p)
     }
 }
 
-/* A live session other than cs at address `to` (one in its handshake included: it too is
- * another client until it says otherwise), or NULL. A closing session no longer counts: its
- * peer is being removed from its worker. */
-static struct ctl_session *other_session_at(struct acceptor *a, const union udp_addr *to,
-                                            const struct ctl_session *cs)
-{
-    for (struct ctl_session *o = a->table[addr_hash(to, a->table_size)]; o; o = o->hnext) {
-        if (o != cs && !o->is_dead && o->state != CS_CLOSING && udp_addr_equal(&o->remote, to)) {
-            return o;
-        }
-    }
-    return NULL;
-}
-
 /* Whether o authenticated as the same client as cs: both with a certificate, the same one
  * (openvpn 2.6 compares the certificate hashes, cert_hash_compare), and the same common name. */
 static bool is_same_client(const struct ctl_session *cs, const struct ctl_session *o)
@@ -1227,44 +1213,75 @@ static bool is_same_client(const struct ctl_session *cs, const struct ctl_sessio
            memcmp(cs->cert_sha256, o->cert_sha256, sizeof(none)) == 0 && strcmp(cs->cn, o->cn) == 0;
 }
 
+/* The live sessions other than cs at address `to` (one in its handshake included: it too is
+ * another client until it says otherwise): how many (*n_other), how many of them are cs's client
+ * (*n_same, is_same_client), and the first that is not, or NULL. A closing session no longer
+ * counts: its peer is being removed from its worker. An address can hold several (a restarted
+ * client's old and new session, another client's behind the same address and port). */
+static struct ctl_session *sessions_at(struct acceptor *a, const union udp_addr *to,
+                                       const struct ctl_session *cs, size_t *n_other,
+                                       size_t *n_same)
+{
+    struct ctl_session *stranger = NULL;
+
+    *n_other = *n_same = 0;
+    for (struct ctl_session *o = a->table[addr_hash(to, a->table_size)]; o; o = o->hnext) {
+        if (o == cs || o->is_dead || o->state == CS_CLOSING || !udp_addr_equal(&o->remote, to)) {
+            continue;
+        }
+        (*n_other)++;
+        if (is_same_client(cs, o)) {
+            (*n_same)++;
+        } else if (!stranger) {
+            stranger = o;
+        }
+    }
+    return stranger;
+}
+
 /* A worker saw p's authenticated data come from `to`, an address its session is not at, and asks
  * whether it may float there. As openvpn 2.6 (multi.c multi_process_float): not onto an address
  * another client's session uses (the datagram may be a copy of the client's, sent by someone on
- * its path from that client's address to take its traffic); a session of the same client there
- * (its earlier one, left behind by a restart) is closed and the float goes ahead. Unlike 2.6,
+ * its path from that client's address to take its traffic); sessions of the same client there
+ * (its earlier ones, left behind by a restart) are closed and the float goes ahead. Unlike 2.6,
  * sessions without a client certificate are never taken for the same client. The answer goes
  * back to the worker (MSG_FLOAT_OK: the control session has moved too; MSG_FLOAT_NO). The
  * first refusal of a session is logged, the worker counts the datagrams it drops. */
 static void handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to)
 {
-    struct ctl_session *cs = p->ctl, *other = NULL;
-    bool is_ok = false;
+    struct ctl_session *cs = p->ctl, *stranger = NULL;
+    bool is_live = cs && cs->state == CS_ACTIVE && cs->peer == p, is_ok = false;
+    size_t n_other = 0, n_same = 0;
     struct msg *m;
     char addr[64];
 
-    bool is_live = cs && cs->state == CS_ACTIVE && cs->peer == p;
-
     if (is_live) {
-        other = other_session_at(a, to, cs);
+        stranger = sessions_at(a, to, cs, &n_other, &n_same);
     }
-    switch (acceptor_decide_float(is_live, other != NULL, other && is_same_client(cs, other))) {
+    switch (acceptor_decide_float(is_live, n_other, n_same)) {
     case ACCEPTOR_FLOAT_OK:
         is_ok = true;
         break;
     case ACCEPTOR_FLOAT_OK_CLOSE_OTHER:
-        acc_cs_log(a, other, LOG_INFO,
-                   "the same client floated here from its session at %s: closing this one",
-                   udp_addr_str(&cs->remote, addr, sizeof(addr)));
-        acc_cs_close(a, other, 0);
+        for (struct ctl_session *o = a->table[addr_hash(to, a->table_size)]; o; o = o->hnext) {
+            if (o != cs && !o->is_dead && o->state != CS_CLOSING &&
+                udp_addr_equal(&o->remote, to)) {
+                acc_cs_log(a, o, LOG_INFO,
+                           "the same client floated here from its session at %s: closing this "
+                           "one",
+                           udp_addr_str(&cs->remote, addr, sizeof(addr)));
+                acc_cs_close(a, o, 0);
+            }
+        }
         is_ok = true;
         break;
     case ACCEPTOR_FLOAT_NO:
-        if (is_live && other && !cs->is_float_refusal_logged) {
+        if (stranger && !cs->is_float_refusal_logged) {
             cs->is_float_refusal_logged = true;
             acc_cs_log(a, cs, LOG_WARN,
                        "float to %s refused: the address is another client's (%s); datagrams "
                        "from there are dropped (said once)",
-                       udp_addr_str(to, addr, sizeof(addr)), other->cn[0] ? other->cn : "?");
+                       udp_addr_str(to, addr, sizeof(addr)), stranger->cn[0] ? stranger->cn : "?");
         }
         break;
     }

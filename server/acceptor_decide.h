@@ -184,25 +184,24 @@ enum acceptor_float {
     ACCEPTOR_FLOAT_NO,             /* refuse: not a live session of this peer, or the address
                                     * is another client's */
     ACCEPTOR_FLOAT_OK,             /* nobody else there: move the session */
-    ACCEPTOR_FLOAT_OK_CLOSE_OTHER, /* the same client's earlier session is there: close it,
-                                    * then move */
+    ACCEPTOR_FLOAT_OK_CLOSE_OTHER, /* only the same client's earlier sessions are there: close
+                                    * them all, then move */
 };
 
 /* A worker asks whether a peer may float to an address (acceptor.c handle_float). is_live:
- * the peer's control session is active and still this peer's; has_other: another live session
- * is at the address; is_same_client: that one authenticated with the same client certificate
- * and common name. As openvpn 2.6 multi_process_float, but without a certificate never the
- * same client. */
-static inline enum acceptor_float acceptor_decide_float(bool is_live, bool has_other,
-                                                        bool is_same_client)
+ * the peer's control session is active and still this peer's; n_other: the other live sessions
+ * at the address (in their handshake included), every one of them; n_same: how many of those
+ * authenticated with the same client certificate and common name. As openvpn 2.6
+ * multi_process_float, but without a certificate never the same client. */
+static inline enum acceptor_float acceptor_decide_float(bool is_live, size_t n_other, size_t n_same)
 {
     if (!is_live) {
         return ACCEPTOR_FLOAT_NO;
     }
-    if (!has_other) {
+    if (n_other == 0) {
         return ACCEPTOR_FLOAT_OK;
     }
-    return is_same_client ? ACCEPTOR_FLOAT_OK_CLOSE_OTHER : ACCEPTOR_FLOAT_NO;
+    return n_same == n_other ? ACCEPTOR_FLOAT_OK_CLOSE_OTHER : ACCEPTOR_FLOAT_NO;
 }
 
 #endif /* SERVER_ACCEPTOR_DECIDE_H */

@@ -22,8 +22,9 @@
  * nothing; no two live sessions ever share address and session id; a packet goes to a session
  * only if it is that session's, and with tls-auth never with a wrap packet_id it accepted
  * before; a float goes ahead only for an authenticated session onto an address no other
- * client's session holds (the same client's is closed); a P_DATA_V2 is handed to its peer_id's
- * worker.
+ * client's session holds, also when the same client's earlier session is there too (found
+ * by this target: the first session at the address decided alone); the same client's sessions
+ * there are closed; a P_DATA_V2 is handed to its peer_id's worker.
  *
  * Built as a libFuzzer target by scripts/fuzz.sh (clang); tests/fuzz/replay.c runs the same
  * function over the committed corpus in every ctest run.
@@ -304,29 +305,47 @@ static void control(const struct control_packet *pkt, int a, int sid_ix, uint32_
     check_table();
 }
 
+static bool is_same_client(const struct session *x, const struct session *o)
+{
+    return o->is_authenticated && x->has_cert && o->has_cert && x->client == o->client;
+}
+
 static void float_ask(int k, int a)
 {
-    struct session *x = &s.ses[k], *other;
-    bool is_live = x->is_used && x->is_authenticated;
+    struct session *x = &s.ses[k];
+    bool is_live = x->is_used && x->is_authenticated, is_stranger_there = false;
+    size_t n_other = 0, n_same = 0;
     enum acceptor_float v;
 
-    other = is_live ? find_addr(a, x) : NULL;
-    v = acceptor_decide_float(is_live, other != NULL,
-                              other && x->has_cert && other->has_cert && other->is_authenticated &&
-                                  x->client == other->client);
+    /* As acceptor.c sessions_at: every other live session at the address. */
+    for (int i = 0; i < N_SESSIONS && is_live; i++) {
+        if (s.ses[i].is_used && &s.ses[i] != x && s.ses[i].addr == a) {
+            n_other++;
+            n_same += is_same_client(x, &s.ses[i]);
+        }
+    }
+    v = acceptor_decide_float(is_live, n_other, n_same);
+    /* Independently: is any other client's session (or an unfinished one) there? */
+    for (int i = 0; i < N_SESSIONS; i++) {
+        if (s.ses[i].is_used && &s.ses[i] != x && s.ses[i].addr == a &&
+            !is_same_client(x, &s.ses[i])) {
+            is_stranger_there = true;
+        }
+    }
     switch (v) {
     case ACCEPTOR_FLOAT_NO:
-        CHECK(!is_live || other);
+        CHECK(!is_live || is_stranger_there);
         break;
     case ACCEPTOR_FLOAT_OK_CLOSE_OTHER:
-        /* Only the same client's (certificate and name) earlier session is closed. */
-        CHECK(is_live && other && x->has_cert && other->has_cert && other->is_authenticated &&
-              other->client == x->client);
-        other->is_used = false;
-        x->addr = a;
-        break;
     case ACCEPTOR_FLOAT_OK:
-        CHECK(is_live && !other);
+        /* Never onto another client's address; only the same client's sessions are closed. */
+        CHECK(is_live && !is_stranger_there);
+        CHECK(v == ACCEPTOR_FLOAT_OK_CLOSE_OTHER || !find_addr(a, x));
+        for (int i = 0; i < N_SESSIONS; i++) {
+            if (s.ses[i].is_used && &s.ses[i] != x && s.ses[i].addr == a) {
+                s.ses[i].is_used = false;
+            }
+        }
         x->addr = a;
         break;
     }
