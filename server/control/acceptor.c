@@ -34,6 +34,7 @@
 #include "proto/static_key.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
+#include "server/control/acceptor_decide.h"
 #include "server/hooks/auth.h"
 #include "server/hooks/hook_env.h"
 #include "server/hooks/hooks.h"
@@ -121,8 +122,7 @@ static struct ctl_session *table_find_sid(struct acceptor *a, const union udp_ad
 {
     struct ctl_session *cs = a->table[addr_hash(from, a->table_size)];
 
-    while (cs && (cs->is_dead || !udp_addr_equal(&cs->remote, from) ||
-                  memcmp(cs->peer_sid, sid, SESSION_ID_LEN) != 0)) {
+    while (cs && !acceptor_decide_session_is(&cs->remote, cs->peer_sid, cs->is_dead, from, sid)) {
         cs = cs->hnext;
     }
     return cs;
@@ -473,29 +473,6 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
     free(cs);
 }
 
-static void cookie_sid(const struct acceptor *a, const union udp_addr *from,
-                       const uint8_t client_sid[SESSION_ID_LEN], int64_t slot,
-                       uint8_t out[SESSION_ID_LEN])
-{
-    uint8_t input[4 + 18 + SESSION_ID_LEN], mac[32];
-    size_t n;
-
-    store_be32(input, (uint32_t)slot);
-    n = 4 + udp_addr_bytes(from, input + 4);
-    memcpy(input + n, client_sid, SESSION_ID_LEN);
-    n += SESSION_ID_LEN;
-    mbedtls_md_hmac(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), a->cookie_key,
-                    sizeof(a->cookie_key), input, n, mac);
-    memcpy(out, mac, SESSION_ID_LEN);
-}
-
-static int64_t cookie_slot(const struct acceptor *a)
-{
-    int64_t period = (a->cfg->hand_window_s + 1) / 2;
-
-    return (int64_t)time(NULL) / (period > 0 ? period : 1);
-}
-
 /* connect-freq-initial: may one more client reset be answered now? Logs like 2.6 (mudp.c,
  * reflect_filter.c): once when a period starts refusing, and how many the last one refused. */
 static bool initial_reset_allowed(struct acceptor *a)
@@ -524,47 +501,27 @@ static bool initial_reset_allowed(struct acceptor *a)
     return ok;
 }
 
-/* Step 2 of the stateless handshake (section 3.5): answer a client reset, store nothing. */
+/* Step 2 of the stateless handshake (section 3.5): answer a well-formed client reset
+ * (acceptor_decide_control()), store nothing. */
 static void answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
                               const union udp_addr *from)
 {
     struct ctl_session tmp;
     struct control_acks acks = {.n_acks = 1};
 
-    if (pkt->key_id != 0 || pkt->acks.n_acks != 0 || pkt->message_id != 0 ||
-        pkt->payload_len != 0) {
-        drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
-        return;
-    }
     if (!initial_reset_allowed(a)) {
         return;
     }
     memset(&tmp, 0, sizeof(tmp));
     tmp.remote = *from;
-    cookie_sid(a, from, pkt->session_id, cookie_slot(a), tmp.own_sid);
+    acceptor_decide_cookie_sid(
+        a->cookie_key, from, pkt->session_id,
+        acceptor_decide_cookie_slot((int64_t)time(NULL), a->cfg->hand_window_s), tmp.own_sid);
     memcpy(tmp.peer_sid, pkt->session_id, SESSION_ID_LEN);
     tmp.wrap_tx_id = 1;
     tmp.wrap_tx_time = (uint32_t)time(NULL);
     acks.message_id[0] = 0;
     send_control(a, &tmp, 0, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, NULL, 0);
-}
-
-static bool cookie_valid(const struct acceptor *a, const struct control_packet *pkt,
-                         const union udp_addr *from)
-{
-    int64_t slot = cookie_slot(a);
-    uint8_t expect[SESSION_ID_LEN];
-
-    if (pkt->acks.n_acks == 0) {
-        return false;
-    }
-    for (int64_t off = -2; off <= 1; off++) {
-        cookie_sid(a, from, pkt->session_id, slot + off, expect);
-        if (mbedtls_ct_memcmp(expect, pkt->acks.remote_session_id, SESSION_ID_LEN) == 0) {
-            return true;
-        }
-    }
-    return false;
 }
 
 static struct ctl_session *session_create(struct acceptor *a, const struct control_packet *pkt,
@@ -853,39 +810,41 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
 static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                             const union udp_addr *from)
 {
+    struct acceptor_control_facts facts = {0};
+    enum acceptor_control verdict;
     struct control_packet pkt;
     struct ctl_session *cs;
     uint32_t wrap_id, wrap_time;
     size_t plain_len;
-    uint8_t op;
-    int err;
+    struct msg *m;
+    int err, worker = 0;
 
-    if (len < 1) {
+    switch (acceptor_decide_dgram(buf, len, a->srv->n_workers, &worker)) {
+    case ACCEPTOR_DGRAM_DROP_EMPTY:
         drop_pkt(a, &a->stats.drop_short, from, "empty datagram");
         return;
-    }
-    op = packet_opcode(buf[0]);
-    if (op == P_DATA_V2) {
+    case ACCEPTOR_DGRAM_HAND_OVER:
         /* Steering missed (no cBPF): hand it to the owning worker. */
-        if (len >= 4) {
-            uint32_t peer_id = load_be32(buf) & 0xFFFFFFu;
-            struct msg *m = msg_pool_take(&a->pool, MSG_PACKET, buf, len);
-
-            if (!m) {
-                drop_pkt(a, &a->stats.drop_handover, from,
-                         "P_DATA_V2 not handed over: its worker is behind");
-                return;
-            }
-            m->from = *from;
-            server_post_worker(a->srv, (int)(peer_id % (uint32_t)a->srv->n_workers), m);
+        m = msg_pool_take(&a->pool, MSG_PACKET, buf, len);
+        if (!m) {
+            drop_pkt(a, &a->stats.drop_handover, from,
+                     "P_DATA_V2 not handed over: its worker is behind");
+            return;
         }
+        m->from = *from;
+        server_post_worker(a->srv, worker, m);
         return;
-    }
-    if (!packet_is_control(op)) {
+    case ACCEPTOR_DGRAM_IGNORE:
+        return;
+    case ACCEPTOR_DGRAM_DROP_DATA_V1:
         drop_pkt(a, &a->stats.drop_malformed, from,
-                 op == P_DATA_V1 ? "P_DATA_V1 (clients without peer-id) is not supported"
-                                 : "unknown or unsupported opcode");
+                 "P_DATA_V1 (clients without peer-id) is not supported");
         return;
+    case ACCEPTOR_DGRAM_DROP_OPCODE:
+        drop_pkt(a, &a->stats.drop_malformed, from, "unknown or unsupported opcode");
+        return;
+    case ACCEPTOR_DGRAM_CONTROL:
+        break;
     }
     err = tls_wrap_open(&a->wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
                         &wrap_id, &wrap_time);
@@ -902,45 +861,57 @@ static void handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         return;
     }
     cs = table_find_sid(a, from, pkt.session_id);
-    if (cs) {
-        if (a->wrap.mode != TLS_WRAP_NONE) {
-            if (packet_id_rx_check(&cs->wrap_rx, wrap_id)) {
-                a->stats.drop_replay++;
-                return;
-            }
+    facts.pkt = &pkt;
+    facts.session_wrap_rx = cs ? &cs->wrap_rx : NULL;
+    facts.is_wrapped = a->wrap.mode != TLS_WRAP_NONE;
+    facts.wrap_id = wrap_id;
+    facts.is_stopping = a->is_stopping;
+    facts.has_session_at_addr = table_find(a, from) != NULL;
+    facts.n_sessions = a->n_sessions;
+    facts.max_clients = (size_t)a->cfg->max_clients;
+    verdict = acceptor_decide_control(&facts);
+    if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
+        facts.cookie = acceptor_decide_cookie_valid(a->cookie_key, &pkt, from, (int64_t)time(NULL),
+                                                    a->cfg->hand_window_s)
+                           ? ACCEPTOR_COOKIE_VALID
+                           : ACCEPTOR_COOKIE_INVALID;
+        verdict = acceptor_decide_control(&facts);
+    }
+    switch (verdict) {
+    case ACCEPTOR_CONTROL_SESSION:
+        if (facts.is_wrapped) {
             packet_id_rx_commit(&cs->wrap_rx, wrap_id);
         }
         process_session_packet(a, cs, &pkt);
         return;
-    }
-    /* No session for this client session id at this address. */
-    if (pkt.opcode == P_CONTROL_HARD_RESET_CLIENT_V2) {
-        if (a->is_stopping) {
-            return;
-        }
+    case ACCEPTOR_CONTROL_DROP_REPLAY:
+        a->stats.drop_replay++;
+        return;
+    case ACCEPTOR_CONTROL_ANSWER_RESET:
         answer_hard_reset(a, &pkt, from);
         return;
-    }
-    if (pkt.opcode == P_CONTROL_HARD_RESET_CLIENT_V3) {
+    case ACCEPTOR_CONTROL_DROP_BAD_RESET:
+        drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
+        return;
+    case ACCEPTOR_CONTROL_IGNORE:
+        return;
+    case ACCEPTOR_CONTROL_DROP_V3:
         drop_pkt(a, &a->stats.drop_malformed, from, "tls-crypt-v2 is not supported");
         return;
-    }
-    if ((pkt.opcode != P_ACK_V1 && pkt.opcode != P_CONTROL_V1) || pkt.key_id != 0) {
+    case ACCEPTOR_CONTROL_DROP_NO_SESSION:
         drop_pkt(a, &a->stats.drop_no_session, from, "control packet for no known session");
         return;
-    }
-    if (!cookie_valid(a, &pkt, from)) {
+    case ACCEPTOR_CONTROL_CHECK_COOKIE: /* not after a check */
+        return;
+    case ACCEPTOR_CONTROL_DROP_COOKIE:
         drop_pkt(a, &a->stats.drop_cookie, from, "session id cookie did not verify");
         return;
-    }
-    if (a->is_stopping) {
-        return;
-    }
-    /* Like 2.6 ("new incoming connection would exceed maximum number of clients"): say nothing
-     * to the client, which keeps retrying until a place is free. */
-    if (!table_find(a, from) && a->n_sessions >= (size_t)a->cfg->max_clients) {
+    case ACCEPTOR_CONTROL_DROP_MAX_CLIENTS:
+        /* Like 2.6: say nothing, the client retries until a place is free. */
         drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
         return;
+    case ACCEPTOR_CONTROL_CREATE:
+        break;
     }
     /* connect-freq counts clients that completed the three-way handshake; those no longer
      * count against connect-freq-initial (mudp.c multi_get_create_instance_udp). */
@@ -1232,20 +1203,6 @@ static void handle_installed(struct acceptor *a, struct peer *p)
     }
 }
 
-/* A live session other than cs at address `to` (one in its handshake included: it too is
- * another client until it says otherwise), or NULL. A closing session no longer counts: its
- * peer is being removed from its worker. */
-static struct ctl_session *other_session_at(struct acceptor *a, const union udp_addr *to,
-                                            const struct ctl_session *cs)
-{
-    for (struct ctl_session *o = a->table[addr_hash(to, a->table_size)]; o; o = o->hnext) {
-        if (o != cs && !o->is_dead && o->state != CS_CLOSING && udp_addr_equal(&o->remote, to)) {
-            return o;
-        }
-    }
-    return NULL;
-}
-
 /* Whether o authenticated as the same client as cs: both with a certificate, the same one
  * (openvpn 2.6 compares the certificate hashes, cert_hash_compare), and the same common name. */
 static bool is_same_client(const struct ctl_session *cs, const struct ctl_session *o)
@@ -1256,39 +1213,77 @@ static bool is_same_client(const struct ctl_session *cs, const struct ctl_sessio
            memcmp(cs->cert_sha256, o->cert_sha256, sizeof(none)) == 0 && strcmp(cs->cn, o->cn) == 0;
 }
 
+/* The live sessions other than cs at address `to` (one in its handshake included: it too is
+ * another client until it says otherwise): how many (*n_other), how many of them are cs's client
+ * (*n_same, is_same_client), and the first that is not, or NULL. A closing session no longer
+ * counts: its peer is being removed from its worker. An address can hold several (a restarted
+ * client's old and new session, another client's behind the same address and port). */
+static struct ctl_session *sessions_at(struct acceptor *a, const union udp_addr *to,
+                                       const struct ctl_session *cs, size_t *n_other,
+                                       size_t *n_same)
+{
+    struct ctl_session *stranger = NULL;
+
+    *n_other = *n_same = 0;
+    for (struct ctl_session *o = a->table[addr_hash(to, a->table_size)]; o; o = o->hnext) {
+        if (o == cs || o->is_dead || o->state == CS_CLOSING || !udp_addr_equal(&o->remote, to)) {
+            continue;
+        }
+        (*n_other)++;
+        if (is_same_client(cs, o)) {
+            (*n_same)++;
+        } else if (!stranger) {
+            stranger = o;
+        }
+    }
+    return stranger;
+}
+
 /* A worker saw p's authenticated data come from `to`, an address its session is not at, and asks
  * whether it may float there. As openvpn 2.6 (multi.c multi_process_float): not onto an address
  * another client's session uses (the datagram may be a copy of the client's, sent by someone on
- * its path from that client's address to take its traffic); a session of the same client there
- * (its earlier one, left behind by a restart) is closed and the float goes ahead. Unlike 2.6,
+ * its path from that client's address to take its traffic); sessions of the same client there
+ * (its earlier ones, left behind by a restart) are closed and the float goes ahead. Unlike 2.6,
  * sessions without a client certificate are never taken for the same client. The answer goes
  * back to the worker (MSG_FLOAT_OK: the control session has moved too; MSG_FLOAT_NO). The
  * first refusal of a session is logged, the worker counts the datagrams it drops. */
 static void handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to)
 {
-    struct ctl_session *cs = p->ctl, *other = NULL;
-    bool is_ok = false;
+    struct ctl_session *cs = p->ctl, *stranger = NULL;
+    bool is_live = cs && cs->state == CS_ACTIVE && cs->peer == p, is_ok = false;
+    size_t n_other = 0, n_same = 0;
     struct msg *m;
     char addr[64];
 
-    if (cs && cs->state == CS_ACTIVE && cs->peer == p) {
-        other = other_session_at(a, to, cs);
-        if (!other) {
-            is_ok = true;
-        } else if (is_same_client(cs, other)) {
-            acc_cs_log(a, other, LOG_INFO,
-                       "the same client floated here from its session at %s: "
-                       "closing this one",
-                       udp_addr_str(&cs->remote, addr, sizeof(addr)));
-            acc_cs_close(a, other, 0);
-            is_ok = true;
-        } else if (!cs->is_float_refusal_logged) {
+    if (is_live) {
+        stranger = sessions_at(a, to, cs, &n_other, &n_same);
+    }
+    switch (acceptor_decide_float(is_live, n_other, n_same)) {
+    case ACCEPTOR_FLOAT_OK:
+        is_ok = true;
+        break;
+    case ACCEPTOR_FLOAT_OK_CLOSE_OTHER:
+        for (struct ctl_session *o = a->table[addr_hash(to, a->table_size)]; o; o = o->hnext) {
+            if (o != cs && !o->is_dead && o->state != CS_CLOSING &&
+                udp_addr_equal(&o->remote, to)) {
+                acc_cs_log(a, o, LOG_INFO,
+                           "the same client floated here from its session at %s: closing this "
+                           "one",
+                           udp_addr_str(&cs->remote, addr, sizeof(addr)));
+                acc_cs_close(a, o, 0);
+            }
+        }
+        is_ok = true;
+        break;
+    case ACCEPTOR_FLOAT_NO:
+        if (stranger && !cs->is_float_refusal_logged) {
             cs->is_float_refusal_logged = true;
             acc_cs_log(a, cs, LOG_WARN,
                        "float to %s refused: the address is another client's (%s); datagrams "
                        "from there are dropped (said once)",
-                       udp_addr_str(to, addr, sizeof(addr)), other->cn[0] ? other->cn : "?");
+                       udp_addr_str(to, addr, sizeof(addr)), stranger->cn[0] ? stranger->cn : "?");
         }
+        break;
     }
     if (is_ok && !udp_addr_equal(&cs->remote, to)) {
         table_unlink(a, cs);

@@ -24,6 +24,7 @@
 #include "proto/pbuf.h"
 #include "server/server.h"
 #include "server/data/udp.h"
+#include "server/data/worker_decide.h"
 
 #define WORKER_TICK_MS 1000
 #define TUN_READ_LEN (VNET_HDR_LEN + TUN_OFFLOAD_MAX_PACKET)
@@ -315,6 +316,15 @@ static int ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src, const u
     return 0;
 }
 
+/* This worker's peer table as the decisions in worker_decide.h read it. */
+static struct worker_decide_table worker_table(const struct worker *w)
+{
+    return (struct worker_decide_table){.index = w->index,
+                                        .n_workers = w->srv->n_workers,
+                                        .by_local = w->by_local,
+                                        .max_local_peers = w->srv->max_local_peers};
+}
+
 /* A packet for peer_id's client (from the TUN device, or from another client with
  * client-to-client): send it if this worker owns that peer, else hand it to the owner. */
 /* p's traffic was routed now (status "Last Ref"); one store a second at most. */
@@ -329,11 +339,12 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int fa
                     bool is_from_client)
 {
     struct server *srv = w->srv;
-    int owner = (int)(peer_id % (uint32_t)srv->n_workers);
-    size_t local = peer_id / (uint32_t)srv->n_workers;
-    struct peer *p;
+    const struct worker_decide_table t = worker_table(w);
+    struct peer *p = NULL;
+    int owner;
 
-    if (owner != w->index) {
+    switch (worker_decide_deliver(&t, peer_id, &owner, &p)) {
+    case WORKER_DELIVER_HAND_OVER: {
         struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, pbuf_ptr(pkt), pkt->len);
 
         /* A client's packet for another worker's client is not a steering miss. */
@@ -348,10 +359,11 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int fa
         server_post_worker(srv, owner, m);
         return;
     }
-    p = local < srv->max_local_peers ? w->by_local[local] : NULL;
-    if (!p || p->peer_id != peer_id) {
+    case WORKER_DELIVER_NOT_INSTALLED:
         drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
         return;
+    case WORKER_DELIVER_SEND:
+        break;
     }
     if (family == 4) {
         mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, srv->mss_max);
@@ -436,7 +448,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
     touch_last_ref(w, p);
     if (w->srv->cfg->client_to_client && !is_multicast(family, dst)) {
         to = route_lookup(w, family, dst);
-        if (to != VROUTE_NONE && to != p->peer_id) {
+        if (worker_decide_c2c(true, false, to, p->peer_id)) {
             stat_inc(&w->stats.client_to_client);
             deliver(w, to, pkt, family, true);
             return;
@@ -483,26 +495,20 @@ static void flush_out(struct worker *w)
     }
 }
 
-#define FLOAT_ASK_MS 1000   /* a question the acceptor has not answered is asked again after */
-#define FLOAT_RETRY_MS 5000 /* a refused address is asked about again after (its holder may go) */
-
 /* An authenticated, fresh datagram of p came from `from`, not from p->remote: a NAT rebinding,
  * a roaming laptop, or a copy of one of the client's datagrams sent from another address. The
  * acceptor decides whether the session floats there, since it knows every session's address
  * (acceptor.c handle_float: not onto an address another client uses, as openvpn 2.6's
  * multi_process_float); until it says yes (MSG_FLOAT_OK) the datagrams from `from` are dropped
- * and counted. It is asked once per FLOAT_ASK_MS, about a refused address once per
- * FLOAT_RETRY_MS. Worker thread; the message comes from the worker's pool (no allocation). */
-static void ask_float(struct worker *w, struct peer *p, const union udp_addr *from)
+ * and counted. is_ask: worker_decide_float_should_ask() said to ask now (once per
+ * WORKER_DECIDE_FLOAT_ASK_MS, about a refused address once per WORKER_DECIDE_FLOAT_RETRY_MS).
+ * Worker thread; the message comes from the worker's pool (no allocation). */
+static void ask_float(struct worker *w, struct peer *p, const union udp_addr *from, bool is_ask)
 {
-    uint64_t now = uv_now(&w->loop);
-    bool is_same = udp_addr_equal(from, &p->float_to);
     struct msg *m;
 
     stat_inc(&w->stats.drop_float);
-    if ((p->float_state == PEER_FLOAT_ASKED && now - p->float_asked_ms < FLOAT_ASK_MS) ||
-        (p->float_state == PEER_FLOAT_REFUSED && is_same &&
-         now - p->float_asked_ms < FLOAT_RETRY_MS)) {
+    if (!is_ask) {
         return;
     }
     m = msg_pool_take(&w->pool, MSG_FLOAT, NULL, 0);
@@ -512,9 +518,7 @@ static void ask_float(struct worker *w, struct peer *p, const union udp_addr *fr
     m->peer = p;
     m->peer_id = p->peer_id;
     m->from = *from;
-    p->float_state = PEER_FLOAT_ASKED;
-    p->float_to = *from;
-    p->float_asked_ms = now;
+    worker_decide_float_asked(p, from, uv_now(&w->loop));
     server_post_acceptor(w->srv, m);
 }
 
@@ -522,22 +526,12 @@ static void ask_float(struct worker *w, struct peer *p, const union udp_addr *fr
 static void float_answered(struct worker *w, struct peer *p, const union udp_addr *to, bool is_ok)
 {
     char old_addr[64], new_addr[64];
+    union udp_addr old;
 
-    if (!is_ok) {
-        if (udp_addr_equal(to, &p->float_to)) {
-            p->float_state = PEER_FLOAT_REFUSED;
-            p->float_asked_ms = uv_now(&w->loop);
-        }
-        return;
-    }
-    if (!udp_addr_equal(to, &p->remote)) {
+    if (worker_decide_float_answer(p, to, is_ok, uv_now(&w->loop), &old)) {
         log_msg(LOG_INFO, "peer %u %s: floated from %s to %s", p->peer_id, p->common_name,
-                udp_addr_str(&p->remote, old_addr, sizeof(old_addr)),
+                udp_addr_str(&old, old_addr, sizeof(old_addr)),
                 udp_addr_str(to, new_addr, sizeof(new_addr)));
-        p->remote = *to;
-    }
-    if (udp_addr_equal(to, &p->float_to)) {
-        p->float_state = PEER_FLOAT_NONE;
     }
 }
 
@@ -546,24 +540,22 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
                             const union udp_addr *from)
 {
     struct server *srv = w->srv;
+    const struct worker_decide_table t = worker_table(w);
     /* Decrypted behind COMP_HEADROOM bytes: with client-to-client the payload may be framed
      * again for another client in this buffer. */
     uint8_t plain[COMP_HEADROOM + WORKER_BUF_LEN];
+    struct worker_rx_out out = {0};
     struct pbuf payload;
-    uint32_t peer_id;
-    size_t local, plain_len;
+    struct msg *m;
     struct peer *p;
-    struct data_key *k;
-    int err;
 
-    if (len < 1) {
+    switch (worker_decide_rx(&t, pkt, len, from, plain + COMP_HEADROOM, WORKER_BUF_LEN,
+                             uv_now(&w->loop), &out)) {
+    case WORKER_RX_DROP_EMPTY:
         drop(w, &w->stats.drop_short, from, "empty datagram");
         return;
-    }
-    if (packet_opcode(pkt[0]) != P_DATA_V2) {
-        struct msg *m =
-            msg_pool_take(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
-
+    case WORKER_RX_TO_ACCEPTOR:
+        m = msg_pool_take(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
         stat_inc(&w->stats.handed_over);
         if (!m) {
             drop(w, &w->stats.drop_handover, from, "hand-over refused: the acceptor is behind");
@@ -572,47 +564,39 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         m->from = *from;
         server_post_acceptor(srv, m);
         return;
-    }
-    if (len < DATA_V2_HEADER_LEN) {
+    case WORKER_RX_DROP_SHORT:
         drop(w, &w->stats.drop_short, from, "P_DATA_V2 shorter than its header");
         return;
-    }
-    peer_id = load_be32(pkt) & 0xFFFFFFu;
-    if ((int)(peer_id % (uint32_t)srv->n_workers) != w->index) {
-        struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, pkt, len);
-
+    case WORKER_RX_HAND_OVER:
+        m = msg_pool_take(&w->pool, MSG_PACKET, pkt, len);
         stat_inc(&w->stats.handed_over);
         if (!m) {
             drop(w, &w->stats.drop_handover, from, "hand-over refused: the owner is behind");
             return;
         }
         m->from = *from;
-        server_post_worker(srv, (int)(peer_id % (uint32_t)srv->n_workers), m);
+        server_post_worker(srv, out.owner, m);
         return;
-    }
-    local = peer_id / (uint32_t)srv->n_workers;
-    p = local < srv->max_local_peers ? w->by_local[local] : NULL;
-    if (!p) {
+    case WORKER_RX_DROP_UNKNOWN_PEER:
         drop(w, &w->stats.drop_unknown_peer, from, "unknown peer-id");
         return;
-    }
-    k = p->keys[packet_key_id(pkt[0])];
-    if (!k) {
+    case WORKER_RX_DROP_NO_KEY:
         drop(w, &w->stats.drop_no_key, from, "no key for key_id");
         return;
-    }
-    err = data_key_open(k, pkt, len, plain + COMP_HEADROOM, WORKER_BUF_LEN, &plain_len);
-    if (err) {
-        drop(w,
-             err == -PE_REPLAY || err == -PE_TOO_OLD ? &w->stats.drop_replay : &w->stats.drop_auth,
-             from, proto_strerror(err));
+    case WORKER_RX_DROP_REPLAY:
+        drop(w, &w->stats.drop_replay, from, proto_strerror(out.err));
         return;
-    }
-    if (!udp_addr_equal(from, &p->remote)) {
-        ask_float(w, p, from); /* authenticated and not a replay: the client may have moved */
+    case WORKER_RX_DROP_AUTH:
+        drop(w, &w->stats.drop_auth, from, proto_strerror(out.err));
         return;
+    case WORKER_RX_FLOAT:
+        ask_float(w, out.peer, from, out.is_float_ask);
+        return;
+    case WORKER_RX_ACCEPT:
+        break;
     }
-    payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, plain_len);
+    p = out.peer;
+    payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, out.plain_len);
     if (comp_unframe(p->framing, &payload)) {
         drop(w, &w->stats.drop_compressed, from,
              "compressed or badly framed payload (ovpnd pushed stub framing, no compression)");
@@ -621,9 +605,9 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     stat_inc(&w->stats.rx_packets);
     stat_add(&w->stats.rx_bytes, len);
     p->last_rx_ms = uv_now(&w->loop);
-    if (k == p->pending_tx_key) {
+    if (out.k == p->pending_tx_key) {
         /* The client sends with the renegotiated key, so it has it: switch ours too. */
-        p->tx_key = k;
+        p->tx_key = out.k;
         p->pending_tx_key = NULL;
         p->is_reneg_requested = false;
     }
@@ -848,44 +832,7 @@ static void install_peer(struct worker *w, struct peer *p)
  * current key was retired already), and drop the key before the current one. */
 static void install_key(struct worker *w, struct peer *p, const struct data_key *nk)
 {
-    struct data_key *slot = p->tx_key == &p->key_store[0] ? &p->key_store[1] : &p->key_store[0];
-
-    if (slot->cipher != DATA_CIPHER_NONE) {
-        if (p->keys[slot->key_id] == slot) {
-            p->keys[slot->key_id] = NULL;
-        }
-        data_key_clear(slot);
-    }
-    *slot = *nk;
-    p->keys[slot->key_id] = slot;
-    if (!p->tx_key) {
-        p->tx_key = slot;
-        return;
-    }
-    p->pending_tx_key = slot;
-    p->pending_since_ms = uv_now(&w->loop);
-}
-
-/* The acceptor retires key_id: its tran-window ran out (2.6 ssl.c lame_duck_must_die). Packets
- * with it are dropped from now on ("no key"). If it still is the send key, the newer one takes
- * over; without a newer one (a renegotiation still running) nothing is sent until it comes. */
-static void retire_key(struct peer *p, uint8_t key_id)
-{
-    struct data_key *k = key_id < PEER_N_KEY_IDS ? p->keys[key_id] : NULL;
-
-    if (!k) {
-        return;
-    }
-    p->keys[key_id] = NULL;
-    if (p->pending_tx_key == k) {
-        p->pending_tx_key = NULL;
-    }
-    if (p->tx_key == k) {
-        p->tx_key = p->pending_tx_key;
-        p->pending_tx_key = NULL;
-        p->is_reneg_requested = false;
-    }
-    data_key_clear(k);
+    worker_decide_install_key(p, nk, uv_now(&w->loop));
 }
 
 static void on_tick(uv_timer_t *t)
@@ -1026,7 +973,7 @@ static void on_async(uv_async_t *a)
             break;
         case MSG_KEY_RETIRE:
             if (owns(w, m) && m->len == 1) {
-                retire_key(m->peer, m->data[0]);
+                worker_decide_retire_key(m->peer, m->data[0]);
             }
             break;
         case MSG_PACKET:

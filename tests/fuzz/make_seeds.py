@@ -210,13 +210,76 @@ def aead_seeds():
     }
 
 
+def worker_decide_seeds():
+    # Header: 2 workers, 4 peers each, client-to-client on, AES-128-GCM; then 4-byte events.
+    hdr = bytes([1, 3, 1])
+
+    def ev(*events):
+        return hdr + b"".join(bytes(e) for e in events)
+
+    def send(client, key_id, len_byte, worker, addr):
+        return (3 + 10 * key_id, client, len_byte, worker | addr << 2)
+
+    def install(client, peer_id):
+        return (0, client, peer_id, 0)
+
+    return {
+        "seed-basic": ev(install(0, 0), install(1, 1), send(0, 0, 20, 0, 0), send(1, 0, 30, 0, 1),
+                         (4, 0, 0, 0), (134, 0, 5, 0), (5, 0, 40, 0), (5, 1, 44, 1)),
+        "seed-float": ev(install(0, 0), send(0, 0, 20, 0, 2), send(0, 0, 20, 0, 2), (7, 0, 15, 0),
+                         send(0, 0, 20, 0, 2), (6, 0, 0, 2 << 2), send(0, 0, 20, 0, 2),
+                         (7, 0, 60, 0), send(0, 0, 20, 0, 2), (6, 0, 1, 2 << 2),
+                         send(0, 0, 20, 0, 2), send(0, 0, 20, 0, 0)),
+        "seed-rekey": ev(install(0, 0), (2, 0, 1, 0), send(0, 1, 20, 0, 0), send(0, 0, 20, 0, 0),
+                         (2, 0, 2, 0), send(0, 0, 20, 0, 0), send(0, 2, 20, 0, 0),
+                         send(0, 1, 20, 0, 0)),
+        "seed-retire": ev(install(0, 0), (2, 0, 1, 0), send(0, 1, 20, 0, 0), (132, 0, 0, 0),
+                          send(0, 0, 20, 0, 0), (132, 0, 1, 0), send(0, 1, 20, 0, 0),
+                          (2, 0, 2, 0), send(0, 2, 20, 0, 0), install(1, 1), (2, 1, 1, 0),
+                          (132, 1, 1, 0), send(1, 1, 20, 1, 1), send(1, 0, 20, 1, 1)),
+        "seed-c2c": ev(install(0, 0), install(1, 1), install(2, 2), (9, 1, 1, 0), (9, 2, 2, 0),
+                       (9, 3, 5, 0), send(0, 0, 17, 0, 0), send(0, 0, 18, 0, 0),
+                       send(0, 0, 19, 0, 0), (8, 0, 1, 0), (1, 1, 0, 0), (8, 0, 1, 0),
+                       send(0, 0, 17, 0, 0)),
+    }
+
+
+def acceptor_decide_seeds():
+    # Header: hand-window 60 s, max-clients 4 (1 for seed-max-clients), tls-auth on; then
+    # 4-byte events.
+    def ev(*events, hdr=bytes([59, 3, 1])):
+        return hdr + b"".join(bytes(e) for e in events)
+
+    def reset(addr, sid):
+        return (0, addr | sid << 2, 0, 0)
+
+    def echo(cookie_ix, opcode_ack=0, wrap_hi=2):
+        return (1, 0, cookie_ix, 0x80 | wrap_hi | opcode_ack)
+
+    return {
+        "seed-handshake": ev(reset(0, 0), echo(0), (2, 0, 5, 3), (2, 0, 5, 3), (2, 0, 6, 3),
+                             (2, 0, 7, 0x83), reset(1, 1), (3, 0, 200, 0), echo(1),
+                             reset(2, 2), (0, 2 | 2 << 2, 0x9F, 0), echo(2, 1)),
+        "seed-float": ev(reset(0, 0), echo(0), reset(1, 1), echo(1), (5, 0, 0, 1), (5, 1, 1, 1),
+                         (7, 0, 1, 0), (6, 1, 0, 0), reset(1, 1), echo(2), (5, 1, 0, 1),
+                         (7, 0, 1, 0), (7, 0, 2, 0)),
+        "seed-max-clients": ev(reset(0, 0), echo(0), reset(1, 1), echo(1), reset(0, 2), echo(2),
+                               (4, 0, 1, 0), reset(3, 3), (1, 3 | 3 << 2, 0, 0x12),
+                               hdr=bytes([9, 0, 0])),
+        "seed-first-look": ev((8, 0x48, 0, 1), (71, 0x48, 0, 5, ), (98, 0x4A, 1, 2),
+                              (26, 0x30, 0, 0), (53, 0x38, 0, 0), (80, 0xF8, 0, 0)),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     for target, seeds in (("fuzz_tunnel", tunnel_seeds()), ("fuzz_control", control_seeds()),
                           ("fuzz_replay", replay_seeds()),
                           ("fuzz_config", config_seeds(os.path.dirname(os.path.dirname(here)))),
-                          ("fuzz_ccd", ccd_seeds()), ("fuzz_aead", aead_seeds())):
+                          ("fuzz_ccd", ccd_seeds()), ("fuzz_aead", aead_seeds()),
+                          ("fuzz_worker_decide", worker_decide_seeds()),
+                          ("fuzz_acceptor_decide", acceptor_decide_seeds())):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
