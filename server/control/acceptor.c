@@ -44,6 +44,7 @@
 #include "server/ops/status.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
+#include "server/thread/peer_id.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -391,7 +392,7 @@ void acc_peer_slot_hand_over(struct acceptor *a, struct peer *prev, struct peer 
 static void release_peer_slot(struct acceptor *a, struct peer *p)
 {
     struct server *srv = a->srv;
-    size_t local = p->peer_id / (uint32_t)srv->n_workers;
+    size_t local = peer_id_local(p->peer_id, srv->n_workers);
 
     /* A client that reconnected with the same fixed address may hold it already. */
     if (p->pool_index < srv->pool.n && a->addr_holder[p->pool_index] == p) {

@@ -42,6 +42,7 @@
 #include "server/ops/status.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
+#include "server/thread/peer_id.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -115,7 +116,7 @@ static int pick_peer_slot(struct acceptor *a, struct peer *p)
             a->local_used[best][local] = true;
             a->n_worker_peers[best]++;
             p->worker = best;
-            p->peer_id = (uint32_t)(local * (size_t)srv->n_workers + (size_t)best);
+            p->peer_id = peer_id_make(local, best, srv->n_workers);
             return 0;
         }
     }

@@ -21,6 +21,7 @@
 #include "proto/packet.h"
 #include "proto/packet_id.h"
 #include "server/data/udp.h"
+#include "server/thread/peer_id.h"
 
 #define ACCEPTOR_DECIDE_COOKIE_KEY_LEN 32
 
@@ -34,7 +35,7 @@ enum acceptor_dgram {
 };
 
 /* The first look at a datagram of len bytes (buf, read only) with n_workers (>= 1) workers;
- * *worker is set for ACCEPTOR_DGRAM_HAND_OVER: the owner of its peer_id, peer_id % n_workers. */
+ * *worker is set for ACCEPTOR_DGRAM_HAND_OVER: the owner of its peer_id (peer_id_worker()). */
 static inline enum acceptor_dgram acceptor_decide_dgram(const uint8_t *buf, size_t len,
                                                         int n_workers, int *worker)
 {
@@ -48,7 +49,7 @@ static inline enum acceptor_dgram acceptor_decide_dgram(const uint8_t *buf, size
         if (len < 4) {
             return ACCEPTOR_DGRAM_IGNORE;
         }
-        *worker = (int)((load_be32(buf) & 0xFFFFFFu) % (uint32_t)n_workers);
+        *worker = peer_id_worker(load_be32(buf) & 0xFFFFFFu, n_workers);
         return ACCEPTOR_DGRAM_HAND_OVER;
     }
     if (!packet_is_control(op)) {

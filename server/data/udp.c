@@ -16,24 +16,35 @@
 #define SO_ATTACH_REUSEPORT_CBPF 51
 #endif
 
-/* Returns the index in the reuseport group: 0 for control packets, 1 + peer_id % n_workers for
- * P_DATA_V2. For UDP the kernel runs the program with the UDP header pulled, so offset 0 is the
- * OpenVPN opcode byte. A load beyond the packet ends the program with 0 (the acceptor). */
-static int attach_steering(int fd, unsigned n_workers)
+size_t udp_steering_program(unsigned n_workers, struct sock_filter *code, size_t cap)
 {
-    struct sock_filter code[] = {
+    const struct sock_filter prog[] = {
         BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
         BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, P_OPCODE_SHIFT),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, P_DATA_V2, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, 0),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
         BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xFFFFFF),
+        /* peer_id_worker() (server/thread/peer_id.h) */
         BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, n_workers),
         BPF_STMT(BPF_ALU | BPF_ADD | BPF_K, 1),
         BPF_STMT(BPF_RET | BPF_A, 0),
     };
-    struct sock_fprog prog = {.len = sizeof(code) / sizeof(code[0]), .filter = code};
+    size_t n = sizeof(prog) / sizeof(prog[0]);
 
+    if (n > cap) {
+        return 0;
+    }
+    memcpy(code, prog, sizeof(prog));
+    return n;
+}
+
+static int attach_steering(int fd, unsigned n_workers)
+{
+    struct sock_filter code[UDP_STEERING_PROGRAM_MAX];
+    struct sock_fprog prog = {.filter = code};
+
+    prog.len = (unsigned short)udp_steering_program(n_workers, code, UDP_STEERING_PROGRAM_MAX);
     if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof(prog)) < 0) {
         return -errno;
     }

@@ -18,6 +18,18 @@
 
 #include "server/addr/udp_addr.h"
 
+struct sock_filter; /* <linux/filter.h> */
+
+#define UDP_STEERING_PROGRAM_MAX 16 /* instructions */
+
+/* The classic BPF program that steers the group's datagrams (SO_ATTACH_REUSEPORT_CBPF), for
+ * n_workers (>= 1) workers, into code (cap instructions; UDP_STEERING_PROGRAM_MAX is enough).
+ * It returns the index in the group: 0 (the acceptor) for a control packet or a datagram too
+ * short to read, 1 + peer_id_worker(peer_id) for P_DATA_V2. The kernel runs it with the UDP
+ * header pulled, so offset 0 is the OpenVPN opcode byte. Returns the number of instructions, 0
+ * when cap is too small. Pure; any thread. */
+size_t udp_steering_program(unsigned n_workers, struct sock_filter *code, size_t cap);
+
 /* Open n (2..65) non-blocking sockets bound to addr (AF_INET, or AF_INET6 with IPV6_V6ONLY off,
  * so that "::" takes IPv4 clients too, as openvpn does without `bind ipv6only`) into
  * fds[0..n-1], in order, and (when want_steering) try the steering program for n - 1 workers.

@@ -25,6 +25,7 @@
 #include "server/server.h"
 #include "server/data/udp.h"
 #include "server/data/worker_decide.h"
+#include "server/thread/peer_id.h"
 
 #define WORKER_TICK_MS 1000
 #define TUN_READ_LEN (VNET_HDR_LEN + TUN_OFFLOAD_MAX_PACKET)
@@ -49,7 +50,7 @@ static void drop(struct worker *w, _Atomic uint64_t *counter, const union udp_ad
 static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
 {
     struct server *srv = w->srv;
-    size_t local = p->peer_id / (uint32_t)srv->n_workers;
+    size_t local = peer_id_local(p->peer_id, srv->n_workers);
     struct msg *m;
 
     for (unsigned i = 0; i < w->n_tx; i++) { /* queued datagrams still go, uncounted */
@@ -807,7 +808,7 @@ static void on_moderation(uv_poll_t *h, int status, int events)
 static void install_peer(struct worker *w, struct peer *p)
 {
     struct server *srv = w->srv;
-    size_t local = p->peer_id / (uint32_t)srv->n_workers;
+    size_t local = peer_id_local(p->peer_id, srv->n_workers);
     struct msg *m;
 
     if (local >= srv->max_local_peers ||
@@ -933,7 +934,7 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
  * may be freed already (see peer.h). */
 static bool owns(const struct worker *w, const struct msg *m)
 {
-    size_t local = m->peer_id / (uint32_t)w->srv->n_workers;
+    size_t local = peer_id_local(m->peer_id, w->srv->n_workers);
 
     return local < w->srv->max_local_peers && w->by_local[local] == m->peer;
 }

@@ -22,6 +22,7 @@
 #include "proto/packet.h"
 #include "server/data/peer.h"
 #include "server/data/udp.h"
+#include "server/thread/peer_id.h"
 
 #define WORKER_DECIDE_FLOAT_ASK_MS 1000 /* an unanswered float question is asked again after */
 #define WORKER_DECIDE_FLOAT_RETRY_MS                                                               \
@@ -60,17 +61,17 @@ struct worker_rx_out {
     bool is_float_ask;  /* WORKER_RX_FLOAT: ask now (worker_decide_float_should_ask()) */
 };
 
-/* The worker that owns peer_id: peer_id % n_workers (n_workers >= 1). */
+/* The worker that owns peer_id (n_workers >= 1). */
 static inline int worker_decide_owner(const struct worker_decide_table *t, uint32_t peer_id)
 {
-    return (int)(peer_id % (uint32_t)t->n_workers);
+    return peer_id_worker(peer_id, t->n_workers);
 }
 
 /* The peer installed in t under peer_id (which t's worker must own), or NULL. */
 static inline struct peer *worker_decide_lookup(const struct worker_decide_table *t,
                                                 uint32_t peer_id)
 {
-    size_t local = peer_id / (uint32_t)t->n_workers;
+    size_t local = peer_id_local(peer_id, t->n_workers);
     struct peer *p = local < t->max_local_peers ? t->by_local[local] : NULL;
 
     return p && p->peer_id == peer_id ? p : NULL;
