@@ -463,6 +463,7 @@ static void cs_free(struct acceptor *a, struct ctl_session *cs)
     free(cs->username);
     acc_hooks_session_free(cs);
     auth_token_session_wipe(&cs->at);
+    heap_trim_session_ended(&a->heap_trim, acc_now_ms(a));
     if (cs->peer) {
         cs->peer->ctl = NULL;
         if (!cs->is_peer_live) {
@@ -1016,6 +1017,20 @@ static void check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_
     }
 }
 
+/* Once sessions have ended (heap_trim.h): what they freed goes back to the kernel. */
+static void trim_heap(struct acceptor *a, uint64_t now)
+{
+    struct heap_trim_result r;
+
+    if (heap_trim_run(&a->heap_trim, now, &r)) {
+        log_msg(LOG_DEBUG,
+                "heap trimmed in %" PRIu64 " us: RSS %ld -> %ld kB (%zu kB free in the heap, "
+                "%zu kB in use)",
+                r.duration_us, r.rss_before_kb, r.rss_after_kb, r.free_before / 1024,
+                r.in_use / 1024);
+    }
+}
+
 static void on_tick(uv_timer_t *t)
 {
     struct acceptor *a = t->data;
@@ -1045,6 +1060,7 @@ static void on_tick(uv_timer_t *t)
             }
         }
     }
+    trim_heap(a, now);
 }
 
 /* With `user`/`group` the file was opened before privileges were dropped (as openvpn does), so
@@ -1600,6 +1616,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
     a->persist_timer.data = a;
     err = uv_poll_start(&a->poll, UV_READABLE, on_udp);
+    heap_trim_init(&a->heap_trim, acc_now_ms(a));
     err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
     if (!err && cfg->status_file) {
         uint64_t ms = (uint64_t)(cfg->status_interval_s > 0 ? cfg->status_interval_s : 60) * 1000;

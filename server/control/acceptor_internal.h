@@ -22,6 +22,7 @@
 #include "server/control/connect_freq.h"
 #include "server/control/crl.h"
 #include "server/log/log.h"
+#include "server/ops/heap_trim.h"
 #include "server/data/udp.h"
 #include "server/thread/msgq.h"
 #include "server/config/ccd.h"
@@ -173,6 +174,7 @@ struct acceptor {
     size_t *n_worker_peers;
     struct connect_freq cf;                 /* connect-freq */
     struct connect_freq_initial cf_initial; /* connect-freq-initial */
+    struct heap_trim heap_trim;             /* free heap back to the kernel after clients leave */
     struct acceptor_stats stats;
     struct log_ratelimit rl;
     struct msg_pool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
