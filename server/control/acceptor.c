@@ -1616,7 +1616,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
     a->persist_timer.data = a;
     err = uv_poll_start(&a->poll, UV_READABLE, on_udp);
-    heap_trim_init(&a->heap_trim, acc_now_ms(a));
+    heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());
     err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
     if (!err && cfg->status_file) {
         uint64_t ms = (uint64_t)(cfg->status_interval_s > 0 ? cfg->status_interval_s : 60) * 1000;

@@ -8,17 +8,20 @@
 #include <malloc.h>
 #endif
 
-void heap_trim_init(struct heap_trim *t, uint64_t now_ms)
+void heap_trim_init(struct heap_trim *t, uint64_t now_ms, long rss_kb)
 {
     t->n_ended = 0;
+    t->first_end_ms = now_ms;
     t->last_end_ms = now_ms;
-    t->last_trim_ms = now_ms;
+    t->rss_after_kb = rss_kb;
     t->n_trims = 0;
 }
 
 void heap_trim_session_ended(struct heap_trim *t, uint64_t now_ms)
 {
-    t->n_ended++;
+    if (t->n_ended++ == 0) {
+        t->first_end_ms = now_ms;
+    }
     t->last_end_ms = now_ms;
 }
 
@@ -28,10 +31,15 @@ bool heap_trim_due(const struct heap_trim *t, uint64_t now_ms)
         return false;
     }
     return now_ms - t->last_end_ms >= HEAP_TRIM_QUIET_MS ||
-           now_ms - t->last_trim_ms >= HEAP_TRIM_MAX_DELAY_MS;
+           now_ms - t->first_end_ms >= HEAP_TRIM_MAX_DELAY_MS;
 }
 
-static long rss_kb(void)
+bool heap_trim_worth(const struct heap_trim *t, long rss_kb)
+{
+    return rss_kb < 0 || t->rss_after_kb < 0 || rss_kb - t->rss_after_kb >= HEAP_TRIM_MIN_GROWTH_KB;
+}
+
+long heap_trim_rss_kb(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");
     long size = 0, resident = -1;
@@ -62,7 +70,11 @@ bool heap_trim_run(struct heap_trim *t, uint64_t now_ms, struct heap_trim_result
     if (!heap_trim_due(t, now_ms)) {
         return false;
     }
-    r.rss_before_kb = rss_kb();
+    r.rss_before_kb = heap_trim_rss_kb();
+    if (!heap_trim_worth(t, r.rss_before_kb)) {
+        t->n_ended = 0;
+        return false;
+    }
     t0 = mono_us();
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
     struct mallinfo2 mi = mallinfo2();
@@ -74,9 +86,9 @@ bool heap_trim_run(struct heap_trim *t, uint64_t now_ms, struct heap_trim_result
     malloc_trim(0);
 #endif
     r.duration_us = mono_us() - t0;
-    r.rss_after_kb = rss_kb();
+    r.rss_after_kb = heap_trim_rss_kb();
+    t->rss_after_kb = r.rss_after_kb;
     t->n_ended = 0;
-    t->last_trim_ms = now_ms;
     t->n_trims++;
     if (res) {
         *res = r;
