@@ -4,7 +4,7 @@
 # usage: sudo scripts/bench.sh [--quick] [--json FILE] [--png FILE] [--clients N] [--workers N]
 #                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH] [--clients-only]
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
-#                              [--other-backend] [--rate MBIT]
+#                              [--other-backend] [--rate MBIT] [--churn ROUNDS [--settle SECS]]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -18,6 +18,11 @@
 #                   20000 / N above 200 clients; 0 for keepalives only)
 #   --concurrency N load generator: at most N handshakes in flight (default 64; 0: every client
 #                   starts at once)
+#   --churn ROUNDS  load generator: instead of one run, ROUNDS rounds of the --clients N
+#                   clients against one server process, each connecting, holding, and leaving
+#                   with an explicit exit; the server's RSS and open descriptors with nobody
+#                   connected, --settle SECS (default 8) after each round (memory that comes
+#                   and goes with clients must not pile up over the rounds)
 #   --servers LIST  ovpnd,openvpn (default both), in that order
 #   --workers N     add "workers N" to the config (openvpn is told to ignore it)
 #   --time SECS     length of each TCP run (default 10, 3 with --quick)
@@ -46,7 +51,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -64,6 +69,8 @@ lg_pps=
 lg_conc=64
 servers=(ovpnd openvpn)
 other_backend=0
+churn_rounds=0
+churn_settle=8
 need_arg() { [ "$2" -ge 2 ] || {
     echo "bench.sh: $1 needs an argument" >&2
     usage
@@ -173,6 +180,24 @@ while [ $# -gt 0 ]; do
         shift
         ;;
     --other-backend) other_backend=1 ;;
+    --churn)
+        need_arg "$1" $#
+        in_range "$2" 1 1000 || {
+            echo "bench.sh: --churn wants 1..1000 rounds" >&2
+            exit 2
+        }
+        churn_rounds=$((10#$2))
+        shift
+        ;;
+    --settle)
+        need_arg "$1" $#
+        in_range "$2" 0 3600 || {
+            echo "bench.sh: --settle wants 0..3600 seconds" >&2
+            exit 2
+        }
+        churn_settle=$((10#$2))
+        shift
+        ;;
     -h | --help) usage 0 ;;
     *)
         echo "bench.sh: unknown argument '$1'" >&2
@@ -184,6 +209,10 @@ done
 
 if [ "$clients_only" = 1 ] && [ "$n_clients" = 0 ]; then
     echo "bench.sh: --clients-only needs --clients N" >&2
+    exit 2
+fi
+if [ "$churn_rounds" -gt 0 ] && { [ "$n_clients" = 0 ] || [ "$n_clients" -gt 15000 ]; }; then
+    echo "bench.sh: --churn needs --clients N (at most 15000)" >&2
     exit 2
 fi
 if [ "$quick" = 1 ]; then
@@ -302,6 +331,8 @@ rec meta - - loadgen_secs "$LG_SECS"
 rec meta - - loadgen_pps_per_client "$LG_PPS"
 rec meta - - loadgen_concurrency "$lg_conc"
 rec meta - - clients_only "$clients_only"
+rec meta - - churn_rounds "$churn_rounds"
+rec meta - - churn_settle_s "$churn_settle"
 rec meta - - ciphers "$(
     IFS=,
     echo "${ciphers[*]}"
@@ -625,6 +656,52 @@ loadgen_server() {
     server_stop
 }
 
+# churn_server SERVER: churn_rounds rounds of n_clients clients against one SERVER process, one
+# ovpnd-loadgen process a round (closed loop, lg_conc handshakes in flight, every client held
+# for LG_SECS, then an explicit exit). churn_settle s after each round ends: the server's RSS
+# (VmRSS) and open file descriptors, and how many clients its status file still lists.
+churn_server() {
+    local server=$1 spid r rc pki=$OVT_DIR/pki
+    OVPN_SERVER_IMPL=$server
+    bench_conf "${ciphers[0]}" "duplicate-cn" "max-clients $((n_clients + 16))" \
+        "connect-freq-initial 1000000 10"
+    if [ "$n_clients" -gt 250 ]; then # more clients than a /24 pool holds
+        sed -i 's/^server 198\.19\.0\.0 255\.255\.255\.0$/server 198.19.0.0 255.255.0.0/' \
+            "$OVT_DIR/server.conf"
+    fi
+    ovt_log "----- $server, $churn_rounds rounds of $n_clients clients (concurrency $lg_conc," \
+        "hold $LG_SECS s, $LG_PPS echo/s per client), measured $churn_settle s after each"
+    server_start "$OVT_DIR"
+    spid=$(ns_pid "$NS_SRV" "$server") || fail "no $server process in $NS_SRV"
+    local rss fds listed
+    churn_rec() { # churn_rec ROUND: the figures now, also in rss, fds and listed
+        rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$spid/status")
+        fds=$(find "/proc/$spid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+        listed=$(awk '/^Common Name,Real Address/ { f = 1; next } /^ROUTING TABLE/ { f = 0 }
+            f { n++ } END { print n + 0 }' "$OVT_DIR/status.log" 2>/dev/null || echo -)
+        rec churn "$server" - "rss_kb.$1" "$rss"
+        rec churn "$server" - "fds.$1" "$fds"
+        rec churn "$server" - "listed.$1" "$listed"
+    }
+    churn_rec 0
+    for r in $(seq 1 "$churn_rounds"); do
+        rc=0
+        ovt_run $((n_clients / 20 + LG_SECS + 300)) "$CNS" "$LOADGEN" \
+            --server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt" \
+            --key "$pki/client1.key" --tls-crypt "$pki/ta.key" --clients "$n_clients" --rate 0 \
+            --concurrency "$lg_conc" --duration "$LG_SECS" --data-rate "$LG_PPS" \
+            --bind-range 198.18.0.100-101 --threads "$(nproc)" \
+            --json "$BD/$server.churn.$r.json" >"$BD/$server.churn.$r.log" 2>&1 || rc=$?
+        [ "$rc" = 0 ] || ovt_log "WARNING: round $r: ovpnd-loadgen against $server exited with $rc"
+        server_alive || fail "$server died in round $r"
+        sleep "$churn_settle" # the measurement is "so long after the round", not a wait for state
+        churn_rec "$r"
+        rec churn "$server" - "json.$r" "$BD/$server.churn.$r.json"
+        ovt_log "$server round $r: RSS $rss kB, $fds fds, $listed clients listed"
+    done
+    server_stop
+}
+
 if [ "$n_clients" -gt 0 ]; then
     # Source addresses for the load generators, two per process (see loadgen_server).
     for p in $(seq 0 $(((n_clients + LG_PER_PROC - 1) / LG_PER_PROC - 1))); do
@@ -636,7 +713,9 @@ for server in "${servers[@]}"; do
     if [ "$clients_only" = 0 ]; then
         measure_server "$server"
     fi
-    if [ "$n_clients" -gt 0 ]; then
+    if [ "$churn_rounds" -gt 0 ]; then
+        churn_server "$server"
+    elif [ "$n_clients" -gt 0 ]; then
         loadgen_server "$server"
     fi
     if [ "$server" = ovpnd ] && [ -n "$OVPND_OTHER" ] && [ "$clients_only" = 0 ]; then

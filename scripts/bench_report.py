@@ -11,7 +11,7 @@ prints the markdown report, writes the JSON report and the gnuplot input.
       data and gnuplot script of the throughput chart (the script writes PREFIX.png).
 
 Records (one per line, tab-separated): SECTION SERVER CIPHER KEY VALUE, where SECTION is meta,
-direct, run or loadgen, and SERVER/CIPHER are "-" where they do not apply. Values that name an
+direct, run, loadgen or churn, and SERVER/CIPHER are "-" where they do not apply. Values that name an
 iperf3 or load-generator result are file paths; everything else is a number or a word.
 
 Standard library only.
@@ -127,6 +127,7 @@ def build(recs):
     direct = {}
     runs = {}  # (server, cipher) -> {key: [values]}
     loadgen = {}
+    churn = {}
     for section, server, cipher, key, value in recs:
         if section == "meta":
             meta[key] = value if key in META_STRINGS else num(value)
@@ -136,10 +137,12 @@ def build(recs):
             runs.setdefault((server, cipher), {}).setdefault(key, []).append(value)
         elif section == "loadgen":
             loadgen.setdefault(server, {})[key] = value
+        elif section == "churn":
+            churn.setdefault(server, {})[key] = value
     hz = float(meta.get("clk_tck", 100))
 
     out = {"meta": meta, "direct": {}, "runs": [], "comparison": [], "backend_comparison": [],
-           "loadgen": {}}
+           "loadgen": {}, "churn": {}}
     d = out["direct"]
     for k in ("tcp_c2s", "tcp_s2c"):
         if k in direct:
@@ -258,7 +261,37 @@ def build(recs):
         if isinstance(ent.get("server_cpu_s"), (int, float)) and ent.get("connected"):
             ent["server_cpu_ms_per_client"] = 1000.0 * ent["server_cpu_s"] / ent["connected"]
         out["loadgen"][server] = ent
+    for server, kv in churn.items():
+        out["churn"][server] = churn_rounds(kv)
     return out
+
+
+def churn_rounds(kv):
+    """The rounds of bench.sh --churn for one server: round 0 is the idle server before the
+    first round; connected and failed come from each round's load-generator report."""
+    rounds = []
+    r = 0
+    while "rss_kb.%d" % r in kv:
+        ent = {"round": r, "rss_kb": num(kv["rss_kb.%d" % r]),
+               "fds": num(kv.get("fds.%d" % r, "-")),
+               "listed": num(kv.get("listed.%d" % r, "-"))}
+        path = kv.get("json.%d" % r)
+        if path:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    lg = json.load(f)
+                ent["connected"] = lg.get("connected")
+                ent["failed"] = lg.get("failed")
+            except (OSError, ValueError):
+                ent["error"] = "no JSON report"
+        rounds.append(ent)
+        r += 1
+    res = {"rounds": rounds}
+    if len(rounds) >= 3 and all(isinstance(e["rss_kb"], (int, float)) for e in rounds):
+        first, last = rounds[1]["rss_kb"], rounds[-1]["rss_kb"]
+        res["last_over_first_pct"] = 100.0 * (last - first) / first if first else None
+        res["last_minus_first_mb"] = (last - first) / 1024.0
+    return res
 
 
 LOADGEN_SUMS = ("clients", "connected", "failed", "completed", "clients_with_echo", "sent",
@@ -446,7 +479,50 @@ def markdown(out):
             lines.append("Note: %s dropped handshake packets under its connect-freq-initial "
                          "limit (openvpn 2.6 default: 100 new clients per 10 s), so its "
                          "handshake rate shows that limit." % ", ".join(limited))
+    if out["churn"]:
+        lines.extend(churn_table(out))
     return "\n".join(lines)
+
+
+def churn_table(out):
+    """Markdown lines: the server's RSS and fds with nobody connected after each round."""
+    m = out["meta"]
+    present = [s for s in SERVERS if s in out["churn"]]
+    lines = ["", "Churn: %s rounds of %s clients (duplicate-cn, at most %s handshakes in flight, "
+             "held %s s with ICMP echo at %s/s per client, then an explicit exit); the "
+             "server's RSS (MB) and open file descriptors %s s after each round ends, with "
+             "nobody connected (round 0: before the first; \"listed\": clients the status "
+             "file still shows, when not 0):" % (
+                 m.get("churn_rounds", "?"), m.get("clients", "?"),
+                 m.get("loadgen_concurrency", "?"), m.get("loadgen_secs", "?"),
+                 m.get("loadgen_pps_per_client", "?"), m.get("churn_settle_s", "?")), ""]
+    head = "| round |"
+    rule = "|---:|"
+    for s in present:
+        head += " %s RSS MB | %s fds | %s connected |" % (s, s, s)
+        rule += "---:|---:|---:|"
+    lines += [head, rule]
+    n = max(len(out["churn"][s]["rounds"]) for s in present)
+    for r in range(n):
+        row = "| %d |" % r
+        for s in present:
+            rounds = out["churn"][s]["rounds"]
+            e = rounds[r] if r < len(rounds) else {}
+            rss = e.get("rss_kb")
+            cell = fmt(rss / 1024.0 if isinstance(rss, (int, float)) else None)
+            if isinstance(e.get("listed"), (int, float)) and e["listed"] > 0:
+                cell += " (%d listed)" % e["listed"]
+            conn = "-" if r == 0 or e.get("connected") is None else "%s/%s" % (
+                fmt(e.get("connected")), m.get("clients", "?"))
+            row += " %s | %s | %s |" % (cell, fmt(e.get("fds")), conn)
+        lines.append(row)
+    for s in present:
+        c = out["churn"][s]
+        if c.get("last_over_first_pct") is not None:
+            lines.append("")
+            lines.append("%s: after the last round %+.1f MB (%+.1f%%) against the first." % (
+                s, c["last_minus_first_mb"], c["last_over_first_pct"]))
+    return lines
 
 
 def write_plot(out, prefix):
