@@ -11,8 +11,8 @@ prints the markdown report, writes the JSON report and the gnuplot input.
       data and gnuplot script of the throughput chart (the script writes PREFIX.png).
 
 Records (one per line, tab-separated): SECTION SERVER CIPHER KEY VALUE, where SECTION is meta,
-direct, run, loadgen or churn, and SERVER/CIPHER are "-" where they do not apply. Values that name an
-iperf3 or load-generator result are file paths; everything else is a number or a word.
+direct, run, loadgen or churn, and SERVER/CIPHER are "-" where they do not apply. Values that
+name an iperf3 or load-generator result are file paths; everything else is a number or a word.
 
 Standard library only.
 """

@@ -1,17 +1,18 @@
 /* server/ops/heap_trim.h: give the heap's free memory back to the kernel after clients leave.
  *
- * glibc's malloc keeps what a thread freed in that thread's arena (the acceptor's, and one per
- * TLS handshake thread), and returns it to the kernel only from the top of a heap, past the
- * last chunk still in use. A burst of handshakes and sessions that then end leaves most of
- * their memory resident but free, in holes the next burst only partly reuses: 14 rounds of
- * 1,000 clients that came and went left the server 2.4 times its size after the first round.
- * malloc_trim() hands every free page in every arena back (MADV_DONTNEED), so the acceptor
- * calls it once the sessions that ended have stopped ending for a while (HEAP_TRIM_QUIET_MS),
- * or at the latest HEAP_TRIM_MAX_DELAY_MS after the first of them ended while they keep ending, and
- * only when the server's RSS has grown by HEAP_TRIM_MIN_GROWTH_KB since the last trim: a trim
- * costs a madvise() call per free chunk, measured 50-90 ms on two busy cores after 1,000
- * sessions ended (10-16 MB given back), so a server whose clients come and go one at a time
- * must not pay it every few seconds. No session ended: nothing is checked at all.
+ * glibc's malloc serves each thread from an arena of its own (the control thread's, the TLS
+ * handshake threads') and gives a freed chunk back to the kernel only when it is big enough
+ * for a mapping of its own (main.c: 16 KB and up) or when it ends a heap with nothing in use
+ * above it. What a burst of handshakes and sessions allocated below 16 KB stays resident after
+ * they end, in holes the next burst only partly reuses: 14 rounds of 1,000 clients that came
+ * and went left the server 2.6 times its size after the first round, with no more memory in
+ * use than after the first. malloc_trim() hands every free page of every arena back
+ * (MADV_DONTNEED). The acceptor calls it once sessions have stopped ending for
+ * HEAP_TRIM_QUIET_MS, or HEAP_TRIM_MAX_DELAY_MS after the first of them ended while they keep
+ * ending, and only when the RSS has grown by HEAP_TRIM_MIN_GROWTH_KB since the last trim: a
+ * trim costs a madvise() call per free chunk, measured 50-90 ms on two busy cores after 1,000
+ * sessions ended (10-16 MB given back), which a server whose clients come and go one at a time
+ * must not pay every few seconds. While no session ends nothing is checked at all.
  *
  * Caller-owned struct, one thread (the acceptor). Times are ms of a monotonic clock. Without
  * glibc, heap_trim_run() only reports.
