@@ -17,8 +17,8 @@
  * Caller-owned struct, one thread (the acceptor). Times are ms of a monotonic clock. Without
  * glibc, heap_trim_run() only reports.
  */
-#ifndef SERVER_HEAP_TRIM_H
-#define SERVER_HEAP_TRIM_H
+#ifndef SERVER_OPS_HEAP_TRIM_H
+#define SERVER_OPS_HEAP_TRIM_H
 
 #include <stdbool.h>
 #include <stddef.h>

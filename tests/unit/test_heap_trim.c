@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "server/heap_trim.h"
+#include "server/ops/heap_trim.h"
 
 static void heap_trim_nothing_ended_nothing_due(void **state)
 {
