@@ -41,6 +41,7 @@ status_empty() {
             --absent-cn client1
 }
 rss_at_most() { [ "$(rss_kb)" -le "$1" ]; }
+fds_back() { [ "$(n_fds)" = "$fds0" ]; }
 
 fds0=$(n_fds)
 # openvpn 2.6 keeps an exiting client listed for its 5 s delayed exit, then some.
@@ -79,7 +80,7 @@ for r in $(seq 1 "$ROUNDS"); do
         fi
         ovt_log "round $r: RSS $(rss_kb) kB with nobody connected"
     fi
-    wait_for 10 eval '[ "$(n_fds)" = "$fds0" ]' ||
+    wait_for 10 fds_back ||
         fail "round $r: $(n_fds) open file descriptors, $fds0 before the first round"
 done
 server_alive || fail "server died"
