@@ -131,6 +131,11 @@ static struct ctl_session *table_find_sid(struct acceptor *a, const union udp_ad
 
 bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y)
 {
+    /* the same certificate or none on both sides (all zero): another certificate with the same
+     * common name is another device (duplicate-cn), as 2.6's cert_hash_compare tells */
+    if (memcmp(x->cert_sha256, y->cert_sha256, sizeof(x->cert_sha256)) != 0) {
+        return false;
+    }
     if (x->has_cn != y->has_cn || (x->has_cn && strcmp(x->cn, y->cn) != 0)) {
         return false;
     }

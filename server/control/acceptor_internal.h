@@ -225,10 +225,10 @@ struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id);
 /* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
 void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms);
 
-/* Whether two authenticated sessions are the same client: the same common name (both with
- * one: see has_cn) and the same verified username (both NULL: none was checked); without a
- * common name, the same non-empty username. The identity duplicate-cn uses is the common name
- * alone (acceptor_auth.c). */
+/* Whether two authenticated sessions are the same client: the same client certificate (or
+ * none on both), the same common name (both with one: see has_cn) and the same verified
+ * username (both NULL: none was checked); without a common name, the same non-empty username. The
+ * identity duplicate-cn uses is the common name alone (acceptor_auth.c). */
 bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y);
 
 /* Close the other sessions at keep's address and port that keep replaces: those not yet

@@ -13,6 +13,9 @@
 #     bob's session from alice's address and port leaves alice's session alone. Then from
 #     different addresses, with duplicate-cn off: clients without a common name are no
 #     duplicates of each other (2.6 gives them none), both stay.
+#  3. duplicate-cn, and a second certificate with client1's common name (another device of the
+#     same user) from client1's address and port: another client, so client1's session stays
+#     (2.6 refuses the new session: "client-provided SSL certs unexpectedly changed").
 # openvpn 2.6 keeps one instance per address and port (multi.c, mudp.c) and runs a new session
 # there beside the old one (ssl.c TM_INITIAL); a new session with another common name or
 # username fails its checks ("TLS object CN attempted to change", "username attempted to
@@ -167,5 +170,36 @@ wait_for 5 count_lines '^UNDEF,' "$d/status.log" 2 ||
     fail "$(n_rows UNDEF) password-only sessions listed, not 2"
 ovt_log "two password-only clients without a common name are no duplicates"
 client_stop 2
+client_stop 1
+server_stop
+
+# ---- 3. another certificate with the same common name (duplicate-cn) ----
+pki_sign_client "$d/twin" client1 "ec -pkeyopt ec_paramgen_curve:P-256" -days 30
+share_address
+server_conf_write "$d" "duplicate-cn"
+server_start "$d"
+path_to 1
+client_start "$d" 1
+wait_tunnel 1
+path_to 2
+OVT_CLIENT_CERT=$d/twin/client.crt OVT_CLIENT_KEY=$d/twin/client.key client_start "$d" 2
+if is_ovpnd; then
+    wait_tunnel 2
+    wait_for 5 count_lines '^client1,' "$d/status.log" 2 ||
+        fail "the second certificate of client1 from its address and port: $(n_rows client1) sessions listed, not 2"
+    [ -z "$(replaced_log client1)" ] ||
+        fail "a session with another certificate replaced client1's: $(replaced_log client1)"
+else
+    wait_server_log "certs unexpectedly changed" 30 ||
+        fail "openvpn did not log the certificate change"
+    ovt_log "openvpn 2.6: the second certificate's session refused on client1's instance"
+fi
+client_stop 2
+path_to 1
+if is_ovpnd; then
+    assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 10 0.1 0 "client1 after its twin left"
+    [ "$(n_inits 1)" = 1 ] || fail "client1 reconnected ($(n_inits 1) sessions)"
+    ovt_log "another certificate with client1's common name left client1's session alone"
+fi
 client_stop 1
 server_stop
