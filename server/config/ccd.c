@@ -324,6 +324,22 @@ static bool is_file_name(const char *s)
     return s[0] != '\0' && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/');
 }
 
+/* The file a common name reads, as openvpn 2.6 names it (platform.c platform_gen_path): each
+ * '/' becomes '_', and ".", ".." or an empty name read none. buf (len bytes) holds the result;
+ * NULL when there is no such file name or it does not fit. */
+static const char *ccd_file_name(const char *common_name, char *buf, size_t len)
+{
+    size_t n = strlen(common_name);
+
+    if (n >= len) {
+        return NULL;
+    }
+    for (size_t i = 0; i <= n; i++) {
+        buf[i] = common_name[i] == '/' ? '_' : common_name[i];
+    }
+    return is_file_name(buf) ? buf : NULL;
+}
+
 /* Read path (at most CCD_MAX_FILE bytes) into a NUL-terminated buffer. -ENOENT if absent. */
 static int read_small_file(const char *path, char **out)
 {
@@ -331,7 +347,8 @@ static int read_small_file(const char *path, char **out)
     char *buf;
     ssize_t n;
     size_t got = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO in the directory must not stop the control thread at the open */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
     if (fd < 0) {
         return -errno;
@@ -367,7 +384,8 @@ static int read_small_file(const char *path, char **out)
 int ccd_load(struct ccd *c, const char *dir, const char *common_name, bool *found, char *errbuf,
              size_t errbuf_len)
 {
-    const char *names[2] = {is_file_name(common_name) ? common_name : NULL, "DEFAULT"};
+    char file_name[256];
+    const char *names[2] = {ccd_file_name(common_name, file_name, sizeof(file_name)), "DEFAULT"};
     char *path = NULL, *text = NULL;
     int err = 0, used = -1;
 

@@ -253,6 +253,33 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* A '/' in a common name reads the file with '_' there (openvpn 2.6 platform_gen_path), and a
+ * FIFO named after a client does not stop the thread that reads the directory. */
+static void load_slash_name_and_fifo(void **state)
+{
+    char dir[] = "/tmp/ovpnd-ccd-test.XXXXXX", path[128], err[ERR_LEN];
+    struct ccd c;
+    bool found;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/a_b", dir);
+    write_file(path, "ifconfig-push 198.19.0.77 255.255.255.0\n");
+    assert_int_equal(ccd_load(&c, dir, "a/b", &found, err, sizeof(err)), 0);
+    assert_true(found);
+    assert_false(c.is_default);
+    assert_true(c.has_ifconfig_push);
+    ccd_free(&c);
+    unlink(path);
+
+    snprintf(path, sizeof(path), "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_not_equal(ccd_load(&c, dir, "fifo", &found, err, sizeof(err)), 0);
+    ccd_free(&c);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void load_from_directory(void **state)
 {
     char dir[] = "/tmp/ovpnd-ccd-test.XXXXXX", path[128], err[ERR_LEN];
@@ -460,11 +487,17 @@ static void dns_for_old_clients(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(directives),        cmocka_unit_test(bad_lines),
-        cmocka_unit_test(push_list_edits),   cmocka_unit_test(load_from_directory),
-        cmocka_unit_test(route_table),       cmocka_unit_test(dns_for_old_clients),
-        cmocka_unit_test(sample_file),       cmocka_unit_test(merge_outputs),
-        cmocka_unit_test(load_written_file), cmocka_unit_test(scan_directory),
+        cmocka_unit_test(directives),
+        cmocka_unit_test(bad_lines),
+        cmocka_unit_test(push_list_edits),
+        cmocka_unit_test(load_from_directory),
+        cmocka_unit_test(route_table),
+        cmocka_unit_test(dns_for_old_clients),
+        cmocka_unit_test(sample_file),
+        cmocka_unit_test(merge_outputs),
+        cmocka_unit_test(load_written_file),
+        cmocka_unit_test(scan_directory),
+        cmocka_unit_test(load_slash_name_and_fifo),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
