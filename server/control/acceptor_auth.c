@@ -1233,9 +1233,17 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
                      "the client certificate's common name (CN '%s') holds a NUL byte",
                      ks->tls->verify_cn);
         } else if (err == -PE_NOSPACE) {
+            /* its first CLIENT_NAME_CN_MAX bytes, cut where a UTF-8 character starts */
+            const char *cn = ks->tls->verify_cn;
+            size_t n = strnlen(cn, CLIENT_NAME_CN_MAX);
+
+            while (n > 0 && ((unsigned char)cn[n] & 0xC0) == 0x80) {
+                n--;
+            }
             snprintf(why, sizeof(why),
-                     "the client certificate's common name (CN '%s') is longer than %d bytes",
-                     ks->tls->verify_cn, CLIENT_NAME_CN_MAX);
+                     "the client certificate's common name (CN '%.*s...') is longer than %d "
+                     "bytes",
+                     (int)n, cn, CLIENT_NAME_CN_MAX);
         }
         snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
         auth_failed(a, cs, why);
