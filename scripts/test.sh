@@ -2,12 +2,13 @@
 # Everything CI checks, in order:
 #   1. install missing build/test packages (scripts/install-deps.sh)
 #   2. configure and build in build/ with -Werror
-#   3. clang-format check of every .c/.h file
-#   4. all tests in build/ (unit, and netns when run as root: the stock openvpn client against
+#   3. the layering of server/ (scripts/check-layout.sh: no upward include, no include cycle)
+#   4. clang-format check of every .c/.h file
+#   5. all tests in build/ (unit, and netns when run as root: the stock openvpn client against
 #      ovpnd in network namespaces)
-#   5. ASan+UBSan build in build-asan/ and all tests there (the netns tests then run the
+#   6. ASan+UBSan build in build-asan/ and all tests there (the netns tests then run the
 #      sanitized ovpnd, and fail on any sanitizer report in its log)
-# Steps 3-5 all run even if one fails; the exit status is non-zero if any step failed.
+# Steps 3-6 all run even if one fails; the exit status is non-zero if any step failed.
 #
 # scripts/test.sh --tsan runs the ThreadSanitizer pass instead (not part of CI, whose run it
 # would lengthen by about 7 minutes on two cores): a -DOVPND_SANITIZE=thread build in
