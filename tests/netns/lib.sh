@@ -169,6 +169,12 @@ ovt_tail() { # ovt_tail FILE [N]
 fail() {
     ovt_log "FAIL: $*"
     if [ -n "$OVT_DIR" ]; then
+        # ovpnd's counters at the moment of the failure (SIGUSR2 logs every thread's drops by
+        # reason), so that the log tail says where packets went
+        local spid
+        if [ "$OVPN_SERVER_IMPL" = ovpnd ] && server_alive && spid=$(server_process_pid); then
+            kill -USR2 "$spid" 2>/dev/null && sleep 0.5
+        fi
         ovt_tail "$OVT_DIR/server.log" 40
         local f
         for f in "$OVT_DIR"/client*.log; do
