@@ -37,8 +37,17 @@ void mailbox_post(struct mailbox *mb, int to, struct msg *m)
 {
     struct mailbox_box *b = box(mb, to);
 
+    if (atomic_load_explicit(&b->is_closed, memory_order_acquire)) {
+        msg_free(m);
+        return;
+    }
     msgq_push(&b->q, &m->node);
     uv_async_send(b->wake);
+}
+
+void mailbox_close(struct mailbox *mb, int who)
+{
+    atomic_store_explicit(&box(mb, who)->is_closed, true, memory_order_release);
 }
 
 int mailbox_post_workers(struct mailbox *mb, enum msg_type type, uint32_t peer_id, const void *data,

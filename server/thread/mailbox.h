@@ -13,6 +13,8 @@
 #ifndef SERVER_THREAD_MAILBOX_H
 #define SERVER_THREAD_MAILBOX_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +27,8 @@
 
 struct mailbox_box {
     struct msgq q;
-    uv_async_t *wake; /* the owner's wake-up, or NULL until it attaches */
+    uv_async_t *wake;       /* the owner's wake-up, or NULL until it attaches */
+    _Atomic bool is_closed; /* the owner is gone: posts are released at once */
 };
 
 struct mailbox {
@@ -47,8 +50,14 @@ void mailbox_free(struct mailbox *mb);
 void mailbox_attach(struct mailbox *mb, int who, uv_async_t *wake);
 
 /* Hand m to the box of `to` (MAILBOX_ACCEPTOR or a worker index below n_workers) and wake its
- * owner. Any thread; ownership of m passes to the receiver. Never allocates or blocks. */
+ * owner. Any thread; ownership of m passes to the receiver. Never allocates or blocks. After
+ * mailbox_close(to) m is released with msg_free() instead (so nothing that needs more than that,
+ * such as key material, may be posted to a thread that may have stopped). */
 void mailbox_post(struct mailbox *mb, int to, struct msg *m);
+
+/* who's owner has stopped (joined, its box drained): later posts to it are released at once.
+ * Main thread. */
+void mailbox_close(struct mailbox *mb, int who);
 
 /* A copy of a message (type, peer_id, len bytes of data) for every worker, each posted to it.
  * Any thread. Returns how many workers got nothing (out of memory); the caller logs it. */
