@@ -29,8 +29,8 @@
 #define WORKER_TICK_MS 1000
 #define TUN_READ_LEN (VNET_HDR_LEN + TUN_OFFLOAD_MAX_PACKET)
 
-static void drop(struct worker *w, _Atomic uint64_t *counter, const union udp_addr *from,
-                 const char *why)
+static void wk_drop(struct worker *w, _Atomic uint64_t *counter, const union udp_addr *from,
+                    const char *why)
 {
     uint32_t n_suppressed = 0;
     char addr[32];
@@ -46,7 +46,7 @@ static void drop(struct worker *w, _Atomic uint64_t *counter, const union udp_ad
             from ? udp_addr_str(from, addr, sizeof(addr)) : "tun", why);
 }
 
-static void forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
+static void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
 {
     struct server *srv = w->srv;
     size_t local = peer_id_local(p->peer_id, srv->n_workers);
@@ -99,7 +99,7 @@ static void tx_send_plain(struct worker *w, unsigned from, unsigned to)
         int n = sendmmsg(w->udp_fd, &w->tx_msgs[from], to - from, MSG_DONTWAIT);
 
         if (n <= 0) {
-            drop(w, &w->stats.drop_send, &w->tx_addr[from], strerror(errno));
+            wk_drop(w, &w->stats.drop_send, &w->tx_addr[from], strerror(errno));
             from++; /* skip the one that failed */
             continue;
         }
@@ -141,7 +141,7 @@ static void gso_msg(struct worker *w, unsigned k, unsigned first, unsigned n, ui
  * (a bulk transfer's full-size packets) leaves as one message that the kernel segments: one
  * pass through the UDP/IP stack instead of one per datagram. Where the kernel refuses
  * UDP_SEGMENT, GSO stays off for this worker and the datagrams go one by one. */
-static void tx_flush(struct worker *w)
+static void wk_tx_flush(struct worker *w)
 {
     unsigned n_msgs = 0, done = 0;
 
@@ -215,18 +215,18 @@ static void tx_flush(struct worker *w)
         }
         /* This message failed (full buffer, unreachable...): its datagrams are dropped. */
         for (unsigned k = first; k < last; k++) {
-            drop(w, &w->stats.drop_send, &w->tx_addr[k], strerror(errno));
+            wk_drop(w, &w->stats.drop_send, &w->tx_addr[k], strerror(errno));
         }
         done++;
     }
     w->n_tx = 0;
 }
 
-/* Frame (compression stub), encrypt and queue one payload for p (tx_flush sends it, at the end
+/* Frame (compression stub), encrypt and queue one payload for p (wk_tx_flush sends it, at the end
  * of the current callback at the latest). The framing goes into pkt's headroom: every buffer a
  * packet for a client travels in has COMP_HEADROOM bytes of it (a packet without is dropped
  * and counted, never framed outside its buffer). */
-static void send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
+static void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
 {
     struct mmsghdr *mh;
     size_t out_len;
@@ -234,22 +234,23 @@ static void send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
     int err;
 
     if (!p->tx_key) {
-        drop(w, &w->stats.drop_no_key, NULL, "no send key");
+        wk_drop(w, &w->stats.drop_no_key, NULL, "no send key");
         return;
     }
     if (w->n_tx == WORKER_BATCH) {
-        tx_flush(w);
+        wk_tx_flush(w);
     }
     slot = w->n_tx;
     err = comp_frame(p->framing, pkt);
     if (err) {
-        drop(w, &w->stats.drop_send, &p->remote, "no room in front of the packet for its framing");
+        wk_drop(w, &w->stats.drop_send, &p->remote,
+                "no room in front of the packet for its framing");
         return;
     }
     err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, pbuf_ptr(pkt), pkt->len,
                         w->tx_bufs[slot], sizeof(w->tx_bufs[slot]), &out_len);
     if (err) {
-        drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
+        wk_drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
         return;
     }
     w->tx_addr[slot] = p->remote;
@@ -279,7 +280,7 @@ static void send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
  * VROUTE_NONE: IPv4 pool addresses through the shared addr_owner array, everything else (IPv6
  * addresses, ifconfig-push addresses outside the pool, iroutes) through this worker's own route
  * table. */
-static uint32_t route_lookup(const struct worker *w, int family, const uint8_t *dst)
+static uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst)
 {
     const struct server *srv = w->srv;
 
@@ -301,7 +302,7 @@ static uint32_t route_lookup(const struct worker *w, int family, const uint8_t *
 
 /* The family of an IP packet (4 or 6) and where its source and destination addresses are, or 0
  * when it is too short for its version's header. */
-static int ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src, const uint8_t **dst)
+static int wk_ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src, const uint8_t **dst)
 {
     if (len >= 20 && (pkt[0] >> 4) == 4) {
         *src = pkt + 12;
@@ -317,7 +318,7 @@ static int ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src, const u
 }
 
 /* This worker's peer table as the decisions in worker_decide.h read it. */
-static struct worker_decide_table worker_table(const struct worker *w)
+static struct worker_decide_table wk_table(const struct worker *w)
 {
     return (struct worker_decide_table){.index = w->index,
                                         .n_workers = w->srv->n_workers,
@@ -328,18 +329,18 @@ static struct worker_decide_table worker_table(const struct worker *w)
 /* A packet for peer_id's client (from the TUN device, or from another client with
  * client-to-client): send it if this worker owns that peer, else hand it to the owner. */
 /* p's traffic was routed now (status "Last Ref"); one store a second at most. */
-static void touch_last_ref(const struct worker *w, struct peer *p)
+static void wk_touch_last_ref(const struct worker *w, struct peer *p)
 {
     if (atomic_load_explicit(&p->last_ref_s, memory_order_relaxed) != w->wall_s) {
         atomic_store_explicit(&p->last_ref_s, w->wall_s, memory_order_relaxed);
     }
 }
 
-static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
-                    bool is_from_client)
+static void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
+                       bool is_from_client)
 {
     struct server *srv = w->srv;
-    const struct worker_decide_table t = worker_table(w);
+    const struct worker_decide_table t = wk_table(w);
     struct peer *p = NULL;
     int owner;
 
@@ -352,7 +353,7 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int fa
             stat_inc(&w->stats.handed_over);
         }
         if (!m) {
-            drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
+            wk_drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
             return;
         }
         m->from_tun = true;
@@ -360,7 +361,7 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int fa
         return;
     }
     case WORKER_DELIVER_NOT_INSTALLED:
-        drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
+        wk_drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
         return;
     case WORKER_DELIVER_SEND:
         break;
@@ -370,38 +371,38 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int fa
     } else {
         mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, srv->mss_max);
     }
-    touch_last_ref(w, p);
-    send_to_peer(w, p, pkt);
+    wk_touch_last_ref(w, p);
+    wk_send_to_peer(w, p, pkt);
 }
 
-static bool is_multicast(int family, const uint8_t *a)
+static bool wk_is_multicast(int family, const uint8_t *a)
 {
     return family == 4 ? (a[0] & 0xF0) == 0xE0 || load_be32(a) == 0xFFFFFFFFu : a[0] == 0xFF;
 }
 
 /* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
-static void route_tun_packet(struct worker *w, struct pbuf *pkt)
+static void wk_route_tun_packet(struct worker *w, struct pbuf *pkt)
 {
     const uint8_t *src, *dst;
-    int family = ip_addrs(pbuf_ptr(pkt), pkt->len, &src, &dst);
+    int family = wk_ip_addrs(pbuf_ptr(pkt), pkt->len, &src, &dst);
     uint32_t peer_id;
 
     if (family == 0) {
         stat_inc(&w->stats.drop_not_ip);
         return;
     }
-    if (is_multicast(family, dst)) {
+    if (wk_is_multicast(family, dst)) {
         /* The server's own IPv6 router solicitations and MLD reports, broadcasts: not for any
          * one client, and ovpnd does not forward multicast. Counted, not logged. */
         stat_inc(&w->stats.drop_tun_multicast);
         return;
     }
-    peer_id = route_lookup(w, family, dst);
+    peer_id = wk_route_lookup(w, family, dst);
     if (peer_id == VROUTE_NONE) {
-        drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
+        wk_drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
         return;
     }
-    deliver(w, peer_id, pkt, family, false);
+    wk_deliver(w, peer_id, pkt, family, false);
 }
 
 static bool is_ipv6_link_local(const uint8_t *a)
@@ -425,11 +426,11 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         if (occ == OCC_EXIT) {
             log_msg(LOG_INFO, "peer %u %s: client sent explicit exit notify", p->peer_id,
                     p->common_name);
-            forget_peer(w, p, GONE_EXIT);
+            wk_forget_peer(w, p, GONE_EXIT);
         }
         return;
     }
-    family = ip_addrs(plain, len, &src, &dst);
+    family = wk_ip_addrs(plain, len, &src, &dst);
     if (family == 0) {
         stat_inc(&w->stats.drop_not_ip);
         return;
@@ -437,20 +438,20 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
     /* Like openvpn's "bad source address" (multi.c, multi_process_incoming_link): a client may
      * only send from its own addresses and the subnets routed to it. */
     if (!(family == 4 && load_be32(src) == p->vaddr) &&
-        route_lookup(w, family, src) != p->peer_id) {
+        wk_route_lookup(w, family, src) != p->peer_id) {
         if (family == 6 && is_ipv6_link_local(src)) {
             stat_inc(&w->stats.drop_link_local); /* router solicitations and the like */
             return;
         }
-        drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
+        wk_drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
         return;
     }
-    touch_last_ref(w, p);
-    if (w->srv->cfg->client_to_client && !is_multicast(family, dst)) {
-        to = route_lookup(w, family, dst);
+    wk_touch_last_ref(w, p);
+    if (w->srv->cfg->client_to_client && !wk_is_multicast(family, dst)) {
+        to = wk_route_lookup(w, family, dst);
         if (worker_decide_c2c(true, false, to, p->peer_id)) {
             stat_inc(&w->stats.client_to_client);
-            deliver(w, to, pkt, family, true);
+            wk_deliver(w, to, pkt, family, true);
             return;
         }
     }
@@ -460,15 +461,16 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         mss_clamp_ipv6(plain, len, w->srv->mss_max);
     }
     if (w->has_vnet_hdr) {
-        tcp_gro_add(&w->gro, plain, len); /* written by tun_write_offload, at the latest when
-                                           * the callback ends (flush_out) */
+        tcp_gro_add(&w->gro, plain, len); /* written by wk_tun_write_offload, at the latest when
+                                           * the callback ends (wk_flush_out) */
     } else if (write(w->tun_fd, plain, len) < 0) {
-        drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
+        wk_drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
     }
 }
 
 /* tcp_gro's output: one packet for the TUN device, behind its virtio_net_hdr. */
-static void tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pkt, size_t len)
+static void wk_tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pkt,
+                                 size_t len)
 {
     struct worker *w = ctx;
     uint8_t hdr[VNET_HDR_LEN];
@@ -476,7 +478,7 @@ static void tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t
 
     vnet_hdr_put(hdr, h);
     if (writev(w->tun_fd, iov, 2) < 0) {
-        drop(w, &w->stats.drop_send, NULL, "TUN write failed");
+        wk_drop(w, &w->stats.drop_send, NULL, "TUN write failed");
         return;
     }
     if (h->gso_type != VNET_GSO_NONE) {
@@ -487,9 +489,9 @@ static void tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t
 }
 
 /* End of a callback: send the queued datagrams and write the coalesced TUN packets. */
-static void flush_out(struct worker *w)
+static void wk_flush_out(struct worker *w)
 {
-    tx_flush(w);
+    wk_tx_flush(w);
     if (w->has_vnet_hdr) {
         tcp_gro_flush(&w->gro);
     }
@@ -523,7 +525,8 @@ static void ask_float(struct worker *w, struct peer *p, const union udp_addr *fr
 }
 
 /* The acceptor's answer about p's float to `to` (MSG_FLOAT_OK or MSG_FLOAT_NO). */
-static void float_answered(struct worker *w, struct peer *p, const union udp_addr *to, bool is_ok)
+static void wk_float_answered(struct worker *w, struct peer *p, const union udp_addr *to,
+                              bool is_ok)
 {
     char old_addr[64], new_addr[64];
     union udp_addr old;
@@ -536,11 +539,11 @@ static void float_answered(struct worker *w, struct peer *p, const union udp_add
 }
 
 /* A datagram that the kernel steered to this worker. */
-static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
-                            const union udp_addr *from)
+static void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
+                               const union udp_addr *from)
 {
     struct server *srv = w->srv;
-    const struct worker_decide_table t = worker_table(w);
+    const struct worker_decide_table t = wk_table(w);
     /* Decrypted behind COMP_HEADROOM bytes: with client-to-client the payload may be framed
      * again for another client in this buffer. */
     uint8_t plain[COMP_HEADROOM + WORKER_BUF_LEN];
@@ -552,42 +555,42 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     switch (worker_decide_rx(&t, pkt, len, from, plain + COMP_HEADROOM, WORKER_BUF_LEN,
                              uv_now(&w->loop), &out)) {
     case WORKER_RX_DROP_EMPTY:
-        drop(w, &w->stats.drop_short, from, "empty datagram");
+        wk_drop(w, &w->stats.drop_short, from, "empty datagram");
         return;
     case WORKER_RX_TO_ACCEPTOR:
         m = msg_pool_take(&w->pool, MSG_PACKET, pkt, len); /* control, or V1: acceptor's */
         stat_inc(&w->stats.handed_over);
         if (!m) {
-            drop(w, &w->stats.drop_handover, from, "hand-over refused: the acceptor is behind");
+            wk_drop(w, &w->stats.drop_handover, from, "hand-over refused: the acceptor is behind");
             return;
         }
         m->from = *from;
         server_post_acceptor(srv, m);
         return;
     case WORKER_RX_DROP_SHORT:
-        drop(w, &w->stats.drop_short, from, "P_DATA_V2 shorter than its header");
+        wk_drop(w, &w->stats.drop_short, from, "P_DATA_V2 shorter than its header");
         return;
     case WORKER_RX_HAND_OVER:
         m = msg_pool_take(&w->pool, MSG_PACKET, pkt, len);
         stat_inc(&w->stats.handed_over);
         if (!m) {
-            drop(w, &w->stats.drop_handover, from, "hand-over refused: the owner is behind");
+            wk_drop(w, &w->stats.drop_handover, from, "hand-over refused: the owner is behind");
             return;
         }
         m->from = *from;
         server_post_worker(srv, out.owner, m);
         return;
     case WORKER_RX_DROP_UNKNOWN_PEER:
-        drop(w, &w->stats.drop_unknown_peer, from, "unknown peer-id");
+        wk_drop(w, &w->stats.drop_unknown_peer, from, "unknown peer-id");
         return;
     case WORKER_RX_DROP_NO_KEY:
-        drop(w, &w->stats.drop_no_key, from, "no key for key_id");
+        wk_drop(w, &w->stats.drop_no_key, from, "no key for key_id");
         return;
     case WORKER_RX_DROP_REPLAY:
-        drop(w, &w->stats.drop_replay, from, proto_strerror(out.err));
+        wk_drop(w, &w->stats.drop_replay, from, proto_strerror(out.err));
         return;
     case WORKER_RX_DROP_AUTH:
-        drop(w, &w->stats.drop_auth, from, proto_strerror(out.err));
+        wk_drop(w, &w->stats.drop_auth, from, proto_strerror(out.err));
         return;
     case WORKER_RX_FLOAT:
         ask_float(w, out.peer, from, out.is_float_ask);
@@ -598,8 +601,8 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     p = out.peer;
     payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, out.plain_len);
     if (comp_unframe(p->framing, &payload)) {
-        drop(w, &w->stats.drop_compressed, from,
-             "compressed or badly framed payload (ovpnd pushed stub framing, no compression)");
+        wk_drop(w, &w->stats.drop_compressed, from,
+                "compressed or badly framed payload (ovpnd pushed stub framing, no compression)");
         return;
     }
     stat_inc(&w->stats.rx_packets);
@@ -619,7 +622,7 @@ static void handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
 
 /* Receive and handle what waits on the UDP socket (at most 4 batches). Returns the number of
  * datagrams. */
-static unsigned udp_drain(struct worker *w)
+static unsigned wk_udp_drain(struct worker *w)
 {
     struct mmsghdr msgs[WORKER_BATCH];
     struct iovec iov[WORKER_BATCH];
@@ -645,10 +648,10 @@ static unsigned udp_drain(struct worker *w)
         total += (unsigned)n;
         for (int i = 0; i < n; i++) {
             if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
-                drop(w, &w->stats.drop_short, &from[i], "datagram larger than the buffer");
+                wk_drop(w, &w->stats.drop_short, &from[i], "datagram larger than the buffer");
                 continue;
             }
-            handle_datagram(w, w->rx_bufs[i], msgs[i].msg_len, &from[i]);
+            wk_handle_datagram(w, w->rx_bufs[i], msgs[i].msg_len, &from[i]);
         }
         if (n < WORKER_BATCH) {
             return total;
@@ -672,20 +675,20 @@ static void tun_offload_packet(struct worker *w, size_t n)
     vnet_hdr_get(w->tun_buf + COMP_HEADROOM, &h);
     if (h.gso_type == VNET_GSO_NONE) {
         if ((h.flags & VNET_F_NEEDS_CSUM) && tun_offload_csum_complete(pkt, len, &h)) {
-            drop(w, &w->stats.drop_tun_read, NULL, "TUN packet with a bad checksum offset");
+            wk_drop(w, &w->stats.drop_tun_read, NULL, "TUN packet with a bad checksum offset");
             return;
         }
         if (len > WORKER_BUF_LEN - COMP_HEADROOM) {
-            drop(w, &w->stats.drop_tun_read, NULL, "TUN packet longer than the tunnel carries");
+            wk_drop(w, &w->stats.drop_tun_read, NULL, "TUN packet longer than the tunnel carries");
             return;
         }
         b = pbuf_make(w->tun_buf, COMP_HEADROOM + TUN_READ_LEN, COMP_HEADROOM + VNET_HDR_LEN, len);
-        route_tun_packet(w, &b);
+        wk_route_tun_packet(w, &b);
         return;
     }
     rc = tso_begin(&it, pkt, len, &h);
     if (rc) {
-        drop(w, &w->stats.drop_tun_read, NULL, proto_strerror(rc));
+        wk_drop(w, &w->stats.drop_tun_read, NULL, proto_strerror(rc));
         return;
     }
     stat_inc(&w->stats.tun_tso_reads);
@@ -693,10 +696,10 @@ static void tun_offload_packet(struct worker *w, size_t n)
                           &seg_len)) == 1) {
         stat_inc(&w->stats.tun_tso_segments);
         b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, seg_len);
-        route_tun_packet(w, &b);
+        wk_route_tun_packet(w, &b);
     }
     if (rc < 0) {
-        drop(w, &w->stats.drop_tun_read, NULL, "TUN super-packet segment too long");
+        wk_drop(w, &w->stats.drop_tun_read, NULL, "TUN super-packet segment too long");
     }
 }
 
@@ -722,7 +725,7 @@ static unsigned tun_drain(struct worker *w)
             break;
         }
         b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, (size_t)n);
-        route_tun_packet(w, &b);
+        wk_route_tun_packet(w, &b);
     }
     return i;
 }
@@ -758,11 +761,11 @@ static void set_polling(struct worker *w, bool on)
 static void on_udp(uv_poll_t *h, int status, int events)
 {
     struct worker *w = h->data;
-    unsigned n = status < 0 ? 0 : udp_drain(w);
+    unsigned n = status < 0 ? 0 : wk_udp_drain(w);
     uint64_t now;
 
     (void)events;
-    flush_out(w);
+    wk_flush_out(w);
     if (w->moderation_us == 0) {
         return;
     }
@@ -775,13 +778,13 @@ static void on_udp(uv_poll_t *h, int status, int events)
 
 /* The TUN queue stays event-driven: a read is a super-packet of up to 45 segments already, and
  * delaying it would only let the device's queue grow. */
-static void on_tun(uv_poll_t *h, int status, int events)
+static void wk_on_tun(uv_poll_t *h, int status, int events)
 {
     (void)events;
     if (status >= 0) {
         tun_drain(h->data);
     }
-    flush_out(h->data);
+    wk_flush_out(h->data);
 }
 
 /* A polling period ended: drain the socket; back to event-driven when it was empty. */
@@ -796,8 +799,8 @@ static void on_moderation(uv_poll_t *h, int status, int events)
         !w->is_polling) {
         return;
     }
-    n = udp_drain(w);
-    flush_out(w);
+    n = wk_udp_drain(w);
+    wk_flush_out(w);
     if (n == 0) {
         set_polling(w, false);
         w->last_wakeup_us = uv_hrtime() / 1000u;
@@ -813,7 +816,7 @@ static void install_peer(struct worker *w, struct peer *p)
     if (local >= srv->max_local_peers ||
         (p->pool_index != SIZE_MAX && p->pool_index >= srv->n_addr_owner)) {
         log_msg(LOG_ERR, "worker %d: peer %u out of table range", w->index, p->peer_id);
-        forget_peer(w, p, GONE_REMOVED);
+        wk_forget_peer(w, p, GONE_REMOVED);
         return;
     }
     w->by_local[local] = p;
@@ -864,7 +867,7 @@ static void on_tick(uv_timer_t *t)
             now - p->last_rx_ms >= (uint64_t)srv->ping_restart_s * 1000) {
             log_msg(LOG_INFO, "peer %u %s: no packet for %d s (ping-restart), dropping client",
                     p->peer_id, p->common_name, srv->ping_restart_s);
-            forget_peer(w, p, GONE_PING_TIMEOUT);
+            wk_forget_peer(w, p, GONE_PING_TIMEOUT);
             continue;
         }
         if (srv->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)srv->ping_s * 1000) {
@@ -872,10 +875,10 @@ static void on_tick(uv_timer_t *t)
             struct pbuf b = pbuf_make(ping, sizeof(ping), COMP_HEADROOM, sizeof(occ_ping_magic));
 
             memcpy(pbuf_ptr(&b), occ_ping_magic, sizeof(occ_ping_magic));
-            send_to_peer(w, p, &b);
+            wk_send_to_peer(w, p, &b);
         }
     }
-    tx_flush(w);
+    wk_tx_flush(w);
 }
 
 static void stop_loop(struct worker *w)
@@ -926,13 +929,13 @@ static void on_async(uv_async_t *a)
             break;
         case MSG_REMOVE:
             if (owns(w, m)) {
-                forget_peer(w, m->peer, GONE_REMOVED);
+                wk_forget_peer(w, m->peer, GONE_REMOVED);
             }
             break;
         case MSG_FLOAT_OK:
         case MSG_FLOAT_NO:
             if (owns(w, m)) {
-                float_answered(w, m->peer, &m->from, m->type == MSG_FLOAT_OK);
+                wk_float_answered(w, m->peer, &m->from, m->type == MSG_FLOAT_OK);
             }
             break;
         case MSG_KEY_RETIRE:
@@ -946,10 +949,10 @@ static void on_async(uv_async_t *a)
                     struct pbuf b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, m->len);
 
                     memcpy(pbuf_ptr(&b), m->data, m->len);
-                    route_tun_packet(w, &b);
+                    wk_route_tun_packet(w, &b);
                 }
             } else {
-                handle_datagram(w, m->data, m->len, &m->from);
+                wk_handle_datagram(w, m->data, m->len, &m->from);
             }
             break;
         case MSG_ROUTE_ADD:
@@ -976,7 +979,7 @@ static void on_async(uv_async_t *a)
         }
         msg_free(m);
     }
-    flush_out(w);
+    wk_flush_out(w);
 }
 
 int worker_init(struct worker *w, struct server *srv, int i)
@@ -1003,7 +1006,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
     w->has_vnet_hdr = srv->tun.has_vnet_hdr;
     if (w->has_vnet_hdr) {
         w->tun_buf = malloc(COMP_HEADROOM + TUN_READ_LEN);
-        if (!w->tun_buf || tcp_gro_init(&w->gro, tun_write_offload, w)) {
+        if (!w->tun_buf || tcp_gro_init(&w->gro, wk_tun_write_offload, w)) {
             return -ENOMEM;
         }
     }
@@ -1029,7 +1032,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
         err = err ? err : uv_poll_start(&w->moderation_poll, UV_READABLE, on_moderation);
     }
     err = err ? err : uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
-    err = err ? err : uv_poll_start(&w->tun_poll, UV_READABLE, on_tun);
+    err = err ? err : uv_poll_start(&w->tun_poll, UV_READABLE, wk_on_tun);
     err = err ? err : uv_timer_start(&w->tick, on_tick, WORKER_TICK_MS, WORKER_TICK_MS);
     return err;
 }
