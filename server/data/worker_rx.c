@@ -2,8 +2,10 @@
  * (wk_udp_drain), each decided (worker_decide.h), opened and checked, its payload sent on to
  * the TUN device or, with client-to-client, to another client; the rest handed to the acceptor
  * or the owning worker. Also the floats: asking the acceptor about a new source address and
- * taking its answer. The whole per-datagram path is in this file, so it stays inlined into
- * wk_handle_datagram. Worker thread only; no lock, no allocation. */
+ * taking its answer. What a datagram goes through is kept in this one file so that the compiler
+ * inlines it into wk_handle_datagram (handle_plaintext, ask_float, the helpers in
+ * worker_internal.h); wk_route_lookup and wk_deliver (worker_tun.c) were calls before the split
+ * too. Worker thread only; no lock, no allocation. */
 #include "server/data/worker_internal.h"
 
 #include <stdatomic.h>
