@@ -20,7 +20,7 @@ RANK = {name: i for i, name in enumerate(ORDER)}
 KNOWN = {
     # the workers and the acceptor reach each other through struct server (the message bus);
     # to go: one mailbox in thread/
-    ("server/data/worker.c", "server/server.h"),
+    ("server/data/worker_internal.h", "server/server.h"),
     ("server/control/acceptor.c", "server/server.h"),
     ("server/control/acceptor_auth.c", "server/server.h"),
     ("server/control/acceptor_hooks.c", "server/server.h"),

@@ -34,7 +34,7 @@
 
 struct ctl_session;
 
-/* Where a peer's question to the acceptor about a float stands (worker.c ask_float). */
+/* Where a peer's question to the acceptor about a float stands (worker_rx.c ask_float). */
 enum peer_float {
     PEER_FLOAT_NONE = 0, /* nothing asked, or the last question was answered yes */
     PEER_FLOAT_ASKED,    /* MSG_FLOAT sent for float_to, no answer yet */

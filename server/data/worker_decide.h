@@ -1,13 +1,14 @@
 /* server/data/worker_decide.h: what a worker does with a datagram, a float answer, a new key or a
  * packet for a client, decided apart from its I/O.
  *
- * worker.c reads sockets and the TUN device, counts, logs and posts messages; the choices
- * (which peer a P_DATA_V2 is for, which thread owns it, which key opens it, whether it is fresh
- * and authentic, whether its source is a float to ask the acceptor about, where a client's
- * packet for another client goes) are made here, over state and a time passed in: no I/O, no
- * libuv, no logging, no clock reads, no lock, no allocation. tests/fuzz/fuzz_worker_decide.c
- * drives the same functions against a model. Everything here runs on the worker thread that
- * owns the table and its peers (server/data/peer.h), and is per packet, hence static inline.
+ * The worker's files (worker.c, worker_rx.c, worker_tx.c, worker_tun.c) read sockets and the TUN
+ * device, count, log and post messages; the choices (which peer a P_DATA_V2 is for, which
+ * thread owns it, which key opens it, whether it is fresh and authentic, whether its source is a
+ * float to ask the acceptor about, where a client's packet for another client goes) are made
+ * here, over state and a time passed in: no I/O, no libuv, no logging, no clock reads, no lock,
+ * no allocation. tests/fuzz/fuzz_worker_decide.c drives the same functions against a model.
+ * Everything here runs on the worker thread that owns the table and its peers
+ * (server/data/peer.h), and is per packet, hence static inline.
  */
 #ifndef SERVER_DATA_WORKER_DECIDE_H
 #define SERVER_DATA_WORKER_DECIDE_H

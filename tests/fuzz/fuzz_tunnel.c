@@ -2,12 +2,12 @@
  *
  * Two paths, picked by the first input byte:
  *  - even: what an authenticated client's decrypted payloads go through in the worker
- *    (server/data/worker.c handle_plaintext): keepalive/OCC recognition, MSS clamping, then the TCP
- *    coalescer (tcp_gro) that writes super-packets to the TUN device. The rest of the input is a
- *    sequence of packets, each as [length low byte][length high 3 bits | 0x80 = end of batch]
+ *    (server/data/worker_rx.c handle_plaintext): keepalive/OCC recognition, MSS clamping, then the
+ *    TCP coalescer (tcp_gro) that writes super-packets to the TUN device. The rest of the input is
+ *    a sequence of packets, each as [length low byte][length high 3 bits | 0x80 = end of batch]
  *    followed by that many bytes.
- *  - odd: one read from a TUN device with offloads (worker.c tun_offload_packet): a virtio_net_hdr
- *    and an IP packet, completed or cut into segments (tso_begin/tso_next).
+ *  - odd: one read from a TUN device with offloads (worker_tun.c tun_offload_packet): a
+ *    virtio_net_hdr and an IP packet, completed or cut into segments (tso_begin/tso_next).
  *
  * Beyond "does not crash" (ASan/UBSan in the fuzzing build), each path checks what the kernel
  * and the client rely on, with checksums and header parsing written here independently of

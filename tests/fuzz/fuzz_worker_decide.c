@@ -356,7 +356,7 @@ static void receive(int w, const struct record *r, const uint8_t *dgram, size_t 
     }
     if (v == WORKER_RX_ACCEPT) {
         CHECK(udp_addr_equal(&s.addrs[a], &c->remote));
-        if (out.k == c->p.pending_tx_key) { /* as worker.c: the client uses the new key */
+        if (out.k == c->p.pending_tx_key) { /* as worker_rx.c: the client uses the new key */
             c->p.tx_key = out.k;
             c->p.pending_tx_key = NULL;
             c->tx_slot = c->pending_slot;

@@ -1,0 +1,113 @@
+/* server/data/worker_internal.h: what the worker's source files share: worker.c (the thread, its
+ * inbox, timer and polling switch), worker_rx.c (UDP receive), worker_tx.c (UDP send) and
+ * worker_tun.c (the TUN device). Worker thread only, like everything declared here. The small
+ * helpers on the per-packet path of more than one file are static inline here, so they stay
+ * inlined in each. */
+#ifndef SERVER_DATA_WORKER_INTERNAL_H
+#define SERVER_DATA_WORKER_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "proto/cursor.h"
+#include "proto/pbuf.h"
+#include "proto/tun_offload.h"
+#include "server/server.h"
+#include "server/data/peer.h"
+#include "server/data/udp.h"
+#include "server/data/worker.h"
+#include "server/data/worker_decide.h"
+#include "server/thread/msg.h"
+
+#define TUN_READ_LEN (VNET_HDR_LEN + TUN_OFFLOAD_MAX_PACKET) /* one read with offloads */
+
+/* worker.c */
+/* Count a dropped packet in *counter; log it (rate-limited) with its source, NULL: the TUN. */
+void wk_drop(struct worker *w, _Atomic uint64_t *counter, const union udp_addr *from,
+             const char *why);
+/* Take p out of w's table and tell the acceptor it is gone (MSG_GONE, with reason). */
+void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason);
+
+/* worker_rx.c */
+/* Handle one datagram of len bytes from `from` that reached w (from its socket or handed over). */
+void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
+                        const union udp_addr *from);
+/* Receive and handle what waits on w's UDP socket (at most 4 batches); the number of datagrams. */
+unsigned wk_udp_drain(struct worker *w);
+/* Take the acceptor's answer about p's float to `to` (is_ok: MSG_FLOAT_OK, else MSG_FLOAT_NO). */
+void wk_float_answered(struct worker *w, struct peer *p, const union udp_addr *to, bool is_ok);
+
+/* worker_tx.c */
+/* Send the datagrams queued in w's tx slots (UDP GSO where it can) and empty the queue. */
+void wk_tx_flush(struct worker *w);
+/* Frame, seal and queue pkt (COMP_HEADROOM bytes of headroom) for p; sent by wk_tx_flush. */
+void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt);
+
+/* worker_tun.c */
+/* The peer_id that tunnel address dst (family 4 or 6) routes to, or VROUTE_NONE. */
+uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst);
+/* Send pkt to peer_id's client if w owns it, else hand it to the owning worker. */
+void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
+                bool is_from_client);
+/* Route a packet read from the TUN device (or handed over by another worker) to its peer. */
+void wk_route_tun_packet(struct worker *w, struct pbuf *pkt);
+/* tcp_gro's output callback (ctx: the worker): write one packet to the TUN device. */
+void wk_tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pkt, size_t len);
+/* The TUN queue's readiness callback (h->data: the worker): read, route, flush. */
+void wk_on_tun(uv_poll_t *h, int status, int events);
+
+/* The family of an IP packet (4 or 6) and where its source and destination addresses are, or 0
+ * when it is too short for its version's header. */
+static inline int wk_ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src,
+                              const uint8_t **dst)
+{
+    if (len >= 20 && (pkt[0] >> 4) == 4) {
+        *src = pkt + 12;
+        *dst = pkt + 16;
+        return 4;
+    }
+    if (len >= 40 && (pkt[0] >> 4) == 6) {
+        *src = pkt + 8;
+        *dst = pkt + 24;
+        return 6;
+    }
+    return 0;
+}
+
+/* Whether address a (family 4 or 6) is multicast or the IPv4 broadcast address. */
+static inline bool wk_is_multicast(int family, const uint8_t *a)
+{
+    return family == 4 ? (a[0] & 0xF0) == 0xE0 || load_be32(a) == 0xFFFFFFFFu : a[0] == 0xFF;
+}
+
+/* This worker's peer table as the decisions in worker_decide.h read it. */
+static inline struct worker_decide_table wk_table(const struct worker *w)
+{
+    return (struct worker_decide_table){.index = w->index,
+                                        .n_workers = w->srv->n_workers,
+                                        .by_local = w->by_local,
+                                        .max_local_peers = w->srv->max_local_peers};
+}
+
+/* p's traffic was routed now (status "Last Ref"); one store a second at most. */
+static inline void wk_touch_last_ref(const struct worker *w, struct peer *p)
+{
+    if (atomic_load_explicit(&p->last_ref_s, memory_order_relaxed) != w->wall_s) {
+        atomic_store_explicit(&p->last_ref_s, w->wall_s, memory_order_relaxed);
+    }
+}
+
+/* End of a callback: send the queued datagrams and write the coalesced TUN packets. */
+static inline void wk_flush_out(struct worker *w)
+{
+    wk_tx_flush(w);
+    if (w->has_vnet_hdr) {
+        tcp_gro_flush(&w->gro);
+    }
+}
+
+#endif /* SERVER_DATA_WORKER_INTERNAL_H */

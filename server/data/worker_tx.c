@@ -1,0 +1,217 @@
+/* server/data/worker_tx.c: a worker's UDP send path: a packet for a client is framed, sealed and
+ * queued (wk_send_to_peer), and the queue leaves at the end of every callback in as few
+ * sendmmsg() calls as the kernel allows, runs to one client with one size as one UDP GSO send
+ * (wk_tx_flush). Worker thread only; no lock, no allocation. */
+#include "server/data/worker_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <netinet/udp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "proto/comp.h"
+#include "proto/data_crypto.h"
+#include "proto/errors.h"
+#include "proto/pbuf.h"
+
+/* Count tx slots [from, to) as sent: the worker's and their peers' packets and bytes out. */
+static void tx_count_sent(struct worker *w, unsigned from, unsigned to)
+{
+    for (unsigned i = from; i < to; i++) {
+        struct peer *p = w->tx_peer[i];
+        size_t len = w->tx_iov[i].iov_len;
+
+        if (p) {
+            atomic_store_explicit(&p->bytes_tx,
+                                  atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + len,
+                                  memory_order_relaxed);
+        }
+        stat_inc(&w->stats.tx_packets);
+        stat_add(&w->stats.tx_bytes, len);
+    }
+}
+
+/* Send tx slots [from, to) one datagram each, with as few sendmmsg() calls as the kernel
+ * allows. A datagram the kernel refuses is dropped and counted; the rest still go. */
+static void tx_send_plain(struct worker *w, unsigned from, unsigned to)
+{
+    while (from < to) {
+        int n = sendmmsg(w->udp_fd, &w->tx_msgs[from], to - from, MSG_DONTWAIT);
+
+        if (n <= 0) {
+            wk_drop(w, &w->stats.drop_send, &w->tx_addr[from], strerror(errno));
+            from++; /* skip the one that failed */
+            continue;
+        }
+        tx_count_sent(w, from, from + (unsigned)n);
+        from += (unsigned)n;
+    }
+}
+
+#define GSO_MAX_SEGMENTS 64 /* UDP_MAX_SEGMENTS of Linux before 6.9 */
+#define GSO_MAX_BYTES 60000 /* under the 64 KiB an IP datagram (the unsegmented one) holds */
+
+/* One GSO message for tx slots [first, first + n): the same destination, every datagram of
+ * size seg except perhaps a shorter last one (the kernel's rule for UDP_SEGMENT). */
+static void gso_msg(struct worker *w, unsigned k, unsigned first, unsigned n, uint16_t seg)
+{
+    struct mmsghdr *mh = &w->gso_msgs[k];
+    struct cmsghdr *cm;
+
+    memset(mh, 0, sizeof(*mh));
+    mh->msg_hdr.msg_name = &w->tx_addr[first];
+    mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[first]);
+    mh->msg_hdr.msg_iov = &w->tx_iov[first];
+    mh->msg_hdr.msg_iovlen = n;
+    w->gso_first[k] = first;
+    if (n < 2) {
+        return;
+    }
+    mh->msg_hdr.msg_control = w->gso_ctrl[k];
+    mh->msg_hdr.msg_controllen = sizeof(w->gso_ctrl[k]);
+    cm = CMSG_FIRSTHDR(&mh->msg_hdr);
+    cm->cmsg_level = SOL_UDP;
+    cm->cmsg_type = UDP_SEGMENT;
+    cm->cmsg_len = CMSG_LEN(sizeof(seg));
+    memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+}
+
+/* Send the queued datagrams. With UDP GSO, each run of datagrams to one client with one size
+ * (a bulk transfer's full-size packets) leaves as one message that the kernel segments: one
+ * pass through the UDP/IP stack instead of one per datagram. Where the kernel refuses
+ * UDP_SEGMENT, GSO stays off for this worker and the datagrams go one by one. */
+void wk_tx_flush(struct worker *w)
+{
+    unsigned n_msgs = 0, done = 0;
+
+    if (!w->is_gso_ok) {
+        tx_send_plain(w, 0, w->n_tx);
+        w->n_tx = 0;
+        return;
+    }
+    for (unsigned i = 0; i < w->n_tx;) {
+        size_t seg = w->tx_iov[i].iov_len, total = seg;
+        unsigned j = i + 1;
+
+        while (j < w->n_tx && seg < w->gso_seg_limit && j - i < GSO_MAX_SEGMENTS &&
+               w->tx_iov[j].iov_len <= seg && total + w->tx_iov[j].iov_len <= GSO_MAX_BYTES &&
+               udp_addr_equal(&w->tx_addr[j], &w->tx_addr[i])) {
+            total += w->tx_iov[j].iov_len;
+            if (w->tx_iov[j++].iov_len < seg) {
+                break; /* a shorter datagram ends the run */
+            }
+        }
+        gso_msg(w, n_msgs++, i, j - i, (uint16_t)seg);
+        i = j;
+    }
+    while (done < n_msgs) {
+        int n = sendmmsg(w->udp_fd, &w->gso_msgs[done], n_msgs - done, MSG_DONTWAIT);
+        unsigned first, last;
+
+        if (n > 0) {
+            for (unsigned k = done; k < done + (unsigned)n; k++) {
+                size_t n_dgrams = w->gso_msgs[k].msg_hdr.msg_iovlen;
+
+                if (n_dgrams > 1) {
+                    stat_add(&w->stats.tx_gso, n_dgrams);
+                }
+                tx_count_sent(w, w->gso_first[k], w->gso_first[k] + (unsigned)n_dgrams);
+            }
+            done += (unsigned)n;
+            continue;
+        }
+        first = w->gso_first[done];
+        last = done + 1 < n_msgs ? w->gso_first[done + 1] : w->n_tx;
+        if (w->gso_msgs[done].msg_hdr.msg_iovlen > 1 && errno == EMSGSIZE) {
+            /* Segments above the path MTU: from now on datagrams this large go one by one. */
+            size_t seg = w->tx_iov[first].iov_len;
+            char addr[64];
+
+            if (seg < w->gso_seg_limit) {
+                w->gso_seg_limit = seg;
+                w->gso_limit_ticks = 0;
+            }
+            if (!w->is_gso_limit_logged) {
+                w->is_gso_limit_logged = true;
+                log_msg(LOG_INFO,
+                        "worker %d: %zu-byte datagrams to %s exceed the path MTU: datagrams of "
+                        "that size or more are sent without UDP GSO (IP-fragmented; said once)",
+                        w->index, seg, udp_addr_str(&w->tx_addr[first], addr, sizeof(addr)));
+            }
+            tx_send_plain(w, first, last);
+            done++;
+            continue;
+        }
+        if (w->gso_msgs[done].msg_hdr.msg_iovlen > 1 &&
+            (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT || errno == EOPNOTSUPP)) {
+            log_msg(LOG_WARN,
+                    "worker %d: the kernel refuses UDP GSO (%s): sending datagrams one by one",
+                    w->index, strerror(errno));
+            w->is_gso_ok = false;
+            tx_send_plain(w, first, w->n_tx);
+            w->n_tx = 0;
+            return;
+        }
+        /* This message failed (full buffer, unreachable...): its datagrams are dropped. */
+        for (unsigned k = first; k < last; k++) {
+            wk_drop(w, &w->stats.drop_send, &w->tx_addr[k], strerror(errno));
+        }
+        done++;
+    }
+    w->n_tx = 0;
+}
+
+/* Frame (compression stub), encrypt and queue one payload for p (wk_tx_flush sends it, at the end
+ * of the current callback at the latest). The framing goes into pkt's headroom: every buffer a
+ * packet for a client travels in has COMP_HEADROOM bytes of it (a packet without is dropped
+ * and counted, never framed outside its buffer). */
+void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
+{
+    struct mmsghdr *mh;
+    size_t out_len;
+    unsigned slot;
+    int err;
+
+    if (!p->tx_key) {
+        wk_drop(w, &w->stats.drop_no_key, NULL, "no send key");
+        return;
+    }
+    if (w->n_tx == WORKER_BATCH) {
+        wk_tx_flush(w);
+    }
+    slot = w->n_tx;
+    err = comp_frame(p->framing, pkt);
+    if (err) {
+        wk_drop(w, &w->stats.drop_send, &p->remote,
+                "no room in front of the packet for its framing");
+        return;
+    }
+    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, pbuf_ptr(pkt), pkt->len,
+                        w->tx_bufs[slot], sizeof(w->tx_bufs[slot]), &out_len);
+    if (err) {
+        wk_drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
+        return;
+    }
+    w->tx_addr[slot] = p->remote;
+    w->tx_peer[slot] = p;
+    w->tx_iov[slot].iov_base = w->tx_bufs[slot];
+    w->tx_iov[slot].iov_len = out_len;
+    mh = &w->tx_msgs[slot];
+    memset(mh, 0, sizeof(*mh));
+    mh->msg_hdr.msg_name = &w->tx_addr[slot];
+    mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[slot]);
+    mh->msg_hdr.msg_iov = &w->tx_iov[slot];
+    mh->msg_hdr.msg_iovlen = 1;
+    w->n_tx++;
+    if (!p->is_reneg_requested && data_key_tx_wants_renegotiation(p->tx_key)) {
+        /* 2.6 renegotiates at packet id 0xFF000000, long before ids run out. */
+        struct msg *m = msg_new(MSG_RENEGOTIATE, p, NULL, 0);
+
+        if (m) {
+            p->is_reneg_requested = true;
+            server_post_acceptor(w->srv, m);
+        }
+    }
+    p->last_tx_ms = uv_now(&w->loop);
+}
