@@ -1,6 +1,6 @@
 /* server/control/acceptor_internal.h: what the acceptor's source files share: its session
  * structures and the helpers one file offers the other. Acceptor thread only, like everything in
- * them, except a TLS session while a handshake step runs on the thread pool (acceptor_tls.c). */
+ * them, except a TLS session while a handshake step runs on the thread pool (tls_step.c). */
 #ifndef SERVER_CONTROL_ACCEPTOR_INTERNAL_H
 #define SERVER_CONTROL_ACCEPTOR_INTERNAL_H
 
@@ -56,7 +56,7 @@ enum ks_state {
 /* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
  * session has at most two: the primary and the one being negotiated or the lame duck. */
 struct auth_wait; /* acceptor_auth.c: a key state whose username/password is being checked */
-struct tls_job;   /* acceptor_tls.c: a handshake step running on the thread pool */
+struct tls_job;   /* tls_step.c: a handshake step running on the thread pool */
 
 struct key_state {
     bool in_use;
@@ -115,7 +115,7 @@ struct ctl_session {
     uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
     struct log_ratelimit rl;
     bool is_float_refusal_logged; /* a float onto another client's address was refused */
-    /* Scripts and plugins (acceptor_hooks.c); all NULL/false when none is configured. */
+    /* Scripts and plugins (client_hooks.c); all NULL/false when none is configured. */
     struct script_env *tls_env;  /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
     struct script_env *hook_env; /* the client's variables, as client-connect gets them */
     char **learned;              /* addresses learn-address accepted, for its "delete" */
@@ -274,10 +274,10 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
 uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs);
 
 /* Feed ciphertext from the peer to ks's TLS session, or hold it while a handshake step runs
- * (acceptor_tls.c). Returns 0 or -PE_NOSPACE (more than the TLS session's limit pending). */
+ * (tls_step.c). Returns 0 or -PE_NOSPACE (more than the TLS session's limit pending). */
 int acc_tls_feed(struct key_state *ks, const uint8_t *data, size_t len);
 
-/* Run one handshake step of ks on the thread pool (acceptor_tls.c); acc_tls_stepped gets its
+/* Run one handshake step of ks on the thread pool (tls_step.c); acc_tls_stepped gets its
  * result on the acceptor thread. No-op while a step of ks is already running: the held
  * ciphertext gets its own step when that one ends. Runs the step inline when the thread pool
  * refuses work. */
@@ -288,14 +288,14 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
 void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, int ret,
                      const char *err);
 
-/* Free ks's TLS session (acceptor_tls.c), or hand it to its running step to free when done. */
+/* Free ks's TLS session (tls_step.c), or hand it to its running step to free when done. */
 void acc_tls_release(struct key_state *ks);
 
 /* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
 void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
                          bool add);
 
-/* ---- acceptor_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
+/* ---- client_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
 
 struct acc_hook_wait; /* one step waiting for the scripts and plugins of one event */
 
@@ -341,7 +341,7 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
 /* Free what the hooks keep in cs (cs_free). */
 void acc_hooks_session_free(struct ctl_session *cs);
 
-/* ---- acceptor_token.c: auth-gen-token ---- */
+/* ---- token.c: auth-gen-token ---- */
 
 /* $session_id and $session_state for the script and plugins, when is_set. */
 struct acc_token_env {

@@ -1,4 +1,4 @@
-/* server/control/acceptor_hooks.c: the acceptor's calls of the operator's tls-verify,
+/* server/control/client_hooks.c: the acceptor's calls of the operator's tls-verify,
  * client-connect, client-disconnect and learn-address scripts and plugins (server/hooks/hooks.h):
  * what each is told, and what is done with its answer. Acceptor thread only.
  *

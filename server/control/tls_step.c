@@ -1,4 +1,4 @@
-/* server/control/acceptor_tls.c: TLS handshake steps of the acceptor's sessions on libuv's thread
+/* server/control/tls_step.c: TLS handshake steps of the acceptor's sessions on libuv's thread
  * pool.
  *
  * A full handshake costs the server a few ms of CPU in Mbed TLS (ECDHE, the client certificate's
