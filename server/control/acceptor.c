@@ -204,12 +204,21 @@ static void build_options_string(struct acceptor *a)
 
 static void release(struct acceptor *a);
 
+/* Close h if uv_*_init made it (a handle still zero from calloc has no loop). */
+static void close_if_open(uv_handle_t *h)
+{
+    if (h->loop && !uv_is_closing(h)) {
+        uv_close(h, NULL);
+    }
+}
+
 int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t errbuf_len)
 {
     struct acceptor *a = calloc(1, sizeof(*a));
     struct config *cfg = srv->cfg;
     static const char pers[] = "ovpnd acceptor";
     uint8_t key2[STATIC_KEY_LEN];
+    bool has_loop = false;
     int err;
 
     if (!a) {
@@ -219,6 +228,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->cfg = cfg;
     a->fd = srv->udp_fds[0];
     a->status_fd = -1;
+    /* first, so that release() may free them whatever fails below */
+    mbedtls_entropy_init(&a->entropy);
+    mbedtls_ctr_drbg_init(&a->drbg);
     if (cfg->status_file && (cfg->user || cfg->group)) {
         /* (as root: not through a symbolic link someone left there) */
         a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -226,21 +238,20 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
             err = -errno;
             snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status_file,
                      strerror(-err));
-            free(a);
-            return err;
+            goto fail;
         }
     }
     msgq_init(&a->inbox);
     if (msg_pool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
-        return -ENOMEM;
+        err = -ENOMEM;
+        goto fail;
     }
-    mbedtls_entropy_init(&a->entropy);
-    mbedtls_ctr_drbg_init(&a->drbg);
     if (mbedtls_ctr_drbg_seed(&a->drbg, mbedtls_entropy_func, &a->entropy,
                               (const unsigned char *)pers, sizeof(pers) - 1) ||
         mbedtls_ctr_drbg_random(&a->drbg, a->cookie_key, sizeof(a->cookie_key))) {
         snprintf(errbuf, errbuf_len, "cannot seed the random generator");
-        return -EIO;
+        err = -EIO;
+        goto fail;
     }
     {
         pthread_rwlockattr_t attr;
@@ -251,7 +262,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         pthread_rwlockattr_destroy(&attr);
         if (err) {
             snprintf(errbuf, errbuf_len, "cannot create the TLS configuration lock");
-            return err;
+            goto fail;
         }
         a->has_tls_conf_lock = true;
     }
@@ -261,7 +272,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
                                (enum tls_verify_client)cfg->verify_client_cert,
                                mbedtls_ctr_drbg_random, &a->drbg, errbuf, errbuf_len);
     if (err) {
-        return err;
+        goto fail;
     }
     if (cfg->tls_groups) {
         char bad[80];
@@ -269,7 +280,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         err = tls_server_conf_set_groups(&a->tls, cfg->tls_groups, bad, sizeof(bad));
         if (err) {
             snprintf(errbuf, errbuf_len, "tls-groups: unknown group '%s'", bad);
-            return err;
+            goto fail;
         }
     }
     if (cfg->tls_cert_profile) {
@@ -279,24 +290,24 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         err = tls_server_conf_set_ciphers(&a->tls, cfg->tls_cipher);
         if (err) {
             snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
-            return err;
+            goto fail;
         }
     }
     err = crl_watch_init(&a->crl, cfg, &a->tls, errbuf, errbuf_len);
     if (err) {
-        return err;
+        goto fail;
     }
     err = acc_token_init(a);
     if (err) {
         snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
-        return err;
+        goto fail;
     }
     if (cfg->tls_wrap_mode != TLS_WRAP_NONE) {
         err = static_key_parse(cfg->tls_wrap_key.data, cfg->tls_wrap_key.len, key2);
         if (err) {
             snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
                      cfg->tls_wrap_key.origin ? cfg->tls_wrap_key.origin : "tls key");
-            return err;
+            goto fail;
         }
     } else {
         memset(key2, 0, sizeof(key2));
@@ -306,7 +317,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     mbedtls_platform_zeroize(key2, sizeof(key2));
     if (err) {
         snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
-        return err;
+        goto fail;
     }
     build_options_string(a);
     connect_freq_init(&a->cf, cfg->connect_freq_max, cfg->connect_freq_per_s);
@@ -322,30 +333,31 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     a->addr_holder = calloc(srv->n_addr_owner, sizeof(*a->addr_holder));
     vroute_table_init(&a->routes);
     if (!a->table || !a->local_used || !a->n_worker_peers || !a->addr_holder) {
-        return -ENOMEM;
+        err = -ENOMEM;
+        goto fail;
     }
     for (int i = 0; i < srv->n_workers; i++) {
         a->local_used[i] = calloc(srv->max_local_peers, sizeof(bool));
         if (!a->local_used[i]) {
-            return -ENOMEM;
+            err = -ENOMEM;
+            goto fail;
         }
     }
     err = uv_loop_init(&a->loop);
     if (err) {
-        return err;
+        goto fail;
     }
+    has_loop = true;
     /* Plugins are opened here: on the main thread, before privileges are dropped. */
     err = auth_new(&a->loop, cfg, &a->auth, errbuf, errbuf_len);
     if (err) {
         /* (a refused config, such as a plugin that does not load: nothing is on the loop yet) */
-        uv_loop_close(&a->loop);
-        release(a);
-        return err;
+        goto fail;
     }
     err = hooks_new(&a->loop, auth_plugins(a->auth), &a->hooks);
     if (err) {
         snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
-        return err;
+        goto fail;
     }
     {
         struct hook_server hs;
@@ -365,7 +377,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         err = hook_env_global(&a->global_env, cfg, &hs);
         if (err) {
             snprintf(errbuf, errbuf_len, "script environment: %s", strerror(-err));
-            return err;
+            goto fail;
         }
         auth_set_global_env(a->auth, &a->global_env);
     }
@@ -375,7 +387,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     err = err ? err : uv_timer_init(&a->loop, &a->status_timer);
     err = err ? err : uv_timer_init(&a->loop, &a->persist_timer);
     if (err) {
-        return err;
+        goto fail;
     }
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
     a->persist_timer.data = a;
@@ -392,7 +404,28 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
 
         err = uv_timer_start(&a->persist_timer, acc_on_persist_timer, ms, ms);
     }
+    if (err) {
+        goto fail;
+    }
     *out = a;
+    return 0;
+
+fail:
+    if (has_loop) {
+        /* Nothing has run on the loop: close what is on it, let the closes finish, close it. */
+        if (a->auth) {
+            auth_shutdown(a->auth);
+        }
+        hooks_shutdown(a->hooks, 0); /* no script runs yet: its handles close at once */
+        close_if_open((uv_handle_t *)&a->async);
+        close_if_open((uv_handle_t *)&a->poll);
+        close_if_open((uv_handle_t *)&a->tick);
+        close_if_open((uv_handle_t *)&a->status_timer);
+        close_if_open((uv_handle_t *)&a->persist_timer);
+        uv_run(&a->loop, UV_RUN_DEFAULT);
+        uv_loop_close(&a->loop);
+    }
+    release(a);
     return err;
 }
 
@@ -453,8 +486,9 @@ void acceptor_free(struct acceptor *a)
     release(a);
 }
 
-/* What acceptor_free releases once the loop is closed and the sessions are gone; also for an
- * acceptor_new that failed once everything up to the loop was made. */
+/* What acceptor_free releases once the loop is closed and the sessions are gone; also the end of
+ * acceptor_new's failure path, at whatever point it failed: what was not set up yet is still zero
+ * from calloc (status_fd -1, the random generator initialised first), which each step accepts. */
 static void release(struct acceptor *a)
 {
     if (a->status_fd >= 0) {
