@@ -16,7 +16,8 @@ struct msg;
 
 /* Build the acceptor of srv: TLS configuration from the certificate blobs, the tls-auth /
  * tls-crypt key, the UDP socket srv->udp_fds[0]. errbuf gets a readable reason on failure.
- * Main thread. Returns 0 or a negative code. */
+ * Main thread. Returns 0 or a negative code; on failure everything it set up is released and
+ * *out is left as it was. */
 int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t errbuf_len);
 
 /* Start the acceptor's thread. 0 or -errno. */

@@ -1,7 +1,7 @@
 /* server/control/acceptor_decide.h: what the acceptor does with a datagram or a float question,
  * decided apart from its I/O.
  *
- * acceptor.c receives, unwraps (tls-auth/tls-crypt), parses, counts, logs and answers; the
+ * receive.c receives, unwraps (tls-auth/tls-crypt), parses, counts, logs and answers; the
  * choices (hand a P_DATA_V2 to its worker, which session a control packet belongs to, whether
  * its wrap packet_id is fresh, whether a client reset is answered statelessly, whether an echoed
  * session id is our cookie, whether a new session may be created, whether a session may float
@@ -189,7 +189,7 @@ enum acceptor_float {
                                     * them all, then move */
 };
 
-/* A worker asks whether a peer may float to an address (acceptor.c handle_float). is_live:
+/* A worker asks whether a peer may float to an address (worker_events.c acc_handle_float). is_live:
  * the peer's control session is active and still this peer's; n_other: the other live sessions
  * at the address (in their handshake included), every one of them; n_same: how many of those
  * authenticated with the same client certificate and common name. As openvpn 2.6

@@ -1,6 +1,6 @@
 /* server/control/acceptor_internal.h: what the acceptor's source files share: its session
  * structures and the helpers one file offers the other. Acceptor thread only, like everything in
- * them, except a TLS session while a handshake step runs on the thread pool (acceptor_tls.c). */
+ * them, except a TLS session while a handshake step runs on the thread pool (tls_step.c). */
 #ifndef SERVER_CONTROL_ACCEPTOR_INTERNAL_H
 #define SERVER_CONTROL_ACCEPTOR_INTERNAL_H
 
@@ -55,8 +55,8 @@ enum ks_state {
 
 /* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
  * session has at most two: the primary and the one being negotiated or the lame duck. */
-struct auth_wait; /* acceptor_auth.c: a key state whose username/password is being checked */
-struct tls_job;   /* acceptor_tls.c: a handshake step running on the thread pool */
+struct auth_wait; /* admit.c: a key state whose username/password is being checked */
+struct tls_job;   /* tls_step.c: a handshake step running on the thread pool */
 
 struct key_state {
     bool in_use;
@@ -88,7 +88,7 @@ struct ctl_session {
     int primary; /* index into ks of the newest active (or, at first, the only) key_state */
     uint64_t next_reneg_ms;
     /* tran-window: the data key the running or last renegotiation replaces, retired in the
-     * worker at old_key_expire_ms (acceptor.c retire_old_key) */
+     * worker at old_key_expire_ms (renegotiate.c retire_old_key) */
     bool has_old_key;
     uint8_t old_key_id;
     uint64_t old_key_expire_ms;
@@ -115,7 +115,7 @@ struct ctl_session {
     uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
     struct log_ratelimit rl;
     bool is_float_refusal_logged; /* a float onto another client's address was refused */
-    /* Scripts and plugins (acceptor_hooks.c); all NULL/false when none is configured. */
+    /* Scripts and plugins (client_hooks.c); all NULL/false when none is configured. */
     struct script_env *tls_env;  /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
     struct script_env *hook_env; /* the client's variables, as client-connect gets them */
     char **learned;              /* addresses learn-address accepted, for its "delete" */
@@ -228,7 +228,7 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
 /* Whether two authenticated sessions are the same client: the same client certificate (or
  * none on both), the same common name (both with one: see has_cn) and the same verified
  * username (both NULL: none was checked); without a common name, the same non-empty username. The
- * identity duplicate-cn uses is the common name alone (acceptor_auth.c). */
+ * identity duplicate-cn uses is the common name alone (install.c). */
 bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y);
 
 /* Close the other sessions at keep's address and port that keep replaces: those not yet
@@ -251,51 +251,258 @@ size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool on
  * sending with it. */
 void acc_peer_slot_hand_over(struct acceptor *a, struct peer *prev, struct peer *p);
 
-/* The client's key-method-2 message arrived on ks (acceptor_auth.c): the first one
+/* The client's key-method-2 message arrived on ks (admit.c): the first one
  * authenticates the client and installs it in a worker; later ones renegotiate its keys. */
 void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                             const uint8_t *msg, size_t len);
 
-/* Drop what ks's pending username/password check holds (acceptor_auth.c); its result is
+/* Drop what ks's pending username/password check holds (admit.c); its result is
  * never used. No-op when none is pending. */
 void acc_auth_abort(struct key_state *ks);
 
-/* ks's username/password check did not finish within hand-window (acceptor_auth.c): abandon it
+/* ks's username/password check did not finish within hand-window (admit.c): abandon it
  * and refuse the client with AUTH_FAILED. */
 void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
 
-/* Send cs its PUSH_REPLY (acceptor_auth.c): the configured push lines, then 2.6's global and
+/* Send cs its PUSH_REPLY (push_reply.c): the configured push lines, then 2.6's global and
  * per-client options, split with push-continuation when long. */
 void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs);
 
-/* The second word of the `ifconfig` pushed to cs's client (acceptor_auth.c): the netmask with
+/* The second word of the `ifconfig` pushed to cs's client (assign.c): the netmask with
  * topology subnet, the server end with net30 (the block's +1) and p2p (the server's address), or
  * the client-config-dir ifconfig-push's second word. 0 when cs has no address yet. */
 uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs);
 
 /* Feed ciphertext from the peer to ks's TLS session, or hold it while a handshake step runs
- * (acceptor_tls.c). Returns 0 or -PE_NOSPACE (more than the TLS session's limit pending). */
+ * (tls_step.c). Returns 0 or -PE_NOSPACE (more than the TLS session's limit pending). */
 int acc_tls_feed(struct key_state *ks, const uint8_t *data, size_t len);
 
-/* Run one handshake step of ks on the thread pool (acceptor_tls.c); acc_tls_stepped gets its
+/* Run one handshake step of ks on the thread pool (tls_step.c); acc_tls_stepped gets its
  * result on the acceptor thread. No-op while a step of ks is already running: the held
  * ciphertext gets its own step when that one ends. Runs the step inline when the thread pool
  * refuses work. */
 void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
 
-/* The end of a handshake step of ks (acceptor.c): ret and err as tls_session_handshake gives
+/* The end of a handshake step of ks (tls_step.c): ret and err as tls_session_handshake gives
  * them. ks is in use and its step is over. */
 void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, int ret,
                      const char *err);
 
-/* Free ks's TLS session (acceptor_tls.c), or hand it to its running step to free when done. */
+/* Free ks's TLS session (tls_step.c), or hand it to its running step to free when done. */
 void acc_tls_release(struct key_state *ks);
 
 /* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
 void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
                          bool add);
 
-/* ---- acceptor_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
+/* ---- functions one acceptor file offers the others, by file ---- */
+
+/* session.c */
+
+/* Bucket of address s in a session table of size buckets (a power of two). */
+size_t acc_addr_hash(const union udp_addr *s, size_t size);
+
+/* The live session at address from (whatever its session id), or NULL. */
+struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *from);
+
+/* The session at from whose client session id is sid, or NULL. A client that starts a new
+ * session keeps its old one until the new one is authenticated, so an address can have two. */
+struct ctl_session *acc_table_find_sid(struct acceptor *a, const union udp_addr *from,
+                                       const uint8_t sid[SESSION_ID_LEN]);
+
+/* Add cs to the session table (and to n_sessions). */
+void acc_table_insert(struct acceptor *a, struct ctl_session *cs);
+
+/* Take cs out of the session table (and n_sessions); no-op when it is not there. */
+void acc_table_unlink(struct acceptor *a, struct ctl_session *cs);
+
+/* Build, wrap (tls-auth / tls-crypt) and send one control packet of cs: opcode on key_id with
+ * acks and, for a reliable packet, message_id and payload. 0, or the build error (logged); a
+ * failed sendto is only logged. */
+int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id, uint8_t opcode,
+                     const struct control_acks *acks, uint32_t message_id, const uint8_t *payload,
+                     size_t payload_len);
+
+/* Move pending TLS output of ks into reliable packets and send what is due, with ACKs. */
+void acc_flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* acc_flush_ks for each key state of cs in use. */
+void acc_flush(struct acceptor *a, struct ctl_session *cs);
+
+/* Start ks afresh for key_id: a new TLS session and reliability state whose first message id
+ * is first_id each way. 0 or -ENOMEM. */
+int acc_ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32_t first_id);
+
+/* Free p with its data keys (no worker uses it any more). */
+void acc_free_peer(struct peer *p);
+
+/* Free cs now: out of the table, its key states, client-config-dir file, hook and token
+ * state; its peer too unless still live in a worker (freed when MSG_GONE comes). */
+void acc_cs_free(struct acceptor *a, struct ctl_session *cs);
+
+/* A new session for a client reset whose cookie verified (pkt, from): session ids from pkt,
+ * key_id 0 in use, in the table. NULL when out of memory. */
+struct ctl_session *acc_session_create(struct acceptor *a, const struct control_packet *pkt,
+                                       const union udp_addr *from);
+
+/* The live sessions other than cs at address `to` (one in its handshake included: it too is
+ * another client until it says otherwise): how many (*n_other), how many of them are cs's client
+ * (*n_same, is_same_client), and the first that is not, or NULL. A closing session no longer
+ * counts: its peer is being removed from its worker. An address can hold several (a restarted
+ * client's old and new session, another client's behind the same address and port). */
+struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to,
+                                    const struct ctl_session *cs, size_t *n_other, size_t *n_same);
+
+/* cookie.c */
+
+/* Step 2 of the stateless handshake (section 3.5): answer a well-formed client reset
+ * (acceptor_decide_control()), store nothing. */
+void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
+                           const union udp_addr *from);
+
+/* receive.c */
+
+/* A packet-triggered problem with no session: count it and log at most a few lines. */
+void acc_drop_pkt(struct acceptor *a, uint64_t *counter, const union udp_addr *from,
+                  const char *why);
+
+/* One datagram from the UDP socket (len bytes of buf, from): P_DATA_V2 goes to its worker; a
+ * control packet is unwrapped, judged (acceptor_decide.h) and handed to its session, or starts one.
+ */
+void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
+                         const union udp_addr *from);
+
+/* uv_poll callback of the UDP socket: read and handle up to 64 datagrams. */
+void acc_on_udp(uv_poll_t *h, int status, int events);
+
+/* tls_step.c */
+
+/* A negotiation or TLS session that failed (why: for the log). The first negotiation, or the
+ * active key's TLS session (closed or broken by the peer), ends the whole session as in 2.6; so
+ * does a renegotiation (acc_reneg_failed: unlike 2.6, which keeps the old key). */
+void acc_ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, const char *why);
+
+/* Run TLS on ks with what arrived: a handshake step (on the thread pool; acc_tls_stepped goes
+ * on), or, once the handshake is done, read application data. */
+void acc_drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* renegotiate.c */
+
+/* key_id after k: 1..7, wrapping to 1, never back to 0 (ssl.c key_state_init). */
+uint8_t acc_next_key_id(uint8_t k);
+
+/* Start a renegotiation with key_id in the slot that is not the primary one. We are the TLS
+ * server either way: the peer's SOFT_RESET (or ours) is followed by its ClientHello. The key
+ * this one replaces lives tran-window seconds from now (2.6 ssl.c key_state_soft_reset); the
+ * one before it, if still there, goes now (2.6 drops its lame duck key at each soft reset). */
+struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session *cs,
+                                          uint8_t key_id, bool we_initiate);
+
+/* hand-window for negotiations in progress, and reneg-sec for the primary key. */
+void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t now,
+                          uint64_t hand_window_ms);
+
+/* status_writer.c */
+
+/* Write the status file now (status.h), when one is configured: a row per client and the
+ * workers' counters. */
+void acc_write_status(struct acceptor *a);
+
+/* Status timer callback (t->data is the acceptor): acc_write_status. */
+void acc_on_status_timer(uv_timer_t *t);
+
+/* ifconfig-pool-persist: the pool's common names to the file (every SECONDS and at the end, as
+ * openvpn's multi_ifconfig_pool_persist). A small file, written on this thread like the status
+ * file; workers never wait for it. */
+void acc_write_pool_persist(struct acceptor *a);
+
+/* ifconfig-pool-persist timer callback (t->data is the acceptor): acc_write_pool_persist. */
+void acc_on_persist_timer(uv_timer_t *t);
+
+/* worker_events.c */
+
+/* A worker dropped p (MSG_GONE, for reason): free p if its session is gone already, else
+ * close the session after ping-restart or exit-notify. Address and peer-id go with the session. */
+void acc_handle_gone(struct acceptor *a, struct peer *p, enum gone_reason reason);
+
+/* The worker now routes the peer's packets: push its options (at once if the client set
+ * IV_PROTO_REQUEST_PUSH, else when its PUSH_REQUEST came or comes). */
+void acc_handle_installed(struct acceptor *a, struct peer *p);
+
+/* A worker saw p's authenticated data come from `to`, an address its session is not at, and asks
+ * whether it may float there. As openvpn 2.6 (multi.c multi_process_float): not onto an address
+ * another client's session uses (the datagram may be a copy of the client's, sent by someone on
+ * its path from that client's address to take its traffic); sessions of the same client there
+ * (its earlier ones, left behind by a restart) are closed and the float goes ahead. Unlike 2.6,
+ * sessions without a client certificate are never taken for the same client. The answer goes
+ * back to the worker (MSG_FLOAT_OK: the control session has moved too; MSG_FLOAT_NO). The
+ * first refusal of a session is logged, the worker counts the datagrams it drops. */
+void acc_handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to);
+
+/* peer_slot.c */
+
+/* Give back what p holds: its pool address (or /32 route), its routes, its peer-id slot (unless
+ * handed over to the same client's next session) and its place in n_clients. */
+void acc_release_peer_slot(struct acceptor *a, struct peer *p);
+
+/* Give p a peer-id on the worker with the fewest peers (p->worker, p->peer_id). 0 or -ENOSPC. */
+int acc_pick_peer_slot(struct acceptor *a, struct peer *p);
+
+/* admit.c */
+
+/* Refuse the client: reason goes to the log; the client gets text (NULL: plain AUTH_FAILED). */
+void acc_refuse(struct acceptor *a, struct ctl_session *cs, const char *reason, const char *text);
+
+/* acc_refuse with plain AUTH_FAILED for the client. */
+void acc_auth_failed(struct acceptor *a, struct ctl_session *cs, const char *reason);
+
+/* install.c */
+
+/* SHA-256 of the peer certificate's DER (all zero without one): a renegotiation must present
+ * the same certificate. */
+void acc_cert_fingerprint(const struct tls_session *tls, uint8_t out[32]);
+
+/* Turn a client away without AUTH_FAILED (which makes a 2.6 client give up): like 2.6 when it
+ * is full, say nothing, so the client retries later. */
+void acc_turn_away(struct acceptor *a, struct ctl_session *cs, const char *reason);
+
+/* A renegotiation (key_id > 0) passed its checks and sent key method 2: new keys for the
+ * worker (section 10). */
+void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+               const struct key_method2 *client);
+
+/* The client is authenticated (certificate, and username/password when configured): give it
+ * an address and a peer-id. It is then cs->peer, not yet live in a worker: acc_cs_free returns what
+ * it holds. Returns false after refusing the client. */
+bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
+                         const struct key_method2 *client);
+
+/* Everything accepted the client: answer key method 2 and install it in a worker. */
+void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                        const struct key_method2 *client);
+
+/* assign.c */
+
+/* Read the client's client-config-dir file into cs->ccd. Returns 0, or -1 after refusing the
+ * client (bad file, `disable`, ccd-exclusive without a file). */
+int acc_load_ccd(struct acceptor *a, struct ctl_session *cs);
+
+/* Give back what acc_assign_addresses took in the pool. */
+void acc_unassign(struct acceptor *a, struct peer *p);
+
+/* p's tunnel addresses and routes: IPv4 from ifconfig-push or the pool, IPv6 from
+ * ifconfig-ipv6-push or the pool (the same entry as IPv4), iroutes from the client-config-dir
+ * file. Returns 0; 1 to turn the client away quietly (pool exhausted: it retries, as with 2.6);
+ * -1 to refuse it. why (why_len bytes) gets the reason for the log. */
+int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer *p, char *why,
+                         size_t why_len);
+
+/* client-connect changed the client's addresses or iroutes: give back what it held and assign
+ * again from the merged client-config-dir and client-connect outputs. Returns false after
+ * refusing the client. */
+bool acc_reassign_addresses(struct acceptor *a, struct ctl_session *cs);
+
+/* ---- client_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
 
 struct acc_hook_wait; /* one step waiting for the scripts and plugins of one event */
 
@@ -338,10 +545,10 @@ void acc_hook_wait_cancel(struct acc_hook_wait *w);
  * what was learned, both in the background. Once per session. */
 void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
 
-/* Free what the hooks keep in cs (cs_free). */
+/* Free what the hooks keep in cs (acc_cs_free). */
 void acc_hooks_session_free(struct ctl_session *cs);
 
-/* ---- acceptor_token.c: auth-gen-token ---- */
+/* ---- token.c: auth-gen-token ---- */
 
 /* $session_id and $session_state for the script and plugins, when is_set. */
 struct acc_token_env {

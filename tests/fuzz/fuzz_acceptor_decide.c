@@ -3,7 +3,7 @@
  * under a coverage-guided fuzzer.
  *
  * Four source addresses and four client session ids; a model session table run the way
- * acceptor.c handle_datagram runs it (the same lookup, the same decisions, the cookie checked
+ * receive.c acc_handle_datagram runs it (the same lookup, the same decisions, the cookie checked
  * when the decision asks for it), with real cookies (HMAC-SHA256 under a fixed key). Input: 3
  * header bytes (hand-window, max-clients, tls-auth on or off), then events of 4 bytes, the
  * first naming the event:
@@ -94,7 +94,7 @@ static size_t n_sessions(void)
     return n;
 }
 
-/* The table lookups of acceptor.c over the model table. */
+/* The table lookups of session.c over the model table. */
 static struct session *find_sid(int addr, const uint8_t sid[SESSION_ID_LEN])
 {
     for (int i = 0; i < N_SESSIONS; i++) {
@@ -174,7 +174,7 @@ static void check_table(void)
 }
 
 /* A parsed control packet pkt from address a (client session id index sid_ix, or -1 for one
- * outside the four) with wrap packet_id wrap_id: what acceptor.c handle_datagram does. */
+ * outside the four) with wrap packet_id wrap_id: what receive.c acc_handle_datagram does. */
 static void control(const struct control_packet *pkt, int a, int sid_ix, uint32_t wrap_id)
 {
     struct acceptor_control_facts f = {0};
@@ -242,7 +242,7 @@ static void control(const struct control_packet *pkt, int a, int sid_ix, uint32_
         CHECK(c != NULL);
         CHECK(s.now_s - c->sent_s < 3 * period);
         CHECK(f.has_session_at_addr || n_sessions() < s.max_clients);
-        /* As acceptor.c: a new session replaces the unfinished ones at its address. */
+        /* As receive.c: a new session replaces the unfinished ones at its address. */
         for (int i = 0; i < N_SESSIONS; i++) {
             if (s.ses[i].is_used && s.ses[i].addr == a && !s.ses[i].is_authenticated) {
                 s.ses[i].is_used = false;
@@ -318,7 +318,7 @@ static void float_ask(int k, int a)
     size_t n_other = 0, n_same = 0;
     enum acceptor_float v;
 
-    /* As acceptor.c sessions_at: every other live session at the address. */
+    /* As session.c acc_sessions_at: every other live session at the address. */
     for (int i = 0; i < N_SESSIONS && is_live; i++) {
         if (s.ses[i].is_used && &s.ses[i] != x && s.ses[i].addr == a) {
             n_other++;

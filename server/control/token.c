@@ -1,4 +1,4 @@
-/* server/control/acceptor_token.c: the acceptor's side of auth-gen-token
+/* server/control/token.c: the acceptor's side of auth-gen-token
  * (server/hooks/auth_token.h): a token sent as password, the token made after a successful check,
  * its delivery at renegotiation and on the renewal timer. Acceptor thread only. */
 #include "server/control/acceptor.h"

@@ -1,4 +1,4 @@
-/* server/control/acceptor_hooks.c: the acceptor's calls of the operator's tls-verify,
+/* server/control/client_hooks.c: the acceptor's calls of the operator's tls-verify,
  * client-connect, client-disconnect and learn-address scripts and plugins (server/hooks/hooks.h):
  * what each is told, and what is done with its answer. Acceptor thread only.
  *
@@ -440,7 +440,7 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
 static int start_learn_item(struct acc_hook_wait *w);
 
 /* An ifconfig-push address outside the pool is routed as a /32 among p's routes
- * (acceptor_auth.c); learn-address handles it as the client's address. */
+ * (assign.c); learn-address handles it as the client's address. */
 static bool is_vaddr_route(const struct peer *p, const struct vroute_key *k)
 {
     uint32_t be = htonl(p->vaddr);

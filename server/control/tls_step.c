@@ -1,5 +1,7 @@
-/* server/control/acceptor_tls.c: TLS handshake steps of the acceptor's sessions on libuv's thread
- * pool.
+/* server/control/tls_step.c: TLS handshake steps of the acceptor's sessions on libuv's thread
+ * pool, and what runs TLS for a key state: driving it with what arrived, the end of a step,
+ * reading the control-channel messages (key method 2, PUSH_REQUEST, EXIT ...), a failed TLS
+ * session or negotiation.
  *
  * A full handshake costs the server a few ms of CPU in Mbed TLS (ECDHE, the client certificate's
  * and CertificateVerify's ECDSA verifications, our ECDSA signature), and nothing else in the
@@ -13,11 +15,17 @@
  * frees nothing: a key state cleared meanwhile (hand-window, session closed, server stopping)
  * hands its TLS session to the job, which frees it when the step returns.
  */
-#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <mbedtls/platform_util.h>
+
 #include "proto/errors.h"
+#include "proto/push.h"
+#include "proto/tls_session.h"
+#include "server/control/acceptor_decide.h"
+
 #include "server/control/acceptor_internal.h"
 
 #define TLS_HELD_MAX (256u * 1024u) /* same bound as tls_session_feed's */
@@ -154,4 +162,122 @@ void acc_tls_release(struct key_state *ks)
         free(ks->tls);
     }
     ks->tls = NULL;
+}
+
+static void handle_control_message(struct acceptor *a, struct ctl_session *cs, const char *msg)
+{
+    switch (control_msg_classify(msg, strlen(msg))) {
+    case CONTROL_MSG_PUSH_REQUEST:
+        if (cs->state != CS_ACTIVE || !cs->is_installed) {
+            cs->is_push_requested = true;
+        } else if (!cs->is_pushed || acc_now_ms(a) - cs->push_sent_ms >= PUSH_REPEAT_IGNORE_MS) {
+            acc_send_push_reply(a, cs);
+        }
+        break;
+    case CONTROL_MSG_EXIT:
+        acc_cs_log(a, cs, LOG_INFO, "client sent EXIT (explicit-exit-notify)");
+        acc_cs_close(a, cs, CLOSE_LINGER_MS);
+        break;
+    default:
+        acc_cs_log(a, cs, LOG_DEBUG, "ignored control message '%.64s'", msg);
+        break;
+    }
+}
+
+void acc_ks_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, const char *why)
+{
+    if ((ks->key_id == 0 && !cs->peer) || ks == acc_primary_ks(cs)) {
+        acc_cs_close(a, cs, 0);
+        return;
+    }
+    acc_reneg_failed(a, cs, ks, why);
+}
+
+/* Read what ks's finished TLS session decrypted: the key-method-2 message, then control
+ * messages. */
+static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    int ret;
+
+    for (;;) {
+        size_t n;
+
+        ret = tls_session_read(ks->tls, a->app_buf, sizeof(a->app_buf) - 1, &n);
+        if (ret) {
+            acc_cs_log(a, cs, LOG_INFO, "key_id %u: TLS session closed by the peer", ks->key_id);
+            acc_ks_fail(a, cs, ks, "TLS session closed by the peer");
+            return;
+        }
+        if (n == 0) {
+            return;
+        }
+        if (ks->state == KS_TLS && ks->auth_wait) {
+            /* Nothing is expected while the credentials are checked. */
+            acc_cs_log(a, cs, LOG_DEBUG, "data during authentication ignored");
+            mbedtls_platform_zeroize(a->app_buf, n);
+            continue;
+        }
+        if (ks->state == KS_TLS) {
+            acc_handle_key_method2(a, cs, ks, a->app_buf, n);
+            /* The key-method-2 message in clear: pre_master, password. */
+            mbedtls_platform_zeroize(a->app_buf, n);
+            if (!ks->in_use || cs->state == CS_CLOSING) {
+                return;
+            }
+            continue;
+        }
+        /* NUL-separated text messages (section 8.1); ones with control characters are
+         * dropped, as 2.6 does. */
+        for (size_t off = 0; off < n;) {
+            char msg[CONTROL_MSG_MAX];
+            size_t consumed = 0, msg_len;
+
+            if (control_msg_next(a->app_buf + off, n - off, &consumed, msg, sizeof(msg),
+                                 &msg_len) == 0 &&
+                msg_len > 0) {
+                handle_control_message(a, cs, msg);
+            }
+            off += consumed ? consumed : n - off;
+        }
+        mbedtls_platform_zeroize(a->app_buf, n); /* e.g. a challenge response */
+    }
+}
+
+void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, int ret,
+                     const char *err)
+{
+    if (cs->state == CS_CLOSING) {
+        return;
+    }
+    if (ret == -PE_WANT_IO) {
+        acc_flush(a, cs);
+        return;
+    }
+    if (ret) {
+        a->stats.handshakes_failed++;
+        if (ks->key_id == 0) {
+            acc_cs_log(a, cs, LOG_WARN, "%s", err);
+        } else {
+            acc_cs_log(a, cs, LOG_WARN, "renegotiation (key_id %u): %s", ks->key_id, err);
+        }
+        acc_flush_ks(a, cs, ks); /* deliver the TLS alert */
+        acc_ks_fail(a, cs, ks, "TLS handshake failed");
+        return;
+    }
+    read_tls_app_data(a, cs, ks);
+    if (cs->state != CS_CLOSING) {
+        acc_flush(a, cs);
+    }
+}
+
+void acc_drive_tls(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    if (ks->job) {
+        return; /* the running step's end looks at what arrived meanwhile */
+    }
+    if (!ks->tls->is_handshake_done) {
+        acc_tls_step(a, cs, ks);
+        return;
+    }
+    read_tls_app_data(a, cs, ks);
 }

@@ -1,0 +1,628 @@
+/* server/control/admit.c: admitting a client after its TLS handshake: the checks of its
+ * key-method-2 message in order (certificate, tls-verify, username/password or token,
+ * client-connect, learn-address), the refusals, and the hand-window timeout of a pending check.
+ * Acceptor thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mbedtls/ctr_drbg.h>
+
+#include "proto/cert_check.h"
+#include "proto/client_name.h"
+#include "proto/cursor.h"
+#include "proto/errors.h"
+#include "proto/key_method.h"
+#include "proto/ncp.h"
+#include "proto/peer_info.h"
+#include "proto/tls_session.h"
+#include "server/data/peer.h"
+#include "server/hooks/auth.h"
+
+#include "server/control/acceptor_internal.h"
+
+/* The client reads our key-method-2 message before any control message ("Unknown
+ * key_method/flags" otherwise), so a refusal still answers key method 2 first, without keys, as
+ * 2.6 does, and then says AUTH_FAILED. */
+static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
+{
+    struct key_method2 *server = calloc(1, sizeof(*server));
+    uint8_t out[1024];
+    size_t out_len;
+
+    if (!server) {
+        return;
+    }
+    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1));
+    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2));
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (key_method2_write(server, false, out, sizeof(out), &out_len) == 0 &&
+        tls_session_write(ks->tls, out, out_len) == 0) {
+        ks->has_sent_key_method2 = true;
+    }
+    key_method2_wipe(server);
+    free(server);
+}
+
+/* The key state a refusal goes on: at a renegotiation the new one once its TLS handshake is
+ * done, as a 2.6 client reads control messages only on its newest key state (ssl.c
+ * tls_rec_payload) and a 2.6 server sends AUTH_FAILED there; else the primary. */
+static struct key_state *refusal_ks(struct ctl_session *cs)
+{
+    struct key_state *ks = &cs->ks[1 - cs->primary];
+
+    if (cs->peer && ks->in_use && ks->state == KS_TLS && !ks->job && ks->tls->is_handshake_done) {
+        return ks;
+    }
+    return acc_primary_ks(cs);
+}
+
+void acc_refuse(struct acceptor *a, struct ctl_session *cs, const char *reason, const char *text)
+{
+    struct key_state *ks = refusal_ks(cs);
+
+    a->stats.auth_failed++;
+    acc_cs_log(a, cs, LOG_WARN, "refused: %s", reason);
+    if (ks->in_use && !ks->job && !ks->has_sent_key_method2) {
+        send_empty_key_method2(a, ks);
+    }
+    acc_send_message_on(a, cs, ks, text ? text : "AUTH_FAILED");
+    acc_cs_close(a, cs, CLOSE_LINGER_MS);
+}
+
+void acc_auth_failed(struct acceptor *a, struct ctl_session *cs, const char *reason)
+{
+    acc_refuse(a, cs, reason, NULL);
+}
+
+#define TLS_USERNAME_LEN 64 /* openvpn ssl_verify.h: longest CN from username-as-common-name */
+
+/* What a key state waits for, in this order (each skipped when nothing is configured for it):
+ * tls-verify, the username/password check, then at a renegotiation the new keys; at the first
+ * negotiation an address and peer-id, client-connect, learn-address "add", and the install in
+ * a worker. All of it counts against hand-window. */
+enum wait_stage {
+    WAIT_TLS_VERIFY,
+    WAIT_AUTH,
+    WAIT_REKEY,
+    WAIT_PREPARE,
+    WAIT_CLIENT_CONNECT,
+    WAIT_LEARN,
+    WAIT_INSTALL,
+};
+
+struct auth_wait {
+    struct acceptor *a;
+    struct ctl_session *cs;
+    struct key_state *ks;
+    struct key_method2 *client; /* owned; wiped when freed */
+    enum wait_stage stage;
+    struct auth_req *req;     /* the username/password check in progress */
+    struct acc_hook_wait *hw; /* the scripts/plugins in progress */
+    bool has_cert;            /* the client presented a certificate in ks's handshake */
+    bool is_user_pass_ok;     /* a username/password check accepted it for ks */
+};
+
+static void auth_wait_free(struct auth_wait *w)
+{
+    w->ks->auth_wait = NULL;
+    auth_cancel(w->req);
+    acc_hook_wait_cancel(w->hw);
+    if (w->client) {
+        key_method2_wipe(w->client);
+        free(w->client);
+    }
+    free(w);
+}
+
+void acc_auth_abort(struct key_state *ks)
+{
+    if (ks->auth_wait) {
+        auth_wait_free(ks->auth_wait);
+    }
+}
+
+/* Refuse after a failed username/password check: AUTH_FAILED[,reason] without a trailing
+ * newline, the session closed. At a renegotiation the whole session goes, as the client's
+ * credentials are no longer good. */
+static void refuse_auth(struct acceptor *a, struct ctl_session *cs, const char *log_reason,
+                        const char *client_reason)
+{
+    char text[300];
+
+    auth_failed_message(client_reason, text, sizeof(text));
+    acc_refuse(a, cs, log_reason, text);
+}
+
+static const char *const stage_names[] = {
+    "tls-verify",     "username/password check", "renegotiation", "address assignment",
+    "client-connect", "learn-address",           "install",
+};
+
+void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    struct auth_wait *w = ks->auth_wait;
+    char why[300];
+
+    /* The stage has moved on to the next one when its step was started. */
+    enum wait_stage st = w && w->stage > WAIT_TLS_VERIFY ? w->stage - 1 : WAIT_TLS_VERIFY;
+
+    if (w && w->req) {
+        snprintf(why, sizeof(why),
+                 "username '%.128s': check did not finish within hand-window (%d s)",
+                 w->client ? w->client->username : "", a->cfg->hand_window_s);
+    } else {
+        if (st == WAIT_REKEY || st == WAIT_PREPARE) {
+            st = WAIT_CLIENT_CONNECT; /* PREPARE and REKEY are never waited for */
+        }
+        snprintf(why, sizeof(why), "%s did not finish within hand-window (%d s)", stage_names[st],
+                 a->cfg->hand_window_s);
+    }
+    acc_auth_abort(ks);
+    refuse_auth(a, cs, why, NULL);
+}
+
+static void run_checks(struct auth_wait *w);
+
+static bool start_auth(struct auth_wait *w);
+
+/* A step of scripts/plugins finished. */
+static void hook_step_done(void *ctx, bool is_ok, const char *why)
+{
+    struct auth_wait *w = ctx;
+
+    w->hw = NULL;
+    if (w->cs->state == CS_CLOSING) {
+        auth_wait_free(w);
+        return;
+    }
+    if (!is_ok) {
+        struct acceptor *a = w->a;
+        struct ctl_session *cs = w->cs;
+
+        auth_wait_free(w);
+        acc_auth_failed(a, cs, why);
+        return;
+    }
+    run_checks(w);
+}
+
+/* Start (or skip) the scripts/plugins of one stage. Returns true when w waits for them, false
+ * when w is done with them (skipped) or was freed after a refusal (*is_gone). */
+static bool start_hook_step(struct auth_wait *w, int rc, const char *what, bool *is_gone)
+{
+    char why[128];
+
+    if (rc == 0) {
+        return true;
+    }
+    if (rc < 0) {
+        struct acceptor *a = w->a;
+        struct ctl_session *cs = w->cs;
+
+        snprintf(why, sizeof(why), "cannot run %s: %s", what, strerror(-rc));
+        auth_wait_free(w);
+        acc_auth_failed(a, cs, why);
+        *is_gone = true;
+    }
+    return false;
+}
+
+/* Before ks gets keys: a client without a certificate only after a username/password check
+ * accepted it for this key (server/hooks/auth.h auth_admits). Returns false after refusing it (w is
+ * freed then). */
+static bool admitted(struct auth_wait *w)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    const char *why = NULL;
+
+    if (auth_admits(a->cfg, w->has_cert, w->is_user_pass_ok, &why)) {
+        return true;
+    }
+    auth_wait_free(w);
+    acc_auth_failed(a, cs, why);
+    return false;
+}
+
+static void run_checks(struct auth_wait *w)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_state *ks = w->ks;
+    bool is_gone = false;
+
+    for (;;) {
+        if (cs->state == CS_CLOSING) {
+            auth_wait_free(w);
+            return;
+        }
+        switch (w->stage) {
+        case WAIT_TLS_VERIFY:
+            w->stage = WAIT_AUTH;
+            if (start_hook_step(w, acc_tls_verify_start(a, cs, ks, hook_step_done, w, &w->hw),
+                                "tls-verify", &is_gone) ||
+                is_gone) {
+                return;
+            }
+            break;
+        case WAIT_AUTH:
+            w->stage = cs->peer ? WAIT_REKEY : WAIT_PREPARE;
+            if (auth_is_configured(a->auth)) {
+                if (!start_auth(w)) {
+                    auth_wait_free(w);
+                }
+                return; /* run_checks goes on from auth_done (or auth_succeeded) */
+            }
+            if (w->client->username[0] || w->client->password[0]) {
+                acc_cs_log(a, cs, LOG_DEBUG,
+                           "client sent a username/password; no auth-user-pass-verify is "
+                           "configured, so it is ignored");
+            }
+            break;
+        case WAIT_REKEY:
+            if (!admitted(w)) {
+                return;
+            }
+            ks->auth_wait = NULL; /* w is done; a failed rekey clears ks, which would free w */
+            acc_rekey(a, cs, ks, w->client);
+            if (ks->in_use && ks->state == KS_ACTIVE && cs->state == CS_ACTIVE) {
+                acc_token_after_rekey(a, cs); /* the token renewed by this check */
+            }
+            auth_wait_free(w);
+            return;
+        case WAIT_PREPARE:
+            if (!admitted(w)) {
+                return;
+            }
+            /* who it is, for the sessions it may replace (acc_install_prepare) */
+            cs->has_cn = w->has_cert || (a->cfg->username_as_common_name && cs->cn[0] != '\0');
+            if (!acc_install_prepare(a, cs, w->client)) {
+                auth_wait_free(w);
+                return;
+            }
+            w->stage = WAIT_CLIENT_CONNECT;
+            break;
+        case WAIT_CLIENT_CONNECT:
+            w->stage = WAIT_LEARN;
+            if (start_hook_step(w,
+                                acc_client_connect_start(a, cs, w->client->peer_info,
+                                                         hook_step_done, w, &w->hw),
+                                "client-connect", &is_gone) ||
+                is_gone) {
+                return;
+            }
+            break;
+        case WAIT_LEARN:
+            w->stage = WAIT_INSTALL;
+            if (cs->needs_reassign) {
+                cs->needs_reassign = false;
+                if (!acc_reassign_addresses(a, cs) ||
+                    acc_client_env_build(a, cs, w->client->peer_info) != 0) {
+                    if (cs->state != CS_CLOSING) {
+                        acc_auth_failed(a, cs, "out of memory");
+                    }
+                    auth_wait_free(w);
+                    return;
+                }
+            }
+            if (start_hook_step(w, acc_learn_start(a, cs, hook_step_done, w, &w->hw),
+                                "learn-address", &is_gone) ||
+                is_gone) {
+                return;
+            }
+            break;
+        case WAIT_INSTALL:
+            acc_install_finish(a, cs, ks, w->client);
+            auth_wait_free(w);
+            return;
+        }
+    }
+}
+
+/* The username/password check succeeded (is_by_token: by its auth-gen-token token, already
+ * logged): renew the token, then the next checks. */
+static void auth_succeeded(struct auth_wait *w, bool is_by_token)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_method2 *client = w->client;
+
+    w->is_user_pass_ok = true;
+    acc_token_on_success(a, cs, client);
+    if (cs->peer) {
+        if (!is_by_token) {
+            acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated again", client->username);
+        }
+        run_checks(w);
+        return;
+    }
+    if (!is_by_token) {
+        acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated", client->username);
+    }
+    cs->username = strdup(client->username);
+    if (!cs->username) {
+        auth_wait_free(w);
+        acc_auth_failed(a, cs, "out of memory");
+        return;
+    }
+    if (a->cfg->username_as_common_name) {
+        snprintf(cs->cn, sizeof(cs->cn), "%.*s", (int)sizeof(cs->cn) - 1, client->username);
+    }
+    run_checks(w);
+}
+
+static void auth_done(void *ctx, bool is_ok, const char *client_reason, const char *log_reason)
+{
+    struct auth_wait *w = ctx;
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_method2 *client = w->client;
+    char why[400];
+
+    w->req = NULL; /* finished: auth frees it */
+    if (cs->state == CS_CLOSING) {
+        auth_wait_free(w);
+        return;
+    }
+    if (!is_ok) {
+        snprintf(why, sizeof(why), "username '%.128s': %s%s", client->username, log_reason,
+                 cs->peer ? " (at renegotiation)" : "");
+        if (client_reason == NULL || client_reason[0] == '\0') {
+            client_reason = acc_token_client_reason(cs);
+        }
+        auth_wait_free(w);
+        refuse_auth(a, cs, why, client_reason);
+        return;
+    }
+    auth_succeeded(w, false);
+}
+
+/* Check the client's username and password. Returns true when w is taken care of: the check
+ * started (w waits until the answer), or an auth-gen-token token was accepted at once and the
+ * checks went on; false when the client was refused at once (the caller frees w). */
+static bool start_auth(struct auth_wait *w)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    struct key_method2 *client = w->client;
+    struct auth_client who;
+    struct acc_token_env tenv;
+    const char *token_reason;
+    char token_why[400];
+    int err;
+
+    if (client->username_too_long || client->password_too_long) {
+        acc_auth_failed(a, cs, "username or password too long");
+        return false;
+    }
+    if (!client->username[0] && !a->cfg->auth_user_pass_optional) {
+        /* ssl_verify.c: "peer provided a blank username". */
+        acc_auth_failed(a, cs, "no username sent (is auth-user-pass in the client's profile?)");
+        return false;
+    }
+    if (a->cfg->username_as_common_name && strlen(client->username) >= TLS_USERNAME_LEN) {
+        /* ssl_verify.c ssl_verify_username_length: a CN is at most 64 characters. */
+        acc_auth_failed(a, cs, "username too long to become the common name");
+        return false;
+    }
+    if (cs->username && strcmp(cs->username, client->username) != 0) {
+        /* As 2.6: "username attempted to change ... tunnel disabled". */
+        acc_auth_failed(a, cs, "username changed at renegotiation");
+        return false;
+    }
+    switch (acc_token_check(a, cs, client, &tenv, &token_reason, token_why, sizeof(token_why))) {
+    case AUTH_TOKEN_REFUSED:
+        refuse_auth(a, cs, token_why, token_reason);
+        return false;
+    case AUTH_TOKEN_ACCEPTED:
+        auth_succeeded(w, true);
+        return true;
+    default:
+        break;
+    }
+    memset(&who, 0, sizeof(who));
+    who.common_name = cs->cn;
+    who.username = client->username;
+    who.password = client->password;
+    who.remote = cs->remote;
+    who.peer_info = client->peer_info;
+    who.session_id = tenv.is_set ? tenv.session_id : NULL;
+    who.session_state = tenv.is_set ? tenv.session_state : NULL;
+    err = auth_start(a->auth, &who, auth_done, w, &w->req);
+    if (err) {
+        char why[128];
+
+        snprintf(why, sizeof(why), "cannot run auth-user-pass-verify: %s", strerror(-err));
+        acc_auth_failed(a, cs, why);
+        return false;
+    }
+    acc_cs_log(a, cs, LOG_DEBUG, "checking username '%.128s'", client->username);
+    return true;
+}
+
+/* ks received the client's key-method-2 message (client, which w takes over): run the checks.
+ * ks waits (ks->auth_wait) while any of them runs. */
+static void begin_checks(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         struct key_method2 *client)
+{
+    struct auth_wait *w = calloc(1, sizeof(*w));
+
+    if (!w) {
+        key_method2_wipe(client);
+        free(client);
+        acc_auth_failed(a, cs, "out of memory");
+        return;
+    }
+    w->a = a;
+    w->cs = cs;
+    w->ks = ks;
+    w->client = client;
+    w->stage = WAIT_TLS_VERIFY;
+    /* The handshake is over: no step on the thread pool holds ks->tls any more. */
+    w->has_cert = mbedtls_ssl_get_peer_cert(&ks->tls->ssl) != NULL;
+    ks->auth_wait = w;
+    run_checks(w);
+}
+
+/* Who the client is from its certificate: CN (or "UNDEF" when verify-client-cert lets it come
+ * without one), and the checks on the certificate. Returns false when it was refused. */
+static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
+    uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls->ssl);
+    int err;
+
+    if (!crt) {
+        if (a->cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE) {
+            acc_auth_failed(a, cs, "no client certificate");
+            return false;
+        }
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF"); /* as 2.6 names a client without one */
+        return true;
+    }
+    if (flags != 0) {
+        /* verify-client-cert optional: a certificate that is sent must still verify (2.6 with
+         * OpenSSL fails the handshake then; mbed TLS reports it here). */
+        char info[256];
+
+        mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
+        info[strcspn(info, "\n")] = '\0';
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        acc_refuse(a, cs, "client certificate verification failed", NULL);
+        acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
+        return false;
+    }
+    err = tls_session_peer_cn(ks->tls, cs->cn, sizeof(cs->cn));
+    if (err || !cs->cn[0]) {
+        /* A CN cut at a NUL byte or at a length limit could be another client's name
+         * (proto/client_name.h). */
+        char why[200] = "the client certificate has no common name (CN)";
+
+        if (err == -PE_MALFORMED) {
+            snprintf(why, sizeof(why),
+                     "the client certificate's common name (CN '%s') holds a NUL byte",
+                     ks->tls->verify_cn);
+        } else if (err == -PE_NOSPACE) {
+            /* its first CLIENT_NAME_CN_MAX bytes, cut where a UTF-8 character starts */
+            const char *cn = ks->tls->verify_cn;
+            size_t n = strnlen(cn, CLIENT_NAME_CN_MAX);
+
+            while (n > 0 && ((unsigned char)cn[n] & 0xC0) == 0x80) {
+                n--;
+            }
+            snprintf(why, sizeof(why),
+                     "the client certificate's common name (CN '%.*s...') is longer than %d "
+                     "bytes",
+                     (int)n, cn, CLIENT_NAME_CN_MAX);
+        }
+        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        acc_auth_failed(a, cs, why);
+        return false;
+    }
+    if (a->cfg->remote_cert_tls_client) {
+        const char *bad = NULL;
+
+        if (cert_check_remote_tls_client(crt, &bad)) {
+            acc_auth_failed(a, cs, bad);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A renegotiation's certificate: the first negotiation's (the same DER; a client without one
+ * stays without), which must still verify: the CRL may have been reloaded, the certificate may
+ * have expired. With verify-client-cert require a failed verification has ended the TLS
+ * handshake already; with optional the TLS library reports it here, and check_certificate would
+ * have refused it at the first negotiation. The rest of check_certificate (common name,
+ * remote-cert-tls) depends on the certificate alone. Returns false when the client was
+ * refused. */
+static bool recheck_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
+    uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls->ssl);
+    char cn[PEER_CN_MAX] = "", info[256], why[PEER_CN_MAX + 128];
+    uint8_t fp[32];
+
+    acc_cert_fingerprint(ks->tls, fp);
+    if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
+        /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
+        tls_session_peer_cn(ks->tls, cn, sizeof(cn));
+        snprintf(why, sizeof(why), "renegotiation with a different client certificate (CN '%.64s')",
+                 cn);
+        acc_auth_failed(a, cs, why);
+        return false;
+    }
+    if (crt && flags != 0) {
+        mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
+        info[strcspn(info, "\n")] = '\0';
+        snprintf(why, sizeof(why), "client certificate verification failed at renegotiation: %s",
+                 info);
+        acc_auth_failed(a, cs, why);
+        return false;
+    }
+    return true;
+}
+
+/* The client's key-method-2 message arrived on ks: authenticate, choose, answer, install. */
+void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                            const uint8_t *msg, size_t len)
+{
+    struct key_method2 *client = calloc(1, sizeof(*client));
+    enum data_cipher cipher;
+    int err;
+
+    if (!client) {
+        acc_cs_log(a, cs, LOG_ERR, "out of memory");
+        acc_cs_close(a, cs, 0);
+        return;
+    }
+    err = key_method2_parse(msg, len, true, client);
+    if (err) {
+        acc_cs_log(a, cs, LOG_WARN, "bad key-method 2 message: %s", proto_strerror(err));
+        if (ks->key_id == 0) {
+            acc_cs_close(a, cs, 0);
+        } else {
+            acc_reneg_failed(a, cs, ks, "bad key-method 2 message");
+        }
+        goto out;
+    }
+    /* As 2.6 verify_user_pass: control characters in the username and password are '_' before
+     * any check, log line, script, plugin or file sees them (a newline would be a line of its
+     * own in the via-file file and the status file). */
+    client_name_remap(client->username);
+    client_name_remap(client->password);
+    if (cs->peer) {
+        if (!recheck_certificate(a, cs, ks)) {
+            goto out;
+        }
+        begin_checks(a, cs, ks, client); /* takes client */
+        return;
+    }
+    peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
+                    &cs->pi);
+    if (!check_certificate(a, cs, ks)) {
+        goto out;
+    }
+    acc_cert_fingerprint(ks->tls, cs->cert_sha256);
+    acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
+               cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
+    if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
+                   cs->cipher_name, sizeof(cs->cipher_name)) ||
+        data_cipher_from_name(cs->cipher_name, &cipher)) {
+        char reason[600];
+
+        snprintf(reason, sizeof(reason),
+                 "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
+                 a->cfg->data_ciphers);
+        acc_refuse(a, cs, reason,
+                   "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
+        goto out;
+    }
+    begin_checks(a, cs, ks, client); /* takes client */
+    return;
+out:
+    key_method2_wipe(client);
+    free(client);
+}

@@ -1,0 +1,378 @@
+/* server/control/assign.c: a client's tunnel addresses and routes: client-config-dir
+ * ifconfig-push and iroutes, the pool, giving them back. Acceptor thread only. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/cursor.h"
+#include "server/data/peer.h"
+#include "server/server.h"
+
+#include "server/control/acceptor_internal.h"
+
+int acc_load_ccd(struct acceptor *a, struct ctl_session *cs)
+{
+    struct ccd *c = calloc(1, sizeof(*c));
+    char err[600], reason[700];
+    bool found = false;
+    int rc;
+
+    if (!c) {
+        acc_auth_failed(a, cs, "out of memory");
+        return -1;
+    }
+    rc = ccd_load(c, a->cfg->client_config_dir, cs->cn, &found, err, sizeof(err));
+    if (rc) {
+        ccd_free(c);
+        free(c);
+        snprintf(reason, sizeof(reason), "client-config-dir: %s",
+                 rc == -ENOMEM ? "out of memory" : err);
+        acc_auth_failed(a, cs, reason);
+        return -1;
+    }
+    if (a->cfg->ccd_exclusive && (!found || c->is_default)) {
+        ccd_free(c);
+        free(c);
+        acc_auth_failed(a, cs, "ccd-exclusive: no client-config-dir file for this common name");
+        return -1;
+    }
+    if (c->is_disabled) {
+        snprintf(reason, sizeof(reason), "disabled by 'disable' in %s", c->path);
+        ccd_free(c);
+        free(c);
+        acc_auth_failed(a, cs, reason);
+        return -1;
+    }
+    if (found) {
+        acc_cs_log(a, cs, LOG_DEBUG, "using client-config-dir file %s", c->path);
+        cs->ccd = c;
+    } else {
+        free(c);
+    }
+    return 0;
+}
+
+static int add_peer_route(struct peer *p, const struct vroute_key *key)
+{
+    struct vroute_key *grown = realloc(p->routes, (p->n_routes + 1) * sizeof(*grown));
+
+    if (!grown) {
+        return -ENOMEM;
+    }
+    p->routes = grown;
+    p->routes[p->n_routes++] = *key;
+    return 0;
+}
+
+static bool in_prefix(const uint8_t *addr, const uint8_t *net, int plen)
+{
+    struct vroute_key a_key, n_key;
+
+    vroute_key_make(&a_key, 6, addr, plen);
+    vroute_key_make(&n_key, 6, net, plen);
+    return memcmp(a_key.addr, n_key.addr, 16) == 0;
+}
+
+struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id)
+{
+    for (size_t h = 0; h < a->table_size; h++) {
+        for (struct ctl_session *cs = a->table[h]; cs; cs = cs->hnext) {
+            /* a handed-over peer shares its peer-id with the session that took it */
+            if (cs->peer && cs->peer->peer_id == peer_id && !cs->peer->is_slot_handed_over) {
+                return cs->peer;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The checks openvpn 2.6 makes (or that ovpnd adds) on a client-config-dir `ifconfig-push
+ * LOCAL REMOTE_NETMASK`, by topology. 0, or -1 with the reason in why. */
+static int check_ifconfig_push(struct acceptor *a, const struct ccd *c, char *why, size_t why_len)
+{
+    const struct topology_plan *plan = &a->srv->plan;
+    uint32_t local = c->ifconfig_local, rn = c->ifconfig_netmask;
+    char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN], n[INET_ADDRSTRLEN], m[INET_ADDRSTRLEN];
+    struct in_addr in;
+
+    in.s_addr = htonl(local);
+    inet_ntop(AF_INET, &in, l, sizeof(l));
+    in.s_addr = htonl(rn);
+    inet_ntop(AF_INET, &in, r, sizeof(r));
+    if (plan->topology == CONFIG_TOPOLOGY_SUBNET) {
+        uint32_t mask = plan->remote_netmask, net = plan->local & mask;
+
+        if (((~rn) & (~rn + 1)) != 0) { /* the host part must be 0...01...1 */
+            snprintf(why, why_len,
+                     "%s:%d: ifconfig-push: '%s' is not a valid netmask (topology "
+                     "subnet)",
+                     c->path, c->ifconfig_push_line, r);
+            return -1;
+        }
+        /* ovpnd: only addresses of the tun subnet can be reached */
+        if ((local & mask) != net || local == net || local == (net | ~mask)) {
+            snprintf(why, why_len,
+                     "%s:%d: ifconfig-push: %s is not a client address of the server's subnet",
+                     c->path, c->ifconfig_push_line, l);
+            return -1;
+        }
+    } else if (local == rn) {
+        snprintf(why, why_len, "%s:%d: ifconfig-push: the local and remote addresses must differ",
+                 c->path, c->ifconfig_push_line);
+        return -1;
+    }
+    if (local == plan->local || local == 0) {
+        snprintf(why, why_len, "%s:%d: ifconfig-push: %s is the server's own address", c->path,
+                 c->ifconfig_push_line, l);
+        return -1;
+    }
+    /* multi.c ifconfig_push_constraint_satisfied; 2.6 only logs a violation ("JYFIXME -- this
+     * should cause the connection to fail"), ovpnd refuses the client. */
+    if (plan->has_constraint && (local & plan->constraint_netmask) != plan->constraint_network) {
+        in.s_addr = htonl(plan->constraint_network);
+        inet_ntop(AF_INET, &in, n, sizeof(n));
+        in.s_addr = htonl(plan->constraint_netmask);
+        inet_ntop(AF_INET, &in, m, sizeof(m));
+        snprintf(why, why_len,
+                 "%s:%d: ifconfig-push: %s violates the tunnel network/netmask constraint (%s/%s)",
+                 c->path, c->ifconfig_push_line, l, n, m);
+        return -1;
+    }
+    return 0;
+}
+
+/* Pool entry idx passes from a closing session's peer to p. Nothing may route the address to
+ * the old peer-id any more: it can be another client's before p is installed (the old peer's
+ * release leaves an entry it no longer holds alone); acc_install_finish routes it to p. */
+static void take_over_entry(struct acceptor *a, size_t idx, struct peer *p)
+{
+    struct server *srv = a->srv;
+
+    atomic_store_explicit(&srv->addr_owner[idx], 0, memory_order_release);
+    tun_steer_del(&srv->tun_steer, ip_pool_addr(&srv->pool, idx));
+    a->addr_holder[idx] = p;
+}
+
+/* A client-config-dir `ifconfig-push` address for p: inside the pool it takes that entry; outside
+ * it is routed as a /32 (added to p's routes). 0 or -1 with the reason in why. */
+static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *p, char *why,
+                          size_t why_len)
+{
+    struct server *srv = a->srv;
+    uint32_t local = c->ifconfig_local, be = htonl(local), other;
+    size_t idx = ip_pool_file_index(&srv->pool, local); /* net30: the block holding local */
+    char l[INET_ADDRSTRLEN];
+    struct peer *holder = NULL;
+    struct vroute_key key;
+
+    inet_ntop(AF_INET, &be, l, sizeof(l));
+    if (check_ifconfig_push(a, c, why, why_len)) {
+        return -1;
+    }
+    if (idx != SIZE_MAX && srv->pool.type == IP_POOL_NET30 &&
+        ((local & 3u) == 0 || (local & 3u) == 3)) {
+        snprintf(why, why_len,
+                 "%s:%d: ifconfig-push: %s is the first or last address of a /30 block of the "
+                 "pool",
+                 c->path, c->ifconfig_push_line, l);
+        return -1;
+    }
+    p->pool_index = SIZE_MAX;
+    if (idx != SIZE_MAX) {
+        /* Inside the pool: the entry is kept out of the dynamic allocation from now on (a file
+         * added since start-up, or a client-connect output; server.c reserves those of the
+         * files there at start-up), and is this client's while it stays. A client that got it
+         * from the pool before is not moved: this one is refused. */
+        ip_pool_reserve(&srv->pool, idx);
+        holder = a->addr_holder[idx];
+        if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
+            snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
+                     holder->common_name);
+            return -1;
+        }
+        if (holder) {
+            /* The same laptop reconnecting before its old session is gone: take the address
+             * over; acc_release_peer_slot() leaves it alone for the old one. */
+            take_over_entry(a, idx, p);
+        } else if (ip_pool_take(&srv->pool, idx)) {
+            snprintf(why, why_len, "%s: ifconfig-push %s is not free", c->path, l);
+            return -1;
+        }
+        p->vaddr = local;
+        p->pool_index = idx;
+        a->addr_holder[idx] = p;
+        if (local == ip_pool_addr(&srv->pool, idx)) {
+            return 0; /* routed through the entry */
+        }
+        /* net30 with the pair the other way round (the HOWTO's "ifconfig-push .1 .2"): the
+         * block is reserved, the address routed on its own */
+    } else {
+        vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
+        other = vroute_get(&a->routes, &key);
+        holder = other == VROUTE_NONE ? NULL : acc_peer_by_id(a, other);
+        if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
+            snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
+                     holder->common_name);
+            return -1;
+        }
+        p->vaddr = local;
+    }
+    vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
+    if (add_peer_route(p, &key)) {
+        if (p->pool_index != SIZE_MAX) {
+            a->addr_holder[p->pool_index] = NULL;
+            ip_pool_release(&srv->pool, p->pool_index);
+        }
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void acc_unassign(struct acceptor *a, struct peer *p)
+{
+    if (p->pool_index < a->srv->pool.n && a->addr_holder[p->pool_index] == p) {
+        /* p is not installed yet: nothing routes through the entry */
+        atomic_store_explicit(&a->srv->addr_owner[p->pool_index], 0, memory_order_release);
+        a->addr_holder[p->pool_index] = NULL;
+        ip_pool_release(&a->srv->pool, p->pool_index);
+    }
+}
+
+uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs)
+{
+    const struct server *srv = a->srv;
+    const struct peer *p = cs->peer;
+
+    /* multi.c multi_select_virtual_addr: subnet "ADDRESS NETMASK", net30 "BLOCK+2 BLOCK+1",
+     * p2p "ADDRESS SERVER"; an ifconfig-push pair as written */
+    if (cs->ccd && cs->ccd->has_ifconfig_push) {
+        return cs->ccd->ifconfig_netmask;
+    }
+    if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET) {
+        return srv->plan.push_netmask;
+    }
+    if (srv->plan.topology == CONFIG_TOPOLOGY_NET30) {
+        return p && p->pool_index < srv->pool.n ? ip_pool_peer(&srv->pool, p->pool_index) : 0;
+    }
+    return srv->plan.local;
+}
+
+int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer *p, char *why,
+                         size_t why_len)
+{
+    struct server *srv = a->srv;
+    const struct ccd *c = cs->ccd;
+    struct vroute_key key;
+    char text[80];
+    size_t idx;
+
+    if (c && c->has_ifconfig_push) {
+        if (assign_static4(a, c, p, why, why_len)) {
+            return -1;
+        }
+    } else if (srv->pool.n == 0) {
+        snprintf(why, why_len, "no address: no pool (server nopool) and no ifconfig-push");
+        return -1;
+    } else if (cs->takeover_index < srv->pool.n && a->addr_holder[cs->takeover_index] &&
+               a->addr_holder[cs->takeover_index]->ctl &&
+               a->addr_holder[cs->takeover_index]->ctl->state == CS_CLOSING) {
+        /* The client's previous session at this address, closing now: its address (the pool
+         * entry stays taken; acc_release_peer_slot() leaves it alone for the old one). */
+        idx = cs->takeover_index;
+        p->pool_index = idx;
+        p->vaddr = ip_pool_addr(&srv->pool, idx);
+        take_over_entry(a, idx, p);
+    } else if (ip_pool_acquire(&srv->pool, cs->cn, &idx)) {
+        snprintf(why, why_len, "address pool exhausted");
+        return 1;
+    } else {
+        p->pool_index = idx;
+        p->vaddr = ip_pool_addr(&srv->pool, idx);
+        a->addr_holder[idx] = p;
+    }
+    if (srv->has_ipv6) {
+        if (c && c->has_ifconfig_ipv6_push) {
+            const struct peer *holder;
+            uint32_t other;
+
+            if (!in_prefix(c->ifconfig_ipv6, srv->server_addr6, srv->ipv6_bits)) {
+                snprintf(why, why_len,
+                         "%s: ifconfig-ipv6-push %s is outside the server's IPv6 network", c->path,
+                         server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
+                goto acc_refuse;
+            }
+            /* inside the IPv6 pool: keep its entry out of the dynamic allocation, as for IPv4 */
+            (void)ip_pool_reserve(&srv->pool, ip_pool_index6(&srv->pool, c->ifconfig_ipv6));
+            vroute_key_make(&key, 6, c->ifconfig_ipv6, 128);
+            other = vroute_get(&a->routes, &key);
+            holder = other == VROUTE_NONE ? NULL : acc_peer_by_id(a, other);
+            /* a closing session's address (the same client reconnecting) is taken over, as
+             * assign_static4() does for IPv4 */
+            if ((holder && holder->ctl && holder->ctl->state != CS_CLOSING) ||
+                memcmp(c->ifconfig_ipv6, srv->server_addr6, 16) == 0) {
+                snprintf(why, why_len, "%s: ifconfig-ipv6-push %s is taken", c->path,
+                         server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
+                goto acc_refuse;
+            }
+            memcpy(p->vaddr6, c->ifconfig_ipv6, 16);
+            p->has_vaddr6 = true;
+        } else if (srv->pool.has_ipv6 && p->pool_index != SIZE_MAX) {
+            ip_pool_addr6(&srv->pool, p->pool_index, p->vaddr6);
+            p->has_vaddr6 = true;
+        } else if (srv->pool.has_ipv6) {
+            /* multi.c multi_select_virtual_addr: no pool entry, so no pool IPv6 address */
+            acc_cs_log(a, cs, LOG_INFO,
+                       "ifconfig-push is used for IPv4 outside the pool, so no IPv6 address "
+                       "comes from the IPv6 pool: use ifconfig-ipv6-push for IPv6");
+        }
+        if (p->has_vaddr6) {
+            vroute_key_make(&key, 6, p->vaddr6, 128);
+            if (add_peer_route(p, &key)) {
+                snprintf(why, why_len, "out of memory");
+                goto acc_refuse;
+            }
+        }
+    }
+    for (size_t i = 0; c && i < c->n_iroutes; i++) {
+        if (c->iroutes[i].family == 6 && !srv->has_ipv6) {
+            snprintf(why, why_len, "%s: iroute-ipv6 %s needs an IPv6 address on the server",
+                     c->path, vroute_key_str(&c->iroutes[i], text, sizeof(text)));
+            goto acc_refuse;
+        }
+        if (add_peer_route(p, &c->iroutes[i])) {
+            snprintf(why, why_len, "out of memory");
+            goto acc_refuse;
+        }
+    }
+    return 0;
+acc_refuse:
+    acc_unassign(a, p);
+    return -1;
+}
+
+bool acc_reassign_addresses(struct acceptor *a, struct ctl_session *cs)
+{
+    struct peer *p = cs->peer;
+    char why_buf[700];
+    int rc;
+
+    acc_unassign(a, p);
+    free(p->routes);
+    p->routes = NULL;
+    p->n_routes = 0;
+    p->has_vaddr6 = false;
+    rc = acc_assign_addresses(a, cs, p, why_buf, sizeof(why_buf));
+    if (rc == 0) {
+        return true;
+    }
+    p->pool_index = SIZE_MAX; /* holds no address now */
+    if (rc == 1) {
+        acc_turn_away(a, cs, why_buf);
+    } else {
+        acc_auth_failed(a, cs, why_buf);
+    }
+    return false;
+}

@@ -1,0 +1,317 @@
+/* server/control/install.c: an admitted client's keys: answering key method 2, installing the
+ * peer in a worker, duplicate-cn, and the new keys of a renegotiation. Acceptor thread only. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/platform_util.h>
+#include <mbedtls/sha256.h>
+
+#include "proto/cursor.h"
+#include "proto/kdf.h"
+#include "proto/key_method.h"
+#include "proto/peer_info.h"
+#include "proto/push.h"
+#include "proto/tls_session.h"
+#include "server/data/peer.h"
+#include "server/server.h"
+
+#include "server/control/acceptor_internal.h"
+
+void acc_cert_fingerprint(const struct tls_session *tls, uint8_t out[32])
+{
+    const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&tls->ssl);
+
+    memset(out, 0, 32);
+    if (crt) {
+        (void)mbedtls_sha256_ret(crt->raw.p, crt->raw.len, out, 0);
+    }
+}
+
+void acc_turn_away(struct acceptor *a, struct ctl_session *cs, const char *reason)
+{
+    a->stats.auth_failed++;
+    acc_cs_log(a, cs, LOG_WARN, "turned away: %s (the client will retry)", reason);
+    acc_cs_close(a, cs, 0);
+}
+
+#define REPLACED_TEXT "AUTH_FAILED,replaced by a new connection with the same certificate"
+
+/* Another session with the same common name: with duplicate-cn off, the newer one replaces it
+ * (openvpn multi.c: "new connection by client '%s' will cause previous active sessions by this
+ * client to be dropped"), and takes over the pool address of a replaced or closing one (a
+ * client that restarted from another port, after its EXIT or without one), which 2.6 gives it
+ * back once the old instance is gone (pool.c ifconfig_pool_acquire prefers the common name's
+ * last entry). Returns how many sessions it closed. */
+static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < a->table_size; i++) {
+        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+            /* A client without a common name is nobody's duplicate (2.6 multi_delete_dup
+             * skips it: tls_common_name is NULL then). */
+            if (cs == keep || cs->is_dead || !keep->has_cn || !cs->has_cn ||
+                strcmp(cs->cn, keep->cn) != 0 || (cs->state == CS_TLS && !cs->peer)) {
+                continue; /* not authenticated yet: it is replaced when it gets here */
+            }
+            if (cs->state != CS_CLOSING) { /* connected, or in client-connect/learn-address */
+                acc_cs_log(a, cs, LOG_INFO,
+                           "new connection by the same common name from another address "
+                           "replaces this one (duplicate-cn is off)");
+                /* Tell the replaced client, so that it stops instead of reconnecting after its
+                 * ping-restart and replacing the new one in turn (2.6 says nothing, and two
+                 * devices sharing a certificate take turns). A client that has itself moved on
+                 * to a new session drops this: it is for the old session id. */
+                if (cs->state == CS_ACTIVE) {
+                    /* (not before its key-method 2 reply: the client would take the text for
+                     * that and fail its TLS; it stops with its handshake instead) */
+                    acc_send_message(a, cs, REPLACED_TEXT);
+                }
+                acc_cs_close(a, cs, CLOSE_LINGER_MS);
+                n++;
+            }
+            if (cs->peer && keep->takeover_index == SIZE_MAX &&
+                cs->peer->pool_index < a->srv->pool.n &&
+                a->addr_holder[cs->peer->pool_index] == cs->peer) {
+                keep->takeover_index = cs->peer->pool_index;
+            }
+        }
+    }
+    return n; /* their slots count until the workers let go of them */
+}
+
+/* When to renegotiate a key that started at start_ms: reneg-sec minus up to 10 % jitter, as a
+ * 2.6 server does (init.c do_init_crypto_tls), so that clients do not all rekey at once. */
+static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
+{
+    uint64_t period_ms = (uint64_t)a->cfg->reneg_sec * 1000;
+    uint32_t r = 0;
+
+    if (a->cfg->reneg_sec <= 0) {
+        return UINT64_MAX;
+    }
+    (void)mbedtls_ctr_drbg_random(&a->drbg, (unsigned char *)&r, sizeof(r));
+    return start_ms + period_ms - (period_ms / 10 ? r % (period_ms / 10) : 0);
+}
+
+/* Our half of key method 2 on ks: fresh randoms, data keys for ks->key_id into *key, and the
+ * reply message written into ks's TLS session. Keys come from the TLS exporter when the client
+ * announced IV_PROTO_TLS_KEY_EXPORT (we then push tls-ekm), else from the OpenVPN PRF over both
+ * sides' randoms and the session ids (ssl.c generate_key_expansion). Returns NULL or a reason. */
+static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
+                                      struct key_state *ks, const struct key_method2 *client,
+                                      enum data_cipher cipher, struct data_key *key)
+{
+    struct key_method2 *server = calloc(1, sizeof(*server));
+    uint8_t block[KEY_BLOCK_LEN], out[1024];
+    bool use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    const char *why = NULL;
+    size_t out_len;
+    int err;
+
+    if (!server) {
+        return "out of memory";
+    }
+    if (mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1)) ||
+        mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2))) {
+        why = "random generator failed";
+        goto out;
+    }
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (use_ekm) {
+        err = tls_session_export(ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
+    } else {
+        err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
+                              server->random2, cs->peer_sid, cs->own_sid, block);
+    }
+    err =
+        err ? err
+            : data_key_init(key, cipher, ks->key_id, block, true, (uint32_t)a->cfg->replay_window);
+    mbedtls_platform_zeroize(block, sizeof(block));
+    if (err) {
+        why = "data channel key setup failed";
+        goto out;
+    }
+    err = key_method2_write(server, false, out, sizeof(out), &out_len);
+    if (err || tls_session_write(ks->tls, out, out_len)) {
+        data_key_clear(key);
+        why = "cannot write the key-method 2 reply";
+    } else {
+        ks->has_sent_key_method2 = true;
+    }
+out:
+    key_method2_wipe(server);
+    free(server);
+    return why;
+}
+
+void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+               const struct key_method2 *client)
+{
+    struct peer *p = cs->peer;
+    enum data_cipher cipher;
+    struct data_key key;
+    const char *why;
+    struct msg *m;
+
+    memset(&key, 0, sizeof(key));
+    if (data_cipher_from_name(p->cipher, &cipher)) {
+        acc_reneg_failed(a, cs, ks, "data cipher lost");
+        return;
+    }
+    why = answer_key_method2(a, cs, ks, client, cipher, &key);
+    if (why) {
+        acc_reneg_failed(a, cs, ks, why);
+        return;
+    }
+    m = msg_new(MSG_NEW_KEY, p, &key, sizeof(key)); /* the worker owns the key from here on */
+    if (!m) {
+        data_key_clear(&key);
+        acc_reneg_failed(a, cs, ks, "out of memory");
+        return;
+    }
+    m->peer_id = p->peer_id;
+    server_post_worker(a->srv, p->worker, m);
+    ks->state = KS_ACTIVE;
+    cs->primary = (int)(ks - cs->ks);
+    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
+    acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
+}
+
+bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
+                         const struct key_method2 *client)
+{
+    enum data_cipher cipher;
+    struct peer *p = NULL, *prev = NULL;
+    size_t n_replaced = 0;
+    char why_buf[700];
+
+    if (data_cipher_from_name(cs->cipher_name, &cipher)) {
+        acc_auth_failed(a, cs, "data cipher lost");
+        return false;
+    }
+    /* the session this client had before at this address (kept until now: receive.c) */
+    n_replaced = acc_close_others_at(a, cs, false, &prev);
+    if (!a->cfg->duplicate_cn) {
+        n_replaced += drop_duplicate_cn(a, cs);
+    }
+    if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
+        acc_turn_away(a, cs, "max-clients reached");
+        return false;
+    }
+    if (a->cfg->client_config_dir && acc_load_ccd(a, cs)) {
+        return false;
+    }
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        acc_auth_failed(a, cs, "out of memory");
+        return false;
+    }
+    p->pool_index = SIZE_MAX;
+    switch (acc_assign_addresses(a, cs, p, why_buf, sizeof(why_buf))) {
+    case 0:
+        break;
+    case 1:
+        free(p->routes);
+        free(p);
+        acc_turn_away(a, cs, why_buf);
+        return false;
+    default:
+        free(p->routes);
+        free(p);
+        acc_auth_failed(a, cs, why_buf);
+        return false;
+    }
+    if (prev) {
+        acc_peer_slot_hand_over(a, prev, p); /* its routes go before p's are announced */
+    } else if (acc_pick_peer_slot(a, p)) {
+        acc_unassign(a, p);
+        free(p->routes);
+        free(p);
+        acc_auth_failed(a, cs, "no free peer-id");
+        return false;
+    }
+    a->n_clients++;
+    cs->peer = p; /* from here on acc_cs_free() returns the address and the peer-id */
+    p->ctl = cs;
+    p->remote = cs->remote;
+    p->connected_since = time(NULL);
+    atomic_store_explicit(&p->last_ref_s, (int64_t)p->connected_since, memory_order_relaxed);
+    p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
+    /* A client configured with compression gets a stub framing pushed (2.6 "compress
+     * migrate"); ovpnd itself never compresses. */
+    cs->comp_push = push_compress_migrate(&cs->pi, client->options);
+    p->framing = comp_framing_for_push(cs->comp_push);
+    snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
+    snprintf(p->cipher, sizeof(p->cipher), "%s", cs->cipher_name);
+    return true;
+}
+
+void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                        const struct key_method2 *client)
+{
+    struct server *srv = a->srv;
+    struct peer *p = cs->peer;
+    enum data_cipher cipher;
+    const char *why;
+
+    if (data_cipher_from_name(cs->cipher_name, &cipher)) {
+        acc_auth_failed(a, cs, "data cipher lost");
+        return;
+    }
+    why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
+    if (why) {
+        acc_auth_failed(a, cs, why);
+        return;
+    }
+    p->keys[0] = &p->key_store[0];
+    p->tx_key = &p->key_store[0];
+    ks->state = KS_ACTIVE;
+    cs->state = CS_ACTIVE;
+    cs->is_connected = true;
+    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
+    cs->is_peer_live = true;
+    if (p->pool_index != SIZE_MAX) {
+        /* unlearned: nothing routed to it, not even to a closing session it took the
+         * address from (with the same peer-id after a hand-over) */
+        atomic_store_explicit(&srv->addr_owner[p->pool_index],
+                              cs->is_vaddr_unlearned ? 0 : p->peer_id + 1, memory_order_release);
+    }
+    for (size_t i = 0; i < p->n_routes; i++) {
+        acc_route_broadcast(a, p, &p->routes[i], true);
+    }
+    if (cs->is_vaddr_unlearned) {
+        tun_steer_del(&srv->tun_steer, p->vaddr);
+    } else if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
+        acc_cs_log(a, cs, LOG_WARN,
+                   "cannot add %s to the TUN steering map: its worker gets the "
+                   "packets handed over",
+                   cs->cn);
+    }
+    {
+        struct msg *m = msg_new(MSG_INSTALL, p, NULL, 0);
+
+        if (!m) {
+            cs->is_peer_live = false;
+            acc_auth_failed(a, cs, "out of memory");
+            return;
+        }
+        server_post_worker(srv, p->worker, m);
+    }
+    a->stats.handshakes_ok++;
+    {
+        char vaddr[INET_ADDRSTRLEN];
+        struct in_addr in = {.s_addr = htonl(p->vaddr)};
+
+        inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
+        acc_cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
+                   p->peer_id, vaddr, cs->cipher_name,
+                   (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
+    }
+    /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
+     * as it has the reply, and the worker must know the peer-id by then. */
+}

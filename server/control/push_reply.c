@@ -1,0 +1,151 @@
+/* server/control/push_reply.c: the PUSH_REPLY sent to a client: the configured push lines, then
+ * the global and per-client options, split with push-continuation. Acceptor thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/cursor.h"
+#include "proto/errors.h"
+#include "proto/peer_info.h"
+#include "proto/push.h"
+#include "proto/tls_session.h"
+#include "server/data/peer.h"
+#include "server/server.h"
+
+#include "server/control/acceptor_internal.h"
+
+static int emit_push(void *ctx, const char *msg, size_t len)
+{
+    struct ctl_session *cs = ctx;
+
+    (void)len;
+    return tls_session_write(acc_primary_ks(cs)->tls, (const uint8_t *)msg, strlen(msg) + 1);
+}
+
+#define PUSH_DNS_MAX 64 /* dhcp-option lines made from `dns` options for one client */
+
+void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
+{
+    struct server *srv = a->srv;
+    struct config *cfg = a->cfg;
+    struct peer *p = cs->peer;
+    size_t n_global = cfg->push.n_items + 4;
+    size_t cap = n_global + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1 + 16 + PUSH_DNS_MAX;
+    const char **global = calloc(n_global, sizeof(*global));
+    const char **opts = calloc(cap, sizeof(*opts));
+    char derived[4][64], per_client[16][256], (*dns)[256] = calloc(PUSH_DNS_MAX, sizeof(*dns));
+    struct push_client_params pp;
+    size_t n = 0, n_client = 0, n_dns = 0, g = 0;
+    bool no_ifconfig = false, no_ifconfig_ipv6 = false;
+    bool knows_dns = push_client_knows_dns(cs->pi.iv_proto);
+    int err;
+
+    if (!global || !opts || !dns) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
+        goto out;
+    }
+    /* 2.6 order (push.c, helper.c): the configured push lines, then route-gateway, topology,
+     * ping, ping-restart: together the global push list, which a client-config-dir file may
+     * change; then the compression stub and the per-client options. */
+    for (size_t i = 0; i < cfg->push.n_items; i++) {
+        global[g++] = cfg->push.items[i];
+    }
+    for (size_t i = 0; i < srv->plan.n_push; i++) {
+        global[g++] = srv->plan.push[i]; /* route-gateway or route, topology (topology.h) */
+    }
+    if (cfg->keepalive_ping_s > 0) {
+        snprintf(derived[2], sizeof(derived[2]), "ping %d", cfg->keepalive_ping_s);
+        global[g++] = derived[2];
+    }
+    if (cfg->keepalive_restart_s > 0) {
+        snprintf(derived[3], sizeof(derived[3]), "ping-restart %d", cfg->keepalive_restart_s);
+        global[g++] = derived[3];
+    }
+    err = ccd_push_list(cs->ccd, global, g, opts, cap - 17 - PUSH_DNS_MAX, &n, &no_ifconfig,
+                        &no_ifconfig_ipv6);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: too many options");
+        goto out;
+    }
+    if (!knows_dns) {
+        /* Each `dns` option gives way to its dhcp-option equivalents (none for some forms),
+         * in its place. There is room: opts has PUSH_DNS_MAX slots beyond this list. */
+        const char **orig = calloc(n, sizeof(*orig));
+        size_t kept = 0;
+
+        if (!orig) {
+            acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
+            goto out;
+        }
+        memcpy(orig, opts, n * sizeof(*orig));
+        for (size_t i = 0; i < n; i++) {
+            size_t made = 0;
+
+            if (strncmp(orig[i], "dns ", 4) != 0) {
+                opts[kept++] = orig[i];
+                continue;
+            }
+            if (n_dns < PUSH_DNS_MAX &&
+                push_dns_as_dhcp_option(orig[i], dns + n_dns, PUSH_DNS_MAX - n_dns, &made) == 0) {
+                for (size_t j = 0; j < made; j++) {
+                    opts[kept++] = dns[n_dns + j];
+                }
+                n_dns += made;
+            }
+        }
+        free(orig);
+        n = kept;
+    }
+    if (cs->comp_push) {
+        opts[n++] = cs->comp_push; /* 2.6 appends it to the global part */
+    }
+    memset(&pp, 0, sizeof(pp));
+    pp.iv_proto = cs->pi.iv_proto;
+    pp.has_iv_mtu = cs->pi.mtu > 0;
+    pp.peer_id = p->peer_id;
+    pp.cipher = p->cipher;
+    pp.ncp = peer_info_supports_ncp(&cs->pi);
+    pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
+    pp.cc_exit = true;
+    pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
+    pp.tun_mtu = cfg->tun_mtu;
+    pp.auth_token = acc_token_for_push(a, cs);
+    if (!no_ifconfig) {
+        /* multi.c multi_select_virtual_addr: subnet "ADDRESS NETMASK", net30 "BLOCK+2 BLOCK+1",
+         * p2p "ADDRESS SERVER"; an ifconfig-push pair as written */
+        pp.ifconfig_local = p->vaddr;
+        pp.ifconfig_netmask = acc_ifconfig_peer(a, cs);
+    }
+    if (p->has_vaddr6 && !no_ifconfig_ipv6) {
+        const struct ccd *c = cs->ccd;
+        bool from_ccd = c && c->has_ifconfig_ipv6_push;
+
+        pp.has_ifconfig_ipv6 = true;
+        memcpy(pp.ifconfig_ipv6_local, p->vaddr6, 16);
+        pp.ifconfig_ipv6_netbits = (unsigned)(from_ccd ? c->ifconfig_ipv6_bits : srv->ipv6_bits);
+        memcpy(pp.ifconfig_ipv6_remote,
+               from_ccd && c->has_ifconfig_ipv6_remote ? c->ifconfig_ipv6_remote
+                                                       : srv->server_addr6,
+               16);
+    }
+    err = push_client_options(&pp, per_client, 16, &n_client);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build per-client push options: %s", proto_strerror(err));
+        goto out;
+    }
+    for (size_t i = 0; i < n_client; i++) {
+        opts[n++] = per_client[i];
+    }
+    err = push_reply_build(opts, n, emit_push, cs);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot send PUSH_REPLY: %s", proto_strerror(err));
+        goto out;
+    }
+    cs->is_pushed = true;
+    cs->push_sent_ms = acc_now_ms(a);
+    acc_cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
+out:
+    free(global);
+    free(opts);
+    free(dns);
+}

@@ -1,0 +1,245 @@
+/* server/control/receive.c: what arrives on the acceptor's UDP socket: P_DATA_V2 handed to its
+ * worker, control packets unwrapped, judged (acceptor_decide.h) and fed to their session and key
+ * state, drops counted and logged. Acceptor thread only. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "proto/errors.h"
+#include "proto/packet.h"
+#include "proto/packet_id.h"
+#include "proto/reliable.h"
+#include "proto/tls_wrap.h"
+#include "server/control/acceptor_decide.h"
+#include "server/server.h"
+
+#include "server/control/acceptor_internal.h"
+
+void acc_drop_pkt(struct acceptor *a, uint64_t *counter, const union udp_addr *from,
+                  const char *why)
+{
+    uint32_t n_suppressed = 0;
+    char addr[32];
+
+    (*counter)++;
+    if (!log_ratelimit_allow(&a->rl, acc_now_ms(a), 20, 10, &n_suppressed)) {
+        return;
+    }
+    if (n_suppressed) {
+        log_msg(LOG_WARN, "%u similar messages suppressed", n_suppressed);
+    }
+    log_msg(LOG_WARN, "%s: dropped packet: %s", udp_addr_str(from, addr, sizeof(addr)), why);
+}
+
+static struct key_state *find_ks(struct ctl_session *cs, uint8_t key_id)
+{
+    for (int i = 0; i < 2; i++) {
+        if (cs->ks[i].in_use && cs->ks[i].key_id == key_id) {
+            return &cs->ks[i];
+        }
+    }
+    return NULL;
+}
+
+static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
+                                   const struct control_packet *pkt)
+{
+    uint64_t now = acc_now_ms(a);
+    struct key_state *ks = find_ks(cs, pkt->key_id);
+    uint8_t *payload, *to_free;
+    size_t len;
+    int ret;
+
+    if (pkt->acks.n_acks > 0 &&
+        memcmp(pkt->acks.remote_session_id, cs->own_sid, SESSION_ID_LEN) != 0) {
+        acc_cs_log(a, cs, LOG_DEBUG, "ACK for another session id: dropped");
+        return;
+    }
+    if (!ks) {
+        struct key_state *pri = acc_primary_ks(cs);
+
+        /* Only a SOFT_RESET for exactly the next key_id opens a new key state (ssl.c:
+         * "key IDs out of sync" otherwise). */
+        if (pkt->opcode != P_CONTROL_SOFT_RESET_V1 || cs->state != CS_ACTIVE ||
+            pri->state != KS_ACTIVE || pkt->key_id != acc_next_key_id(pri->key_id)) {
+            acc_cs_log(a, cs, LOG_DEBUG, "%s for key_id %u: no such key state, dropped",
+                       packet_opcode_name(pkt->opcode), pkt->key_id);
+            return;
+        }
+        ks = acc_start_renegotiation(a, cs, pkt->key_id, false);
+        if (!ks) {
+            return;
+        }
+    }
+    if (pkt->acks.n_acks > 0) {
+        reliable_process_acks(&ks->rel, &pkt->acks, now);
+    }
+    if (pkt->has_message_id) {
+        ret = reliable_receive(&ks->rel, pkt->message_id, pkt->payload, pkt->payload_len);
+        if (ret < 0) {
+            a->stats.drop_window++;
+        }
+    }
+    while (reliable_pop(&ks->rel, &payload, &len, &to_free)) {
+        if (cs->state != CS_CLOSING && len > 0 && acc_tls_feed(ks, payload, len)) {
+            acc_cs_log(a, cs, LOG_WARN, "too much unread TLS data: closing");
+            acc_cs_close(a, cs, 0);
+        }
+        free(to_free);
+    }
+    if (cs->state != CS_CLOSING && ks->in_use) {
+        acc_drive_tls(a, cs, ks);
+    }
+    acc_flush(a, cs);
+}
+
+void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
+                         const union udp_addr *from)
+{
+    struct acceptor_control_facts facts = {0};
+    enum acceptor_control verdict;
+    struct control_packet pkt;
+    struct ctl_session *cs;
+    uint32_t wrap_id, wrap_time;
+    size_t plain_len;
+    struct msg *m;
+    int err, worker = 0;
+
+    switch (acceptor_decide_dgram(buf, len, a->srv->n_workers, &worker)) {
+    case ACCEPTOR_DGRAM_DROP_EMPTY:
+        acc_drop_pkt(a, &a->stats.drop_short, from, "empty datagram");
+        return;
+    case ACCEPTOR_DGRAM_HAND_OVER:
+        /* Steering missed (no cBPF): hand it to the owning worker. */
+        m = msg_pool_take(&a->pool, MSG_PACKET, buf, len);
+        if (!m) {
+            acc_drop_pkt(a, &a->stats.drop_handover, from,
+                         "P_DATA_V2 not handed over: its worker is behind");
+            return;
+        }
+        m->from = *from;
+        server_post_worker(a->srv, worker, m);
+        return;
+    case ACCEPTOR_DGRAM_IGNORE:
+        return;
+    case ACCEPTOR_DGRAM_DROP_DATA_V1:
+        acc_drop_pkt(a, &a->stats.drop_malformed, from,
+                     "P_DATA_V1 (clients without peer-id) is not supported");
+        return;
+    case ACCEPTOR_DGRAM_DROP_OPCODE:
+        acc_drop_pkt(a, &a->stats.drop_malformed, from, "unknown or unsupported opcode");
+        return;
+    case ACCEPTOR_DGRAM_CONTROL:
+        break;
+    }
+    err = tls_wrap_open(&a->wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
+                        &wrap_id, &wrap_time);
+    if (err) {
+        acc_drop_pkt(a, &a->stats.drop_wrap, from,
+                     err == -PE_AUTH ? "tls-auth/tls-crypt authentication failed (wrong key or "
+                                       "key-direction?)"
+                                     : proto_strerror(err));
+        return;
+    }
+    err = control_packet_parse(a->plain_buf, plain_len, &pkt);
+    if (err) {
+        acc_drop_pkt(a, &a->stats.drop_malformed, from, proto_strerror(err));
+        return;
+    }
+    cs = acc_table_find_sid(a, from, pkt.session_id);
+    facts.pkt = &pkt;
+    facts.session_wrap_rx = cs ? &cs->wrap_rx : NULL;
+    facts.is_wrapped = a->wrap.mode != TLS_WRAP_NONE;
+    facts.wrap_id = wrap_id;
+    facts.is_stopping = a->is_stopping;
+    facts.has_session_at_addr = acc_table_find(a, from) != NULL;
+    facts.n_sessions = a->n_sessions;
+    facts.max_clients = (size_t)a->cfg->max_clients;
+    verdict = acceptor_decide_control(&facts);
+    if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
+        facts.cookie = acceptor_decide_cookie_valid(a->cookie_key, &pkt, from, (int64_t)time(NULL),
+                                                    a->cfg->hand_window_s)
+                           ? ACCEPTOR_COOKIE_VALID
+                           : ACCEPTOR_COOKIE_INVALID;
+        verdict = acceptor_decide_control(&facts);
+    }
+    switch (verdict) {
+    case ACCEPTOR_CONTROL_SESSION:
+        if (facts.is_wrapped) {
+            packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+        }
+        process_session_packet(a, cs, &pkt);
+        return;
+    case ACCEPTOR_CONTROL_DROP_REPLAY:
+        a->stats.drop_replay++;
+        return;
+    case ACCEPTOR_CONTROL_ANSWER_RESET:
+        acc_answer_hard_reset(a, &pkt, from);
+        return;
+    case ACCEPTOR_CONTROL_DROP_BAD_RESET:
+        acc_drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
+        return;
+    case ACCEPTOR_CONTROL_IGNORE:
+        return;
+    case ACCEPTOR_CONTROL_DROP_V3:
+        acc_drop_pkt(a, &a->stats.drop_malformed, from, "tls-crypt-v2 is not supported");
+        return;
+    case ACCEPTOR_CONTROL_DROP_NO_SESSION:
+        acc_drop_pkt(a, &a->stats.drop_no_session, from, "control packet for no known session");
+        return;
+    case ACCEPTOR_CONTROL_CHECK_COOKIE: /* not after a check */
+        return;
+    case ACCEPTOR_CONTROL_DROP_COOKIE:
+        acc_drop_pkt(a, &a->stats.drop_cookie, from, "session id cookie did not verify");
+        return;
+    case ACCEPTOR_CONTROL_DROP_MAX_CLIENTS:
+        /* Like 2.6: say nothing, the client retries until a place is free. */
+        acc_drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
+        return;
+    case ACCEPTOR_CONTROL_CREATE:
+        break;
+    }
+    /* connect-freq counts clients that completed the three-way handshake; those no longer
+     * count against connect-freq-initial (mudp.c multi_get_create_instance_udp). */
+    if (!connect_freq_allow(&a->cf, (int64_t)(acc_now_ms(a) / 1000))) {
+        acc_drop_pkt(a, &a->stats.drop_connect_freq, from,
+                     "new connection would exceed the connect-freq limit");
+        return;
+    }
+    connect_freq_initial_forgive(&a->cf_initial);
+    cs = acc_session_create(a, &pkt, from);
+    if (!cs) {
+        log_msg(LOG_ERR, "out of memory creating a session");
+        return;
+    }
+    /* A new session from an address that has one: the client restarted, or someone replayed
+     * or forged its packets (without tls-auth/tls-crypt anyone on the path can). Like 2.6's
+     * untrusted session (ssl.c TM_UNTRUSTED), the authenticated session keeps working until
+     * the new one is authenticated too (acc_install_prepare drops it then); an unfinished one is
+     * replaced at once. */
+    acc_close_others_at(a, cs, true, NULL);
+    packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+    process_session_packet(a, cs, &pkt);
+}
+
+void acc_on_udp(uv_poll_t *h, int status, int events)
+{
+    struct acceptor *a = h->data;
+
+    (void)events;
+    if (status < 0) {
+        return;
+    }
+    for (int i = 0; i < 64; i++) {
+        union udp_addr from;
+        socklen_t flen = sizeof(from);
+        ssize_t n = recvfrom(a->fd, a->rx_buf, sizeof(a->rx_buf), MSG_DONTWAIT,
+                             (struct sockaddr *)&from, &flen);
+
+        if (n < 0) {
+            return;
+        }
+        acc_handle_datagram(a, a->rx_buf, (size_t)n, &from);
+    }
+}

@@ -1,0 +1,397 @@
+/* server/control/session.c: the acceptor's sessions: the table keyed by the client's address,
+ * creating, closing and freeing a session, its key states, and sending its control packets
+ * (reliability, ACKs, control-channel messages). Acceptor thread only. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "proto/errors.h"
+#include "proto/packet.h"
+#include "proto/packet_id.h"
+#include "proto/reliable.h"
+#include "proto/tls_session.h"
+#include "proto/tls_wrap.h"
+#include "server/control/acceptor_decide.h"
+#include "server/data/peer.h"
+#include "server/server.h"
+
+#include "server/control/acceptor_internal.h"
+
+void acc_cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, const char *fmt,
+                ...)
+{
+    char addr[32], text[1024];
+    uint32_t n_suppressed = 0;
+    va_list ap;
+
+    if (!log_enabled(lvl)) {
+        return;
+    }
+    if (lvl >= LOG_WARN && !log_ratelimit_allow(&cs->rl, acc_now_ms(a), 20, 10, &n_suppressed)) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    log_msg(lvl, "%s%s%s%s: %s", cs->cn[0] ? cs->cn : "", cs->cn[0] ? "/" : "",
+            udp_addr_str(&cs->remote, addr, sizeof(addr)),
+            n_suppressed ? " (earlier messages suppressed)" : "", text);
+}
+
+size_t acc_addr_hash(const union udp_addr *s, size_t size)
+{
+    uint8_t b[18];
+    size_t n = udp_addr_bytes(s, b);
+    uint64_t k = 0;
+
+    for (size_t i = 0; i < n; i++) { /* FNV-1a, then a multiplicative mix */
+        k = (k ^ b[i]) * 0x100000001B3ull;
+    }
+    k *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(k >> 32) & (size_t)(size - 1);
+}
+
+struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *from)
+{
+    struct ctl_session *cs = a->table[acc_addr_hash(from, a->table_size)];
+
+    while (cs && (cs->is_dead || !udp_addr_equal(&cs->remote, from))) {
+        cs = cs->hnext;
+    }
+    return cs;
+}
+
+struct ctl_session *acc_table_find_sid(struct acceptor *a, const union udp_addr *from,
+                                       const uint8_t sid[SESSION_ID_LEN])
+{
+    struct ctl_session *cs = a->table[acc_addr_hash(from, a->table_size)];
+
+    while (cs && !acceptor_decide_session_is(&cs->remote, cs->peer_sid, cs->is_dead, from, sid)) {
+        cs = cs->hnext;
+    }
+    return cs;
+}
+
+bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y)
+{
+    /* the same certificate or none on both sides (all zero): another certificate with the same
+     * common name is another device (duplicate-cn), as 2.6's cert_hash_compare tells */
+    if (memcmp(x->cert_sha256, y->cert_sha256, sizeof(x->cert_sha256)) != 0) {
+        return false;
+    }
+    if (x->has_cn != y->has_cn || (x->has_cn && strcmp(x->cn, y->cn) != 0)) {
+        return false;
+    }
+    if (x->username == NULL || y->username == NULL) {
+        return x->has_cn && x->username == y->username;
+    }
+    return strcmp(x->username, y->username) == 0 && (x->has_cn || x->username[0] != '\0');
+}
+
+size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool only_pending,
+                           struct peer **prev)
+{
+    size_t n = 0;
+
+    for (struct ctl_session *cs = a->table[acc_addr_hash(&keep->remote, a->table_size)]; cs;
+         cs = cs->hnext) {
+        if (cs == keep || cs->is_dead || cs->state == CS_CLOSING ||
+            !udp_addr_equal(&cs->remote, &keep->remote) || (only_pending && cs->peer)) {
+            continue;
+        }
+        if (cs->peer && !acc_same_client(cs, keep)) {
+            acc_cs_log(a, keep, LOG_INFO,
+                       "the session of another client (%s%s%.128s) at this address and port "
+                       "stays",
+                       cs->cn, cs->username ? ", username " : "", cs->username ? cs->username : "");
+            continue;
+        }
+        acc_cs_log(a, cs, LOG_INFO,
+                   only_pending ? "client started another session: dropping this unfinished one"
+                                : "client restarted its session: dropping the old one");
+        if (cs->peer) {
+            if (cs->peer->pool_index < a->srv->pool.n &&
+                a->addr_holder[cs->peer->pool_index] == cs->peer) {
+                keep->takeover_index = cs->peer->pool_index;
+            }
+            if (prev && cs->is_peer_live && !cs->peer->is_slot_handed_over) {
+                *prev = cs->peer;
+            }
+        }
+        acc_cs_close(a, cs, 0);
+        n += cs->peer != NULL;
+    }
+    return n;
+}
+
+void acc_table_insert(struct acceptor *a, struct ctl_session *cs)
+{
+    size_t h = acc_addr_hash(&cs->remote, a->table_size);
+
+    cs->hnext = a->table[h];
+    a->table[h] = cs;
+    a->n_sessions++;
+}
+
+void acc_table_unlink(struct acceptor *a, struct ctl_session *cs)
+{
+    struct ctl_session **pp = &a->table[acc_addr_hash(&cs->remote, a->table_size)];
+
+    while (*pp && *pp != cs) {
+        pp = &(*pp)->hnext;
+    }
+    if (*pp) {
+        *pp = cs->hnext;
+        a->n_sessions--;
+    }
+}
+
+int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id, uint8_t opcode,
+                     const struct control_acks *acks, uint32_t message_id, const uint8_t *payload,
+                     size_t payload_len)
+{
+    struct control_packet pkt;
+    uint8_t plain[CTL_BUF_LEN], wire[CTL_BUF_LEN];
+    size_t plain_len, wire_len;
+    int err;
+
+    memset(&pkt, 0, sizeof(pkt));
+    pkt.opcode = opcode;
+    pkt.key_id = key_id;
+    memcpy(pkt.session_id, cs->own_sid, SESSION_ID_LEN);
+    pkt.acks = *acks;
+    memcpy(pkt.acks.remote_session_id, cs->peer_sid, SESSION_ID_LEN);
+    pkt.message_id = message_id;
+    pkt.payload = payload;
+    pkt.payload_len = payload_len;
+    err = control_packet_write(&pkt, plain, sizeof(plain), &plain_len);
+    err = err ? err
+              : tls_wrap_seal(&a->wrap, cs->wrap_tx_id++, cs->wrap_tx_time, plain, plain_len, wire,
+                              sizeof(wire), &wire_len);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
+        return err;
+    }
+    if (sendto(a->fd, wire, wire_len, 0, &cs->remote.sa, udp_addr_len(&cs->remote)) < 0) {
+        acc_cs_log(a, cs, LOG_DEBUG, "sendto: %s", strerror(errno));
+    }
+    return 0;
+}
+
+static size_t max_chunk(const struct acceptor *a)
+{
+    return TLS_MTU - IPV4_UDP_HDR - tls_wrap_overhead(&a->wrap) -
+           control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
+}
+
+void acc_flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    uint64_t now = acc_now_ms(a);
+    struct reliable_out *o;
+    struct control_acks acks;
+    const uint8_t *out;
+    size_t out_len;
+
+    for (;;) {
+        size_t n;
+
+        if (ks->job) {
+            break; /* the running handshake step owns the TLS output */
+        }
+        out = tls_session_out_peek(ks->tls, &out_len);
+        if (!out_len || !reliable_can_send(&ks->rel)) {
+            break;
+        }
+        n = out_len < max_chunk(a) ? out_len : max_chunk(a);
+        if (reliable_queue(&ks->rel, P_CONTROL_V1, out, n, now, NULL)) {
+            break;
+        }
+        tls_session_out_consume(ks->tls, n);
+    }
+    while ((o = reliable_next_due(&ks->rel, now)) != NULL) {
+        reliable_take_acks(&ks->rel, &acks, CONTROL_SEND_ACK_MAX);
+        acc_send_control(a, cs, ks->key_id, o->opcode, &acks, o->message_id, o->payload,
+                         o->payload_len);
+        reliable_sent(&ks->rel, o, now);
+    }
+    while (reliable_has_acks(&ks->rel)) {
+        reliable_take_acks(&ks->rel, &acks, CONTROL_MAX_ACKS);
+        acc_send_control(a, cs, ks->key_id, P_ACK_V1, &acks, 0, NULL, 0);
+    }
+}
+
+void acc_flush(struct acceptor *a, struct ctl_session *cs)
+{
+    for (int i = 0; i < 2; i++) {
+        if (cs->ks[i].in_use) {
+            acc_flush_ks(a, cs, &cs->ks[i]);
+        }
+    }
+}
+
+struct key_state *acc_primary_ks(struct ctl_session *cs)
+{
+    return &cs->ks[cs->primary];
+}
+
+void acc_ks_clear(struct key_state *ks)
+{
+    acc_auth_abort(ks);
+    if (ks->in_use) {
+        reliable_clear(&ks->rel);
+        acc_tls_release(ks);
+        ks->in_use = false;
+    }
+}
+
+int acc_ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32_t first_id)
+{
+    acc_ks_clear(ks);
+    memset(ks, 0, sizeof(*ks));
+    ks->tls = malloc(sizeof(*ks->tls));
+    if (!ks->tls || tls_session_init(ks->tls, &a->tls)) {
+        free(ks->tls);
+        ks->tls = NULL;
+        return -ENOMEM;
+    }
+    reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->tls_timeout_s * 1000u);
+    ks->key_id = key_id;
+    ks->state = KS_TLS;
+    ks->start_ms = acc_now_ms(a);
+    ks->in_use = true;
+    return 0;
+}
+
+/* One control-channel message: text plus its NUL, one TLS record (section 8.1). */
+void acc_send_message(struct acceptor *a, struct ctl_session *cs, const char *text)
+{
+    acc_send_message_on(a, cs, acc_primary_ks(cs), text);
+}
+
+void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                         const char *text)
+{
+    size_t len = strlen(text) + 1;
+
+    if (!ks->in_use || ks->job || !ks->tls->is_handshake_done) {
+        acc_cs_log(a, cs, LOG_DEBUG, "no TLS session to send '%s' on", text);
+        return;
+    }
+    if (tls_session_write(ks->tls, (const uint8_t *)text, len)) {
+        acc_cs_log(a, cs, LOG_WARN, "cannot write control message");
+        return;
+    }
+    acc_cs_log(a, cs, LOG_DEBUG, "SENT CONTROL: '%s'", text);
+}
+
+void acc_free_peer(struct peer *p)
+{
+    data_key_clear(&p->key_store[0]);
+    data_key_clear(&p->key_store[1]);
+    free(p);
+}
+
+/* Mark cs for freeing; if its peer is live in a worker, ask the worker to drop it first. */
+void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms)
+{
+    if (cs->state == CS_CLOSING) {
+        return;
+    }
+    if (cs->is_connected || cs->n_learned > 0) {
+        acc_client_gone(a, cs); /* client-disconnect, learn-address delete */
+    }
+    cs->state = CS_CLOSING;
+    cs->close_at_ms = acc_now_ms(a) + linger_ms;
+    if (cs->peer && cs->is_peer_live) {
+        struct msg *m = msg_new(MSG_REMOVE, cs->peer, NULL, 0);
+
+        if (m) {
+            m->peer_id = cs->peer->peer_id;
+            server_post_worker(a->srv, cs->peer->worker, m);
+        }
+    }
+}
+
+void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
+{
+    acc_table_unlink(a, cs);
+    acc_ks_clear(&cs->ks[0]);
+    acc_ks_clear(&cs->ks[1]);
+    if (cs->ccd) {
+        ccd_free(cs->ccd);
+        free(cs->ccd);
+    }
+    free(cs->username);
+    acc_hooks_session_free(cs);
+    auth_token_session_wipe(&cs->at);
+    heap_trim_session_ended(&a->heap_trim, acc_now_ms(a));
+    if (cs->peer) {
+        cs->peer->ctl = NULL;
+        if (!cs->is_peer_live) {
+            acc_release_peer_slot(a, cs->peer);
+            acc_free_peer(cs->peer);
+        }
+        /* else: freed when the worker's MSG_GONE arrives */
+    }
+    free(cs);
+}
+
+struct ctl_session *acc_session_create(struct acceptor *a, const struct control_packet *pkt,
+                                       const union udp_addr *from)
+{
+    struct ctl_session *cs = calloc(1, sizeof(*cs));
+
+    if (!cs) {
+        return NULL;
+    }
+    cs->remote = *from;
+    cs->takeover_index = SIZE_MAX;
+    memcpy(cs->own_sid, pkt->acks.remote_session_id, SESSION_ID_LEN);
+    memcpy(cs->peer_sid, pkt->session_id, SESSION_ID_LEN);
+    cs->wrap_tx_id = 2; /* 1 went out with the stateless reset */
+    cs->wrap_tx_time = (uint32_t)time(NULL);
+    packet_id_rx_init(&cs->wrap_rx, 64);
+    /* The stateless reset exchange used message id 0 in both directions. */
+    if (acc_ks_init(a, &cs->ks[0], 0, 1)) {
+        free(cs);
+        return NULL;
+    }
+    cs->state = CS_TLS;
+    cs->created_ms = acc_now_ms(a);
+    acc_table_insert(a, cs);
+    return cs;
+}
+
+/* Whether o authenticated as the same client as cs: both with a certificate, the same one
+ * (openvpn 2.6 compares the certificate hashes, cert_hash_compare), and the same common name. */
+static bool is_same_client(const struct ctl_session *cs, const struct ctl_session *o)
+{
+    static const uint8_t none[sizeof(cs->cert_sha256)];
+
+    return o->peer && memcmp(cs->cert_sha256, none, sizeof(none)) != 0 &&
+           memcmp(cs->cert_sha256, o->cert_sha256, sizeof(none)) == 0 && strcmp(cs->cn, o->cn) == 0;
+}
+
+struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to,
+                                    const struct ctl_session *cs, size_t *n_other, size_t *n_same)
+{
+    struct ctl_session *stranger = NULL;
+
+    *n_other = *n_same = 0;
+    for (struct ctl_session *o = a->table[acc_addr_hash(to, a->table_size)]; o; o = o->hnext) {
+        if (o == cs || o->is_dead || o->state == CS_CLOSING || !udp_addr_equal(&o->remote, to)) {
+            continue;
+        }
+        (*n_other)++;
+        if (is_same_client(cs, o)) {
+            (*n_same)++;
+        } else if (!stranger) {
+            stranger = o;
+        }
+    }
+    return stranger;
+}
