@@ -27,38 +27,44 @@
 
 #define PEER_ID_MAX 0xFFFFFEu /* openvpn3 rejects larger pushed peer-ids */
 
-void server_post_worker(struct server *srv, int i, struct msg *m)
+/* ---- the routes' side effects (server/addr/routes.h ops): this file owns both the mailbox
+ * and the steering map ---- */
+
+static void announce_route(void *ctx, const struct vroute_key *key, uint32_t peer_id, bool is_add)
 {
-    worker_post(&srv->workers[i], m);
-}
+    struct server *srv = ctx;
+    int n_missed = mailbox_post_workers(&srv->mb, is_add ? MSG_ROUTE_ADD : MSG_ROUTE_DEL, peer_id,
+                                        key, sizeof(*key));
 
-void server_post_acceptor(struct server *srv, struct msg *m)
-{
-    acceptor_post(srv->acceptor, m);
-}
-
-void server_ipv6_add(const uint8_t base[16], uint64_t n, uint8_t out[16])
-{
-    unsigned carry = 0;
-
-    for (int i = 15; i >= 0; i--) {
-        unsigned sum = base[i] + (unsigned)(n & 0xFF) + carry;
-
-        out[i] = (uint8_t)sum;
-        carry = sum >> 8;
-        n >>= 8;
+    if (n_missed > 0) {
+        log_msg(LOG_ERR, "out of memory: %d worker%s miss%s a route of peer %u", n_missed,
+                n_missed == 1 ? "" : "s", n_missed == 1 ? "es" : "", peer_id);
     }
 }
 
-const char *server_prefix_str(int family, const uint8_t *addr, int plen, char *buf, size_t buf_len)
+static int steer_set(void *ctx, int family, const uint8_t *addr, int worker)
 {
-    char text[INET6_ADDRSTRLEN];
+    struct server *srv = ctx;
+    uint32_t be;
 
-    if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, text, sizeof(text))) {
-        snprintf(text, sizeof(text), "?");
+    if (family == 6) {
+        return tun_steer_set6(&srv->tun_steer, addr, (uint32_t)worker);
     }
-    snprintf(buf, buf_len, "%s/%d", text, plen);
-    return buf;
+    memcpy(&be, addr, 4);
+    return tun_steer_set(&srv->tun_steer, ntohl(be), (uint32_t)worker);
+}
+
+static void steer_del(void *ctx, int family, const uint8_t *addr)
+{
+    struct server *srv = ctx;
+    uint32_t be;
+
+    if (family == 6) {
+        tun_steer_del6(&srv->tun_steer, addr);
+        return;
+    }
+    memcpy(&be, addr, 4);
+    tun_steer_del(&srv->tun_steer, ntohl(be));
 }
 
 /* The tun device's IPv6 address (server-ipv6 NETWORK+1, or ifconfig-ipv6). Pool addresses are
@@ -74,7 +80,7 @@ static int setup_ipv6(struct server *srv)
     err = tun_configure_ipv6(&srv->tun, srv->server_addr6, srv->ipv6_bits);
     if (err) {
         log_msg(LOG_ERR, "cannot give %s the address %s: %s", srv->tun.name,
-                server_prefix_str(6, srv->server_addr6, srv->ipv6_bits, text, sizeof(text)),
+                vroute_prefix_str(6, srv->server_addr6, srv->ipv6_bits, text, sizeof(text)),
                 strerror(-err));
     }
     return err;
@@ -228,7 +234,7 @@ static int configure_tun4(struct server *srv)
         if (err && err != -EEXIST) {
             log_msg(
                 LOG_ERR, "cannot add route %s into %s: %s",
-                server_prefix_str(4, a, __builtin_popcount(plan->route_netmask), net, sizeof(net)),
+                vroute_prefix_str(4, a, __builtin_popcount(plan->route_netmask), net, sizeof(net)),
                 srv->tun.name, strerror(-err));
             return err;
         }
@@ -339,18 +345,11 @@ static void on_signal(uv_signal_t *h, int signum)
     (void)h;
     if (signum == SIGUSR2) {
         /* As openvpn: SIGUSR2 writes statistics to the log. Each thread logs its own. */
-        for (int i = 0; running && i < running->n_workers; i++) {
+        for (int i = MAILBOX_ACCEPTOR; running && i < running->n_workers; i++) {
             struct msg *m = msg_new(MSG_STATS, NULL, NULL, 0);
 
             if (m) {
-                worker_post(&running->workers[i], m);
-            }
-        }
-        if (running) {
-            struct msg *m = msg_new(MSG_STATS, NULL, NULL, 0);
-
-            if (m) {
-                acceptor_post(running->acceptor, m);
+                mailbox_post(&running->mb, i, m);
             }
         }
         return;
@@ -429,126 +428,115 @@ static unsigned moderation_from_env(void)
     return (unsigned)v;
 }
 
-int server_run(struct config *cfg)
+/* The sizes and switches the threads run with: the number of workers, peer-id slots, and the
+ * OVPND_* environment knobs. */
+static void set_limits(struct server *srv)
 {
-    struct server srv;
-    union udp_addr local;
-    char errbuf[512] = "", addr[32];
-    int err, n_started = 0;
-    bool acceptor_started = false, want_steering, want_offload;
+    const struct config *cfg = srv->cfg;
+    struct worker_env *we = &srv->worker_env;
 
-    memset(&srv, 0, sizeof(srv));
-    srv.tun_steer.map_fd = srv.tun_steer.map6_fd = srv.tun_steer.prog_fd = -1;
-    srv.persist_fd = -1;
-    srv.cfg = cfg;
-    for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
-        srv.udp_fds[i] = -1;
+    srv->n_workers = cfg->workers > 0 ? cfg->workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (srv->n_workers < 1) {
+        srv->n_workers = 1;
     }
-    srv.n_workers = cfg->workers > 0 ? cfg->workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (srv.n_workers < 1) {
-        srv.n_workers = 1;
+    if (srv->n_workers > TUN_MAX_QUEUES) {
+        srv->n_workers = TUN_MAX_QUEUES;
     }
-    if (srv.n_workers > TUN_MAX_QUEUES) {
-        srv.n_workers = TUN_MAX_QUEUES;
+    we->cfg = cfg;
+    we->n_workers = srv->n_workers;
+    we->max_local_peers = (size_t)cfg->max_clients / (size_t)srv->n_workers + 16;
+    if (we->max_local_peers * (size_t)srv->n_workers > PEER_ID_MAX) {
+        we->max_local_peers = PEER_ID_MAX / (size_t)srv->n_workers;
     }
-    set_tls_threads();
-    err = setup_pool(&srv);
-    if (err) {
-        goto out;
-    }
-    reserve_ccd_addresses(&srv);
-    /* the lock-free address map covers the pool's entries (at least one slot) */
-    srv.n_addr_owner = srv.pool.n > 0 ? srv.pool.n : 1;
-    srv.addr_owner = calloc(srv.n_addr_owner, sizeof(*srv.addr_owner));
-    srv.max_local_peers = (size_t)cfg->max_clients / (size_t)srv.n_workers + 16;
-    if (srv.max_local_peers * (size_t)srv.n_workers > PEER_ID_MAX) {
-        srv.max_local_peers = PEER_ID_MAX / (size_t)srv.n_workers;
-    }
-    srv.ping_s = cfg->ping_s;
-    srv.ping_restart_s = cfg->ping_restart_s;
-    srv.moderation_us = moderation_from_env();
-    if (srv.moderation_us != WORKER_MODERATION_US) {
-        log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", srv.moderation_us,
-                srv.moderation_us ? "workers poll at that period under load"
+    we->ping_s = cfg->ping_s;
+    we->ping_restart_s = cfg->ping_restart_s;
+    we->moderation_us = moderation_from_env();
+    if (we->moderation_us != WORKER_MODERATION_US) {
+        log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", we->moderation_us,
+                we->moderation_us ? "workers poll at that period under load"
                                   : "interrupt moderation off, workers wake for every datagram");
     }
-    srv.udp_gso = env_switch("OVPND_UDP_GSO");
-    if (!srv.udp_gso) {
+    we->udp_gso = env_switch("OVPND_UDP_GSO");
+    if (!we->udp_gso) {
         log_msg(LOG_WARN, "OVPND_UDP_GSO=off: datagrams are sent one by one");
     }
     /* Data packets add P_DATA_V2 header, packet id and AEAD tag: 4 + 4 + 16 bytes. */
-    srv.mss_max = mss_max_for(cfg->mssfix,
+    we->mss_max = mss_max_for(cfg->mssfix,
                               cfg->mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU
                               : cfg->mssfix_mode == CONFIG_MSSFIX_FIXED ? MSS_MODE_FIXED
                                                                         : MSS_MODE_PAYLOAD,
                               24);
-    srv.workers = calloc((size_t)srv.n_workers, sizeof(*srv.workers));
-    if (!srv.addr_owner || !srv.workers) {
-        err = -ENOMEM;
-        goto out;
-    }
+}
+
+/* The TUN device with its addresses and routes. */
+static int open_tun(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
     /* OVPND_TUN_OFFLOAD=off: one packet per TUN read and write, as without kernel support (for
      * comparison). */
-    want_offload = env_switch("OVPND_TUN_OFFLOAD");
-    err = tun_open(cfg->dev, srv.n_workers, want_offload, &srv.tun);
+    bool want_offload = env_switch("OVPND_TUN_OFFLOAD");
+    int err = tun_open(cfg->dev, srv->n_workers, want_offload, &srv->tun);
+
     if (err) {
         log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->dev,
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
-        goto out;
+        return err;
     }
     if (!want_offload) {
         log_msg(LOG_WARN, "OVPND_TUN_OFFLOAD=off: TUN segmentation offloads disabled");
-    } else if (!srv.tun.has_offload) {
+    } else if (!srv->tun.has_offload) {
         log_msg(LOG_WARN,
                 "the kernel refused TUN segmentation offloads (%s): one packet per "
                 "TUN read and write",
-                strerror(srv.tun.offload_errno));
+                strerror(srv->tun.offload_errno));
     }
-    err = configure_tun4(&srv);
-    if (err) {
-        goto out;
+    err = configure_tun4(srv);
+    if (!err && srv->plan.has_ipv6) {
+        err = setup_ipv6(srv);
     }
-    if (srv.plan.has_ipv6) {
-        err = setup_ipv6(&srv);
-        if (err) {
-            goto out;
-        }
-    }
-    for (size_t i = 0; i < cfg->n_routes; i++) {
+    for (size_t i = 0; !err && i < cfg->n_routes; i++) {
         const struct config_route *r = &cfg->routes[i];
         char net[80];
 
-        err = tun_add_route(&srv.tun, r->family, r->addr, r->plen, r->metric);
-        if (err && err != -EEXIST) {
+        err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric);
+        if (err == -EEXIST) {
+            err = 0;
+        } else if (err) {
             log_msg(LOG_ERR, "cannot add route %s into %s: %s",
-                    server_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)), srv.tun.name,
+                    vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)), srv->tun.name,
                     strerror(-err));
-            goto out;
         }
     }
-    err = resolve_local(cfg, &local);
-    if (err) {
-        goto out;
-    }
-    want_steering = env_switch("OVPND_STEERING");
+    return err;
+}
+
+/* The UDP socket group (socket 0 the acceptor's, 1 + i worker i's) and the kernel steering
+ * programs, for local. */
+static int open_sockets(struct server *srv, const union udp_addr *local)
+{
+    const struct config *cfg = srv->cfg;
+    bool want_steering = env_switch("OVPND_STEERING");
+    char addr[UDP_ADDR_STR_MAX];
+    int err;
+
     if (!want_steering) {
         log_msg(LOG_WARN, "OVPND_STEERING=off: kernel steering disabled, packets that reach the "
                           "wrong thread are handed over");
     }
-    err = udp_group_open(&local, 1 + srv.n_workers, srv.udp_fds, want_steering, &srv.is_steered);
+    err = udp_group_open(local, 1 + srv->n_workers, srv->udp_fds, want_steering, &srv->is_steered);
     if (err) {
-        log_msg(LOG_ERR, "cannot bind UDP %s: %s%s", udp_addr_str(&local, addr, sizeof(addr)),
+        log_msg(LOG_ERR, "cannot bind UDP %s: %s%s", udp_addr_str(local, addr, sizeof(addr)),
                 strerror(-err), err == -EADDRINUSE ? " (another server running?)" : "");
-        goto out;
+        return err;
     }
-    if (want_steering && !srv.is_steered) {
+    if (want_steering && !srv->is_steered) {
         log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching the "
                           "wrong thread are handed over (slower)");
     }
-    if (want_steering && srv.n_workers > 1) {
-        err = tun_steer_open(&srv.tun_steer, &srv.tun,
-                             (uint32_t)(srv.pool.n > (size_t)cfg->max_clients
-                                            ? srv.pool.n
+    if (want_steering && srv->n_workers > 1) {
+        err = tun_steer_open(&srv->tun_steer, &srv->tun,
+                             (uint32_t)(srv->pool.n > (size_t)cfg->max_clients
+                                            ? srv->pool.n
                                             : (size_t)cfg->max_clients));
         if (err) {
             log_msg(LOG_WARN,
@@ -557,17 +545,181 @@ int server_run(struct config *cfg)
                     strerror(-err));
         }
     }
-    err = acceptor_new(&srv, &srv.acceptor, errbuf, sizeof(errbuf));
+    return 0;
+}
+
+/* The acceptor and the workers, built (not started) with what each is given. */
+static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
+{
+    struct worker_env *we = &srv->worker_env;
+    struct acceptor_env *ae = &srv->acceptor_env;
+    int err;
+
+    srv->workers = calloc((size_t)srv->n_workers, sizeof(*srv->workers));
+    srv->worker_stats = calloc((size_t)srv->n_workers, sizeof(*srv->worker_stats));
+    if (!srv->workers || !srv->worker_stats) {
+        return -ENOMEM;
+    }
+    we->mb = &srv->mb;
+    we->routes = &srv->routes;
+    we->has_vnet_hdr = srv->tun.has_vnet_hdr;
+    for (int i = 0; i < srv->n_workers; i++) {
+        srv->worker_stats[i] = &srv->workers[i].stats;
+    }
+    *ae = (struct acceptor_env){
+        .cfg = srv->cfg,
+        .mb = &srv->mb,
+        .routes = &srv->routes,
+        .pool = &srv->pool,
+        .plan = &srv->plan,
+        .dev_name = srv->tun.name,
+        .udp_fd = srv->udp_fds[0],
+        .n_workers = srv->n_workers,
+        .max_local_peers = we->max_local_peers,
+        .worker_stats = srv->worker_stats,
+        .server_addr = srv->server_addr,
+        .has_ipv6 = srv->has_ipv6,
+        .ipv6_bits = srv->ipv6_bits,
+        .is_pool_persisted = srv->is_pool_persisted,
+        .persist_fd = srv->persist_fd,
+    };
+    memcpy(ae->server_addr6, srv->server_addr6, 16);
+    err = acceptor_new(ae, &srv->acceptor, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    for (int i = 0; i < srv->n_workers; i++) {
+        err = worker_init(&srv->workers[i], we, i, srv->udp_fds[1 + i], srv->tun.fds[i]);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "worker %d: %s", i, uv_strerror(err));
+            return err;
+        }
+    }
+    return 0;
+}
+
+static void log_started(const struct server *srv, const union udp_addr *local)
+{
+    struct in_addr in = {.s_addr = htonl(srv->server_addr)};
+    struct in_addr rn = {.s_addr = htonl(srv->plan.remote_netmask)};
+    char tunaddr[INET_ADDRSTRLEN + 32], peer[INET_ADDRSTRLEN], addr[UDP_ADDR_STR_MAX];
+
+    inet_ntop(AF_INET, &in, tunaddr, INET_ADDRSTRLEN);
+    inet_ntop(AF_INET, &rn, peer, sizeof(peer));
+    if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET) {
+        snprintf(tunaddr + strlen(tunaddr), 32, "/%d",
+                 __builtin_popcount(srv->plan.remote_netmask));
+    } else {
+        snprintf(tunaddr + strlen(tunaddr), 32, " peer %s", peer);
+    }
+    log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s (topology %s), %d worker%s",
+            OVPND_VERSION, udp_addr_str(local, addr, sizeof(addr)), srv->tun.name, tunaddr,
+            topology_name(srv->plan.topology), srv->n_workers, srv->n_workers > 1 ? "s" : "");
+    log_msg(LOG_INFO, "data channel crypto: %s",
+            data_aead_backend_name(data_crypto_default_backend()));
+    log_msg(LOG_INFO, "Initialization Sequence Completed");
+}
+
+/* Run the main loop (signals) until SIGINT/SIGTERM. */
+static void run_signals(struct server *srv)
+{
+    running = srv;
+    uv_signal_init(uv_default_loop(), &sig_int);
+    uv_signal_init(uv_default_loop(), &sig_term);
+    uv_signal_init(uv_default_loop(), &sig_usr1);
+    uv_signal_init(uv_default_loop(), &sig_usr2);
+    uv_signal_init(uv_default_loop(), &sig_hup);
+    uv_signal_start(&sig_int, on_signal, SIGINT);
+    uv_signal_start(&sig_term, on_signal, SIGTERM);
+    uv_signal_start(&sig_usr1, on_signal, SIGUSR1);
+    uv_signal_start(&sig_usr2, on_signal, SIGUSR2);
+    uv_signal_start(&sig_hup, on_signal, SIGHUP);
+    uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+    running = NULL;
+}
+
+/* Stop the threads (the acceptor first: it tells clients goodbye), then free everything
+ * server_run set up, whatever point it reached. */
+static void shut_down(struct server *srv, bool is_acceptor_started, int n_started)
+{
+    if (is_acceptor_started) {
+        acceptor_stop(srv->acceptor);
+    }
+    for (int i = 0; i < n_started; i++) {
+        struct msg *m = msg_new(MSG_STOP, NULL, NULL, 0);
+
+        if (m) {
+            mailbox_post(&srv->mb, i, m);
+        }
+        worker_join(&srv->workers[i]);
+    }
+    for (int i = n_started; srv->mb.boxes && i < srv->n_workers; i++) {
+        mailbox_close(&srv->mb, i); /* never started: nothing may wake it */
+    }
+    if (srv->acceptor) {
+        acceptor_free(srv->acceptor);
+        srv->acceptor = NULL;
+    }
+    tun_steer_close(&srv->tun_steer);
+    tun_close(&srv->tun);
+    for (int i = 0; i <= srv->n_workers && i < (int)(sizeof(srv->udp_fds) / sizeof(int)); i++) {
+        if (srv->udp_fds[i] >= 0) {
+            close(srv->udp_fds[i]);
+        }
+    }
+    routes_free(&srv->routes);
+    ip_pool_clear(&srv->pool);
+    if (srv->persist_fd >= 0) {
+        close(srv->persist_fd);
+    }
+    /* every thread is joined and every box drained: no message of a pool is left in use */
+    for (int i = 0; srv->workers && i < srv->n_workers; i++) {
+        msg_pool_clear(&srv->workers[i].pool);
+    }
+    mailbox_free(&srv->mb);
+    free(srv->workers);
+    free(srv->worker_stats);
+}
+
+int server_run(struct config *cfg)
+{
+    struct server srv;
+    union udp_addr local;
+    char errbuf[512] = "";
+    int err, n_started = 0;
+    bool is_acceptor_started = false;
+    const struct routes_ops ops = {
+        .ctx = &srv, .announce = announce_route, .steer_set = steer_set, .steer_del = steer_del};
+
+    memset(&srv, 0, sizeof(srv));
+    srv.tun_steer.map_fd = srv.tun_steer.map6_fd = srv.tun_steer.prog_fd = -1;
+    srv.persist_fd = -1;
+    srv.cfg = cfg;
+    for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
+        srv.udp_fds[i] = -1;
+    }
+    set_limits(&srv);
+    set_tls_threads();
+    err = setup_pool(&srv);
+    if (err) {
+        goto out;
+    }
+    reserve_ccd_addresses(&srv);
+    err = mailbox_init(&srv.mb, srv.n_workers);
+    err = err ? err : routes_init(&srv.routes, &srv.pool, &ops);
+    if (err) {
+        goto out;
+    }
+    err = open_tun(&srv);
+    err = err ? err : resolve_local(cfg, &local);
+    err = err ? err : open_sockets(&srv, &local);
+    if (err) {
+        goto out;
+    }
+    err = build_threads(&srv, errbuf, sizeof(errbuf));
     if (err) {
         log_msg(LOG_ERR, "%s: %s", cfg->source, errbuf[0] ? errbuf : strerror(-err));
         goto out;
-    }
-    for (int i = 0; i < srv.n_workers; i++) {
-        err = worker_init(&srv.workers[i], &srv, i);
-        if (err) {
-            log_msg(LOG_ERR, "worker %d: %s", i, uv_strerror(err));
-            goto out;
-        }
     }
     err = drop_privileges(cfg);
     if (err) {
@@ -583,75 +735,11 @@ int server_run(struct config *cfg)
     if (err) {
         goto out;
     }
-    acceptor_started = true;
-    {
-        struct in_addr in = {.s_addr = htonl(srv.server_addr)};
-        struct in_addr rn = {.s_addr = htonl(srv.plan.remote_netmask)};
-        char tunaddr[INET_ADDRSTRLEN + 32], peer[INET_ADDRSTRLEN];
-
-        inet_ntop(AF_INET, &in, tunaddr, INET_ADDRSTRLEN);
-        inet_ntop(AF_INET, &rn, peer, sizeof(peer));
-        if (srv.plan.topology == CONFIG_TOPOLOGY_SUBNET) {
-            snprintf(tunaddr + strlen(tunaddr), 32, "/%d",
-                     __builtin_popcount(srv.plan.remote_netmask));
-        } else {
-            snprintf(tunaddr + strlen(tunaddr), 32, " peer %s", peer);
-        }
-        log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s (topology %s), %d worker%s",
-                OVPND_VERSION, udp_addr_str(&local, addr, sizeof(addr)), srv.tun.name, tunaddr,
-                topology_name(srv.plan.topology), srv.n_workers, srv.n_workers > 1 ? "s" : "");
-        log_msg(LOG_INFO, "data channel crypto: %s",
-                data_aead_backend_name(data_crypto_default_backend()));
-        log_msg(LOG_INFO, "Initialization Sequence Completed");
-    }
-    running = &srv;
-    uv_signal_init(uv_default_loop(), &sig_int);
-    uv_signal_init(uv_default_loop(), &sig_term);
-    uv_signal_init(uv_default_loop(), &sig_usr1);
-    uv_signal_init(uv_default_loop(), &sig_usr2);
-    uv_signal_init(uv_default_loop(), &sig_hup);
-    uv_signal_start(&sig_int, on_signal, SIGINT);
-    uv_signal_start(&sig_term, on_signal, SIGTERM);
-    uv_signal_start(&sig_usr1, on_signal, SIGUSR1);
-    uv_signal_start(&sig_usr2, on_signal, SIGUSR2);
-    uv_signal_start(&sig_hup, on_signal, SIGHUP);
-    uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+    is_acceptor_started = true;
+    log_started(&srv, &local);
+    run_signals(&srv);
     err = 0;
-
 out:
-    /* Acceptor first (it tells clients goodbye), then the workers. */
-    if (acceptor_started) {
-        acceptor_stop(srv.acceptor);
-    }
-    for (int i = 0; i < n_started; i++) {
-        struct msg *m = msg_new(MSG_STOP, NULL, NULL, 0);
-
-        if (m) {
-            worker_post(&srv.workers[i], m);
-        }
-        worker_join(&srv.workers[i]);
-    }
-    if (srv.acceptor) {
-        acceptor_free(srv.acceptor);
-        srv.acceptor = NULL;
-    }
-    tun_steer_close(&srv.tun_steer);
-    tun_close(&srv.tun);
-    for (int i = 0; i <= srv.n_workers && i < (int)(sizeof(srv.udp_fds) / sizeof(int)); i++) {
-        if (srv.udp_fds[i] >= 0) {
-            close(srv.udp_fds[i]);
-        }
-    }
-    ip_pool_clear(&srv.pool);
-    if (srv.persist_fd >= 0) {
-        close(srv.persist_fd);
-    }
-    free(srv.addr_owner);
-    /* every thread is joined and every inbox drained: no message of a pool is left in use */
-    for (int i = 0; srv.workers && i < srv.n_workers; i++) {
-        msg_pool_clear(&srv.workers[i].pool);
-    }
-    free(srv.workers);
-    running = NULL;
+    shut_down(&srv, is_acceptor_started, n_started);
     return err;
 }

@@ -52,15 +52,20 @@ int vroute_key_make(struct vroute_key *key, int family, const uint8_t *addr, int
     return 0;
 }
 
-const char *vroute_key_str(const struct vroute_key *key, char *buf, size_t buf_len)
+const char *vroute_prefix_str(int family, const uint8_t *addr, int plen, char *buf, size_t buf_len)
 {
     char text[INET6_ADDRSTRLEN];
 
-    if (!inet_ntop(key->family == 6 ? AF_INET6 : AF_INET, key->addr, text, sizeof(text))) {
+    if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, text, sizeof(text))) {
         snprintf(text, sizeof(text), "?");
     }
-    snprintf(buf, buf_len, "%s/%u", text, key->plen);
+    snprintf(buf, buf_len, "%s/%d", text, plen);
     return buf;
+}
+
+const char *vroute_key_str(const struct vroute_key *key, char *buf, size_t buf_len)
+{
+    return vroute_prefix_str(key->family, key->addr, key->plen, buf, buf_len);
 }
 
 void vroute_table_init(struct vroute_table *t)

@@ -39,6 +39,10 @@ struct vroute_table {
  * length, clearing the host bits. -EINVAL for a bad family or plen. */
 int vroute_key_make(struct vroute_key *key, int family, const uint8_t *addr, int plen);
 
+/* "ADDR/PLEN" for family 4 or 6 (addr in network order) into buf (buf_len bytes; INET6_ADDRSTRLEN
+ * + 4 is enough); returns buf. */
+const char *vroute_prefix_str(int family, const uint8_t *addr, int plen, char *buf, size_t buf_len);
+
 /* Format "198.19.1.0/24" or "2001:db8::/64" into buf (at least 64 bytes). Returns buf. */
 const char *vroute_key_str(const struct vroute_key *key, char *buf, size_t buf_len);
 

@@ -24,7 +24,6 @@
 #include "server/hooks/auth.h"
 #include "server/hooks/hook_env.h"
 #include "server/hooks/hooks.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -144,10 +143,9 @@ static void log_stats(struct acceptor *a)
 static void on_async(uv_async_t *h)
 {
     struct acceptor *a = h->data;
-    struct msgq_node *n;
+    struct msg *m;
 
-    while ((n = msgq_pop(&a->inbox)) != NULL) {
-        struct msg *m = (struct msg *)n;
+    while ((m = mailbox_take(a->env->mb, MAILBOX_ACCEPTOR)) != NULL) {
 
         switch (m->type) {
         case MSG_GONE:
@@ -212,10 +210,11 @@ static void close_if_open(uv_handle_t *h)
     }
 }
 
-int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t errbuf_len)
+int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
+                 size_t errbuf_len)
 {
     struct acceptor *a = calloc(1, sizeof(*a));
-    struct config *cfg = srv->cfg;
+    struct config *cfg = env->cfg;
     static const char pers[] = "ovpnd acceptor";
     uint8_t key2[STATIC_KEY_LEN];
     bool has_loop = false;
@@ -224,9 +223,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     if (!a) {
         return -ENOMEM;
     }
-    a->srv = srv;
+    a->env = env;
     a->cfg = cfg;
-    a->fd = srv->udp_fds[0];
+    a->fd = env->udp_fd;
     a->status_fd = -1;
     /* first, so that release() may free them whatever fails below */
     mbedtls_entropy_init(&a->entropy);
@@ -241,7 +240,6 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
             goto fail;
         }
     }
-    msgq_init(&a->inbox);
     if (msg_pool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
         err = -ENOMEM;
         goto fail;
@@ -328,20 +326,9 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         a->table_size *= 2;
     }
     a->table = calloc(a->table_size, sizeof(*a->table));
-    a->local_used = calloc((size_t)srv->n_workers, sizeof(*a->local_used));
-    a->n_worker_peers = calloc((size_t)srv->n_workers, sizeof(*a->n_worker_peers));
-    a->addr_holder = calloc(srv->n_addr_owner, sizeof(*a->addr_holder));
-    vroute_table_init(&a->routes);
-    if (!a->table || !a->local_used || !a->n_worker_peers || !a->addr_holder) {
+    if (!a->table || peer_slots_init(&a->slots, env->n_workers, env->max_local_peers)) {
         err = -ENOMEM;
         goto fail;
-    }
-    for (int i = 0; i < srv->n_workers; i++) {
-        a->local_used[i] = calloc(srv->max_local_peers, sizeof(bool));
-        if (!a->local_used[i]) {
-            err = -ENOMEM;
-            goto fail;
-        }
     }
     err = uv_loop_init(&a->loop);
     if (err) {
@@ -363,14 +350,14 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
         struct hook_server hs;
 
         memset(&hs, 0, sizeof(hs));
-        hs.dev = srv->tun.name;
+        hs.dev = env->dev_name;
         hs.tun_mtu = cfg->tun_mtu;
-        hs.local = srv->plan.local;
-        hs.remote_netmask = srv->plan.remote_netmask;
-        hs.is_p2p = srv->plan.topology != CONFIG_TOPOLOGY_SUBNET;
-        hs.has_ipv6 = srv->has_ipv6;
-        memcpy(hs.local6, srv->server_addr6, 16);
-        hs.ipv6_bits = srv->ipv6_bits;
+        hs.local = env->plan->local;
+        hs.remote_netmask = env->plan->remote_netmask;
+        hs.is_p2p = env->plan->topology != CONFIG_TOPOLOGY_SUBNET;
+        hs.has_ipv6 = env->has_ipv6;
+        memcpy(hs.local6, env->server_addr6, 16);
+        hs.ipv6_bits = env->ipv6_bits;
         hs.port = cfg->port;
         hs.start_time = time(NULL);
         hs.pid = (long)getpid();
@@ -389,6 +376,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
     if (err) {
         goto fail;
     }
+    mailbox_attach(env->mb, MAILBOX_ACCEPTOR, &a->async);
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
     a->persist_timer.data = a;
     err = uv_poll_start(&a->poll, UV_READABLE, acc_on_udp);
@@ -399,7 +387,7 @@ int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t
 
         err = uv_timer_start(&a->status_timer, acc_on_status_timer, 0, ms);
     }
-    if (!err && srv->is_pool_persisted) {
+    if (!err && env->is_pool_persisted) {
         uint64_t ms = (uint64_t)cfg->ifconfig_pool_persist_s * 1000;
 
         err = uv_timer_start(&a->persist_timer, acc_on_persist_timer, ms, ms);
@@ -442,30 +430,25 @@ int acceptor_start(struct acceptor *a)
     return uv_thread_create(&a->thread, acceptor_main, a);
 }
 
-void acceptor_post(struct acceptor *a, struct msg *m)
-{
-    msgq_push(&a->inbox, &m->node);
-    uv_async_send(&a->async);
-}
-
 void acceptor_stop(struct acceptor *a)
 {
     struct msg *m = msg_new(MSG_STOP, NULL, NULL, 0);
 
     if (m) {
-        acceptor_post(a, m);
+        mailbox_post(a->env->mb, MAILBOX_ACCEPTOR, m);
     }
     uv_thread_join(&a->thread);
 }
 
 void acceptor_free(struct acceptor *a)
 {
-    struct msgq_node *n;
+    struct msg *m;
 
     a->are_workers_stopped = true;
-    while ((n = msgq_pop(&a->inbox)) != NULL) {
+    mailbox_close(a->env->mb, MAILBOX_ACCEPTOR);
+    while ((m = mailbox_take(a->env->mb, MAILBOX_ACCEPTOR)) != NULL) {
         /* late MSG_GONE reports: their peers are freed with their sessions below */
-        msg_free((struct msg *)n);
+        msg_free(m);
     }
     uv_loop_close(&a->loop);
     for (size_t i = 0; i < a->table_size; i++) {
@@ -480,7 +463,7 @@ void acceptor_free(struct acceptor *a)
     if (a->cfg->status_file) {
         acc_write_status(a);
     }
-    if (a->srv->is_pool_persisted) {
+    if (a->env->is_pool_persisted) {
         acc_write_pool_persist(a);
     }
     release(a);
@@ -505,13 +488,7 @@ static void release(struct acceptor *a)
     }
     mbedtls_ctr_drbg_free(&a->drbg);
     mbedtls_entropy_free(&a->entropy);
-    for (int i = 0; a->local_used && i < a->srv->n_workers; i++) {
-        free(a->local_used[i]);
-    }
-    free(a->local_used);
-    free(a->n_worker_peers);
-    free(a->addr_holder);
-    vroute_table_free(&a->routes);
+    peer_slots_free(&a->slots);
     free(a->table);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);

@@ -8,17 +8,45 @@
 #ifndef SERVER_CONTROL_ACCEPTOR_H
 #define SERVER_CONTROL_ACCEPTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-struct server;
 struct acceptor;
-struct msg;
+struct config;
+struct ip_pool;
+struct mailbox;
+struct routes;
+struct topology_plan;
+struct worker_stats;
 
-/* Build the acceptor of srv: TLS configuration from the certificate blobs, the tls-auth /
- * tls-crypt key, the UDP socket srv->udp_fds[0]. errbuf gets a readable reason on failure.
- * Main thread. Returns 0 or a negative code; on failure everything it set up is released and
- * *out is left as it was. */
-int acceptor_new(struct server *srv, struct acceptor **out, char *errbuf, size_t errbuf_len);
+/* What the server gives the acceptor: set up by the main thread before acceptor_new, unchanged
+ * afterwards; what it points to outlives the acceptor. */
+struct acceptor_env {
+    struct config *cfg;
+    struct mailbox *mb;    /* the acceptor's box and the workers' (server/thread) */
+    struct routes *routes; /* address ownership; the acceptor is its only writer */
+    struct ip_pool *pool;  /* the same pool routes hands out (n 0 without one): read here */
+    const struct topology_plan *plan; /* what server / ifconfig* expand to */
+    const char *dev_name;             /* the TUN device, for scripts' $dev */
+    int udp_fd;                       /* socket 0 of the UDP group, not owned */
+    int n_workers;
+    size_t max_local_peers;                         /* peer_id slots per worker */
+    const struct worker_stats *const *worker_stats; /* n_workers of them, for the status file */
+    uint32_t server_addr;                           /* tunnel address of the server, host order */
+    bool has_ipv6;                                  /* the tun device has an IPv6 address */
+    uint8_t server_addr6[16];                       /* ... this one, network order */
+    int ipv6_bits;          /* its prefix length, pushed with pool addresses */
+    bool is_pool_persisted; /* ifconfig-pool-persist with SECONDS > 0, no duplicate-cn */
+    int persist_fd;         /* the persist file opened before privileges were dropped, or -1 */
+};
+
+/* Build the acceptor: TLS configuration from the certificate blobs, the tls-auth / tls-crypt
+ * key, the UDP socket env->udp_fd, its box of env->mb. env must stay valid while the acceptor
+ * lives. errbuf gets a readable reason on failure. Main thread. Returns 0 or a negative code;
+ * on failure everything it set up is released and *out is left as it was. */
+int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
+                 size_t errbuf_len);
 
 /* Start the acceptor's thread. 0 or -errno. */
 int acceptor_start(struct acceptor *a);
@@ -30,8 +58,5 @@ void acceptor_stop(struct acceptor *a);
 /* Free a (stopped, or never started) acceptor with its sessions and peers. Call only after every
  * worker has stopped, since workers use the peers. Main thread. */
 void acceptor_free(struct acceptor *a);
-
-/* Push m into the acceptor's inbox and wake it. Any thread; m is owned by the acceptor after. */
-void acceptor_post(struct acceptor *a, struct msg *m);
 
 #endif /* SERVER_CONTROL_ACCEPTOR_H */

@@ -19,6 +19,10 @@
 #include "proto/reliable.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
+#include "server/addr/routes.h"
+#include "server/config/config.h"
+#include "server/config/topology.h"
+#include "server/control/acceptor.h"
 #include "server/control/connect_freq.h"
 #include "server/control/crl.h"
 #include "server/log/log.h"
@@ -27,7 +31,9 @@
 #include "server/thread/msgq.h"
 #include "server/config/ccd.h"
 #include "server/data/peer.h"
+#include "server/thread/mailbox.h"
 #include "server/thread/msg.h"
+#include "server/thread/peer_slot.h"
 #include "server/hooks/script.h"
 #include "server/hooks/auth_token.h"
 
@@ -137,12 +143,11 @@ struct acceptor_stats {
 };
 
 struct acceptor {
-    struct server *srv;
+    const struct acceptor_env *env; /* what the server gave it (acceptor.h) */
     struct config *cfg;
     uv_loop_t loop;
     uv_thread_t thread;
-    uv_async_t async;
-    struct msgq inbox;
+    uv_async_t async; /* wakes the loop for what arrives in its mailbox box */
     int fd;
     uv_poll_t poll;
     uv_timer_t tick;
@@ -168,10 +173,7 @@ struct acceptor {
     size_t table_size;
     size_t n_sessions;
     size_t n_clients;
-    bool **local_used;          /* [worker][local index] peer_id in use */
-    struct peer **addr_holder;  /* by IPv4 pool index: the peer holding that address */
-    struct vroute_table routes; /* every peer's IPv6 address and iroutes, as told to workers */
-    size_t *n_worker_peers;
+    struct peer_slots slots;                /* peer_ids in use */
     struct connect_freq cf;                 /* connect-freq */
     struct connect_freq_initial cf_initial; /* connect-freq-initial */
     struct heap_trim heap_trim;             /* free heap back to the kernel after clients leave */
@@ -290,10 +292,6 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
 
 /* Free ks's TLS session (tls_step.c), or hand it to its running step to free when done. */
 void acc_tls_release(struct key_state *ks);
-
-/* Add (or remove) one route of p in the acceptor's table and every worker's (by message). */
-void acc_route_broadcast(struct acceptor *a, const struct peer *p, const struct vroute_key *key,
-                         bool add);
 
 /* ---- functions one acceptor file offers the others, by file ---- */
 
@@ -439,7 +437,13 @@ void acc_handle_installed(struct acceptor *a, struct peer *p);
  * first refusal of a session is logged, the worker counts the datagrams it drops. */
 void acc_handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to);
 
-/* peer_slot.c */
+/* peer_hold.c */
+
+/* Route what p holds to it (at install): its pool entry (to nothing when is_vaddr_unlearned:
+ * learn-address refused it) and its routes, in every worker and the TUN steering map. Returns 0
+ * or the steering map's negative errno (the packets are then handed over between workers; the
+ * caller warns). */
+int acc_route_peer(struct acceptor *a, struct peer *p, bool is_vaddr_unlearned);
 
 /* Give back what p holds: its pool address (or /32 route), its routes, its peer-id slot (unless
  * handed over to the same client's next session) and its place in n_clients. */

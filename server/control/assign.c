@@ -8,7 +8,6 @@
 
 #include "proto/cursor.h"
 #include "server/data/peer.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -92,7 +91,7 @@ struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id)
  * LOCAL REMOTE_NETMASK`, by topology. 0, or -1 with the reason in why. */
 static int check_ifconfig_push(struct acceptor *a, const struct ccd *c, char *why, size_t why_len)
 {
-    const struct topology_plan *plan = &a->srv->plan;
+    const struct topology_plan *plan = a->env->plan;
     uint32_t local = c->ifconfig_local, rn = c->ifconfig_netmask;
     char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN], n[INET_ADDRSTRLEN], m[INET_ADDRSTRLEN];
     struct in_addr in;
@@ -143,26 +142,14 @@ static int check_ifconfig_push(struct acceptor *a, const struct ccd *c, char *wh
     return 0;
 }
 
-/* Pool entry idx passes from a closing session's peer to p. Nothing may route the address to
- * the old peer-id any more: it can be another client's before p is installed (the old peer's
- * release leaves an entry it no longer holds alone); acc_install_finish routes it to p. */
-static void take_over_entry(struct acceptor *a, size_t idx, struct peer *p)
-{
-    struct server *srv = a->srv;
-
-    atomic_store_explicit(&srv->addr_owner[idx], 0, memory_order_release);
-    tun_steer_del(&srv->tun_steer, ip_pool_addr(&srv->pool, idx));
-    a->addr_holder[idx] = p;
-}
-
 /* A client-config-dir `ifconfig-push` address for p: inside the pool it takes that entry; outside
  * it is routed as a /32 (added to p's routes). 0 or -1 with the reason in why. */
 static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *p, char *why,
                           size_t why_len)
 {
-    struct server *srv = a->srv;
+    const struct acceptor_env *env = a->env;
     uint32_t local = c->ifconfig_local, be = htonl(local), other;
-    size_t idx = ip_pool_file_index(&srv->pool, local); /* net30: the block holding local */
+    size_t idx = ip_pool_file_index(env->pool, local); /* net30: the block holding local */
     char l[INET_ADDRSTRLEN];
     struct peer *holder = NULL;
     struct vroute_key key;
@@ -171,7 +158,7 @@ static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *
     if (check_ifconfig_push(a, c, why, why_len)) {
         return -1;
     }
-    if (idx != SIZE_MAX && srv->pool.type == IP_POOL_NET30 &&
+    if (idx != SIZE_MAX && env->pool->type == IP_POOL_NET30 &&
         ((local & 3u) == 0 || (local & 3u) == 3)) {
         snprintf(why, why_len,
                  "%s:%d: ifconfig-push: %s is the first or last address of a /30 block of the "
@@ -185,8 +172,8 @@ static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *
          * added since start-up, or a client-connect output; server.c reserves those of the
          * files there at start-up), and is this client's while it stays. A client that got it
          * from the pool before is not moved: this one is refused. */
-        ip_pool_reserve(&srv->pool, idx);
-        holder = a->addr_holder[idx];
+        (void)routes_reserve(env->routes, idx);
+        holder = routes_holder(env->routes, idx);
         if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
             snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
                      holder->common_name);
@@ -194,23 +181,23 @@ static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *
         }
         if (holder) {
             /* The same laptop reconnecting before its old session is gone: take the address
-             * over; acc_release_peer_slot() leaves it alone for the old one. */
-            take_over_entry(a, idx, p);
-        } else if (ip_pool_take(&srv->pool, idx)) {
+             * over; acc_release_peer_slot() leaves it alone for the old one. Nothing routes
+             * it to the old peer-id any more; acc_install_finish routes it to p. */
+            routes_take_over(env->routes, idx, p);
+        } else if (routes_take(env->routes, idx, p)) {
             snprintf(why, why_len, "%s: ifconfig-push %s is not free", c->path, l);
             return -1;
         }
         p->vaddr = local;
         p->pool_index = idx;
-        a->addr_holder[idx] = p;
-        if (local == ip_pool_addr(&srv->pool, idx)) {
+        if (local == ip_pool_addr(env->pool, idx)) {
             return 0; /* routed through the entry */
         }
         /* net30 with the pair the other way round (the HOWTO's "ifconfig-push .1 .2"): the
          * block is reserved, the address routed on its own */
     } else {
         vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
-        other = vroute_get(&a->routes, &key);
+        other = routes_get(env->routes, &key);
         holder = other == VROUTE_NONE ? NULL : acc_peer_by_id(a, other);
         if (holder && holder->ctl && holder->ctl->state != CS_CLOSING) {
             snprintf(why, why_len, "%s: ifconfig-push %s is the address of client '%s'", c->path, l,
@@ -222,8 +209,7 @@ static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *
     vroute_key_make(&key, 4, (const uint8_t *)&be, 32);
     if (add_peer_route(p, &key)) {
         if (p->pool_index != SIZE_MAX) {
-            a->addr_holder[p->pool_index] = NULL;
-            ip_pool_release(&srv->pool, p->pool_index);
+            (void)routes_release_entry(env->routes, p->pool_index, p);
         }
         snprintf(why, why_len, "out of memory");
         return -1;
@@ -233,17 +219,14 @@ static int assign_static4(struct acceptor *a, const struct ccd *c, struct peer *
 
 void acc_unassign(struct acceptor *a, struct peer *p)
 {
-    if (p->pool_index < a->srv->pool.n && a->addr_holder[p->pool_index] == p) {
-        /* p is not installed yet: nothing routes through the entry */
-        atomic_store_explicit(&a->srv->addr_owner[p->pool_index], 0, memory_order_release);
-        a->addr_holder[p->pool_index] = NULL;
-        ip_pool_release(&a->srv->pool, p->pool_index);
+    if (p->pool_index != SIZE_MAX) {
+        (void)routes_release_entry(a->env->routes, p->pool_index, p);
     }
 }
 
 uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs)
 {
-    const struct server *srv = a->srv;
+    const struct acceptor_env *env = a->env;
     const struct peer *p = cs->peer;
 
     /* multi.c multi_select_virtual_addr: subnet "ADDRESS NETMASK", net30 "BLOCK+2 BLOCK+1",
@@ -251,20 +234,21 @@ uint32_t acc_ifconfig_peer(struct acceptor *a, const struct ctl_session *cs)
     if (cs->ccd && cs->ccd->has_ifconfig_push) {
         return cs->ccd->ifconfig_netmask;
     }
-    if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET) {
-        return srv->plan.push_netmask;
+    if (env->plan->topology == CONFIG_TOPOLOGY_SUBNET) {
+        return env->plan->push_netmask;
     }
-    if (srv->plan.topology == CONFIG_TOPOLOGY_NET30) {
-        return p && p->pool_index < srv->pool.n ? ip_pool_peer(&srv->pool, p->pool_index) : 0;
+    if (env->plan->topology == CONFIG_TOPOLOGY_NET30) {
+        return p && p->pool_index < env->pool->n ? ip_pool_peer(env->pool, p->pool_index) : 0;
     }
-    return srv->plan.local;
+    return env->plan->local;
 }
 
 int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer *p, char *why,
                          size_t why_len)
 {
-    struct server *srv = a->srv;
+    const struct acceptor_env *env = a->env;
     const struct ccd *c = cs->ccd;
+    struct peer *prev;
     struct vroute_key key;
     char text[80];
     size_t idx;
@@ -273,56 +257,54 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
         if (assign_static4(a, c, p, why, why_len)) {
             return -1;
         }
-    } else if (srv->pool.n == 0) {
+    } else if (env->pool->n == 0) {
         snprintf(why, why_len, "no address: no pool (server nopool) and no ifconfig-push");
         return -1;
-    } else if (cs->takeover_index < srv->pool.n && a->addr_holder[cs->takeover_index] &&
-               a->addr_holder[cs->takeover_index]->ctl &&
-               a->addr_holder[cs->takeover_index]->ctl->state == CS_CLOSING) {
+    } else if ((prev = routes_holder(env->routes, cs->takeover_index)) != NULL && prev->ctl &&
+               prev->ctl->state == CS_CLOSING) {
         /* The client's previous session at this address, closing now: its address (the pool
          * entry stays taken; acc_release_peer_slot() leaves it alone for the old one). */
         idx = cs->takeover_index;
         p->pool_index = idx;
-        p->vaddr = ip_pool_addr(&srv->pool, idx);
-        take_over_entry(a, idx, p);
-    } else if (ip_pool_acquire(&srv->pool, cs->cn, &idx)) {
+        p->vaddr = ip_pool_addr(env->pool, idx);
+        routes_take_over(env->routes, idx, p);
+    } else if (routes_acquire(env->routes, cs->cn, p, &idx)) {
         snprintf(why, why_len, "address pool exhausted");
         return 1;
     } else {
         p->pool_index = idx;
-        p->vaddr = ip_pool_addr(&srv->pool, idx);
-        a->addr_holder[idx] = p;
+        p->vaddr = ip_pool_addr(env->pool, idx);
     }
-    if (srv->has_ipv6) {
+    if (env->has_ipv6) {
         if (c && c->has_ifconfig_ipv6_push) {
             const struct peer *holder;
             uint32_t other;
 
-            if (!in_prefix(c->ifconfig_ipv6, srv->server_addr6, srv->ipv6_bits)) {
+            if (!in_prefix(c->ifconfig_ipv6, env->server_addr6, env->ipv6_bits)) {
                 snprintf(why, why_len,
                          "%s: ifconfig-ipv6-push %s is outside the server's IPv6 network", c->path,
-                         server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
+                         vroute_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
                 goto acc_refuse;
             }
             /* inside the IPv6 pool: keep its entry out of the dynamic allocation, as for IPv4 */
-            (void)ip_pool_reserve(&srv->pool, ip_pool_index6(&srv->pool, c->ifconfig_ipv6));
+            (void)routes_reserve(env->routes, ip_pool_index6(env->pool, c->ifconfig_ipv6));
             vroute_key_make(&key, 6, c->ifconfig_ipv6, 128);
-            other = vroute_get(&a->routes, &key);
+            other = routes_get(env->routes, &key);
             holder = other == VROUTE_NONE ? NULL : acc_peer_by_id(a, other);
             /* a closing session's address (the same client reconnecting) is taken over, as
              * assign_static4() does for IPv4 */
             if ((holder && holder->ctl && holder->ctl->state != CS_CLOSING) ||
-                memcmp(c->ifconfig_ipv6, srv->server_addr6, 16) == 0) {
+                memcmp(c->ifconfig_ipv6, env->server_addr6, 16) == 0) {
                 snprintf(why, why_len, "%s: ifconfig-ipv6-push %s is taken", c->path,
-                         server_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
+                         vroute_prefix_str(6, c->ifconfig_ipv6, 128, text, sizeof(text)));
                 goto acc_refuse;
             }
             memcpy(p->vaddr6, c->ifconfig_ipv6, 16);
             p->has_vaddr6 = true;
-        } else if (srv->pool.has_ipv6 && p->pool_index != SIZE_MAX) {
-            ip_pool_addr6(&srv->pool, p->pool_index, p->vaddr6);
+        } else if (env->pool->has_ipv6 && p->pool_index != SIZE_MAX) {
+            ip_pool_addr6(env->pool, p->pool_index, p->vaddr6);
             p->has_vaddr6 = true;
-        } else if (srv->pool.has_ipv6) {
+        } else if (env->pool->has_ipv6) {
             /* multi.c multi_select_virtual_addr: no pool entry, so no pool IPv6 address */
             acc_cs_log(a, cs, LOG_INFO,
                        "ifconfig-push is used for IPv4 outside the pool, so no IPv6 address "
@@ -337,7 +319,7 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
         }
     }
     for (size_t i = 0; c && i < c->n_iroutes; i++) {
-        if (c->iroutes[i].family == 6 && !srv->has_ipv6) {
+        if (c->iroutes[i].family == 6 && !env->has_ipv6) {
             snprintf(why, why_len, "%s: iroute-ipv6 %s needs an IPv6 address on the server",
                      c->path, vroute_key_str(&c->iroutes[i], text, sizeof(text)));
             goto acc_refuse;

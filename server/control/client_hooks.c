@@ -25,7 +25,6 @@
 #include "server/hooks/hooks.h"
 #include "server/hooks/openvpn_plugin.h"
 #include "server/hooks/plugin.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -240,7 +239,7 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
 
 int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info)
 {
-    struct server *srv = a->srv;
+    const struct acceptor_env *ae = a->env;
     struct peer *p = cs->peer;
     const struct ccd *c = cs->ccd;
     struct script_env *env = cs->hook_env;
@@ -258,7 +257,7 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
     hc.common_name = cs->cn;
     hc.username = cs->username;
     hc.remote = cs->remote;
-    hc.is_p2p = srv->plan.topology != CONFIG_TOPOLOGY_SUBNET;
+    hc.is_p2p = ae->plan->topology != CONFIG_TOPOLOGY_SUBNET;
     hc.vaddr = p->vaddr;
     hc.vaddr_netmask = acc_ifconfig_peer(a, cs);
     hc.has_ipv6 = p->has_vaddr6;
@@ -267,10 +266,9 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
 
         memcpy(hc.vaddr6, p->vaddr6, 16);
         memcpy(hc.remote_addr6,
-               from_ccd && c->has_ifconfig_ipv6_remote ? c->ifconfig_ipv6_remote
-                                                       : srv->server_addr6,
+               from_ccd && c->has_ifconfig_ipv6_remote ? c->ifconfig_ipv6_remote : ae->server_addr6,
                16);
-        hc.vaddr6_bits = from_ccd ? c->ifconfig_ipv6_bits : srv->ipv6_bits;
+        hc.vaddr6_bits = from_ccd ? c->ifconfig_ipv6_bits : ae->ipv6_bits;
     }
     hc.connected_since = p->connected_since;
     err = hook_env_append(env, &a->global_env);
@@ -589,7 +587,7 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
         it->route = i;
         /* "update" when another client that stays routes it now (an iroute claimed twice) */
         {
-            uint32_t other = vroute_get(&a->routes, k);
+            uint32_t other = routes_get(a->env->routes, k);
             const struct peer *holder =
                 other == VROUTE_NONE || other == p->peer_id ? NULL : acc_peer_by_id(a, other);
 

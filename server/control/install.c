@@ -17,7 +17,6 @@
 #include "proto/push.h"
 #include "proto/tls_session.h"
 #include "server/data/peer.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -75,8 +74,7 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
                 n++;
             }
             if (cs->peer && keep->takeover_index == SIZE_MAX &&
-                cs->peer->pool_index < a->srv->pool.n &&
-                a->addr_holder[cs->peer->pool_index] == cs->peer) {
+                routes_holder(a->env->routes, cs->peer->pool_index) == cs->peer) {
                 keep->takeover_index = cs->peer->pool_index;
             }
         }
@@ -175,7 +173,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
         return;
     }
     m->peer_id = p->peer_id;
-    server_post_worker(a->srv, p->worker, m);
+    mailbox_post(a->env->mb, p->worker, m);
     ks->state = KS_ACTIVE;
     cs->primary = (int)(ks - cs->ks);
     cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
@@ -254,7 +252,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                         const struct key_method2 *client)
 {
-    struct server *srv = a->srv;
+    const struct acceptor_env *env = a->env;
     struct peer *p = cs->peer;
     enum data_cipher cipher;
     const char *why;
@@ -275,18 +273,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     cs->is_connected = true;
     cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
-    if (p->pool_index != SIZE_MAX) {
-        /* unlearned: nothing routed to it, not even to a closing session it took the
-         * address from (with the same peer-id after a hand-over) */
-        atomic_store_explicit(&srv->addr_owner[p->pool_index],
-                              cs->is_vaddr_unlearned ? 0 : p->peer_id + 1, memory_order_release);
-    }
-    for (size_t i = 0; i < p->n_routes; i++) {
-        acc_route_broadcast(a, p, &p->routes[i], true);
-    }
-    if (cs->is_vaddr_unlearned) {
-        tun_steer_del(&srv->tun_steer, p->vaddr);
-    } else if (tun_steer_set(&srv->tun_steer, p->vaddr, (uint32_t)p->worker)) {
+    if (acc_route_peer(a, p, cs->is_vaddr_unlearned)) {
         acc_cs_log(a, cs, LOG_WARN,
                    "cannot add %s to the TUN steering map: its worker gets the "
                    "packets handed over",
@@ -300,7 +287,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
             acc_auth_failed(a, cs, "out of memory");
             return;
         }
-        server_post_worker(srv, p->worker, m);
+        mailbox_post(env->mb, p->worker, m);
     }
     a->stats.handshakes_ok++;
     {

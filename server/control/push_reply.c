@@ -10,7 +10,6 @@
 #include "proto/push.h"
 #include "proto/tls_session.h"
 #include "server/data/peer.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -26,7 +25,7 @@ static int emit_push(void *ctx, const char *msg, size_t len)
 
 void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
 {
-    struct server *srv = a->srv;
+    const struct acceptor_env *env = a->env;
     struct config *cfg = a->cfg;
     struct peer *p = cs->peer;
     size_t n_global = cfg->push.n_items + 4;
@@ -50,8 +49,8 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     for (size_t i = 0; i < cfg->push.n_items; i++) {
         global[g++] = cfg->push.items[i];
     }
-    for (size_t i = 0; i < srv->plan.n_push; i++) {
-        global[g++] = srv->plan.push[i]; /* route-gateway or route, topology (topology.h) */
+    for (size_t i = 0; i < env->plan->n_push; i++) {
+        global[g++] = env->plan->push[i]; /* route-gateway or route, topology (topology.h) */
     }
     if (cfg->keepalive_ping_s > 0) {
         snprintf(derived[2], sizeof(derived[2]), "ping %d", cfg->keepalive_ping_s);
@@ -122,10 +121,10 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
 
         pp.has_ifconfig_ipv6 = true;
         memcpy(pp.ifconfig_ipv6_local, p->vaddr6, 16);
-        pp.ifconfig_ipv6_netbits = (unsigned)(from_ccd ? c->ifconfig_ipv6_bits : srv->ipv6_bits);
+        pp.ifconfig_ipv6_netbits = (unsigned)(from_ccd ? c->ifconfig_ipv6_bits : env->ipv6_bits);
         memcpy(pp.ifconfig_ipv6_remote,
                from_ccd && c->has_ifconfig_ipv6_remote ? c->ifconfig_ipv6_remote
-                                                       : srv->server_addr6,
+                                                       : env->server_addr6,
                16);
     }
     err = push_client_options(&pp, per_client, 16, &n_client);

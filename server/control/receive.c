@@ -12,7 +12,6 @@
 #include "proto/reliable.h"
 #include "proto/tls_wrap.h"
 #include "server/control/acceptor_decide.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -106,7 +105,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     struct msg *m;
     int err, worker = 0;
 
-    switch (acceptor_decide_dgram(buf, len, a->srv->n_workers, &worker)) {
+    switch (acceptor_decide_dgram(buf, len, a->env->n_workers, &worker)) {
     case ACCEPTOR_DGRAM_DROP_EMPTY:
         acc_drop_pkt(a, &a->stats.drop_short, from, "empty datagram");
         return;
@@ -119,7 +118,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
             return;
         }
         m->from = *from;
-        server_post_worker(a->srv, worker, m);
+        mailbox_post(a->env->mb, worker, m);
         return;
     case ACCEPTOR_DGRAM_IGNORE:
         return;

@@ -6,7 +6,6 @@
 #include "proto/packet.h"
 #include "proto/reliable.h"
 #include "server/data/peer.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -48,7 +47,7 @@ static int retire_old_key(struct acceptor *a, struct ctl_session *cs)
     }
     cs->has_old_key = false;
     m->peer_id = p->peer_id;
-    server_post_worker(a->srv, p->worker, m);
+    mailbox_post(a->env->mb, p->worker, m);
     acc_cs_log(a, cs, LOG_DEBUG, "data channel key_id %u retired (tran-window)", cs->old_key_id);
     return 0;
 }

@@ -17,7 +17,6 @@
 #include "proto/tls_wrap.h"
 #include "server/control/acceptor_decide.h"
 #include "server/data/peer.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -114,8 +113,7 @@ size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool on
                    only_pending ? "client started another session: dropping this unfinished one"
                                 : "client restarted its session: dropping the old one");
         if (cs->peer) {
-            if (cs->peer->pool_index < a->srv->pool.n &&
-                a->addr_holder[cs->peer->pool_index] == cs->peer) {
+            if (routes_holder(a->env->routes, cs->peer->pool_index) == cs->peer) {
                 keep->takeover_index = cs->peer->pool_index;
             }
             if (prev && cs->is_peer_live && !cs->peer->is_slot_handed_over) {
@@ -311,7 +309,7 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
 
         if (m) {
             m->peer_id = cs->peer->peer_id;
-            server_post_worker(a->srv, cs->peer->worker, m);
+            mailbox_post(a->env->mb, cs->peer->worker, m);
         }
     }
 }

@@ -10,9 +10,9 @@
 #include "server/addr/pool_persist.h"
 #include "server/control/acceptor_decide.h"
 #include "server/data/peer.h"
-#include "server/data/worker.h"
+#include "server/data/tun.h"
+#include "server/data/worker_stats.h"
 #include "server/ops/status.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -88,8 +88,8 @@ void acc_write_status(struct acceptor *a)
             snprintf(r->cipher, sizeof(r->cipher), "%s", p->cipher);
         }
     }
-    for (int i = 0; i < a->srv->n_workers && i < TUN_MAX_QUEUES; i++) {
-        const struct worker_stats *s = &a->srv->workers[i].stats;
+    for (int i = 0; i < a->env->n_workers && i < TUN_MAX_QUEUES; i++) {
+        const struct worker_stats *s = a->env->worker_stats[i];
 
         /* (the last write, at the stop, comes after the workers let go of every session) */
         workers[i].sessions = a->are_workers_stopped ? 0 : stat_get(&s->sessions);
@@ -103,10 +103,10 @@ void acc_write_status(struct acceptor *a)
     }
     if (a->status_fd >= 0) {
         err = status_rewrite_fd(a->status_fd, a->cfg->status_version, rows, n, workers,
-                                (size_t)a->srv->n_workers);
+                                (size_t)a->env->n_workers);
     } else {
         err = status_write(a->cfg->status_file, a->cfg->status_version, "ovpnd " OVPND_VERSION,
-                           time(NULL), rows, n, workers, (size_t)a->srv->n_workers);
+                           time(NULL), rows, n, workers, (size_t)a->env->n_workers);
     }
     if (err) {
         log_msg(LOG_WARN, "cannot write status file %s: %s", a->cfg->status_file, strerror(-err));
@@ -121,8 +121,8 @@ void acc_on_status_timer(uv_timer_t *t)
 
 void acc_write_pool_persist(struct acceptor *a)
 {
-    struct server *srv = a->srv;
-    int err = pool_persist_write(&srv->pool, a->cfg->ifconfig_pool_persist, srv->persist_fd);
+    const struct acceptor_env *env = a->env;
+    int err = pool_persist_write(env->pool, a->cfg->ifconfig_pool_persist, env->persist_fd);
 
     if (err) {
         log_msg(LOG_WARN, "ifconfig-pool-persist: cannot write %s: %s",

@@ -3,7 +3,6 @@
 #include "proto/peer_info.h"
 #include "server/control/acceptor_decide.h"
 #include "server/data/peer.h"
-#include "server/server.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -87,6 +86,6 @@ void acc_handle_float(struct acceptor *a, struct peer *p, const union udp_addr *
     if (m) {
         m->peer_id = p->peer_id;
         m->from = *to;
-        server_post_worker(a->srv, p->worker, m);
+        mailbox_post(a->env->mb, p->worker, m);
     }
 }

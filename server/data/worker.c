@@ -44,8 +44,8 @@ void wk_drop(struct worker *w, _Atomic uint64_t *counter, const union udp_addr *
 
 void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
 {
-    struct server *srv = w->srv;
-    size_t local = peer_id_local(p->peer_id, srv->n_workers);
+    const struct worker_env *env = w->env;
+    size_t local = peer_id_local(p->peer_id, env->n_workers);
     struct msg *m;
 
     for (unsigned i = 0; i < w->n_tx; i++) { /* queued datagrams still go, uncounted */
@@ -53,7 +53,7 @@ void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
             w->tx_peer[i] = NULL;
         }
     }
-    if (local < srv->max_local_peers && w->by_local[local] == p) {
+    if (local < env->max_local_peers && w->by_local[local] == p) {
         w->by_local[local] = NULL;
     }
     if (p->is_installed) {
@@ -67,7 +67,7 @@ void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
         return;
     }
     m->reason = reason;
-    server_post_acceptor(srv, m);
+    mailbox_post(env->mb, MAILBOX_ACCEPTOR, m);
 }
 
 static void on_udp(uv_poll_t *h, int status, int events);
@@ -138,12 +138,12 @@ static void on_moderation(uv_poll_t *h, int status, int events)
 
 static void install_peer(struct worker *w, struct peer *p)
 {
-    struct server *srv = w->srv;
-    size_t local = peer_id_local(p->peer_id, srv->n_workers);
+    const struct worker_env *env = w->env;
+    size_t local = peer_id_local(p->peer_id, env->n_workers);
     struct msg *m;
 
-    if (local >= srv->max_local_peers ||
-        (p->pool_index != SIZE_MAX && p->pool_index >= srv->n_addr_owner)) {
+    if (local >= env->max_local_peers ||
+        (p->pool_index != SIZE_MAX && p->pool_index >= env->routes->n_owner)) {
         log_msg(LOG_ERR, "worker %d: peer %u out of table range", w->index, p->peer_id);
         wk_forget_peer(w, p, GONE_REMOVED);
         return;
@@ -155,7 +155,7 @@ static void install_peer(struct worker *w, struct peer *p)
     p->is_installed = true;
     m = msg_new(MSG_INSTALLED, p, NULL, 0);
     if (m) {
-        server_post_acceptor(srv, m);
+        mailbox_post(env->mb, MAILBOX_ACCEPTOR, m);
     }
 }
 
@@ -170,7 +170,7 @@ static void install_key(struct worker *w, struct peer *p, const struct data_key 
 static void on_tick(uv_timer_t *t)
 {
     struct worker *w = t->data;
-    struct server *srv = w->srv;
+    const struct worker_env *env = w->env;
     uint64_t now = uv_now(&w->loop);
 
     w->wall_s = (int64_t)time(NULL);
@@ -180,26 +180,26 @@ static void on_tick(uv_timer_t *t)
         w->gso_seg_limit = SIZE_MAX;
     }
 
-    for (size_t i = 0; i < srv->max_local_peers; i++) {
+    for (size_t i = 0; i < env->max_local_peers; i++) {
         struct peer *p = w->by_local[i];
 
         if (!p) {
             continue;
         }
         if (p->pending_tx_key &&
-            now - p->pending_since_ms >= (uint64_t)srv->cfg->hand_window_s * 1000) {
+            now - p->pending_since_ms >= (uint64_t)env->cfg->hand_window_s * 1000) {
             p->tx_key = p->pending_tx_key;
             p->pending_tx_key = NULL;
             p->is_reneg_requested = false;
         }
-        if (srv->ping_restart_s > 0 &&
-            now - p->last_rx_ms >= (uint64_t)srv->ping_restart_s * 1000) {
+        if (env->ping_restart_s > 0 &&
+            now - p->last_rx_ms >= (uint64_t)env->ping_restart_s * 1000) {
             log_msg(LOG_INFO, "peer %u %s: no packet for %d s (ping-restart), dropping client",
-                    p->peer_id, p->common_name, srv->ping_restart_s);
+                    p->peer_id, p->common_name, env->ping_restart_s);
             wk_forget_peer(w, p, GONE_PING_TIMEOUT);
             continue;
         }
-        if (srv->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)srv->ping_s * 1000) {
+        if (env->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)env->ping_s * 1000) {
             uint8_t ping[COMP_HEADROOM + sizeof(occ_ping_magic)];
             struct pbuf b = pbuf_make(ping, sizeof(ping), COMP_HEADROOM, sizeof(occ_ping_magic));
 
@@ -229,18 +229,17 @@ static void stop_loop(struct worker *w)
  * may be freed already (see peer.h). */
 static bool owns(const struct worker *w, const struct msg *m)
 {
-    size_t local = peer_id_local(m->peer_id, w->srv->n_workers);
+    size_t local = peer_id_local(m->peer_id, w->env->n_workers);
 
-    return local < w->srv->max_local_peers && w->by_local[local] == m->peer;
+    return local < w->env->max_local_peers && w->by_local[local] == m->peer;
 }
 
 static void on_async(uv_async_t *a)
 {
     struct worker *w = a->data;
-    struct msgq_node *n;
+    struct msg *m;
 
-    while ((n = msgq_pop(&w->inbox)) != NULL) {
-        struct msg *m = (struct msg *)n;
+    while ((m = mailbox_take(w->env->mb, w->index)) != NULL) {
 
         switch (m->type) {
         case MSG_INSTALL:
@@ -311,28 +310,27 @@ static void on_async(uv_async_t *a)
     wk_flush_out(w);
 }
 
-int worker_init(struct worker *w, struct server *srv, int i)
+int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_fd, int tun_fd)
 {
     int err;
 
     memset(w, 0, sizeof(*w));
     w->index = i;
-    w->srv = srv;
-    w->udp_fd = srv->udp_fds[1 + i];
-    w->tun_fd = srv->tun.fds[i];
+    w->env = env;
+    w->udp_fd = udp_fd;
+    w->tun_fd = tun_fd;
     /* OVPND_UDP_GSO=off: one datagram per send, as without kernel support (for comparison). */
-    w->is_gso_ok = srv->udp_gso;
+    w->is_gso_ok = env->udp_gso;
     w->gso_seg_limit = SIZE_MAX;
     w->wall_s = (int64_t)time(NULL);
-    w->moderation_us = srv->moderation_us;
+    w->moderation_us = env->moderation_us;
     w->moderation_fd = -1;
-    msgq_init(&w->inbox);
     vroute_table_init(&w->routes);
-    w->by_local = calloc(srv->max_local_peers, sizeof(*w->by_local));
+    w->by_local = calloc(env->max_local_peers, sizeof(*w->by_local));
     if (!w->by_local || msg_pool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
         return -ENOMEM;
     }
-    w->has_vnet_hdr = srv->tun.has_vnet_hdr;
+    w->has_vnet_hdr = env->has_vnet_hdr;
     if (w->has_vnet_hdr) {
         w->tun_buf = malloc(COMP_HEADROOM + TUN_READ_LEN);
         if (!w->tun_buf || tcp_gro_init(&w->gro, wk_tun_write_offload, w)) {
@@ -350,6 +348,7 @@ int worker_init(struct worker *w, struct server *srv, int i)
     if (err) {
         return err;
     }
+    mailbox_attach(env->mb, i, &w->async);
     w->async.data = w->udp_poll.data = w->tun_poll.data = w->tick.data = w;
     if (!err && w->moderation_us > 0) {
         w->moderation_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -383,12 +382,13 @@ int worker_start(struct worker *w)
 
 void worker_join(struct worker *w)
 {
-    struct msgq_node *n;
+    struct msg *m;
 
     uv_thread_join(&w->thread);
-    /* Messages that arrived after MSG_STOP: nothing will act on them any more. */
-    while ((n = msgq_pop(&w->inbox)) != NULL) {
-        struct msg *m = (struct msg *)n;
+    /* Messages that arrived after MSG_STOP: nothing will act on them any more, nor on those
+     * posted from now on (released by the mailbox). */
+    mailbox_close(w->env->mb, w->index);
+    while ((m = mailbox_take(w->env->mb, w->index)) != NULL) {
 
         if (m->type == MSG_NEW_KEY && m->len == sizeof(struct data_key)) {
             data_key_clear((struct data_key *)(void *)m->data);
@@ -408,10 +408,4 @@ void worker_join(struct worker *w)
     free(w->by_local);
     vroute_table_free(&w->routes);
     w->by_local = NULL;
-}
-
-void worker_post(struct worker *w, struct msg *m)
-{
-    msgq_push(&w->inbox, &m->node);
-    uv_async_send(&w->async);
 }

@@ -25,7 +25,9 @@
 #include "server/addr/vroute.h"
 #include "proto/tun_offload.h"
 
-struct server;
+struct config;
+struct mailbox;
+struct routes;
 
 #define WORKER_BATCH 64
 #define WORKER_BUF_LEN 2048
@@ -34,13 +36,28 @@ struct server;
  * (drop_handover). About 2 MB: 22 TCP super-packets cut into segments for another worker. */
 #define WORKER_POOL_MSGS 1024
 
+/* What the server gives every worker: set up by the main thread before the workers start,
+ * read-only afterwards; what it points to outlives the workers. */
+struct worker_env {
+    const struct config *cfg;
+    struct mailbox *mb;          /* the workers' boxes and the acceptor's (server/thread) */
+    const struct routes *routes; /* who holds each pool address (routes_pool_owner) */
+    int n_workers;
+    size_t max_local_peers; /* per worker: peer_id_local() below this */
+    bool has_vnet_hdr;      /* the TUN device's reads and writes carry offload headers */
+    bool udp_gso;           /* send with UDP GSO where the kernel has it (OVPND_UDP_GSO) */
+    unsigned moderation_us; /* polling period under load (OVPND_MODERATION_US), 0 off */
+    int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */
+    int ping_restart_s;     /* drop a client silent for this long */
+    uint16_t mss_max;       /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
+};
+
 struct worker {
     int index;
-    struct server *srv;
+    const struct worker_env *env;
     uv_loop_t loop;
     uv_thread_t thread;
-    uv_async_t async;
-    struct msgq inbox;
+    uv_async_t async; /* wakes the loop for what arrives in its mailbox box */
     int udp_fd;
     int tun_fd;
     uv_poll_t udp_poll;
@@ -87,16 +104,16 @@ struct worker {
     int64_t wall_s; /* time(NULL) at the last tick, for peers' last_ref_s */
 };
 
-/* Set up w for worker index i of srv (its loop, handles, tables). Main thread. 0 or -errno. */
-int worker_init(struct worker *w, struct server *srv, int i);
+/* Set up w as worker i (0 <= i < env->n_workers) reading udp_fd (its socket of the reuseport
+ * group) and tun_fd (its TUN queue), neither owned: its loop, handles and tables, and its box
+ * of env->mb. Main thread, before any thread starts. 0 or a negative errno. */
+int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_fd, int tun_fd);
 
 /* Start w's thread running its loop. 0 or -errno. */
 int worker_start(struct worker *w);
 
-/* Wait for the thread to end after MSG_STOP, then free w's resources. */
+/* Wait for the thread to end after MSG_STOP (posted to its box), close its box (later posts are
+ * released there), drain it, and free w's resources. Main thread. */
 void worker_join(struct worker *w);
-
-/* Push m into w's inbox and wake the thread. Any thread; m is owned by w afterwards. */
-void worker_post(struct worker *w, struct msg *m);
 
 #endif /* SERVER_DATA_WORKER_H */

@@ -16,12 +16,15 @@
 #include "proto/cursor.h"
 #include "proto/pbuf.h"
 #include "proto/tun_offload.h"
-#include "server/server.h"
+#include "server/addr/routes.h"
+#include "server/config/config.h"
 #include "server/data/peer.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
 #include "server/data/worker_decide.h"
+#include "server/thread/mailbox.h"
 #include "server/thread/msg.h"
+#include "server/thread/peer_id.h"
 
 #define TUN_READ_LEN (VNET_HDR_LEN + TUN_OFFLOAD_MAX_PACKET) /* one read with offloads */
 
@@ -88,9 +91,9 @@ static inline bool wk_is_multicast(int family, const uint8_t *a)
 static inline struct worker_decide_table wk_table(const struct worker *w)
 {
     return (struct worker_decide_table){.index = w->index,
-                                        .n_workers = w->srv->n_workers,
+                                        .n_workers = w->env->n_workers,
                                         .by_local = w->by_local,
-                                        .max_local_peers = w->srv->max_local_peers};
+                                        .max_local_peers = w->env->max_local_peers};
 }
 
 /* p's traffic was routed now (status "Last Ref"); one store a second at most. */

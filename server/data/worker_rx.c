@@ -63,7 +63,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         return;
     }
     wk_touch_last_ref(w, p);
-    if (w->srv->cfg->client_to_client && !wk_is_multicast(family, dst)) {
+    if (w->env->cfg->client_to_client && !wk_is_multicast(family, dst)) {
         to = wk_route_lookup(w, family, dst);
         if (worker_decide_c2c(true, false, to, p->peer_id)) {
             stat_inc(&w->stats.client_to_client);
@@ -72,9 +72,9 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         }
     }
     if (family == 4) {
-        mss_clamp_ipv4(plain, len, w->srv->mss_max);
+        mss_clamp_ipv4(plain, len, w->env->mss_max);
     } else {
-        mss_clamp_ipv6(plain, len, w->srv->mss_max);
+        mss_clamp_ipv6(plain, len, w->env->mss_max);
     }
     if (w->has_vnet_hdr) {
         tcp_gro_add(&w->gro, plain, len); /* written by wk_tun_write_offload, at the latest when
@@ -108,7 +108,7 @@ static void ask_float(struct worker *w, struct peer *p, const union udp_addr *fr
     m->peer_id = p->peer_id;
     m->from = *from;
     worker_decide_float_asked(p, from, uv_now(&w->loop));
-    server_post_acceptor(w->srv, m);
+    mailbox_post(w->env->mb, MAILBOX_ACCEPTOR, m);
 }
 
 /* The acceptor's answer about p's float to `to` (MSG_FLOAT_OK or MSG_FLOAT_NO). */
@@ -128,7 +128,7 @@ void wk_float_answered(struct worker *w, struct peer *p, const union udp_addr *t
 void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
                         const union udp_addr *from)
 {
-    struct server *srv = w->srv;
+    const struct worker_env *env = w->env;
     const struct worker_decide_table t = wk_table(w);
     /* Decrypted behind COMP_HEADROOM bytes: with client-to-client the payload may be framed
      * again for another client in this buffer. */
@@ -151,7 +151,7 @@ void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
             return;
         }
         m->from = *from;
-        server_post_acceptor(srv, m);
+        mailbox_post(env->mb, MAILBOX_ACCEPTOR, m);
         return;
     case WORKER_RX_DROP_SHORT:
         wk_drop(w, &w->stats.drop_short, from, "P_DATA_V2 shorter than its header");
@@ -164,7 +164,7 @@ void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
             return;
         }
         m->from = *from;
-        server_post_worker(srv, out.owner, m);
+        mailbox_post(env->mb, out.owner, m);
         return;
     case WORKER_RX_DROP_UNKNOWN_PEER:
         wk_drop(w, &w->stats.drop_unknown_peer, from, "unknown peer-id");

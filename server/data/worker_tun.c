@@ -16,24 +16,16 @@
 #include "proto/pbuf.h"
 
 /* The peer_id that tunnel address dst (family 4 or 6, network order) routes to, or
- * VROUTE_NONE: IPv4 pool addresses through the shared addr_owner array, everything else (IPv6
- * addresses, ifconfig-push addresses outside the pool, iroutes) through this worker's own route
- * table. */
+ * VROUTE_NONE: IPv4 pool addresses through the shared owner array (server/addr/routes.h),
+ * everything else (IPv6 addresses, ifconfig-push addresses outside the pool, iroutes) through this
+ * worker's own route table. */
 uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst)
 {
-    const struct server *srv = w->srv;
-
     if (family == 4) {
-        uint32_t a = load_be32(dst);
+        uint32_t owner = routes_pool_owner(w->env->routes, load_be32(dst));
 
-        size_t idx = ip_pool_index(&srv->pool, a);
-
-        if (idx != SIZE_MAX) {
-            uint32_t owner = atomic_load_explicit(&srv->addr_owner[idx], memory_order_acquire);
-
-            if (owner != 0) {
-                return owner - 1;
-            }
+        if (owner != VROUTE_NONE) {
+            return owner;
         }
     }
     return vroute_lookup(&w->routes, family, dst);
@@ -44,7 +36,7 @@ uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst)
 void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
                 bool is_from_client)
 {
-    struct server *srv = w->srv;
+    const struct worker_env *env = w->env;
     const struct worker_decide_table t = wk_table(w);
     struct peer *p = NULL;
     int owner;
@@ -62,7 +54,7 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
             return;
         }
         m->from_tun = true;
-        server_post_worker(srv, owner, m);
+        mailbox_post(env->mb, owner, m);
         return;
     }
     case WORKER_DELIVER_NOT_INSTALLED:
@@ -72,9 +64,9 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
         break;
     }
     if (family == 4) {
-        mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, srv->mss_max);
+        mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, env->mss_max);
     } else {
-        mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, srv->mss_max);
+        mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, env->mss_max);
     }
     wk_touch_last_ref(w, p);
     wk_send_to_peer(w, p, pkt);

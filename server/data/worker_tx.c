@@ -210,7 +210,7 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
 
         if (m) {
             p->is_reneg_requested = true;
-            server_post_acceptor(w->srv, m);
+            mailbox_post(w->env->mb, MAILBOX_ACCEPTOR, m);
         }
     }
     p->last_tx_ms = uv_now(&w->loop);
