@@ -78,6 +78,21 @@ static void on_tick(uv_timer_t *t)
     trim_heap(a, now);
 }
 
+static void heap_trim_on_free(struct acceptor *a, struct ctl_session *cs)
+{
+    (void)cs;
+    heap_trim_session_ended(&a->heap_trim, acc_now_ms(a));
+}
+
+/* Every feature's part in a session's end, in the order they run (session.c). */
+static const struct acc_cleanup acc_cleanups[] = {
+    {acc_hooks_on_close, acc_hooks_on_free}, /* client-disconnect, learn-address delete */
+    {NULL, acc_ccd_on_free},
+    {NULL, acc_token_on_free},
+    {NULL, heap_trim_on_free},
+    {NULL, acc_peer_on_free}, /* last: the addresses and the peer-id go */
+};
+
 static void stop_everything(struct acceptor *a)
 {
     /* Running scripts are killed; the loop ends once their exits are seen. */
@@ -225,6 +240,8 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     }
     a->env = env;
     a->cfg = cfg;
+    a->cleanups = acc_cleanups;
+    a->n_cleanups = sizeof(acc_cleanups) / sizeof(acc_cleanups[0]);
     a->fd = env->udp_fd;
     a->status_fd = -1;
     /* first, so that release() may free them whatever fails below */

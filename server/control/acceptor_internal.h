@@ -135,6 +135,15 @@ struct ctl_session {
     uint64_t token_renew_ms;      /* when the renewal timer next makes a token */
 };
 
+/* What a feature does when a session ends, as libuv's close callbacks: on_close when the
+ * session starts closing (the client is gone: its linger for ACKs begins), on_free just before it
+ * is freed. Either may be NULL. session.c calls them in the order of acc_cleanups (acceptor.c);
+ * it names no feature itself. */
+struct acc_cleanup {
+    void (*on_close)(struct acceptor *a, struct ctl_session *cs);
+    void (*on_free)(struct acceptor *a, struct ctl_session *cs);
+};
+
 struct acceptor_stats {
     uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
         drop_window, drop_handshake_timeout, drop_connect_freq, drop_connect_freq_initial,
@@ -181,6 +190,8 @@ struct acceptor {
     struct log_ratelimit rl;
     struct msg_pool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
     char options_string[KEY_METHOD2_OPTIONS_MAX];
+    const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
+    size_t n_cleanups;
     bool is_stopping;
     bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */
     uint8_t rx_buf[CTL_BUF_LEN];
@@ -445,6 +456,10 @@ void acc_handle_float(struct acceptor *a, struct peer *p, const union udp_addr *
  * caller warns). */
 int acc_route_peer(struct acceptor *a, struct peer *p, bool is_vaddr_unlearned);
 
+/* Session cleanup (on_free): a peer no worker uses any more gives back what it holds and is
+ * freed; a live one is freed when its worker reports it gone. */
+void acc_peer_on_free(struct acceptor *a, struct ctl_session *cs);
+
 /* Give back what p holds: its pool address (or /32 route), its routes, its peer-id slot (unless
  * handed over to the same client's next session) and its place in n_clients. */
 void acc_release_peer_slot(struct acceptor *a, struct peer *p);
@@ -493,6 +508,9 @@ int acc_load_ccd(struct acceptor *a, struct ctl_session *cs);
 
 /* Give back what acc_assign_addresses took in the pool. */
 void acc_unassign(struct acceptor *a, struct peer *p);
+
+/* Session cleanup (on_free, assign.c): free the session's client-config-dir file. */
+void acc_ccd_on_free(struct acceptor *a, struct ctl_session *cs);
 
 /* p's tunnel addresses and routes: IPv4 from ifconfig-push or the pool, IPv6 from
  * ifconfig-ipv6-push or the pool (the same entry as IPv4), iroutes from the client-config-dir
@@ -549,10 +567,15 @@ void acc_hook_wait_cancel(struct acc_hook_wait *w);
  * what was learned, both in the background. Once per session. */
 void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
 
-/* Free what the hooks keep in cs (acc_cs_free). */
-void acc_hooks_session_free(struct ctl_session *cs);
+/* Session cleanups of the hooks: on_close runs acc_client_gone for a client that was connected
+ * or had addresses learned; on_free frees what the hooks keep in cs. */
+void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs);
+void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs);
 
 /* ---- token.c: auth-gen-token ---- */
+
+/* Session cleanup (on_free): wipe the session's tokens. */
+void acc_token_on_free(struct acceptor *a, struct ctl_session *cs);
 
 /* $session_id and $session_state for the script and plugins, when is_set. */
 struct acc_token_env {

@@ -358,3 +358,13 @@ bool acc_reassign_addresses(struct acceptor *a, struct ctl_session *cs)
     }
     return false;
 }
+
+void acc_ccd_on_free(struct acceptor *a, struct ctl_session *cs)
+{
+    (void)a;
+    if (cs->ccd) {
+        ccd_free(cs->ccd);
+        free(cs->ccd);
+        cs->ccd = NULL;
+    }
+}

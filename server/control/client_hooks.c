@@ -651,8 +651,16 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
     cs->n_learned = 0;
 }
 
-void acc_hooks_session_free(struct ctl_session *cs)
+void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs)
 {
+    if (cs->is_connected || cs->n_learned > 0) {
+        acc_client_gone(a, cs); /* client-disconnect, learn-address delete */
+    }
+}
+
+void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs)
+{
+    (void)a;
     for (size_t i = 0; i < cs->n_learned; i++) {
         free(cs->learned[i]);
     }

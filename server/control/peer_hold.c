@@ -77,3 +77,15 @@ void acc_release_peer_slot(struct acceptor *a, struct peer *p)
     }
     a->n_clients--;
 }
+
+void acc_peer_on_free(struct acceptor *a, struct ctl_session *cs)
+{
+    if (cs->peer) {
+        cs->peer->ctl = NULL;
+        if (!cs->is_peer_live) {
+            acc_release_peer_slot(a, cs->peer);
+            acc_free_peer(cs->peer);
+        }
+        /* else: freed when the worker's MSG_GONE arrives (worker_events.c) */
+    }
+}

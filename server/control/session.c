@@ -299,8 +299,10 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
     if (cs->state == CS_CLOSING) {
         return;
     }
-    if (cs->is_connected || cs->n_learned > 0) {
-        acc_client_gone(a, cs); /* client-disconnect, learn-address delete */
+    for (size_t i = 0; i < a->n_cleanups; i++) {
+        if (a->cleanups[i].on_close) {
+            a->cleanups[i].on_close(a, cs);
+        }
     }
     cs->state = CS_CLOSING;
     cs->close_at_ms = acc_now_ms(a) + linger_ms;
@@ -319,21 +321,11 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
     acc_table_unlink(a, cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
-    if (cs->ccd) {
-        ccd_free(cs->ccd);
-        free(cs->ccd);
-    }
     free(cs->username);
-    acc_hooks_session_free(cs);
-    auth_token_session_wipe(&cs->at);
-    heap_trim_session_ended(&a->heap_trim, acc_now_ms(a));
-    if (cs->peer) {
-        cs->peer->ctl = NULL;
-        if (!cs->is_peer_live) {
-            acc_release_peer_slot(a, cs->peer);
-            acc_free_peer(cs->peer);
+    for (size_t i = 0; i < a->n_cleanups; i++) {
+        if (a->cleanups[i].on_free) {
+            a->cleanups[i].on_free(a, cs);
         }
-        /* else: freed when the worker's MSG_GONE arrives */
     }
     free(cs);
 }

@@ -160,3 +160,9 @@ const char *acc_token_for_push(const struct acceptor *a, const struct ctl_sessio
 {
     return a->token.is_enabled && cs->at.token[0] ? cs->at.token : NULL;
 }
+
+void acc_token_on_free(struct acceptor *a, struct ctl_session *cs)
+{
+    (void)a;
+    auth_token_session_wipe(&cs->at);
+}
