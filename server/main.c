@@ -33,14 +33,15 @@ static int open_log(const struct config *cfg)
 {
     int fd;
 
-    if (!cfg->log_file) {
+    if (!cfg->proc.log_file) {
         return STDERR_FILENO;
     }
-    fd = open(cfg->log_file,
-              O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (cfg->log_append ? O_APPEND : O_TRUNC),
+    fd = open(cfg->proc.log_file,
+              O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+                  (cfg->proc.log_append ? O_APPEND : O_TRUNC),
               0640);
     if (fd < 0) {
-        fprintf(stderr, "%s: log: cannot open %s: %s\n", cfg->source, cfg->log_file,
+        fprintf(stderr, "%s: log: cannot open %s: %s\n", cfg->source, cfg->proc.log_file,
                 strerror(errno));
     }
     return fd;
@@ -229,27 +230,27 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 1;
     }
-    if (cfg.use_syslog && !cfg.log_file) {
+    if (cfg.proc.use_syslog && !cfg.proc.log_file) {
         /* `syslog`, or `daemon` without `log`/`log-append` (whose standard error goes to
          * /dev/null below), as openvpn 2.6 */
-        log_init_syslog(cfg.syslog_name, log_level_from_verb(cfg.verb));
+        log_init_syslog(cfg.proc.syslog_name, log_level_from_verb(cfg.proc.verb));
     } else {
-        log_init(log_fd, log_level_from_verb(cfg.verb));
+        log_init(log_fd, log_level_from_verb(cfg.proc.verb));
     }
-    if (cfg.daemonize && daemon(1, log_fd == STDERR_FILENO ? 0 : 1) < 0) {
+    if (cfg.proc.daemonize && daemon(1, log_fd == STDERR_FILENO ? 0 : 1) < 0) {
         log_msg(LOG_ERR, "daemon: %s", strerror(errno));
         config_free(&cfg);
         return 1;
     }
-    if (cfg.writepid && write_pid(cfg.writepid)) {
+    if (cfg.proc.writepid && write_pid(cfg.proc.writepid)) {
         config_free(&cfg);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
     tune_malloc();
     err = server_run(&cfg);
-    if (cfg.writepid) {
-        (void)unlink(cfg.writepid); /* best effort: after user/group it may not be ours */
+    if (cfg.proc.writepid) {
+        (void)unlink(cfg.proc.writepid); /* best effort: after user/group it may not be ours */
     }
     config_free(&cfg);
     return err ? 1 : 0;

@@ -111,9 +111,9 @@ static int setup_pool(struct server *srv)
     if (note[0]) {
         log_msg(srv->pool.n6 < srv->pool.n4 ? LOG_WARN : LOG_INFO, "%s", note);
     }
-    if (cfg->ifconfig_pool_persist && !cfg->duplicate_cn) {
-        const char *path = cfg->ifconfig_pool_persist;
-        int n = pool_persist_load(&srv->pool, path, cfg->ifconfig_pool_persist_s == 0);
+    if (cfg->net.ifconfig_pool_persist && !cfg->clients.duplicate_cn) {
+        const char *path = cfg->net.ifconfig_pool_persist;
+        int n = pool_persist_load(&srv->pool, path, cfg->net.ifconfig_pool_persist_s == 0);
 
         if (n < 0) {
             log_msg(LOG_ERR, "ifconfig-pool-persist: cannot read %s: %s", path, strerror(-n));
@@ -121,10 +121,10 @@ static int setup_pool(struct server *srv)
         }
         log_msg(LOG_INFO, "ifconfig-pool-persist: %d address%s of %s kept for their common names%s",
                 n, n == 1 ? "" : "es", path,
-                cfg->ifconfig_pool_persist_s == 0 ? " only (SECONDS 0: the file is not written)"
-                                                  : "");
-        srv->is_pool_persisted = cfg->ifconfig_pool_persist_s > 0;
-        if (srv->is_pool_persisted && (cfg->user || cfg->group)) {
+                cfg->net.ifconfig_pool_persist_s == 0 ? " only (SECONDS 0: the file is not written)"
+                                                      : "");
+        srv->is_pool_persisted = cfg->net.ifconfig_pool_persist_s > 0;
+        if (srv->is_pool_persisted && (cfg->proc.user || cfg->proc.group)) {
             /* after the privilege drop the directory may not be writable: keep the file open
              * and rewrite it in place, as openvpn does */
             srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -134,11 +134,11 @@ static int setup_pool(struct server *srv)
                 return err;
             }
         }
-    } else if (cfg->ifconfig_pool_persist) {
+    } else if (cfg->net.ifconfig_pool_persist) {
         log_msg(LOG_WARN,
                 "ifconfig-pool-persist does not work with duplicate-cn (as in openvpn 2.6): %s "
                 "is neither read nor written, addresses go lowest first",
-                cfg->ifconfig_pool_persist);
+                cfg->net.ifconfig_pool_persist);
     }
     return 0;
 }
@@ -185,7 +185,7 @@ static void reserve_one(void *ctx, const char *path, const struct ccd *c, const 
 static void reserve_ccd_addresses(struct server *srv)
 {
     struct ccd_reserve r = {.pool = &srv->pool};
-    const char *dir = srv->cfg->client_config_dir;
+    const char *dir = srv->cfg->net.client_config_dir;
     int n;
 
     if (!dir || srv->pool.n == 0) {
@@ -217,9 +217,10 @@ static int configure_tun4(struct server *srv)
     int err;
 
     if (plan->topology == CONFIG_TOPOLOGY_SUBNET) {
-        err = tun_configure(&srv->tun, plan->local, plan->remote_netmask, srv->cfg->tun_mtu);
+        err = tun_configure(&srv->tun, plan->local, plan->remote_netmask, srv->cfg->net.tun_mtu);
     } else {
-        err = tun_configure_p2p(&srv->tun, plan->local, plan->remote_netmask, srv->cfg->tun_mtu);
+        err =
+            tun_configure_p2p(&srv->tun, plan->local, plan->remote_netmask, srv->cfg->net.tun_mtu);
     }
     if (err) {
         log_msg(LOG_ERR, "cannot configure TUN device %s: %s", srv->tun.name, strerror(-err));
@@ -274,19 +275,20 @@ static int resolve_local(const struct config *cfg, union udp_addr *sa)
     struct in6_addr a6;
     int family = AF_INET, err;
 
-    if (cfg->proto == CONFIG_PROTO_UDP6 || (cfg->proto == CONFIG_PROTO_UDP && cfg->local &&
-                                            inet_pton(AF_INET6, cfg->local, &a6) == 1)) {
+    if (cfg->net.proto == CONFIG_PROTO_UDP6 ||
+        (cfg->net.proto == CONFIG_PROTO_UDP && cfg->net.local &&
+         inet_pton(AF_INET6, cfg->net.local, &a6) == 1)) {
         family = AF_INET6;
     }
     memset(sa, 0, sizeof(*sa));
-    if (!cfg->local) {
+    if (!cfg->net.local) {
         if (family == AF_INET6) {
             sa->in6.sin6_family = AF_INET6;
-            sa->in6.sin6_port = htons(cfg->port);
+            sa->in6.sin6_port = htons(cfg->net.port);
             sa->in6.sin6_addr = in6addr_any;
         } else {
             sa->in4.sin_family = AF_INET;
-            sa->in4.sin_port = htons(cfg->port);
+            sa->in4.sin_port = htons(cfg->net.port);
             sa->in4.sin_addr.s_addr = htonl(INADDR_ANY);
         }
         return 0;
@@ -294,17 +296,17 @@ static int resolve_local(const struct config *cfg, union udp_addr *sa)
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = family;
     hints.ai_socktype = SOCK_DGRAM;
-    err = getaddrinfo(cfg->local, NULL, &hints, &res);
+    err = getaddrinfo(cfg->net.local, NULL, &hints, &res);
     if (err || !res) {
         log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", cfg->source,
-                cfg->local, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
+                cfg->net.local, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
         return -EINVAL;
     }
     memcpy(sa, res->ai_addr, res->ai_addrlen < sizeof(*sa) ? res->ai_addrlen : sizeof(*sa));
     if (family == AF_INET6) {
-        sa->in6.sin6_port = htons(cfg->port);
+        sa->in6.sin6_port = htons(cfg->net.port);
     } else {
-        sa->in4.sin_port = htons(cfg->port);
+        sa->in4.sin_port = htons(cfg->net.port);
     }
     freeaddrinfo(res);
     return 0;
@@ -312,27 +314,27 @@ static int resolve_local(const struct config *cfg, union udp_addr *sa)
 
 static int drop_privileges(const struct config *cfg)
 {
-    if (cfg->group) {
-        struct group *g = getgrnam(cfg->group);
+    if (cfg->proc.group) {
+        struct group *g = getgrnam(cfg->proc.group);
 
         if (!g || setgroups(0, NULL) < 0 || setgid(g->gr_gid) < 0) {
-            log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->group,
+            log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->proc.group,
                     g ? strerror(errno) : "no such group");
             return -EPERM;
         }
     }
-    if (cfg->user) {
-        struct passwd *pw = getpwnam(cfg->user);
+    if (cfg->proc.user) {
+        struct passwd *pw = getpwnam(cfg->proc.user);
 
         if (!pw || setuid(pw->pw_uid) < 0) {
-            log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->user,
+            log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->proc.user,
                     pw ? strerror(errno) : "no such user");
             return -EPERM;
         }
     }
-    if (cfg->user || cfg->group) {
-        log_msg(LOG_INFO, "privileges dropped to user %s, group %s", cfg->user ? cfg->user : "-",
-                cfg->group ? cfg->group : "-");
+    if (cfg->proc.user || cfg->proc.group) {
+        log_msg(LOG_INFO, "privileges dropped to user %s, group %s",
+                cfg->proc.user ? cfg->proc.user : "-", cfg->proc.group ? cfg->proc.group : "-");
     }
     return 0;
 }
@@ -435,7 +437,7 @@ static void set_limits(struct server *srv)
     const struct config *cfg = srv->cfg;
     struct worker_env *we = &srv->worker_env;
 
-    srv->n_workers = cfg->workers > 0 ? cfg->workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    srv->n_workers = cfg->proc.workers > 0 ? cfg->proc.workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (srv->n_workers < 1) {
         srv->n_workers = 1;
     }
@@ -444,12 +446,12 @@ static void set_limits(struct server *srv)
     }
     we->cfg = cfg;
     we->n_workers = srv->n_workers;
-    we->max_local_peers = (size_t)cfg->max_clients / (size_t)srv->n_workers + 16;
+    we->max_local_peers = (size_t)cfg->clients.max_clients / (size_t)srv->n_workers + 16;
     if (we->max_local_peers * (size_t)srv->n_workers > PEER_ID_MAX) {
         we->max_local_peers = PEER_ID_MAX / (size_t)srv->n_workers;
     }
-    we->ping_s = cfg->ping_s;
-    we->ping_restart_s = cfg->ping_restart_s;
+    we->ping_s = cfg->timers.ping_s;
+    we->ping_restart_s = cfg->timers.ping_restart_s;
     we->moderation_us = moderation_from_env();
     if (we->moderation_us != WORKER_MODERATION_US) {
         log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", we->moderation_us,
@@ -461,10 +463,10 @@ static void set_limits(struct server *srv)
         log_msg(LOG_WARN, "OVPND_UDP_GSO=off: datagrams are sent one by one");
     }
     /* Data packets add P_DATA_V2 header, packet id and AEAD tag: 4 + 4 + 16 bytes. */
-    we->mss_max = mss_max_for(cfg->mssfix,
-                              cfg->mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU
-                              : cfg->mssfix_mode == CONFIG_MSSFIX_FIXED ? MSS_MODE_FIXED
-                                                                        : MSS_MODE_PAYLOAD,
+    we->mss_max = mss_max_for(cfg->net.mssfix,
+                              cfg->net.mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU
+                              : cfg->net.mssfix_mode == CONFIG_MSSFIX_FIXED ? MSS_MODE_FIXED
+                                                                            : MSS_MODE_PAYLOAD,
                               24);
 }
 
@@ -475,10 +477,10 @@ static int open_tun(struct server *srv)
     /* OVPND_TUN_OFFLOAD=off: one packet per TUN read and write, as without kernel support (for
      * comparison). */
     bool want_offload = env_switch("OVPND_TUN_OFFLOAD");
-    int err = tun_open(cfg->dev, srv->n_workers, want_offload, &srv->tun);
+    int err = tun_open(cfg->net.dev, srv->n_workers, want_offload, &srv->tun);
 
     if (err) {
-        log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->dev,
+        log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->net.dev,
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         return err;
     }
@@ -494,8 +496,8 @@ static int open_tun(struct server *srv)
     if (!err && srv->plan.has_ipv6) {
         err = setup_ipv6(srv);
     }
-    for (size_t i = 0; !err && i < cfg->n_routes; i++) {
-        const struct config_route *r = &cfg->routes[i];
+    for (size_t i = 0; !err && i < cfg->net.n_routes; i++) {
+        const struct config_route *r = &cfg->net.routes[i];
         char net[80];
 
         err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric);
@@ -535,9 +537,9 @@ static int open_sockets(struct server *srv, const union udp_addr *local)
     }
     if (want_steering && srv->n_workers > 1) {
         err = tun_steer_open(&srv->tun_steer, &srv->tun,
-                             (uint32_t)(srv->pool.n > (size_t)cfg->max_clients
+                             (uint32_t)(srv->pool.n > (size_t)cfg->clients.max_clients
                                             ? srv->pool.n
-                                            : (size_t)cfg->max_clients));
+                                            : (size_t)cfg->clients.max_clients));
         if (err) {
             log_msg(LOG_WARN,
                     "the kernel refused the TUN steering program (%s): packets for "

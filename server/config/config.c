@@ -610,32 +610,32 @@ int config_parse_include(struct config_parser *ps, const char *path)
 void config_init(struct config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->port = 1194;
-    cfg->proto = CONFIG_PROTO_UDP;
-    cfg->topology = CONFIG_TOPOLOGY_SUBNET;
-    cfg->ifconfig_pool_persist_s = 600;
-    cfg->tun_mtu = 1500;
-    cfg->mssfix = 1492;
-    cfg->mssfix_mode = CONFIG_MSSFIX_MTU;
-    cfg->hand_window_s = 60;
-    cfg->tran_window_s = 3600;
-    cfg->tls_timeout_s = 2;
-    cfg->reneg_sec = 3600;
-    cfg->reneg_sec_min = -1;
-    cfg->key_direction = CONFIG_KEY_DIRECTION_NONE;
-    cfg->auth = strdup("SHA1");
-    cfg->data_ciphers = strdup(CONFIG_DEFAULT_DATA_CIPHERS);
-    cfg->tls_version_min = strdup("1.2");
-    cfg->replay_window = 64;
-    cfg->replay_time_s = 15;
-    cfg->verify_client_cert = CONFIG_VERIFY_REQUIRE;
-    cfg->max_clients = 1024;
-    cfg->connect_freq_initial_max = CONFIG_CONNECT_FREQ_INITIAL_MAX_DEFAULT;
-    cfg->connect_freq_initial_per_s = CONFIG_CONNECT_FREQ_INITIAL_PER_DEFAULT;
-    cfg->verb = 1;
-    cfg->status_interval_s = 60;
-    cfg->status_version = 1;
-    cfg->script_security = 1;
+    cfg->net.port = 1194;
+    cfg->net.proto = CONFIG_PROTO_UDP;
+    cfg->net.topology = CONFIG_TOPOLOGY_SUBNET;
+    cfg->net.ifconfig_pool_persist_s = 600;
+    cfg->net.tun_mtu = 1500;
+    cfg->net.mssfix = 1492;
+    cfg->net.mssfix_mode = CONFIG_MSSFIX_MTU;
+    cfg->timers.hand_window_s = 60;
+    cfg->timers.tran_window_s = 3600;
+    cfg->timers.tls_timeout_s = 2;
+    cfg->timers.reneg_sec = 3600;
+    cfg->timers.reneg_sec_min = -1;
+    cfg->tls.key_direction = CONFIG_KEY_DIRECTION_NONE;
+    cfg->tls.auth = strdup("SHA1");
+    cfg->tls.data_ciphers = strdup(CONFIG_DEFAULT_DATA_CIPHERS);
+    cfg->tls.tls_version_min = strdup("1.2");
+    cfg->tls.replay_window = 64;
+    cfg->tls.replay_time_s = 15;
+    cfg->tls.verify_client_cert = CONFIG_VERIFY_REQUIRE;
+    cfg->clients.max_clients = 1024;
+    cfg->clients.connect_freq_initial_max = CONFIG_CONNECT_FREQ_INITIAL_MAX_DEFAULT;
+    cfg->clients.connect_freq_initial_per_s = CONFIG_CONNECT_FREQ_INITIAL_PER_DEFAULT;
+    cfg->proc.verb = 1;
+    cfg->status.status_interval_s = 60;
+    cfg->status.status_version = 1;
+    cfg->hooks.script_security = 1;
 }
 
 static void parser_clear(struct config_parser *ps)
@@ -709,62 +709,62 @@ void config_free(struct config *cfg)
     char **strings[] = {&cfg->source,
                         &cfg->config_file,
                         &cfg->cd_dir,
-                        &cfg->local,
-                        &cfg->dev,
-                        &cfg->auth,
-                        &cfg->data_ciphers,
-                        &cfg->data_ciphers_fallback,
-                        &cfg->cipher,
-                        &cfg->tls_version_min,
-                        &cfg->tls_version_max,
-                        &cfg->tls_groups,
-                        &cfg->tls_cipher,
-                        &cfg->tls_cert_profile,
-                        &cfg->user,
-                        &cfg->group,
-                        &cfg->syslog_name,
-                        &cfg->writepid,
-                        &cfg->log_file,
-                        &cfg->status_file,
-                        &cfg->client_config_dir,
-                        &cfg->tmp_dir,
-                        &cfg->crl_file,
-                        &cfg->ifconfig_pool_persist};
+                        &cfg->net.local,
+                        &cfg->net.dev,
+                        &cfg->tls.auth,
+                        &cfg->tls.data_ciphers,
+                        &cfg->tls.data_ciphers_fallback,
+                        &cfg->tls.cipher,
+                        &cfg->tls.tls_version_min,
+                        &cfg->tls.tls_version_max,
+                        &cfg->tls.tls_groups,
+                        &cfg->tls.tls_cipher,
+                        &cfg->tls.tls_cert_profile,
+                        &cfg->proc.user,
+                        &cfg->proc.group,
+                        &cfg->proc.syslog_name,
+                        &cfg->proc.writepid,
+                        &cfg->proc.log_file,
+                        &cfg->status.status_file,
+                        &cfg->net.client_config_dir,
+                        &cfg->hooks.tmp_dir,
+                        &cfg->tls.crl_file,
+                        &cfg->net.ifconfig_pool_persist};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);
     }
-    config_blob_clear(&cfg->ca);
-    config_blob_clear(&cfg->cert);
-    config_blob_clear(&cfg->key);
-    config_blob_clear(&cfg->tls_wrap_key);
-    config_blob_clear(&cfg->crl);
-    config_blob_clear(&cfg->auth_token_secret_text);
-    mbedtls_platform_zeroize(cfg->auth_token_secret, sizeof(cfg->auth_token_secret));
-    for (size_t i = 0; i < cfg->push.n_items; i++) {
-        free(cfg->push.items[i]);
+    config_blob_clear(&cfg->tls.ca);
+    config_blob_clear(&cfg->tls.cert);
+    config_blob_clear(&cfg->tls.key);
+    config_blob_clear(&cfg->tls.tls_wrap_key);
+    config_blob_clear(&cfg->tls.crl);
+    config_blob_clear(&cfg->auth.auth_token_secret_text);
+    mbedtls_platform_zeroize(cfg->auth.auth_token_secret, sizeof(cfg->auth.auth_token_secret));
+    for (size_t i = 0; i < cfg->net.push.n_items; i++) {
+        free(cfg->net.push.items[i]);
     }
-    free(cfg->push.items);
-    free(cfg->routes);
+    free(cfg->net.push.items);
+    free(cfg->net.routes);
     for (size_t i = 0; i < cfg->n_warnings; i++) {
         free(cfg->warnings[i]);
     }
     free(cfg->warnings);
-    free(cfg->verify_client_cert_where);
-    config_strv_free(cfg->auth_user_pass_verify);
-    config_strv_free(cfg->tls_verify);
-    config_strv_free(cfg->client_connect);
-    config_strv_free(cfg->client_disconnect);
-    config_strv_free(cfg->learn_address);
-    for (size_t i = 0; i < cfg->n_plugins; i++) {
-        config_strv_free(cfg->plugins[i].argv);
-        free(cfg->plugins[i].path);
-        free(cfg->plugins[i].where);
+    free(cfg->tls.verify_client_cert_where);
+    config_strv_free(cfg->auth.auth_user_pass_verify);
+    config_strv_free(cfg->hooks.tls_verify);
+    config_strv_free(cfg->hooks.client_connect);
+    config_strv_free(cfg->hooks.client_disconnect);
+    config_strv_free(cfg->hooks.learn_address);
+    for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
+        config_strv_free(cfg->hooks.plugins[i].argv);
+        free(cfg->hooks.plugins[i].path);
+        free(cfg->hooks.plugins[i].where);
     }
-    free(cfg->plugins);
-    for (size_t i = 0; i < cfg->n_setenv; i++) {
-        free(cfg->setenv[i]);
+    free(cfg->hooks.plugins);
+    for (size_t i = 0; i < cfg->hooks.n_setenv; i++) {
+        free(cfg->hooks.setenv[i]);
     }
-    free(cfg->setenv);
+    free(cfg->hooks.setenv);
     memset(cfg, 0, sizeof(*cfg));
 }

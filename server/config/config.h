@@ -98,13 +98,8 @@ struct config_plugin {
     char *where;
 };
 
-struct config {
-    char *source; /* the config file path as given, or the name passed to config_parse_string */
-    char *config_file; /* the first `config FILE` as given (scripts' $config, as 2.6); NULL if
-                        * none */
-    char *cd_dir;      /* absolute directory from the last `cd`, NULL if none: chdir() here first */
-
-    /* Network */
+/* Network: the sockets, the tun device, addresses, pools and routes */
+struct config_net {
     uint16_t port; /* `port` / `lport`, default 1194 */
     int proto;     /* CONFIG_PROTO_UDP (default), _UDP4 or _UDP6 */
     char *local;   /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
@@ -141,8 +136,10 @@ struct config {
     bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
                               * refused (openvpn ssl_verify.c) */
     bool client_to_client;   /* forward packets between clients inside the server */
+};
 
-    /* Timers, in seconds (openvpn 2.6 options.c defaults) */
+/* Timers, in seconds (openvpn 2.6 options.c defaults) */
+struct config_timers {
     int keepalive_ping_s, keepalive_restart_s; /* `keepalive A B` as written; 0,0 = not set */
     /* Effective server-side timers. With keepalive A B: ping_s = A and ping_restart_s = 2 * B
      * (openvpn 2.6 helper.c, helper_keepalive, server mode), and the caller pushes
@@ -153,8 +150,10 @@ struct config {
     int tls_timeout_s; /* default 2 */
     int reneg_sec;     /* default 3600; 0 = no time-based renegotiation */
     int reneg_sec_min; /* `reneg-sec MAX MIN`; -1 = not given (openvpn: up to 10% jitter) */
+};
 
-    /* TLS and crypto */
+/* TLS and crypto, with the CRL */
+struct config_tls {
     struct config_blob ca, cert, key; /* PEM (or DER) text; required; checked with mbedTLS */
     bool dh_none;                     /* `dh none`; a DH file is ignored (ECDHE only) */
     int tls_wrap_mode;                /* CONFIG_TLS_WRAP_* */
@@ -177,28 +176,18 @@ struct config {
                                        * errors; NULL when the config has none */
     bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
                                        * TLS Web Client Authentication EKU and a key usage */
+    struct config_blob crl;           /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
+    char *crl_file;                   /* its path, to re-read when it changes; NULL when inline */
+};
 
-    /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */
+/* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */
+struct config_auth {
     char **auth_user_pass_verify;        /* `auth-user-pass-verify CMD METHOD`: CMD split into
                                           * words like openvpn's argv_parse_cmd, NULL-terminated;
                                           * NULL = no script */
     bool auth_user_pass_verify_via_file; /* via-file; otherwise via-env */
     bool auth_user_pass_optional;        /* clients may send no username/password */
     bool username_as_common_name;        /* the verified username replaces the CN */
-    int script_security;                 /* 0..3, default 1 (built-in commands only) */
-    char *tmp_dir;                       /* `tmp-dir`; default $TMPDIR or /tmp */
-    char **setenv;                       /* `setenv NAME VALUE` as "NAME=VALUE", for scripts */
-    size_t n_setenv;
-    struct config_blob crl; /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
-    char *crl_file;         /* its path, to re-read when it changes; NULL when inline */
-    /* Scripts run at the points of openvpn 2.6 of the same name (server/hooks/hooks.h): the command
-     * split like auth_user_pass_verify, NULL-terminated; NULL = none. */
-    char **tls_verify;             /* `tls-verify CMD` */
-    char **client_connect;         /* `client-connect CMD` */
-    char **client_disconnect;      /* `client-disconnect CMD` */
-    char **learn_address;          /* `learn-address CMD` */
-    struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
-    size_t n_plugins;
     /* auth-gen-token (config_auth_token.c; openvpn 2.6 options.c, auth_token.c) */
     bool auth_gen_token;           /* `auth-gen-token [lifetime] [renewal-time] [external-auth]` */
     int auth_token_lifetime_s;     /* 0 = tokens live as long as they are renewed */
@@ -207,16 +196,36 @@ struct config {
     bool has_auth_token_secret;    /* `auth-gen-token-secret FILE` was given and read */
     uint8_t auth_token_secret[32]; /* its HMAC-SHA256 key; wiped by config_free */
     struct config_blob auth_token_secret_text; /* the file's text (or inline block) */
+};
 
-    /* Clients */
+/* Scripts and plugins (server/hooks) */
+struct config_hooks {
+    int script_security; /* 0..3, default 1 (built-in commands only) */
+    char *tmp_dir;       /* `tmp-dir`; default $TMPDIR or /tmp */
+    char **setenv;       /* `setenv NAME VALUE` as "NAME=VALUE", for scripts */
+    size_t n_setenv;
+    /* Scripts run at the points of openvpn 2.6 of the same name (server/hooks/hooks.h): the command
+     * split like auth_user_pass_verify, NULL-terminated; NULL = none. */
+    char **tls_verify;             /* `tls-verify CMD` */
+    char **client_connect;         /* `client-connect CMD` */
+    char **client_disconnect;      /* `client-disconnect CMD` */
+    char **learn_address;          /* `learn-address CMD` */
+    struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
+    size_t n_plugins;
+};
+
+/* Clients */
+struct config_clients {
     int max_clients;                          /* default 1024 */
     int connect_freq_max, connect_freq_per_s; /* `connect-freq N SECS`; default 0 0: no limit */
     int connect_freq_initial_max;   /* `connect-freq-initial N SECS`: default 100 per ... */
     int connect_freq_initial_per_s; /* ... 10 s, as 2.6 */
     bool duplicate_cn;
     int explicit_exit_notify; /* 0 unset; N as given, 1 if the directive has no argument */
+};
 
-    /* Process */
+/* Process and logging */
+struct config_proc {
     int workers; /* `workers N` (ovpnd only): 0 = one per online CPU, resolved by the caller */
     char *user, *group;            /* drop privileges to these after start-up; NULL = stay */
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
@@ -229,9 +238,29 @@ struct config {
     bool suppress_timestamps;
     int verb; /* default 1 */
     int mute; /* 0 = off */
+};
+
+/* The status file (server/ops/status.h) */
+struct config_status {
     char *status_file;
     int status_interval_s; /* default 60; 0 = only when asked or at exit (openvpn status.c) */
     int status_version;    /* 1 (default), 2 or 3 */
+};
+
+struct config {
+    char *source; /* the config file path as given, or the name passed to config_parse_string */
+    char *config_file; /* the first `config FILE` as given (scripts' $config, as 2.6); NULL if
+                        * none */
+    char *cd_dir;      /* absolute directory from the last `cd`, NULL if none: chdir() here first */
+
+    struct config_net net;
+    struct config_timers timers;
+    struct config_tls tls;
+    struct config_auth auth;
+    struct config_hooks hooks;
+    struct config_clients clients;
+    struct config_proc proc;
+    struct config_status status;
 
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
     char **warnings;

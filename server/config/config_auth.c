@@ -77,15 +77,15 @@ int config_h_auth_user_pass_verify(struct config_parser *ps, int argc, char **ar
                                 "openvpn 2.6)");
     }
     if (strcmp(argv[2], "via-file") == 0) {
-        cfg->auth_user_pass_verify_via_file = true;
+        cfg->auth.auth_user_pass_verify_via_file = true;
     } else if (strcmp(argv[2], "via-env") == 0) {
-        cfg->auth_user_pass_verify_via_file = false;
+        cfg->auth.auth_user_pass_verify_via_file = false;
     } else {
         return config_error(ps, "second argument must be 'via-env' or 'via-file', not '%s'",
                             argv[2]);
     }
     ps->seen_auth_user_pass_verify = config_here(ps);
-    return split_command(ps, argv[1], &cfg->auth_user_pass_verify);
+    return split_command(ps, argv[1], &cfg->auth.auth_user_pass_verify);
 }
 
 /* tls-verify, client-connect, client-disconnect, learn-address: CMD, split as above. */
@@ -96,25 +96,25 @@ int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     if (strcmp(argv[0], "tls-verify") == 0) {
         ps->seen_tls_verify = config_here(ps);
-        return split_command(ps, argv[1], &cfg->tls_verify);
+        return split_command(ps, argv[1], &cfg->hooks.tls_verify);
     }
     if (strcmp(argv[0], "client-connect") == 0) {
         ps->seen_client_connect = config_here(ps);
-        return split_command(ps, argv[1], &cfg->client_connect);
+        return split_command(ps, argv[1], &cfg->hooks.client_connect);
     }
     if (strcmp(argv[0], "client-disconnect") == 0) {
         ps->seen_client_disconnect = config_here(ps);
-        return split_command(ps, argv[1], &cfg->client_disconnect);
+        return split_command(ps, argv[1], &cfg->hooks.client_disconnect);
     }
     ps->seen_learn_address = config_here(ps);
-    return split_command(ps, argv[1], &cfg->learn_address);
+    return split_command(ps, argv[1], &cfg->hooks.learn_address);
 }
 
 int config_h_auth_user_pass_optional(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    ps->cfg->auth_user_pass_optional = true;
+    ps->cfg->auth.auth_user_pass_optional = true;
     return 0;
 }
 
@@ -122,7 +122,7 @@ int config_h_username_as_common_name(struct config_parser *ps, int argc, char **
 {
     (void)argc;
     (void)argv;
-    ps->cfg->username_as_common_name = true;
+    ps->cfg->auth.username_as_common_name = true;
     return 0;
 }
 
@@ -132,7 +132,7 @@ int config_h_script_security(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "the second argument (execve/system) was removed in openvpn 2.3");
     }
     ps->seen_script_security = config_here(ps);
-    return config_parse_int(ps, NULL, argv[1], 0, 3, &ps->cfg->script_security);
+    return config_parse_int(ps, NULL, argv[1], 0, 3, &ps->cfg->hooks.script_security);
 }
 
 int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv)
@@ -149,8 +149,8 @@ int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv)
         free(dir);
         return err;
     }
-    free(ps->cfg->tmp_dir);
-    ps->cfg->tmp_dir = dir;
+    free(ps->cfg->hooks.tmp_dir);
+    ps->cfg->hooks.tmp_dir = dir;
     return 0;
 }
 
@@ -173,17 +173,17 @@ int config_h_setenv(struct config_parser *ps, int argc, char **argv)
     }
     len = strlen(argv[1]) + strlen(value) + 10;
     var = malloc(len);
-    grown = realloc(cfg->setenv, (cfg->n_setenv + 1) * sizeof(*grown));
+    grown = realloc(cfg->hooks.setenv, (cfg->hooks.n_setenv + 1) * sizeof(*grown));
     if (var == NULL || grown == NULL) {
         free(var);
         if (grown != NULL) {
-            cfg->setenv = grown;
+            cfg->hooks.setenv = grown;
         }
         return config_nomem(ps);
     }
     snprintf(var, len, "%s%s=%s", is_safe ? "OPENVPN_" : "", argv[1], value);
-    cfg->setenv = grown;
-    cfg->setenv[cfg->n_setenv++] = var;
+    cfg->hooks.setenv = grown;
+    cfg->hooks.setenv[cfg->hooks.n_setenv++] = var;
     return 0;
 }
 
@@ -199,14 +199,14 @@ int config_h_plugin(struct config_parser *ps, int argc, char **argv)
     char where[300];
     int err = 0;
 
-    grown = realloc(cfg->plugins, (cfg->n_plugins + 1) * sizeof(*grown));
+    grown = realloc(cfg->hooks.plugins, (cfg->hooks.n_plugins + 1) * sizeof(*grown));
     if (grown == NULL) {
         return config_nomem(ps);
     }
-    cfg->plugins = grown;
-    pl = &cfg->plugins[cfg->n_plugins];
+    cfg->hooks.plugins = grown;
+    pl = &cfg->hooks.plugins[cfg->hooks.n_plugins];
     memset(pl, 0, sizeof(*pl));
-    cfg->n_plugins++;
+    cfg->hooks.n_plugins++;
     pl->argv = calloc((size_t)argc, sizeof(*pl->argv));
     for (int i = 1; pl->argv != NULL && i < argc; i++) {
         pl->argv[i - 1] = strdup(argv[i]);
@@ -242,7 +242,7 @@ int config_h_crl_verify(struct config_parser *ps, int argc, char **argv)
     if (argc > 2) {
         return config_not_implemented(ps, "the 'dir' form; give one CRL file");
     }
-    return config_set_file(ps, &ps->crl, &ps->cfg->crl, argv[1]);
+    return config_set_file(ps, &ps->crl, &ps->cfg->tls.crl, argv[1]);
 }
 
 /* Read the CRL file and make sure mbed TLS can use it, so a broken CRL stops start-up instead
@@ -254,22 +254,24 @@ static int check_crl(struct config_parser *ps)
     int err = 0, ret;
 
     if (ps->crl.path != NULL) {
-        err = config_read_blob(ps, &ps->crl.where, "crl-verify", ps->crl.path, &cfg->crl);
+        err = config_read_blob(ps, &ps->crl.where, "crl-verify", ps->crl.path, &cfg->tls.crl);
         if (err == 0) {
-            cfg->crl_file = config_resolve(ps, ps->crl.path);
-            err = cfg->crl_file == NULL ? config_nomem(ps) : 0;
+            cfg->tls.crl_file = config_resolve(ps, ps->crl.path);
+            err = cfg->tls.crl_file == NULL ? config_nomem(ps) : 0;
         }
     }
-    if (err || cfg->crl.data == NULL) {
+    if (err || cfg->tls.crl.data == NULL) {
         return err;
     }
     mbedtls_x509_crl_init(&crl);
-    ret = mbedtls_x509_crl_parse(&crl, (const unsigned char *)cfg->crl.data, cfg->crl.len + 1);
+    ret = mbedtls_x509_crl_parse(&crl, (const unsigned char *)cfg->tls.crl.data,
+                                 cfg->tls.crl.len + 1);
     mbedtls_x509_crl_free(&crl);
     if (ret != 0) {
-        err = config_error_at(ps, &ps->crl.where, "crl-verify",
-                              "%s is not a CRL in PEM or DER form (mbed TLS error -0x%04x)",
-                              cfg->crl.origin ? cfg->crl.origin : "the CRL", (unsigned)-ret);
+        err =
+            config_error_at(ps, &ps->crl.where, "crl-verify",
+                            "%s is not a CRL in PEM or DER form (mbed TLS error -0x%04x)",
+                            cfg->tls.crl.origin ? cfg->tls.crl.origin : "the CRL", (unsigned)-ret);
     }
     return err;
 }
@@ -286,10 +288,10 @@ static int check_script(struct config_parser *ps, const struct config_where *w, 
     if (cmd == NULL) {
         return 0;
     }
-    if (ps->cfg->script_security < SSEC_SCRIPTS) {
+    if (ps->cfg->hooks.script_security < SSEC_SCRIPTS) {
         return config_error_at(ps, w, name,
                                "running a script needs 'script-security 2' or higher (it is %d)",
-                               ps->cfg->script_security);
+                               ps->cfg->hooks.script_security);
     }
     path = config_resolve(ps, cmd[0]);
     if (path == NULL) {
@@ -309,14 +311,16 @@ int config_check_auth(struct config_parser *ps)
     char *path;
     int err = check_crl(ps);
 
-    err = err ? err : check_script(ps, &ps->seen_tls_verify, "tls-verify", cfg->tls_verify);
+    err = err ? err : check_script(ps, &ps->seen_tls_verify, "tls-verify", cfg->hooks.tls_verify);
     err = err ? err
-              : check_script(ps, &ps->seen_client_connect, "client-connect", cfg->client_connect);
+              : check_script(ps, &ps->seen_client_connect, "client-connect",
+                             cfg->hooks.client_connect);
     err = err ? err
               : check_script(ps, &ps->seen_client_disconnect, "client-disconnect",
-                             cfg->client_disconnect);
+                             cfg->hooks.client_disconnect);
     err =
-        err ? err : check_script(ps, &ps->seen_learn_address, "learn-address", cfg->learn_address);
+        err ? err
+            : check_script(ps, &ps->seen_learn_address, "learn-address", cfg->hooks.learn_address);
     if (err) {
         return err;
     }
@@ -326,42 +330,43 @@ int config_check_auth(struct config_parser *ps)
 
         snprintf(where, sizeof(where), "%s:%d", ps->seen_verify_client_cert.file,
                  ps->seen_verify_client_cert.line);
-        free(cfg->verify_client_cert_where);
-        cfg->verify_client_cert_where = strdup(where);
-        if (cfg->verify_client_cert_where == NULL) {
+        free(cfg->tls.verify_client_cert_where);
+        cfg->tls.verify_client_cert_where = strdup(where);
+        if (cfg->tls.verify_client_cert_where == NULL) {
             return config_nomem(ps);
         }
     }
-    if (cfg->verify_client_cert != CONFIG_VERIFY_REQUIRE && cfg->auth_user_pass_verify == NULL &&
-        cfg->n_plugins == 0) {
+    if (cfg->tls.verify_client_cert != CONFIG_VERIFY_REQUIRE &&
+        cfg->auth.auth_user_pass_verify == NULL && cfg->hooks.n_plugins == 0) {
         /* options.c: "--verify-client-cert none|optional must be used with ...". Which events
          * a plugin handles is known once it is loaded: auth_new checks that one of them (or
          * the script) checks passwords. */
         return config_error_at(ps, &ps->seen_verify_client_cert, "verify-client-cert",
                                "'%s' needs auth-user-pass-verify or a plugin to check clients",
-                               cfg->verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional");
+                               cfg->tls.verify_client_cert == CONFIG_VERIFY_NONE ? "none"
+                                                                                 : "optional");
     }
-    if (cfg->auth_user_pass_verify == NULL) {
+    if (cfg->auth.auth_user_pass_verify == NULL) {
         return 0;
     }
-    if (cfg->script_security < SSEC_SCRIPTS) {
+    if (cfg->hooks.script_security < SSEC_SCRIPTS) {
         return config_error_at(ps, w, "auth-user-pass-verify",
                                "running a script needs 'script-security 2' or higher (it is %d)",
-                               cfg->script_security);
+                               cfg->hooks.script_security);
     }
-    if (!cfg->auth_user_pass_verify_via_file && cfg->script_security < SSEC_PW_ENV) {
+    if (!cfg->auth.auth_user_pass_verify_via_file && cfg->hooks.script_security < SSEC_PW_ENV) {
         return config_error_at(ps, w, "auth-user-pass-verify",
                                "via-env passes the password in the environment, which needs "
                                "'script-security 3' (or use via-file)");
     }
     /* options.c check_cmd_access: the script must exist and be executable at start-up. */
-    path = config_resolve(ps, cfg->auth_user_pass_verify[0]);
+    path = config_resolve(ps, cfg->auth.auth_user_pass_verify[0]);
     if (path == NULL) {
         return config_nomem(ps);
     }
     if (access(path, X_OK) != 0) {
         err = config_error_at(ps, w, "auth-user-pass-verify", "cannot execute '%s': %s",
-                              cfg->auth_user_pass_verify[0], strerror(errno));
+                              cfg->auth.auth_user_pass_verify[0], strerror(errno));
     }
     free(path);
     return err;

@@ -39,7 +39,7 @@ static const struct config_where *later(const struct config_where *a, const stru
 
 static int check_dev(struct config_parser *ps)
 {
-    const char *dev = ps->cfg->dev;
+    const char *dev = ps->cfg->net.dev;
 
     if (dev == NULL) {
         return config_error_at(ps, NULL, NULL, "dev is required (e.g. 'dev tun')");
@@ -72,8 +72,9 @@ static int check_timers(struct config_parser *ps)
                                "alone is enough");
     }
     if (ps->seen_keepalive.line > 0) {
-        cfg->ping_s = cfg->keepalive_ping_s;
-        cfg->ping_restart_s = 2 * cfg->keepalive_restart_s; /* server side, helper.c */
+        cfg->timers.ping_s = cfg->timers.keepalive_ping_s;
+        cfg->timers.ping_restart_s =
+            2 * cfg->timers.keepalive_restart_s; /* server side, helper.c */
     } else if (ping->line == 0) {
         return config_warn(ps, &(struct config_where){NULL, 0},
                            "keepalive is missing from the server config: dead clients are "
@@ -94,21 +95,22 @@ static int check_tls(struct config_parser *ps)
         return config_error_at(ps, w, w == &ps->seen_tls_auth ? "tls-auth" : "tls-crypt",
                                "tls-auth and tls-crypt are mutually exclusive");
     }
-    if (cfg->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && strcmp(cfg->auth, "none") == 0) {
+    if (cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && strcmp(cfg->tls.auth, "none") == 0) {
         return config_error_at(ps, &ps->seen_auth, "auth", "tls-auth needs a digest, not none");
     }
     for (int i = 0; i < 3; i++) {
-        if (strcmp(cfg->tls_version_min, versions[i]) == 0) {
+        if (strcmp(cfg->tls.tls_version_min, versions[i]) == 0) {
             min = i;
         }
-        if (cfg->tls_version_max != NULL && strcmp(cfg->tls_version_max, versions[i]) == 0) {
+        if (cfg->tls.tls_version_max != NULL &&
+            strcmp(cfg->tls.tls_version_max, versions[i]) == 0) {
             max = i;
         }
     }
     if (max < min) {
         return config_error_at(ps, later(&ps->seen_tls_version_min, &ps->seen_tls_version_max),
                                NULL, "tls-version-max %s is below tls-version-min %s",
-                               cfg->tls_version_max, cfg->tls_version_min);
+                               cfg->tls.tls_version_max, cfg->tls.tls_version_min);
     }
     return 0;
 }
@@ -131,14 +133,14 @@ static int check_cipher(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
 
-    if (cfg->cipher == NULL || in_colon_list(cfg->data_ciphers, cfg->cipher)) {
+    if (cfg->tls.cipher == NULL || in_colon_list(cfg->tls.data_ciphers, cfg->tls.cipher)) {
         return 0;
     }
     return config_warn(ps, &ps->seen_cipher,
                        "cipher: '%s' is not in data-ciphers (%s) and is ignored, as by openvpn "
                        "2.6; add it to data-ciphers or use data-ciphers-fallback for clients "
                        "that cannot negotiate",
-                       cfg->cipher, cfg->data_ciphers);
+                       cfg->tls.cipher, cfg->tls.data_ciphers);
 }
 
 static int tls_error(struct config_parser *ps, const struct config_where *where, const char *name,
@@ -171,38 +173,39 @@ static int check_certs(struct config_parser *ps)
     mbedtls_x509_crt_init(&cert);
     mbedtls_pk_init(&key);
     /* PEM input is given to mbed TLS with its terminating NUL, as it requires. */
-    rc = mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->ca.data, cfg->ca.len + 1);
+    rc = mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->tls.ca.data, cfg->tls.ca.len + 1);
     if (rc < 0 || ca.version == 0) {
-        err = tls_error(ps, &ps->ca.where, "ca", &cfg->ca, "no valid certificate", rc);
+        err = tls_error(ps, &ps->ca.where, "ca", &cfg->tls.ca, "no valid certificate", rc);
         goto out;
     }
     if (rc > 0) {
         err = config_warn(ps, &ps->ca.where,
                           "ca: %s: %d certificate(s) could not be read and "
                           "are left out",
-                          cfg->ca.origin, rc);
+                          cfg->tls.ca.origin, rc);
     }
-    rc = mbedtls_x509_crt_parse(&cert, (const unsigned char *)cfg->cert.data, cfg->cert.len + 1);
+    rc = mbedtls_x509_crt_parse(&cert, (const unsigned char *)cfg->tls.cert.data,
+                                cfg->tls.cert.len + 1);
     if (rc != 0 || cert.version == 0) {
-        err = tls_error(ps, &ps->cert.where, "cert", &cfg->cert, "not a valid certificate", rc);
+        err = tls_error(ps, &ps->cert.where, "cert", &cfg->tls.cert, "not a valid certificate", rc);
         goto out;
     }
-    rc =
-        mbedtls_pk_parse_key(&key, (const unsigned char *)cfg->key.data, cfg->key.len + 1, NULL, 0);
+    rc = mbedtls_pk_parse_key(&key, (const unsigned char *)cfg->tls.key.data, cfg->tls.key.len + 1,
+                              NULL, 0);
     if (rc == MBEDTLS_ERR_PK_PASSWORD_REQUIRED) {
         err = config_error_at(ps, &ps->key.where, "key",
                               "%s is encrypted: not implemented yet in ovpnd (askpass)",
-                              cfg->key.origin);
+                              cfg->tls.key.origin);
         goto out;
     }
     if (rc != 0) {
-        err = tls_error(ps, &ps->key.where, "key", &cfg->key, "not a valid private key", rc);
+        err = tls_error(ps, &ps->key.where, "key", &cfg->tls.key, "not a valid private key", rc);
         goto out;
     }
     rc = mbedtls_pk_check_pair(&cert.pk, &key);
     if (rc != 0) {
         err = config_error_at(ps, &ps->key.where, "key", "%s does not match the certificate %s",
-                              cfg->key.origin, cfg->cert.origin);
+                              cfg->tls.key.origin, cfg->tls.cert.origin);
     }
 out:
     mbedtls_pk_free(&key);
@@ -216,7 +219,7 @@ static int check_files(struct config_parser *ps)
     struct config *cfg = ps->cfg;
     static const char *const names[] = {"ca", "cert", "key"};
     struct config_pending *pending[] = {&ps->ca, &ps->cert, &ps->key};
-    struct config_blob *blobs[] = {&cfg->ca, &cfg->cert, &cfg->key};
+    struct config_blob *blobs[] = {&cfg->tls.ca, &cfg->tls.cert, &cfg->tls.key};
     int err;
 
     for (int i = 0; i < 3; i++) {
@@ -229,26 +232,26 @@ static int check_files(struct config_parser *ps)
         }
     }
     err = check_certs(ps);
-    if (err || cfg->tls_wrap_mode == CONFIG_TLS_WRAP_NONE) {
+    if (err || cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_NONE) {
         return err;
     }
-    const char *name = cfg->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH ? "tls-auth" : "tls-crypt";
+    const char *name = cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH ? "tls-auth" : "tls-crypt";
 
-    err = load(ps, &ps->tls_wrap_key, name, &cfg->tls_wrap_key);
+    err = load(ps, &ps->tls_wrap_key, name, &cfg->tls.tls_wrap_key);
     if (err) {
         return err;
     }
-    if (strstr(cfg->tls_wrap_key.data, "-----BEGIN OpenVPN tls-crypt-v2") != NULL) {
+    if (strstr(cfg->tls.tls_wrap_key.data, "-----BEGIN OpenVPN tls-crypt-v2") != NULL) {
         return config_error_at(ps, &ps->tls_wrap_key.where, name,
                                "%s is a tls-crypt-v2 key; tls-crypt-v2 is not implemented yet "
                                "in ovpnd",
-                               cfg->tls_wrap_key.origin);
+                               cfg->tls.tls_wrap_key.origin);
     }
-    if (strstr(cfg->tls_wrap_key.data, "-----BEGIN OpenVPN Static key V1-----") == NULL ||
-        strstr(cfg->tls_wrap_key.data, "-----END OpenVPN Static key V1-----") == NULL) {
+    if (strstr(cfg->tls.tls_wrap_key.data, "-----BEGIN OpenVPN Static key V1-----") == NULL ||
+        strstr(cfg->tls.tls_wrap_key.data, "-----END OpenVPN Static key V1-----") == NULL) {
         return config_error_at(ps, &ps->tls_wrap_key.where, name,
                                "%s is not an OpenVPN static key (openvpn --genkey %s)",
-                               cfg->tls_wrap_key.origin, name);
+                               cfg->tls.tls_wrap_key.origin, name);
     }
     return 0;
 }
@@ -293,18 +296,18 @@ static int check_topology(struct config_parser *ps)
         }
         return config_error_at(ps, at, at ? directive : NULL, "%s", why);
     }
-    if (cfg->ifconfig_pool_persist && !plan.has_pool) {
+    if (cfg->net.ifconfig_pool_persist && !plan.has_pool) {
         return config_error_at(ps, &ps->seen_ifconfig_pool_persist, "ifconfig-pool-persist",
                                "must be used with a pool (server, ifconfig-pool or "
                                "ifconfig-ipv6-pool)");
     }
-    if (cfg->ifconfig_pool_persist && cfg->duplicate_cn) {
+    if (cfg->net.ifconfig_pool_persist && cfg->clients.duplicate_cn) {
         /* init.c: "--ifconfig-pool-persist will not work with --duplicate-cn" */
         return config_warn(ps, &ps->seen_ifconfig_pool_persist,
                            "ifconfig-pool-persist: does not work with duplicate-cn: addresses are "
                            "handed out lowest "
                            "first, %s is neither read nor written",
-                           cfg->ifconfig_pool_persist);
+                           cfg->net.ifconfig_pool_persist);
     }
     return 0;
 }
@@ -314,12 +317,12 @@ int config_finish(struct config_parser *ps)
     struct config *cfg = ps->cfg;
     int err;
 
-    err = set_default(ps, &cfg->auth, "SHA1");
+    err = set_default(ps, &cfg->tls.auth, "SHA1");
     if (err == 0) {
-        err = set_default(ps, &cfg->data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+        err = set_default(ps, &cfg->tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
     }
     if (err == 0) {
-        err = set_default(ps, &cfg->tls_version_min, "1.2");
+        err = set_default(ps, &cfg->tls.tls_version_min, "1.2");
     }
     if (err == 0) {
         err = check_dev(ps);
@@ -335,28 +338,29 @@ int config_finish(struct config_parser *ps)
     if (err == 0 && ps->is_mssfix_default) {
         /* options_postprocess_mutate_ce: the default 1492 only fits the default tun MTU;
          * otherwise TCP inside the tunnel is clamped to the tun MTU. */
-        cfg->mssfix = cfg->tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->tun_mtu;
-        cfg->mssfix_mode = cfg->tun_mtu == 1500 ? CONFIG_MSSFIX_MTU : CONFIG_MSSFIX_FIXED;
+        cfg->net.mssfix = cfg->net.tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->net.tun_mtu;
+        cfg->net.mssfix_mode = cfg->net.tun_mtu == 1500 ? CONFIG_MSSFIX_MTU : CONFIG_MSSFIX_FIXED;
     }
-    if (err == 0 && cfg->local) {
+    if (err == 0 && cfg->net.local) {
         struct in6_addr a6;
         struct in_addr a4;
-        bool is_v6 = inet_pton(AF_INET6, cfg->local, &a6) == 1;
-        bool is_v4 = inet_pton(AF_INET, cfg->local, &a4) == 1;
+        bool is_v6 = inet_pton(AF_INET6, cfg->net.local, &a6) == 1;
+        bool is_v4 = inet_pton(AF_INET, cfg->net.local, &a4) == 1;
 
-        if (is_v6 && cfg->proto == CONFIG_PROTO_UDP4) {
+        if (is_v6 && cfg->net.proto == CONFIG_PROTO_UDP4) {
             err = config_error_at(ps, &ps->seen_local, "local",
-                                  "'%s' is an IPv6 address, but proto is udp4", cfg->local);
-        } else if (is_v4 && cfg->proto == CONFIG_PROTO_UDP6) {
+                                  "'%s' is an IPv6 address, but proto is udp4", cfg->net.local);
+        } else if (is_v4 && cfg->net.proto == CONFIG_PROTO_UDP6) {
             err = config_error_at(ps, &ps->seen_local, "local",
-                                  "'%s' is an IPv4 address, but proto is udp6", cfg->local);
+                                  "'%s' is an IPv4 address, but proto is udp6", cfg->net.local);
         }
     }
-    if (err == 0 && cfg->ccd_exclusive && !cfg->client_config_dir) {
+    if (err == 0 && cfg->net.ccd_exclusive && !cfg->net.client_config_dir) {
         err = config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",
                               "needs client-config-dir");
     }
-    if (err == 0 && ps->seen_route_ipv6.line && !cfg->has_server_ipv6 && !cfg->has_ifconfig_ipv6) {
+    if (err == 0 && ps->seen_route_ipv6.line && !cfg->net.has_server_ipv6 &&
+        !cfg->net.has_ifconfig_ipv6) {
         err = config_error_at(ps, &ps->seen_route_ipv6, "route-ipv6",
                               "needs server-ipv6 or ifconfig-ipv6 (the tun device has no IPv6 "
                               "address)");

@@ -74,27 +74,27 @@ static int set_name(struct config_parser *ps, char **dst, const char *value)
 int config_h_user(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return set_name(ps, &ps->cfg->user, argv[1]);
+    return set_name(ps, &ps->cfg->proc.user, argv[1]);
 }
 
 int config_h_group(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return set_name(ps, &ps->cfg->group, argv[1]);
+    return set_name(ps, &ps->cfg->proc.group, argv[1]);
 }
 
 /* Syslog as openvpn 2.6 opens it (error.c open_syslog): the first `syslog` or `daemon` line
  * chooses the program name, later ones change nothing. */
 static int open_syslog(struct config_parser *ps, const char *name)
 {
-    if (ps->cfg->use_syslog) {
+    if (ps->cfg->proc.use_syslog) {
         return 0;
     }
     if (name && name[0] == '\0') {
         return config_error(ps, "the name is empty");
     }
-    ps->cfg->use_syslog = true;
-    return config_set_str(ps, &ps->cfg->syslog_name, name);
+    ps->cfg->proc.use_syslog = true;
+    return config_set_str(ps, &ps->cfg->proc.syslog_name, name);
 }
 
 int config_h_syslog(struct config_parser *ps, int argc, char **argv)
@@ -104,7 +104,7 @@ int config_h_syslog(struct config_parser *ps, int argc, char **argv)
 
 int config_h_daemon(struct config_parser *ps, int argc, char **argv)
 {
-    if (ps->cfg->daemonize) {
+    if (ps->cfg->proc.daemonize) {
         /* as 2.6 options.c: only a second `daemon NAME` is remarked on */
         return argc == 2 ? config_warn(ps, NULL,
                                        "daemon: ignoring 'daemon %s': a daemon directive came "
@@ -112,74 +112,74 @@ int config_h_daemon(struct config_parser *ps, int argc, char **argv)
                                        argv[1])
                          : 0;
     }
-    ps->cfg->daemonize = true;
+    ps->cfg->proc.daemonize = true;
     return open_syslog(ps, argc == 2 ? argv[1] : NULL);
 }
 
 int config_h_writepid(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return set_name(ps, &ps->cfg->writepid, argv[1]);
+    return set_name(ps, &ps->cfg->proc.writepid, argv[1]);
 }
 
 int config_h_log(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    ps->cfg->log_append = false;
-    return set_name(ps, &ps->cfg->log_file, argv[1]);
+    ps->cfg->proc.log_append = false;
+    return set_name(ps, &ps->cfg->proc.log_file, argv[1]);
 }
 
 int config_h_log_append(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    ps->cfg->log_append = true;
-    return set_name(ps, &ps->cfg->log_file, argv[1]);
+    ps->cfg->proc.log_append = true;
+    return set_name(ps, &ps->cfg->proc.log_file, argv[1]);
 }
 
 int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    ps->cfg->suppress_timestamps = true;
+    ps->cfg->proc.suppress_timestamps = true;
     return 0;
 }
 
 int config_h_verb(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 0, 11, &ps->cfg->verb);
+    return config_parse_int(ps, NULL, argv[1], 0, 11, &ps->cfg->proc.verb);
 }
 
 int config_h_mute(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->mute);
+    return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->proc.mute);
 }
 
 int config_h_status(struct config_parser *ps, int argc, char **argv)
 {
     if (argc == 3) {
-        int err =
-            config_parse_int(ps, "update interval", argv[2], 0, 86400, &ps->cfg->status_interval_s);
+        int err = config_parse_int(ps, "update interval", argv[2], 0, 86400,
+                                   &ps->cfg->status.status_interval_s);
 
         if (err) {
             return err;
         }
     }
-    return set_name(ps, &ps->cfg->status_file, argv[1]);
+    return set_name(ps, &ps->cfg->status.status_file, argv[1]);
 }
 
 int config_h_status_version(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 1, 3, &ps->cfg->status_version);
+    return config_parse_int(ps, NULL, argv[1], 1, 3, &ps->cfg->status.status_version);
 }
 
 int config_h_persist_key(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    ps->cfg->persist_key = true;
+    ps->cfg->proc.persist_key = true;
     return 0;
 }
 
@@ -187,14 +187,14 @@ int config_h_persist_tun(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    ps->cfg->persist_tun = true;
+    ps->cfg->proc.persist_tun = true;
     return 0;
 }
 
 int config_h_workers(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 0, WORKERS_MAX, &ps->cfg->workers);
+    return config_parse_int(ps, NULL, argv[1], 0, WORKERS_MAX, &ps->cfg->proc.workers);
 }
 
 int config_h_ignore_unknown_option(struct config_parser *ps, int argc, char **argv)

@@ -35,7 +35,7 @@ int config_h_port(struct config_parser *ps, int argc, char **argv)
     if (s[0] == '\0' || port < 1 || port > 65535) {
         return config_error(ps, "'%s' is not a port number (1-65535)", s);
     }
-    ps->cfg->port = (uint16_t)port;
+    ps->cfg->net.port = (uint16_t)port;
     return 0;
 }
 
@@ -47,15 +47,15 @@ int config_h_proto(struct config_parser *ps, int argc, char **argv)
 
     (void)argc;
     if (strcmp(p, "udp") == 0) {
-        ps->cfg->proto = CONFIG_PROTO_UDP;
+        ps->cfg->net.proto = CONFIG_PROTO_UDP;
         return 0;
     }
     if (strcmp(p, "udp4") == 0) {
-        ps->cfg->proto = CONFIG_PROTO_UDP4;
+        ps->cfg->net.proto = CONFIG_PROTO_UDP4;
         return 0;
     }
     if (strcmp(p, "udp6") == 0) {
-        ps->cfg->proto = CONFIG_PROTO_UDP6;
+        ps->cfg->net.proto = CONFIG_PROTO_UDP6;
         return 0;
     }
     for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
@@ -80,7 +80,7 @@ int config_h_local(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "the address is empty");
     }
     ps->seen_local = config_here(ps);
-    return config_set_str(ps, &ps->cfg->local, argv[1]);
+    return config_set_str(ps, &ps->cfg->net.local, argv[1]);
 }
 
 int config_h_dev(struct config_parser *ps, int argc, char **argv)
@@ -98,7 +98,7 @@ int config_h_dev(struct config_parser *ps, int argc, char **argv)
                             name);
     }
     ps->seen_dev = config_here(ps);
-    return config_set_str(ps, &ps->cfg->dev, name);
+    return config_set_str(ps, &ps->cfg->net.dev, name);
 }
 
 int config_h_dev_type(struct config_parser *ps, int argc, char **argv)
@@ -123,15 +123,15 @@ int config_h_topology(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     ps->seen_topology = config_here(ps);
     if (strcmp(argv[1], "subnet") == 0) {
-        ps->cfg->topology = CONFIG_TOPOLOGY_SUBNET;
+        ps->cfg->net.topology = CONFIG_TOPOLOGY_SUBNET;
         return 0;
     }
     if (strcmp(argv[1], "net30") == 0) {
-        ps->cfg->topology = CONFIG_TOPOLOGY_NET30;
+        ps->cfg->net.topology = CONFIG_TOPOLOGY_NET30;
         return 0;
     }
     if (strcmp(argv[1], "p2p") == 0) {
-        ps->cfg->topology = CONFIG_TOPOLOGY_P2P;
+        ps->cfg->net.topology = CONFIG_TOPOLOGY_P2P;
         return 0;
     }
     return config_error(ps, "unknown topology '%s' (net30, p2p or subnet)", argv[1]);
@@ -163,7 +163,7 @@ int config_h_server(struct config_parser *ps, int argc, char **argv)
         if (strcmp(argv[3], "nopool") != 0) {
             return config_error(ps, "'%s' is not a flag of server (only 'nopool')", argv[3]);
         }
-        ps->cfg->server_nopool = true;
+        ps->cfg->net.server_nopool = true;
     }
     n = ntohl(net.s_addr);
     m = ntohl(mask.s_addr);
@@ -187,9 +187,9 @@ int config_h_server(struct config_parser *ps, int argc, char **argv)
                             argv[2], TUN_MAX_NETBITS);
     }
     ps->seen_server = config_here(ps);
-    ps->cfg->has_server = true;
-    ps->cfg->server_network = n;
-    ps->cfg->server_netmask = m;
+    ps->cfg->net.has_server = true;
+    ps->cfg->net.server_network = n;
+    ps->cfg->net.server_netmask = m;
     return 0;
 }
 
@@ -212,12 +212,12 @@ int config_h_ifconfig(struct config_parser *ps, int argc, char **argv)
     int err;
 
     (void)argc;
-    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->ifconfig_local)) ||
-        (err = parse_ipv4(ps, argv[2], "address or netmask", &cfg->ifconfig_remote_netmask))) {
+    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->net.ifconfig_local)) ||
+        (err = parse_ipv4(ps, argv[2], "address or netmask", &cfg->net.ifconfig_remote_netmask))) {
         return err;
     }
     ps->seen_ifconfig = config_here(ps);
-    cfg->has_ifconfig = true;
+    cfg->net.has_ifconfig = true;
     return 0;
 }
 
@@ -228,24 +228,25 @@ int config_h_ifconfig_pool(struct config_parser *ps, int argc, char **argv)
     struct config *cfg = ps->cfg;
     int err;
 
-    cfg->ifconfig_pool_netmask = 0;
-    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->ifconfig_pool_start)) ||
-        (err = parse_ipv4(ps, argv[2], "address", &cfg->ifconfig_pool_end)) ||
-        (argc == 4 && (err = parse_ipv4(ps, argv[3], "netmask", &cfg->ifconfig_pool_netmask)))) {
+    cfg->net.ifconfig_pool_netmask = 0;
+    if ((err = parse_ipv4(ps, argv[1], "address", &cfg->net.ifconfig_pool_start)) ||
+        (err = parse_ipv4(ps, argv[2], "address", &cfg->net.ifconfig_pool_end)) ||
+        (argc == 4 &&
+         (err = parse_ipv4(ps, argv[3], "netmask", &cfg->net.ifconfig_pool_netmask)))) {
         return err;
     }
-    if (argc == 4 && config_netmask_bits(cfg->ifconfig_pool_netmask) < 0) {
+    if (argc == 4 && config_netmask_bits(cfg->net.ifconfig_pool_netmask) < 0) {
         return config_error(ps, "'%s' is not a valid netmask", argv[3]);
     }
-    if (cfg->ifconfig_pool_start > cfg->ifconfig_pool_end) {
+    if (cfg->net.ifconfig_pool_start > cfg->net.ifconfig_pool_end) {
         return config_error(ps, "start IP [%s] is greater than end IP [%s]", argv[1], argv[2]);
     }
-    if (cfg->ifconfig_pool_end - cfg->ifconfig_pool_start >= IP_POOL_MAX) {
+    if (cfg->net.ifconfig_pool_end - cfg->net.ifconfig_pool_start >= IP_POOL_MAX) {
         return config_error(ps, "address range is too large [%s -> %s] (%d addresses at most)",
                             argv[1], argv[2], IP_POOL_MAX);
     }
     ps->seen_ifconfig_pool = config_here(ps);
-    cfg->has_ifconfig_pool = true;
+    cfg->net.has_ifconfig_pool = true;
     return 0;
 }
 
@@ -260,8 +261,8 @@ int config_h_ifconfig_pool_persist(struct config_parser *ps, int argc, char **ar
         return err;
     }
     ps->seen_ifconfig_pool_persist = config_here(ps);
-    cfg->ifconfig_pool_persist_s = s;
-    return config_set_str(ps, &cfg->ifconfig_pool_persist, argv[1]);
+    cfg->net.ifconfig_pool_persist_s = s;
+    return config_set_str(ps, &cfg->net.ifconfig_pool_persist, argv[1]);
 }
 
 /* ifconfig-push-constraint NETWORK NETMASK (options.c; checked in multi.c). */
@@ -279,9 +280,9 @@ int config_h_ifconfig_push_constraint(struct config_parser *ps, int argc, char *
     if (net == 0 || mask == 0) {
         return config_error(ps, "cannot use %s %s as a constraint", argv[1], argv[2]);
     }
-    cfg->has_ifconfig_push_constraint = true;
-    cfg->ifconfig_push_constraint_network = net;
-    cfg->ifconfig_push_constraint_netmask = mask;
+    cfg->net.has_ifconfig_push_constraint = true;
+    cfg->net.ifconfig_push_constraint_network = net;
+    cfg->net.ifconfig_push_constraint_netmask = mask;
     return 0;
 }
 
@@ -299,12 +300,12 @@ int config_h_mode(struct config_parser *ps, int argc, char **argv)
 
 int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv)
 {
-    int err = config_parse_int(ps, NULL, argv[1], TUN_MTU_MIN, 65535, &ps->cfg->tun_mtu);
+    int err = config_parse_int(ps, NULL, argv[1], TUN_MTU_MIN, 65535, &ps->cfg->net.tun_mtu);
 
     if (err == 0 && argc == 3) {
-        err = config_parse_int(ps, "OCC MTU", argv[2], 0, 65535, &ps->cfg->tun_mtu_occ);
+        err = config_parse_int(ps, "OCC MTU", argv[2], 0, 65535, &ps->cfg->net.tun_mtu_occ);
     } else if (err == 0) {
-        ps->cfg->tun_mtu_occ = 0;
+        ps->cfg->net.tun_mtu_occ = 0;
     }
     return err;
 }
@@ -318,17 +319,17 @@ int config_h_mssfix(struct config_parser *ps, int argc, char **argv)
         ps->is_mssfix_default = true; /* filled in from tun-mtu after the last line */
         return 0;
     }
-    err = config_parse_int(ps, NULL, argv[1], 0, 65535, &cfg->mssfix);
+    err = config_parse_int(ps, NULL, argv[1], 0, 65535, &cfg->net.mssfix);
     if (err) {
         return err;
     }
     ps->is_mssfix_default = false;
-    cfg->mssfix_mode = CONFIG_MSSFIX_PAYLOAD;
+    cfg->net.mssfix_mode = CONFIG_MSSFIX_PAYLOAD;
     if (argc == 3) {
         if (strcmp(argv[2], "mtu") == 0) {
-            cfg->mssfix_mode = CONFIG_MSSFIX_MTU;
+            cfg->net.mssfix_mode = CONFIG_MSSFIX_MTU;
         } else if (strcmp(argv[2], "fixed") == 0) {
-            cfg->mssfix_mode = CONFIG_MSSFIX_FIXED;
+            cfg->net.mssfix_mode = CONFIG_MSSFIX_FIXED;
         } else {
             return config_error(ps, "unknown flag '%s' (mtu or fixed)", argv[2]);
         }
@@ -354,8 +355,8 @@ int config_h_keepalive(struct config_parser *ps, int argc, char **argv)
                             "interval (%d); 'keepalive 10 60' is a good choice",
                             restart, ping);
     }
-    ps->cfg->keepalive_ping_s = ping;
-    ps->cfg->keepalive_restart_s = restart;
+    ps->cfg->timers.keepalive_ping_s = ping;
+    ps->cfg->timers.keepalive_restart_s = restart;
     ps->seen_keepalive = config_here(ps);
     return 0;
 }
@@ -364,14 +365,14 @@ int config_h_ping(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_ping = config_here(ps);
-    return config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->ping_s);
+    return config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->timers.ping_s);
 }
 
 int config_h_ping_restart(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_ping_restart = config_here(ps);
-    return config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->ping_restart_s);
+    return config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->timers.ping_restart_s);
 }
 
 /* openvpn keeps the pushed text as written (push_options: a single argument is copied, not
@@ -414,7 +415,7 @@ int config_push_text_check(const char *text, char *why, size_t why_len)
 
 int config_h_push(struct config_parser *ps, int argc, char **argv)
 {
-    struct config_push *push = &ps->cfg->push;
+    struct config_push *push = &ps->cfg->net.push;
     char **grown, why[400];
     int err;
 
@@ -445,7 +446,7 @@ int config_h_push(struct config_parser *ps, int argc, char **argv)
 int config_h_max_clients(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 1, PEER_ID_MAX, &ps->cfg->max_clients);
+    return config_parse_int(ps, NULL, argv[1], 1, PEER_ID_MAX, &ps->cfg->clients.max_clients);
 }
 
 /* `connect-freq N SECS` and `connect-freq-initial N SECS`: integers >= 0 (options.c). */
@@ -454,9 +455,10 @@ int config_h_connect_freq(struct config_parser *ps, int argc, char **argv)
     int err;
 
     (void)argc;
-    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX, &ps->cfg->connect_freq_max);
+    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX, &ps->cfg->clients.connect_freq_max);
     return err ? err
-               : config_parse_int(ps, "seconds", argv[2], 0, INT_MAX, &ps->cfg->connect_freq_per_s);
+               : config_parse_int(ps, "seconds", argv[2], 0, INT_MAX,
+                                  &ps->cfg->clients.connect_freq_per_s);
 }
 
 int config_h_connect_freq_initial(struct config_parser *ps, int argc, char **argv)
@@ -464,27 +466,28 @@ int config_h_connect_freq_initial(struct config_parser *ps, int argc, char **arg
     int err;
 
     (void)argc;
-    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX, &ps->cfg->connect_freq_initial_max);
+    err = config_parse_int(ps, "count", argv[1], 0, INT_MAX,
+                           &ps->cfg->clients.connect_freq_initial_max);
     return err ? err
                : config_parse_int(ps, "seconds", argv[2], 0, INT_MAX,
-                                  &ps->cfg->connect_freq_initial_per_s);
+                                  &ps->cfg->clients.connect_freq_initial_per_s);
 }
 
 int config_h_duplicate_cn(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    ps->cfg->duplicate_cn = true;
+    ps->cfg->clients.duplicate_cn = true;
     return 0;
 }
 
 int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **argv)
 {
     if (argc == 1) {
-        ps->cfg->explicit_exit_notify = 1;
+        ps->cfg->clients.explicit_exit_notify = 1;
         return 0;
     }
-    return config_parse_int(ps, NULL, argv[1], 0, 1000, &ps->cfg->explicit_exit_notify);
+    return config_parse_int(ps, NULL, argv[1], 0, 1000, &ps->cfg->clients.explicit_exit_notify);
 }
 
 int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv)

@@ -64,8 +64,8 @@ int config_h_client_config_dir(struct config_parser *ps, int argc, char **argv)
         free(real);
         return config_error(ps, "cannot read directory '%s': %s", argv[1], strerror(e));
     }
-    free(ps->cfg->client_config_dir);
-    ps->cfg->client_config_dir = real;
+    free(ps->cfg->net.client_config_dir);
+    ps->cfg->net.client_config_dir = real;
     return 0;
 }
 
@@ -73,7 +73,7 @@ int config_h_ccd_exclusive(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    ps->cfg->ccd_exclusive = true;
+    ps->cfg->net.ccd_exclusive = true;
     ps->seen_ccd_exclusive = config_here(ps);
     return 0;
 }
@@ -82,7 +82,7 @@ int config_h_client_to_client(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    ps->cfg->client_to_client = true;
+    ps->cfg->net.client_to_client = true;
     return 0;
 }
 
@@ -91,15 +91,15 @@ static int add_route(struct config_parser *ps, const struct config_route *r)
     struct config *cfg = ps->cfg;
     struct config_route *grown;
 
-    if (cfg->n_routes >= CONFIG_MAX_ROUTES) {
+    if (cfg->net.n_routes >= CONFIG_MAX_ROUTES) {
         return config_error(ps, "too many routes (%d max)", CONFIG_MAX_ROUTES);
     }
-    grown = realloc(cfg->routes, (cfg->n_routes + 1) * sizeof(*grown));
+    grown = realloc(cfg->net.routes, (cfg->net.n_routes + 1) * sizeof(*grown));
     if (!grown) {
         return config_nomem(ps);
     }
-    cfg->routes = grown;
-    cfg->routes[cfg->n_routes++] = *r;
+    cfg->net.routes = grown;
+    cfg->net.routes[cfg->net.n_routes++] = *r;
     return 0;
 }
 
@@ -190,18 +190,18 @@ int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv)
     int err, bits;
 
     (void)argc;
-    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->server_ipv6_network, &bits))) {
+    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->net.server_ipv6_network, &bits))) {
         return err;
     }
     if (bits < 64 || bits > 124) {
         return config_error(ps, "the prefix length must be 64 to 124, not %d", bits);
     }
-    if (has_host_bits(cfg->server_ipv6_network, 16, bits)) {
+    if (has_host_bits(cfg->net.server_ipv6_network, 16, bits)) {
         return config_error(ps, "'%s' has bits set outside its prefix", argv[1]);
     }
     ps->seen_server_ipv6 = config_here(ps);
-    cfg->server_ipv6_bits = bits;
-    cfg->has_server_ipv6 = true;
+    cfg->net.server_ipv6_bits = bits;
+    cfg->net.has_server_ipv6 = true;
     return 0;
 }
 
@@ -213,18 +213,18 @@ int config_h_ifconfig_ipv6(struct config_parser *ps, int argc, char **argv)
     int err, bits;
 
     (void)argc;
-    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->ifconfig_ipv6_local, &bits))) {
+    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->net.ifconfig_ipv6_local, &bits))) {
         return err;
     }
     if (bits < 64 || bits > 124) {
         return config_error(ps, "/netbits must be between 64 and 124, not '/%d'", bits);
     }
-    if (inet_pton(AF_INET6, argv[2], cfg->ifconfig_ipv6_remote) != 1) {
+    if (inet_pton(AF_INET6, argv[2], cfg->net.ifconfig_ipv6_remote) != 1) {
         return config_error(ps, "'%s' is not an IPv6 address", argv[2]);
     }
     ps->seen_ifconfig_ipv6 = config_here(ps);
-    cfg->ifconfig_ipv6_bits = bits;
-    cfg->has_ifconfig_ipv6 = true;
+    cfg->net.ifconfig_ipv6_bits = bits;
+    cfg->net.has_ifconfig_ipv6 = true;
     return 0;
 }
 
@@ -236,14 +236,14 @@ int config_h_ifconfig_ipv6_pool(struct config_parser *ps, int argc, char **argv)
     int err, bits;
 
     (void)argc;
-    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->ifconfig_ipv6_pool_base, &bits))) {
+    if ((err = config_parse_ipv6_prefix(ps, argv[1], cfg->net.ifconfig_ipv6_pool_base, &bits))) {
         return err;
     }
     if (bits < 64 || bits > 124) {
         return config_error(ps, "network must be between /64 and /124 (not /%d)", bits);
     }
     ps->seen_ifconfig_ipv6_pool = config_here(ps);
-    cfg->ifconfig_ipv6_pool_bits = bits;
-    cfg->has_ifconfig_ipv6_pool = true;
+    cfg->net.ifconfig_ipv6_pool_bits = bits;
+    cfg->net.has_ifconfig_ipv6_pool = true;
     return 0;
 }

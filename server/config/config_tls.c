@@ -46,31 +46,31 @@ int config_h_ca(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_ca = config_here(ps);
-    return config_set_file(ps, &ps->ca, &ps->cfg->ca, argv[1]);
+    return config_set_file(ps, &ps->ca, &ps->cfg->tls.ca, argv[1]);
 }
 
 int config_h_cert(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_cert = config_here(ps);
-    return config_set_file(ps, &ps->cert, &ps->cfg->cert, argv[1]);
+    return config_set_file(ps, &ps->cert, &ps->cfg->tls.cert, argv[1]);
 }
 
 int config_h_key(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_key = config_here(ps);
-    return config_set_file(ps, &ps->key, &ps->cfg->key, argv[1]);
+    return config_set_file(ps, &ps->key, &ps->cfg->tls.key, argv[1]);
 }
 
 int config_h_dh(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     if (!ps->is_inline && strcmp(argv[1], "none") == 0) {
-        ps->cfg->dh_none = true;
+        ps->cfg->tls.dh_none = true;
         return 0;
     }
-    ps->cfg->dh_none = false;
+    ps->cfg->tls.dh_none = false;
     return config_warn(ps, NULL,
                        "dh: ignored: ovpnd uses ECDHE key exchange only, the DH parameters are "
                        "not read (write 'dh none')");
@@ -79,9 +79,9 @@ int config_h_dh(struct config_parser *ps, int argc, char **argv)
 static int parse_key_direction(struct config_parser *ps, const char *s)
 {
     if (strcmp(s, "0") == 0) {
-        ps->cfg->key_direction = CONFIG_KEY_DIRECTION_NORMAL;
+        ps->cfg->tls.key_direction = CONFIG_KEY_DIRECTION_NORMAL;
     } else if (strcmp(s, "1") == 0) {
-        ps->cfg->key_direction = CONFIG_KEY_DIRECTION_INVERSE;
+        ps->cfg->tls.key_direction = CONFIG_KEY_DIRECTION_INVERSE;
     } else {
         return config_error(ps, "unknown key direction '%s' (0 or 1)", s);
     }
@@ -99,16 +99,16 @@ int config_h_tls_auth(struct config_parser *ps, int argc, char **argv)
             return err;
         }
     }
-    ps->cfg->tls_wrap_mode = CONFIG_TLS_WRAP_AUTH;
-    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls_wrap_key, argv[1]);
+    ps->cfg->tls.tls_wrap_mode = CONFIG_TLS_WRAP_AUTH;
+    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls.tls_wrap_key, argv[1]);
 }
 
 int config_h_tls_crypt(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_tls_crypt = config_here(ps);
-    ps->cfg->tls_wrap_mode = CONFIG_TLS_WRAP_CRYPT;
-    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls_wrap_key, argv[1]);
+    ps->cfg->tls.tls_wrap_mode = CONFIG_TLS_WRAP_CRYPT;
+    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls.tls_wrap_key, argv[1]);
 }
 
 int config_h_key_direction(struct config_parser *ps, int argc, char **argv)
@@ -124,7 +124,7 @@ int config_h_auth(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     ps->seen_auth = config_here(ps);
     if (strcmp(argv[1], "none") == 0) {
-        return config_set_str(ps, &ps->cfg->auth, "none");
+        return config_set_str(ps, &ps->cfg->tls.auth, "none");
     }
     if (strlen(argv[1]) >= sizeof(name)) {
         return config_error(ps, "unknown digest '%s'", argv[1]);
@@ -133,7 +133,7 @@ int config_h_auth(struct config_parser *ps, int argc, char **argv)
     upcase(name);
     if (in_list(supported_digests, sizeof(supported_digests) / sizeof(supported_digests[0]),
                 name)) {
-        return config_set_str(ps, &ps->cfg->auth, name);
+        return config_set_str(ps, &ps->cfg->tls.auth, name);
     }
     if (EVP_get_digestbyname(argv[1]) != NULL) {
         return config_not_implemented(ps, "digest %s; use SHA1, SHA256 or SHA512", argv[1]);
@@ -205,8 +205,8 @@ int config_h_data_ciphers(struct config_parser *ps, int argc, char **argv)
         err = config_error(ps, "the list is longer than %d characters", MAX_DATA_CIPHERS_LEN);
     }
     if (err == 0) {
-        free(ps->cfg->data_ciphers);
-        ps->cfg->data_ciphers = out;
+        free(ps->cfg->tls.data_ciphers);
+        ps->cfg->tls.data_ciphers = out;
         out = NULL;
     }
     free(list);
@@ -244,7 +244,7 @@ static int set_cipher_name(struct config_parser *ps, char **dst, const char *val
 int config_h_data_ciphers_fallback(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return set_cipher_name(ps, &ps->cfg->data_ciphers_fallback, argv[1], true);
+    return set_cipher_name(ps, &ps->cfg->tls.data_ciphers_fallback, argv[1], true);
 }
 
 /* For a 2.6 server `cipher` takes no part in negotiation; whether it is in data-ciphers is
@@ -253,17 +253,17 @@ int config_h_cipher(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_cipher = config_here(ps);
-    return set_cipher_name(ps, &ps->cfg->cipher, argv[1], false);
+    return set_cipher_name(ps, &ps->cfg->tls.cipher, argv[1], false);
 }
 
 int config_h_replay_window(struct config_parser *ps, int argc, char **argv)
 {
-    int err =
-        config_parse_int(ps, "window size", argv[1], 0, REPLAY_WINDOW_MAX, &ps->cfg->replay_window);
+    int err = config_parse_int(ps, "window size", argv[1], 0, REPLAY_WINDOW_MAX,
+                               &ps->cfg->tls.replay_window);
 
     if (err == 0 && argc == 3) {
         err = config_parse_int(ps, "time window", argv[2], 0, REPLAY_TIME_MAX,
-                               &ps->cfg->replay_time_s);
+                               &ps->cfg->tls.replay_time_s);
     }
     return err;
 }
@@ -279,7 +279,7 @@ int config_h_no_replay(struct config_parser *ps, int argc, char **argv)
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 1, 86400, &ps->cfg->hand_window_s);
+    return config_parse_int(ps, NULL, argv[1], 1, 86400, &ps->cfg->timers.hand_window_s);
 }
 
 /* 2.6 takes any number (negative ones become 0); 0 retires the old key as soon as a
@@ -287,28 +287,28 @@ int config_h_hand_window(struct config_parser *ps, int argc, char **argv)
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 0, 31536000, &ps->cfg->tran_window_s);
+    return config_parse_int(ps, NULL, argv[1], 0, 31536000, &ps->cfg->timers.tran_window_s);
 }
 
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    return config_parse_int(ps, NULL, argv[1], 1, 600, &ps->cfg->tls_timeout_s);
+    return config_parse_int(ps, NULL, argv[1], 1, 600, &ps->cfg->timers.tls_timeout_s);
 }
 
 int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv)
 {
     struct config *cfg = ps->cfg;
-    int err = config_parse_int(ps, NULL, argv[1], 0, 31536000, &cfg->reneg_sec);
+    int err = config_parse_int(ps, NULL, argv[1], 0, 31536000, &cfg->timers.reneg_sec);
 
     if (err == 0 && argc == 3) {
-        err = config_parse_int(ps, "minimum", argv[2], 0, 31536000, &cfg->reneg_sec_min);
-        if (err == 0 && cfg->reneg_sec_min > cfg->reneg_sec) {
-            err = config_error(ps, "the minimum (%d) is above the maximum (%d)", cfg->reneg_sec_min,
-                               cfg->reneg_sec);
+        err = config_parse_int(ps, "minimum", argv[2], 0, 31536000, &cfg->timers.reneg_sec_min);
+        if (err == 0 && cfg->timers.reneg_sec_min > cfg->timers.reneg_sec) {
+            err = config_error(ps, "the minimum (%d) is above the maximum (%d)",
+                               cfg->timers.reneg_sec_min, cfg->timers.reneg_sec);
         }
     } else if (err == 0) {
-        cfg->reneg_sec_min = -1;
+        cfg->timers.reneg_sec_min = -1;
     }
     return err;
 }
@@ -335,14 +335,15 @@ int config_h_tls_version_min(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "unknown flag '%s' (only 'or-highest')", argv[2]);
     }
     ps->seen_tls_version_min = config_here(ps);
-    return parse_tls_version(ps, argv[1], argc == 3 ? argv[2] : NULL, &ps->cfg->tls_version_min);
+    return parse_tls_version(ps, argv[1], argc == 3 ? argv[2] : NULL,
+                             &ps->cfg->tls.tls_version_min);
 }
 
 int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_tls_version_max = config_here(ps);
-    return parse_tls_version(ps, argv[1], NULL, &ps->cfg->tls_version_max);
+    return parse_tls_version(ps, argv[1], NULL, &ps->cfg->tls.tls_version_max);
 }
 
 /* tls-groups LIST: checked here so a bad name stops start-up with its line (openvpn 2.6 with
@@ -364,7 +365,7 @@ int config_h_tls_groups(struct config_parser *ps, int argc, char **argv)
                             "brainpoolP256r1, separated by ':')",
                             bad);
     }
-    return config_set_str(ps, &ps->cfg->tls_groups, argv[1]);
+    return config_set_str(ps, &ps->cfg->tls.tls_groups, argv[1]);
 }
 
 /* tls-cipher LIST (TLS 1.2 suites): unknown names are skipped with a warning, as OpenSSL skips
@@ -391,7 +392,7 @@ int config_h_tls_cipher(struct config_parser *ps, int argc, char **argv)
         config_warn(ps, NULL, "%s: skipping '%s' and any other name Mbed TLS does not know",
                     argv[0], skipped);
     }
-    return config_set_str(ps, &ps->cfg->tls_cipher, argv[1]);
+    return config_set_str(ps, &ps->cfg->tls.tls_cipher, argv[1]);
 }
 
 int config_h_tls_cert_profile(struct config_parser *ps, int argc, char **argv)
@@ -401,7 +402,7 @@ int config_h_tls_cert_profile(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "unknown profile '%s' (legacy, insecure, preferred or suiteb)",
                             argv[1]);
     }
-    return config_set_str(ps, &ps->cfg->tls_cert_profile, argv[1]);
+    return config_set_str(ps, &ps->cfg->tls.tls_cert_profile, argv[1]);
 }
 
 int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv)
@@ -410,11 +411,11 @@ int config_h_verify_client_cert(struct config_parser *ps, int argc, char **argv)
 
     ps->seen_verify_client_cert = config_here(ps);
     if (argc == 1 || strcmp(argv[1], "require") == 0) {
-        cfg->verify_client_cert = CONFIG_VERIFY_REQUIRE;
+        cfg->tls.verify_client_cert = CONFIG_VERIFY_REQUIRE;
     } else if (strcmp(argv[1], "optional") == 0) {
-        cfg->verify_client_cert = CONFIG_VERIFY_OPTIONAL;
+        cfg->tls.verify_client_cert = CONFIG_VERIFY_OPTIONAL;
     } else if (strcmp(argv[1], "none") == 0) {
-        cfg->verify_client_cert = CONFIG_VERIFY_NONE;
+        cfg->tls.verify_client_cert = CONFIG_VERIFY_NONE;
     } else {
         return config_error(ps, "'%s' must be none, optional or require", argv[1]);
     }
@@ -425,7 +426,7 @@ int config_h_remote_cert_tls(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     if (strcmp(argv[1], "client") == 0) {
-        ps->cfg->remote_cert_tls_client = true;
+        ps->cfg->tls.remote_cert_tls_client = true;
         return 0;
     }
     if (strcmp(argv[1], "server") == 0) {

@@ -64,14 +64,14 @@ static void add_push(struct topology_plan *plan, const char *fmt, ...)
 /* helper.c, `server` with dev tun. */
 static void expand_server(const struct config *cfg, struct topology_plan *plan)
 {
-    uint32_t net = cfg->server_network, mask = cfg->server_netmask, bcast = net | ~mask;
+    uint32_t net = cfg->net.server_network, mask = cfg->net.server_netmask, bcast = net | ~mask;
     char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
 
     plan->local = net + 1;
-    if (cfg->topology == CONFIG_TOPOLOGY_SUBNET) {
+    if (cfg->net.topology == CONFIG_TOPOLOGY_SUBNET) {
         plan->remote_netmask = mask;
         plan->push_netmask = mask;
-        plan->has_pool = !cfg->server_nopool;
+        plan->has_pool = !cfg->net.server_nopool;
         plan->pool.type = IP_POOL_INDIV;
         plan->pool.start = net + 2;
         plan->pool.end = bcast - 1;
@@ -81,20 +81,21 @@ static void expand_server(const struct config *cfg, struct topology_plan *plan)
         plan->constraint_netmask = mask;
     } else {
         plan->remote_netmask = net + 2;
-        plan->has_pool = !cfg->server_nopool;
-        plan->pool.type = cfg->topology == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
+        plan->has_pool = !cfg->net.server_nopool;
+        plan->pool.type =
+            cfg->net.topology == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
         plan->pool.start = net + 4;
         plan->pool.end = bcast - (mask == 0xFFFFFFF8u ? 0 : 4);
         plan->has_route = true;
         plan->route_network = net;
         plan->route_netmask = mask;
-        if (cfg->client_to_client) {
+        if (cfg->net.client_to_client) {
             add_push(plan, "route %s %s", ip_str(net, a, sizeof(a)), ip_str(mask, b, sizeof(b)));
-        } else if (cfg->topology == CONFIG_TOPOLOGY_NET30) {
+        } else if (cfg->net.topology == CONFIG_TOPOLOGY_NET30) {
             add_push(plan, "route %s", ip_str(net + 1, a, sizeof(a)));
         }
     }
-    add_push(plan, "topology %s", topology_name(cfg->topology));
+    add_push(plan, "topology %s", topology_name(cfg->net.topology));
 }
 
 static void ipv6_add(const uint8_t base[16], uint32_t n, uint8_t out[16])
@@ -113,38 +114,38 @@ static void ipv6_add(const uint8_t base[16], uint32_t n, uint8_t out[16])
 static int plan_ipv6(const struct config *cfg, struct topology_plan *plan, const char **directive,
                      char *why, size_t why_len)
 {
-    if (cfg->has_server_ipv6) {
-        if (cfg->has_ifconfig_ipv6_pool) {
+    if (cfg->net.has_server_ipv6) {
+        if (cfg->net.has_ifconfig_ipv6_pool) {
             return fail(directive, "ifconfig-ipv6-pool", why, why_len,
                         "server-ipv6 already defines an ifconfig-ipv6-pool, so you can't also "
                         "specify one explicitly (use ifconfig-ipv6 instead of server-ipv6)");
         }
-        if (cfg->has_ifconfig_ipv6) {
+        if (cfg->net.has_ifconfig_ipv6) {
             return fail(directive, "ifconfig-ipv6", why, why_len,
                         "server-ipv6 already sets the tun device's IPv6 address");
         }
         plan->has_ipv6 = true;
-        ipv6_add(cfg->server_ipv6_network, 1, plan->local6);
-        plan->ipv6_bits = cfg->server_ipv6_bits;
+        ipv6_add(cfg->net.server_ipv6_network, 1, plan->local6);
+        plan->ipv6_bits = cfg->net.server_ipv6_bits;
         plan->pool.has_ipv6 = true;
-        ipv6_add(cfg->server_ipv6_network, cfg->server_ipv6_bits < 112 ? 0x1000 : 2,
+        ipv6_add(cfg->net.server_ipv6_network, cfg->net.server_ipv6_bits < 112 ? 0x1000 : 2,
                  plan->pool.ipv6_base);
-        plan->pool.ipv6_bits = cfg->server_ipv6_bits;
-    } else if (cfg->has_ifconfig_ipv6) {
+        plan->pool.ipv6_bits = cfg->net.server_ipv6_bits;
+    } else if (cfg->net.has_ifconfig_ipv6) {
         plan->has_ipv6 = true;
-        memcpy(plan->local6, cfg->ifconfig_ipv6_local, 16);
-        plan->ipv6_bits = cfg->ifconfig_ipv6_bits;
-        if (cfg->has_ifconfig_ipv6_pool) {
+        memcpy(plan->local6, cfg->net.ifconfig_ipv6_local, 16);
+        plan->ipv6_bits = cfg->net.ifconfig_ipv6_bits;
+        if (cfg->net.has_ifconfig_ipv6_pool) {
             plan->pool.has_ipv6 = true;
-            memcpy(plan->pool.ipv6_base, cfg->ifconfig_ipv6_pool_base, 16);
-            plan->pool.ipv6_bits = cfg->ifconfig_ipv6_pool_bits;
+            memcpy(plan->pool.ipv6_base, cfg->net.ifconfig_ipv6_pool_base, 16);
+            plan->pool.ipv6_bits = cfg->net.ifconfig_ipv6_pool_bits;
         }
-    } else if (cfg->has_ifconfig_ipv6_pool) {
+    } else if (cfg->net.has_ifconfig_ipv6_pool) {
         return fail(directive, "ifconfig-ipv6-pool", why, why_len,
                     "needs ifconfig-ipv6 (the server's own IPv6 address)");
     }
     if (plan->pool.has_ipv6 && !plan->has_pool) {
-        return fail(directive, cfg->has_server_ipv6 ? "server-ipv6" : "ifconfig-ipv6-pool", why,
+        return fail(directive, cfg->net.has_server_ipv6 ? "server-ipv6" : "ifconfig-ipv6-pool", why,
                     why_len, "not implemented yet in ovpnd: an IPv6 pool without an IPv4 pool");
     }
     return 0;
@@ -155,7 +156,7 @@ static int plan_ipv6(const struct config *cfg, struct topology_plan *plan, const
 static int check_pool_range(const struct config *cfg, struct topology_plan *plan,
                             const char **directive, char *why, size_t why_len)
 {
-    const char *name = cfg->has_ifconfig_pool ? "ifconfig-pool" : "server";
+    const char *name = cfg->net.has_ifconfig_pool ? "ifconfig-pool" : "server";
     uint32_t first = plan->pool.start, last = plan->pool.end;
     char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN], c[INET_ADDRSTRLEN];
 
@@ -192,54 +193,55 @@ int topology_plan_make(const struct config *cfg, struct topology_plan *plan, con
     int err;
 
     memset(plan, 0, sizeof(*plan));
-    plan->topology = cfg->topology;
-    plan->pool.duplicate_cn = cfg->duplicate_cn;
-    if (cfg->has_server) {
-        if (!cfg->server_nopool && cfg->has_ifconfig_pool) {
+    plan->topology = cfg->net.topology;
+    plan->pool.duplicate_cn = cfg->clients.duplicate_cn;
+    if (cfg->net.has_server) {
+        if (!cfg->net.server_nopool && cfg->net.has_ifconfig_pool) {
             return fail(directive, "ifconfig-pool", why, why_len,
                         "server already defines an ifconfig-pool, so you can't also specify "
                         "one explicitly (add 'nopool' to the server line to use your own)");
         }
-        if (cfg->has_ifconfig) {
+        if (cfg->net.has_ifconfig) {
             return fail(directive, "ifconfig", why, why_len,
                         "server already sets the tun device's address");
         }
         expand_server(cfg, plan);
-    } else if (cfg->has_ifconfig) {
-        plan->local = cfg->ifconfig_local;
-        plan->remote_netmask = cfg->ifconfig_remote_netmask;
-        if (cfg->topology == CONFIG_TOPOLOGY_SUBNET &&
+    } else if (cfg->net.has_ifconfig) {
+        plan->local = cfg->net.ifconfig_local;
+        plan->remote_netmask = cfg->net.ifconfig_remote_netmask;
+        if (cfg->net.topology == CONFIG_TOPOLOGY_SUBNET &&
             (!is_netmask(plan->remote_netmask) || plan->remote_netmask == 0)) {
             return fail(directive, "ifconfig", why, why_len,
                         "the second address must be a netmask with topology subnet");
         }
-        if (cfg->topology != CONFIG_TOPOLOGY_SUBNET && plan->local == plan->remote_netmask) {
+        if (cfg->net.topology != CONFIG_TOPOLOGY_SUBNET && plan->local == plan->remote_netmask) {
             return fail(directive, "ifconfig", why, why_len,
                         "the local and remote addresses must differ");
         }
         plan->push_netmask = plan->remote_netmask;
-        plan->pool.type = cfg->topology == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
+        plan->pool.type =
+            cfg->net.topology == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
     } else {
         return fail(directive, "server", why, why_len,
                     "server is required (e.g. 'server 10.8.0.0 255.255.255.0'), or ifconfig "
                     "with ifconfig-pool");
     }
-    if (cfg->has_ifconfig_pool) {
-        if (cfg->ifconfig_pool_netmask && cfg->topology != CONFIG_TOPOLOGY_SUBNET) {
+    if (cfg->net.has_ifconfig_pool) {
+        if (cfg->net.ifconfig_pool_netmask && cfg->net.topology != CONFIG_TOPOLOGY_SUBNET) {
             return fail(directive, "ifconfig-pool", why, why_len,
                         "the third parameter (netmask) is only valid with topology subnet");
         }
         plan->has_pool = true;
-        plan->pool.start = cfg->ifconfig_pool_start;
-        plan->pool.end = cfg->ifconfig_pool_end;
-        if (cfg->ifconfig_pool_netmask && !cfg->has_server) {
-            plan->push_netmask = cfg->ifconfig_pool_netmask; /* `server` keeps its own */
+        plan->pool.start = cfg->net.ifconfig_pool_start;
+        plan->pool.end = cfg->net.ifconfig_pool_end;
+        if (cfg->net.ifconfig_pool_netmask && !cfg->net.has_server) {
+            plan->push_netmask = cfg->net.ifconfig_pool_netmask; /* `server` keeps its own */
         }
     }
-    if (!plan->has_constraint && cfg->has_ifconfig_push_constraint) {
+    if (!plan->has_constraint && cfg->net.has_ifconfig_push_constraint) {
         plan->has_constraint = true;
-        plan->constraint_network = cfg->ifconfig_push_constraint_network;
-        plan->constraint_netmask = cfg->ifconfig_push_constraint_netmask;
+        plan->constraint_network = cfg->net.ifconfig_push_constraint_network;
+        plan->constraint_netmask = cfg->net.ifconfig_push_constraint_netmask;
     }
     err = plan_ipv6(cfg, plan, directive, why, why_len);
     if (err || !plan->has_pool) {
@@ -252,9 +254,10 @@ int topology_plan_make(const struct config *cfg, struct topology_plan *plan, con
     err = ip_pool_init(&probe, &plan->pool, pool_why, sizeof(pool_why), NULL, 0);
     if (err == -EINVAL) {
         return fail(directive,
-                    cfg->has_ifconfig_pool                                    ? "ifconfig-pool"
-                    : cfg->has_ifconfig_ipv6_pool && strstr(pool_why, "IPv6") ? "ifconfig-ipv6-pool"
-                                                                              : "server",
+                    cfg->net.has_ifconfig_pool ? "ifconfig-pool"
+                    : cfg->net.has_ifconfig_ipv6_pool && strstr(pool_why, "IPv6")
+                        ? "ifconfig-ipv6-pool"
+                        : "server",
                     why, why_len, "%s", pool_why);
     }
     ip_pool_clear(&probe);

@@ -50,7 +50,7 @@ static void on_tick(uv_timer_t *t)
 {
     struct acceptor *a = t->data;
     uint64_t now = acc_now_ms(a);
-    uint64_t hand_window_ms = (uint64_t)a->cfg->hand_window_s * 1000;
+    uint64_t hand_window_ms = (uint64_t)a->cfg->timers.hand_window_s * 1000;
 
     auth_tick(a->auth);
     crl_watch_tick(&a->crl, &a->tls, &a->tls_conf_lock, now);
@@ -124,14 +124,14 @@ static void stop_everything(struct acceptor *a)
 static void say_goodbye(struct acceptor *a)
 {
     a->is_stopping = true;
-    if (a->cfg->explicit_exit_notify <= 0) {
+    if (a->cfg->clients.explicit_exit_notify <= 0) {
         return;
     }
     for (size_t i = 0; i < a->table_size; i++) {
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
             if (cs->state == CS_ACTIVE) {
-                acc_send_message(a, cs,
-                                 a->cfg->explicit_exit_notify >= 2 ? "RESTART,[N]" : "RESTART");
+                acc_send_message(
+                    a, cs, a->cfg->clients.explicit_exit_notify >= 2 ? "RESTART,[N]" : "RESTART");
                 acc_flush(a, cs);
             }
         }
@@ -200,18 +200,18 @@ static void build_options_string(struct acceptor *a)
     struct occ_options o;
 
     occ_options_init(&o);
-    o.tun_mtu = a->cfg->tun_mtu;
+    o.tun_mtu = a->cfg->net.tun_mtu;
     o.is_server = true;
-    o.tls_auth = a->cfg->tls_wrap_mode == TLS_WRAP_AUTH;
-    o.keydir = o.tls_auth ? a->cfg->key_direction : -1;
-    o.auth = a->cfg->auth;
-    o.cipher = a->cfg->cipher ? a->cfg->cipher : a->cfg->data_ciphers_fallback;
+    o.tls_auth = a->cfg->tls.tls_wrap_mode == TLS_WRAP_AUTH;
+    o.keydir = o.tls_auth ? a->cfg->tls.key_direction : -1;
+    o.auth = a->cfg->tls.auth;
+    o.cipher = a->cfg->tls.cipher ? a->cfg->tls.cipher : a->cfg->tls.data_ciphers_fallback;
     o.cipher_in_data_ciphers = o.cipher != NULL;
     if (occ_options_string(&o, a->options_string, sizeof(a->options_string))) {
         snprintf(a->options_string, sizeof(a->options_string),
                  "V4,dev-type tun,link-mtu 1549,tun-mtu %d,proto UDPv4,auth [null-digest],"
                  "keysize 256,key-method 2,tls-server",
-                 a->cfg->tun_mtu);
+                 a->cfg->net.tun_mtu);
     }
 }
 
@@ -247,12 +247,13 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     /* first, so that release() may free them whatever fails below */
     mbedtls_entropy_init(&a->entropy);
     mbedtls_ctr_drbg_init(&a->drbg);
-    if (cfg->status_file && (cfg->user || cfg->group)) {
+    if (cfg->status.status_file && (cfg->proc.user || cfg->proc.group)) {
         /* (as root: not through a symbolic link someone left there) */
-        a->status_fd = open(cfg->status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        a->status_fd =
+            open(cfg->status.status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (a->status_fd < 0) {
             err = -errno;
-            snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status_file,
+            snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status.status_file,
                      strerror(-err));
             goto fail;
         }
@@ -281,28 +282,29 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         }
         a->has_tls_conf_lock = true;
     }
-    err = tls_server_conf_init(&a->tls, (const uint8_t *)cfg->ca.data, cfg->ca.len + 1,
-                               (const uint8_t *)cfg->cert.data, cfg->cert.len + 1,
-                               (const uint8_t *)cfg->key.data, cfg->key.len + 1,
-                               (enum tls_verify_client)cfg->verify_client_cert,
+    err = tls_server_conf_init(&a->tls, (const uint8_t *)cfg->tls.ca.data, cfg->tls.ca.len + 1,
+                               (const uint8_t *)cfg->tls.cert.data, cfg->tls.cert.len + 1,
+                               (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
+                               (enum tls_verify_client)cfg->tls.verify_client_cert,
                                mbedtls_ctr_drbg_random, &a->drbg, errbuf, errbuf_len);
     if (err) {
         goto fail;
     }
-    if (cfg->tls_groups) {
+    if (cfg->tls.tls_groups) {
         char bad[80];
 
-        err = tls_server_conf_set_groups(&a->tls, cfg->tls_groups, bad, sizeof(bad));
+        err = tls_server_conf_set_groups(&a->tls, cfg->tls.tls_groups, bad, sizeof(bad));
         if (err) {
             snprintf(errbuf, errbuf_len, "tls-groups: unknown group '%s'", bad);
             goto fail;
         }
     }
-    if (cfg->tls_cert_profile) {
-        tls_server_conf_set_cert_profile(&a->tls, tls_cert_profile_by_name(cfg->tls_cert_profile));
+    if (cfg->tls.tls_cert_profile) {
+        tls_server_conf_set_cert_profile(&a->tls,
+                                         tls_cert_profile_by_name(cfg->tls.tls_cert_profile));
     }
-    if (cfg->tls_cipher) {
-        err = tls_server_conf_set_ciphers(&a->tls, cfg->tls_cipher);
+    if (cfg->tls.tls_cipher) {
+        err = tls_server_conf_set_ciphers(&a->tls, cfg->tls.tls_cipher);
         if (err) {
             snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
             goto fail;
@@ -317,29 +319,29 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
         goto fail;
     }
-    if (cfg->tls_wrap_mode != TLS_WRAP_NONE) {
-        err = static_key_parse(cfg->tls_wrap_key.data, cfg->tls_wrap_key.len, key2);
+    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE) {
+        err = static_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len, key2);
         if (err) {
             snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
-                     cfg->tls_wrap_key.origin ? cfg->tls_wrap_key.origin : "tls key");
+                     cfg->tls.tls_wrap_key.origin ? cfg->tls.tls_wrap_key.origin : "tls key");
             goto fail;
         }
     } else {
         memset(key2, 0, sizeof(key2));
     }
-    err = tls_wrap_init(&a->wrap, (enum tls_wrap_mode)cfg->tls_wrap_mode, key2, cfg->key_direction,
-                        cfg->auth, true);
+    err = tls_wrap_init(&a->wrap, (enum tls_wrap_mode)cfg->tls.tls_wrap_mode, key2,
+                        cfg->tls.key_direction, cfg->tls.auth, true);
     mbedtls_platform_zeroize(key2, sizeof(key2));
     if (err) {
         snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
         goto fail;
     }
     build_options_string(a);
-    connect_freq_init(&a->cf, cfg->connect_freq_max, cfg->connect_freq_per_s);
-    connect_freq_initial_init(&a->cf_initial, cfg->connect_freq_initial_max,
-                              cfg->connect_freq_initial_per_s);
+    connect_freq_init(&a->cf, cfg->clients.connect_freq_max, cfg->clients.connect_freq_per_s);
+    connect_freq_initial_init(&a->cf_initial, cfg->clients.connect_freq_initial_max,
+                              cfg->clients.connect_freq_initial_per_s);
     a->table_size = 1024;
-    while (a->table_size < (size_t)cfg->max_clients * 2) {
+    while (a->table_size < (size_t)cfg->clients.max_clients * 2) {
         a->table_size *= 2;
     }
     a->table = calloc(a->table_size, sizeof(*a->table));
@@ -368,14 +370,14 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
 
         memset(&hs, 0, sizeof(hs));
         hs.dev = env->dev_name;
-        hs.tun_mtu = cfg->tun_mtu;
+        hs.tun_mtu = cfg->net.tun_mtu;
         hs.local = env->plan->local;
         hs.remote_netmask = env->plan->remote_netmask;
         hs.is_p2p = env->plan->topology != CONFIG_TOPOLOGY_SUBNET;
         hs.has_ipv6 = env->has_ipv6;
         memcpy(hs.local6, env->server_addr6, 16);
         hs.ipv6_bits = env->ipv6_bits;
-        hs.port = cfg->port;
+        hs.port = cfg->net.port;
         hs.start_time = time(NULL);
         hs.pid = (long)getpid();
         err = hook_env_global(&a->global_env, cfg, &hs);
@@ -399,13 +401,15 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     err = uv_poll_start(&a->poll, UV_READABLE, acc_on_udp);
     heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());
     err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
-    if (!err && cfg->status_file) {
-        uint64_t ms = (uint64_t)(cfg->status_interval_s > 0 ? cfg->status_interval_s : 60) * 1000;
+    if (!err && cfg->status.status_file) {
+        uint64_t ms =
+            (uint64_t)(cfg->status.status_interval_s > 0 ? cfg->status.status_interval_s : 60) *
+            1000;
 
         err = uv_timer_start(&a->status_timer, acc_on_status_timer, 0, ms);
     }
     if (!err && env->is_pool_persisted) {
-        uint64_t ms = (uint64_t)cfg->ifconfig_pool_persist_s * 1000;
+        uint64_t ms = (uint64_t)cfg->net.ifconfig_pool_persist_s * 1000;
 
         err = uv_timer_start(&a->persist_timer, acc_on_persist_timer, ms, ms);
     }
@@ -477,7 +481,7 @@ void acceptor_free(struct acceptor *a)
             acc_cs_free(a, cs);
         }
     }
-    if (a->cfg->status_file) {
+    if (a->cfg->status.status_file) {
         acc_write_status(a);
     }
     if (a->env->is_pool_persisted) {

@@ -150,13 +150,13 @@ void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_sta
     if (w && w->req) {
         snprintf(why, sizeof(why),
                  "username '%.128s': check did not finish within hand-window (%d s)",
-                 w->client ? w->client->username : "", a->cfg->hand_window_s);
+                 w->client ? w->client->username : "", a->cfg->timers.hand_window_s);
     } else {
         if (st == WAIT_REKEY || st == WAIT_PREPARE) {
             st = WAIT_CLIENT_CONNECT; /* PREPARE and REKEY are never waited for */
         }
         snprintf(why, sizeof(why), "%s did not finish within hand-window (%d s)", stage_names[st],
-                 a->cfg->hand_window_s);
+                 a->cfg->timers.hand_window_s);
     }
     acc_auth_abort(ks);
     refuse_auth(a, cs, why, NULL);
@@ -276,7 +276,7 @@ static void run_checks(struct auth_wait *w)
                 return;
             }
             /* who it is, for the sessions it may replace (acc_install_prepare) */
-            cs->has_cn = w->has_cert || (a->cfg->username_as_common_name && cs->cn[0] != '\0');
+            cs->has_cn = w->has_cert || (a->cfg->auth.username_as_common_name && cs->cn[0] != '\0');
             if (!acc_install_prepare(a, cs, w->client)) {
                 auth_wait_free(w);
                 return;
@@ -346,7 +346,7 @@ static void auth_succeeded(struct auth_wait *w, bool is_by_token)
         acc_auth_failed(a, cs, "out of memory");
         return;
     }
-    if (a->cfg->username_as_common_name) {
+    if (a->cfg->auth.username_as_common_name) {
         snprintf(cs->cn, sizeof(cs->cn), "%.*s", (int)sizeof(cs->cn) - 1, client->username);
     }
     run_checks(w);
@@ -396,12 +396,12 @@ static bool start_auth(struct auth_wait *w)
         acc_auth_failed(a, cs, "username or password too long");
         return false;
     }
-    if (!client->username[0] && !a->cfg->auth_user_pass_optional) {
+    if (!client->username[0] && !a->cfg->auth.auth_user_pass_optional) {
         /* ssl_verify.c: "peer provided a blank username". */
         acc_auth_failed(a, cs, "no username sent (is auth-user-pass in the client's profile?)");
         return false;
     }
-    if (a->cfg->username_as_common_name && strlen(client->username) >= TLS_USERNAME_LEN) {
+    if (a->cfg->auth.username_as_common_name && strlen(client->username) >= TLS_USERNAME_LEN) {
         /* ssl_verify.c ssl_verify_username_length: a CN is at most 64 characters. */
         acc_auth_failed(a, cs, "username too long to become the common name");
         return false;
@@ -474,7 +474,7 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
     int err;
 
     if (!crt) {
-        if (a->cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE) {
+        if (a->cfg->tls.verify_client_cert == CONFIG_VERIFY_REQUIRE) {
             acc_auth_failed(a, cs, "no client certificate");
             return false;
         }
@@ -520,7 +520,7 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         acc_auth_failed(a, cs, why);
         return false;
     }
-    if (a->cfg->remote_cert_tls_client) {
+    if (a->cfg->tls.remote_cert_tls_client) {
         const char *bad = NULL;
 
         if (cert_check_remote_tls_client(crt, &bad)) {
@@ -608,14 +608,14 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     acc_cert_fingerprint(ks->tls, cs->cert_sha256);
     acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
                cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
-    if (ncp_select(a->cfg->data_ciphers, &cs->pi, client->options, a->cfg->data_ciphers_fallback,
-                   cs->cipher_name, sizeof(cs->cipher_name)) ||
+    if (ncp_select(a->cfg->tls.data_ciphers, &cs->pi, client->options,
+                   a->cfg->tls.data_ciphers_fallback, cs->cipher_name, sizeof(cs->cipher_name)) ||
         data_cipher_from_name(cs->cipher_name, &cipher)) {
         char reason[600];
 
         snprintf(reason, sizeof(reason),
                  "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
-                 a->cfg->data_ciphers);
+                 a->cfg->tls.data_ciphers);
         acc_refuse(a, cs, reason,
                    "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
         goto out;

@@ -22,7 +22,7 @@ int acc_load_ccd(struct acceptor *a, struct ctl_session *cs)
         acc_auth_failed(a, cs, "out of memory");
         return -1;
     }
-    rc = ccd_load(c, a->cfg->client_config_dir, cs->cn, &found, err, sizeof(err));
+    rc = ccd_load(c, a->cfg->net.client_config_dir, cs->cn, &found, err, sizeof(err));
     if (rc) {
         ccd_free(c);
         free(c);
@@ -31,7 +31,7 @@ int acc_load_ccd(struct acceptor *a, struct ctl_session *cs)
         acc_auth_failed(a, cs, reason);
         return -1;
     }
-    if (a->cfg->ccd_exclusive && (!found || c->is_default)) {
+    if (a->cfg->net.ccd_exclusive && (!found || c->is_default)) {
         ccd_free(c);
         free(c);
         acc_auth_failed(a, cs, "ccd-exclusive: no client-config-dir file for this common name");

@@ -78,7 +78,7 @@ bool acc_hooks_any(const struct acceptor *a)
 {
     const struct config *cfg = a->cfg;
 
-    return hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, cfg->tls_verify) ||
+    return hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, cfg->hooks.tls_verify) ||
            acc_hooks_client_env_wanted(a);
 }
 
@@ -86,10 +86,10 @@ bool acc_hooks_client_env_wanted(const struct acceptor *a)
 {
     const struct config *cfg = a->cfg;
 
-    return hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->client_connect) ||
+    return hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->hooks.client_connect) ||
            hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL) ||
-           hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, cfg->client_disconnect) ||
-           hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, cfg->learn_address);
+           hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, cfg->hooks.client_disconnect) ||
+           hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, cfg->hooks.learn_address);
 }
 
 static void remove_file(char *path)
@@ -182,7 +182,7 @@ static int start_tls_verify_depth(struct acc_hook_wait *w)
     req.types[0] = OVPN_PLUGIN_TLS_VERIFY;
     req.n_types = 1;
     req.type_argv[0] = args;
-    req.script = a->cfg->tls_verify;
+    req.script = a->cfg->hooks.tls_verify;
     req.script_args = args;
     req.script_type = "tls-verify";
     req.env = &env;
@@ -197,7 +197,8 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
     const mbedtls_x509_crt *chain[HOOK_CERT_DEPTH_MAX];
     const mbedtls_x509_crt *leaf = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
     size_t n = hook_cert_chain(leaf, &a->tls.ca, chain, HOOK_CERT_DEPTH_MAX);
-    bool wants_tls_verify = hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, a->cfg->tls_verify);
+    bool wants_tls_verify =
+        hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, a->cfg->hooks.tls_verify);
     struct acc_hook_wait *w;
     int err = 0;
 
@@ -393,7 +394,7 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
     if (err) {
         return err;
     }
-    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->client_connect) &&
+    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->hooks.client_connect) &&
         !hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL)) {
         return 1;
     }
@@ -403,12 +404,13 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
     }
     err = hook_env_append(&env, cs->hook_env);
     if (err == 0 && has_v1) {
-        err = script_make_temp(cfg->tmp_dir, "cc", w->plugin_file, TEMP_PATH_MAX);
+        err = script_make_temp(cfg->hooks.tmp_dir, "cc", w->plugin_file, TEMP_PATH_MAX);
         plugin_args[0] = w->plugin_file;
     }
-    if (err == 0 && cfg->client_connect != NULL) {
-        err = script_make_temp(cfg->tmp_dir, "cc", w->script_file, TEMP_PATH_MAX);
-        err = err ? err : script_make_temp(cfg->tmp_dir, "ccd", w->deferred_file, TEMP_PATH_MAX);
+    if (err == 0 && cfg->hooks.client_connect != NULL) {
+        err = script_make_temp(cfg->hooks.tmp_dir, "cc", w->script_file, TEMP_PATH_MAX);
+        err = err ? err
+                  : script_make_temp(cfg->hooks.tmp_dir, "ccd", w->deferred_file, TEMP_PATH_MAX);
         err = err ? err : script_env_add(&env, "client_connect_config_file", w->script_file);
         err = err ? err : script_env_add(&env, "client_connect_deferred_file", w->deferred_file);
         script_args[0] = w->script_file;
@@ -419,7 +421,7 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
     req.types[1] = OVPN_PLUGIN_CLIENT_CONNECT_V2;
     req.n_types = 2;
     req.type_argv[0] = plugin_args;
-    req.script = cfg->client_connect;
+    req.script = cfg->hooks.client_connect;
     req.script_args = script_args;
     req.script_type = "client-connect";
     req.env = &env;
@@ -526,7 +528,7 @@ static int learn_run(struct acceptor *a, const char *op, const char *addr, const
     req.types[0] = OVPN_PLUGIN_LEARN_ADDRESS;
     req.n_types = 1;
     req.type_argv[0] = args;
-    req.script = a->cfg->learn_address;
+    req.script = a->cfg->hooks.learn_address;
     req.script_args = args;
     req.script_type = "learn-address";
     req.env = &env;
@@ -553,7 +555,8 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
     struct acc_hook_wait *w;
     int err;
 
-    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, a->cfg->learn_address) || p == NULL) {
+    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, a->cfg->hooks.learn_address) ||
+        p == NULL) {
         return 1;
     }
     w = hook_wait_new(a, cs, HW_LEARN, cb, ctx);
@@ -612,7 +615,7 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
 
     snprintf(who, sizeof(who), "%s/%s", cs->cn, udp_addr_str(&cs->remote, addr, sizeof(addr)));
     if (cs->is_connected && !cs->is_disconnect_done && cs->peer != NULL &&
-        hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, a->cfg->client_disconnect)) {
+        hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, a->cfg->hooks.client_disconnect)) {
         struct peer *p = cs->peer;
         struct script_env env = {0};
         struct hook_req req;
@@ -628,7 +631,7 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
         req.what = "client-disconnect";
         req.types[0] = OVPN_PLUGIN_CLIENT_DISCONNECT;
         req.n_types = 1;
-        req.script = a->cfg->client_disconnect;
+        req.script = a->cfg->hooks.client_disconnect;
         req.script_type = "client-disconnect";
         req.env = &env;
         err = err ? err : hook_run_detached(a->hooks, &req, who);

@@ -22,13 +22,14 @@ static bool initial_reset_allowed(struct acceptor *a)
         log_msg(LOG_INFO,
                 "dropped %" PRId64 " initial handshake packets due to "
                 "connect-freq-initial %d %d",
-                n_dropped, cfg->connect_freq_initial_max, cfg->connect_freq_initial_per_s);
+                n_dropped, cfg->clients.connect_freq_initial_max,
+                cfg->clients.connect_freq_initial_per_s);
     }
     if (is_first_refusal) {
         log_msg(LOG_WARN,
                 "connect-freq-initial %d %d rate limit exceeded, dropping initial "
                 "handshake packets for the next %" PRId64 " seconds",
-                cfg->connect_freq_initial_max, cfg->connect_freq_initial_per_s,
+                cfg->clients.connect_freq_initial_max, cfg->clients.connect_freq_initial_per_s,
                 connect_freq_initial_left_s(&a->cf_initial, now_s));
     }
     if (!ok) {
@@ -50,7 +51,8 @@ void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
     tmp.remote = *from;
     acceptor_decide_cookie_sid(
         a->cookie_key, from, pkt->session_id,
-        acceptor_decide_cookie_slot((int64_t)time(NULL), a->cfg->hand_window_s), tmp.own_sid);
+        acceptor_decide_cookie_slot((int64_t)time(NULL), a->cfg->timers.hand_window_s),
+        tmp.own_sid);
     memcpy(tmp.peer_sid, pkt->session_id, SESSION_ID_LEN);
     tmp.wrap_tx_id = 1;
     tmp.wrap_tx_time = (uint32_t)time(NULL);

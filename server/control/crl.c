@@ -20,20 +20,20 @@ int crl_watch_init(struct crl_watch *w, const struct config *cfg, struct tls_ser
     struct stat st;
 
     memset(w, 0, sizeof(*w));
-    if (cfg->crl.data == NULL) {
+    if (cfg->tls.crl.data == NULL) {
         return 0;
     }
-    if (tls_server_conf_set_crl(tls, (const uint8_t *)cfg->crl.data, cfg->crl.len + 1, errbuf,
-                                errbuf_len)) {
+    if (tls_server_conf_set_crl(tls, (const uint8_t *)cfg->tls.crl.data, cfg->tls.crl.len + 1,
+                                errbuf, errbuf_len)) {
         return -EINVAL;
     }
-    w->path = cfg->crl_file;
+    w->path = cfg->tls.crl_file;
     if (w->path != NULL && stat(w->path, &st) == 0) {
         w->mtime = st.st_mtim;
         w->size = st.st_size;
     }
     log_msg(LOG_INFO, "crl-verify: client certificates are checked against %s",
-            cfg->crl.origin ? cfg->crl.origin : "the CRL");
+            cfg->tls.crl.origin ? cfg->tls.crl.origin : "the CRL");
     return 0;
 }
 

@@ -86,10 +86,10 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
  * 2.6 server does (init.c do_init_crypto_tls), so that clients do not all rekey at once. */
 static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
 {
-    uint64_t period_ms = (uint64_t)a->cfg->reneg_sec * 1000;
+    uint64_t period_ms = (uint64_t)a->cfg->timers.reneg_sec * 1000;
     uint32_t r = 0;
 
-    if (a->cfg->reneg_sec <= 0) {
+    if (a->cfg->timers.reneg_sec <= 0) {
         return UINT64_MAX;
     }
     (void)mbedtls_ctr_drbg_random(&a->drbg, (unsigned char *)&r, sizeof(r));
@@ -126,9 +126,9 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
         err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
                               server->random2, cs->peer_sid, cs->own_sid, block);
     }
-    err =
-        err ? err
-            : data_key_init(key, cipher, ks->key_id, block, true, (uint32_t)a->cfg->replay_window);
+    err = err ? err
+              : data_key_init(key, cipher, ks->key_id, block, true,
+                              (uint32_t)a->cfg->tls.replay_window);
     mbedtls_platform_zeroize(block, sizeof(block));
     if (err) {
         why = "data channel key setup failed";
@@ -194,14 +194,14 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     }
     /* the session this client had before at this address (kept until now: receive.c) */
     n_replaced = acc_close_others_at(a, cs, false, &prev);
-    if (!a->cfg->duplicate_cn) {
+    if (!a->cfg->clients.duplicate_cn) {
         n_replaced += drop_duplicate_cn(a, cs);
     }
-    if (a->n_clients - n_replaced >= (size_t)a->cfg->max_clients) {
+    if (a->n_clients - n_replaced >= (size_t)a->cfg->clients.max_clients) {
         acc_turn_away(a, cs, "max-clients reached");
         return false;
     }
-    if (a->cfg->client_config_dir && acc_load_ccd(a, cs)) {
+    if (a->cfg->net.client_config_dir && acc_load_ccd(a, cs)) {
         return false;
     }
     p = calloc(1, sizeof(*p));

@@ -28,7 +28,7 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     const struct acceptor_env *env = a->env;
     struct config *cfg = a->cfg;
     struct peer *p = cs->peer;
-    size_t n_global = cfg->push.n_items + 4;
+    size_t n_global = cfg->net.push.n_items + 4;
     size_t cap = n_global + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1 + 16 + PUSH_DNS_MAX;
     const char **global = calloc(n_global, sizeof(*global));
     const char **opts = calloc(cap, sizeof(*opts));
@@ -46,18 +46,19 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     /* 2.6 order (push.c, helper.c): the configured push lines, then route-gateway, topology,
      * ping, ping-restart: together the global push list, which a client-config-dir file may
      * change; then the compression stub and the per-client options. */
-    for (size_t i = 0; i < cfg->push.n_items; i++) {
-        global[g++] = cfg->push.items[i];
+    for (size_t i = 0; i < cfg->net.push.n_items; i++) {
+        global[g++] = cfg->net.push.items[i];
     }
     for (size_t i = 0; i < env->plan->n_push; i++) {
         global[g++] = env->plan->push[i]; /* route-gateway or route, topology (topology.h) */
     }
-    if (cfg->keepalive_ping_s > 0) {
-        snprintf(derived[2], sizeof(derived[2]), "ping %d", cfg->keepalive_ping_s);
+    if (cfg->timers.keepalive_ping_s > 0) {
+        snprintf(derived[2], sizeof(derived[2]), "ping %d", cfg->timers.keepalive_ping_s);
         global[g++] = derived[2];
     }
-    if (cfg->keepalive_restart_s > 0) {
-        snprintf(derived[3], sizeof(derived[3]), "ping-restart %d", cfg->keepalive_restart_s);
+    if (cfg->timers.keepalive_restart_s > 0) {
+        snprintf(derived[3], sizeof(derived[3]), "ping-restart %d",
+                 cfg->timers.keepalive_restart_s);
         global[g++] = derived[3];
     }
     err = ccd_push_list(cs->ccd, global, g, opts, cap - 17 - PUSH_DNS_MAX, &n, &no_ifconfig,
@@ -107,7 +108,7 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
     pp.cc_exit = true;
     pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
-    pp.tun_mtu = cfg->tun_mtu;
+    pp.tun_mtu = cfg->net.tun_mtu;
     pp.auth_token = acc_token_for_push(a, cs);
     if (!no_ifconfig) {
         /* multi.c multi_select_virtual_addr: subnet "ADDRESS NETMASK", net30 "BLOCK+2 BLOCK+1",

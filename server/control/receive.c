@@ -154,11 +154,11 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     facts.is_stopping = a->is_stopping;
     facts.has_session_at_addr = acc_table_find(a, from) != NULL;
     facts.n_sessions = a->n_sessions;
-    facts.max_clients = (size_t)a->cfg->max_clients;
+    facts.max_clients = (size_t)a->cfg->clients.max_clients;
     verdict = acceptor_decide_control(&facts);
     if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
         facts.cookie = acceptor_decide_cookie_valid(a->cookie_key, &pkt, from, (int64_t)time(NULL),
-                                                    a->cfg->hand_window_s)
+                                                    a->cfg->timers.hand_window_s)
                            ? ACCEPTOR_COOKIE_VALID
                            : ACCEPTOR_COOKIE_INVALID;
         verdict = acceptor_decide_control(&facts);

@@ -67,7 +67,7 @@ struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session
     }
     cs->has_old_key = true;
     cs->old_key_id = acc_primary_ks(cs)->key_id;
-    cs->old_key_expire_ms = acc_now_ms(a) + (uint64_t)a->cfg->tran_window_s * 1000;
+    cs->old_key_expire_ms = acc_now_ms(a) + (uint64_t)a->cfg->timers.tran_window_s * 1000;
     acc_cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
                we_initiate ? "starting" : "client started", key_id);
     return ks;
@@ -98,7 +98,7 @@ void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t n
                 acc_cs_log(a, cs, LOG_WARN,
                            "renegotiation of key_id %u did not finish within %d seconds "
                            "(hand-window)",
-                           ks->key_id, a->cfg->hand_window_s);
+                           ks->key_id, a->cfg->timers.hand_window_s);
             } else {
                 /* Half-open sessions can come in floods: one rate limit for all of them. */
                 acc_drop_pkt(a, &a->stats.drop_handshake_timeout, &cs->remote,

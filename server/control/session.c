@@ -256,7 +256,7 @@ int acc_ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32
         ks->tls = NULL;
         return -ENOMEM;
     }
-    reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->tls_timeout_s * 1000u);
+    reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->timers.tls_timeout_s * 1000u);
     ks->key_id = key_id;
     ks->state = KS_TLS;
     ks->start_ms = acc_now_ms(a);

@@ -48,7 +48,7 @@ void acc_write_status(struct acceptor *a)
     size_t n = 0;
     int err;
 
-    if (!a->cfg->status_file) {
+    if (!a->cfg->status.status_file) {
         return;
     }
     rows = calloc(a->n_clients + 1, sizeof(*rows));
@@ -102,14 +102,16 @@ void acc_write_status(struct acceptor *a)
         workers[i].dropped = worker_stats_dropped(s);
     }
     if (a->status_fd >= 0) {
-        err = status_rewrite_fd(a->status_fd, a->cfg->status_version, rows, n, workers,
+        err = status_rewrite_fd(a->status_fd, a->cfg->status.status_version, rows, n, workers,
                                 (size_t)a->env->n_workers);
     } else {
-        err = status_write(a->cfg->status_file, a->cfg->status_version, "ovpnd " OVPND_VERSION,
-                           time(NULL), rows, n, workers, (size_t)a->env->n_workers);
+        err = status_write(a->cfg->status.status_file, a->cfg->status.status_version,
+                           "ovpnd " OVPND_VERSION, time(NULL), rows, n, workers,
+                           (size_t)a->env->n_workers);
     }
     if (err) {
-        log_msg(LOG_WARN, "cannot write status file %s: %s", a->cfg->status_file, strerror(-err));
+        log_msg(LOG_WARN, "cannot write status file %s: %s", a->cfg->status.status_file,
+                strerror(-err));
     }
     free(rows);
 }
@@ -122,11 +124,11 @@ void acc_on_status_timer(uv_timer_t *t)
 void acc_write_pool_persist(struct acceptor *a)
 {
     const struct acceptor_env *env = a->env;
-    int err = pool_persist_write(env->pool, a->cfg->ifconfig_pool_persist, env->persist_fd);
+    int err = pool_persist_write(env->pool, a->cfg->net.ifconfig_pool_persist, env->persist_fd);
 
     if (err) {
         log_msg(LOG_WARN, "ifconfig-pool-persist: cannot write %s: %s",
-                a->cfg->ifconfig_pool_persist, strerror(-err));
+                a->cfg->net.ifconfig_pool_persist, strerror(-err));
     }
 }
 

@@ -120,7 +120,7 @@ void acc_token_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms)
 
     /* The timer only runs when renewal-time is below reneg-sec (2.6 do_init_crypto_tls): else
      * every renegotiation renews the token anyway. */
-    if (!a->token.is_enabled || a->token.renewal_s >= (uint64_t)a->cfg->reneg_sec ||
+    if (!a->token.is_enabled || a->token.renewal_s >= (uint64_t)a->cfg->timers.reneg_sec ||
         cs->state != CS_ACTIVE || !cs->is_pushed || !cs->username || now_ms < cs->token_renew_ms) {
         return;
     }

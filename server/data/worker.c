@@ -187,7 +187,7 @@ static void on_tick(uv_timer_t *t)
             continue;
         }
         if (p->pending_tx_key &&
-            now - p->pending_since_ms >= (uint64_t)env->cfg->hand_window_s * 1000) {
+            now - p->pending_since_ms >= (uint64_t)env->cfg->timers.hand_window_s * 1000) {
             p->tx_key = p->pending_tx_key;
             p->pending_tx_key = NULL;
             p->is_reneg_requested = false;

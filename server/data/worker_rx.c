@@ -63,7 +63,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         return;
     }
     wk_touch_last_ref(w, p);
-    if (w->env->cfg->client_to_client && !wk_is_multicast(family, dst)) {
+    if (w->env->cfg->net.client_to_client && !wk_is_multicast(family, dst)) {
         to = wk_route_lookup(w, family, dst);
         if (worker_decide_c2c(true, false, to, p->peer_id)) {
             stat_inc(&w->stats.client_to_client);

@@ -84,31 +84,31 @@ static int check_certless_auth(const struct auth *au, char *errbuf, size_t errbu
     char plugins[400] = "";
     size_t len;
 
-    if (cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE || auth_is_configured(au)) {
+    if (cfg->tls.verify_client_cert == CONFIG_VERIFY_REQUIRE || auth_is_configured(au)) {
         return 0;
     }
-    for (size_t i = 0; i < cfg->n_plugins; i++) {
-        const char *name = strrchr(cfg->plugins[i].path, '/');
+    for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
+        const char *name = strrchr(cfg->hooks.plugins[i].path, '/');
 
         len = strlen(plugins);
         snprintf(plugins + len, sizeof(plugins) - len, "%s%s (%s)", i ? ", " : "",
-                 cfg->plugins[i].where, name ? name + 1 : cfg->plugins[i].path);
+                 cfg->hooks.plugins[i].where, name ? name + 1 : cfg->hooks.plugins[i].path);
     }
     snprintf(errbuf, errbuf_len,
              "%s: verify-client-cert: '%s' lets clients connect without a certificate, but "
              "nothing would check their username and password: there is no "
              "auth-user-pass-verify, and %s%s%s",
-             cfg->verify_client_cert_where ? cfg->verify_client_cert_where
-             : cfg->source                 ? cfg->source
-                                           : "config",
-             cfg->verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional",
-             cfg->n_plugins == 0   ? "no plugin"
-             : cfg->n_plugins == 1 ? "the plugin at "
-                                   : "none of the plugins at ",
+             cfg->tls.verify_client_cert_where ? cfg->tls.verify_client_cert_where
+             : cfg->source                     ? cfg->source
+                                               : "config",
+             cfg->tls.verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional",
+             cfg->hooks.n_plugins == 0   ? "no plugin"
+             : cfg->hooks.n_plugins == 1 ? "the plugin at "
+                                         : "none of the plugins at ",
              plugins,
-             cfg->n_plugins == 0   ? ""
-             : cfg->n_plugins == 1 ? " does not handle AUTH_USER_PASS_VERIFY"
-                                   : " handles AUTH_USER_PASS_VERIFY");
+             cfg->hooks.n_plugins == 0   ? ""
+             : cfg->hooks.n_plugins == 1 ? " does not handle AUTH_USER_PASS_VERIFY"
+                                         : " handles AUTH_USER_PASS_VERIFY");
     return -EINVAL;
 }
 
@@ -171,7 +171,7 @@ struct plugin_set *auth_plugins(const struct auth *au)
 
 bool auth_is_configured(const struct auth *au)
 {
-    return au->cfg->auth_user_pass_verify != NULL || au->n_plugins > 0;
+    return au->cfg->auth.auth_user_pass_verify != NULL || au->n_plugins > 0;
 }
 
 bool auth_admits(const struct config *cfg, bool has_cert, bool is_user_pass_ok, const char **why)
@@ -179,7 +179,7 @@ bool auth_admits(const struct config *cfg, bool has_cert, bool is_user_pass_ok, 
     if (has_cert) {
         return true;
     }
-    if (cfg->verify_client_cert == CONFIG_VERIFY_REQUIRE) {
+    if (cfg->tls.verify_client_cert == CONFIG_VERIFY_REQUIRE) {
         *why = "no client certificate";
         return false;
     }
@@ -224,7 +224,7 @@ void auth_failed_message(const char *reason, char *out, size_t cap)
 
 static const char *tmp_dir(const struct auth *au)
 {
-    const char *dir = au->cfg->tmp_dir;
+    const char *dir = au->cfg->hooks.tmp_dir;
 
     if (dir == NULL) {
         dir = getenv("TMPDIR");
@@ -361,7 +361,7 @@ static void stage_ok(struct auth_req *r, const char *log_reason)
     r->stage++;
     r->state = REQ_RUNNING;
     if (r->stage > r->au->n_plugins ||
-        (r->stage == r->au->n_plugins && r->au->cfg->auth_user_pass_verify == NULL)) {
+        (r->stage == r->au->n_plugins && r->au->cfg->auth.auth_user_pass_verify == NULL)) {
         finish(r, true, log_reason);
         return;
     }
@@ -526,7 +526,7 @@ static int build_env(const struct auth *au, const struct auth_req *r, const stru
 
 static int build_argv(const struct auth *au, struct auth_req *r, char ***out)
 {
-    char *const *cmd = au->cfg->auth_user_pass_verify;
+    char *const *cmd = au->cfg->auth.auth_user_pass_verify;
     size_t n = 0;
     char **argv;
 
@@ -601,7 +601,7 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
 {
     const struct config *cfg = au->cfg;
     struct auth_req *r = calloc(1, sizeof(*r));
-    bool has_script = cfg->auth_user_pass_verify != NULL;
+    bool has_script = cfg->auth.auth_user_pass_verify != NULL;
     int err;
 
     if (r == NULL) {
@@ -618,7 +618,7 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
     err = make_temp(au, "acf", NULL, r->acf);
     err = err ? err : make_temp(au, "apf", NULL, r->apf);
     err = err ? err : make_temp(au, "afr", NULL, r->afr);
-    if (err == 0 && has_script && cfg->auth_user_pass_verify_via_file) {
+    if (err == 0 && has_script && cfg->auth.auth_user_pass_verify_via_file) {
         size_t len = strlen(c->username) + strlen(c->password) + 3;
         char *text = malloc(len);
 
@@ -634,7 +634,7 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
         err = build_env(au, r, c, true, false, &r->plugin_env);
     }
     if (err == 0 && has_script) {
-        err = build_env(au, r, c, !cfg->auth_user_pass_verify_via_file, true, &r->script_env);
+        err = build_env(au, r, c, !cfg->auth.auth_user_pass_verify_via_file, true, &r->script_env);
     }
     err = err ? err : run_stage(r);
     if (err) {

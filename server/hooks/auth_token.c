@@ -19,16 +19,16 @@ int auth_token_ctx_init(struct auth_token_ctx *ctx, const struct config *cfg, au
     memset(ctx, 0, sizeof(*ctx));
     ctx->rng = rng;
     ctx->rng_ctx = rng_ctx;
-    if (!cfg->auth_gen_token) {
+    if (!cfg->auth.auth_gen_token) {
         return 0;
     }
     ctx->is_enabled = true;
-    ctx->is_external_auth = cfg->auth_token_external_auth;
-    ctx->lifetime_s = (uint64_t)cfg->auth_token_lifetime_s;
-    ctx->renewal_s =
-        (uint64_t)(cfg->auth_token_renewal_s > 0 ? cfg->auth_token_renewal_s : cfg->reneg_sec);
-    if (cfg->has_auth_token_secret) {
-        memcpy(ctx->secret, cfg->auth_token_secret, sizeof(ctx->secret));
+    ctx->is_external_auth = cfg->auth.auth_token_external_auth;
+    ctx->lifetime_s = (uint64_t)cfg->auth.auth_token_lifetime_s;
+    ctx->renewal_s = (uint64_t)(cfg->auth.auth_token_renewal_s > 0 ? cfg->auth.auth_token_renewal_s
+                                                                   : cfg->timers.reneg_sec);
+    if (cfg->auth.has_auth_token_secret) {
+        memcpy(ctx->secret, cfg->auth.auth_token_secret, sizeof(ctx->secret));
         return 0;
     }
     ctx->is_random_secret = true;

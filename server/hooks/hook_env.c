@@ -18,17 +18,17 @@ int hook_env_base(const struct config *cfg, struct script_env *env)
     char verb[16];
     int err = 0;
 
-    snprintf(verb, sizeof(verb), "%d", cfg->verb);
-    for (size_t i = 0; i < cfg->n_setenv && err == 0; i++) {
-        err = script_env_add_raw(env, cfg->setenv[i]);
+    snprintf(verb, sizeof(verb), "%d", cfg->proc.verb);
+    for (size_t i = 0; i < cfg->hooks.n_setenv && err == 0; i++) {
+        err = script_env_add_raw(env, cfg->hooks.setenv[i]);
     }
     err = err ? err
               : script_env_add(env, "config",
                                cfg->config_file ? cfg->config_file
                                                 : (cfg->source ? cfg->source : ""));
     err = err ? err : script_env_add(env, "verb", verb);
-    err = err ? err : script_env_add(env, "daemon", cfg->daemonize ? "1" : "0");
-    err = err ? err : script_env_add(env, "daemon_log_redirect", cfg->log_file ? "1" : "0");
+    err = err ? err : script_env_add(env, "daemon", cfg->proc.daemonize ? "1" : "0");
+    err = err ? err : script_env_add(env, "daemon_log_redirect", cfg->proc.log_file ? "1" : "0");
     return err;
 }
 
@@ -290,8 +290,8 @@ int hook_env_global(struct script_env *env, const struct config *cfg, const stru
     err = err ? err : add_int(env, "daemon_start_time", (int64_t)s->start_time);
     err = err ? err : add_int(env, "daemon_pid", s->pid);
     err = err ? err : script_env_add(env, "proto_1", "udp");
-    if (err == 0 && cfg->local != NULL) {
-        err = script_env_add(env, "local_1", cfg->local);
+    if (err == 0 && cfg->net.local != NULL) {
+        err = script_env_add(env, "local_1", cfg->net.local);
     }
     err = err ? err : add_int(env, "local_port_1", s->port);
     err = err ? err : add_int(env, "remote_port_1", s->port);

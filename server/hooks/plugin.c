@@ -362,16 +362,17 @@ int plugin_set_open(const struct config *cfg, char **envp, struct plugin_set **o
     struct plugin_set *ps = calloc(1, sizeof(*ps));
     int err = 0;
 
-    if (ps == NULL || (cfg->n_plugins > 0 &&
-                       (ps->plugins = calloc(cfg->n_plugins, sizeof(*ps->plugins))) == NULL)) {
+    if (ps == NULL ||
+        (cfg->hooks.n_plugins > 0 &&
+         (ps->plugins = calloc(cfg->hooks.n_plugins, sizeof(*ps->plugins))) == NULL)) {
         free(ps);
         snprintf(errbuf, errbuf_len, "plugin: out of memory");
         return -ENOMEM;
     }
-    for (size_t i = 0; i < cfg->n_plugins && err == 0; i++) {
+    for (size_t i = 0; i < cfg->hooks.n_plugins && err == 0; i++) {
         struct plugin *p = &ps->plugins[i];
 
-        p->conf = &cfg->plugins[i];
+        p->conf = &cfg->hooks.plugins[i];
         p->tail = &p->head;
         pthread_mutex_init(&p->lock, NULL);
         pthread_cond_init(&p->cond, NULL);

@@ -45,9 +45,9 @@ static void setup_cfg(struct config *cfg, char **argv, const char *script, bool 
     argv[2] = (char *)(uintptr_t)script; /* test-only: the vector is never written */
     argv[3] = "sh";
     argv[4] = NULL;
-    cfg->auth_user_pass_verify = argv;
-    cfg->auth_user_pass_verify_via_file = via_file;
-    cfg->tmp_dir = tmpdir;
+    cfg->auth.auth_user_pass_verify = argv;
+    cfg->auth.auth_user_pass_verify_via_file = via_file;
+    cfg->hooks.tmp_dir = tmpdir;
 }
 
 static void client_init(struct auth_client *c, const char *user, const char *pass)
@@ -110,10 +110,10 @@ static void check_plugin(const char *plugin_arg, const char *script, const char 
     assert_int_equal(uv_loop_init(&loop), 0);
     setup_cfg(&cfg, argv, script ? script : "exit 1", true, tmpdir);
     if (script == NULL) {
-        cfg.auth_user_pass_verify = NULL;
+        cfg.auth.auth_user_pass_verify = NULL;
     }
-    cfg.plugins = &pl;
-    cfg.n_plugins = 1;
+    cfg.hooks.plugins = &pl;
+    cfg.hooks.n_plugins = 1;
     if (auth_new(&loop, &cfg, &au, err, sizeof(err)) != 0) {
         fail_msg("auth_new: %s", err);
     }
@@ -132,10 +132,10 @@ static void check_plugin(const char *plugin_arg, const char *script, const char 
     auth_free(au);
     assert_int_equal(uv_loop_close(&loop), 0);
     rmdir(tmpdir);
-    cfg.auth_user_pass_verify = NULL;
-    cfg.tmp_dir = NULL;
-    cfg.plugins = NULL;
-    cfg.n_plugins = 0;
+    cfg.auth.auth_user_pass_verify = NULL;
+    cfg.hooks.tmp_dir = NULL;
+    cfg.hooks.plugins = NULL;
+    cfg.hooks.n_plugins = 0;
     config_free(&cfg);
 }
 
@@ -165,15 +165,15 @@ static void expect_open_error(const char *path, const char *arg, const char *exp
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
     config_init(&cfg);
-    cfg.plugins = &pl;
-    cfg.n_plugins = 1;
+    cfg.hooks.plugins = &pl;
+    cfg.hooks.n_plugins = 1;
     assert_int_not_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
     if (strstr(err, expect) == NULL) {
         fail_msg("error '%s' does not contain '%s'", err, expect);
     }
     assert_int_equal(uv_loop_close(&loop), 0);
-    cfg.plugins = NULL;
-    cfg.n_plugins = 0;
+    cfg.hooks.plugins = NULL;
+    cfg.hooks.n_plugins = 0;
     config_free(&cfg);
     rmdir(tmpdir);
 }
@@ -211,7 +211,7 @@ static void start_certless(int verify, bool script, const char *const *plugins, 
     assert_int_equal(uv_loop_init(&loop), 0);
     setup_cfg(&cfg, argv, "exit 0", true, tmpdir);
     if (!script) {
-        cfg.auth_user_pass_verify = NULL;
+        cfg.auth.auth_user_pass_verify = NULL;
     }
     for (; plugins[2 * n] != NULL; n++) {
         const char *arg = plugins[2 * n + 1];
@@ -230,10 +230,10 @@ static void start_certless(int verify, bool script, const char *const *plugins, 
         snprintf(where[n], sizeof(where[n]), "t.conf:%zu", n + 3);
         pl[n] = (struct config_plugin){pargv[n], pargv[n][0], where[n]};
     }
-    cfg.plugins = pl;
-    cfg.n_plugins = n;
-    cfg.verify_client_cert = verify;
-    cfg.verify_client_cert_where = "t.conf:2";
+    cfg.hooks.plugins = pl;
+    cfg.hooks.n_plugins = n;
+    cfg.tls.verify_client_cert = verify;
+    cfg.tls.verify_client_cert_where = "t.conf:2";
     rc = auth_new(&loop, &cfg, &au, err, sizeof(err));
     if (expect == NULL) {
         if (rc != 0) {
@@ -249,11 +249,11 @@ static void start_certless(int verify, bool script, const char *const *plugins, 
         }
     }
     assert_int_equal(uv_loop_close(&loop), 0);
-    cfg.auth_user_pass_verify = NULL;
-    cfg.tmp_dir = NULL;
-    cfg.plugins = NULL;
-    cfg.n_plugins = 0;
-    cfg.verify_client_cert_where = NULL;
+    cfg.auth.auth_user_pass_verify = NULL;
+    cfg.hooks.tmp_dir = NULL;
+    cfg.hooks.plugins = NULL;
+    cfg.hooks.n_plugins = 0;
+    cfg.tls.verify_client_cert_where = NULL;
     config_free(&cfg);
     rmdir(tmpdir);
 }
@@ -303,7 +303,7 @@ static void certless_admission(void **state)
     (void)state;
     config_init(&cfg);
     for (int v = CONFIG_VERIFY_REQUIRE; v <= CONFIG_VERIFY_NONE; v++) {
-        cfg.verify_client_cert = v;
+        cfg.tls.verify_client_cert = v;
         assert_true(auth_admits(&cfg, true, false, &why));
         assert_true(auth_admits(&cfg, true, true, &why));
         why = NULL;
@@ -311,7 +311,7 @@ static void certless_admission(void **state)
         assert_non_null(why);
         assert_true(auth_admits(&cfg, false, true, &why) == (v != CONFIG_VERIFY_REQUIRE));
     }
-    cfg.verify_client_cert = CONFIG_VERIFY_OPTIONAL;
+    cfg.tls.verify_client_cert = CONFIG_VERIFY_OPTIONAL;
     assert_false(auth_admits(&cfg, false, false, &why));
     assert_string_equal(
         why, "no client certificate, and no username/password check accepted this client");
@@ -353,8 +353,8 @@ static void check(const char *script, bool via_file, const char *user, const cha
     auth_free(au);
     assert_int_equal(uv_loop_close(&loop), 0);
     rmdir(tmpdir);
-    cfg.auth_user_pass_verify = NULL;
-    cfg.tmp_dir = NULL;
+    cfg.auth.auth_user_pass_verify = NULL;
+    cfg.hooks.tmp_dir = NULL;
     config_free(&cfg);
 }
 
@@ -467,8 +467,8 @@ static void cancel_kills(void **state)
     auth_free(au);
     assert_int_equal(uv_loop_close(&loop), 0);
     rmdir(tmpdir);
-    cfg.auth_user_pass_verify = NULL;
-    cfg.tmp_dir = NULL;
+    cfg.auth.auth_user_pass_verify = NULL;
+    cfg.hooks.tmp_dir = NULL;
     config_free(&cfg);
 }
 
@@ -500,8 +500,8 @@ static void newline_in_credentials(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_int_equal(r.n_calls, 0);
     rmdir(tmpdir);
-    cfg.auth_user_pass_verify = NULL;
-    cfg.tmp_dir = NULL;
+    cfg.auth.auth_user_pass_verify = NULL;
+    cfg.hooks.tmp_dir = NULL;
     config_free(&cfg);
 }
 

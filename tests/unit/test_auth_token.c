@@ -326,12 +326,12 @@ static void make_ctx(struct auth_token_ctx *ctx, struct config *cfg, unsigned *r
                      bool external_auth)
 {
     config_init(cfg);
-    cfg->auth_gen_token = true;
-    cfg->auth_token_renewal_s = 100;
-    cfg->auth_token_lifetime_s = 0;
-    cfg->auth_token_external_auth = external_auth;
-    cfg->has_auth_token_secret = true;
-    memcpy(cfg->auth_token_secret, test_secret, sizeof(test_secret));
+    cfg->auth.auth_gen_token = true;
+    cfg->auth.auth_token_renewal_s = 100;
+    cfg->auth.auth_token_lifetime_s = 0;
+    cfg->auth.auth_token_external_auth = external_auth;
+    cfg->auth.has_auth_token_secret = true;
+    memcpy(cfg->auth.auth_token_secret, test_secret, sizeof(test_secret));
     assert_int_equal(auth_token_ctx_init(ctx, cfg, fake_rng, rng_state), 0);
     assert_true(ctx->is_enabled);
     assert_false(ctx->is_random_secret);
@@ -491,14 +491,14 @@ static void server_random_secret_and_off(void **state)
 
     (void)state;
     config_init(&cfg);
-    cfg.reneg_sec = 3600;
+    cfg.timers.reneg_sec = 3600;
     assert_int_equal(auth_token_ctx_init(&ctx, &cfg, fake_rng, &rng_state), 0);
     assert_false(ctx.is_enabled);
     /* Off: a password that looks like a token goes to the script as it is. */
     assert_int_equal(
         auth_token_check(&ctx, &s, user, TOKEN_26_FIRST, NOW, &reason, why, sizeof(why)),
         AUTH_TOKEN_NOT_USED);
-    cfg.auth_gen_token = true;
+    cfg.auth.auth_gen_token = true;
     assert_int_equal(auth_token_ctx_init(&ctx, &cfg, fake_rng, &rng_state), 0);
     assert_true(ctx.is_random_secret);
     assert_int_equal(ctx.renewal_s, 3600);

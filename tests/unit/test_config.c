@@ -151,10 +151,10 @@ static void tls_groups_and_ecdh_curve(void **state)
 
     (void)state;
     expect_ok(&cfg, "tls-groups X25519:secp256r1:P-384:brainpoolP256r1:x448\n" BASE);
-    assert_string_equal(cfg.tls_groups, "X25519:secp256r1:P-384:brainpoolP256r1:x448");
+    assert_string_equal(cfg.tls.tls_groups, "X25519:secp256r1:P-384:brainpoolP256r1:x448");
     config_free(&cfg);
     expect_ok(&cfg, BASE);
-    assert_null(cfg.tls_groups);
+    assert_null(cfg.tls.tls_groups);
     config_free(&cfg);
     expect_error_prefix("tls-groups X25519:bogus\n" BASE,
                         "t.conf:1: tls-groups: unknown group 'bogus' (names like");
@@ -174,7 +174,7 @@ static void tls_cipher_lists(void **state)
     expect_ok(
         &cfg,
         "tls-cipher TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384:ecdhe-rsa-aes128-gcm-sha256\n" BASE);
-    assert_string_equal(cfg.tls_cipher,
+    assert_string_equal(cfg.tls.tls_cipher,
                         "TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384:ecdhe-rsa-aes128-gcm-sha256");
     assert_int_equal(cfg.n_warnings, 0);
     config_free(&cfg);
@@ -185,7 +185,7 @@ static void tls_cipher_lists(void **state)
     expect_warning("tls-ciphersuites TLS_AES_256_GCM_SHA384\n" BASE,
                    "t.conf:1: tls-ciphersuites: ignored:");
     expect_ok(&cfg, "tls-cert-profile legacy\n" BASE);
-    assert_string_equal(cfg.tls_cert_profile, "legacy");
+    assert_string_equal(cfg.tls.tls_cert_profile, "legacy");
     config_free(&cfg);
     expect_error("tls-cert-profile strict\n" BASE,
                  "t.conf:1: tls-cert-profile: unknown profile 'strict' (legacy, insecure, "
@@ -242,29 +242,29 @@ static void sample_server_conf_values(void **state)
     config_init(&cfg);
     assert_int_equal(config_parse_file(&cfg, SAMPLE_DIR "/server.conf", err, sizeof(err)), 0);
     assert_string_equal(cfg.source, SAMPLE_DIR "/server.conf");
-    assert_int_equal(cfg.port, 1194);
-    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP);
-    assert_string_equal(cfg.dev, "tun");
-    assert_int_equal(cfg.topology, CONFIG_TOPOLOGY_SUBNET);
-    assert_true(cfg.has_server);
-    assert_int_equal(cfg.server_network, 0x0A080000);
-    assert_int_equal(cfg.server_netmask, 0xFFFFFF00);
-    assert_true(cfg.dh_none);
-    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT);
-    assert_string_equal(cfg.tls_wrap_key.origin, "ta.key");
-    assert_int_equal(cfg.keepalive_ping_s, 10);
-    assert_int_equal(cfg.keepalive_restart_s, 120);
-    assert_int_equal(cfg.ping_s, 10);
-    assert_int_equal(cfg.ping_restart_s, 240);
-    assert_string_equal(cfg.data_ciphers, "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
-    assert_int_equal(cfg.push.n_items, 1);
-    assert_string_equal(cfg.push.items[0], sample_push_text());
-    assert_string_equal(cfg.status_file, "openvpn-status.log");
-    assert_int_equal(cfg.verb, 3);
-    assert_int_equal(cfg.explicit_exit_notify, 1);
-    assert_true(cfg.persist_key);
-    assert_true(cfg.persist_tun);
-    assert_int_equal(cfg.workers, 0);
+    assert_int_equal(cfg.net.port, 1194);
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_UDP);
+    assert_string_equal(cfg.net.dev, "tun");
+    assert_int_equal(cfg.net.topology, CONFIG_TOPOLOGY_SUBNET);
+    assert_true(cfg.net.has_server);
+    assert_int_equal(cfg.net.server_network, 0x0A080000);
+    assert_int_equal(cfg.net.server_netmask, 0xFFFFFF00);
+    assert_true(cfg.tls.dh_none);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT);
+    assert_string_equal(cfg.tls.tls_wrap_key.origin, "ta.key");
+    assert_int_equal(cfg.timers.keepalive_ping_s, 10);
+    assert_int_equal(cfg.timers.keepalive_restart_s, 120);
+    assert_int_equal(cfg.timers.ping_s, 10);
+    assert_int_equal(cfg.timers.ping_restart_s, 240);
+    assert_string_equal(cfg.tls.data_ciphers, "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+    assert_int_equal(cfg.net.push.n_items, 1);
+    assert_string_equal(cfg.net.push.items[0], sample_push_text());
+    assert_string_equal(cfg.status.status_file, "openvpn-status.log");
+    assert_int_equal(cfg.proc.verb, 3);
+    assert_int_equal(cfg.clients.explicit_exit_notify, 1);
+    assert_true(cfg.proc.persist_key);
+    assert_true(cfg.proc.persist_tun);
+    assert_int_equal(cfg.proc.workers, 0);
     config_free(&cfg);
 }
 
@@ -276,48 +276,48 @@ static void defaults(void **state)
 
     (void)state;
     expect_ok(&cfg, BASE);
-    assert_int_equal(cfg.port, 1194);
-    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP);
-    assert_null(cfg.local);
+    assert_int_equal(cfg.net.port, 1194);
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_UDP);
+    assert_null(cfg.net.local);
     assert_null(cfg.cd_dir);
-    assert_int_equal(cfg.tun_mtu, 1500);
-    assert_int_equal(cfg.mssfix, 1492);
-    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_MTU);
-    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_NONE);
-    assert_null(cfg.tls_wrap_key.data);
-    assert_int_equal(cfg.key_direction, CONFIG_KEY_DIRECTION_NONE);
-    assert_string_equal(cfg.auth, "SHA1");
-    assert_string_equal(cfg.data_ciphers, "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
-    assert_null(cfg.data_ciphers_fallback);
-    assert_null(cfg.cipher);
-    assert_int_equal(cfg.replay_window, 64);
-    assert_int_equal(cfg.replay_time_s, 15);
-    assert_false(cfg.no_replay);
-    assert_int_equal(cfg.hand_window_s, 60);
-    assert_int_equal(cfg.tran_window_s, 3600);
-    assert_int_equal(cfg.tls_timeout_s, 2);
-    assert_int_equal(cfg.reneg_sec, 3600);
-    assert_int_equal(cfg.reneg_sec_min, -1);
-    assert_string_equal(cfg.tls_version_min, "1.2");
-    assert_null(cfg.tls_version_max);
-    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_REQUIRE);
-    assert_false(cfg.remote_cert_tls_client);
-    assert_int_equal(cfg.max_clients, 1024);
-    assert_false(cfg.duplicate_cn);
-    assert_int_equal(cfg.explicit_exit_notify, 0);
-    assert_int_equal(cfg.workers, 0);
-    assert_null(cfg.user);
-    assert_null(cfg.group);
-    assert_false(cfg.daemonize);
-    assert_false(cfg.use_syslog);
-    assert_null(cfg.log_file);
-    assert_null(cfg.status_file);
-    assert_int_equal(cfg.status_interval_s, 60);
-    assert_int_equal(cfg.status_version, 1);
-    assert_int_equal(cfg.verb, 1);
-    assert_int_equal(cfg.mute, 0);
-    assert_false(cfg.dh_none);
-    assert_int_equal(cfg.push.n_items, 0);
+    assert_int_equal(cfg.net.tun_mtu, 1500);
+    assert_int_equal(cfg.net.mssfix, 1492);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_MTU);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_NONE);
+    assert_null(cfg.tls.tls_wrap_key.data);
+    assert_int_equal(cfg.tls.key_direction, CONFIG_KEY_DIRECTION_NONE);
+    assert_string_equal(cfg.tls.auth, "SHA1");
+    assert_string_equal(cfg.tls.data_ciphers, "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+    assert_null(cfg.tls.data_ciphers_fallback);
+    assert_null(cfg.tls.cipher);
+    assert_int_equal(cfg.tls.replay_window, 64);
+    assert_int_equal(cfg.tls.replay_time_s, 15);
+    assert_false(cfg.tls.no_replay);
+    assert_int_equal(cfg.timers.hand_window_s, 60);
+    assert_int_equal(cfg.timers.tran_window_s, 3600);
+    assert_int_equal(cfg.timers.tls_timeout_s, 2);
+    assert_int_equal(cfg.timers.reneg_sec, 3600);
+    assert_int_equal(cfg.timers.reneg_sec_min, -1);
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
+    assert_null(cfg.tls.tls_version_max);
+    assert_int_equal(cfg.tls.verify_client_cert, CONFIG_VERIFY_REQUIRE);
+    assert_false(cfg.tls.remote_cert_tls_client);
+    assert_int_equal(cfg.clients.max_clients, 1024);
+    assert_false(cfg.clients.duplicate_cn);
+    assert_int_equal(cfg.clients.explicit_exit_notify, 0);
+    assert_int_equal(cfg.proc.workers, 0);
+    assert_null(cfg.proc.user);
+    assert_null(cfg.proc.group);
+    assert_false(cfg.proc.daemonize);
+    assert_false(cfg.proc.use_syslog);
+    assert_null(cfg.proc.log_file);
+    assert_null(cfg.status.status_file);
+    assert_int_equal(cfg.status.status_interval_s, 60);
+    assert_int_equal(cfg.status.status_version, 1);
+    assert_int_equal(cfg.proc.verb, 1);
+    assert_int_equal(cfg.proc.mute, 0);
+    assert_false(cfg.tls.dh_none);
+    assert_int_equal(cfg.net.push.n_items, 0);
     assert_int_equal(cfg.n_warnings, 0);
     config_free(&cfg);
 }
@@ -334,66 +334,66 @@ static void every_implemented_directive(void **state)
         fail_msg("%s", err);
     }
     assert_int_equal(cfg.n_warnings, 0);
-    assert_int_equal(cfg.port, 1195);
-    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP4);
-    assert_string_equal(cfg.local, "198.18.0.1");
-    assert_string_equal(cfg.dev, "tun7");
-    assert_int_equal(cfg.server_network, 0xC6130000);
-    assert_int_equal(cfg.server_netmask, 0xFFFFFC00);
-    assert_string_equal(cfg.ca.data, ca);
-    assert_string_equal(cfg.ca.origin, "ca.crt");
-    assert_int_equal(cfg.ca.len, strlen(ca));
-    assert_string_equal(cfg.cert.origin, "server.crt");
-    assert_string_equal(cfg.key.origin, "server.key");
-    assert_true(cfg.dh_none);
-    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
-    assert_string_equal(cfg.tls_wrap_key.data, ta);
-    assert_int_equal(cfg.key_direction, CONFIG_KEY_DIRECTION_INVERSE); /* key-direction wins */
-    assert_string_equal(cfg.auth, "SHA256");
-    assert_string_equal(cfg.data_ciphers, "CHACHA20-POLY1305:AES-128-GCM");
-    assert_string_equal(cfg.data_ciphers_fallback, "AES-256-GCM");
-    assert_string_equal(cfg.cipher, "AES-128-GCM");
-    assert_int_equal(cfg.push.n_items, 2);
-    assert_string_equal(cfg.push.items[0], "route 198.19.8.0 255.255.255.0");
-    assert_string_equal(cfg.push.items[1], "dhcp-option DNS 198.19.0.1");
-    assert_int_equal(cfg.keepalive_ping_s, 0);
-    assert_int_equal(cfg.ping_s, 15);
-    assert_int_equal(cfg.ping_restart_s, 90);
-    assert_int_equal(cfg.hand_window_s, 30);
-    assert_int_equal(cfg.tran_window_s, 600);
-    assert_int_equal(cfg.tls_timeout_s, 3);
-    assert_int_equal(cfg.reneg_sec, 7200);
-    assert_int_equal(cfg.reneg_sec_min, 6000);
-    assert_int_equal(cfg.replay_window, 128);
-    assert_int_equal(cfg.replay_time_s, 30);
-    assert_string_equal(cfg.tls_version_min, "1.1");
-    assert_string_equal(cfg.tls_version_max, "1.2");
-    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_REQUIRE);
-    assert_true(cfg.remote_cert_tls_client);
-    assert_int_equal(cfg.tun_mtu, 1400);
-    assert_int_equal(cfg.tun_mtu_occ, 1450);
-    assert_int_equal(cfg.mssfix, 1300);
-    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_MTU);
-    assert_int_equal(cfg.max_clients, 50);
-    assert_true(cfg.duplicate_cn);
-    assert_int_equal(cfg.explicit_exit_notify, 2);
-    assert_string_equal(cfg.status_file, "status file.log");
-    assert_int_equal(cfg.status_interval_s, 30);
-    assert_int_equal(cfg.status_version, 3);
-    assert_int_equal(cfg.verb, 4);
-    assert_int_equal(cfg.mute, 20);
-    assert_string_equal(cfg.log_file, "ovpnd.log"); /* log-append came last */
-    assert_true(cfg.log_append);
-    assert_true(cfg.suppress_timestamps);
-    assert_true(cfg.daemonize);
-    assert_true(cfg.use_syslog);
-    assert_string_equal(cfg.syslog_name, "ovpnd-test");
-    assert_string_equal(cfg.writepid, "/run/ovpnd-test.pid");
-    assert_string_equal(cfg.user, "nobody");
-    assert_string_equal(cfg.group, "nogroup");
-    assert_true(cfg.persist_key);
-    assert_true(cfg.persist_tun);
-    assert_int_equal(cfg.workers, 3);
+    assert_int_equal(cfg.net.port, 1195);
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_UDP4);
+    assert_string_equal(cfg.net.local, "198.18.0.1");
+    assert_string_equal(cfg.net.dev, "tun7");
+    assert_int_equal(cfg.net.server_network, 0xC6130000);
+    assert_int_equal(cfg.net.server_netmask, 0xFFFFFC00);
+    assert_string_equal(cfg.tls.ca.data, ca);
+    assert_string_equal(cfg.tls.ca.origin, "ca.crt");
+    assert_int_equal(cfg.tls.ca.len, strlen(ca));
+    assert_string_equal(cfg.tls.cert.origin, "server.crt");
+    assert_string_equal(cfg.tls.key.origin, "server.key");
+    assert_true(cfg.tls.dh_none);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
+    assert_string_equal(cfg.tls.tls_wrap_key.data, ta);
+    assert_int_equal(cfg.tls.key_direction, CONFIG_KEY_DIRECTION_INVERSE); /* key-direction wins */
+    assert_string_equal(cfg.tls.auth, "SHA256");
+    assert_string_equal(cfg.tls.data_ciphers, "CHACHA20-POLY1305:AES-128-GCM");
+    assert_string_equal(cfg.tls.data_ciphers_fallback, "AES-256-GCM");
+    assert_string_equal(cfg.tls.cipher, "AES-128-GCM");
+    assert_int_equal(cfg.net.push.n_items, 2);
+    assert_string_equal(cfg.net.push.items[0], "route 198.19.8.0 255.255.255.0");
+    assert_string_equal(cfg.net.push.items[1], "dhcp-option DNS 198.19.0.1");
+    assert_int_equal(cfg.timers.keepalive_ping_s, 0);
+    assert_int_equal(cfg.timers.ping_s, 15);
+    assert_int_equal(cfg.timers.ping_restart_s, 90);
+    assert_int_equal(cfg.timers.hand_window_s, 30);
+    assert_int_equal(cfg.timers.tran_window_s, 600);
+    assert_int_equal(cfg.timers.tls_timeout_s, 3);
+    assert_int_equal(cfg.timers.reneg_sec, 7200);
+    assert_int_equal(cfg.timers.reneg_sec_min, 6000);
+    assert_int_equal(cfg.tls.replay_window, 128);
+    assert_int_equal(cfg.tls.replay_time_s, 30);
+    assert_string_equal(cfg.tls.tls_version_min, "1.1");
+    assert_string_equal(cfg.tls.tls_version_max, "1.2");
+    assert_int_equal(cfg.tls.verify_client_cert, CONFIG_VERIFY_REQUIRE);
+    assert_true(cfg.tls.remote_cert_tls_client);
+    assert_int_equal(cfg.net.tun_mtu, 1400);
+    assert_int_equal(cfg.net.tun_mtu_occ, 1450);
+    assert_int_equal(cfg.net.mssfix, 1300);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_MTU);
+    assert_int_equal(cfg.clients.max_clients, 50);
+    assert_true(cfg.clients.duplicate_cn);
+    assert_int_equal(cfg.clients.explicit_exit_notify, 2);
+    assert_string_equal(cfg.status.status_file, "status file.log");
+    assert_int_equal(cfg.status.status_interval_s, 30);
+    assert_int_equal(cfg.status.status_version, 3);
+    assert_int_equal(cfg.proc.verb, 4);
+    assert_int_equal(cfg.proc.mute, 20);
+    assert_string_equal(cfg.proc.log_file, "ovpnd.log"); /* log-append came last */
+    assert_true(cfg.proc.log_append);
+    assert_true(cfg.proc.suppress_timestamps);
+    assert_true(cfg.proc.daemonize);
+    assert_true(cfg.proc.use_syslog);
+    assert_string_equal(cfg.proc.syslog_name, "ovpnd-test");
+    assert_string_equal(cfg.proc.writepid, "/run/ovpnd-test.pid");
+    assert_string_equal(cfg.proc.user, "nobody");
+    assert_string_equal(cfg.proc.group, "nogroup");
+    assert_true(cfg.proc.persist_key);
+    assert_true(cfg.proc.persist_tun);
+    assert_int_equal(cfg.proc.workers, 3);
     config_free(&cfg);
     free(ca);
     free(ta);
@@ -406,10 +406,10 @@ static void keepalive_timers(void **state)
     (void)state;
     /* helper.c: a server drops a client after twice the restart time. */
     expect_ok(&cfg, BASE "keepalive 5 30\n");
-    assert_int_equal(cfg.keepalive_ping_s, 5);
-    assert_int_equal(cfg.keepalive_restart_s, 30);
-    assert_int_equal(cfg.ping_s, 5);
-    assert_int_equal(cfg.ping_restart_s, 60);
+    assert_int_equal(cfg.timers.keepalive_ping_s, 5);
+    assert_int_equal(cfg.timers.keepalive_restart_s, 30);
+    assert_int_equal(cfg.timers.ping_s, 5);
+    assert_int_equal(cfg.timers.ping_restart_s, 60);
     config_free(&cfg);
     expect_error("keepalive 10 15\n" BASE,
                  "t.conf:1: keepalive: the restart timeout (15) must be at least twice the ping "
@@ -430,16 +430,16 @@ static void connect_freq_limits(void **state)
 
     (void)state;
     expect_ok(&cfg, BASE);
-    assert_int_equal(cfg.connect_freq_max, 0);
-    assert_int_equal(cfg.connect_freq_per_s, 0);
-    assert_int_equal(cfg.connect_freq_initial_max, 100);
-    assert_int_equal(cfg.connect_freq_initial_per_s, 10);
+    assert_int_equal(cfg.clients.connect_freq_max, 0);
+    assert_int_equal(cfg.clients.connect_freq_per_s, 0);
+    assert_int_equal(cfg.clients.connect_freq_initial_max, 100);
+    assert_int_equal(cfg.clients.connect_freq_initial_per_s, 10);
     config_free(&cfg);
     expect_ok(&cfg, BASE "connect-freq 20 10\nconnect-freq-initial 0 5\n");
-    assert_int_equal(cfg.connect_freq_max, 20);
-    assert_int_equal(cfg.connect_freq_per_s, 10);
-    assert_int_equal(cfg.connect_freq_initial_max, 0);
-    assert_int_equal(cfg.connect_freq_initial_per_s, 5);
+    assert_int_equal(cfg.clients.connect_freq_max, 20);
+    assert_int_equal(cfg.clients.connect_freq_per_s, 10);
+    assert_int_equal(cfg.clients.connect_freq_initial_max, 0);
+    assert_int_equal(cfg.clients.connect_freq_initial_per_s, 5);
     config_free(&cfg);
     expect_error("connect-freq -1 10\n" BASE, "t.conf:1: connect-freq: count '-1' is out of "
                                               "range (0-2147483647)");
@@ -455,22 +455,22 @@ static void mssfix_follows_tun_mtu(void **state)
     (void)state;
     /* options_postprocess_mutate_ce: default 1492 only with the default tun MTU. */
     expect_ok(&cfg, BASE "tun-mtu 1400\n");
-    assert_int_equal(cfg.mssfix, 1400);
-    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_FIXED);
+    assert_int_equal(cfg.net.mssfix, 1400);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_FIXED);
     config_free(&cfg);
     expect_ok(&cfg, BASE "mssfix 1450\nmssfix\n");
-    assert_int_equal(cfg.mssfix, 1492);
-    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_MTU);
+    assert_int_equal(cfg.net.mssfix, 1492);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_MTU);
     config_free(&cfg);
     expect_ok(&cfg, BASE "mssfix 1450\n");
-    assert_int_equal(cfg.mssfix, 1450);
-    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_PAYLOAD);
+    assert_int_equal(cfg.net.mssfix, 1450);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_PAYLOAD);
     config_free(&cfg);
     expect_ok(&cfg, BASE "mssfix 0\n");
-    assert_int_equal(cfg.mssfix, 0);
+    assert_int_equal(cfg.net.mssfix, 0);
     config_free(&cfg);
     expect_ok(&cfg, BASE "mssfix 1200 fixed\n");
-    assert_int_equal(cfg.mssfix_mode, CONFIG_MSSFIX_FIXED);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_FIXED);
     config_free(&cfg);
     expect_error("mssfix 1200 tight\n" BASE, "t.conf:1: mssfix: unknown flag 'tight' (mtu or "
                                              "fixed)");
@@ -487,17 +487,17 @@ static void duplicates_last_wins(void **state)
                     "push \"route 198.19.1.0 255.255.255.0\"\n"
                     "push \"route 198.19.1.0 255.255.255.0\"\n"
                     "log-append a.log\nlog b.log\n");
-    assert_int_equal(cfg.port, 2000);
-    assert_int_equal(cfg.verb, 5);
-    assert_string_equal(cfg.dev, "tun3");
-    assert_string_equal(cfg.tls_wrap_key.origin, DATA_DIR "/ta.key");
-    assert_int_equal(cfg.push.n_items, 2); /* push adds */
-    assert_string_equal(cfg.log_file, "b.log");
-    assert_false(cfg.log_append);
+    assert_int_equal(cfg.net.port, 2000);
+    assert_int_equal(cfg.proc.verb, 5);
+    assert_string_equal(cfg.net.dev, "tun3");
+    assert_string_equal(cfg.tls.tls_wrap_key.origin, DATA_DIR "/ta.key");
+    assert_int_equal(cfg.net.push.n_items, 2); /* push adds */
+    assert_string_equal(cfg.proc.log_file, "b.log");
+    assert_false(cfg.proc.log_append);
     config_free(&cfg);
     /* The last key line decides which file is read: other.key does not match server.crt. */
     expect_ok(&cfg, "key other.key\n" BASE);
-    assert_string_not_equal(cfg.key.data, other);
+    assert_string_not_equal(cfg.tls.key.data, other);
     config_free(&cfg);
     expect_error_prefix(BASE "key other.key\n",
                         "t.conf:8: key: other.key does not match the certificate server.crt");
@@ -886,8 +886,8 @@ static void dashes_bom_and_blank_lines(void **state)
 
     (void)state;
     expect_ok(&cfg, "\xEF\xBB\xBF--port 1201\r\n\r\n\n" BASE "--verb 3\n");
-    assert_int_equal(cfg.port, 1201);
-    assert_int_equal(cfg.verb, 3);
+    assert_int_equal(cfg.net.port, 1201);
+    assert_int_equal(cfg.proc.verb, 3);
     config_free(&cfg);
     expect_error("-- 1\n" BASE, "t.conf:1: --: unknown directive");
 }
@@ -906,17 +906,17 @@ static void inline_blocks(void **state)
     if (config_parse_file(&cfg, "inline.conf", err, sizeof(err)) != 0) {
         fail_msg("%s", err);
     }
-    assert_string_equal(cfg.ca.data, ca);
-    assert_string_equal(cfg.ca.origin, "inline.conf:6 (inline)");
-    assert_string_equal(cfg.cert.data, cert);
-    assert_string_equal(cfg.cert.origin, "inline.conf:19 (inline)");
-    assert_string_equal(cfg.key.data, key);
-    assert_string_equal(cfg.tls_wrap_key.data, ta);
-    assert_string_equal(cfg.tls_wrap_key.origin, "inline.conf:43 (inline)");
-    assert_int_equal(cfg.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
-    assert_int_equal(cfg.key_direction, CONFIG_KEY_DIRECTION_NORMAL);
-    assert_int_equal(cfg.port, 1195); /* the line after the last block is still read */
-    assert_false(cfg.dh_none);
+    assert_string_equal(cfg.tls.ca.data, ca);
+    assert_string_equal(cfg.tls.ca.origin, "inline.conf:6 (inline)");
+    assert_string_equal(cfg.tls.cert.data, cert);
+    assert_string_equal(cfg.tls.cert.origin, "inline.conf:19 (inline)");
+    assert_string_equal(cfg.tls.key.data, key);
+    assert_string_equal(cfg.tls.tls_wrap_key.data, ta);
+    assert_string_equal(cfg.tls.tls_wrap_key.origin, "inline.conf:43 (inline)");
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
+    assert_int_equal(cfg.tls.key_direction, CONFIG_KEY_DIRECTION_NORMAL);
+    assert_int_equal(cfg.net.port, 1195); /* the line after the last block is still read */
+    assert_false(cfg.tls.dh_none);
     assert_true(has_warning(&cfg, "inline.conf:39: dh: ignored:"));
     config_free(&cfg);
 
@@ -1004,26 +1004,26 @@ static void auth_directives(void **state)
     expect_ok(&cfg, "script-security 2\nauth-user-pass-verify '/bin/true \"a b\" c' via-file\n"
                     "username-as-common-name\nauth-user-pass-optional\nverify-client-cert none\n"
                     "tmp-dir /tmp\nsetenv FOO bar\nsetenv-safe X 'y z'\nsetenv EMPTY\n" BASE);
-    assert_non_null(cfg.auth_user_pass_verify);
-    assert_string_equal(cfg.auth_user_pass_verify[0], "/bin/true");
-    assert_string_equal(cfg.auth_user_pass_verify[1], "a b");
-    assert_string_equal(cfg.auth_user_pass_verify[2], "c");
-    assert_null(cfg.auth_user_pass_verify[3]);
-    assert_true(cfg.auth_user_pass_verify_via_file);
-    assert_true(cfg.username_as_common_name);
-    assert_true(cfg.auth_user_pass_optional);
-    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_NONE);
-    assert_int_equal(cfg.script_security, 2);
-    assert_string_equal(cfg.tmp_dir, "/tmp");
-    assert_int_equal(cfg.n_setenv, 3);
-    assert_string_equal(cfg.setenv[0], "FOO=bar");
-    assert_string_equal(cfg.setenv[1], "OPENVPN_X=y z");
-    assert_string_equal(cfg.setenv[2], "EMPTY=");
+    assert_non_null(cfg.auth.auth_user_pass_verify);
+    assert_string_equal(cfg.auth.auth_user_pass_verify[0], "/bin/true");
+    assert_string_equal(cfg.auth.auth_user_pass_verify[1], "a b");
+    assert_string_equal(cfg.auth.auth_user_pass_verify[2], "c");
+    assert_null(cfg.auth.auth_user_pass_verify[3]);
+    assert_true(cfg.auth.auth_user_pass_verify_via_file);
+    assert_true(cfg.auth.username_as_common_name);
+    assert_true(cfg.auth.auth_user_pass_optional);
+    assert_int_equal(cfg.tls.verify_client_cert, CONFIG_VERIFY_NONE);
+    assert_int_equal(cfg.hooks.script_security, 2);
+    assert_string_equal(cfg.hooks.tmp_dir, "/tmp");
+    assert_int_equal(cfg.hooks.n_setenv, 3);
+    assert_string_equal(cfg.hooks.setenv[0], "FOO=bar");
+    assert_string_equal(cfg.hooks.setenv[1], "OPENVPN_X=y z");
+    assert_string_equal(cfg.hooks.setenv[2], "EMPTY=");
     config_free(&cfg);
     expect_ok(&cfg, "script-security 3\nauth-user-pass-verify /bin/true via-env\n"
                     "verify-client-cert optional\n" BASE);
-    assert_false(cfg.auth_user_pass_verify_via_file);
-    assert_int_equal(cfg.verify_client_cert, CONFIG_VERIFY_OPTIONAL);
+    assert_false(cfg.auth.auth_user_pass_verify_via_file);
+    assert_int_equal(cfg.tls.verify_client_cert, CONFIG_VERIFY_OPTIONAL);
     config_free(&cfg);
 
     expect_error("auth-user-pass-verify /bin/true via-file\n" BASE,
@@ -1053,13 +1053,13 @@ static void auth_directives(void **state)
      * auth-user-pass-verify's, script-security 2 and a program that runs. */
     expect_ok(&cfg, "script-security 2\ntls-verify '/bin/true tv'\nclient-connect /bin/true\n"
                     "client-disconnect '/bin/true \"x y\"'\nlearn-address /bin/true\n" BASE);
-    assert_string_equal(cfg.tls_verify[0], "/bin/true");
-    assert_string_equal(cfg.tls_verify[1], "tv");
-    assert_null(cfg.tls_verify[2]);
-    assert_string_equal(cfg.client_connect[0], "/bin/true");
-    assert_null(cfg.client_connect[1]);
-    assert_string_equal(cfg.client_disconnect[1], "x y");
-    assert_string_equal(cfg.learn_address[0], "/bin/true");
+    assert_string_equal(cfg.hooks.tls_verify[0], "/bin/true");
+    assert_string_equal(cfg.hooks.tls_verify[1], "tv");
+    assert_null(cfg.hooks.tls_verify[2]);
+    assert_string_equal(cfg.hooks.client_connect[0], "/bin/true");
+    assert_null(cfg.hooks.client_connect[1]);
+    assert_string_equal(cfg.hooks.client_disconnect[1], "x y");
+    assert_string_equal(cfg.hooks.learn_address[0], "/bin/true");
     config_free(&cfg);
     expect_error("client-connect /bin/true\n" BASE,
                  "t.conf:1: client-connect: running a script needs 'script-security 2' or higher "
@@ -1073,22 +1073,22 @@ static void auth_directives(void **state)
      * that does not exist stops start-up. */
     expect_ok(&cfg, BASE "plugin openvpn-plugin-auth-pam.so login\nplugin /bin/true a 'b c'\n"
                          "verify-client-cert optional\n");
-    assert_int_equal(cfg.n_plugins, 2);
-    assert_string_equal(cfg.plugins[0].argv[0], "openvpn-plugin-auth-pam.so");
-    assert_string_equal(cfg.plugins[0].argv[1], "login");
-    assert_null(cfg.plugins[0].argv[2]);
-    assert_string_equal(cfg.plugins[0].path,
+    assert_int_equal(cfg.hooks.n_plugins, 2);
+    assert_string_equal(cfg.hooks.plugins[0].argv[0], "openvpn-plugin-auth-pam.so");
+    assert_string_equal(cfg.hooks.plugins[0].argv[1], "login");
+    assert_null(cfg.hooks.plugins[0].argv[2]);
+    assert_string_equal(cfg.hooks.plugins[0].path,
                         OVPND_OPENVPN_PLUGIN_DIR "/openvpn-plugin-auth-pam.so");
-    assert_string_equal(cfg.plugins[0].where, "t.conf:8");
-    assert_string_equal(cfg.plugins[1].path, "/bin/true");
-    assert_string_equal(cfg.plugins[1].argv[2], "b c");
+    assert_string_equal(cfg.hooks.plugins[0].where, "t.conf:8");
+    assert_string_equal(cfg.hooks.plugins[1].path, "/bin/true");
+    assert_string_equal(cfg.hooks.plugins[1].argv[2], "b c");
     config_free(&cfg);
     /* crl-verify: read and parsed at start-up (crl.pem: a CRL of another throwaway CA, made with
      * `openssl ca -gencrl`; only its form matters here). */
     expect_ok(&cfg, BASE "crl-verify crl.pem\n");
-    assert_non_null(cfg.crl.data);
-    assert_true(strstr(cfg.crl.data, "BEGIN X509 CRL") != NULL);
-    assert_non_null(cfg.crl_file);
+    assert_non_null(cfg.tls.crl.data);
+    assert_true(strstr(cfg.tls.crl.data, "BEGIN X509 CRL") != NULL);
+    assert_non_null(cfg.tls.crl_file);
     config_free(&cfg);
     expect_error(BASE "crl-verify missing.pem\n",
                  "t.conf:8: crl-verify: cannot read 'missing.pem': No such file or directory");
@@ -1124,23 +1124,23 @@ static void auth_gen_token_directives(void **state)
 
     (void)state;
     expect_ok(&cfg, BASE "auth-gen-token\n");
-    assert_true(cfg.auth_gen_token);
-    assert_int_equal(cfg.auth_token_lifetime_s, 0);
-    assert_int_equal(cfg.auth_token_renewal_s, 3600); /* reneg-sec */
-    assert_false(cfg.auth_token_external_auth);
-    assert_false(cfg.has_auth_token_secret);
+    assert_true(cfg.auth.auth_gen_token);
+    assert_int_equal(cfg.auth.auth_token_lifetime_s, 0);
+    assert_int_equal(cfg.auth.auth_token_renewal_s, 3600); /* reneg-sec */
+    assert_false(cfg.auth.auth_token_external_auth);
+    assert_false(cfg.auth.has_auth_token_secret);
     config_free(&cfg);
     expect_ok(&cfg, BASE "auth-gen-token 86400 7200 external-auth\n"
                          "auth-gen-token-secret auth-token.key\n");
-    assert_int_equal(cfg.auth_token_lifetime_s, 86400);
-    assert_int_equal(cfg.auth_token_renewal_s, 7200);
-    assert_true(cfg.auth_token_external_auth);
-    assert_true(cfg.has_auth_token_secret);
-    assert_memory_equal(cfg.auth_token_secret, key_64_to_67, sizeof(key_64_to_67));
+    assert_int_equal(cfg.auth.auth_token_lifetime_s, 86400);
+    assert_int_equal(cfg.auth.auth_token_renewal_s, 7200);
+    assert_true(cfg.auth.auth_token_external_auth);
+    assert_true(cfg.auth.has_auth_token_secret);
+    assert_memory_equal(cfg.auth.auth_token_secret, key_64_to_67, sizeof(key_64_to_67));
     config_free(&cfg);
     expect_ok(&cfg, BASE "auth-gen-token 0 external-auth\n");
-    assert_true(cfg.auth_token_external_auth);
-    assert_int_equal(cfg.auth_token_renewal_s, 3600);
+    assert_true(cfg.auth.auth_token_external_auth);
+    assert_int_equal(cfg.auth.auth_token_renewal_s, 3600);
     config_free(&cfg);
 
     expect_error(BASE "auth-gen-token 0 0\n",
@@ -1184,24 +1184,24 @@ static void syslog_and_daemon(void **state)
 
     (void)state;
     expect_ok(&cfg, BASE "syslog\n");
-    assert_true(cfg.use_syslog);
-    assert_null(cfg.syslog_name);
-    assert_false(cfg.daemonize);
+    assert_true(cfg.proc.use_syslog);
+    assert_null(cfg.proc.syslog_name);
+    assert_false(cfg.proc.daemonize);
     config_free(&cfg);
     expect_ok(&cfg, BASE "syslog one\ndaemon two\n");
-    assert_true(cfg.daemonize);
-    assert_string_equal(cfg.syslog_name, "one");
+    assert_true(cfg.proc.daemonize);
+    assert_string_equal(cfg.proc.syslog_name, "one");
     config_free(&cfg);
     expect_ok(&cfg, BASE "daemon two\nsyslog one\n");
-    assert_string_equal(cfg.syslog_name, "two");
+    assert_string_equal(cfg.proc.syslog_name, "two");
     config_free(&cfg);
     expect_ok(&cfg, BASE "daemon\nsyslog one\n"); /* 2.6 opened syslog as "openvpn" */
-    assert_true(cfg.use_syslog);
-    assert_null(cfg.syslog_name);
+    assert_true(cfg.proc.use_syslog);
+    assert_null(cfg.proc.syslog_name);
     config_free(&cfg);
     expect_ok(&cfg, BASE "log server.log\ndaemon\n"); /* the file wins (main.c) */
-    assert_true(cfg.use_syslog);
-    assert_string_equal(cfg.log_file, "server.log");
+    assert_true(cfg.proc.use_syslog);
+    assert_string_equal(cfg.proc.log_file, "server.log");
     config_free(&cfg);
     expect_warning(BASE "daemon a\ndaemon b\n",
                    "t.conf:9: daemon: ignoring 'daemon b': a daemon directive came earlier");
@@ -1246,27 +1246,27 @@ static void pool_directives(void **state)
     "keepalive 10 60\n"
     (void)state;
     expect_ok(&cfg, "topology net30\n" NOSERVER "server 198.19.0.0 255.255.255.0\n");
-    assert_int_equal(cfg.topology, CONFIG_TOPOLOGY_NET30);
+    assert_int_equal(cfg.net.topology, CONFIG_TOPOLOGY_NET30);
     config_free(&cfg);
     expect_ok(&cfg, "topology p2p\n" NOSERVER "server 198.19.0.0 255.255.255.0\n");
-    assert_int_equal(cfg.topology, CONFIG_TOPOLOGY_P2P);
+    assert_int_equal(cfg.net.topology, CONFIG_TOPOLOGY_P2P);
     config_free(&cfg);
     expect_ok(&cfg, "topology subnet\n" NOSERVER "server 198.19.0.0 255.255.255.0 nopool\n"
                     "ifconfig-pool 198.19.0.100 198.19.0.199\nifconfig-pool-persist ipp.txt 0\n"
                     "ifconfig-push-constraint 198.19.0.0 255.255.255.0\n");
-    assert_true(cfg.server_nopool);
-    assert_int_equal(cfg.ifconfig_pool_start, 0xC6130064u);
-    assert_int_equal(cfg.ifconfig_pool_end, 0xC61300C7u);
-    assert_string_equal(cfg.ifconfig_pool_persist, "ipp.txt");
-    assert_int_equal(cfg.ifconfig_pool_persist_s, 0);
-    assert_true(cfg.has_ifconfig_push_constraint);
+    assert_true(cfg.net.server_nopool);
+    assert_int_equal(cfg.net.ifconfig_pool_start, 0xC6130064u);
+    assert_int_equal(cfg.net.ifconfig_pool_end, 0xC61300C7u);
+    assert_string_equal(cfg.net.ifconfig_pool_persist, "ipp.txt");
+    assert_int_equal(cfg.net.ifconfig_pool_persist_s, 0);
+    assert_true(cfg.net.has_ifconfig_push_constraint);
     config_free(&cfg);
     expect_ok(&cfg, "topology subnet\n" NOSERVER "ifconfig 198.19.0.1 255.255.255.0\n"
                     "ifconfig-pool 198.19.0.2 198.19.0.99\nifconfig-ipv6 2001:2::1/64 2001:2::2\n"
                     "ifconfig-ipv6-pool 2001:2::100/64\nmode server\ntls-server\n");
-    assert_true(cfg.has_ifconfig_ipv6_pool);
-    assert_int_equal(cfg.ifconfig_ipv6_pool_bits, 64);
-    assert_int_equal(cfg.ifconfig_pool_persist_s, 600);
+    assert_true(cfg.net.has_ifconfig_ipv6_pool);
+    assert_int_equal(cfg.net.ifconfig_ipv6_pool_bits, 64);
+    assert_int_equal(cfg.net.ifconfig_pool_persist_s, 600);
     config_free(&cfg);
     expect_error(BASE "ifconfig-pool 198.19.0.100 198.19.0.199\n",
                  "t.conf:8: ifconfig-pool: server already defines an ifconfig-pool, so you "
@@ -1409,10 +1409,10 @@ static void push_texts(void **state)
     expect_ok(&cfg, BASE "push \"route   198.19.1.0    255.255.255.0\"\n"
                          "push 'dhcp-option  DNS 198.19.0.1'\n"
                          "push \"setenv-safe X 'a b'\"\n");
-    assert_int_equal(cfg.push.n_items, 3);
-    assert_string_equal(cfg.push.items[0], "route   198.19.1.0    255.255.255.0");
-    assert_string_equal(cfg.push.items[1], "dhcp-option  DNS 198.19.0.1");
-    assert_string_equal(cfg.push.items[2], "setenv-safe X 'a b'");
+    assert_int_equal(cfg.net.push.n_items, 3);
+    assert_string_equal(cfg.net.push.items[0], "route   198.19.1.0    255.255.255.0");
+    assert_string_equal(cfg.net.push.items[1], "dhcp-option  DNS 198.19.0.1");
+    assert_string_equal(cfg.net.push.items[2], "setenv-safe X 'a b'");
     config_free(&cfg);
     expect_error(BASE "push \"route 198.19.1.0 255.255.255.0,route 198.19.2.0\"\n",
                  "t.conf:8: push: a pushed option cannot contain a comma (','): 'route "
@@ -1427,7 +1427,7 @@ static void push_texts(void **state)
     word[250] = '\0';
     snprintf(text, sizeof(text), "%spush \"echo %s\"\n", BASE, word); /* 5 + 250 = 255 */
     expect_ok(&cfg, text);
-    assert_int_equal(strlen(cfg.push.items[0]), 255);
+    assert_int_equal(strlen(cfg.net.push.items[0]), 255);
     config_free(&cfg);
     snprintf(text, sizeof(text), "%spush \"echo x%s\"\n", BASE, word);
     expect_error(text, "t.conf:8: push: the pushed option is 256 characters long (255 max)");
@@ -1443,7 +1443,7 @@ static void status_and_replay_ranges(void **state)
 
         snprintf(text, sizeof(text), "status-version %d\n" BASE, v);
         expect_ok(&cfg, text);
-        assert_int_equal(cfg.status_version, v);
+        assert_int_equal(cfg.status.status_version, v);
         config_free(&cfg);
     }
     expect_error("status-version 0\n" BASE, "t.conf:1: status-version: '0' is out of range "
@@ -1454,16 +1454,16 @@ static void status_and_replay_ranges(void **state)
                                            "range (0-86400)");
     /* packet_id.h: window 0..65536, time 0..600. */
     expect_ok(&cfg, "replay-window 65536 600\n" BASE);
-    assert_int_equal(cfg.replay_window, 65536);
-    assert_int_equal(cfg.replay_time_s, 600);
+    assert_int_equal(cfg.tls.replay_window, 65536);
+    assert_int_equal(cfg.tls.replay_time_s, 600);
     config_free(&cfg);
     expect_ok(&cfg, "replay-window 0 0\n" BASE);
-    assert_int_equal(cfg.replay_window, 0);
-    assert_int_equal(cfg.replay_time_s, 0);
+    assert_int_equal(cfg.tls.replay_window, 0);
+    assert_int_equal(cfg.tls.replay_time_s, 0);
     config_free(&cfg);
     expect_ok(&cfg, "replay-window 256\n" BASE);
-    assert_int_equal(cfg.replay_window, 256);
-    assert_int_equal(cfg.replay_time_s, 15);
+    assert_int_equal(cfg.tls.replay_window, 256);
+    assert_int_equal(cfg.tls.replay_time_s, 15);
     config_free(&cfg);
     expect_error("replay-window 65537\n" BASE, "t.conf:1: replay-window: window size '65537' is "
                                                "out of range (0-65536)");
@@ -1479,27 +1479,27 @@ static void ciphers(void **state)
 
     (void)state;
     expect_ok(&cfg, "data-ciphers aes-128-gcm:?BF-CBC:?NOPE:AES-256-GCM\n" BASE);
-    assert_string_equal(cfg.data_ciphers, "AES-128-GCM:AES-256-GCM");
+    assert_string_equal(cfg.tls.data_ciphers, "AES-128-GCM:AES-256-GCM");
     assert_true(has_warning(&cfg, "t.conf:1: data-ciphers: optional cipher 'BF-CBC' dropped"));
     assert_true(has_warning(&cfg, "t.conf:1: data-ciphers: unknown optional cipher 'NOPE'"));
     config_free(&cfg);
     expect_ok(&cfg, "ncp-ciphers CHACHA20-POLY1305\n" BASE);
-    assert_string_equal(cfg.data_ciphers, "CHACHA20-POLY1305");
+    assert_string_equal(cfg.tls.data_ciphers, "CHACHA20-POLY1305");
     config_free(&cfg);
     /* options_postprocess_cipher: a server ignores a --cipher missing from data-ciphers. */
     expect_ok(&cfg, "cipher AES-256-CBC\n" BASE);
-    assert_string_equal(cfg.cipher, "AES-256-CBC");
+    assert_string_equal(cfg.tls.cipher, "AES-256-CBC");
     assert_true(has_warning(&cfg, "t.conf:1: cipher: 'AES-256-CBC' is not in data-ciphers"));
     config_free(&cfg);
     expect_ok(&cfg, "cipher aes-256-gcm\n" BASE);
-    assert_string_equal(cfg.cipher, "AES-256-GCM");
+    assert_string_equal(cfg.tls.cipher, "AES-256-GCM");
     assert_int_equal(cfg.n_warnings, 0);
     config_free(&cfg);
     expect_error("data-ciphers ?NOPE\n" BASE,
                  "t.conf:1: data-ciphers: no usable cipher in '?NOPE'");
     expect_error("cipher NOPE-1\n" BASE, "t.conf:1: cipher: unknown cipher 'NOPE-1'");
     expect_ok(&cfg, "tls-version-min 1.3 or-highest\n" BASE);
-    assert_string_equal(cfg.tls_version_min, "1.2");
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
     config_free(&cfg);
 }
 
@@ -1556,8 +1556,8 @@ static void includes(void **state)
     if (config_parse_file(&cfg, "inc-main.conf", err, sizeof(err)) != 0) {
         fail_msg("%s", err);
     }
-    assert_int_equal(cfg.port, 1196); /* the line after the include wins over the include's */
-    assert_string_equal(cfg.ca.origin, "ca.crt");
+    assert_int_equal(cfg.net.port, 1196); /* the line after the include wins over the include's */
+    assert_string_equal(cfg.tls.ca.origin, "ca.crt");
     config_free(&cfg);
     expect_error("dev tun\nconfig inc-bad.inc\n", "inc-bad.inc:6: bogus-directive: unknown "
                                                   "directive");
@@ -1582,7 +1582,7 @@ static void cd_directory(void **state)
                      0);
     assert_string_equal(cfg.cd_dir, real);
     snprintf(origin, sizeof(origin), "%s/ca.crt", real);
-    assert_string_equal(cfg.ca.origin, origin);
+    assert_string_equal(cfg.tls.ca.origin, origin);
     config_free(&cfg);
     /* cd relative to an earlier cd */
     config_init(&cfg);
@@ -1592,7 +1592,7 @@ static void cd_directory(void **state)
                                          err, ERR_LEN),
                      0);
     assert_string_equal(cfg.cd_dir, real);
-    assert_int_equal(cfg.port, 1197);
+    assert_int_equal(cfg.net.port, 1197);
     config_free(&cfg);
     expect_error("cd /nonexistent-ovpnd-dir\n" BASE,
                  "t.conf:1: cd: cannot use '/nonexistent-ovpnd-dir': No such file or directory");
@@ -1617,21 +1617,21 @@ static void routing_directives(void **state)
                          "client-config-dir " DATA_DIR "\n"
                          "ccd-exclusive\n"
                          "client-to-client\n");
-    assert_int_equal(cfg.n_routes, 4);
-    assert_int_equal(cfg.routes[0].family, 4);
-    assert_int_equal(cfg.routes[0].plen, 24);
-    assert_memory_equal(cfg.routes[0].addr, "\xc6\x13\x08\x00", 4);
-    assert_int_equal(cfg.routes[0].metric, -1);
-    assert_int_equal(cfg.routes[1].plen, 32);
-    assert_int_equal(cfg.routes[2].metric, 5);
-    assert_int_equal(cfg.routes[3].family, 6);
-    assert_int_equal(cfg.routes[3].plen, 64);
-    assert_true(cfg.has_server_ipv6);
-    assert_int_equal(cfg.server_ipv6_bits, 64);
-    assert_memory_equal(cfg.server_ipv6_network, net6, 16);
-    assert_string_equal(cfg.client_config_dir, DATA_DIR);
-    assert_true(cfg.ccd_exclusive);
-    assert_true(cfg.client_to_client);
+    assert_int_equal(cfg.net.n_routes, 4);
+    assert_int_equal(cfg.net.routes[0].family, 4);
+    assert_int_equal(cfg.net.routes[0].plen, 24);
+    assert_memory_equal(cfg.net.routes[0].addr, "\xc6\x13\x08\x00", 4);
+    assert_int_equal(cfg.net.routes[0].metric, -1);
+    assert_int_equal(cfg.net.routes[1].plen, 32);
+    assert_int_equal(cfg.net.routes[2].metric, 5);
+    assert_int_equal(cfg.net.routes[3].family, 6);
+    assert_int_equal(cfg.net.routes[3].plen, 64);
+    assert_true(cfg.net.has_server_ipv6);
+    assert_int_equal(cfg.net.server_ipv6_bits, 64);
+    assert_memory_equal(cfg.net.server_ipv6_network, net6, 16);
+    assert_string_equal(cfg.net.client_config_dir, DATA_DIR);
+    assert_true(cfg.net.ccd_exclusive);
+    assert_true(cfg.net.client_to_client);
     config_free(&cfg);
 
     expect_error(BASE "route 198.19.8.1 255.255.255.0\n",
@@ -1662,11 +1662,11 @@ static void routing_directives(void **state)
 
     /* IPv6 transport: udp6 is dual-stack; udp takes an IPv6 `local`; udp4 refuses one. */
     expect_ok(&cfg, BASE "proto udp6\n");
-    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP6);
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_UDP6);
     config_free(&cfg);
     expect_ok(&cfg, BASE "local ::\nproto udp\n");
-    assert_int_equal(cfg.proto, CONFIG_PROTO_UDP);
-    assert_string_equal(cfg.local, "::");
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_UDP);
+    assert_string_equal(cfg.net.local, "::");
     config_free(&cfg);
     expect_error(BASE "local 2001:2::1\nproto udp4\n",
                  "t.conf:8: local: '2001:2::1' is an IPv6 address, but proto is udp4");

@@ -116,8 +116,8 @@ static void global_variables(void **state)
     (void)state;
     config_init(&cfg);
     cfg.config_file = "server.conf";
-    cfg.setenv = setenv_lines;
-    cfg.n_setenv = 1;
+    cfg.hooks.setenv = setenv_lines;
+    cfg.hooks.n_setenv = 1;
     memset(&s, 0, sizeof(s));
     s.dev = "tun0";
     s.tun_mtu = 1500;
@@ -160,8 +160,8 @@ static void global_variables(void **state)
     assert_null(hook_env_get(&env, "ifconfig_netmask"));
     script_env_clear(&env);
     cfg.config_file = NULL;
-    cfg.setenv = NULL;
-    cfg.n_setenv = 0;
+    cfg.hooks.setenv = NULL;
+    cfg.hooks.n_setenv = 0;
     config_free(&cfg);
 }
 

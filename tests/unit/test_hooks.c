@@ -73,8 +73,8 @@ static void fixture_init(struct fixture *f, const char *flags)
     f->pl.argv = f->pargv;
     f->pl.path = TEST_PLUGIN;
     f->pl.where = "t.conf:1";
-    f->cfg.plugins = &f->pl;
-    f->cfg.n_plugins = 1;
+    f->cfg.hooks.plugins = &f->pl;
+    f->cfg.hooks.n_plugins = 1;
     if (plugin_set_open(&f->cfg, envp, &f->ps, err, sizeof(err)) != 0) {
         fail_msg("plugin_set_open: %s", err);
     }
@@ -90,8 +90,8 @@ static void fixture_free(struct fixture *f)
     plugin_set_close(f->ps);
     hooks_free(f->h);
     assert_int_equal(uv_loop_close(&f->loop), 0);
-    f->cfg.plugins = NULL;
-    f->cfg.n_plugins = 0;
+    f->cfg.hooks.plugins = NULL;
+    f->cfg.hooks.n_plugins = 0;
     config_free(&f->cfg);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
     assert_int_equal(system(cmd), 0);

@@ -47,10 +47,10 @@ static size_t take(struct ip_pool *p, const char *cn)
 static void server_cfg(struct config *cfg, int topology, uint32_t net, uint32_t mask)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->topology = topology;
-    cfg->has_server = true;
-    cfg->server_network = net;
-    cfg->server_netmask = mask;
+    cfg->net.topology = topology;
+    cfg->net.has_server = true;
+    cfg->net.server_network = net;
+    cfg->net.server_netmask = mask;
 }
 
 static void plan_ok(const struct config *cfg, struct topology_plan *plan)
@@ -151,7 +151,7 @@ static void net30_blocks(void **state)
     ip_pool_clear(&p);
 
     /* with client-to-client the whole network is pushed instead of the server's address */
-    cfg.client_to_client = true;
+    cfg.net.client_to_client = true;
     plan_ok(&cfg, &plan);
     assert_string_equal(plan.push[0], "route 198.19.8.0 255.255.255.0");
     /* a /29 leaves one block: 2.6 stops with this message */
@@ -194,38 +194,38 @@ static void ifconfig_pool_with_server(void **state)
 
     (void)state;
     server_cfg(&cfg, CONFIG_TOPOLOGY_SUBNET, IP(198, 19, 10, 0), IP(255, 255, 255, 0));
-    cfg.has_ifconfig_pool = true;
-    cfg.ifconfig_pool_start = IP(198, 19, 10, 100);
-    cfg.ifconfig_pool_end = IP(198, 19, 10, 149);
+    cfg.net.has_ifconfig_pool = true;
+    cfg.net.ifconfig_pool_start = IP(198, 19, 10, 100);
+    cfg.net.ifconfig_pool_end = IP(198, 19, 10, 149);
     plan_fails(&cfg, "ifconfig-pool", "server already defines an ifconfig-pool");
-    cfg.server_nopool = true;
+    cfg.net.server_nopool = true;
     plan_ok(&cfg, &plan);
     assert_int_equal(plan.pool.start, IP(198, 19, 10, 100));
     assert_int_equal(plan.pool.end, IP(198, 19, 10, 149));
     assert_int_equal(plan.push_netmask, IP(255, 255, 255, 0));
     assert_string_equal(plan.push[0], "route-gateway 198.19.10.1");
     /* ovpnd refuses ranges that reach outside the subnet or hold the server's address */
-    cfg.ifconfig_pool_end = IP(198, 19, 11, 10);
+    cfg.net.ifconfig_pool_end = IP(198, 19, 11, 10);
     plan_fails(&cfg, "ifconfig-pool", "the pool 198.19.10.100 - 198.19.11.10 is not inside");
-    cfg.ifconfig_pool_start = IP(198, 19, 10, 1);
-    cfg.ifconfig_pool_end = IP(198, 19, 10, 20);
+    cfg.net.ifconfig_pool_start = IP(198, 19, 10, 1);
+    cfg.net.ifconfig_pool_end = IP(198, 19, 10, 20);
     plan_fails(&cfg, "ifconfig-pool", "the pool 198.19.10.1 - 198.19.10.20 holds the server's");
-    cfg.ifconfig_pool_start = IP(198, 19, 10, 20);
-    cfg.ifconfig_pool_end = IP(198, 19, 10, 149);
-    cfg.ifconfig_pool_netmask = IP(255, 255, 255, 0);
-    cfg.topology = CONFIG_TOPOLOGY_NET30;
+    cfg.net.ifconfig_pool_start = IP(198, 19, 10, 20);
+    cfg.net.ifconfig_pool_end = IP(198, 19, 10, 149);
+    cfg.net.ifconfig_pool_netmask = IP(255, 255, 255, 0);
+    cfg.net.topology = CONFIG_TOPOLOGY_NET30;
     plan_fails(&cfg, "ifconfig-pool", "the third parameter (netmask) is only valid");
     /* the long form: ifconfig + ifconfig-pool without server; nothing is pushed for them */
-    cfg.has_server = false;
-    cfg.topology = CONFIG_TOPOLOGY_SUBNET;
-    cfg.has_ifconfig = true;
-    cfg.ifconfig_local = IP(198, 19, 10, 1);
-    cfg.ifconfig_remote_netmask = IP(255, 255, 255, 0);
-    cfg.ifconfig_pool_netmask = IP(255, 255, 255, 128);
+    cfg.net.has_server = false;
+    cfg.net.topology = CONFIG_TOPOLOGY_SUBNET;
+    cfg.net.has_ifconfig = true;
+    cfg.net.ifconfig_local = IP(198, 19, 10, 1);
+    cfg.net.ifconfig_remote_netmask = IP(255, 255, 255, 0);
+    cfg.net.ifconfig_pool_netmask = IP(255, 255, 255, 128);
     plan_ok(&cfg, &plan);
     assert_int_equal(plan.n_push, 0);
     assert_int_equal(plan.push_netmask, IP(255, 255, 255, 128));
-    cfg.has_ifconfig = false;
+    cfg.net.has_ifconfig = false;
     plan_fails(&cfg, "server", "server is required");
 }
 
@@ -239,9 +239,9 @@ static void ipv6_pools(void **state)
 
     (void)state;
     server_cfg(&cfg, CONFIG_TOPOLOGY_SUBNET, IP(198, 19, 11, 0), IP(255, 255, 255, 0));
-    cfg.has_server_ipv6 = true;
-    inet_pton(AF_INET6, "2001:2:0:11::", cfg.server_ipv6_network);
-    cfg.server_ipv6_bits = 64;
+    cfg.net.has_server_ipv6 = true;
+    inet_pton(AF_INET6, "2001:2:0:11::", cfg.net.server_ipv6_network);
+    cfg.net.server_ipv6_bits = 64;
     plan_ok(&cfg, &plan);
     inet_pton(AF_INET6, "2001:2:0:11::1", want);
     assert_memory_equal(plan.local6, want, 16);
@@ -259,15 +259,15 @@ static void ipv6_pools(void **state)
     ip_pool_clear(&p);
 
     /* ifconfig-ipv6-pool needs ifconfig-ipv6, not server-ipv6 (2.6) */
-    cfg.has_ifconfig_ipv6_pool = true;
-    inet_pton(AF_INET6, "2001:2:0:11::", cfg.ifconfig_ipv6_pool_base);
-    cfg.ifconfig_ipv6_pool_bits = 124;
+    cfg.net.has_ifconfig_ipv6_pool = true;
+    inet_pton(AF_INET6, "2001:2:0:11::", cfg.net.ifconfig_ipv6_pool_base);
+    cfg.net.ifconfig_ipv6_pool_bits = 124;
     plan_fails(&cfg, "ifconfig-ipv6-pool", "server-ipv6 already defines an ifconfig-ipv6-pool");
-    cfg.has_server_ipv6 = false;
+    cfg.net.has_server_ipv6 = false;
     plan_fails(&cfg, "ifconfig-ipv6-pool", "needs ifconfig-ipv6");
-    cfg.has_ifconfig_ipv6 = true;
-    inet_pton(AF_INET6, "2001:2:0:11::1", cfg.ifconfig_ipv6_local);
-    cfg.ifconfig_ipv6_bits = 64;
+    cfg.net.has_ifconfig_ipv6 = true;
+    inet_pton(AF_INET6, "2001:2:0:11::1", cfg.net.ifconfig_ipv6_local);
+    cfg.net.ifconfig_ipv6_bits = 64;
     plan_ok(&cfg, &plan);
     assert_int_equal(plan.ipv6_bits, 64);
     /* a base whose host part is zero starts at ::1; a /124 then holds 15 addresses, fewer than
