@@ -635,6 +635,7 @@ void config_init(struct config *cfg)
     cfg->proc.verb = 1;
     cfg->status.status_interval_s = 60;
     cfg->status.status_version = 1;
+    cfg->mgmt.log_cache = 250; /* openvpn 2.6 options.c */
     cfg->hooks.script_security = 1;
 }
 
@@ -726,6 +727,10 @@ void config_free(struct config *cfg)
                         &cfg->proc.writepid,
                         &cfg->proc.log_file,
                         &cfg->status.status_file,
+                        &cfg->mgmt.addr,
+                        &cfg->mgmt.port,
+                        &cfg->mgmt.client_user,
+                        &cfg->mgmt.client_group,
                         &cfg->net.client_config_dir,
                         &cfg->hooks.tmp_dir,
                         &cfg->tls.crl_file,
@@ -733,6 +738,10 @@ void config_free(struct config *cfg)
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);
+    }
+    if (cfg->mgmt.password) {
+        mbedtls_platform_zeroize(cfg->mgmt.password, strlen(cfg->mgmt.password));
+        free(cfg->mgmt.password);
     }
     config_blob_clear(&cfg->tls.ca);
     config_blob_clear(&cfg->tls.cert);

@@ -247,6 +247,22 @@ struct config_status {
     int status_version;    /* 1 (default), 2 or 3 */
 };
 
+/* The management interface (server/ops/mgmt.h): `management IP PORT [PW-FILE]` or
+ * `management PATH unix [PW-FILE]` and the directives that modify it (openvpn 2.6 options.c). */
+struct config_mgmt {
+    char *addr;             /* IP address or unix socket path; NULL: no management interface */
+    char *port;             /* the port as written; NULL for a unix socket */
+    bool is_unix;           /* `management PATH unix` */
+    char *password;         /* the first line of PW-FILE (read while parsing), NULL without one */
+    char *client_user;      /* management-client-user: only this user may connect (unix only) */
+    char *client_group;     /* management-client-group: the same for a group */
+    int log_cache;          /* management-log-cache N: log lines kept for `log all` (default 250) */
+    bool hold;              /* management-hold: start serving clients after `hold release` */
+    bool signal;            /* management-signal: recorded (a server's listener never resets) */
+    bool forget_disconnect; /* management-forget-disconnect: recorded (no passwords to forget) */
+    bool has_modifiers;     /* some management-* directive was given */
+};
+
 struct config {
     char *source; /* the config file path as given, or the name passed to config_parse_string */
     char *config_file; /* the first `config FILE` as given (scripts' $config, as 2.6); NULL if
@@ -261,6 +277,7 @@ struct config {
     struct config_clients clients;
     struct config_proc proc;
     struct config_status status;
+    struct config_mgmt mgmt;
 
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
     char **warnings;

@@ -381,6 +381,9 @@ int config_finish(struct config_parser *ps)
         err = config_check_auth_token(ps);
     }
     if (err == 0) {
+        err = config_check_mgmt(ps);
+    }
+    if (err == 0) {
         err = check_files(ps);
     }
     return err;

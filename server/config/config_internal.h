@@ -275,6 +275,14 @@ int config_h_log_append(struct config_parser *ps, int argc, char **argv);
 int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv);
 int config_h_verb(struct config_parser *ps, int argc, char **argv);
 int config_h_mute(struct config_parser *ps, int argc, char **argv);
+int config_h_management(struct config_parser *ps, int argc, char **argv);
+int config_h_management_client_user(struct config_parser *ps, int argc, char **argv);
+int config_h_management_client_group(struct config_parser *ps, int argc, char **argv);
+int config_h_management_log_cache(struct config_parser *ps, int argc, char **argv);
+int config_h_management_flag(struct config_parser *ps, int argc, char **argv);
+/* After the last line: management-* modifiers need `management`, client user/group a unix
+ * socket; a TCP listener without a password file is warned about. 0 or -EINVAL. */
+int config_check_mgmt(struct config_parser *ps);
 int config_h_status(struct config_parser *ps, int argc, char **argv);
 int config_h_status_version(struct config_parser *ps, int argc, char **argv);
 int config_h_persist_key(struct config_parser *ps, int argc, char **argv);

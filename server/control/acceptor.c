@@ -26,6 +26,7 @@
 #include "server/hooks/hooks.h"
 
 #include "server/control/acceptor_internal.h"
+#include "server/ops/mgmt.h"
 
 uint64_t acc_now_ms(struct acceptor *a)
 {
@@ -86,6 +87,7 @@ static void heap_trim_on_free(struct acceptor *a, struct ctl_session *cs)
 
 /* Every feature's part in a session's end, in the order they run (session.c). */
 static const struct acc_cleanup acc_cleanups[] = {
+    {acc_mgmt_on_close, NULL},               /* >CLIENT:DISCONNECT, before the env goes */
     {acc_hooks_on_close, acc_hooks_on_free}, /* client-disconnect, learn-address delete */
     {NULL, acc_ccd_on_free},
     {NULL, acc_token_on_free},
@@ -117,6 +119,7 @@ static void stop_everything(struct acceptor *a)
     uv_close((uv_handle_t *)&a->status_timer, NULL);
     uv_close((uv_handle_t *)&a->persist_timer, NULL);
     uv_close((uv_handle_t *)&a->async, NULL);
+    mgmt_close(a->mgmt);
 }
 
 /* explicit-exit-notify on a server: tell every client to reconnect (2.6 sends "RESTART", or
@@ -178,7 +181,9 @@ static void on_async(uv_async_t *h)
             acc_handle_float(a, m->peer, &m->from);
             break;
         case MSG_PACKET:
-            acc_handle_datagram(a, m->data, m->len, &m->from);
+            if (!mgmt_is_held(a->mgmt)) { /* management-hold: nobody is served yet */
+                acc_handle_datagram(a, m->data, m->len, &m->from);
+            }
             break;
         case MSG_STATS:
             log_stats(a);
@@ -398,7 +403,10 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     mailbox_attach(env->mb, MAILBOX_ACCEPTOR, &a->async);
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
     a->persist_timer.data = a;
-    err = uv_poll_start(&a->poll, UV_READABLE, acc_on_udp);
+    err = acc_mgmt_init(a, errbuf, errbuf_len);
+    if (err) {
+        goto fail;
+    }
     heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());
     err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
     if (!err && cfg->status.status_file) {
@@ -431,6 +439,7 @@ fail:
         close_if_open((uv_handle_t *)&a->tick);
         close_if_open((uv_handle_t *)&a->status_timer);
         close_if_open((uv_handle_t *)&a->persist_timer);
+        mgmt_close(a->mgmt);
         uv_run(&a->loop, UV_RUN_DEFAULT);
         uv_loop_close(&a->loop);
     }
@@ -443,6 +452,7 @@ static void acceptor_main(void *arg)
     struct acceptor *a = arg;
 
     pthread_setname_np(pthread_self(), "ovpnd-acceptor"); /* for top -H, ps -L, debuggers */
+    acc_mgmt_started(a); /* reads the UDP socket from now on, unless management-hold holds */
     uv_run(&a->loop, UV_RUN_DEFAULT);
 }
 
@@ -513,5 +523,6 @@ static void release(struct acceptor *a)
     free(a->table);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);
+    mgmt_free(a->mgmt);
     free(a);
 }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/entropy.h>
@@ -192,6 +193,7 @@ struct acceptor {
     char options_string[KEY_METHOD2_OPTIONS_MAX];
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
+    struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
     bool is_stopping;
     bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */
     uint8_t rx_buf[CTL_BUF_LEN];
@@ -411,11 +413,32 @@ struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session
 void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t now,
                           uint64_t hand_window_ms);
 
+/* mgmt_ctl.c: the management interface on the acceptor's loop */
+
+/* Open the listener of `management` (nothing without it). Main thread, in acceptor_new.
+ * 0 or -errno with a reason in errbuf; on failure a->mgmt may be set: close and free it. */
+int acc_mgmt_init(struct acceptor *a, char *errbuf, size_t errbuf_len);
+
+/* Start-up is done: unless management-hold holds it, start reading the UDP socket and record
+ * the CONNECTED state; under hold this runs again at `hold release`. Acceptor thread. */
+void acc_mgmt_started(struct acceptor *a);
+
+/* cs is fully connected: >CLIENT:ESTABLISHED with its variables. Acceptor thread. */
+void acc_mgmt_established(struct acceptor *a, struct ctl_session *cs);
+
+/* Session cleanup (acc_cleanups): a connected client goes: >CLIENT:DISCONNECT with the
+ * variables client-disconnect gets. */
+void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs);
+
 /* status_writer.c */
 
 /* Write the status file now (status.h), when one is configured: a row per client and the
  * workers' counters. */
 void acc_write_status(struct acceptor *a);
+
+/* The status text of the connected clients (status-version version: 1, 2 or 3) to out, as the
+ * status file has it at this moment (the management `status` command). 0 or -errno. */
+int acc_status_print(struct acceptor *a, int version, FILE *out);
 
 /* Status timer callback (t->data is the acceptor): acc_write_status. */
 void acc_on_status_timer(uv_timer_t *t);

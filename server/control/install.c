@@ -299,6 +299,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
                    p->peer_id, vaddr, cs->cipher_name,
                    (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
     }
+    acc_mgmt_established(a, cs);
     /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
      * as it has the reply, and the worker must know the peer-id by then. */
 }

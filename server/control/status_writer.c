@@ -41,19 +41,16 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
     return err;
 }
 
-void acc_write_status(struct acceptor *a)
+/* The status rows of the connected clients (calloc'd, caller frees; *n_out of them) and the
+ * workers' rows (TUN_MAX_QUEUES entries). NULL when memory is short. */
+static struct status_client *collect(struct acceptor *a, size_t *n_out,
+                                     struct status_worker *workers)
 {
-    struct status_worker workers[TUN_MAX_QUEUES];
-    struct status_client *rows;
+    struct status_client *rows = calloc(a->n_clients + 1, sizeof(*rows));
     size_t n = 0;
-    int err;
 
-    if (!a->cfg->status.status_file) {
-        return;
-    }
-    rows = calloc(a->n_clients + 1, sizeof(*rows));
     if (!rows) {
-        return;
+        return NULL;
     }
     for (size_t i = 0; i < a->table_size; i++) {
         for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
@@ -100,6 +97,40 @@ void acc_write_status(struct acceptor *a)
         workers[i].client_to_client = stat_get(&s->client_to_client);
         workers[i].handed_over = stat_get(&s->handed_over);
         workers[i].dropped = worker_stats_dropped(s);
+    }
+    *n_out = n;
+    return rows;
+}
+
+int acc_status_print(struct acceptor *a, int version, FILE *out)
+{
+    struct status_worker workers[TUN_MAX_QUEUES];
+    size_t n = 0;
+    struct status_client *rows = collect(a, &n, workers);
+    int err;
+
+    if (!rows) {
+        return -ENOMEM;
+    }
+    err = status_print(out, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n, workers,
+                       (size_t)a->env->n_workers);
+    free(rows);
+    return err;
+}
+
+void acc_write_status(struct acceptor *a)
+{
+    struct status_worker workers[TUN_MAX_QUEUES];
+    struct status_client *rows;
+    size_t n = 0;
+    int err;
+
+    if (!a->cfg->status.status_file) {
+        return;
+    }
+    rows = collect(a, &n, workers);
+    if (!rows) {
+        return;
     }
     if (a->status_fd >= 0) {
         err = status_rewrite_fd(a->status_fd, a->cfg->status.status_version, rows, n, workers,

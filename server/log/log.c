@@ -16,6 +16,9 @@ static atomic_int log_fd = 2;
 static atomic_int log_max_level = LOG_INFO;
 static atomic_bool log_is_syslog; /* set once by log_init_syslog, before other threads start */
 
+static _Atomic(log_hook_fn) log_hook;
+static _Atomic(void *) log_hook_ctx;
+
 static const char cut_marker[] = "...";
 #define LEVEL_WORD_MAX 9 /* strlen("WARNING: ") */
 
@@ -32,6 +35,12 @@ void log_init_syslog(const char *name, enum log_level max_level)
     log_syslog_open(name ? name : LOG_SYSLOG_DEFAULT_NAME);
     atomic_store_explicit(&log_is_syslog, true, memory_order_relaxed);
     atomic_store_explicit(&log_max_level, (int)max_level, memory_order_relaxed);
+}
+
+void log_set_hook(log_hook_fn fn, void *ctx)
+{
+    atomic_store(&log_hook_ctx, ctx);
+    atomic_store(&log_hook, fn);
 }
 
 void log_set_level(enum log_level max_level)
@@ -173,15 +182,24 @@ __attribute__((format(printf, 2, 0))) static void vlog(enum log_level lvl, const
 {
     char line[LOG_LINE_MAX];
     size_t len;
+    int64_t now_s = (int64_t)time(NULL);
+    log_hook_fn hook = atomic_load(&log_hook);
+    va_list ap2;
 
+    va_copy(ap2, ap);
     if (atomic_load_explicit(&log_is_syslog, memory_order_relaxed)) {
         /* syslog adds the time itself */
         log_format_message(line, sizeof(line), lvl, fmt, ap);
         log_syslog_write(log_syslog_severity(lvl), line);
-        return;
+    } else {
+        len = log_format_line(line, sizeof(line), now_s, lvl, fmt, ap);
+        write_line(line, len);
     }
-    len = log_format_line(line, sizeof(line), (int64_t)time(NULL), lvl, fmt, ap);
-    write_line(line, len);
+    if (hook) {
+        log_format_message(line, sizeof(line), lvl, fmt, ap2);
+        hook(atomic_load(&log_hook_ctx), now_s, lvl, line + strlen(level_word(lvl)));
+    }
+    va_end(ap2);
 }
 
 void log_msg(enum log_level lvl, const char *fmt, ...)

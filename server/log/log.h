@@ -50,6 +50,16 @@ void log_init(int fd, enum log_level max_level);
  * before other threads start; instead of log_init. */
 void log_init_syslog(const char *name, enum log_level max_level);
 
+/* Called with every line written (and only those), after it is written: now_s is its time,
+ * message the text without time prefix or level word (NUL-terminated, control characters as
+ * '?'), for the management interface's log cache and >LOG lines. Runs on the logging thread,
+ * any thread: it must not log, block or take a lock that is held while logging. */
+typedef void (*log_hook_fn)(void *ctx, int64_t now_s, enum log_level lvl, const char *message);
+
+/* Install fn (NULL: none) with its ctx. Set before other threads log and cleared after they
+ * stop (the management interface's lifetime lies inside the acceptor's). */
+void log_set_hook(log_hook_fn fn, void *ctx);
+
 /* Change the level shown from now on (e.g. the management "verb" command). Any thread. */
 void log_set_level(enum log_level max_level);
 

@@ -1,0 +1,87 @@
+/* server/ops/mgmt.h: the management interface's listener and protocol (openvpn 2.6
+ * doc/management-notes.txt, server side).
+ *
+ * One listener, TCP (`management IP PORT [PW-FILE]`) or a unix socket (`management PATH unix
+ * [PW-FILE]`), on a libuv loop the caller owns: the acceptor's (server/control/mgmt_ctl.c), so
+ * that commands which read or end sessions run on the thread that owns them, without a lock and
+ * without a round trip. Several management clients may be connected at once (openvpn 2.6 takes
+ * one); each has its own password state, real-time switches (log, state, echo) and bytecount
+ * interval. Output is queued per client up to MGMT_OUT_MAX bytes; a client that does not read
+ * and falls further behind is dropped, so it can block neither the others nor the loop.
+ *
+ * Lines sent end in "\r\n", as 2.6's; commands are read up to "\n", control characters other
+ * than the line end are dropped (2.6 manage.c command_line_add). Commands that act on sessions
+ * go through struct mgmt_ops; everything else is answered here.
+ */
+#ifndef SERVER_OPS_MGMT_H
+#define SERVER_OPS_MGMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <uv.h>
+
+#define MGMT_VERSION 5          /* openvpn 2.6 manage.h MANAGEMENT_VERSION */
+#define MGMT_LINE_MAX 1024      /* a command line, as 2.6's command_line_new(1024) */
+#define MGMT_OUT_MAX (1u << 20) /* bytes queued to one client before it is dropped */
+#define MGMT_PASSWORD_TRIES 3   /* 2.6 MANAGEMENT_N_PASSWORD_RETRIES */
+#define MGMT_MAX_CLIENTS 16     /* connections beyond this are closed at once */
+
+struct config;
+struct mgmt;
+
+/* What a command does to the sessions; ctx is passed back. Each runs on the loop's thread. */
+struct mgmt_ops {
+    void *ctx;
+    /* The status text (version 1, 2 or 3) written to out, lines ending in "\n". 0 or -errno. */
+    int (*status)(void *ctx, int version, FILE *out);
+    /* Clients connected now and the link bytes received and sent by the server so far. */
+    void (*load_stats)(void *ctx, uint64_t *n_clients, uint64_t *bytes_in, uint64_t *bytes_out);
+    /* End every client with common name cn (2.6: "RESTART" is sent). Returns how many. */
+    int (*kill_cn)(void *ctx, const char *cn);
+    /* End the client at IPv4 address addr (host order) and port. Returns how many. */
+    int (*kill_addr)(void *ctx, uint32_t addr, uint16_t port);
+    /* End client cid, sending it kill_msg (NULL: "RESTART"). Whether cid was found. */
+    bool (*kill_cid)(void *ctx, unsigned long cid, const char *kill_msg);
+    /* Call fn for every connected client with its CID and link byte counters. */
+    void (*each_client)(void *ctx,
+                        void (*fn)(void *arg, unsigned long cid, uint64_t bytes_in,
+                                   uint64_t bytes_out),
+                        void *arg);
+    /* `hold release` while start-up waits (management-hold): begin serving clients. */
+    void (*hold_release)(void *ctx);
+};
+
+/* Open the listener of cfg->mgmt on loop (the socket is bound now: call before privileges are
+ * dropped; a unix socket is created mode 0660, owned by management-client-user/-group when
+ * given) and install the log hook that feeds the log cache. cfg and loop outlive the
+ * interface. Main thread, before loop runs. 0 or -errno with a reason in errbuf. */
+int mgmt_new(uv_loop_t *loop, const struct config *cfg, const struct mgmt_ops *ops,
+             struct mgmt **out, char *errbuf, size_t errbuf_len);
+
+/* Record the CONNECTED state (2.6's server reaches it at "Initialization Sequence
+ * Completed"): tun_local is the server's tunnel address (host order), port its UDP port. Loop
+ * thread. */
+void mgmt_set_connected(struct mgmt *m, uint32_t tun_local, uint16_t port);
+
+/* Whether management-hold still holds start-up (no `hold release` yet). Loop thread. */
+bool mgmt_is_held(const struct mgmt *m);
+
+/* Send line (without line end; "\r\n" is added) to every client past its password that wants
+ * notifications, e.g. ">CLIENT:ESTABLISHED,0". Loop thread. */
+void mgmt_notify(struct mgmt *m, const char *line);
+
+/* Whether any client is connected and past its password (so building notifications pays). */
+bool mgmt_has_clients(const struct mgmt *m);
+
+/* Close the listener and every client, remove the hook and the unix socket; the handles close
+ * on the loop, which must run once more before mgmt_free. Loop thread (or the main thread
+ * before the loop ran). */
+void mgmt_close(struct mgmt *m);
+
+/* Free m after mgmt_close and the loop's last run. NULL is a no-op. */
+void mgmt_free(struct mgmt *m);
+
+#endif /* SERVER_OPS_MGMT_H */

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""A scripted management-interface client (openvpn 2.6 doc/management-notes.txt) for the netns
+tests. ADDR is HOST:PORT (TCP) or a unix socket path.
+
+  mgmt_client.py run ADDR [--password P] CMD...
+      Connect, answer the password prompt, send each CMD and collect its reply; print one line
+      per line received, tagged: "P<TAB>ENTER PASSWORD:" for the prompt, "A<TAB>line" for
+      answers to passwords, "W<TAB>line" for the welcome, "<N><TAB>line" for the reply to
+      CMD number N (from 0), "N<TAB>line" for notifications (">...") and "EOF" if the server
+      closed the connection.
+      A reply ends at its SUCCESS:/ERROR: line, or at END for listings (status, version, help,
+      log/state/echo with N or all); `exit`/`quit` wait for the server to close.
+  mgmt_client.py watch ADDR [--password P] --out FILE CMD...
+      Connect, send the CMDs, then append every line received to FILE until killed or EOF.
+  mgmt_client.py flood ADDR [--password P] --count N --hold S
+      Connect, send N `help` commands, never read; keep the socket open S seconds.
+"""
+import argparse
+import re
+import socket
+import sys
+import time
+
+TIMEOUT_S = 10.0
+
+
+def connect(addr):
+    if "/" in addr:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(addr)
+    else:
+        host, port = addr.rsplit(":", 1)
+        s = socket.create_connection((host, int(port)), timeout=TIMEOUT_S)
+    s.settimeout(TIMEOUT_S)
+    return s
+
+
+class Reader:
+    def __init__(self, s):
+        self.s = s
+        self.buf = b""
+        self.eof = False
+
+    def fill(self):
+        data = self.s.recv(65536)
+        if not data:
+            self.eof = True
+        self.buf += data
+
+    def line(self):
+        while b"\n" not in self.buf:
+            if self.eof:
+                return None
+            self.fill()
+        raw, self.buf = self.buf.split(b"\n", 1)
+        return raw.decode("utf-8", "replace").rstrip("\r")
+
+    def prompt(self, text):
+        """Wait for text at the start of the buffer without a line end (ENTER PASSWORD:)."""
+        deadline = time.time() + TIMEOUT_S
+        while not self.buf.startswith(text.encode()) and time.time() < deadline:
+            if self.eof or len(self.buf) >= len(text) and not text.encode().startswith(
+                    self.buf[:len(text)]):
+                return False
+            self.fill()
+        if self.buf.startswith(text.encode()):
+            self.buf = self.buf[len(text):]
+            return True
+        return False
+
+
+def is_listing(cmd):
+    w = cmd.split()
+    if not w:
+        return 0
+    if w[0] in ("status", "help") or (w[0] == "version" and len(w) == 1):
+        return 1
+    if w[0] in ("log", "state", "echo"):
+        if len(w) == 1 and w[0] == "state":
+            return 1
+        return sum(1 for a in w[1:] if a not in ("on", "off"))
+    return 0
+
+
+def n_ends(cmd):
+    """How many terminating lines the reply to cmd has: (SUCCESS/ERROR lines, END lines)."""
+    w = cmd.split()
+    if not w:
+        return (0, 0)
+    if w[0] in ("log", "state", "echo") and len(w) > 1:
+        return (sum(1 for a in w[1:] if a in ("on", "off")), is_listing(cmd))
+    if is_listing(cmd):
+        return (0, 1)
+    if w[0] == "version":
+        return (0, 0)  # "version N" has no reply
+    return (1, 0)
+
+
+def login(r, s, password, out):
+    # the welcome (or the password prompt) comes first
+    if password is not None:
+        out["prompt"] = "ENTER PASSWORD:" if r.prompt("ENTER PASSWORD:") else ""
+        for pw in password:
+            s.sendall(pw.encode() + b"\n")
+            line = r.line()
+            out["auth"].append(line)
+            if line and line.startswith("SUCCESS"):
+                break
+            if line is None:
+                return False
+            if not r.prompt("ENTER PASSWORD:") and r.eof:
+                return False
+        else:
+            return False
+    line = r.line()
+    if line is not None:
+        out["welcome"].append(line)
+    return line is not None
+
+
+def cmd_run(args):
+    s = connect(args.addr)
+    r = Reader(s)
+    out = {"prompt": "", "auth": [], "welcome": [], "replies": [], "notes": [], "eof": False}
+    if not login(r, s, args.password, out):
+        out["eof"] = r.eof
+        emit(out)
+        return 0
+    for cmd in args.cmds:
+        s.sendall(cmd.encode() + b"\n")
+        lines = []
+        w = cmd.split()
+        if w and w[0] in ("exit", "quit"):
+            while r.line() is not None:
+                pass
+            out["eof"] = True
+            out["replies"].append(lines)
+            break
+        oks, ends = n_ends(cmd)
+        while oks > 0 or ends > 0:
+            line = r.line()
+            if line is None:
+                out["eof"] = True
+                break
+            if line.startswith(">"):  # a notification, whatever the command
+                out["notes"].append(line)
+                continue
+            lines.append(line)
+            if line == "END" and ends:
+                ends -= 1
+            elif re.match(r"^(SUCCESS|ERROR):", line) and oks:
+                oks -= 1
+            elif re.match(r"^ERROR:", line):
+                break
+        out["replies"].append(lines)
+        if out["eof"]:
+            break
+    emit(out)
+    return 0
+
+
+def emit(out):
+    if out["prompt"]:
+        print("P\t" + out["prompt"])
+    for tag, key in (("A", "auth"), ("W", "welcome")):
+        for line in out[key]:
+            print("%s\t%s" % (tag, line))
+    for i, lines in enumerate(out.get("replies", [])):
+        for line in lines:
+            print("%d\t%s" % (i, line))
+    for line in out["notes"]:
+        print("N\t" + line)
+    if out.get("eof"):
+        print("EOF")
+
+
+def cmd_watch(args):
+    s = connect(args.addr)
+    s.settimeout(None)
+    r = Reader(s)
+    out = {"prompt": "", "auth": [], "welcome": [], "notes": []}
+    with open(args.out, "a", buffering=1) as f:
+        s.settimeout(TIMEOUT_S)
+        if not login(r, s, args.password, out):
+            f.write("LOGIN FAILED\n")
+            return 1
+        for line in out["welcome"]:
+            f.write(line + "\n")
+        for cmd in args.cmds:
+            s.sendall(cmd.encode() + b"\n")
+        s.settimeout(None)
+        while True:
+            line = r.line()
+            if line is None:
+                f.write("EOF\n")
+                return 0
+            f.write(line + "\n")
+
+
+def cmd_flood(args):
+    s = connect(args.addr)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    if args.password is not None:
+        s.sendall(args.password[-1].encode() + b"\n")
+    s.settimeout(None)
+    s.sendall(b"help\n" * args.count)
+    time.sleep(args.hold)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="what", required=True)
+    for name in ("run", "watch", "flood"):
+        p = sub.add_parser(name)
+        p.add_argument("addr")
+        p.add_argument("--password", action="append",
+                       help="passwords to try in order (the last one should be right)")
+        if name == "watch":
+            p.add_argument("--out", required=True)
+        if name == "flood":
+            p.add_argument("--count", type=int, default=20000)
+            p.add_argument("--hold", type=float, default=30)
+        else:
+            p.add_argument("cmds", nargs="*")
+    args = ap.parse_args()
+    return {"run": cmd_run, "watch": cmd_watch, "flood": cmd_flood}[args.what](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
