@@ -687,7 +687,8 @@ static void check_password(struct mgmt_client *c, const char *line)
         welcome(c);
         return;
     }
-    reply(c, "ERROR: bad password");
+    /* 2.6 words "ERROR: bad password" but drops it, as it drops all output while the password
+     * is still needed (manage.c virtual_output_callback_func): the client sees the prompt again */
     if (++c->n_tries >= MGMT_PASSWORD_TRIES) {
         log_msg(LOG_WARN, "MAN: client connection rejected after %d failed password attempts",
                 MGMT_PASSWORD_TRIES);

@@ -57,10 +57,9 @@ class Reader:
 
     def prompt(self, text):
         """Wait for text at the start of the buffer without a line end (ENTER PASSWORD:)."""
-        deadline = time.time() + TIMEOUT_S
-        while not self.buf.startswith(text.encode()) and time.time() < deadline:
-            if self.eof or len(self.buf) >= len(text) and not text.encode().startswith(
-                    self.buf[:len(text)]):
+        t = text.encode()
+        while not self.buf.startswith(t):
+            if self.eof or not t.startswith(self.buf[:len(t)]):
                 return False
             self.fill()
         if self.buf.startswith(text.encode()):
@@ -97,19 +96,20 @@ def n_ends(cmd):
 
 
 def login(r, s, password, out):
-    # the welcome (or the password prompt) comes first
+    # the welcome (or the password prompt) comes first; a wrong password gets the prompt again
     if password is not None:
         out["prompt"] = "ENTER PASSWORD:" if r.prompt("ENTER PASSWORD:") else ""
         for pw in password:
             s.sendall(pw.encode() + b"\n")
+            if r.prompt("ENTER PASSWORD:"):
+                out["auth"].append("ENTER PASSWORD:")
+                continue
             line = r.line()
-            out["auth"].append(line)
-            if line and line.startswith("SUCCESS"):
-                break
             if line is None:
                 return False
-            if not r.prompt("ENTER PASSWORD:") and r.eof:
-                return False
+            out["auth"].append(line)
+            if line.startswith("SUCCESS"):
+                break
         else:
             return False
     line = r.line()

@@ -100,7 +100,8 @@ for v in 1 2 3; do
     if [ "$v" = 2 ]; then
         out=$(ovt_run 30 "$NS_SRV" "$OVT_PY" "$mc" run --password wrong --password "$PW" "$MADDR" pid)
         [ "$(reply_of "$out" P)" = "ENTER PASSWORD:" ] || fail "no 'ENTER PASSWORD:' prompt: $out"
-        [ "$(reply_of "$out" A)" = "ERROR: bad password
+        # (2.6 drops its "ERROR: bad password" while the password is needed: the prompt again)
+        [ "$(reply_of "$out" A)" = "ENTER PASSWORD:
 SUCCESS: password is correct" ] || fail "wrong password not refused or right one not accepted: $out"
         ovt_log "password: wrong one refused, right one accepted"
     fi
@@ -159,9 +160,14 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
             fail "kill client1: '$(reply_of "$out" 0)'"
         [ "$(reply_of "$out" 1)" = "ERROR: common name 'nobody' not found" ] ||
             fail "kill nobody: '$(reply_of "$out" 1)'"
-        wait_for 15 grep -q "RESTART" "$OVT_DIR/client1.log" || fail "client1 was not told RESTART"
+        if is_ovpnd; then
+            wait_for 15 grep -q "Connection reset command was pushed by server" \
+                "$OVT_DIR/client1.log" || fail "client1 was not told RESTART"
+        fi
+        # (openvpn 2.6 drops the instance without a word to the client, multi.c
+        # management_callback_kill_by_cn: the client learns of it at its ping-restart)
         wait_for 15 status_lacks_addr "$a1," || fail "client1's old address $a1 stays in the status"
-        ovt_log "kill client1: RESTART seen by the client, $a1 left the status"
+        ovt_log "kill client1: $a1 left the status"
 
         a2=$(real_addr_of client2)
         out=$(mrun "kill $a2" "kill 198.18.0.99:1")
@@ -172,7 +178,11 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
         wait_for 15 status_lacks_addr "$a2," || fail "client2's old address $a2 stays in the status"
         ovt_log "kill $a2: it left the status"
 
-        wait_for 30 client_inits_at_least 1 2 || fail "client1 did not reconnect after the kill"
+        if is_ovpnd; then
+            wait_for 30 client_inits_at_least 1 2 || fail "client1 did not reconnect after the kill"
+        else
+            client_restart 1 # (2.6 did not tell it)
+        fi
         wait_for 15 status_has_addr "198.18.0.2:" || fail "client1 is not back in the status"
         cid=$(cid_of client1)
         [ -n "$cid" ] || fail "no Client ID for client1"
@@ -201,4 +211,3 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
     client_stop 2
     server_stop
 done
-ovt_log "PASS"
