@@ -137,6 +137,33 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
     [ "$(reply_of "$out" 10)" = "SUCCESS: pid=$spid" ] || fail "no answer after an overlong line"
     ovt_log "unknown command and overlong line refused; the session goes on"
 
+    out=$(mrun verb "verb 4" verb mute "log 3" "echo all" "signal SIGUSR2" "signal SIGFOO" \
+        "bytecount 0" "hold" "kill" help exit)
+    [ "$(reply_of "$out" 0)" = "SUCCESS: verb=3" ] || fail "verb: '$(reply_of "$out" 0)'"
+    [ "$(reply_of "$out" 1)" = "SUCCESS: verb level changed" ] || fail "verb 4: '$(reply_of "$out" 1)'"
+    [ "$(reply_of "$out" 2)" = "SUCCESS: verb=4" ] || fail "verb after verb 4: '$(reply_of "$out" 2)'"
+    [ "$(reply_of "$out" 3)" = "SUCCESS: mute=0" ] || fail "mute: '$(reply_of "$out" 3)'"
+    r=$(reply_of "$out" 4)
+    [ "$(printf '%s\n' "$r" | grep -Ec '^[0-9]+,[A-Z]*,.')" = 3 ] && [ "$(printf '%s\n' "$r" | tail -n 1)" = END ] ||
+        fail "log 3: not 3 cached lines and END: $r"
+    [ "$(reply_of "$out" 5)" = "END" ] || fail "echo all: '$(reply_of "$out" 5)'"
+    [ "$(reply_of "$out" 6)" = "SUCCESS: signal SIGUSR2 thrown" ] || fail "signal SIGUSR2: '$(reply_of "$out" 6)'"
+    [ "$(reply_of "$out" 7)" = "ERROR: signal 'SIGFOO' is not a known signal type" ] ||
+        fail "signal SIGFOO: '$(reply_of "$out" 7)'"
+    [ "$(reply_of "$out" 8)" = "SUCCESS: bytecount interval changed" ] || fail "bytecount 0: '$(reply_of "$out" 8)'"
+    [ "$(reply_of "$out" 9)" = "SUCCESS: hold=0" ] || fail "hold: '$(reply_of "$out" 9)'"
+    [ "$(reply_of "$out" 10)" = "ERROR: the 'kill' command requires 1 parameter" ] ||
+        fail "kill without a parameter: '$(reply_of "$out" 10)'"
+    r=$(reply_of "$out" 11)
+    expect_line help '^Management Interface for ' "$r"
+    expect_line help '^status \[n\] +: Show current daemon status info using format #n\.$' "$r"
+    printf '%s\n' "$out" | grep -qx EOF || fail "exit did not close the session"
+    # SIGUSR2: both write their statistics to the log
+    if is_ovpnd; then
+        wait_for 10 server_log_grep "worker 0: packets in" || fail "no statistics after signal SIGUSR2"
+    fi
+    ovt_log "verb, mute, log N, echo, signal, bytecount, hold, help, exit answered"
+
     if [ "$v" = 3 ]; then
         if is_ovpnd; then
             # a watcher and a client that never reads, beside the scripted one
