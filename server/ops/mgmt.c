@@ -70,9 +70,10 @@ struct mgmt {
     pthread_mutex_t lock;
     struct log_item *cache;
     size_t cache_cap;
-    uint64_t n_logged; /* lines ever added: the next one goes to cache[n_logged % cap] */
-    uint64_t n_sent;   /* lines already shown to real-time clients (loop thread) */
-    bool is_held;
+    uint64_t n_logged;  /* lines ever added: the next one goes to cache[n_logged % cap] */
+    uint64_t n_sent;    /* lines already shown to real-time clients (loop thread) */
+    bool is_held;       /* start-up waits for `hold release` */
+    bool has_hold_flag; /* `hold` shows it, `hold on|off` sets it (2.6's MF_HOLD) */
     bool has_state;
     int64_t state_t;
     uint32_t state_local;
@@ -565,10 +566,12 @@ static void cmd_hold(struct mgmt_client *c, const char *parm)
     struct mgmt *m = c->m;
 
     if (!parm) {
-        reply(c, "SUCCESS: hold=%d", m->is_held ? 1 : 0);
+        reply(c, "SUCCESS: hold=%d", m->has_hold_flag ? 1 : 0);
     } else if (strcmp(parm, "on") == 0) {
+        m->has_hold_flag = true; /* (a server holds only at start-up: no later effect) */
         reply(c, "SUCCESS: hold flag set to ON");
     } else if (strcmp(parm, "off") == 0) {
+        m->has_hold_flag = false;
         reply(c, "SUCCESS: hold flag set to OFF");
     } else if (strcmp(parm, "release") == 0) {
         if (m->is_held) {
@@ -948,7 +951,7 @@ int mgmt_new(uv_loop_t *loop, const struct config *cfg, const struct mgmt_ops *o
     m->loop = loop;
     m->cfg = cfg;
     m->ops = *ops;
-    m->is_held = cfg->mgmt.hold;
+    m->is_held = m->has_hold_flag = cfg->mgmt.hold;
     m->verb = cfg->proc.verb;
     m->mute = cfg->proc.mute;
     m->cache_cap = (size_t)(cfg->mgmt.log_cache > 0 ? cfg->mgmt.log_cache : 250);
