@@ -19,6 +19,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <unistd.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -320,6 +321,54 @@ static void defaults(void **state)
     assert_int_equal(cfg.net.push.n_items, 0);
     assert_int_equal(cfg.n_warnings, 0);
     config_free(&cfg);
+}
+
+/* management and its modifiers, checked as openvpn 2.6 options.c checks them. */
+static void management_directives(void **state)
+{
+    struct config cfg;
+    char pw_path[] = "/tmp/ovpnd-test-mgmt-pw-XXXXXX", text[512];
+    int fd = mkstemp(pw_path);
+
+    (void)state;
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "top secret\r\nsecond line\n", 25), 25);
+    close(fd);
+    snprintf(text, sizeof(text),
+             "management 127.0.0.1 7505 %s\nmanagement-hold\nmanagement-log-cache 500\n" BASE,
+             pw_path);
+    expect_ok(&cfg, text);
+    assert_string_equal(cfg.mgmt.addr, "127.0.0.1");
+    assert_string_equal(cfg.mgmt.port, "7505");
+    assert_false(cfg.mgmt.is_unix);
+    assert_string_equal(cfg.mgmt.password, "top secret"); /* the first line, without its end */
+    assert_true(cfg.mgmt.hold);
+    assert_int_equal(cfg.mgmt.log_cache, 500);
+    assert_false(has_warning(&cfg, "t.conf: management:"));
+    config_free(&cfg);
+    unlink(pw_path);
+
+    expect_ok(&cfg, "management /run/ovpnd.sock unix\nmanagement-client-user root\n" BASE);
+    assert_true(cfg.mgmt.is_unix);
+    assert_null(cfg.mgmt.port);
+    assert_null(cfg.mgmt.password);
+    assert_string_equal(cfg.mgmt.client_user, "root");
+    assert_int_equal(cfg.mgmt.log_cache, 250); /* 2.6's default */
+    config_free(&cfg);
+
+    expect_warning("management 127.0.0.1 7505\n" BASE,
+                   "t.conf: management: a TCP port WITHOUT a password file");
+    expect_error("management-hold\n" BASE,
+                 "t.conf: management-* directives need a `management` directive");
+    expect_error("management 127.0.0.1 7505\nmanagement-client-group adm\n" BASE,
+                 "t.conf: management-client-user and management-client-group need `management "
+                 "PATH unix`");
+    expect_error("management 127.0.0.1 0\n" BASE,
+                 "t.conf:1: management: port '0' is out of range (1-65535)");
+    expect_error_prefix("management 127.0.0.1 7505 /nonexistent/pw\n" BASE,
+                        "t.conf:1: management: cannot read the password file '/nonexistent/pw'");
+    expect_error_prefix("management-client-auth\nmanagement 127.0.0.1 7505\n" BASE,
+                        "t.conf:1: management-client-auth: not implemented yet in ovpnd");
 }
 
 static void every_implemented_directive(void **state)
@@ -1322,7 +1371,7 @@ static void not_implemented(void **state)
         "comp-lzo yes",
         "comp-lzo",
         "tls-crypt-v2 v2server.key",
-        "management 127.0.0.1 7505",
+        "management-client-auth",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
@@ -1703,6 +1752,7 @@ int main(void)
         cmocka_unit_test(every_openvpn_directive_is_known),
         cmocka_unit_test(push_texts),
         cmocka_unit_test(status_and_replay_ranges),
+        cmocka_unit_test(management_directives),
         cmocka_unit_test(ciphers),
         cmocka_unit_test(required_and_missing_files),
         cmocka_unit_test(parse_file_errors),
