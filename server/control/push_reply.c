@@ -36,7 +36,7 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     struct push_client_params pp;
     size_t n = 0, n_client = 0, n_dns = 0, g = 0;
     bool no_ifconfig = false, no_ifconfig_ipv6 = false;
-    bool knows_dns = push_client_knows_dns(cs->pi.iv_proto);
+    bool knows_dns = push_client_knows_dns(cs->client.pi.iv_proto);
     int err;
 
     if (!global || !opts || !dns) {
@@ -96,15 +96,15 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
         free(orig);
         n = kept;
     }
-    if (cs->comp_push) {
-        opts[n++] = cs->comp_push; /* 2.6 appends it to the global part */
+    if (cs->push.comp) {
+        opts[n++] = cs->push.comp; /* 2.6 appends it to the global part */
     }
     memset(&pp, 0, sizeof(pp));
-    pp.iv_proto = cs->pi.iv_proto;
-    pp.has_iv_mtu = cs->pi.mtu > 0;
+    pp.iv_proto = cs->client.pi.iv_proto;
+    pp.has_iv_mtu = cs->client.pi.mtu > 0;
     pp.peer_id = p->peer_id;
     pp.cipher = p->cipher;
-    pp.ncp = peer_info_supports_ncp(&cs->pi);
+    pp.ncp = peer_info_supports_ncp(&cs->client.pi);
     pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
     pp.cc_exit = true;
     pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
@@ -141,8 +141,8 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
         acc_cs_log(a, cs, LOG_ERR, "cannot send PUSH_REPLY: %s", proto_strerror(err));
         goto out;
     }
-    cs->is_pushed = true;
-    cs->push_sent_ms = acc_now_ms(a);
+    cs->push.is_sent = true;
+    cs->push.sent_ms = acc_now_ms(a);
     acc_cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
 out:
     free(global);
