@@ -225,13 +225,180 @@ static void close_if_open(uv_handle_t *h)
     }
 }
 
+/* The control channel's crypto (acceptor_new): the random generator and cookie key, the TLS
+ * configuration and its lock, the CRL, auth-gen-token's secret, tls-auth / tls-crypt. 0 or a
+ * negative code with the reason in errbuf. */
+static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
+{
+    const struct config *cfg = a->cfg;
+    static const char pers[] = "ovpnd acceptor";
+    uint8_t key2[STATIC_KEY_LEN];
+    int err;
+
+    if (mbedtls_ctr_drbg_seed(&a->crypto.drbg, mbedtls_entropy_func, &a->crypto.entropy,
+                              (const unsigned char *)pers, sizeof(pers) - 1) ||
+        mbedtls_ctr_drbg_random(&a->crypto.drbg, a->crypto.cookie_key,
+                                sizeof(a->crypto.cookie_key))) {
+        snprintf(errbuf, errbuf_len, "cannot seed the random generator");
+        return -EIO;
+    }
+    {
+        pthread_rwlockattr_t attr;
+
+        pthread_rwlockattr_init(&attr);
+        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        err = -pthread_rwlock_init(&a->crypto.tls_conf_lock, &attr);
+        pthread_rwlockattr_destroy(&attr);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "cannot create the TLS configuration lock");
+            return err;
+        }
+        a->crypto.has_tls_conf_lock = true;
+    }
+    err =
+        tls_server_conf_init(&a->crypto.tls, (const uint8_t *)cfg->tls.ca.data, cfg->tls.ca.len + 1,
+                             (const uint8_t *)cfg->tls.cert.data, cfg->tls.cert.len + 1,
+                             (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
+                             (enum tls_verify_client)cfg->tls.verify_client_cert,
+                             mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    if (cfg->tls.tls_groups) {
+        char bad[80];
+
+        err = tls_server_conf_set_groups(&a->crypto.tls, cfg->tls.tls_groups, bad, sizeof(bad));
+        if (err) {
+            snprintf(errbuf, errbuf_len, "tls-groups: unknown group '%s'", bad);
+            return err;
+        }
+    }
+    if (cfg->tls.tls_cert_profile) {
+        tls_server_conf_set_cert_profile(&a->crypto.tls,
+                                         tls_cert_profile_by_name(cfg->tls.tls_cert_profile));
+    }
+    if (cfg->tls.tls_cipher) {
+        err = tls_server_conf_set_ciphers(&a->crypto.tls, cfg->tls.tls_cipher);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
+            return err;
+        }
+    }
+    err = crl_watch_init(&a->crypto.crl, cfg, &a->crypto.tls, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    err = acc_token_init(a);
+    if (err) {
+        snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
+        return err;
+    }
+    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE) {
+        err = static_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len, key2);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
+                     cfg->tls.tls_wrap_key.origin ? cfg->tls.tls_wrap_key.origin : "tls key");
+            return err;
+        }
+    } else {
+        memset(key2, 0, sizeof(key2));
+    }
+    err = tls_wrap_init(&a->crypto.wrap, (enum tls_wrap_mode)cfg->tls.tls_wrap_mode, key2,
+                        cfg->tls.key_direction, cfg->tls.auth, true);
+    mbedtls_platform_zeroize(key2, sizeof(key2));
+    if (err) {
+        snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
+        return err;
+    }
+    return 0;
+}
+
+/* Plugins, scripts and their environment (acceptor_new, on the main thread before privileges
+ * are dropped). 0 or a negative code with the reason in errbuf. */
+static int setup_checks(struct acceptor *a, char *errbuf, size_t errbuf_len)
+{
+    const struct acceptor_env *env = a->env;
+    struct config *cfg = a->cfg;
+    int err;
+
+    /* Plugins are opened here: on the main thread, before privileges are dropped. */
+    err = auth_new(&a->loop, cfg, &a->checks.auth, errbuf, errbuf_len);
+    if (err) {
+        /* (a refused config, such as a plugin that does not load: nothing is on the loop yet) */
+        return err;
+    }
+    err = hooks_new(&a->loop, auth_plugins(a->checks.auth), &a->checks.hooks);
+    if (err) {
+        snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
+        return err;
+    }
+    {
+        struct hook_server hs;
+
+        memset(&hs, 0, sizeof(hs));
+        hs.dev = env->dev_name;
+        hs.tun_mtu = cfg->net.tun_mtu;
+        hs.local = env->plan->local;
+        hs.remote_netmask = env->plan->remote_netmask;
+        hs.is_p2p = env->plan->topology != CONFIG_TOPOLOGY_SUBNET;
+        hs.has_ipv6 = env->has_ipv6;
+        memcpy(hs.local6, env->server_addr6, 16);
+        hs.ipv6_bits = env->ipv6_bits;
+        hs.port = cfg->net.port;
+        hs.start_time = time(NULL);
+        hs.pid = (long)getpid();
+        err = hook_env_global(&a->checks.global_env, cfg, &hs);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "script environment: %s", strerror(-err));
+            return err;
+        }
+        auth_set_global_env(a->checks.auth, &a->checks.global_env);
+    }
+    return 0;
+}
+
+/* The loop's handles and timers (acceptor_new), with the acceptor's mailbox box. 0 or a
+ * negative code. */
+static int setup_loop(struct acceptor *a)
+{
+    const struct acceptor_env *env = a->env;
+    const struct config *cfg = a->cfg;
+    int err;
+
+    err = uv_async_init(&a->loop, &a->async, on_async);
+    err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
+    err = err ? err : uv_timer_init(&a->loop, &a->tick);
+    err = err ? err : uv_timer_init(&a->loop, &a->status_timer);
+    err = err ? err : uv_timer_init(&a->loop, &a->persist_timer);
+    if (err) {
+        return err;
+    }
+    mailbox_attach(env->mb, MAILBOX_ACCEPTOR, &a->async);
+    a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
+    a->persist_timer.data = a;
+    err = uv_poll_start(&a->poll, UV_READABLE, acc_on_udp);
+    heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());
+    err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
+    if (!err && cfg->status.status_file) {
+        uint64_t ms =
+            (uint64_t)(cfg->status.status_interval_s > 0 ? cfg->status.status_interval_s : 60) *
+            1000;
+
+        err = uv_timer_start(&a->status_timer, acc_on_status_timer, 0, ms);
+    }
+    if (!err && env->is_pool_persisted) {
+        uint64_t ms = (uint64_t)cfg->net.ifconfig_pool_persist_s * 1000;
+
+        err = uv_timer_start(&a->persist_timer, acc_on_persist_timer, ms, ms);
+    }
+    return err;
+}
+
 int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
                  size_t errbuf_len)
 {
     struct acceptor *a = calloc(1, sizeof(*a));
     struct config *cfg = env->cfg;
-    static const char pers[] = "ovpnd acceptor";
-    uint8_t key2[STATIC_KEY_LEN];
     bool has_loop = false;
     int err;
 
@@ -262,80 +429,8 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         err = -ENOMEM;
         goto fail;
     }
-    if (mbedtls_ctr_drbg_seed(&a->crypto.drbg, mbedtls_entropy_func, &a->crypto.entropy,
-                              (const unsigned char *)pers, sizeof(pers) - 1) ||
-        mbedtls_ctr_drbg_random(&a->crypto.drbg, a->crypto.cookie_key,
-                                sizeof(a->crypto.cookie_key))) {
-        snprintf(errbuf, errbuf_len, "cannot seed the random generator");
-        err = -EIO;
-        goto fail;
-    }
-    {
-        pthread_rwlockattr_t attr;
-
-        pthread_rwlockattr_init(&attr);
-        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-        err = -pthread_rwlock_init(&a->crypto.tls_conf_lock, &attr);
-        pthread_rwlockattr_destroy(&attr);
-        if (err) {
-            snprintf(errbuf, errbuf_len, "cannot create the TLS configuration lock");
-            goto fail;
-        }
-        a->crypto.has_tls_conf_lock = true;
-    }
-    err =
-        tls_server_conf_init(&a->crypto.tls, (const uint8_t *)cfg->tls.ca.data, cfg->tls.ca.len + 1,
-                             (const uint8_t *)cfg->tls.cert.data, cfg->tls.cert.len + 1,
-                             (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
-                             (enum tls_verify_client)cfg->tls.verify_client_cert,
-                             mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
+    err = setup_crypto(a, errbuf, errbuf_len);
     if (err) {
-        goto fail;
-    }
-    if (cfg->tls.tls_groups) {
-        char bad[80];
-
-        err = tls_server_conf_set_groups(&a->crypto.tls, cfg->tls.tls_groups, bad, sizeof(bad));
-        if (err) {
-            snprintf(errbuf, errbuf_len, "tls-groups: unknown group '%s'", bad);
-            goto fail;
-        }
-    }
-    if (cfg->tls.tls_cert_profile) {
-        tls_server_conf_set_cert_profile(&a->crypto.tls,
-                                         tls_cert_profile_by_name(cfg->tls.tls_cert_profile));
-    }
-    if (cfg->tls.tls_cipher) {
-        err = tls_server_conf_set_ciphers(&a->crypto.tls, cfg->tls.tls_cipher);
-        if (err) {
-            snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
-            goto fail;
-        }
-    }
-    err = crl_watch_init(&a->crypto.crl, cfg, &a->crypto.tls, errbuf, errbuf_len);
-    if (err) {
-        goto fail;
-    }
-    err = acc_token_init(a);
-    if (err) {
-        snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
-        goto fail;
-    }
-    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE) {
-        err = static_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len, key2);
-        if (err) {
-            snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
-                     cfg->tls.tls_wrap_key.origin ? cfg->tls.tls_wrap_key.origin : "tls key");
-            goto fail;
-        }
-    } else {
-        memset(key2, 0, sizeof(key2));
-    }
-    err = tls_wrap_init(&a->crypto.wrap, (enum tls_wrap_mode)cfg->tls.tls_wrap_mode, key2,
-                        cfg->tls.key_direction, cfg->tls.auth, true);
-    mbedtls_platform_zeroize(key2, sizeof(key2));
-    if (err) {
-        snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
         goto fail;
     }
     build_options_string(a);
@@ -357,65 +452,11 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         goto fail;
     }
     has_loop = true;
-    /* Plugins are opened here: on the main thread, before privileges are dropped. */
-    err = auth_new(&a->loop, cfg, &a->checks.auth, errbuf, errbuf_len);
-    if (err) {
-        /* (a refused config, such as a plugin that does not load: nothing is on the loop yet) */
-        goto fail;
-    }
-    err = hooks_new(&a->loop, auth_plugins(a->checks.auth), &a->checks.hooks);
-    if (err) {
-        snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
-        goto fail;
-    }
-    {
-        struct hook_server hs;
-
-        memset(&hs, 0, sizeof(hs));
-        hs.dev = env->dev_name;
-        hs.tun_mtu = cfg->net.tun_mtu;
-        hs.local = env->plan->local;
-        hs.remote_netmask = env->plan->remote_netmask;
-        hs.is_p2p = env->plan->topology != CONFIG_TOPOLOGY_SUBNET;
-        hs.has_ipv6 = env->has_ipv6;
-        memcpy(hs.local6, env->server_addr6, 16);
-        hs.ipv6_bits = env->ipv6_bits;
-        hs.port = cfg->net.port;
-        hs.start_time = time(NULL);
-        hs.pid = (long)getpid();
-        err = hook_env_global(&a->checks.global_env, cfg, &hs);
-        if (err) {
-            snprintf(errbuf, errbuf_len, "script environment: %s", strerror(-err));
-            goto fail;
-        }
-        auth_set_global_env(a->checks.auth, &a->checks.global_env);
-    }
-    err = uv_async_init(&a->loop, &a->async, on_async);
-    err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
-    err = err ? err : uv_timer_init(&a->loop, &a->tick);
-    err = err ? err : uv_timer_init(&a->loop, &a->status_timer);
-    err = err ? err : uv_timer_init(&a->loop, &a->persist_timer);
+    err = setup_checks(a, errbuf, errbuf_len);
     if (err) {
         goto fail;
     }
-    mailbox_attach(env->mb, MAILBOX_ACCEPTOR, &a->async);
-    a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
-    a->persist_timer.data = a;
-    err = uv_poll_start(&a->poll, UV_READABLE, acc_on_udp);
-    heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());
-    err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
-    if (!err && cfg->status.status_file) {
-        uint64_t ms =
-            (uint64_t)(cfg->status.status_interval_s > 0 ? cfg->status.status_interval_s : 60) *
-            1000;
-
-        err = uv_timer_start(&a->status_timer, acc_on_status_timer, 0, ms);
-    }
-    if (!err && env->is_pool_persisted) {
-        uint64_t ms = (uint64_t)cfg->net.ifconfig_pool_persist_s * 1000;
-
-        err = uv_timer_start(&a->persist_timer, acc_on_persist_timer, ms, ms);
-    }
+    err = setup_loop(a);
     if (err) {
         goto fail;
     }
