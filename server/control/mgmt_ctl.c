@@ -34,8 +34,8 @@ static int each_active(struct acceptor *a,
 {
     int n = 0;
 
-    for (size_t i = 0; i < a->table_size; i++) {
-        for (struct ctl_session *cs = a->table[i], *next; cs; cs = next) {
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i], *next; cs; cs = next) {
             next = cs->hnext;
             if (cs->state == CS_ACTIVE && cs->peer && fn(a, cs, arg)) {
                 n++;
@@ -55,7 +55,7 @@ static void op_load_stats(void *ctx, uint64_t *n_clients, uint64_t *bytes_in, ui
     struct acceptor *a = ctx;
 
     /* 2.6 counts every link byte; ovpnd's workers count the data channel's */
-    *n_clients = a->n_clients;
+    *n_clients = a->sessions.n_clients;
     *bytes_in = *bytes_out = 0;
     for (int i = 0; i < a->env->n_workers; i++) {
         *bytes_in += stat_get(&a->env->worker_stats[i]->rx_bytes);
@@ -213,11 +213,11 @@ void acc_mgmt_established(struct acceptor *a, struct ctl_session *cs)
     if (!mgmt_has_clients(a->mgmt) || !cs->peer) {
         return;
     }
-    if (!cs->hook_env) {
+    if (!cs->hooks.env) {
         /* no script wanted the client's variables: make them now, as client-connect gets them */
         acc_client_env_build(a, cs, "");
     }
-    notify_client(a, cs, "ESTABLISHED", cs->hook_env);
+    notify_client(a, cs, "ESTABLISHED", cs->hooks.env);
 }
 
 void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs)
@@ -228,11 +228,11 @@ void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs)
     if (!cs->is_connected || !p || !mgmt_has_clients(a->mgmt)) {
         return;
     }
-    if (!cs->hook_env) {
+    if (!cs->hooks.env) {
         acc_client_env_build(a, cs, "");
     }
     /* the variables client-disconnect gets */
-    if (cs->hook_env && hook_env_append(&env, cs->hook_env) == 0 &&
+    if (cs->hooks.env && hook_env_append(&env, cs->hooks.env) == 0 &&
         hook_env_disconnect(&env, atomic_load_explicit(&p->bytes_rx, memory_order_relaxed),
                             atomic_load_explicit(&p->bytes_tx, memory_order_relaxed),
                             (int64_t)(time(NULL) - p->connected_since)) == 0) {

@@ -132,7 +132,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     case ACCEPTOR_DGRAM_CONTROL:
         break;
     }
-    err = tls_wrap_open(&a->wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
+    err = tls_wrap_open(&a->crypto.wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
                         &wrap_id, &wrap_time);
     if (err) {
         acc_drop_pkt(a, &a->stats.drop_wrap, from,
@@ -148,25 +148,26 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     }
     cs = acc_table_find_sid(a, from, pkt.session_id);
     facts.pkt = &pkt;
-    facts.session_wrap_rx = cs ? &cs->wrap_rx : NULL;
-    facts.is_wrapped = a->wrap.mode != TLS_WRAP_NONE;
+    facts.session_wrap_rx = cs ? &cs->wrap.rx : NULL;
+    facts.is_wrapped = a->crypto.wrap.mode != TLS_WRAP_NONE;
     facts.wrap_id = wrap_id;
     facts.is_stopping = a->is_stopping;
     facts.has_session_at_addr = acc_table_find(a, from) != NULL;
-    facts.n_sessions = a->n_sessions;
+    facts.n_sessions = a->sessions.n_sessions;
     facts.max_clients = (size_t)a->cfg->clients.max_clients;
     verdict = acceptor_decide_control(&facts);
     if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
-        facts.cookie = acceptor_decide_cookie_valid(a->cookie_key, &pkt, from, (int64_t)time(NULL),
-                                                    a->cfg->timers.hand_window_s)
-                           ? ACCEPTOR_COOKIE_VALID
-                           : ACCEPTOR_COOKIE_INVALID;
+        facts.cookie =
+            acceptor_decide_cookie_valid(a->crypto.cookie_key, &pkt, from, (int64_t)time(NULL),
+                                         a->cfg->timers.hand_window_s)
+                ? ACCEPTOR_COOKIE_VALID
+                : ACCEPTOR_COOKIE_INVALID;
         verdict = acceptor_decide_control(&facts);
     }
     switch (verdict) {
     case ACCEPTOR_CONTROL_SESSION:
         if (facts.is_wrapped) {
-            packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+            packet_id_rx_commit(&cs->wrap.rx, wrap_id);
         }
         process_session_packet(a, cs, &pkt);
         return;
@@ -218,7 +219,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
      * the new one is authenticated too (acc_install_prepare drops it then); an unfinished one is
      * replaced at once. */
     acc_close_others_at(a, cs, true, NULL);
-    packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+    packet_id_rx_commit(&cs->wrap.rx, wrap_id);
     process_session_packet(a, cs, &pkt);
 }
 

@@ -46,24 +46,25 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
 static struct status_client *collect(struct acceptor *a, size_t *n_out,
                                      struct status_worker *workers)
 {
-    struct status_client *rows = calloc(a->n_clients + 1, sizeof(*rows));
+    struct status_client *rows = calloc(a->sessions.n_clients + 1, sizeof(*rows));
     size_t n = 0;
 
     if (!rows) {
         return NULL;
     }
-    for (size_t i = 0; i < a->table_size; i++) {
-        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
             struct peer *p = cs->peer;
             struct status_client *r;
 
-            if (cs->state != CS_ACTIVE || !p || n >= a->n_clients) {
+            if (cs->state != CS_ACTIVE || !p || n >= a->sessions.n_clients) {
                 continue;
             }
             r = &rows[n++];
             snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
             /* As 2.6 tls_username: the username the check accepted, UNDEF without one. */
-            snprintf(r->username, sizeof(r->username), "%s", cs->username ? cs->username : "");
+            snprintf(r->username, sizeof(r->username), "%s",
+                     cs->client.username ? cs->client.username : "");
             {
                 union udp_addr plain; /* cs->remote: p->remote is the worker's */
 
