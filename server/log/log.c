@@ -39,8 +39,15 @@ void log_init_syslog(const char *name, enum log_level max_level)
 
 void log_set_hook(log_hook_fn fn, void *ctx)
 {
-    atomic_store(&log_hook_ctx, ctx);
-    atomic_store(&log_hook, fn);
+    /* a reader loads fn, then ctx: it may see a new fn with an old ctx only while both are
+     * being set, never the old fn with a NULL ctx it cannot use; hooks accept a NULL ctx */
+    if (fn) {
+        atomic_store(&log_hook_ctx, ctx);
+        atomic_store(&log_hook, fn);
+    } else {
+        atomic_store(&log_hook, NULL);
+        atomic_store(&log_hook_ctx, NULL);
+    }
 }
 
 void log_set_level(enum log_level max_level)

@@ -53,7 +53,8 @@ void log_init_syslog(const char *name, enum log_level max_level);
 /* Called with every line written (and only those), after it is written: now_s is its time,
  * message the text without time prefix or level word (NUL-terminated, control characters as
  * '?'), for the management interface's log cache and >LOG lines. Runs on the logging thread,
- * any thread: it must not log, block or take a lock that is held while logging. */
+ * any thread: it must not log, block or take a lock that is held while logging. ctx may be
+ * NULL for a call that races with log_set_hook(NULL, NULL): the hook must then do nothing. */
 typedef void (*log_hook_fn)(void *ctx, int64_t now_s, enum log_level lvl, const char *message);
 
 /* Install fn (NULL: none) with its ctx. Set before other threads log and cleared after they

@@ -1,0 +1,100 @@
+/* server/ops/mgmt_internal.h: what the management interface's files share (mgmt.c: listener,
+ * clients, output, log cache; mgmt_cmd.c: the commands). Loop thread only, except the log
+ * cache, which the log hook fills from any thread under mgmt.lock. */
+#ifndef SERVER_OPS_MGMT_INTERNAL_H
+#define SERVER_OPS_MGMT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "server/log/log.h"
+#include "server/ops/mgmt.h"
+
+#define READ_CHUNK 4096
+
+union mgmt_stream {
+    uv_handle_t h;
+    uv_stream_t s;
+    uv_tcp_t tcp;
+    uv_pipe_t pipe;
+};
+
+struct mgmt_client {
+    struct mgmt_client *next;
+    struct mgmt *m;
+    union mgmt_stream u;
+    char peer[80]; /* for the log: address or "unix" */
+    char in[MGMT_LINE_MAX];
+    size_t in_len;
+    bool is_discarding; /* skipping the rest of an overlong line */
+    bool is_authed;     /* past the password (or none asked) */
+    int n_tries;
+    bool is_log_rt, is_state_rt, is_echo_rt;
+    int bytecount_s; /* 0: off */
+    uint64_t next_bytecount_ms;
+    bool is_closing;
+    char rbuf[READ_CHUNK];
+};
+
+struct log_item {
+    int64_t t;
+    enum log_level lvl;
+    char *text; /* owned */
+};
+
+struct mgmt {
+    uv_loop_t *loop;
+    const struct config *cfg;
+    struct mgmt_ops ops;
+    union mgmt_stream listener;
+    bool is_listener_open;
+    uv_async_t log_async; /* new log lines for real-time clients */
+    uv_timer_t timer;     /* bytecount */
+    bool are_handles_open;
+    struct mgmt_client *clients;
+    size_t n_clients;
+    int client_uid, client_gid; /* -1: any (management-client-user / -group) */
+    /* The log cache: written by any thread through the hook, so under lock. */
+    pthread_mutex_t lock;
+    struct log_item *cache;
+    size_t cache_cap;
+    uint64_t n_logged;  /* lines ever added: the next one goes to cache[n_logged % cap] */
+    bool is_closed;     /* mgmt_close ran: the hook no longer wakes the loop (under lock) */
+    uint64_t n_sent;    /* lines already shown to real-time clients (loop thread) */
+    bool is_held;       /* start-up waits for `hold release` */
+    bool has_hold_flag; /* `hold` shows it, `hold on|off` sets it (2.6's MF_HOLD) */
+    bool has_state;
+    int64_t state_t;
+    uint32_t state_local;
+    uint32_t link_addr;
+    uint16_t link_port;
+    int verb, mute;
+};
+
+/* The loop's clock in ms. */
+uint64_t mgmt_now_ms(struct mgmt *m);
+
+/* Queue len bytes to c; a client with MGMT_OUT_MAX bytes unread is dropped (and closed). */
+void mgmt_send_raw(struct mgmt_client *c, const char *data, size_t len);
+
+/* One line to c, formatted, with "\r\n" added (cut to MGMT_LINE_MAX + 512 bytes). */
+void mgmt_reply(struct mgmt_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* text (len bytes, "\n" line ends) to c with "\r\n" line ends. */
+void mgmt_send_text(struct mgmt_client *c, const char *text, size_t len);
+
+/* Close c: unlinked from its mgmt now, freed by the handle's close callback. Idempotent. */
+void mgmt_client_close(struct mgmt_client *c);
+
+/* >INFO (and >HOLD while start-up is held): after connecting, or after the password. */
+void mgmt_welcome(struct mgmt_client *c);
+
+/* Cache line number seq as "TIME,FLAGS,text" into buf (cap bytes); false once it was pushed out
+ * of the cache. Takes m->lock. */
+bool mgmt_log_format(struct mgmt *m, uint64_t seq, char *buf, size_t cap);
+
+#endif /* SERVER_OPS_MGMT_INTERNAL_H */
