@@ -20,7 +20,6 @@
 
 #include "server/config/config.h"
 #include "server/log/log.h"
-#include "server/ops/mgmt_cmd.h"
 #include "server/ops/mgmt_internal.h"
 
 uint64_t mgmt_now_ms(struct mgmt *m)

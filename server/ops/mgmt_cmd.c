@@ -1,6 +1,7 @@
-/* server/ops/mgmt_cmd.c: the management interface's commands; see mgmt_cmd.h. Replies are
- * worded as openvpn 2.6's src/openvpn/manage.c words them. */
-#include "server/ops/mgmt_cmd.h"
+/* server/ops/mgmt_cmd.c: the management interface's commands (declared in mgmt_internal.h). Replies
+ * are worded as openvpn 2.6's src/openvpn/manage.c words them. */
+
+#include "server/ops/mgmt_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +14,6 @@
 #include <arpa/inet.h>
 
 #include "server/config/config.h"
-#include "server/ops/mgmt_internal.h"
 
 #define MAX_PARMS 16 /* words of one command, as 2.6's MAX_PARMS */
 

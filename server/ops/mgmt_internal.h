@@ -1,6 +1,6 @@
 /* server/ops/mgmt_internal.h: what the management interface's files share (mgmt.c: listener,
- * clients, output, log cache; mgmt_cmd.c: the commands). Loop thread only, except the log
- * cache, which the log hook fills from any thread under mgmt.lock. */
+ * clients, output, log cache; mgmt_cmd.c: the commands, declared at the end). Loop thread only,
+ * except the log cache, which the log hook fills from any thread under mgmt.lock. */
 #ifndef SERVER_OPS_MGMT_INTERNAL_H
 #define SERVER_OPS_MGMT_INTERNAL_H
 
@@ -96,5 +96,15 @@ void mgmt_welcome(struct mgmt_client *c);
 /* Cache line number seq as "TIME,FLAGS,text" into buf (cap bytes); false once it was pushed out
  * of the cache. Takes m->lock. */
 bool mgmt_log_format(struct mgmt *m, uint64_t seq, char *buf, size_t cap);
+
+/* mgmt_cmd.c: the commands (openvpn 2.6 manage.c man_dispatch_command), in 2.6's words. */
+
+/* Handle one line from c (NUL-terminated, at most MGMT_LINE_MAX - 1 bytes, control characters
+ * already dropped): the password while one is needed, else a command. c may be closed on
+ * return (exit, three wrong passwords, output over MGMT_OUT_MAX). */
+void mgmt_cmd_line(struct mgmt_client *c, char *line);
+
+/* The CONNECTED state entry as `state` and >STATE print it (2.6 log_entry_print), into buf. */
+void mgmt_cmd_state_format(const struct mgmt *m, char *buf, size_t cap);
 
 #endif /* SERVER_OPS_MGMT_INTERNAL_H */
