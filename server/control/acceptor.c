@@ -93,6 +93,14 @@ static const struct acc_cleanup acc_cleanups[] = {
     {NULL, acc_peer_on_free}, /* last: the addresses and the peer-id go */
 };
 
+/* The hooks have finished (hooks_on_closed): nothing comes back through the box any more. */
+static void close_inbox(void *ctx)
+{
+    struct acceptor *a = ctx;
+
+    uv_close((uv_handle_t *)&a->async, NULL);
+}
+
 static void stop_everything(struct acceptor *a)
 {
     /* Running scripts are killed; the loop ends once their exits are seen. */
@@ -107,7 +115,11 @@ static void stop_everything(struct acceptor *a)
     }
     auth_shutdown(a->checks.auth);
     /* client-disconnect scripts started just now get a few seconds (then they are killed). */
-    hooks_shutdown(a->checks.hooks, HOOKS_SHUTDOWN_GRACE_MS);
+    if (a->checks.hooks != NULL) {
+        /* their plugin calls come back through the box: it closes after them */
+        hooks_on_closed(a->checks.hooks, close_inbox, a);
+        hooks_shutdown(a->checks.hooks, HOOKS_SHUTDOWN_GRACE_MS);
+    }
     uv_poll_stop(&a->poll);
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
@@ -116,7 +128,9 @@ static void stop_everything(struct acceptor *a)
     uv_close((uv_handle_t *)&a->tick, NULL);
     uv_close((uv_handle_t *)&a->status_timer, NULL);
     uv_close((uv_handle_t *)&a->persist_timer, NULL);
-    uv_close((uv_handle_t *)&a->async, NULL);
+    if (a->checks.hooks == NULL) {
+        close_inbox(a);
+    }
 }
 
 /* explicit-exit-notify on a server: tell every client to reconnect (2.6 sends "RESTART", or
@@ -161,7 +175,10 @@ static void on_async(uv_async_t *h)
     struct msg *m;
 
     while ((m = mailbox_take(a->env->mb, MAILBOX_ACCEPTOR)) != NULL) {
-
+        if (m->type == MSG_CALL) {
+            msg_call_run(m); /* a plugin call that returned (server/hooks) */
+            continue;
+        }
         switch (m->type) {
         case MSG_GONE:
             acc_handle_gone(a, m->peer, m->reason);
@@ -322,12 +339,13 @@ static int setup_checks(struct acceptor *a, char *errbuf, size_t errbuf_len)
     int err;
 
     /* Plugins are opened here: on the main thread, before privileges are dropped. */
-    err = auth_new(&a->loop, cfg, &a->checks.auth, errbuf, errbuf_len);
+    err = auth_new(&a->loop, env->mb, MAILBOX_ACCEPTOR, cfg, &a->checks.auth, errbuf, errbuf_len);
     if (err) {
         /* (a refused config, such as a plugin that does not load: nothing is on the loop yet) */
         return err;
     }
-    err = hooks_new(&a->loop, auth_plugins(a->checks.auth), &a->checks.hooks);
+    err = hooks_new(&a->loop, env->mb, MAILBOX_ACCEPTOR, auth_plugins(a->checks.auth),
+                    &a->checks.hooks);
     if (err) {
         snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
         return err;
@@ -512,8 +530,9 @@ void acceptor_free(struct acceptor *a)
     a->are_workers_stopped = true;
     mailbox_close(a->env->mb, MAILBOX_ACCEPTOR);
     while ((m = mailbox_take(a->env->mb, MAILBOX_ACCEPTOR)) != NULL) {
-        /* late MSG_GONE reports: their peers are freed with their sessions below */
-        msg_free(m);
+        /* late MSG_GONE reports (their peers are freed with their sessions below), plugin calls
+         * that returned too late */
+        msg_discard(m);
     }
     uv_loop_close(&a->loop);
     for (size_t i = 0; i < a->sessions.table_size; i++) {
