@@ -168,8 +168,8 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
     pkt.payload_len = payload_len;
     err = control_packet_write(&pkt, plain, sizeof(plain), &plain_len);
     err = err ? err
-              : tls_wrap_seal(&a->wrap, cs->wrap_tx_id++, cs->wrap_tx_time, plain, plain_len, wire,
-                              sizeof(wire), &wire_len);
+              : tls_wrap_seal(acc_cs_wrap(a, cs), cs->wrap_tx_id++, cs->wrap_tx_time, plain,
+                              plain_len, wire, sizeof(wire), &wire_len);
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
         return err;
@@ -182,7 +182,9 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
 
 static size_t max_chunk(const struct acceptor *a)
 {
-    return TLS_MTU - IPV4_UDP_HDR - tls_wrap_overhead(&a->wrap) -
+    size_t overhead = a->is_tls_crypt_v2 ? TLS_CRYPT_OVERHEAD : tls_wrap_overhead(&a->wrap);
+
+    return TLS_MTU - IPV4_UDP_HDR - overhead -
            control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
 }
 
