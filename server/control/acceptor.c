@@ -52,10 +52,10 @@ static void on_tick(uv_timer_t *t)
     uint64_t now = acc_now_ms(a);
     uint64_t hand_window_ms = (uint64_t)a->cfg->timers.hand_window_s * 1000;
 
-    auth_tick(a->auth);
-    crl_watch_tick(&a->crl, &a->tls, &a->tls_conf_lock, now);
-    for (size_t i = 0; i < a->table_size; i++) {
-        struct ctl_session *cs = a->table[i], *next;
+    auth_tick(a->checks.auth);
+    crl_watch_tick(&a->crypto.crl, &a->crypto.tls, &a->crypto.tls_conf_lock, now);
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        struct ctl_session *cs = a->sessions.table[i], *next;
 
         for (; cs; cs = next) {
             next = cs->hnext;
@@ -97,18 +97,18 @@ static const struct acc_cleanup acc_cleanups[] = {
 static void stop_everything(struct acceptor *a)
 {
     /* Running scripts are killed; the loop ends once their exits are seen. */
-    for (size_t i = 0; i < a->table_size; i++) {
-        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
             acc_auth_abort(&cs->ks[0]);
             acc_auth_abort(&cs->ks[1]);
-            if (cs->state != CS_CLOSING && (cs->is_connected || cs->n_learned > 0)) {
+            if (cs->state != CS_CLOSING && (cs->is_connected || cs->hooks.n_learned > 0)) {
                 acc_client_gone(a, cs);
             }
         }
     }
-    auth_shutdown(a->auth);
+    auth_shutdown(a->checks.auth);
     /* client-disconnect scripts started just now get a few seconds (then they are killed). */
-    hooks_shutdown(a->hooks, HOOKS_SHUTDOWN_GRACE_MS);
+    hooks_shutdown(a->checks.hooks, HOOKS_SHUTDOWN_GRACE_MS);
     uv_poll_stop(&a->poll);
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
@@ -128,8 +128,8 @@ static void say_goodbye(struct acceptor *a)
     if (a->cfg->clients.explicit_exit_notify <= 0) {
         return;
     }
-    for (size_t i = 0; i < a->table_size; i++) {
-        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
             if (cs->state == CS_ACTIVE) {
                 acc_send_message(
                     a, cs, a->cfg->clients.explicit_exit_notify >= 2 ? "RESTART,[N]" : "RESTART");
@@ -151,10 +151,11 @@ static void log_stats(struct acceptor *a)
             ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64
             ", hand-over to a worker behind %" PRIu64 ", tls-crypt-v2 client key %" PRIu64
             ", refused by tls-crypt-v2-verify %" PRIu64,
-            a->n_clients, a->n_sessions, s->handshakes_ok, s->handshakes_failed, s->auth_failed,
-            s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed, s->drop_cookie,
-            s->drop_no_session, s->drop_window, s->drop_handshake_timeout, s->drop_connect_freq,
-            s->drop_connect_freq_initial, s->drop_handover, s->drop_wkc, s->drop_v2_refused);
+            a->sessions.n_clients, a->sessions.n_sessions, s->handshakes_ok, s->handshakes_failed,
+            s->auth_failed, s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed,
+            s->drop_cookie, s->drop_no_session, s->drop_window, s->drop_handshake_timeout,
+            s->drop_connect_freq, s->drop_connect_freq_initial, s->drop_handover, s->drop_wkc,
+            s->drop_v2_refused);
 }
 
 static void on_async(uv_async_t *h)
@@ -173,7 +174,7 @@ static void on_async(uv_async_t *h)
             break;
         case MSG_RENEGOTIATE:
             if (m->peer->ctl && m->peer->ctl->state == CS_ACTIVE) {
-                m->peer->ctl->next_reneg_ms = 0; /* at the next tick, unless one is running */
+                m->peer->ctl->reneg.next_ms = 0; /* at the next tick, unless one is running */
             }
             break;
         case MSG_FLOAT:
@@ -227,151 +228,119 @@ static void close_if_open(uv_handle_t *h)
     }
 }
 
-int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
-                 size_t errbuf_len)
+/* The control channel's crypto (acceptor_new): the random generator and cookie key, the TLS
+ * configuration and its lock, the CRL, auth-gen-token's secret, tls-auth / tls-crypt. 0 or a
+ * negative code with the reason in errbuf. */
+static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
 {
-    struct acceptor *a = calloc(1, sizeof(*a));
-    struct config *cfg = env->cfg;
+    const struct config *cfg = a->cfg;
     static const char pers[] = "ovpnd acceptor";
     uint8_t key2[STATIC_KEY_LEN];
-    bool has_loop = false;
     int err;
 
-    if (!a) {
-        return -ENOMEM;
-    }
-    a->env = env;
-    a->cfg = cfg;
-    a->cleanups = acc_cleanups;
-    a->n_cleanups = sizeof(acc_cleanups) / sizeof(acc_cleanups[0]);
-    a->fd = env->udp_fd;
-    a->status_fd = -1;
-    /* first, so that release() may free them whatever fails below */
-    mbedtls_entropy_init(&a->entropy);
-    mbedtls_ctr_drbg_init(&a->drbg);
-    if (cfg->status.status_file && (cfg->proc.user || cfg->proc.group)) {
-        /* (as root: not through a symbolic link someone left there) */
-        a->status_fd =
-            open(cfg->status.status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (a->status_fd < 0) {
-            err = -errno;
-            snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status.status_file,
-                     strerror(-err));
-            goto fail;
-        }
-    }
-    if (msg_pool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
-        err = -ENOMEM;
-        goto fail;
-    }
-    if (mbedtls_ctr_drbg_seed(&a->drbg, mbedtls_entropy_func, &a->entropy,
+    if (mbedtls_ctr_drbg_seed(&a->crypto.drbg, mbedtls_entropy_func, &a->crypto.entropy,
                               (const unsigned char *)pers, sizeof(pers) - 1) ||
-        mbedtls_ctr_drbg_random(&a->drbg, a->cookie_key, sizeof(a->cookie_key))) {
+        mbedtls_ctr_drbg_random(&a->crypto.drbg, a->crypto.cookie_key,
+                                sizeof(a->crypto.cookie_key))) {
         snprintf(errbuf, errbuf_len, "cannot seed the random generator");
-        err = -EIO;
-        goto fail;
+        return -EIO;
     }
     {
         pthread_rwlockattr_t attr;
 
         pthread_rwlockattr_init(&attr);
         pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-        err = -pthread_rwlock_init(&a->tls_conf_lock, &attr);
+        err = -pthread_rwlock_init(&a->crypto.tls_conf_lock, &attr);
         pthread_rwlockattr_destroy(&attr);
         if (err) {
             snprintf(errbuf, errbuf_len, "cannot create the TLS configuration lock");
-            goto fail;
+            return err;
         }
-        a->has_tls_conf_lock = true;
+        a->crypto.has_tls_conf_lock = true;
     }
-    err = tls_server_conf_init(&a->tls, (const uint8_t *)cfg->tls.ca.data, cfg->tls.ca.len + 1,
-                               (const uint8_t *)cfg->tls.cert.data, cfg->tls.cert.len + 1,
-                               (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
-                               (enum tls_verify_client)cfg->tls.verify_client_cert,
-                               mbedtls_ctr_drbg_random, &a->drbg, errbuf, errbuf_len);
+    err =
+        tls_server_conf_init(&a->crypto.tls, (const uint8_t *)cfg->tls.ca.data, cfg->tls.ca.len + 1,
+                             (const uint8_t *)cfg->tls.cert.data, cfg->tls.cert.len + 1,
+                             (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
+                             (enum tls_verify_client)cfg->tls.verify_client_cert,
+                             mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
     if (err) {
-        goto fail;
+        return err;
     }
     if (cfg->tls.tls_groups) {
         char bad[80];
 
-        err = tls_server_conf_set_groups(&a->tls, cfg->tls.tls_groups, bad, sizeof(bad));
+        err = tls_server_conf_set_groups(&a->crypto.tls, cfg->tls.tls_groups, bad, sizeof(bad));
         if (err) {
             snprintf(errbuf, errbuf_len, "tls-groups: unknown group '%s'", bad);
-            goto fail;
+            return err;
         }
     }
     if (cfg->tls.tls_cert_profile) {
-        tls_server_conf_set_cert_profile(&a->tls,
+        tls_server_conf_set_cert_profile(&a->crypto.tls,
                                          tls_cert_profile_by_name(cfg->tls.tls_cert_profile));
     }
     if (cfg->tls.tls_cipher) {
-        err = tls_server_conf_set_ciphers(&a->tls, cfg->tls.tls_cipher);
+        err = tls_server_conf_set_ciphers(&a->crypto.tls, cfg->tls.tls_cipher);
         if (err) {
             snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
-            goto fail;
+            return err;
         }
     }
-    err = crl_watch_init(&a->crl, cfg, &a->tls, errbuf, errbuf_len);
+    err = crl_watch_init(&a->crypto.crl, cfg, &a->crypto.tls, errbuf, errbuf_len);
     if (err) {
-        goto fail;
+        return err;
     }
     err = acc_token_init(a);
     if (err) {
         snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
-        goto fail;
+        return err;
     }
     err = acc_v2_init(a, errbuf, errbuf_len);
     if (err) {
-        goto fail;
+        return err;
     }
-    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE && !a->is_tls_crypt_v2) {
+    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE && !a->crypto.is_tls_crypt_v2) {
         err = static_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len, key2);
         if (err) {
             snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
                      cfg->tls.tls_wrap_key.origin ? cfg->tls.tls_wrap_key.origin : "tls key");
-            goto fail;
+            return err;
         }
     } else {
         memset(key2, 0, sizeof(key2));
     }
-    /* with tls-crypt-v2 there is no shared key: a->wrap stays NONE, each session has its Kc */
-    err = tls_wrap_init(
-        &a->wrap, a->is_tls_crypt_v2 ? TLS_WRAP_NONE : (enum tls_wrap_mode)cfg->tls.tls_wrap_mode,
-        key2, cfg->tls.key_direction, cfg->tls.auth, true);
+    /* with tls-crypt-v2 there is no shared key: the wrap stays NONE, each session has its Kc */
+    err = tls_wrap_init(&a->crypto.wrap,
+                        a->crypto.is_tls_crypt_v2 ? TLS_WRAP_NONE
+                                                  : (enum tls_wrap_mode)cfg->tls.tls_wrap_mode,
+                        key2, cfg->tls.key_direction, cfg->tls.auth, true);
     mbedtls_platform_zeroize(key2, sizeof(key2));
     if (err) {
         snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
-        goto fail;
+        return err;
     }
-    build_options_string(a);
-    connect_freq_init(&a->cf, cfg->clients.connect_freq_max, cfg->clients.connect_freq_per_s);
-    connect_freq_initial_init(&a->cf_initial, cfg->clients.connect_freq_initial_max,
-                              cfg->clients.connect_freq_initial_per_s);
-    a->table_size = 1024;
-    while (a->table_size < (size_t)cfg->clients.max_clients * 2) {
-        a->table_size *= 2;
-    }
-    a->table = calloc(a->table_size, sizeof(*a->table));
-    if (!a->table || peer_slots_init(&a->slots, env->n_workers, env->max_local_peers)) {
-        err = -ENOMEM;
-        goto fail;
-    }
-    err = uv_loop_init(&a->loop);
-    if (err) {
-        goto fail;
-    }
-    has_loop = true;
+    return 0;
+}
+
+/* Plugins, scripts and their environment (acceptor_new, on the main thread before privileges
+ * are dropped). 0 or a negative code with the reason in errbuf. */
+static int setup_checks(struct acceptor *a, char *errbuf, size_t errbuf_len)
+{
+    const struct acceptor_env *env = a->env;
+    struct config *cfg = a->cfg;
+    int err;
+
     /* Plugins are opened here: on the main thread, before privileges are dropped. */
-    err = auth_new(&a->loop, cfg, &a->auth, errbuf, errbuf_len);
+    err = auth_new(&a->loop, cfg, &a->checks.auth, errbuf, errbuf_len);
     if (err) {
         /* (a refused config, such as a plugin that does not load: nothing is on the loop yet) */
-        goto fail;
+        return err;
     }
-    err = hooks_new(&a->loop, auth_plugins(a->auth), &a->hooks);
+    err = hooks_new(&a->loop, auth_plugins(a->checks.auth), &a->checks.hooks);
     if (err) {
         snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
-        goto fail;
+        return err;
     }
     {
         struct hook_server hs;
@@ -388,20 +357,31 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         hs.port = cfg->net.port;
         hs.start_time = time(NULL);
         hs.pid = (long)getpid();
-        err = hook_env_global(&a->global_env, cfg, &hs);
+        err = hook_env_global(&a->checks.global_env, cfg, &hs);
         if (err) {
             snprintf(errbuf, errbuf_len, "script environment: %s", strerror(-err));
-            goto fail;
+            return err;
         }
-        auth_set_global_env(a->auth, &a->global_env);
+        auth_set_global_env(a->checks.auth, &a->checks.global_env);
     }
+    return 0;
+}
+
+/* The loop's handles and timers (acceptor_new), with the acceptor's mailbox box. 0 or a
+ * negative code. */
+static int setup_loop(struct acceptor *a)
+{
+    const struct acceptor_env *env = a->env;
+    const struct config *cfg = a->cfg;
+    int err;
+
     err = uv_async_init(&a->loop, &a->async, on_async);
     err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
     err = err ? err : uv_timer_init(&a->loop, &a->tick);
     err = err ? err : uv_timer_init(&a->loop, &a->status_timer);
     err = err ? err : uv_timer_init(&a->loop, &a->persist_timer);
     if (err) {
-        goto fail;
+        return err;
     }
     mailbox_attach(env->mb, MAILBOX_ACCEPTOR, &a->async);
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
@@ -421,6 +401,72 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
 
         err = uv_timer_start(&a->persist_timer, acc_on_persist_timer, ms, ms);
     }
+    return err;
+}
+
+int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
+                 size_t errbuf_len)
+{
+    struct acceptor *a = calloc(1, sizeof(*a));
+    struct config *cfg = env->cfg;
+    bool has_loop = false;
+    int err;
+
+    if (!a) {
+        return -ENOMEM;
+    }
+    a->env = env;
+    a->cfg = cfg;
+    a->cleanups = acc_cleanups;
+    a->n_cleanups = sizeof(acc_cleanups) / sizeof(acc_cleanups[0]);
+    a->fd = env->udp_fd;
+    a->status_fd = -1;
+    /* first, so that release() may free them whatever fails below */
+    mbedtls_entropy_init(&a->crypto.entropy);
+    mbedtls_ctr_drbg_init(&a->crypto.drbg);
+    if (cfg->status.status_file && (cfg->proc.user || cfg->proc.group)) {
+        /* (as root: not through a symbolic link someone left there) */
+        a->status_fd =
+            open(cfg->status.status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (a->status_fd < 0) {
+            err = -errno;
+            snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status.status_file,
+                     strerror(-err));
+            goto fail;
+        }
+    }
+    if (msg_pool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
+        err = -ENOMEM;
+        goto fail;
+    }
+    err = setup_crypto(a, errbuf, errbuf_len);
+    if (err) {
+        goto fail;
+    }
+    build_options_string(a);
+    connect_freq_init(&a->cf, cfg->clients.connect_freq_max, cfg->clients.connect_freq_per_s);
+    connect_freq_initial_init(&a->cf_initial, cfg->clients.connect_freq_initial_max,
+                              cfg->clients.connect_freq_initial_per_s);
+    a->sessions.table_size = 1024;
+    while (a->sessions.table_size < (size_t)cfg->clients.max_clients * 2) {
+        a->sessions.table_size *= 2;
+    }
+    a->sessions.table = calloc(a->sessions.table_size, sizeof(*a->sessions.table));
+    if (!a->sessions.table ||
+        peer_slots_init(&a->sessions.slots, env->n_workers, env->max_local_peers)) {
+        err = -ENOMEM;
+        goto fail;
+    }
+    err = uv_loop_init(&a->loop);
+    if (err) {
+        goto fail;
+    }
+    has_loop = true;
+    err = setup_checks(a, errbuf, errbuf_len);
+    if (err) {
+        goto fail;
+    }
+    err = setup_loop(a);
     if (err) {
         goto fail;
     }
@@ -430,10 +476,10 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
 fail:
     if (has_loop) {
         /* Nothing has run on the loop: close what is on it, let the closes finish, close it. */
-        if (a->auth) {
-            auth_shutdown(a->auth);
+        if (a->checks.auth) {
+            auth_shutdown(a->checks.auth);
         }
-        hooks_shutdown(a->hooks, 0); /* no script runs yet: its handles close at once */
+        hooks_shutdown(a->checks.hooks, 0); /* no script runs yet: its handles close at once */
         close_if_open((uv_handle_t *)&a->async);
         close_if_open((uv_handle_t *)&a->poll);
         close_if_open((uv_handle_t *)&a->tick);
@@ -480,8 +526,8 @@ void acceptor_free(struct acceptor *a)
         msg_free(m);
     }
     uv_loop_close(&a->loop);
-    for (size_t i = 0; i < a->table_size; i++) {
-        struct ctl_session *cs = a->table[i], *next;
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        struct ctl_session *cs = a->sessions.table[i], *next;
 
         for (; cs; cs = next) {
             next = cs->hnext;
@@ -506,20 +552,20 @@ static void release(struct acceptor *a)
     if (a->status_fd >= 0) {
         close(a->status_fd);
     }
-    auth_free(a->auth); /* joins the plugin threads */
-    hooks_free(a->hooks);
-    script_env_clear(&a->global_env);
-    tls_wrap_wipe(&a->wrap);
+    auth_free(a->checks.auth); /* joins the plugin threads */
+    hooks_free(a->checks.hooks);
+    script_env_clear(&a->checks.global_env);
+    tls_wrap_wipe(&a->crypto.wrap);
     acc_v2_clear(a);
-    tls_server_conf_clear(&a->tls);
-    auth_token_ctx_wipe(&a->token);
-    if (a->has_tls_conf_lock) {
-        pthread_rwlock_destroy(&a->tls_conf_lock);
+    tls_server_conf_clear(&a->crypto.tls);
+    auth_token_ctx_wipe(&a->checks.token);
+    if (a->crypto.has_tls_conf_lock) {
+        pthread_rwlock_destroy(&a->crypto.tls_conf_lock);
     }
-    mbedtls_ctr_drbg_free(&a->drbg);
-    mbedtls_entropy_free(&a->entropy);
-    peer_slots_free(&a->slots);
-    free(a->table);
+    mbedtls_ctr_drbg_free(&a->crypto.drbg);
+    mbedtls_entropy_free(&a->crypto.entropy);
+    peer_slots_free(&a->sessions.slots);
+    free(a->sessions.table);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);
     free(a);

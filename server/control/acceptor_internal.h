@@ -83,62 +83,91 @@ struct key_state {
     struct auth_wait *auth_wait; /* non-NULL while the client's credentials are checked */
 };
 
-struct ctl_session {
-    struct ctl_session *hnext;
-    union udp_addr remote;
-    uint8_t own_sid[SESSION_ID_LEN];
-    uint8_t peer_sid[SESSION_ID_LEN];
-    uint32_t wrap_tx_id;
-    uint32_t wrap_tx_time;
-    struct packet_id_rx wrap_rx;
+/* Who the client is, as its handshake and authentication told (set once it is authenticated,
+ * before install, from the first negotiation). */
+struct cs_client {
+    struct peer_info pi;
+    char cn[PEER_CN_MAX];
+    bool has_cn;             /* cn names the client: its certificate's common name, or its
+                              * username with username-as-common-name; false for a client
+                              * without either ("UNDEF", which 2.6 gives no common name) */
+    char *username;          /* the verified username, or NULL */
+    char cipher_name[32];    /* data cipher chosen for the client */
+    uint8_t cert_sha256[32]; /* of the client certificate */
+};
+
+/* The control channel's tls-auth / tls-crypt wrapping of this session (proto/tls_wrap.h). */
+struct cs_wrap {
+    uint32_t tx_id;
+    uint32_t tx_time;
+    struct packet_id_rx rx;
     /* tls-crypt-v2: the client's own key Kc, from its authenticated WKc; the control channel is
      * wrapped with it instead of the acceptor's wrap (acc_cs_wrap) */
-    struct tls_wrap_ctx wrap_kc;
-    bool has_wrap_kc;
+    struct tls_wrap_ctx kc;
+    bool has_kc;
     struct acc_v2_verify *v2_verify; /* tls-crypt-v2-verify runs: no TLS work until it ends */
-    struct key_state ks[2];
-    int primary; /* index into ks of the newest active (or, at first, the only) key_state */
-    uint64_t next_reneg_ms;
+};
+
+/* Renegotiation (renegotiate.c). */
+struct cs_reneg {
+    uint64_t next_ms;
     /* tran-window: the data key the running or last renegotiation replaces, retired in the
      * worker at old_key_expire_ms (renegotiate.c retire_old_key) */
     bool has_old_key;
     uint8_t old_key_id;
     uint64_t old_key_expire_ms;
+};
+
+/* The push reply (push_reply.c). */
+struct cs_push {
+    uint64_t sent_ms;
+    bool is_sent;
+    bool is_requested;
+    const char *comp; /* compression option pushed to this client, or NULL */
+};
+
+/* Scripts and plugins (client_hooks.c); all NULL/false when none is configured. */
+struct cs_hooks {
+    struct script_env *tls_env; /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
+    struct script_env *env;     /* the client's variables, as client-connect gets them */
+    char **learned;             /* addresses learn-address accepted, for its "delete" */
+    size_t n_learned;
+    bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
+    bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
+    bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
+};
+
+/* auth-gen-token (token.c). */
+struct cs_token {
+    struct auth_token_session at; /* this session's tokens */
+    uint64_t renew_ms;            /* when the renewal timer next makes a token */
+};
+
+struct ctl_session {
+    struct ctl_session *hnext;
+    union udp_addr remote;
+    uint8_t own_sid[SESSION_ID_LEN];
+    uint8_t peer_sid[SESSION_ID_LEN];
+    struct key_state ks[2];
+    int primary; /* index into ks of the newest active (or, at first, the only) key_state */
     enum cs_state state;
     uint64_t created_ms;
     uint64_t close_at_ms;
-    uint64_t push_sent_ms;
-    bool is_pushed;
-    bool is_push_requested;
     bool is_installed;     /* the worker confirmed MSG_INSTALL */
-    const char *comp_push; /* compression option pushed to this client, or NULL */
     struct ccd *ccd;       /* its client-config-dir file, read at connect; NULL if none */
     bool is_dead;          /* freed at the next sweep */
     struct peer *peer;     /* set once the client is authenticated */
     bool is_peer_live;     /* installed in a worker and not reported gone */
-    struct peer_info pi;
-    char cn[PEER_CN_MAX];
-    bool has_cn;             /* cn names the client: its certificate's common name, or its
-                              * username with username-as-common-name; false for a client
-                              * without either ("UNDEF", which 2.6 gives no common name).
-                              * Set once it is authenticated (before install) */
-    char *username;          /* the verified username of the first negotiation, or NULL */
-    char cipher_name[32];    /* data cipher chosen for the client */
-    uint8_t cert_sha256[32]; /* of the client certificate of the first negotiation */
+    bool is_connected;     /* fully connected: client-disconnect is due when it goes */
+    size_t takeover_index; /* pool entry of this client's previous session here, or SIZE_MAX */
     struct log_ratelimit rl;
     bool is_float_refusal_logged; /* a float onto another client's address was refused */
-    /* Scripts and plugins (client_hooks.c); all NULL/false when none is configured. */
-    struct script_env *tls_env;  /* the certificate chain's variables (X509_N_*, tls_id_N ...) */
-    struct script_env *hook_env; /* the client's variables, as client-connect gets them */
-    char **learned;              /* addresses learn-address accepted, for its "delete" */
-    size_t n_learned;
-    bool is_connected;       /* fully connected: client-disconnect is due when it goes */
-    bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
-    bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
-    size_t takeover_index;   /* pool entry of this client's previous session here, or SIZE_MAX */
-    bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
-    struct auth_token_session at; /* auth-gen-token: this session's tokens */
-    uint64_t token_renew_ms;      /* when the renewal timer next makes a token */
+    struct cs_client client;
+    struct cs_wrap wrap;
+    struct cs_reneg reneg;
+    struct cs_push push;
+    struct cs_hooks hooks;
+    struct cs_token token;
 };
 
 /* What a feature does when a session ends, as libuv's close callbacks: on_close when the
@@ -159,6 +188,40 @@ struct acceptor_stats {
         drop_handover;   /* P_DATA_V2 for a worker that is ACCEPTOR_POOL_MSGS behind */
 };
 
+/* The control channel's crypto: wrapping, randomness, the TLS configuration and the cookie key. */
+struct acc_crypto {
+    struct tls_wrap_ctx wrap; /* tls-auth / tls-crypt; NONE with tls-crypt-v2 */
+    bool is_tls_crypt_v2;     /* tls-crypt-v2: every client wraps with its own key */
+    struct tls_crypt_v2_server_key v2_key;
+    mbedtls_entropy_context entropy;
+    mbedtls_ctr_drbg_context drbg;
+    struct tls_server_conf tls;
+    /* Read-locked by every handshake step on the thread pool, write-locked to replace the CRL
+     * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
+    pthread_rwlock_t tls_conf_lock;
+    bool has_tls_conf_lock;
+    size_t n_tls_jobs; /* handshake steps queued or running */
+    struct crl_watch crl;
+    uint8_t cookie_key[32];
+};
+
+/* What server/hooks does for the acceptor: credentials, tokens, scripts and plugins. */
+struct acc_checks {
+    struct auth *auth;            /* username/password checks (auth-user-pass-verify) */
+    struct auth_token_ctx token;  /* auth-gen-token */
+    struct hooks *hooks;          /* tls-verify, client-connect, client-disconnect, learn-address */
+    struct script_env global_env; /* what every script and plugin call gets (hook_env_global) */
+};
+
+/* The sessions (session.c) and the clients among them. */
+struct acc_sessions {
+    struct ctl_session **table; /* by the client's address and port (acc_addr_hash) */
+    size_t table_size;          /* a power of two */
+    size_t n_sessions;
+    size_t n_clients;
+    struct peer_slots slots; /* peer_ids in use */
+};
+
 struct acceptor {
     const struct acceptor_env *env; /* what the server gave it (acceptor.h) */
     struct config *cfg;
@@ -170,29 +233,10 @@ struct acceptor {
     uv_timer_t tick;
     uv_timer_t status_timer;
     uv_timer_t persist_timer; /* ifconfig-pool-persist SECONDS */
-    struct tls_wrap_ctx wrap; /* tls-auth / tls-crypt; NONE with tls-crypt-v2 */
-    bool is_tls_crypt_v2;     /* tls-crypt-v2: every client wraps with its own key */
-    struct tls_crypt_v2_server_key v2_key;
-    mbedtls_entropy_context entropy;
-    mbedtls_ctr_drbg_context drbg;
-    struct tls_server_conf tls;
-    /* Read-locked by every handshake step on the thread pool, write-locked to replace the CRL
-     * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
-    pthread_rwlock_t tls_conf_lock;
-    bool has_tls_conf_lock;
-    size_t n_tls_jobs;            /* handshake steps queued or running */
-    struct auth *auth;            /* username/password checks (auth-user-pass-verify) */
-    struct auth_token_ctx token;  /* auth-gen-token */
-    struct hooks *hooks;          /* tls-verify, client-connect, client-disconnect, learn-address */
-    struct script_env global_env; /* what every script and plugin call gets (hook_env_global) */
-    struct crl_watch crl;
-    uint8_t cookie_key[32];
-    int status_fd; /* open status file when privileges are dropped, else -1 */
-    struct ctl_session **table;
-    size_t table_size;
-    size_t n_sessions;
-    size_t n_clients;
-    struct peer_slots slots;                /* peer_ids in use */
+    int status_fd;            /* open status file when privileges are dropped, else -1 */
+    struct acc_crypto crypto;
+    struct acc_checks checks;
+    struct acc_sessions sessions;
     struct connect_freq cf;                 /* connect-freq */
     struct connect_freq_initial cf_initial; /* connect-freq-initial */
     struct heap_trim heap_trim;             /* free heap back to the kernel after clients leave */
@@ -548,26 +592,26 @@ typedef void (*acc_hook_cb)(void *ctx, bool is_ok, const char *why);
 bool acc_hooks_any(const struct acceptor *a);
 bool acc_hooks_client_env_wanted(const struct acceptor *a);
 
-/* After ks's TLS handshake: keep the certificate variables in cs->tls_env (first negotiation)
+/* After ks's TLS handshake: keep the certificate variables in cs->hooks.tls_env (first negotiation)
  * and run tls-verify for each certificate of the chain, depth N down to 0; the first refusal
  * ends it. Returns 0 (cb follows, *out is the step), 1 (nothing to run: cb is not called), or
  * -errno. */
 int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                          acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
 
-/* (Re)build cs->hook_env, the client's environment, from its session, cs->peer's addresses,
+/* (Re)build cs->hooks.env, the client's environment, from its session, cs->peer's addresses,
  * cs->ccd and peer_info (the client's peer-info text). Returns 0 or -errno. */
 int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info);
 
-/* cs->peer has its addresses: build cs->hook_env, then run the client-connect plugins and
- * script; their outputs are merged into cs->ccd (cs->needs_reassign tells whether addresses or
- * iroutes changed). Returns 0, 1 or -errno as acc_tls_verify_start. */
+/* cs->peer has its addresses: build cs->hooks.env, then run the client-connect plugins and
+ * script; their outputs are merged into cs->ccd (cs->hooks.needs_reassign tells whether addresses
+ * or iroutes changed). Returns 0, 1 or -errno as acc_tls_verify_start. */
 int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
                              acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
 
 /* learn-address "add" (or "update") for cs->peer's IPv4 address, IPv6 address and iroutes, one
- * after another. An address it refuses is not routed (cs->is_vaddr_unlearned; refused routes are
- * dropped from cs->peer->routes); cb then reports ok. Returns 0, 1 or -errno as above. */
+ * after another. An address it refuses is not routed (cs->hooks.is_vaddr_unlearned; refused routes
+ * are dropped from cs->peer->routes); cb then reports ok. Returns 0, 1 or -errno as above. */
 int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, void *ctx,
                     struct acc_hook_wait **out);
 
@@ -636,11 +680,11 @@ const char *acc_token_for_push(const struct acceptor *a, const struct ctl_sessio
 static inline const struct tls_wrap_ctx *acc_cs_wrap(const struct acceptor *a,
                                                      const struct ctl_session *cs)
 {
-    return cs->has_wrap_kc ? &cs->wrap_kc : &a->wrap;
+    return cs->wrap.has_kc ? &cs->wrap.kc : &a->crypto.wrap;
 }
 
-/* Read the server key when tls-crypt-v2 is configured (a->is_tls_crypt_v2). 0 or -EINVAL with
- * the reason in errbuf. At start-up. */
+/* Read the server key when tls-crypt-v2 is configured (a->crypto.is_tls_crypt_v2). 0 or -EINVAL
+ * with the reason in errbuf. At start-up. */
 int acc_v2_init(struct acceptor *a, char *errbuf, size_t errbuf_len);
 
 /* Wipe the server key. */
@@ -665,7 +709,7 @@ const char *acc_v2_open_wkc(struct acceptor *a, const uint8_t *buf, size_t len,
 void acc_v2_packet_wipe(struct acc_v2_packet *p);
 
 /* Start tls-crypt-v2-verify for cs's client key metadata (md, md_len bytes, type byte first),
- * if configured: returns 1 (running: cs->v2_verify is set, and cs does no TLS work until it
+ * if configured: returns 1 (running: cs->wrap.v2_verify is set, and cs does no TLS work until it
  * admits the key, acc_session_pump then; a refusal closes cs), 0 (not configured), or -errno. */
 int acc_v2_verify_start(struct acceptor *a, struct ctl_session *cs, const uint8_t *md,
                         size_t md_len);
@@ -674,7 +718,7 @@ int acc_v2_verify_start(struct acceptor *a, struct ctl_session *cs, const uint8_
 void acc_v2_on_free(struct acceptor *a, struct ctl_session *cs);
 
 /* Feed what ks's reliability layer has in order to its TLS session and drive it (receive.c).
- * Not while cs->v2_verify runs. */
+ * Not while cs->wrap.v2_verify runs. */
 void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
 
 #endif /* SERVER_CONTROL_ACCEPTOR_INTERNAL_H */

@@ -33,8 +33,8 @@ static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
     if (!server) {
         return;
     }
-    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1));
-    (void)mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2));
+    (void)mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1));
+    (void)mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2));
     snprintf(server->options, sizeof(server->options), "%s", a->options_string);
     if (key_method2_write(server, false, out, sizeof(out), &out_len) == 0 &&
         tls_session_write(ks->tls, out, out_len) == 0) {
@@ -248,7 +248,7 @@ static void run_checks(struct auth_wait *w)
             break;
         case WAIT_AUTH:
             w->stage = cs->peer ? WAIT_REKEY : WAIT_PREPARE;
-            if (auth_is_configured(a->auth)) {
+            if (auth_is_configured(a->checks.auth)) {
                 if (!start_auth(w)) {
                     auth_wait_free(w);
                 }
@@ -276,7 +276,8 @@ static void run_checks(struct auth_wait *w)
                 return;
             }
             /* who it is, for the sessions it may replace (acc_install_prepare) */
-            cs->has_cn = w->has_cert || (a->cfg->auth.username_as_common_name && cs->cn[0] != '\0');
+            cs->client.has_cn =
+                w->has_cert || (a->cfg->auth.username_as_common_name && cs->client.cn[0] != '\0');
             if (!acc_install_prepare(a, cs, w->client)) {
                 auth_wait_free(w);
                 return;
@@ -295,8 +296,8 @@ static void run_checks(struct auth_wait *w)
             break;
         case WAIT_LEARN:
             w->stage = WAIT_INSTALL;
-            if (cs->needs_reassign) {
-                cs->needs_reassign = false;
+            if (cs->hooks.needs_reassign) {
+                cs->hooks.needs_reassign = false;
                 if (!acc_reassign_addresses(a, cs) ||
                     acc_client_env_build(a, cs, w->client->peer_info) != 0) {
                     if (cs->state != CS_CLOSING) {
@@ -340,14 +341,15 @@ static void auth_succeeded(struct auth_wait *w, bool is_by_token)
     if (!is_by_token) {
         acc_cs_log(a, cs, LOG_INFO, "username '%.128s' authenticated", client->username);
     }
-    cs->username = strdup(client->username);
-    if (!cs->username) {
+    cs->client.username = strdup(client->username);
+    if (!cs->client.username) {
         auth_wait_free(w);
         acc_auth_failed(a, cs, "out of memory");
         return;
     }
     if (a->cfg->auth.username_as_common_name) {
-        snprintf(cs->cn, sizeof(cs->cn), "%.*s", (int)sizeof(cs->cn) - 1, client->username);
+        snprintf(cs->client.cn, sizeof(cs->client.cn), "%.*s", (int)sizeof(cs->client.cn) - 1,
+                 client->username);
     }
     run_checks(w);
 }
@@ -406,7 +408,7 @@ static bool start_auth(struct auth_wait *w)
         acc_auth_failed(a, cs, "username too long to become the common name");
         return false;
     }
-    if (cs->username && strcmp(cs->username, client->username) != 0) {
+    if (cs->client.username && strcmp(cs->client.username, client->username) != 0) {
         /* As 2.6: "username attempted to change ... tunnel disabled". */
         acc_auth_failed(a, cs, "username changed at renegotiation");
         return false;
@@ -422,14 +424,14 @@ static bool start_auth(struct auth_wait *w)
         break;
     }
     memset(&who, 0, sizeof(who));
-    who.common_name = cs->cn;
+    who.common_name = cs->client.cn;
     who.username = client->username;
     who.password = client->password;
     who.remote = cs->remote;
     who.peer_info = client->peer_info;
     who.session_id = tenv.is_set ? tenv.session_id : NULL;
     who.session_state = tenv.is_set ? tenv.session_state : NULL;
-    err = auth_start(a->auth, &who, auth_done, w, &w->req);
+    err = auth_start(a->checks.auth, &who, auth_done, w, &w->req);
     if (err) {
         char why[128];
 
@@ -478,7 +480,8 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
             acc_auth_failed(a, cs, "no client certificate");
             return false;
         }
-        snprintf(cs->cn, sizeof(cs->cn), "UNDEF"); /* as 2.6 names a client without one */
+        snprintf(cs->client.cn, sizeof(cs->client.cn),
+                 "UNDEF"); /* as 2.6 names a client without one */
         return true;
     }
     if (flags != 0) {
@@ -488,13 +491,13 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
 
         mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
         info[strcspn(info, "\n")] = '\0';
-        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
         acc_refuse(a, cs, "client certificate verification failed", NULL);
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
         return false;
     }
-    err = tls_session_peer_cn(ks->tls, cs->cn, sizeof(cs->cn));
-    if (err || !cs->cn[0]) {
+    err = tls_session_peer_cn(ks->tls, cs->client.cn, sizeof(cs->client.cn));
+    if (err || !cs->client.cn[0]) {
         /* A CN cut at a NUL byte or at a length limit could be another client's name
          * (proto/client_name.h). */
         char why[200] = "the client certificate has no common name (CN)";
@@ -516,7 +519,7 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
                      "bytes",
                      (int)n, cn, CLIENT_NAME_CN_MAX);
         }
-        snprintf(cs->cn, sizeof(cs->cn), "UNDEF");
+        snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
         acc_auth_failed(a, cs, why);
         return false;
     }
@@ -546,7 +549,7 @@ static bool recheck_certificate(struct acceptor *a, struct ctl_session *cs, stru
     uint8_t fp[32];
 
     acc_cert_fingerprint(ks->tls, fp);
-    if (memcmp(fp, cs->cert_sha256, sizeof(fp)) != 0) {
+    if (memcmp(fp, cs->client.cert_sha256, sizeof(fp)) != 0) {
         /* As 2.6: "client-provided SSL certs unexpectedly changed during mid-session reauth". */
         tls_session_peer_cn(ks->tls, cn, sizeof(cn));
         snprintf(why, sizeof(why), "renegotiation with a different client certificate (CN '%.64s')",
@@ -601,21 +604,22 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         return;
     }
     peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
-                    &cs->pi);
+                    &cs->client.pi);
     if (!check_certificate(a, cs, ks)) {
         goto out;
     }
-    acc_cert_fingerprint(ks->tls, cs->cert_sha256);
+    acc_cert_fingerprint(ks->tls, cs->client.cert_sha256);
     acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
-               cs->pi.version, cs->pi.platform, (unsigned)cs->pi.iv_proto);
-    if (ncp_select(a->cfg->tls.data_ciphers, &cs->pi, client->options,
-                   a->cfg->tls.data_ciphers_fallback, cs->cipher_name, sizeof(cs->cipher_name)) ||
-        data_cipher_from_name(cs->cipher_name, &cipher)) {
+               cs->client.pi.version, cs->client.pi.platform, (unsigned)cs->client.pi.iv_proto);
+    if (ncp_select(a->cfg->tls.data_ciphers, &cs->client.pi, client->options,
+                   a->cfg->tls.data_ciphers_fallback, cs->client.cipher_name,
+                   sizeof(cs->client.cipher_name)) ||
+        data_cipher_from_name(cs->client.cipher_name, &cipher)) {
         char reason[600];
 
         snprintf(reason, sizeof(reason),
-                 "no shared data cipher (client offers '%s', server has '%s')", cs->pi.ciphers,
-                 a->cfg->tls.data_ciphers);
+                 "no shared data cipher (client offers '%s', server has '%s')",
+                 cs->client.pi.ciphers, a->cfg->tls.data_ciphers);
         acc_refuse(a, cs, reason,
                    "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
         goto out;

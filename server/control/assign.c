@@ -22,7 +22,7 @@ int acc_load_ccd(struct acceptor *a, struct ctl_session *cs)
         acc_auth_failed(a, cs, "out of memory");
         return -1;
     }
-    rc = ccd_load(c, a->cfg->net.client_config_dir, cs->cn, &found, err, sizeof(err));
+    rc = ccd_load(c, a->cfg->net.client_config_dir, cs->client.cn, &found, err, sizeof(err));
     if (rc) {
         ccd_free(c);
         free(c);
@@ -76,8 +76,8 @@ static bool in_prefix(const uint8_t *addr, const uint8_t *net, int plen)
 
 struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id)
 {
-    for (size_t h = 0; h < a->table_size; h++) {
-        for (struct ctl_session *cs = a->table[h]; cs; cs = cs->hnext) {
+    for (size_t h = 0; h < a->sessions.table_size; h++) {
+        for (struct ctl_session *cs = a->sessions.table[h]; cs; cs = cs->hnext) {
             /* a handed-over peer shares its peer-id with the session that took it */
             if (cs->peer && cs->peer->peer_id == peer_id && !cs->peer->is_slot_handed_over) {
                 return cs->peer;
@@ -268,7 +268,7 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
         p->pool_index = idx;
         p->vaddr = ip_pool_addr(env->pool, idx);
         routes_take_over(env->routes, idx, p);
-    } else if (routes_acquire(env->routes, cs->cn, p, &idx)) {
+    } else if (routes_acquire(env->routes, cs->client.cn, p, &idx)) {
         snprintf(why, why_len, "address pool exhausted");
         return 1;
     } else {

@@ -78,7 +78,7 @@ bool acc_hooks_any(const struct acceptor *a)
 {
     const struct config *cfg = a->cfg;
 
-    return hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, cfg->hooks.tls_verify) ||
+    return hooks_wanted(a->checks.hooks, OVPN_PLUGIN_TLS_VERIFY, cfg->hooks.tls_verify) ||
            acc_hooks_client_env_wanted(a);
 }
 
@@ -86,10 +86,11 @@ bool acc_hooks_client_env_wanted(const struct acceptor *a)
 {
     const struct config *cfg = a->cfg;
 
-    return hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->hooks.client_connect) ||
-           hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL) ||
-           hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, cfg->hooks.client_disconnect) ||
-           hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, cfg->hooks.learn_address);
+    return hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->hooks.client_connect) ||
+           hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL) ||
+           hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_DISCONNECT,
+                        cfg->hooks.client_disconnect) ||
+           hooks_wanted(a->checks.hooks, OVPN_PLUGIN_LEARN_ADDRESS, cfg->hooks.learn_address);
 }
 
 static void remove_file(char *path)
@@ -164,14 +165,14 @@ static int start_tls_verify_depth(struct acc_hook_wait *w)
     struct script_env env = {0};
     char depth[16], *args[3];
     struct hook_req req;
-    int err = hook_env_append(&env, &a->global_env);
+    int err = hook_env_append(&env, &a->checks.global_env);
 
     for (int d = w->n_depths - 1; d >= w->depth && err == 0; d--) {
         err = hook_env_append(&env, &w->cert_vars[d]);
     }
     err = err ? err : hook_env_addr(&env, "untrusted", &w->cs->remote);
     if (err == 0 && w->depth == 0) {
-        err = script_env_add(&env, "common_name", w->cs->cn);
+        err = script_env_add(&env, "common_name", w->cs->client.cn);
     }
     snprintf(depth, sizeof(depth), "%d", w->depth);
     args[0] = depth;
@@ -186,7 +187,7 @@ static int start_tls_verify_depth(struct acc_hook_wait *w)
     req.script_args = args;
     req.script_type = "tls-verify";
     req.env = &env;
-    err = err ? err : hook_run_start(a->hooks, &req, on_tls_verify, w, &w->run);
+    err = err ? err : hook_run_start(a->checks.hooks, &req, on_tls_verify, w, &w->run);
     script_env_clear(&env);
     return err;
 }
@@ -196,13 +197,13 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
 {
     const mbedtls_x509_crt *chain[HOOK_CERT_DEPTH_MAX];
     const mbedtls_x509_crt *leaf = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
-    size_t n = hook_cert_chain(leaf, &a->tls.ca, chain, HOOK_CERT_DEPTH_MAX);
+    size_t n = hook_cert_chain(leaf, &a->crypto.tls.ca, chain, HOOK_CERT_DEPTH_MAX);
     bool wants_tls_verify =
-        hooks_wanted(a->hooks, OVPN_PLUGIN_TLS_VERIFY, a->cfg->hooks.tls_verify);
+        hooks_wanted(a->checks.hooks, OVPN_PLUGIN_TLS_VERIFY, a->cfg->hooks.tls_verify);
     struct acc_hook_wait *w;
     int err = 0;
 
-    if (!acc_hooks_any(a) || (cs->tls_env != NULL && !wants_tls_verify)) {
+    if (!acc_hooks_any(a) || (cs->hooks.tls_env != NULL && !wants_tls_verify)) {
         return 1;
     }
     w = hook_wait_new(a, cs, HW_TLS_VERIFY, cb, ctx);
@@ -214,12 +215,12 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
         err = hook_env_cert(&w->cert_vars[d], (int)d, chain[d]);
         err = err ? err : hook_cert_subject(chain[d], w->subject[d], HOOK_SUBJECT_MAX);
     }
-    if (err == 0 && cs->tls_env == NULL) {
+    if (err == 0 && cs->hooks.tls_env == NULL) {
         /* What later scripts see of the certificates (2.6 keeps them in the client's env). */
-        cs->tls_env = calloc(1, sizeof(*cs->tls_env));
-        err = cs->tls_env == NULL ? -ENOMEM : 0;
+        cs->hooks.tls_env = calloc(1, sizeof(*cs->hooks.tls_env));
+        err = cs->hooks.tls_env == NULL ? -ENOMEM : 0;
         for (int d = w->n_depths - 1; d >= 0 && err == 0; d--) {
-            err = hook_env_append(cs->tls_env, &w->cert_vars[d]);
+            err = hook_env_append(cs->hooks.tls_env, &w->cert_vars[d]);
         }
     }
     if (err == 0 && (!wants_tls_verify || n == 0)) {
@@ -243,20 +244,20 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
     const struct acceptor_env *ae = a->env;
     struct peer *p = cs->peer;
     const struct ccd *c = cs->ccd;
-    struct script_env *env = cs->hook_env;
+    struct script_env *env = cs->hooks.env;
     struct hook_client hc;
     int err;
 
     if (env == NULL) {
-        env = cs->hook_env = calloc(1, sizeof(*env));
+        env = cs->hooks.env = calloc(1, sizeof(*env));
         if (env == NULL) {
             return -ENOMEM;
         }
     }
     script_env_clear(env);
     memset(&hc, 0, sizeof(hc));
-    hc.common_name = cs->cn;
-    hc.username = cs->username;
+    hc.common_name = cs->client.cn;
+    hc.username = cs->client.username;
     hc.remote = cs->remote;
     hc.is_p2p = ae->plan->topology != CONFIG_TOPOLOGY_SUBNET;
     hc.vaddr = p->vaddr;
@@ -272,9 +273,9 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
         hc.vaddr6_bits = from_ccd ? c->ifconfig_ipv6_bits : ae->ipv6_bits;
     }
     hc.connected_since = p->connected_since;
-    err = hook_env_append(env, &a->global_env);
-    if (err == 0 && cs->tls_env != NULL) {
-        err = hook_env_append(env, cs->tls_env);
+    err = hook_env_append(env, &a->checks.global_env);
+    if (err == 0 && cs->hooks.tls_env != NULL) {
+        err = hook_env_append(env, cs->hooks.tls_env);
     }
     err = err ? err : hook_env_peer_info(env, peer_info);
     err = err ? err : acc_token_env_add(a, cs, env);
@@ -372,7 +373,7 @@ static void on_client_connect(void *ctx, const struct hook_result *res)
         hw_finish(w, false, why);
         return;
     }
-    cs->needs_reassign = changes;
+    cs->hooks.needs_reassign = changes;
     hw_finish(w, true, NULL);
 }
 
@@ -380,7 +381,7 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
                              acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
 {
     const struct config *cfg = a->cfg;
-    bool has_v1 = plugin_set_count(auth_plugins(a->auth), OVPN_PLUGIN_CLIENT_CONNECT) > 0;
+    bool has_v1 = plugin_set_count(auth_plugins(a->checks.auth), OVPN_PLUGIN_CLIENT_CONNECT) > 0;
     char *plugin_args[2] = {NULL, NULL}, *script_args[2] = {NULL, NULL};
     struct script_env env = {0};
     struct acc_hook_wait *w;
@@ -394,15 +395,15 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
     if (err) {
         return err;
     }
-    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->hooks.client_connect) &&
-        !hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL)) {
+    if (!hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->hooks.client_connect) &&
+        !hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL)) {
         return 1;
     }
     w = hook_wait_new(a, cs, HW_CONNECT, cb, ctx);
     if (w == NULL) {
         return -ENOMEM;
     }
-    err = hook_env_append(&env, cs->hook_env);
+    err = hook_env_append(&env, cs->hooks.env);
     if (err == 0 && has_v1) {
         err = script_make_temp(cfg->hooks.tmp_dir, "cc", w->plugin_file, TEMP_PATH_MAX);
         plugin_args[0] = w->plugin_file;
@@ -425,7 +426,7 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
     req.script_args = script_args;
     req.script_type = "client-connect";
     req.env = &env;
-    err = err ? err : hook_run_start(a->hooks, &req, on_client_connect, w, &w->run);
+    err = err ? err : hook_run_start(a->checks.hooks, &req, on_client_connect, w, &w->run);
     script_env_clear(&env);
     if (err) {
         acc_hook_wait_cancel(w);
@@ -457,12 +458,12 @@ static void on_learn(void *ctx, const struct hook_result *res)
 
     w->run = NULL;
     if (res->is_ok) {
-        grown = realloc(cs->learned, (cs->n_learned + 1) * sizeof(*grown));
+        grown = realloc(cs->hooks.learned, (cs->hooks.n_learned + 1) * sizeof(*grown));
         if (grown != NULL) {
-            cs->learned = grown;
-            cs->learned[cs->n_learned] = strdup(it->addr);
-            if (cs->learned[cs->n_learned] != NULL) {
-                cs->n_learned++;
+            cs->hooks.learned = grown;
+            cs->hooks.learned[cs->hooks.n_learned] = strdup(it->addr);
+            if (cs->hooks.learned[cs->hooks.n_learned] != NULL) {
+                cs->hooks.n_learned++;
             }
         }
     } else {
@@ -471,7 +472,7 @@ static void on_learn(void *ctx, const struct hook_result *res)
         acc_cs_log(w->a, cs, LOG_WARN, "learn-address refused %s: %s; packets to it are dropped",
                    it->addr, res->why);
         if (it->route == SIZE_MAX) {
-            cs->is_vaddr_unlearned = true;
+            cs->hooks.is_vaddr_unlearned = true;
         } else {
             w->is_route_unlearned[it->route] = true;
         }
@@ -489,7 +490,7 @@ static void on_learn(void *ctx, const struct hook_result *res)
             acc_cs_log(w->a, cs, LOG_WARN, "cannot run learn-address for %s: %s", it->addr,
                        strerror(-err));
             if (it->route == SIZE_MAX) {
-                cs->is_vaddr_unlearned = true;
+                cs->hooks.is_vaddr_unlearned = true;
             } else {
                 w->is_route_unlearned[it->route] = true;
             }
@@ -501,7 +502,7 @@ static void on_learn(void *ctx, const struct hook_result *res)
         size_t kept = 0;
 
         for (size_t i = 0; i < p->n_routes; i++) {
-            if (is_vaddr_route(p, &p->routes[i]) ? !cs->is_vaddr_unlearned
+            if (is_vaddr_route(p, &p->routes[i]) ? !cs->hooks.is_vaddr_unlearned
                                                  : i >= LEARN_MAX || !w->is_route_unlearned[i]) {
                 p->routes[kept++] = p->routes[i];
             }
@@ -535,8 +536,8 @@ static int learn_run(struct acceptor *a, const char *op, const char *addr, const
     req.is_script_after_failure = true;
     req.is_serial = true;
     if (err == 0) {
-        err = w ? hook_run_start(a->hooks, &req, on_learn, w, &w->run)
-                : hook_run_detached(a->hooks, &req, ctx_name);
+        err = w ? hook_run_start(a->checks.hooks, &req, on_learn, w, &w->run)
+                : hook_run_detached(a->checks.hooks, &req, ctx_name);
     }
     script_env_clear(&env);
     return err;
@@ -545,7 +546,7 @@ static int learn_run(struct acceptor *a, const char *op, const char *addr, const
 static int start_learn_item(struct acc_hook_wait *w)
 {
     return learn_run(w->a, w->items[w->next_item].is_update ? "update" : "add",
-                     w->items[w->next_item].addr, w->cs->cn, w->cs->hook_env, w, NULL);
+                     w->items[w->next_item].addr, w->cs->client.cn, w->cs->hooks.env, w, NULL);
 }
 
 int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, void *ctx,
@@ -555,7 +556,7 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
     struct acc_hook_wait *w;
     int err;
 
-    if (!hooks_wanted(a->hooks, OVPN_PLUGIN_LEARN_ADDRESS, a->cfg->hooks.learn_address) ||
+    if (!hooks_wanted(a->checks.hooks, OVPN_PLUGIN_LEARN_ADDRESS, a->cfg->hooks.learn_address) ||
         p == NULL) {
         return 1;
     }
@@ -613,14 +614,16 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
     char who[PEER_CN_MAX + 64], addr[UDP_ADDR_STR_MAX];
     int err;
 
-    snprintf(who, sizeof(who), "%s/%s", cs->cn, udp_addr_str(&cs->remote, addr, sizeof(addr)));
-    if (cs->is_connected && !cs->is_disconnect_done && cs->peer != NULL &&
-        hooks_wanted(a->hooks, OVPN_PLUGIN_CLIENT_DISCONNECT, a->cfg->hooks.client_disconnect)) {
+    snprintf(who, sizeof(who), "%s/%s", cs->client.cn,
+             udp_addr_str(&cs->remote, addr, sizeof(addr)));
+    if (cs->is_connected && !cs->hooks.is_disconnect_done && cs->peer != NULL &&
+        hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_DISCONNECT,
+                     a->cfg->hooks.client_disconnect)) {
         struct peer *p = cs->peer;
         struct script_env env = {0};
         struct hook_req req;
 
-        err = cs->hook_env ? hook_env_append(&env, cs->hook_env) : -ENOMEM;
+        err = cs->hooks.env ? hook_env_append(&env, cs->hooks.env) : -ENOMEM;
         err = err ? err : hook_env_addr(&env, "trusted", &cs->remote);
         err = err ? err
                   : hook_env_disconnect(&env,
@@ -634,29 +637,29 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
         req.script = a->cfg->hooks.client_disconnect;
         req.script_type = "client-disconnect";
         req.env = &env;
-        err = err ? err : hook_run_detached(a->hooks, &req, who);
+        err = err ? err : hook_run_detached(a->checks.hooks, &req, who);
         if (err) {
             log_msg(LOG_WARN, "%s: cannot run client-disconnect: %s", who, strerror(-err));
         }
         script_env_clear(&env);
     }
-    cs->is_disconnect_done = true;
-    for (size_t i = 0; i < cs->n_learned; i++) {
-        err = learn_run(a, "delete", cs->learned[i], NULL, NULL, NULL, who);
+    cs->hooks.is_disconnect_done = true;
+    for (size_t i = 0; i < cs->hooks.n_learned; i++) {
+        err = learn_run(a, "delete", cs->hooks.learned[i], NULL, NULL, NULL, who);
         if (err) {
-            log_msg(LOG_WARN, "%s: cannot run learn-address delete %s: %s", who, cs->learned[i],
-                    strerror(-err));
+            log_msg(LOG_WARN, "%s: cannot run learn-address delete %s: %s", who,
+                    cs->hooks.learned[i], strerror(-err));
         }
-        free(cs->learned[i]);
+        free(cs->hooks.learned[i]);
     }
-    free(cs->learned);
-    cs->learned = NULL;
-    cs->n_learned = 0;
+    free(cs->hooks.learned);
+    cs->hooks.learned = NULL;
+    cs->hooks.n_learned = 0;
 }
 
 void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs)
 {
-    if (cs->is_connected || cs->n_learned > 0) {
+    if (cs->is_connected || cs->hooks.n_learned > 0) {
         acc_client_gone(a, cs); /* client-disconnect, learn-address delete */
     }
 }
@@ -664,16 +667,16 @@ void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs)
 void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs)
 {
     (void)a;
-    for (size_t i = 0; i < cs->n_learned; i++) {
-        free(cs->learned[i]);
+    for (size_t i = 0; i < cs->hooks.n_learned; i++) {
+        free(cs->hooks.learned[i]);
     }
-    free(cs->learned);
-    if (cs->tls_env) {
-        script_env_clear(cs->tls_env);
-        free(cs->tls_env);
+    free(cs->hooks.learned);
+    if (cs->hooks.tls_env) {
+        script_env_clear(cs->hooks.tls_env);
+        free(cs->hooks.tls_env);
     }
-    if (cs->hook_env) {
-        script_env_clear(cs->hook_env);
-        free(cs->hook_env);
+    if (cs->hooks.env) {
+        script_env_clear(cs->hooks.env);
+        free(cs->hooks.env);
     }
 }

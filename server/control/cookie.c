@@ -51,20 +51,20 @@ void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
     memset(&tmp, 0, sizeof(tmp));
     tmp.remote = *from;
     acceptor_decide_cookie_sid(
-        a->cookie_key, from, pkt->session_id,
+        a->crypto.cookie_key, from, pkt->session_id,
         acceptor_decide_cookie_slot((int64_t)time(NULL), a->cfg->timers.hand_window_s),
         tmp.own_sid);
     memcpy(tmp.peer_sid, pkt->session_id, SESSION_ID_LEN);
-    tmp.wrap_tx_id = 1;
-    tmp.wrap_tx_time = (uint32_t)time(NULL);
+    tmp.wrap.tx_id = 1;
+    tmp.wrap.tx_time = (uint32_t)time(NULL);
     acks.message_id[0] = 0;
     if (kc_wrap) {
         /* Nothing of the client is kept: it sends its WKc again in P_CONTROL_WKC_V1. */
-        tmp.wrap_kc = *kc_wrap;
-        tmp.has_wrap_kc = true;
+        tmp.wrap.kc = *kc_wrap;
+        tmp.wrap.has_kc = true;
         tls_crypt_v2_early_neg_tlv(tlv);
         acc_send_control(a, &tmp, 0, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, tlv, sizeof(tlv));
-        tls_wrap_wipe(&tmp.wrap_kc);
+        tls_wrap_wipe(&tmp.wrap.kc);
         return;
     }
     acc_send_control(a, &tmp, 0, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, NULL, 0);

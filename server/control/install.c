@@ -49,12 +49,12 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
 {
     size_t n = 0;
 
-    for (size_t i = 0; i < a->table_size; i++) {
-        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
             /* A client without a common name is nobody's duplicate (2.6 multi_delete_dup
              * skips it: tls_common_name is NULL then). */
-            if (cs == keep || cs->is_dead || !keep->has_cn || !cs->has_cn ||
-                strcmp(cs->cn, keep->cn) != 0 || (cs->state == CS_TLS && !cs->peer)) {
+            if (cs == keep || cs->is_dead || !keep->client.has_cn || !cs->client.has_cn ||
+                strcmp(cs->client.cn, keep->client.cn) != 0 || (cs->state == CS_TLS && !cs->peer)) {
                 continue; /* not authenticated yet: it is replaced when it gets here */
             }
             if (cs->state != CS_CLOSING) { /* connected, or in client-connect/learn-address */
@@ -92,7 +92,7 @@ static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
     if (a->cfg->timers.reneg_sec <= 0) {
         return UINT64_MAX;
     }
-    (void)mbedtls_ctr_drbg_random(&a->drbg, (unsigned char *)&r, sizeof(r));
+    (void)mbedtls_ctr_drbg_random(&a->crypto.drbg, (unsigned char *)&r, sizeof(r));
     return start_ms + period_ms - (period_ms / 10 ? r % (period_ms / 10) : 0);
 }
 
@@ -106,7 +106,7 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
 {
     struct key_method2 *server = calloc(1, sizeof(*server));
     uint8_t block[KEY_BLOCK_LEN], out[1024];
-    bool use_ekm = (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    bool use_ekm = (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
     const char *why = NULL;
     size_t out_len;
     int err;
@@ -114,8 +114,8 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
     if (!server) {
         return "out of memory";
     }
-    if (mbedtls_ctr_drbg_random(&a->drbg, server->random1, sizeof(server->random1)) ||
-        mbedtls_ctr_drbg_random(&a->drbg, server->random2, sizeof(server->random2))) {
+    if (mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1)) ||
+        mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2))) {
         why = "random generator failed";
         goto out;
     }
@@ -176,7 +176,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
     mailbox_post(a->env->mb, p->worker, m);
     ks->state = KS_ACTIVE;
     cs->primary = (int)(ks - cs->ks);
-    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
+    cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
     acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
 }
 
@@ -188,7 +188,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     size_t n_replaced = 0;
     char why_buf[700];
 
-    if (data_cipher_from_name(cs->cipher_name, &cipher)) {
+    if (data_cipher_from_name(cs->client.cipher_name, &cipher)) {
         acc_auth_failed(a, cs, "data cipher lost");
         return false;
     }
@@ -197,7 +197,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     if (!a->cfg->clients.duplicate_cn) {
         n_replaced += drop_duplicate_cn(a, cs);
     }
-    if (a->n_clients - n_replaced >= (size_t)a->cfg->clients.max_clients) {
+    if (a->sessions.n_clients - n_replaced >= (size_t)a->cfg->clients.max_clients) {
         acc_turn_away(a, cs, "max-clients reached");
         return false;
     }
@@ -233,19 +233,19 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
         acc_auth_failed(a, cs, "no free peer-id");
         return false;
     }
-    a->n_clients++;
+    a->sessions.n_clients++;
     cs->peer = p; /* from here on acc_cs_free() returns the address and the peer-id */
     p->ctl = cs;
     p->remote = cs->remote;
     p->connected_since = time(NULL);
     atomic_store_explicit(&p->last_ref_s, (int64_t)p->connected_since, memory_order_relaxed);
-    p->use_data_v2 = (cs->pi.iv_proto & IV_PROTO_DATA_V2) != 0;
+    p->use_data_v2 = (cs->client.pi.iv_proto & IV_PROTO_DATA_V2) != 0;
     /* A client configured with compression gets a stub framing pushed (2.6 "compress
      * migrate"); ovpnd itself never compresses. */
-    cs->comp_push = push_compress_migrate(&cs->pi, client->options);
-    p->framing = comp_framing_for_push(cs->comp_push);
-    snprintf(p->common_name, sizeof(p->common_name), "%s", cs->cn);
-    snprintf(p->cipher, sizeof(p->cipher), "%s", cs->cipher_name);
+    cs->push.comp = push_compress_migrate(&cs->client.pi, client->options);
+    p->framing = comp_framing_for_push(cs->push.comp);
+    snprintf(p->common_name, sizeof(p->common_name), "%s", cs->client.cn);
+    snprintf(p->cipher, sizeof(p->cipher), "%s", cs->client.cipher_name);
     return true;
 }
 
@@ -257,7 +257,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     enum data_cipher cipher;
     const char *why;
 
-    if (data_cipher_from_name(cs->cipher_name, &cipher)) {
+    if (data_cipher_from_name(cs->client.cipher_name, &cipher)) {
         acc_auth_failed(a, cs, "data cipher lost");
         return;
     }
@@ -271,13 +271,13 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     ks->state = KS_ACTIVE;
     cs->state = CS_ACTIVE;
     cs->is_connected = true;
-    cs->next_reneg_ms = reneg_deadline(a, ks->start_ms);
+    cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
     cs->is_peer_live = true;
-    if (acc_route_peer(a, p, cs->is_vaddr_unlearned)) {
+    if (acc_route_peer(a, p, cs->hooks.is_vaddr_unlearned)) {
         acc_cs_log(a, cs, LOG_WARN,
                    "cannot add %s to the TUN steering map: its worker gets the "
                    "packets handed over",
-                   cs->cn);
+                   cs->client.cn);
     }
     {
         struct msg *m = msg_new(MSG_INSTALL, p, NULL, 0);
@@ -296,8 +296,8 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
 
         inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
         acc_cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
-                   p->peer_id, vaddr, cs->cipher_name,
-                   (cs->pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
+                   p->peer_id, vaddr, cs->client.cipher_name,
+                   (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
     }
     /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
      * as it has the reply, and the worker must know the peer-id by then. */

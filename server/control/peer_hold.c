@@ -16,7 +16,7 @@ int acc_pick_peer_slot(struct acceptor *a, struct peer *p)
 {
     uint32_t peer_id;
 
-    if (peer_slots_pick(&a->slots, &peer_id)) {
+    if (peer_slots_pick(&a->sessions.slots, &peer_id)) {
         return -ENOSPC;
     }
     p->peer_id = peer_id;
@@ -73,9 +73,9 @@ void acc_release_peer_slot(struct acceptor *a, struct peer *p)
     }
     withdraw_routes(a, p);
     if (!p->is_slot_handed_over) { /* else the peer-id is the next session's now */
-        peer_slots_release(&a->slots, p->peer_id);
+        peer_slots_release(&a->sessions.slots, p->peer_id);
     }
-    a->n_clients--;
+    a->sessions.n_clients--;
 }
 
 void acc_peer_on_free(struct acceptor *a, struct ctl_session *cs)

@@ -23,29 +23,15 @@ static int emit_push(void *ctx, const char *msg, size_t len)
 
 #define PUSH_DNS_MAX 64 /* dhcp-option lines made from `dns` options for one client */
 
-void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
+/* The global push list, in 2.6's order (push.c, helper.c): the configured push lines, then
+ * route-gateway, topology, ping, ping-restart. global has room for push.n_items + 4 entries;
+ * derived (4 strings of 64 bytes) holds the texts made here. Returns how many were set. */
+static size_t global_push_list(const struct acceptor *a, const char **global, char derived[4][64])
 {
     const struct acceptor_env *env = a->env;
-    struct config *cfg = a->cfg;
-    struct peer *p = cs->peer;
-    size_t n_global = cfg->net.push.n_items + 4;
-    size_t cap = n_global + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1 + 16 + PUSH_DNS_MAX;
-    const char **global = calloc(n_global, sizeof(*global));
-    const char **opts = calloc(cap, sizeof(*opts));
-    char derived[4][64], per_client[16][256], (*dns)[256] = calloc(PUSH_DNS_MAX, sizeof(*dns));
-    struct push_client_params pp;
-    size_t n = 0, n_client = 0, n_dns = 0, g = 0;
-    bool no_ifconfig = false, no_ifconfig_ipv6 = false;
-    bool knows_dns = push_client_knows_dns(cs->pi.iv_proto);
-    int err;
+    const struct config *cfg = a->cfg;
+    size_t g = 0;
 
-    if (!global || !opts || !dns) {
-        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
-        goto out;
-    }
-    /* 2.6 order (push.c, helper.c): the configured push lines, then route-gateway, topology,
-     * ping, ping-restart: together the global push list, which a client-config-dir file may
-     * change; then the compression stub and the per-client options. */
     for (size_t i = 0; i < cfg->net.push.n_items; i++) {
         global[g++] = cfg->net.push.items[i];
     }
@@ -61,50 +47,57 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
                  cfg->timers.keepalive_restart_s);
         global[g++] = derived[3];
     }
-    err = ccd_push_list(cs->ccd, global, g, opts, cap - 17 - PUSH_DNS_MAX, &n, &no_ifconfig,
-                        &no_ifconfig_ipv6);
-    if (err) {
-        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: too many options");
-        goto out;
-    }
-    if (!knows_dns) {
-        /* Each `dns` option gives way to its dhcp-option equivalents (none for some forms),
-         * in its place. There is room: opts has PUSH_DNS_MAX slots beyond this list. */
-        const char **orig = calloc(n, sizeof(*orig));
-        size_t kept = 0;
+    return g;
+}
 
-        if (!orig) {
-            acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
-            goto out;
-        }
-        memcpy(orig, opts, n * sizeof(*orig));
-        for (size_t i = 0; i < n; i++) {
-            size_t made = 0;
+/* For a client that does not know the `dns` option (push_client_knows_dns): each `dns` option of
+ * opts (*n entries) gives way to its dhcp-option equivalents (none for some forms), in its place,
+ * made into dns (PUSH_DNS_MAX strings of 256 bytes). opts has PUSH_DNS_MAX slots beyond *n.
+ * 0 or -ENOMEM. */
+static int dns_as_dhcp_options(const char **opts, size_t *n, char (*dns)[256])
+{
+    const char **orig = calloc(*n, sizeof(*orig));
+    size_t kept = 0, n_dns = 0;
 
-            if (strncmp(orig[i], "dns ", 4) != 0) {
-                opts[kept++] = orig[i];
-                continue;
-            }
-            if (n_dns < PUSH_DNS_MAX &&
-                push_dns_as_dhcp_option(orig[i], dns + n_dns, PUSH_DNS_MAX - n_dns, &made) == 0) {
-                for (size_t j = 0; j < made; j++) {
-                    opts[kept++] = dns[n_dns + j];
-                }
-                n_dns += made;
-            }
+    if (!orig) {
+        return -ENOMEM;
+    }
+    memcpy(orig, opts, *n * sizeof(*orig));
+    for (size_t i = 0; i < *n; i++) {
+        size_t made = 0;
+
+        if (strncmp(orig[i], "dns ", 4) != 0) {
+            opts[kept++] = orig[i];
+            continue;
         }
-        free(orig);
-        n = kept;
+        if (n_dns < PUSH_DNS_MAX &&
+            push_dns_as_dhcp_option(orig[i], dns + n_dns, PUSH_DNS_MAX - n_dns, &made) == 0) {
+            for (size_t j = 0; j < made; j++) {
+                opts[kept++] = dns[n_dns + j];
+            }
+            n_dns += made;
+        }
     }
-    if (cs->comp_push) {
-        opts[n++] = cs->comp_push; /* 2.6 appends it to the global part */
-    }
+    free(orig);
+    *n = kept;
+    return 0;
+}
+
+/* What the per-client options of cs's push reply are made from (proto/push.h). */
+static void client_push_params(struct acceptor *a, struct ctl_session *cs, bool no_ifconfig,
+                               bool no_ifconfig_ipv6, struct push_client_params *out)
+{
+    const struct acceptor_env *env = a->env;
+    const struct config *cfg = a->cfg;
+    const struct peer *p = cs->peer;
+    struct push_client_params pp;
+
     memset(&pp, 0, sizeof(pp));
-    pp.iv_proto = cs->pi.iv_proto;
-    pp.has_iv_mtu = cs->pi.mtu > 0;
+    pp.iv_proto = cs->client.pi.iv_proto;
+    pp.has_iv_mtu = cs->client.pi.mtu > 0;
     pp.peer_id = p->peer_id;
     pp.cipher = p->cipher;
-    pp.ncp = peer_info_supports_ncp(&cs->pi);
+    pp.ncp = peer_info_supports_ncp(&cs->client.pi);
     pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
     pp.cc_exit = true;
     pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
@@ -128,6 +121,45 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
                                                        : env->server_addr6,
                16);
     }
+    *out = pp;
+}
+
+void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
+{
+    struct config *cfg = a->cfg;
+    size_t n_global = cfg->net.push.n_items + 4;
+    size_t cap = n_global + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1 + 16 + PUSH_DNS_MAX;
+    const char **global = calloc(n_global, sizeof(*global));
+    const char **opts = calloc(cap, sizeof(*opts));
+    char derived[4][64], per_client[16][256], (*dns)[256] = calloc(PUSH_DNS_MAX, sizeof(*dns));
+    struct push_client_params pp;
+    size_t n = 0, n_client = 0, g = 0;
+    bool no_ifconfig = false, no_ifconfig_ipv6 = false;
+    bool knows_dns = push_client_knows_dns(cs->client.pi.iv_proto);
+    int err;
+
+    if (!global || !opts || !dns) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
+        goto out;
+    }
+    /* 2.6 order (push.c, helper.c): the configured push lines, then route-gateway, topology,
+     * ping, ping-restart: together the global push list, which a client-config-dir file may
+     * change; then the compression stub and the per-client options. */
+    g = global_push_list(a, global, derived);
+    err = ccd_push_list(cs->ccd, global, g, opts, cap - 17 - PUSH_DNS_MAX, &n, &no_ifconfig,
+                        &no_ifconfig_ipv6);
+    if (err) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: too many options");
+        goto out;
+    }
+    if (!knows_dns && dns_as_dhcp_options(opts, &n, dns)) {
+        acc_cs_log(a, cs, LOG_ERR, "cannot build PUSH_REPLY: out of memory");
+        goto out;
+    }
+    if (cs->push.comp) {
+        opts[n++] = cs->push.comp; /* 2.6 appends it to the global part */
+    }
+    client_push_params(a, cs, no_ifconfig, no_ifconfig_ipv6, &pp);
     err = push_client_options(&pp, per_client, 16, &n_client);
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build per-client push options: %s", proto_strerror(err));
@@ -141,8 +173,8 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
         acc_cs_log(a, cs, LOG_ERR, "cannot send PUSH_REPLY: %s", proto_strerror(err));
         goto out;
     }
-    cs->is_pushed = true;
-    cs->push_sent_ms = acc_now_ms(a);
+    cs->push.is_sent = true;
+    cs->push.sent_ms = acc_now_ms(a);
     acc_cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
 out:
     free(global);

@@ -79,7 +79,7 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
             a->stats.drop_window++;
         }
     }
-    if (cs->v2_verify) {
+    if (cs->wrap.v2_verify) {
         /* tls-crypt-v2-verify has not admitted the client key yet: acknowledge, keep the TLS
          * bytes in the reliability layer, start no TLS work */
         acc_flush(a, cs);
@@ -124,27 +124,28 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint3
     }
     cs = acc_table_find_sid(a, from, pkt.session_id);
     facts.pkt = &pkt;
-    facts.session_wrap_rx = cs ? &cs->wrap_rx : NULL;
-    facts.is_wrapped = a->wrap.mode != TLS_WRAP_NONE || a->is_tls_crypt_v2;
+    facts.session_wrap_rx = cs ? &cs->wrap.rx : NULL;
+    facts.is_wrapped = a->crypto.wrap.mode != TLS_WRAP_NONE || a->crypto.is_tls_crypt_v2;
     facts.has_wkc = v2 != NULL;
     facts.is_early_neg = tls_crypt_v2_is_early_neg(wrap_id);
     facts.wrap_id = wrap_id;
     facts.is_stopping = a->is_stopping;
     facts.has_session_at_addr = acc_table_find(a, from) != NULL;
-    facts.n_sessions = a->n_sessions;
+    facts.n_sessions = a->sessions.n_sessions;
     facts.max_clients = (size_t)a->cfg->clients.max_clients;
     verdict = acceptor_decide_control(&facts);
     if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
-        facts.cookie = acceptor_decide_cookie_valid(a->cookie_key, &pkt, from, (int64_t)time(NULL),
-                                                    a->cfg->timers.hand_window_s)
-                           ? ACCEPTOR_COOKIE_VALID
-                           : ACCEPTOR_COOKIE_INVALID;
+        facts.cookie =
+            acceptor_decide_cookie_valid(a->crypto.cookie_key, &pkt, from, (int64_t)time(NULL),
+                                         a->cfg->timers.hand_window_s)
+                ? ACCEPTOR_COOKIE_VALID
+                : ACCEPTOR_COOKIE_INVALID;
         verdict = acceptor_decide_control(&facts);
     }
     switch (verdict) {
     case ACCEPTOR_CONTROL_SESSION:
         if (facts.is_wrapped) {
-            packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+            packet_id_rx_commit(&cs->wrap.rx, wrap_id);
         }
         process_session_packet(a, cs, &pkt);
         return;
@@ -198,8 +199,8 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint3
     }
     if (v2) {
         /* Kc goes with the session for the rest of it (renegotiations included). */
-        cs->wrap_kc = v2->wrap;
-        cs->has_wrap_kc = true;
+        cs->wrap.kc = v2->wrap;
+        cs->wrap.has_kc = true;
         err = acc_v2_verify_start(a, cs, v2->metadata, v2->md_len);
         if (err < 0) {
             acc_cs_log(a, cs, LOG_WARN, "tls-crypt-v2-verify could not start: %s", strerror(-err));
@@ -213,7 +214,7 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint3
      * the new one is authenticated too (acc_install_prepare drops it then); an unfinished one is
      * replaced at once. */
     acc_close_others_at(a, cs, true, NULL);
-    packet_id_rx_commit(&cs->wrap_rx, wrap_id);
+    packet_id_rx_commit(&cs->wrap.rx, wrap_id);
     process_session_packet(a, cs, &pkt);
 }
 
@@ -234,7 +235,7 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
     const char *why;
     int err;
 
-    if (cs && cs->has_wrap_kc) {
+    if (cs && cs->wrap.has_kc) {
         /* The session's own key; a WKc sent again (retransmitted P_CONTROL_WKC_V1) is only
          * stripped, as 2.6 does once its key is set up. */
         if (has_wkc && tls_crypt_v2_locate_wkc(buf, len, &wrapped_len) != 0) {
@@ -242,7 +243,7 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
             return;
         }
         has_wkc = false;
-        wrap = &cs->wrap_kc;
+        wrap = &cs->wrap.kc;
     } else if (has_wkc) {
         why = acc_v2_open_wkc(a, buf, len, &v2);
         if (why) {
@@ -306,11 +307,11 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     case ACCEPTOR_DGRAM_CONTROL:
         break;
     }
-    if (a->is_tls_crypt_v2) {
+    if (a->crypto.is_tls_crypt_v2) {
         handle_v2_datagram(a, buf, len, from);
         return;
     }
-    err = tls_wrap_open(&a->wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
+    err = tls_wrap_open(&a->crypto.wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
                         &wrap_id, &wrap_time);
     if (err) {
         acc_drop_pkt(a, &a->stats.drop_wrap, from,

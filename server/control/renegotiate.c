@@ -34,21 +34,22 @@ static int retire_old_key(struct acceptor *a, struct ctl_session *cs)
     struct peer *p = cs->peer;
     struct msg *m;
 
-    if (!cs->has_old_key) {
+    if (!cs->reneg.has_old_key) {
         return 0;
     }
     if (!p || !cs->is_peer_live || a->are_workers_stopped) {
-        cs->has_old_key = false;
+        cs->reneg.has_old_key = false;
         return 0;
     }
-    m = msg_new(MSG_KEY_RETIRE, p, &cs->old_key_id, 1);
+    m = msg_new(MSG_KEY_RETIRE, p, &cs->reneg.old_key_id, 1);
     if (!m) {
         return -ENOMEM;
     }
-    cs->has_old_key = false;
+    cs->reneg.has_old_key = false;
     m->peer_id = p->peer_id;
     mailbox_post(a->env->mb, p->worker, m);
-    acc_cs_log(a, cs, LOG_DEBUG, "data channel key_id %u retired (tran-window)", cs->old_key_id);
+    acc_cs_log(a, cs, LOG_DEBUG, "data channel key_id %u retired (tran-window)",
+               cs->reneg.old_key_id);
     return 0;
 }
 
@@ -65,9 +66,9 @@ struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session
         acc_ks_clear(ks);
         return NULL;
     }
-    cs->has_old_key = true;
-    cs->old_key_id = acc_primary_ks(cs)->key_id;
-    cs->old_key_expire_ms = acc_now_ms(a) + (uint64_t)a->cfg->timers.tran_window_s * 1000;
+    cs->reneg.has_old_key = true;
+    cs->reneg.old_key_id = acc_primary_ks(cs)->key_id;
+    cs->reneg.old_key_expire_ms = acc_now_ms(a) + (uint64_t)a->cfg->timers.tran_window_s * 1000;
     acc_cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
                we_initiate ? "starting" : "client started", key_id);
     return ks;
@@ -112,14 +113,14 @@ void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t n
         }
         is_negotiating = true;
     }
-    if (cs->state == CS_ACTIVE && cs->has_old_key && now >= cs->old_key_expire_ms &&
+    if (cs->state == CS_ACTIVE && cs->reneg.has_old_key && now >= cs->reneg.old_key_expire_ms &&
         retire_old_key(a, cs)) {
         acc_cs_log(a, cs, LOG_ERR, "out of memory: cannot retire an old data key; session closed");
         acc_cs_close(a, cs, 0);
         return;
     }
-    if (cs->state == CS_ACTIVE && !is_negotiating && now >= cs->next_reneg_ms) {
-        cs->next_reneg_ms = UINT64_MAX; /* set again when this renegotiation completes */
+    if (cs->state == CS_ACTIVE && !is_negotiating && now >= cs->reneg.next_ms) {
+        cs->reneg.next_ms = UINT64_MAX; /* set again when this renegotiation completes */
         if (!acc_start_renegotiation(a, cs, acc_next_key_id(acc_primary_ks(cs)->key_id), true)) {
             /* never renegotiated, the client would never be checked again */
             acc_cs_log(a, cs, LOG_ERR, "cannot start a renegotiation; session closed");

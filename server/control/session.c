@@ -36,7 +36,7 @@ void acc_cs_log(struct acceptor *a, struct ctl_session *cs, enum log_level lvl, 
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    log_msg(lvl, "%s%s%s%s: %s", cs->cn[0] ? cs->cn : "", cs->cn[0] ? "/" : "",
+    log_msg(lvl, "%s%s%s%s: %s", cs->client.cn[0] ? cs->client.cn : "", cs->client.cn[0] ? "/" : "",
             udp_addr_str(&cs->remote, addr, sizeof(addr)),
             n_suppressed ? " (earlier messages suppressed)" : "", text);
 }
@@ -56,7 +56,7 @@ size_t acc_addr_hash(const union udp_addr *s, size_t size)
 
 struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *from)
 {
-    struct ctl_session *cs = a->table[acc_addr_hash(from, a->table_size)];
+    struct ctl_session *cs = a->sessions.table[acc_addr_hash(from, a->sessions.table_size)];
 
     while (cs && (cs->is_dead || !udp_addr_equal(&cs->remote, from))) {
         cs = cs->hnext;
@@ -67,7 +67,7 @@ struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *fro
 struct ctl_session *acc_table_find_sid(struct acceptor *a, const union udp_addr *from,
                                        const uint8_t sid[SESSION_ID_LEN])
 {
-    struct ctl_session *cs = a->table[acc_addr_hash(from, a->table_size)];
+    struct ctl_session *cs = a->sessions.table[acc_addr_hash(from, a->sessions.table_size)];
 
     while (cs && !acceptor_decide_session_is(&cs->remote, cs->peer_sid, cs->is_dead, from, sid)) {
         cs = cs->hnext;
@@ -79,16 +79,18 @@ bool acc_same_client(const struct ctl_session *x, const struct ctl_session *y)
 {
     /* the same certificate or none on both sides (all zero): another certificate with the same
      * common name is another device (duplicate-cn), as 2.6's cert_hash_compare tells */
-    if (memcmp(x->cert_sha256, y->cert_sha256, sizeof(x->cert_sha256)) != 0) {
+    if (memcmp(x->client.cert_sha256, y->client.cert_sha256, sizeof(x->client.cert_sha256)) != 0) {
         return false;
     }
-    if (x->has_cn != y->has_cn || (x->has_cn && strcmp(x->cn, y->cn) != 0)) {
+    if (x->client.has_cn != y->client.has_cn ||
+        (x->client.has_cn && strcmp(x->client.cn, y->client.cn) != 0)) {
         return false;
     }
-    if (x->username == NULL || y->username == NULL) {
-        return x->has_cn && x->username == y->username;
+    if (x->client.username == NULL || y->client.username == NULL) {
+        return x->client.has_cn && x->client.username == y->client.username;
     }
-    return strcmp(x->username, y->username) == 0 && (x->has_cn || x->username[0] != '\0');
+    return strcmp(x->client.username, y->client.username) == 0 &&
+           (x->client.has_cn || x->client.username[0] != '\0');
 }
 
 size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool only_pending,
@@ -96,8 +98,9 @@ size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool on
 {
     size_t n = 0;
 
-    for (struct ctl_session *cs = a->table[acc_addr_hash(&keep->remote, a->table_size)]; cs;
-         cs = cs->hnext) {
+    for (struct ctl_session *cs =
+             a->sessions.table[acc_addr_hash(&keep->remote, a->sessions.table_size)];
+         cs; cs = cs->hnext) {
         if (cs == keep || cs->is_dead || cs->state == CS_CLOSING ||
             !udp_addr_equal(&cs->remote, &keep->remote) || (only_pending && cs->peer)) {
             continue;
@@ -106,7 +109,8 @@ size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool on
             acc_cs_log(a, keep, LOG_INFO,
                        "the session of another client (%s%s%.128s) at this address and port "
                        "stays",
-                       cs->cn, cs->username ? ", username " : "", cs->username ? cs->username : "");
+                       cs->client.cn, cs->client.username ? ", username " : "",
+                       cs->client.username ? cs->client.username : "");
             continue;
         }
         acc_cs_log(a, cs, LOG_INFO,
@@ -128,23 +132,24 @@ size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool on
 
 void acc_table_insert(struct acceptor *a, struct ctl_session *cs)
 {
-    size_t h = acc_addr_hash(&cs->remote, a->table_size);
+    size_t h = acc_addr_hash(&cs->remote, a->sessions.table_size);
 
-    cs->hnext = a->table[h];
-    a->table[h] = cs;
-    a->n_sessions++;
+    cs->hnext = a->sessions.table[h];
+    a->sessions.table[h] = cs;
+    a->sessions.n_sessions++;
 }
 
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs)
 {
-    struct ctl_session **pp = &a->table[acc_addr_hash(&cs->remote, a->table_size)];
+    struct ctl_session **pp =
+        &a->sessions.table[acc_addr_hash(&cs->remote, a->sessions.table_size)];
 
     while (*pp && *pp != cs) {
         pp = &(*pp)->hnext;
     }
     if (*pp) {
         *pp = cs->hnext;
-        a->n_sessions--;
+        a->sessions.n_sessions--;
     }
 }
 
@@ -168,7 +173,7 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
     pkt.payload_len = payload_len;
     err = control_packet_write(&pkt, plain, sizeof(plain), &plain_len);
     err = err ? err
-              : tls_wrap_seal(acc_cs_wrap(a, cs), cs->wrap_tx_id++, cs->wrap_tx_time, plain,
+              : tls_wrap_seal(acc_cs_wrap(a, cs), cs->wrap.tx_id++, cs->wrap.tx_time, plain,
                               plain_len, wire, sizeof(wire), &wire_len);
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
@@ -182,7 +187,8 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
 
 static size_t max_chunk(const struct acceptor *a)
 {
-    size_t overhead = a->is_tls_crypt_v2 ? TLS_CRYPT_OVERHEAD : tls_wrap_overhead(&a->wrap);
+    size_t overhead =
+        a->crypto.is_tls_crypt_v2 ? TLS_CRYPT_OVERHEAD : tls_wrap_overhead(&a->crypto.wrap);
 
     return TLS_MTU - IPV4_UDP_HDR - overhead -
            control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
@@ -253,7 +259,7 @@ int acc_ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32
     acc_ks_clear(ks);
     memset(ks, 0, sizeof(*ks));
     ks->tls = malloc(sizeof(*ks->tls));
-    if (!ks->tls || tls_session_init(ks->tls, &a->tls)) {
+    if (!ks->tls || tls_session_init(ks->tls, &a->crypto.tls)) {
         free(ks->tls);
         ks->tls = NULL;
         return -ENOMEM;
@@ -323,7 +329,7 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
     acc_table_unlink(a, cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
-    free(cs->username);
+    free(cs->client.username);
     for (size_t i = 0; i < a->n_cleanups; i++) {
         if (a->cleanups[i].on_free) {
             a->cleanups[i].on_free(a, cs);
@@ -344,9 +350,9 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     cs->takeover_index = SIZE_MAX;
     memcpy(cs->own_sid, pkt->acks.remote_session_id, SESSION_ID_LEN);
     memcpy(cs->peer_sid, pkt->session_id, SESSION_ID_LEN);
-    cs->wrap_tx_id = 2; /* 1 went out with the stateless reset */
-    cs->wrap_tx_time = (uint32_t)time(NULL);
-    packet_id_rx_init(&cs->wrap_rx, 64);
+    cs->wrap.tx_id = 2; /* 1 went out with the stateless reset */
+    cs->wrap.tx_time = (uint32_t)time(NULL);
+    packet_id_rx_init(&cs->wrap.rx, 64);
     /* The stateless reset exchange used message id 0 in both directions. */
     if (acc_ks_init(a, &cs->ks[0], 0, 1)) {
         free(cs);
@@ -362,10 +368,11 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
  * (openvpn 2.6 compares the certificate hashes, cert_hash_compare), and the same common name. */
 static bool is_same_client(const struct ctl_session *cs, const struct ctl_session *o)
 {
-    static const uint8_t none[sizeof(cs->cert_sha256)];
+    static const uint8_t none[sizeof(cs->client.cert_sha256)];
 
-    return o->peer && memcmp(cs->cert_sha256, none, sizeof(none)) != 0 &&
-           memcmp(cs->cert_sha256, o->cert_sha256, sizeof(none)) == 0 && strcmp(cs->cn, o->cn) == 0;
+    return o->peer && memcmp(cs->client.cert_sha256, none, sizeof(none)) != 0 &&
+           memcmp(cs->client.cert_sha256, o->client.cert_sha256, sizeof(none)) == 0 &&
+           strcmp(cs->client.cn, o->client.cn) == 0;
 }
 
 struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to,
@@ -374,7 +381,8 @@ struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to
     struct ctl_session *stranger = NULL;
 
     *n_other = *n_same = 0;
-    for (struct ctl_session *o = a->table[acc_addr_hash(to, a->table_size)]; o; o = o->hnext) {
+    for (struct ctl_session *o = a->sessions.table[acc_addr_hash(to, a->sessions.table_size)]; o;
+         o = o->hnext) {
         if (o == cs || o->is_dead || o->state == CS_CLOSING || !udp_addr_equal(&o->remote, to)) {
             continue;
         }

@@ -51,22 +51,23 @@ void acc_write_status(struct acceptor *a)
     if (!a->cfg->status.status_file) {
         return;
     }
-    rows = calloc(a->n_clients + 1, sizeof(*rows));
+    rows = calloc(a->sessions.n_clients + 1, sizeof(*rows));
     if (!rows) {
         return;
     }
-    for (size_t i = 0; i < a->table_size; i++) {
-        for (struct ctl_session *cs = a->table[i]; cs; cs = cs->hnext) {
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
             struct peer *p = cs->peer;
             struct status_client *r;
 
-            if (cs->state != CS_ACTIVE || !p || n >= a->n_clients) {
+            if (cs->state != CS_ACTIVE || !p || n >= a->sessions.n_clients) {
                 continue;
             }
             r = &rows[n++];
             snprintf(r->common_name, sizeof(r->common_name), "%s", p->common_name);
             /* As 2.6 tls_username: the username the check accepted, UNDEF without one. */
-            snprintf(r->username, sizeof(r->username), "%s", cs->username ? cs->username : "");
+            snprintf(r->username, sizeof(r->username), "%s",
+                     cs->client.username ? cs->client.username : "");
             {
                 union udp_addr plain; /* cs->remote: p->remote is the worker's */
 

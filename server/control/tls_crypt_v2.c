@@ -35,11 +35,11 @@ int acc_v2_init(struct acceptor *a, char *errbuf, size_t errbuf_len)
 {
     const struct config_blob *b = &a->cfg->tls.tls_wrap_key;
 
-    a->is_tls_crypt_v2 = a->cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_CRYPT_V2;
-    if (!a->is_tls_crypt_v2) {
+    a->crypto.is_tls_crypt_v2 = a->cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_CRYPT_V2;
+    if (!a->crypto.is_tls_crypt_v2) {
         return 0;
     }
-    if (tls_crypt_v2_server_key_parse(b->data, b->len, &a->v2_key) != 0) {
+    if (tls_crypt_v2_server_key_parse(b->data, b->len, &a->crypto.v2_key) != 0) {
         snprintf(errbuf, errbuf_len, "%s: not a tls-crypt-v2 server key",
                  b->origin ? b->origin : "tls-crypt-v2");
         return -EINVAL;
@@ -49,7 +49,7 @@ int acc_v2_init(struct acceptor *a, char *errbuf, size_t errbuf_len)
 
 void acc_v2_clear(struct acceptor *a)
 {
-    tls_crypt_v2_server_key_wipe(&a->v2_key);
+    tls_crypt_v2_server_key_wipe(&a->crypto.v2_key);
 }
 
 /* tls-crypt-v2-max-age (2.7): only keys with a timestamp, not older than the limit. */
@@ -83,7 +83,7 @@ const char *acc_v2_open_wkc(struct acceptor *a, const uint8_t *buf, size_t len,
     if (tls_crypt_v2_locate_wkc(buf, len, &off) != 0) {
         return "tls-crypt-v2: no well-formed wrapped client key (WKc) at the end of the packet";
     }
-    err = tls_crypt_v2_unwrap(&a->v2_key, buf + off, len - off, kc, out->metadata,
+    err = tls_crypt_v2_unwrap(&a->crypto.v2_key, buf + off, len - off, kc, out->metadata,
                               sizeof(out->metadata), &out->md_len);
     if (err) {
         return err == -PE_AUTH ? "tls-crypt-v2: wrapped client key (WKc) did not authenticate "
@@ -124,7 +124,7 @@ static void on_verify_done(void *ctx, const struct hook_result *res)
     struct acceptor *a = v->a;
     struct ctl_session *cs = v->cs;
 
-    cs->v2_verify = NULL;
+    cs->wrap.v2_verify = NULL;
     verify_free(v);
     if (!res->is_ok) {
         a->stats.drop_v2_refused++;
@@ -196,27 +196,27 @@ int acc_v2_verify_start(struct acceptor *a, struct ctl_session *cs, const uint8_
         req.script = cfg->hooks.tls_crypt_v2_verify;
         req.script_type = "tls-crypt-v2-verify";
         req.env = &env;
-        err = hook_run_start(a->hooks, &req, on_verify_done, v, &v->run);
+        err = hook_run_start(a->checks.hooks, &req, on_verify_done, v, &v->run);
     }
     script_env_clear(&env);
     if (err) {
         verify_free(v);
         return err;
     }
-    cs->v2_verify = v;
+    cs->wrap.v2_verify = v;
     return 1;
 }
 
 void acc_v2_on_free(struct acceptor *a, struct ctl_session *cs)
 {
     (void)a;
-    if (cs->v2_verify) {
-        hook_run_cancel(cs->v2_verify->run);
-        verify_free(cs->v2_verify);
-        cs->v2_verify = NULL;
+    if (cs->wrap.v2_verify) {
+        hook_run_cancel(cs->wrap.v2_verify->run);
+        verify_free(cs->wrap.v2_verify);
+        cs->wrap.v2_verify = NULL;
     }
-    if (cs->has_wrap_kc) {
-        tls_wrap_wipe(&cs->wrap_kc);
-        cs->has_wrap_kc = false;
+    if (cs->wrap.has_kc) {
+        tls_wrap_wipe(&cs->wrap.kc);
+        cs->wrap.has_kc = false;
     }
 }

@@ -78,9 +78,9 @@ static void job_work(uv_work_t *req)
 {
     struct tls_job *job = req->data;
 
-    pthread_rwlock_rdlock(&job->a->tls_conf_lock);
+    pthread_rwlock_rdlock(&job->a->crypto.tls_conf_lock);
     job->ret = tls_session_handshake(job->tls, job->err, sizeof(job->err));
-    pthread_rwlock_unlock(&job->a->tls_conf_lock);
+    pthread_rwlock_unlock(&job->a->crypto.tls_conf_lock);
 }
 
 static void job_done(uv_work_t *req, int status)
@@ -91,7 +91,7 @@ static void job_done(uv_work_t *req, int status)
     int ret = status == UV_ECANCELED ? -PE_TLS : job->ret;
     bool has_held;
 
-    a->n_tls_jobs--;
+    a->crypto.n_tls_jobs--;
     if (!ks) {
         tls_session_clear(job->tls);
         free(job->tls);
@@ -134,7 +134,7 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
         job->tls = ks->tls;
         if (!a->is_stopping && uv_queue_work(&a->loop, &job->req, job_work, job_done) == 0) {
             ks->job = job;
-            a->n_tls_jobs++;
+            a->crypto.n_tls_jobs++;
             return;
         }
         free(job);
@@ -144,9 +144,9 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
         char err[256] = "";
         int ret;
 
-        pthread_rwlock_rdlock(&a->tls_conf_lock);
+        pthread_rwlock_rdlock(&a->crypto.tls_conf_lock);
         ret = tls_session_handshake(ks->tls, err, sizeof(err));
-        pthread_rwlock_unlock(&a->tls_conf_lock);
+        pthread_rwlock_unlock(&a->crypto.tls_conf_lock);
         acc_tls_stepped(a, cs, ks, ret, err);
     }
 }
@@ -169,8 +169,8 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
     switch (control_msg_classify(msg, strlen(msg))) {
     case CONTROL_MSG_PUSH_REQUEST:
         if (cs->state != CS_ACTIVE || !cs->is_installed) {
-            cs->is_push_requested = true;
-        } else if (!cs->is_pushed || acc_now_ms(a) - cs->push_sent_ms >= PUSH_REPEAT_IGNORE_MS) {
+            cs->push.is_requested = true;
+        } else if (!cs->push.is_sent || acc_now_ms(a) - cs->push.sent_ms >= PUSH_REPEAT_IGNORE_MS) {
             acc_send_push_reply(a, cs);
         }
         break;

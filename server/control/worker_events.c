@@ -33,7 +33,7 @@ void acc_handle_installed(struct acceptor *a, struct peer *p)
         return;
     }
     cs->is_installed = true;
-    if (cs->pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->is_push_requested) {
+    if (cs->client.pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->push.is_requested) {
         acc_send_push_reply(a, cs);
         acc_flush(a, cs);
     }
@@ -55,7 +55,8 @@ void acc_handle_float(struct acceptor *a, struct peer *p, const union udp_addr *
         is_ok = true;
         break;
     case ACCEPTOR_FLOAT_OK_CLOSE_OTHER:
-        for (struct ctl_session *o = a->table[acc_addr_hash(to, a->table_size)]; o; o = o->hnext) {
+        for (struct ctl_session *o = a->sessions.table[acc_addr_hash(to, a->sessions.table_size)];
+             o; o = o->hnext) {
             if (o != cs && !o->is_dead && o->state != CS_CLOSING &&
                 udp_addr_equal(&o->remote, to)) {
                 acc_cs_log(a, o, LOG_INFO,
@@ -73,7 +74,8 @@ void acc_handle_float(struct acceptor *a, struct peer *p, const union udp_addr *
             acc_cs_log(a, cs, LOG_WARN,
                        "float to %s refused: the address is another client's (%s); datagrams "
                        "from there are dropped (said once)",
-                       udp_addr_str(to, addr, sizeof(addr)), stranger->cn[0] ? stranger->cn : "?");
+                       udp_addr_str(to, addr, sizeof(addr)),
+                       stranger->client.cn[0] ? stranger->client.cn : "?");
         }
         break;
     }

@@ -55,9 +55,9 @@ static struct acceptor *acceptor(void)
     struct acceptor *a = calloc(1, sizeof(*a));
 
     assert_non_null(a);
-    a->table_size = TABLE_SIZE;
-    a->table = calloc(TABLE_SIZE, sizeof(*a->table));
-    assert_non_null(a->table);
+    a->sessions.table_size = TABLE_SIZE;
+    a->sessions.table = calloc(TABLE_SIZE, sizeof(*a->sessions.table));
+    assert_non_null(a->sessions.table);
     assert_int_equal(uv_loop_init(&a->loop), 0);
     return a;
 }
@@ -65,7 +65,7 @@ static struct acceptor *acceptor(void)
 static void acceptor_done(struct acceptor *a)
 {
     assert_int_equal(uv_loop_close(&a->loop), 0);
-    free(a->table);
+    free(a->sessions.table);
     free(a);
 }
 
@@ -92,7 +92,7 @@ static void find_by_address_and_session_id(void **state)
     for (int i = 0; i < 8; i++) {
         acc_table_insert(a, s[i]);
     }
-    assert_int_equal(a->n_sessions, 8);
+    assert_int_equal(a->sessions.n_sessions, 8);
     assert_ptr_equal(acc_table_find(a, &x), s[0]);
     assert_ptr_equal(acc_table_find(a, &x_port), s[1]); /* another port is another flow */
     assert_ptr_equal(acc_table_find(a, &y), s[2]);
@@ -117,20 +117,20 @@ static void find_by_address_and_session_id(void **state)
 
     /* unlinking from the middle of a chain keeps the rest of it */
     acc_table_unlink(a, s[0]);
-    assert_int_equal(a->n_sessions, 8);
+    assert_int_equal(a->sessions.n_sessions, 8);
     assert_null(acc_table_find(a, &x));
     for (int i = 1; i < 8; i++) {
         assert_ptr_equal(acc_table_find(a, &s[i]->remote), s[i]);
     }
     acc_table_unlink(a, s[0]); /* not in the table: nothing changes */
-    assert_int_equal(a->n_sessions, 8);
+    assert_int_equal(a->sessions.n_sessions, 8);
     acc_table_unlink(a, again);
     for (int i = 1; i < 8; i++) {
         acc_table_unlink(a, s[i]);
     }
-    assert_int_equal(a->n_sessions, 0);
+    assert_int_equal(a->sessions.n_sessions, 0);
     for (size_t i = 0; i < TABLE_SIZE; i++) {
-        assert_null(a->table[i]);
+        assert_null(a->sessions.table[i]);
     }
     for (int i = 0; i < 8; i++) {
         free(s[i]);
@@ -194,7 +194,7 @@ static void end_runs_every_cleanup_in_order(void **state)
     assert_string_equal(trace, "AB");
     acc_cs_free(a, cs); /* frees cs */
     assert_string_equal(trace, "ABac");
-    assert_int_equal(a->n_sessions, 0);
+    assert_int_equal(a->sessions.n_sessions, 0);
     acceptor_done(a);
 }
 
@@ -205,31 +205,31 @@ static void same_client(void **state)
     (void)state;
     memset(&x, 0, sizeof(x));
     memset(&y, 0, sizeof(y));
-    x.has_cn = y.has_cn = true;
-    strcpy(x.cn, "alice");
-    strcpy(y.cn, "alice");
-    memset(x.cert_sha256, 7, 32);
-    memset(y.cert_sha256, 7, 32);
+    x.client.has_cn = y.client.has_cn = true;
+    strcpy(x.client.cn, "alice");
+    strcpy(y.client.cn, "alice");
+    memset(x.client.cert_sha256, 7, 32);
+    memset(y.client.cert_sha256, 7, 32);
     assert_true(acc_same_client(&x, &y));
-    y.cert_sha256[0] = 8; /* another certificate with the same name: another device */
+    y.client.cert_sha256[0] = 8; /* another certificate with the same name: another device */
     assert_false(acc_same_client(&x, &y));
-    y.cert_sha256[0] = 7;
-    strcpy(y.cn, "bob");
+    y.client.cert_sha256[0] = 7;
+    strcpy(y.client.cn, "bob");
     assert_false(acc_same_client(&x, &y));
-    strcpy(y.cn, "alice");
-    x.username = "alice";
+    strcpy(y.client.cn, "alice");
+    x.client.username = "alice";
     assert_false(acc_same_client(&x, &y)); /* a username checked on one side only */
-    y.username = "alice";
+    y.client.username = "alice";
     assert_true(acc_same_client(&x, &y));
-    y.username = "mallory";
+    y.client.username = "mallory";
     assert_false(acc_same_client(&x, &y));
     /* no certificate and no name: only the same non-empty username */
     memset(&x, 0, sizeof(x));
     memset(&y, 0, sizeof(y));
     assert_false(acc_same_client(&x, &y));
-    x.username = y.username = "carol";
+    x.client.username = y.client.username = "carol";
     assert_true(acc_same_client(&x, &y));
-    x.username = y.username = "";
+    x.client.username = y.client.username = "";
     assert_false(acc_same_client(&x, &y));
 }
 
