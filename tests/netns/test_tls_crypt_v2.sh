@@ -8,6 +8,8 @@
 #   client 3: made by ovpnd with user metadata "blocked": tls-crypt-v2-verify refuses it
 #   client 4: made by openvpn with another server key: its WKc does not authenticate
 #   client 5: client 2's key with one byte of its WKc changed (a tampered WKc)
+# and hand-made V3 resets (forge_v2.py): client 2's WKc in a packet wrapped with another Kc, and
+# a truncated WKc; neither is answered.
 # Clients 1 and 2 connect and ping both ways. Clients 3, 4 and 5 never get a tunnel; the server
 # logs each refusal with the client's address and the reason. tls-crypt-v2-verify gets 2.6's
 # environment: metadata_type (1 for a timestamp, 0 for user data) and metadata_file (the metadata
@@ -121,6 +123,33 @@ grep -q "Initialization Sequence Completed" "$OVT_DIR/client1.log" &&
 for i in 3 4 5; do
     client_stop "$i"
 done
+
+# Hand-made first packets from client 5's namespace: the honest one is answered (so the packets
+# are built right); client 2's WKc in a packet wrapped with another key (a WKc lifted from
+# another client's packet) and a truncated WKc are not, and are logged with the reason.
+forge() {
+    ovt_run 20 "$(client_ns 5)" "$OVT_PY" "$OVT_LIB_DIR/forge_v2.py" --host "$OVT_SERVER_IP" \
+        --port "$OVT_PORT" --key "$k/c2.key" --mode "$1"
+}
+forge good || fail "the server did not answer an honest hand-made V3 reset"
+rc=0
+forge other-kc || rc=$?
+[ "$rc" = 3 ] || fail "a V3 reset carrying another client's WKc was answered (or failed: $rc)"
+rc=0
+forge truncated || rc=$?
+[ "$rc" = 3 ] || fail "a V3 reset with a truncated WKc was answered (or failed: $rc)"
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    wait_server_log "$c5:[0-9]+: dropped packet: tls-crypt-v2: packet did not authenticate with the client key" 10 ||
+        fail "the lifted WKc was not logged"
+    wait_server_log "$c5:[0-9]+: dropped packet: tls-crypt-v2: wrapped client key \(WKc\) did not authenticate" 10 ||
+        fail "the truncated WKc was not logged"
+    kill -USR2 "$spid"
+    wait_for 10 server_log_grep "control: 2 clients, 2 sessions;" ||
+        fail "hand-made packets left sessions behind"
+else
+    wait_server_log "tls-crypt unwrapping failed from \[AF_INET\]$c5" 10 ||
+        fail "openvpn: the lifted WKc was not logged"
+fi
 
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     # tls-crypt-v2-max-age (openvpn 2.7): a fresh timestamp key works, a key without one does not
