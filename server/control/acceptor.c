@@ -89,6 +89,7 @@ static const struct acc_cleanup acc_cleanups[] = {
     {acc_hooks_on_close, acc_hooks_on_free}, /* client-disconnect, learn-address delete */
     {NULL, acc_ccd_on_free},
     {NULL, acc_token_on_free},
+    {NULL, acc_v2_on_free},
     {NULL, heap_trim_on_free},
     {NULL, acc_peer_on_free}, /* last: the addresses and the peer-id go */
 };
@@ -162,11 +163,13 @@ static void log_stats(struct acceptor *a)
             ", replay %" PRIu64 ", malformed %" PRIu64 ", bad cookie %" PRIu64
             ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64
             ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64
-            ", hand-over to a worker behind %" PRIu64,
+            ", hand-over to a worker behind %" PRIu64 ", tls-crypt-v2 client key %" PRIu64
+            ", refused by tls-crypt-v2-verify %" PRIu64,
             a->sessions.n_clients, a->sessions.n_sessions, s->handshakes_ok, s->handshakes_failed,
             s->auth_failed, s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed,
             s->drop_cookie, s->drop_no_session, s->drop_window, s->drop_handshake_timeout,
-            s->drop_connect_freq, s->drop_connect_freq_initial, s->drop_handover);
+            s->drop_connect_freq, s->drop_connect_freq_initial, s->drop_handover, s->drop_wkc,
+            s->drop_v2_refused);
 }
 
 static void on_async(uv_async_t *h)
@@ -310,7 +313,11 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
         snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
         return err;
     }
-    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE) {
+    err = acc_v2_init(a, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE && !a->crypto.is_tls_crypt_v2) {
         err = static_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len, key2);
         if (err) {
             snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
@@ -320,8 +327,11 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
     } else {
         memset(key2, 0, sizeof(key2));
     }
-    err = tls_wrap_init(&a->crypto.wrap, (enum tls_wrap_mode)cfg->tls.tls_wrap_mode, key2,
-                        cfg->tls.key_direction, cfg->tls.auth, true);
+    /* with tls-crypt-v2 there is no shared key: the wrap stays NONE, each session has its Kc */
+    err = tls_wrap_init(&a->crypto.wrap,
+                        a->crypto.is_tls_crypt_v2 ? TLS_WRAP_NONE
+                                                  : (enum tls_wrap_mode)cfg->tls.tls_wrap_mode,
+                        key2, cfg->tls.key_direction, cfg->tls.auth, true);
     mbedtls_platform_zeroize(key2, sizeof(key2));
     if (err) {
         snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
@@ -565,6 +575,7 @@ static void release(struct acceptor *a)
     hooks_free(a->checks.hooks);
     script_env_clear(&a->checks.global_env);
     tls_wrap_wipe(&a->crypto.wrap);
+    acc_v2_clear(a);
     tls_server_conf_clear(&a->crypto.tls);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {
