@@ -115,3 +115,34 @@ int static_key_parse(const char *text, size_t text_len, uint8_t key2[STATIC_KEY_
     }
     return err;
 }
+
+int static_key_format(const uint8_t key2[STATIC_KEY_LEN], char *out, size_t out_cap,
+                      size_t *out_len)
+{
+    static const char head[] = "#\n# 2048 bit OpenVPN static key\n#\n";
+    static const char hex[] = "0123456789abcdef";
+    size_t pos = 0;
+
+    *out_len = 0;
+    if (out_cap < STATIC_KEY_FORMAT_LEN + 1) {
+        return -PE_NOSPACE;
+    }
+    memcpy(out + pos, head, sizeof(head) - 1);
+    pos += sizeof(head) - 1;
+    memcpy(out + pos, key_begin, sizeof(key_begin) - 1);
+    pos += sizeof(key_begin) - 1;
+    out[pos++] = '\n';
+    for (size_t i = 0; i < STATIC_KEY_LEN; i++) {
+        out[pos++] = hex[key2[i] >> 4];
+        out[pos++] = hex[key2[i] & 0x0f];
+        if (i % 16 == 15) {
+            out[pos++] = '\n';
+        }
+    }
+    memcpy(out + pos, key_end, sizeof(key_end) - 1);
+    pos += sizeof(key_end) - 1;
+    out[pos++] = '\n';
+    out[pos] = '\0';
+    *out_len = pos;
+    return 0;
+}

@@ -35,4 +35,16 @@
  */
 int static_key_parse(const char *text, size_t text_len, uint8_t key2[STATIC_KEY_LEN]);
 
+/* Length of the text static_key_format() writes, without its NUL: the three comment lines,
+ * BEGIN, 16 lines of 32 hex digits, END. */
+#define STATIC_KEY_FORMAT_LEN (34 + 38 + 16 * 33 + 36)
+
+/* Write key2 as the text of an "OpenVPN Static key V1" file, as `openvpn --genkey secret` /
+ * tls-auth / tls-crypt writes it (crypto.c write_key_file(): a "2048 bit OpenVPN static key"
+ * comment, then 16 bytes as lowercase hex a line). out has out_cap bytes (at least
+ * STATIC_KEY_FORMAT_LEN + 1), receives NUL-terminated text, *out_len excludes the NUL.
+ * Returns 0 or -PE_NOSPACE. Any thread. */
+int static_key_format(const uint8_t key2[STATIC_KEY_LEN], char *out, size_t out_cap,
+                      size_t *out_len);
+
 #endif /* PROTO_STATIC_KEY_H */

@@ -11,13 +11,16 @@
 #include "proto/data_crypto.h"
 #include "server/hooks/auth_token.h"
 #include "server/config/config.h"
+#include "server/config/genkey.h"
 #include "server/log/log.h"
 #include "server/server.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ovpnd [--config] FILE [--DIRECTIVE ARGS...]... [--test-config]\n"
-               "       ovpnd --genkey auth-token [FILE]\n"
+               "       ovpnd --genkey TYPE [FILE]\n"
+               "       ovpnd --tls-crypt-v2 SERVER-KEY --genkey tls-crypt-v2-client FILE "
+               "[METADATA]\n"
                "       ovpnd --version\n"
                "\n"
                "Runs an OpenVPN-protocol server from an OpenVPN 2.6 style server config FILE.\n"
@@ -25,8 +28,11 @@ static void usage(FILE *f)
                "  --DIRECTIVE ... any config directive, as openvpn takes them: applied in order,\n"
                "                  so '--config FILE --verb 4' overrides the file's verb\n"
                "  --test-config   parse everything, report problems, and exit (0 when valid)\n"
-               "  --genkey auth-token [FILE]  write a new auth-gen-token-secret key to FILE\n"
-               "                  (or standard output), as openvpn --genkey auth-token\n");
+               "  --genkey TYPE [FILE]  write a new key to FILE (or standard output) in openvpn\n"
+               "                  2.6's format; TYPE is tls-crypt, tls-auth, secret,\n"
+               "                  tls-crypt-v2-server, tls-crypt-v2-client (wrapped with the\n"
+               "                  --tls-crypt-v2 server key; METADATA: base64 user data, else\n"
+               "                  the creation time) or auth-token\n");
 }
 
 static int open_log(const struct config *cfg)
@@ -152,20 +158,49 @@ static void tune_malloc(void)
     mallopt(M_MMAP_MAX, 1 << 22); /* default 65536: two buffers each for 50,000 clients */
 }
 
-/* `--genkey TYPE [FILE]`: only the auth-token type; openvpn makes the others. */
-static int genkey(int argc, char **argv)
+/* `--genkey TYPE [FILE] [METADATA]`, with `--tls-crypt-v2 SERVER-KEY` before or after it for
+ * tls-crypt-v2-client keys, as openvpn 2.6 takes them (argv from main, genkey_at the index of
+ * "--genkey"). */
+static int genkey(int argc, char **argv, int genkey_at)
 {
+    const char *server_key = NULL;
+    char *words[3];
+    int n_words = 0;
     char errbuf[256];
 
-    if (argc < 1 || argc > 2 || strcmp(argv[0], "auth-token") != 0) {
-        fprintf(stderr,
-                "ovpnd: --genkey makes auth-token keys only (usage: ovpnd --genkey "
-                "auth-token [FILE]); use openvpn --genkey for %s\n",
-                argc >= 1 ? argv[0] : "the other types");
+    for (int i = 1; i < argc; i++) {
+        if (i == genkey_at) {
+            for (i++; i < argc && strncmp(argv[i], "--", 2) != 0; i++) {
+                if (n_words == 3) {
+                    fprintf(stderr, "ovpnd: --genkey: too many arguments\n");
+                    return 2;
+                }
+                words[n_words++] = argv[i];
+            }
+            i--;
+        } else if (strcmp(argv[i], "--tls-crypt-v2") == 0 && i + 1 < argc) {
+            server_key = argv[++i];
+        } else {
+            fprintf(stderr, "ovpnd: --genkey: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (n_words == 0) {
+        fprintf(stderr, "ovpnd: --genkey needs a key type\n");
+        usage(stderr);
         return 2;
     }
-    if (auth_token_genkey(argc == 2 ? argv[1] : NULL, errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "ovpnd: --genkey auth-token: %s\n", errbuf);
+    if (strcmp(words[0], "auth-token") == 0) {
+        if (n_words > 2 ||
+            auth_token_genkey(n_words == 2 ? words[1] : NULL, errbuf, sizeof(errbuf)) != 0) {
+            fprintf(stderr, "ovpnd: --genkey auth-token: %s\n",
+                    n_words > 2 ? "usage: --genkey auth-token [FILE]" : errbuf);
+            return 1;
+        }
+        return 0;
+    }
+    if (genkey_write(n_words, words, server_key, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ovpnd: --genkey %s: %s\n", words[0], errbuf);
         return 1;
     }
     return 0;
@@ -180,8 +215,10 @@ int main(int argc, char **argv)
     char *text;
     int log_fd, err;
 
-    if (argc >= 2 && strcmp(argv[1], "--genkey") == 0) {
-        return genkey(argc - 2, argv + 2);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--genkey") == 0) {
+            return genkey(argc, argv, i);
+        }
     }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--version") == 0) {

@@ -762,6 +762,7 @@ void config_free(struct config *cfg)
     free(cfg->tls.verify_client_cert_where);
     config_strv_free(cfg->auth.auth_user_pass_verify);
     config_strv_free(cfg->hooks.tls_verify);
+    config_strv_free(cfg->hooks.tls_crypt_v2_verify);
     config_strv_free(cfg->hooks.client_connect);
     config_strv_free(cfg->hooks.client_disconnect);
     config_strv_free(cfg->hooks.learn_address);

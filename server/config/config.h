@@ -35,8 +35,9 @@
 #define CONFIG_TOPOLOGY_P2P 3    /* each client one address, point-to-point to the server */
 
 #define CONFIG_TLS_WRAP_NONE 0
-#define CONFIG_TLS_WRAP_AUTH 1  /* tls-auth: HMAC over the control channel, digest `auth` */
-#define CONFIG_TLS_WRAP_CRYPT 2 /* tls-crypt: AES-256-CTR + HMAC-SHA256 */
+#define CONFIG_TLS_WRAP_AUTH 1     /* tls-auth: HMAC over the control channel, digest `auth` */
+#define CONFIG_TLS_WRAP_CRYPT 2    /* tls-crypt: AES-256-CTR + HMAC-SHA256 */
+#define CONFIG_TLS_WRAP_CRYPT_V2 3 /* tls-crypt-v2: tls-crypt with a key per client (Kc) */
 
 #define CONFIG_KEY_DIRECTION_NONE (-1) /* both directions use key[0] */
 #define CONFIG_KEY_DIRECTION_NORMAL 0  /* "0": send with key[0], receive with key[1] */
@@ -157,7 +158,9 @@ struct config_tls {
     struct config_blob ca, cert, key; /* PEM (or DER) text; required; checked with mbedTLS */
     bool dh_none;                     /* `dh none`; a DH file is ignored (ECDHE only) */
     int tls_wrap_mode;                /* CONFIG_TLS_WRAP_* */
-    struct config_blob tls_wrap_key;  /* "OpenVPN Static key V1" text, file or inline */
+    struct config_blob tls_wrap_key;  /* "OpenVPN Static key V1" text, file or inline; the
+                                       * tls-crypt-v2 server key (PEM) with CRYPT_V2 */
+    int tls_crypt_v2_max_age_days;    /* `tls-crypt-v2-max-age DAYS` (2.7); 0 = no limit */
     int key_direction;                /* CONFIG_KEY_DIRECTION_*; tls-auth only */
     char *auth;                       /* digest for tls-auth, upper case; default "SHA1" */
     char *data_ciphers;          /* colon list, canonical upper case names; AEAD ciphers only */
@@ -207,6 +210,7 @@ struct config_hooks {
     /* Scripts run at the points of openvpn 2.6 of the same name (server/hooks/hooks.h): the command
      * split like auth_user_pass_verify, NULL-terminated; NULL = none. */
     char **tls_verify;             /* `tls-verify CMD` */
+    char **tls_crypt_v2_verify;    /* `tls-crypt-v2-verify CMD` */
     char **client_connect;         /* `client-connect CMD` */
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */

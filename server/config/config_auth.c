@@ -98,6 +98,10 @@ int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
         ps->seen_tls_verify = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.tls_verify);
     }
+    if (strcmp(argv[0], "tls-crypt-v2-verify") == 0) {
+        ps->seen_tls_crypt_v2_verify = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.tls_crypt_v2_verify);
+    }
     if (strcmp(argv[0], "client-connect") == 0) {
         ps->seen_client_connect = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.client_connect);
@@ -312,6 +316,9 @@ int config_check_auth(struct config_parser *ps)
     int err = check_crl(ps);
 
     err = err ? err : check_script(ps, &ps->seen_tls_verify, "tls-verify", cfg->hooks.tls_verify);
+    err = err ? err
+              : check_script(ps, &ps->seen_tls_crypt_v2_verify, "tls-crypt-v2-verify",
+                             cfg->hooks.tls_crypt_v2_verify);
     err = err ? err
               : check_script(ps, &ps->seen_client_connect, "client-connect",
                              cfg->hooks.client_connect);

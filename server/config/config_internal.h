@@ -54,7 +54,8 @@ struct config_parser {
     struct config_pending ca, cert, key, tls_wrap_key, crl;
     struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
     struct config_where seen_auth_gen_token;
-    struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt;
+    struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt,
+        seen_tls_crypt_v2, seen_tls_crypt_v2_verify;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
         seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
@@ -229,6 +230,8 @@ int config_h_key(struct config_parser *ps, int argc, char **argv);
 int config_h_dh(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_auth(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_crypt(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_crypt_v2(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_crypt_v2_max_age(struct config_parser *ps, int argc, char **argv);
 int config_h_key_direction(struct config_parser *ps, int argc, char **argv);
 int config_h_auth(struct config_parser *ps, int argc, char **argv);
 int config_h_data_ciphers(struct config_parser *ps, int argc, char **argv);

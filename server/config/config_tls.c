@@ -111,6 +111,36 @@ int config_h_tls_crypt(struct config_parser *ps, int argc, char **argv)
     return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls.tls_wrap_key, argv[1]);
 }
 
+/* `tls-crypt-v2 FILE [force-cookie|allow-noncookie]` (2.6 options.c). ovpnd always answers
+ * with the stateless cookie, so both words are accepted and force-cookie is what it does. */
+int config_h_tls_crypt_v2(struct config_parser *ps, int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[2], "force-cookie") != 0 &&
+        strcmp(argv[2], "allow-noncookie") != 0) {
+        return config_error(ps, "unsupported tls-crypt-v2 argument: %s", argv[2]);
+    }
+    ps->seen_tls_crypt_v2 = config_here(ps);
+    ps->cfg->tls.tls_wrap_mode = CONFIG_TLS_WRAP_CRYPT_V2;
+    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls.tls_wrap_key, argv[1]);
+}
+
+/* `tls-crypt-v2-max-age DAYS` (openvpn 2.7): refuse client keys whose timestamp metadata is
+ * older, and keys without one. */
+int config_h_tls_crypt_v2_max_age(struct config_parser *ps, int argc, char **argv)
+{
+    char *end;
+    long v;
+
+    (void)argc;
+    errno = 0;
+    v = strtol(argv[1], &end, 10);
+    if (errno || *end != '\0' || end == argv[1] || v < 1 || v > 1000000) {
+        return config_error(ps, "tls-crypt-v2-max-age must be a number of days (1 or more)");
+    }
+    ps->cfg->tls.tls_crypt_v2_max_age_days = (int)v;
+    return 0;
+}
+
 int config_h_key_direction(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

@@ -91,9 +91,18 @@ static const struct acc_cleanup acc_cleanups[] = {
     {acc_hooks_on_close, acc_hooks_on_free}, /* client-disconnect, learn-address delete */
     {NULL, acc_ccd_on_free},
     {NULL, acc_token_on_free},
+    {NULL, acc_v2_on_free},
     {NULL, heap_trim_on_free},
     {NULL, acc_peer_on_free}, /* last: the addresses and the peer-id go */
 };
+
+/* The hooks have finished (hooks_on_closed): nothing comes back through the box any more. */
+static void close_inbox(void *ctx)
+{
+    struct acceptor *a = ctx;
+
+    uv_close((uv_handle_t *)&a->async, NULL);
+}
 
 static void stop_everything(struct acceptor *a)
 {
@@ -109,7 +118,11 @@ static void stop_everything(struct acceptor *a)
     }
     auth_shutdown(a->checks.auth);
     /* client-disconnect scripts started just now get a few seconds (then they are killed). */
-    hooks_shutdown(a->checks.hooks, HOOKS_SHUTDOWN_GRACE_MS);
+    if (a->checks.hooks != NULL) {
+        /* their plugin calls come back through the box: it closes after them */
+        hooks_on_closed(a->checks.hooks, close_inbox, a);
+        hooks_shutdown(a->checks.hooks, HOOKS_SHUTDOWN_GRACE_MS);
+    }
     uv_poll_stop(&a->poll);
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
@@ -118,7 +131,9 @@ static void stop_everything(struct acceptor *a)
     uv_close((uv_handle_t *)&a->tick, NULL);
     uv_close((uv_handle_t *)&a->status_timer, NULL);
     uv_close((uv_handle_t *)&a->persist_timer, NULL);
-    uv_close((uv_handle_t *)&a->async, NULL);
+    if (a->checks.hooks == NULL) {
+        close_inbox(a);
+    }
     mgmt_close(a->mgmt);
 }
 
@@ -151,11 +166,13 @@ static void log_stats(struct acceptor *a)
             ", replay %" PRIu64 ", malformed %" PRIu64 ", bad cookie %" PRIu64
             ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64
             ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64
-            ", hand-over to a worker behind %" PRIu64,
+            ", hand-over to a worker behind %" PRIu64 ", tls-crypt-v2 client key %" PRIu64
+            ", refused by tls-crypt-v2-verify %" PRIu64,
             a->sessions.n_clients, a->sessions.n_sessions, s->handshakes_ok, s->handshakes_failed,
             s->auth_failed, s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed,
             s->drop_cookie, s->drop_no_session, s->drop_window, s->drop_handshake_timeout,
-            s->drop_connect_freq, s->drop_connect_freq_initial, s->drop_handover);
+            s->drop_connect_freq, s->drop_connect_freq_initial, s->drop_handover, s->drop_wkc,
+            s->drop_v2_refused);
 }
 
 static void on_async(uv_async_t *h)
@@ -164,7 +181,10 @@ static void on_async(uv_async_t *h)
     struct msg *m;
 
     while ((m = mailbox_take(a->env->mb, MAILBOX_ACCEPTOR)) != NULL) {
-
+        if (m->type == MSG_CALL) {
+            msg_call_run(m); /* a plugin call that returned (server/hooks) */
+            continue;
+        }
         switch (m->type) {
         case MSG_GONE:
             acc_handle_gone(a, m->peer, m->reason);
@@ -298,7 +318,11 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
         snprintf(errbuf, errbuf_len, "auth-gen-token: cannot make a random secret");
         return err;
     }
-    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE) {
+    err = acc_v2_init(a, errbuf, errbuf_len);
+    if (err) {
+        return err;
+    }
+    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE && !a->crypto.is_tls_crypt_v2) {
         err = static_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len, key2);
         if (err) {
             snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
@@ -308,8 +332,11 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
     } else {
         memset(key2, 0, sizeof(key2));
     }
-    err = tls_wrap_init(&a->crypto.wrap, (enum tls_wrap_mode)cfg->tls.tls_wrap_mode, key2,
-                        cfg->tls.key_direction, cfg->tls.auth, true);
+    /* with tls-crypt-v2 there is no shared key: the wrap stays NONE, each session has its Kc */
+    err = tls_wrap_init(&a->crypto.wrap,
+                        a->crypto.is_tls_crypt_v2 ? TLS_WRAP_NONE
+                                                  : (enum tls_wrap_mode)cfg->tls.tls_wrap_mode,
+                        key2, cfg->tls.key_direction, cfg->tls.auth, true);
     mbedtls_platform_zeroize(key2, sizeof(key2));
     if (err) {
         snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
@@ -327,12 +354,13 @@ static int setup_checks(struct acceptor *a, char *errbuf, size_t errbuf_len)
     int err;
 
     /* Plugins are opened here: on the main thread, before privileges are dropped. */
-    err = auth_new(&a->loop, cfg, &a->checks.auth, errbuf, errbuf_len);
+    err = auth_new(&a->loop, env->mb, MAILBOX_ACCEPTOR, cfg, &a->checks.auth, errbuf, errbuf_len);
     if (err) {
         /* (a refused config, such as a plugin that does not load: nothing is on the loop yet) */
         return err;
     }
-    err = hooks_new(&a->loop, auth_plugins(a->checks.auth), &a->checks.hooks);
+    err = hooks_new(&a->loop, env->mb, MAILBOX_ACCEPTOR, auth_plugins(a->checks.auth),
+                    &a->checks.hooks);
     if (err) {
         snprintf(errbuf, errbuf_len, "hooks: %s", uv_strerror(err));
         return err;
@@ -522,8 +550,9 @@ void acceptor_free(struct acceptor *a)
     a->are_workers_stopped = true;
     mailbox_close(a->env->mb, MAILBOX_ACCEPTOR);
     while ((m = mailbox_take(a->env->mb, MAILBOX_ACCEPTOR)) != NULL) {
-        /* late MSG_GONE reports: their peers are freed with their sessions below */
-        msg_free(m);
+        /* late MSG_GONE reports (their peers are freed with their sessions below), plugin calls
+         * that returned too late */
+        msg_discard(m);
     }
     uv_loop_close(&a->loop);
     for (size_t i = 0; i < a->sessions.table_size; i++) {
@@ -556,6 +585,7 @@ static void release(struct acceptor *a)
     hooks_free(a->checks.hooks);
     script_env_clear(&a->checks.global_env);
     tls_wrap_wipe(&a->crypto.wrap);
+    acc_v2_clear(a);
     tls_server_conf_clear(&a->crypto.tls);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {

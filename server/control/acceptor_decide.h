@@ -86,6 +86,11 @@ struct acceptor_control_facts {
     bool is_wrapped;  /* tls-auth or tls-crypt is on */
     uint32_t wrap_id; /* the packet_id of its wrapping (with is_wrapped) */
     bool is_stopping; /* the server is shutting down */
+    /* tls-crypt-v2: the packet carried a WKc that authenticated with the server key (only
+     * then may a P_CONTROL_HARD_RESET_CLIENT_V3 or P_CONTROL_WKC_V1 start anything), and its
+     * wrap packet_id announced early negotiation (a 2.6 client: it sends the WKc again) */
+    bool has_wkc;
+    bool is_early_neg;
     enum acceptor_cookie cookie;
     bool has_session_at_addr; /* some live session at the packet's source address */
     size_t n_sessions;
@@ -99,7 +104,10 @@ enum acceptor_control {
                                         * (when connect-freq-initial allows), store nothing */
     ACCEPTOR_CONTROL_DROP_BAD_RESET,   /* a malformed P_CONTROL_HARD_RESET_CLIENT_V2 */
     ACCEPTOR_CONTROL_IGNORE,           /* shutting down: no new clients */
-    ACCEPTOR_CONTROL_DROP_V3,          /* tls-crypt-v2 is not supported */
+    ACCEPTOR_CONTROL_DROP_V3,          /* tls-crypt-v2 is not configured */
+    ACCEPTOR_CONTROL_DROP_V3_OLD,      /* a tls-crypt-v2 client without early negotiation
+                                        * (before 2.6): its Kc would have to be kept before
+                                        * its address is proved (2.6 force-cookie refuses it) */
     ACCEPTOR_CONTROL_DROP_NO_SESSION,  /* not a packet that may start a session */
     ACCEPTOR_CONTROL_CHECK_COOKIE,     /* check the echoed cookie, set facts.cookie, ask again */
     ACCEPTOR_CONTROL_DROP_COOKIE,      /* the echoed session id is not our cookie */
@@ -122,7 +130,16 @@ static inline enum acceptor_control acceptor_decide_control(const struct accepto
         return ACCEPTOR_CONTROL_SESSION;
     }
     /* No session for this client session id at this address. */
-    if (pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V2) {
+    if (pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V3) {
+        if (!f->has_wkc) {
+            return ACCEPTOR_CONTROL_DROP_V3;
+        }
+        if (!f->is_early_neg) {
+            return ACCEPTOR_CONTROL_DROP_V3_OLD;
+        }
+    }
+    if (pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V2 ||
+        pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V3) {
         if (f->is_stopping) {
             return ACCEPTOR_CONTROL_IGNORE;
         }
@@ -132,10 +149,12 @@ static inline enum acceptor_control acceptor_decide_control(const struct accepto
         }
         return ACCEPTOR_CONTROL_ANSWER_RESET;
     }
-    if (pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V3) {
+    if (pkt->opcode == P_CONTROL_WKC_V1 && !f->has_wkc) {
         return ACCEPTOR_CONTROL_DROP_V3;
     }
-    if ((pkt->opcode != P_ACK_V1 && pkt->opcode != P_CONTROL_V1) || pkt->key_id != 0) {
+    if ((pkt->opcode != P_ACK_V1 && pkt->opcode != P_CONTROL_V1 &&
+         pkt->opcode != P_CONTROL_WKC_V1) ||
+        pkt->key_id != 0) {
         return ACCEPTOR_CONTROL_DROP_NO_SESSION;
     }
     if (pkt->acks.n_acks == 0) {

@@ -18,6 +18,7 @@
 #include "proto/packet_id.h"
 #include "proto/peer_info.h"
 #include "proto/reliable.h"
+#include "proto/tls_crypt_v2.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
 #include "server/addr/routes.h"
@@ -101,6 +102,11 @@ struct cs_wrap {
     uint32_t tx_id;
     uint32_t tx_time;
     struct packet_id_rx rx;
+    /* tls-crypt-v2: the client's own key Kc, from its authenticated WKc; the control channel is
+     * wrapped with it instead of the acceptor's wrap (acc_cs_wrap) */
+    struct tls_wrap_ctx kc;
+    bool has_kc;
+    struct acc_v2_verify *v2_verify; /* tls-crypt-v2-verify runs: no TLS work until it ends */
 };
 
 /* Renegotiation (renegotiate.c). */
@@ -178,12 +184,16 @@ struct acceptor_stats {
     uint64_t drop_short, drop_wrap, drop_replay, drop_malformed, drop_cookie, drop_no_session,
         drop_window, drop_handshake_timeout, drop_connect_freq, drop_connect_freq_initial,
         handshakes_ok, handshakes_failed, auth_failed,
-        drop_handover; /* P_DATA_V2 for a worker that is ACCEPTOR_POOL_MSGS behind */
+        drop_wkc,        /* tls-crypt-v2: WKc missing, malformed, not ours, expired; no Kc */
+        drop_v2_refused, /* tls-crypt-v2-verify refused the client key */
+        drop_handover;   /* P_DATA_V2 for a worker that is ACCEPTOR_POOL_MSGS behind */
 };
 
 /* The control channel's crypto: wrapping, randomness, the TLS configuration and the cookie key. */
 struct acc_crypto {
-    struct tls_wrap_ctx wrap;
+    struct tls_wrap_ctx wrap; /* tls-auth / tls-crypt; NONE with tls-crypt-v2 */
+    bool is_tls_crypt_v2;     /* tls-crypt-v2: every client wraps with its own key */
+    struct tls_crypt_v2_server_key v2_key;
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;
     struct tls_server_conf tls;
@@ -411,9 +421,10 @@ struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to
 /* cookie.c */
 
 /* Step 2 of the stateless handshake (section 3.5): answer a well-formed client reset
- * (acceptor_decide_control()), store nothing. */
+ * (acceptor_decide_control()), store nothing. kc_wrap: for a tls-crypt-v2 client's V3 reset,
+ * its Kc (the answer is wrapped with it and asks for the WKc again, section 3.6); else NULL. */
 void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
-                           const union udp_addr *from);
+                           const union udp_addr *from, const struct tls_wrap_ctx *kc_wrap);
 
 /* receive.c */
 
@@ -685,5 +696,52 @@ const char *acc_token_client_reason(const struct ctl_session *cs);
 
 /* The token to push in PUSH_REPLY, or NULL. */
 const char *acc_token_for_push(const struct acceptor *a, const struct ctl_session *cs);
+
+/* ---- tls_crypt_v2.c: tls-crypt-v2 ---- */
+
+/* The wrapping of cs's control channel: its own Kc with tls-crypt-v2, else the acceptor's. */
+static inline const struct tls_wrap_ctx *acc_cs_wrap(const struct acceptor *a,
+                                                     const struct ctl_session *cs)
+{
+    return cs->wrap.has_kc ? &cs->wrap.kc : &a->crypto.wrap;
+}
+
+/* Read the server key when tls-crypt-v2 is configured (a->crypto.is_tls_crypt_v2). 0 or -EINVAL
+ * with the reason in errbuf. At start-up. */
+int acc_v2_init(struct acceptor *a, char *errbuf, size_t errbuf_len);
+
+/* Wipe the server key. */
+void acc_v2_clear(struct acceptor *a);
+
+/* What the WKc of a P_CONTROL_HARD_RESET_CLIENT_V3 or P_CONTROL_WKC_V1 gave (on the stack:
+ * nothing is allocated for a client before its WKc authenticates). acc_v2_packet_wipe when done. */
+struct acc_v2_packet {
+    size_t wrapped_len;       /* bytes in front of the WKc: the tls-crypt wrapped packet */
+    struct tls_wrap_ctx wrap; /* Kc, server side */
+    uint8_t metadata[TLS_CRYPT_V2_MAX_METADATA_LEN];
+    size_t md_len;
+};
+
+/* Find, authenticate and decrypt the WKc at the end of buf (len bytes, untrusted) with the
+ * server key, check tls-crypt-v2-max-age, set up out->wrap with Kc. Returns NULL, or why the
+ * packet is refused (a static string for the log; out holds no key then). */
+const char *acc_v2_open_wkc(struct acceptor *a, const uint8_t *buf, size_t len,
+                            struct acc_v2_packet *out);
+
+/* Zeroize p. */
+void acc_v2_packet_wipe(struct acc_v2_packet *p);
+
+/* Start tls-crypt-v2-verify for cs's client key metadata (md, md_len bytes, type byte first),
+ * if configured: returns 1 (running: cs->wrap.v2_verify is set, and cs does no TLS work until it
+ * admits the key, acc_session_pump then; a refusal closes cs), 0 (not configured), or -errno. */
+int acc_v2_verify_start(struct acceptor *a, struct ctl_session *cs, const uint8_t *md,
+                        size_t md_len);
+
+/* Session cleanup (on_free): cancel tls-crypt-v2-verify, wipe Kc. */
+void acc_v2_on_free(struct acceptor *a, struct ctl_session *cs);
+
+/* Feed what ks's reliability layer has in order to its TLS session and drive it (receive.c).
+ * Not while cs->wrap.v2_verify runs. */
+void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
 
 #endif /* SERVER_CONTROL_ACCEPTOR_INTERNAL_H */

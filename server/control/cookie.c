@@ -39,10 +39,11 @@ static bool initial_reset_allowed(struct acceptor *a)
 }
 
 void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
-                           const union udp_addr *from)
+                           const union udp_addr *from, const struct tls_wrap_ctx *kc_wrap)
 {
     struct ctl_session tmp;
     struct control_acks acks = {.n_acks = 1};
+    uint8_t tlv[TLS_CRYPT_V2_EARLY_NEG_TLV_LEN];
 
     if (!initial_reset_allowed(a)) {
         return;
@@ -57,5 +58,14 @@ void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
     tmp.wrap.tx_id = 1;
     tmp.wrap.tx_time = (uint32_t)time(NULL);
     acks.message_id[0] = 0;
+    if (kc_wrap) {
+        /* Nothing of the client is kept: it sends its WKc again in P_CONTROL_WKC_V1. */
+        tmp.wrap.kc = *kc_wrap;
+        tmp.wrap.has_kc = true;
+        tls_crypt_v2_early_neg_tlv(tlv);
+        acc_send_control(a, &tmp, 0, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, tlv, sizeof(tlv));
+        tls_wrap_wipe(&tmp.wrap.kc);
+        return;
+    }
     acc_send_control(a, &tmp, 0, P_CONTROL_HARD_RESET_SERVER_V2, &acks, 0, NULL, 0);
 }

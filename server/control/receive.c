@@ -10,6 +10,7 @@
 #include "proto/packet.h"
 #include "proto/packet_id.h"
 #include "proto/reliable.h"
+#include "proto/tls_crypt_v2.h"
 #include "proto/tls_wrap.h"
 #include "server/control/acceptor_decide.h"
 
@@ -46,8 +47,6 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
 {
     uint64_t now = acc_now_ms(a);
     struct key_state *ks = find_ks(cs, pkt->key_id);
-    uint8_t *payload, *to_free;
-    size_t len;
     int ret;
 
     if (pkt->acks.n_acks > 0 &&
@@ -80,6 +79,20 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
             a->stats.drop_window++;
         }
     }
+    if (cs->wrap.v2_verify) {
+        /* tls-crypt-v2-verify has not admitted the client key yet: acknowledge, keep the TLS
+         * bytes in the reliability layer, start no TLS work */
+        acc_flush(a, cs);
+        return;
+    }
+    acc_session_pump(a, cs, ks);
+}
+
+void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
+{
+    uint8_t *payload, *to_free;
+    size_t len;
+
     while (reliable_pop(&ks->rel, &payload, &len, &to_free)) {
         if (cs->state != CS_CLOSING && len > 0 && acc_tls_feed(ks, payload, len)) {
             acc_cs_log(a, cs, LOG_WARN, "too much unread TLS data: closing");
@@ -93,13 +106,175 @@ static void process_session_packet(struct acceptor *a, struct ctl_session *cs,
     acc_flush(a, cs);
 }
 
-void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
-                         const union udp_addr *from)
+/* A control packet, unwrapped into a->plain_buf (plain_len bytes) with wrap packet_id wrap_id;
+ * v2: what its tls-crypt-v2 WKc gave, when it carried one and no session had the key. */
+static void handle_control(struct acceptor *a, const union udp_addr *from, uint32_t wrap_id,
+                           size_t plain_len, struct acc_v2_packet *v2)
 {
     struct acceptor_control_facts facts = {0};
     enum acceptor_control verdict;
     struct control_packet pkt;
     struct ctl_session *cs;
+    int err;
+
+    err = control_packet_parse(a->plain_buf, plain_len, &pkt);
+    if (err) {
+        acc_drop_pkt(a, &a->stats.drop_malformed, from, proto_strerror(err));
+        return;
+    }
+    cs = acc_table_find_sid(a, from, pkt.session_id);
+    facts.pkt = &pkt;
+    facts.session_wrap_rx = cs ? &cs->wrap.rx : NULL;
+    facts.is_wrapped = a->crypto.wrap.mode != TLS_WRAP_NONE || a->crypto.is_tls_crypt_v2;
+    facts.has_wkc = v2 != NULL;
+    facts.is_early_neg = tls_crypt_v2_is_early_neg(wrap_id);
+    facts.wrap_id = wrap_id;
+    facts.is_stopping = a->is_stopping;
+    facts.has_session_at_addr = acc_table_find(a, from) != NULL;
+    facts.n_sessions = a->sessions.n_sessions;
+    facts.max_clients = (size_t)a->cfg->clients.max_clients;
+    verdict = acceptor_decide_control(&facts);
+    if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
+        facts.cookie =
+            acceptor_decide_cookie_valid(a->crypto.cookie_key, &pkt, from, (int64_t)time(NULL),
+                                         a->cfg->timers.hand_window_s)
+                ? ACCEPTOR_COOKIE_VALID
+                : ACCEPTOR_COOKIE_INVALID;
+        verdict = acceptor_decide_control(&facts);
+    }
+    switch (verdict) {
+    case ACCEPTOR_CONTROL_SESSION:
+        if (facts.is_wrapped) {
+            packet_id_rx_commit(&cs->wrap.rx, wrap_id);
+        }
+        process_session_packet(a, cs, &pkt);
+        return;
+    case ACCEPTOR_CONTROL_DROP_REPLAY:
+        a->stats.drop_replay++;
+        return;
+    case ACCEPTOR_CONTROL_ANSWER_RESET:
+        acc_answer_hard_reset(a, &pkt, from, v2 ? &v2->wrap : NULL);
+        return;
+    case ACCEPTOR_CONTROL_DROP_BAD_RESET:
+        acc_drop_pkt(a, &a->stats.drop_malformed, from, "malformed client hard reset");
+        return;
+    case ACCEPTOR_CONTROL_IGNORE:
+        return;
+    case ACCEPTOR_CONTROL_DROP_V3:
+        acc_drop_pkt(a, &a->stats.drop_malformed, from,
+                     "tls-crypt-v2 packet, but tls-crypt-v2 is not configured");
+        return;
+    case ACCEPTOR_CONTROL_DROP_V3_OLD:
+        acc_drop_pkt(a, &a->stats.drop_wkc, from,
+                     "tls-crypt-v2 client without early negotiation (before openvpn 2.6): not "
+                     "supported, its key would have to be kept before its address is proved");
+        return;
+    case ACCEPTOR_CONTROL_DROP_NO_SESSION:
+        acc_drop_pkt(a, &a->stats.drop_no_session, from, "control packet for no known session");
+        return;
+    case ACCEPTOR_CONTROL_CHECK_COOKIE: /* not after a check */
+        return;
+    case ACCEPTOR_CONTROL_DROP_COOKIE:
+        acc_drop_pkt(a, &a->stats.drop_cookie, from, "session id cookie did not verify");
+        return;
+    case ACCEPTOR_CONTROL_DROP_MAX_CLIENTS:
+        /* Like 2.6: say nothing, the client retries until a place is free. */
+        acc_drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
+        return;
+    case ACCEPTOR_CONTROL_CREATE:
+        break;
+    }
+    /* connect-freq counts clients that completed the three-way handshake; those no longer
+     * count against connect-freq-initial (mudp.c multi_get_create_instance_udp). */
+    if (!connect_freq_allow(&a->cf, (int64_t)(acc_now_ms(a) / 1000))) {
+        acc_drop_pkt(a, &a->stats.drop_connect_freq, from,
+                     "new connection would exceed the connect-freq limit");
+        return;
+    }
+    connect_freq_initial_forgive(&a->cf_initial);
+    cs = acc_session_create(a, &pkt, from);
+    if (!cs) {
+        log_msg(LOG_ERR, "out of memory creating a session");
+        return;
+    }
+    if (v2) {
+        /* Kc goes with the session for the rest of it (renegotiations included). */
+        cs->wrap.kc = v2->wrap;
+        cs->wrap.has_kc = true;
+        err = acc_v2_verify_start(a, cs, v2->metadata, v2->md_len);
+        if (err < 0) {
+            acc_cs_log(a, cs, LOG_WARN, "tls-crypt-v2-verify could not start: %s", strerror(-err));
+            acc_cs_close(a, cs, 0);
+            return;
+        }
+    }
+    /* A new session from an address that has one: the client restarted, or someone replayed
+     * or forged its packets (without tls-auth/tls-crypt anyone on the path can). Like 2.6's
+     * untrusted session (ssl.c TM_UNTRUSTED), the authenticated session keeps working until
+     * the new one is authenticated too (acc_install_prepare drops it then); an unfinished one is
+     * replaced at once. */
+    acc_close_others_at(a, cs, true, NULL);
+    packet_id_rx_commit(&cs->wrap.rx, wrap_id);
+    process_session_packet(a, cs, &pkt);
+}
+
+/* tls-crypt-v2: every control packet is tls-crypt wrapped with its client's Kc. A packet that
+ * carries the WKc (the V3 reset, P_CONTROL_WKC_V1) gives Kc itself, on the stack; any other
+ * belongs to a session that has Kc, or is dropped. 2.6 read_control_auth() refuses unwrapped
+ * packets the same way ("could not determine wrapping"). */
+static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
+                               const union udp_addr *from)
+{
+    uint8_t op = packet_opcode(buf[0]);
+    bool has_wkc = op == P_CONTROL_HARD_RESET_CLIENT_V3 || op == P_CONTROL_WKC_V1;
+    struct ctl_session *cs = len >= TLS_WRAP_HEAD_LEN ? acc_table_find_sid(a, from, buf + 1) : NULL;
+    struct acc_v2_packet v2;
+    const struct tls_wrap_ctx *wrap;
+    size_t wrapped_len = len, plain_len;
+    uint32_t wrap_id, wrap_time;
+    const char *why;
+    int err;
+
+    if (cs && cs->wrap.has_kc) {
+        /* The session's own key; a WKc sent again (retransmitted P_CONTROL_WKC_V1) is only
+         * stripped, as 2.6 does once its key is set up. */
+        if (has_wkc && tls_crypt_v2_locate_wkc(buf, len, &wrapped_len) != 0) {
+            acc_drop_pkt(a, &a->stats.drop_wkc, from, "tls-crypt-v2: malformed WKc length");
+            return;
+        }
+        has_wkc = false;
+        wrap = &cs->wrap.kc;
+    } else if (has_wkc) {
+        why = acc_v2_open_wkc(a, buf, len, &v2);
+        if (why) {
+            acc_drop_pkt(a, &a->stats.drop_wkc, from, why);
+            return;
+        }
+        wrapped_len = v2.wrapped_len;
+        wrap = &v2.wrap;
+    } else {
+        acc_drop_pkt(a, &a->stats.drop_wkc, from,
+                     "tls-crypt-v2: no wrapped client key and no session that has one");
+        return;
+    }
+    err = tls_wrap_open(wrap, buf, wrapped_len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
+                        &wrap_id, &wrap_time);
+    if (err) {
+        acc_drop_pkt(a, &a->stats.drop_wrap, from,
+                     err == -PE_AUTH ? "tls-crypt-v2: packet did not authenticate with the client "
+                                       "key (its WKc belongs to another packet?)"
+                                     : proto_strerror(err));
+    } else {
+        handle_control(a, from, wrap_id, plain_len, has_wkc ? &v2 : NULL);
+    }
+    if (has_wkc) {
+        acc_v2_packet_wipe(&v2);
+    }
+}
+
+void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
+                         const union udp_addr *from)
+{
     uint32_t wrap_id, wrap_time;
     size_t plain_len;
     struct msg *m;
@@ -132,6 +307,10 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     case ACCEPTOR_DGRAM_CONTROL:
         break;
     }
+    if (a->crypto.is_tls_crypt_v2) {
+        handle_v2_datagram(a, buf, len, from);
+        return;
+    }
     err = tls_wrap_open(&a->crypto.wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
                         &wrap_id, &wrap_time);
     if (err) {
@@ -141,86 +320,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                                      : proto_strerror(err));
         return;
     }
-    err = control_packet_parse(a->plain_buf, plain_len, &pkt);
-    if (err) {
-        acc_drop_pkt(a, &a->stats.drop_malformed, from, proto_strerror(err));
-        return;
-    }
-    cs = acc_table_find_sid(a, from, pkt.session_id);
-    facts.pkt = &pkt;
-    facts.session_wrap_rx = cs ? &cs->wrap.rx : NULL;
-    facts.is_wrapped = a->crypto.wrap.mode != TLS_WRAP_NONE;
-    facts.wrap_id = wrap_id;
-    facts.is_stopping = a->is_stopping;
-    facts.has_session_at_addr = acc_table_find(a, from) != NULL;
-    facts.n_sessions = a->sessions.n_sessions;
-    facts.max_clients = (size_t)a->cfg->clients.max_clients;
-    verdict = acceptor_decide_control(&facts);
-    if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
-        facts.cookie =
-            acceptor_decide_cookie_valid(a->crypto.cookie_key, &pkt, from, (int64_t)time(NULL),
-                                         a->cfg->timers.hand_window_s)
-                ? ACCEPTOR_COOKIE_VALID
-                : ACCEPTOR_COOKIE_INVALID;
-        verdict = acceptor_decide_control(&facts);
-    }
-    switch (verdict) {
-    case ACCEPTOR_CONTROL_SESSION:
-        if (facts.is_wrapped) {
-            packet_id_rx_commit(&cs->wrap.rx, wrap_id);
-        }
-        process_session_packet(a, cs, &pkt);
-        return;
-    case ACCEPTOR_CONTROL_DROP_REPLAY:
-        a->stats.drop_replay++;
-        return;
-    case ACCEPTOR_CONTROL_ANSWER_RESET:
-        acc_answer_hard_reset(a, &pkt, from);
-        return;
-    case ACCEPTOR_CONTROL_DROP_BAD_RESET:
-        acc_drop_pkt(a, &a->stats.drop_malformed, from, "malformed P_CONTROL_HARD_RESET_CLIENT_V2");
-        return;
-    case ACCEPTOR_CONTROL_IGNORE:
-        return;
-    case ACCEPTOR_CONTROL_DROP_V3:
-        acc_drop_pkt(a, &a->stats.drop_malformed, from, "tls-crypt-v2 is not supported");
-        return;
-    case ACCEPTOR_CONTROL_DROP_NO_SESSION:
-        acc_drop_pkt(a, &a->stats.drop_no_session, from, "control packet for no known session");
-        return;
-    case ACCEPTOR_CONTROL_CHECK_COOKIE: /* not after a check */
-        return;
-    case ACCEPTOR_CONTROL_DROP_COOKIE:
-        acc_drop_pkt(a, &a->stats.drop_cookie, from, "session id cookie did not verify");
-        return;
-    case ACCEPTOR_CONTROL_DROP_MAX_CLIENTS:
-        /* Like 2.6: say nothing, the client retries until a place is free. */
-        acc_drop_pkt(a, &a->stats.drop_no_session, from, "max-clients reached: connection ignored");
-        return;
-    case ACCEPTOR_CONTROL_CREATE:
-        break;
-    }
-    /* connect-freq counts clients that completed the three-way handshake; those no longer
-     * count against connect-freq-initial (mudp.c multi_get_create_instance_udp). */
-    if (!connect_freq_allow(&a->cf, (int64_t)(acc_now_ms(a) / 1000))) {
-        acc_drop_pkt(a, &a->stats.drop_connect_freq, from,
-                     "new connection would exceed the connect-freq limit");
-        return;
-    }
-    connect_freq_initial_forgive(&a->cf_initial);
-    cs = acc_session_create(a, &pkt, from);
-    if (!cs) {
-        log_msg(LOG_ERR, "out of memory creating a session");
-        return;
-    }
-    /* A new session from an address that has one: the client restarted, or someone replayed
-     * or forged its packets (without tls-auth/tls-crypt anyone on the path can). Like 2.6's
-     * untrusted session (ssl.c TM_UNTRUSTED), the authenticated session keeps working until
-     * the new one is authenticated too (acc_install_prepare drops it then); an unfinished one is
-     * replaced at once. */
-    acc_close_others_at(a, cs, true, NULL);
-    packet_id_rx_commit(&cs->wrap.rx, wrap_id);
-    process_session_packet(a, cs, &pkt);
+    handle_control(a, from, wrap_id, plain_len, NULL);
 }
 
 void acc_on_udp(uv_poll_t *h, int status, int events)

@@ -173,8 +173,8 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
     pkt.payload_len = payload_len;
     err = control_packet_write(&pkt, plain, sizeof(plain), &plain_len);
     err = err ? err
-              : tls_wrap_seal(&a->crypto.wrap, cs->wrap.tx_id++, cs->wrap.tx_time, plain, plain_len,
-                              wire, sizeof(wire), &wire_len);
+              : tls_wrap_seal(acc_cs_wrap(a, cs), cs->wrap.tx_id++, cs->wrap.tx_time, plain,
+                              plain_len, wire, sizeof(wire), &wire_len);
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
         return err;
@@ -187,7 +187,10 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
 
 static size_t max_chunk(const struct acceptor *a)
 {
-    return TLS_MTU - IPV4_UDP_HDR - tls_wrap_overhead(&a->crypto.wrap) -
+    size_t overhead =
+        a->crypto.is_tls_crypt_v2 ? TLS_CRYPT_OVERHEAD : tls_wrap_overhead(&a->crypto.wrap);
+
+    return TLS_MTU - IPV4_UDP_HDR - overhead -
            control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
 }
 

@@ -393,7 +393,7 @@ void worker_join(struct worker *w)
         if (m->type == MSG_NEW_KEY && m->len == sizeof(struct data_key)) {
             data_key_clear((struct data_key *)(void *)m->data);
         }
-        msg_free(m);
+        msg_discard(m);
     }
     uv_loop_close(&w->loop);
     if (w->moderation_fd >= 0) {

@@ -17,6 +17,7 @@
 #include "server/hooks/openvpn_plugin.h"
 #include "server/hooks/plugin.h"
 #include "server/hooks/script.h"
+#include "server/thread/mailbox.h"
 
 #define AUTH_PATH_MAX 512
 #define AUTH_REASON_MAX 256 /* bytes of a script's AUTH_FAILED reason that are read */
@@ -36,11 +37,8 @@ struct auth {
     size_t n_plugins;                    /* those that want AUTH_USER_PASS_VERIFY */
     struct auth_req *reqs;               /* pending requests */
     size_t n_pending;
-    uv_async_t async; /* plugin calls that returned */
-    bool has_async;
-    pthread_mutex_t lock; /* guards the two below: plugin threads write them */
-    struct auth_call *returned;
-    bool is_closed;
+    struct mailbox *mb; /* plugin calls come back through the box of the loop's thread */
+    int who;
 };
 
 /* A call into a plugin. Owned by the auth module; it outlives its request if that is
@@ -50,7 +48,7 @@ struct auth_call {
     struct auth *au;
     struct auth_req *req; /* NULL once the request is gone; acceptor thread only */
     struct script_env env;
-    struct auth_call *next_returned;
+    struct msg *done; /* MSG_CALL posted when the plugin returns (made ahead: cannot fail) */
 };
 
 struct auth_req {
@@ -69,8 +67,6 @@ struct auth_req {
     char apf[AUTH_PATH_MAX];      /* auth_pending_file */
     char afr[AUTH_PATH_MAX];      /* auth_failed_reason_file */
 };
-
-static void on_async(uv_async_t *h);
 
 /* verify-client-cert none|optional lets a client in without a certificate: then its username
  * and password are all that identify it, so something must check them. The config parser
@@ -118,8 +114,8 @@ static int base_env(const struct config *cfg, struct script_env *env)
     return hook_env_base(cfg, env);
 }
 
-int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char *errbuf,
-             size_t errbuf_len)
+int auth_new(uv_loop_t *loop, struct mailbox *mb, int who, const struct config *cfg,
+             struct auth **out, char *errbuf, size_t errbuf_len)
 {
     struct auth *au = calloc(1, sizeof(*au));
     struct script_env env = {0};
@@ -129,8 +125,9 @@ int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char 
         return -ENOMEM;
     }
     au->loop = loop;
+    au->mb = mb;
+    au->who = who;
     au->cfg = cfg;
-    pthread_mutex_init(&au->lock, NULL);
     err = base_env(cfg, &env);
     err = err ? err : script_env_add(&env, "script_context", "init");
     if (err) {
@@ -142,14 +139,6 @@ int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char 
     if (err == 0) {
         au->n_plugins = plugin_set_count(au->plugins, OVPN_PLUGIN_AUTH_USER_PASS_VERIFY);
         err = check_certless_auth(au, errbuf, errbuf_len);
-    }
-    if (err == 0) {
-        err = uv_async_init(loop, &au->async, on_async);
-        au->has_async = err == 0;
-        au->async.data = au;
-        if (err) {
-            snprintf(errbuf, errbuf_len, "auth: %s", uv_strerror(err));
-        }
     }
     if (err) {
         auth_free(au);
@@ -413,29 +402,32 @@ static void on_script_exit(void *ctx, int exit_status, int term_signal)
     }
 }
 
-/* A plugin thread: the call returned. Hand it to the acceptor's loop. */
+/* A plugin thread: the call returned. Hand it to the loop's thread (call_returned). */
 static void on_call_done(struct plugin_call *pc)
 {
     struct auth_call *c = (struct auth_call *)pc;
-    struct auth *au = c->au;
+    struct msg *m = c->done;
 
-    pthread_mutex_lock(&au->lock);
-    c->next_returned = au->returned;
-    au->returned = c;
-    if (!au->is_closed) {
-        uv_async_send(&au->async);
-    }
-    pthread_mutex_unlock(&au->lock);
+    c->done = NULL;
+    mailbox_post(c->au->mb, c->au->who, m);
 }
 
 static void call_free(struct auth_call *c)
 {
+    msg_free(c->done); /* not posted: the call never started */
     script_env_clear(&c->env);
     free(c);
 }
 
-static void call_returned(struct auth_call *c)
+/* The call came back to a thread that has stopped: nothing waits for it. */
+static void call_discard(void *arg)
 {
+    call_free(arg);
+}
+
+static void call_returned(void *arg)
+{
+    struct auth_call *c = arg;
     struct auth_req *r = c->req;
     char why[600];
 
@@ -459,21 +451,6 @@ static void call_returned(struct auth_call *c)
         }
     }
     call_free(c);
-}
-
-static void on_async(uv_async_t *h)
-{
-    struct auth *au = h->data;
-    struct auth_call *list, *next;
-
-    pthread_mutex_lock(&au->lock);
-    list = au->returned;
-    au->returned = NULL;
-    pthread_mutex_unlock(&au->lock);
-    for (; list != NULL; list = next) {
-        next = list->next_returned;
-        call_returned(list);
-    }
 }
 
 void auth_tick(struct auth *au)
@@ -574,6 +551,11 @@ static int run_stage(struct auth_req *r)
         }
         c->au = au;
         c->req = r;
+        c->done = msg_call_new(call_returned, call_discard, c);
+        if (c->done == NULL) {
+            call_free(c);
+            return -ENOMEM;
+        }
         c->pc.type = OVPN_PLUGIN_AUTH_USER_PASS_VERIFY;
         c->pc.envp = c->env.vars;
         c->pc.done = on_call_done;
@@ -657,13 +639,6 @@ void auth_shutdown(struct auth *au)
     while (au->reqs != NULL) {
         req_free(au->reqs);
     }
-    pthread_mutex_lock(&au->lock);
-    au->is_closed = true;
-    pthread_mutex_unlock(&au->lock);
-    if (au->has_async) {
-        uv_close((uv_handle_t *)&au->async, NULL);
-        au->has_async = false;
-    }
 }
 
 void auth_free(struct auth *au)
@@ -674,13 +649,8 @@ void auth_free(struct auth *au)
     while (au->reqs != NULL) {
         req_free(au->reqs);
     }
-    plugin_set_close(au->plugins); /* joins the plugin threads: nothing returns after this */
-    while (au->returned != NULL) {
-        struct auth_call *c = au->returned;
-
-        au->returned = c->next_returned;
-        call_free(c);
-    }
-    pthread_mutex_destroy(&au->lock);
+    /* Joins the plugin threads: calls that return meanwhile go to the box, whose owner has
+     * stopped by now (the box discards them). */
+    plugin_set_close(au->plugins);
     free(au);
 }

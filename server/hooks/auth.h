@@ -40,6 +40,7 @@
 
 struct auth;
 struct auth_req;
+struct mailbox;
 struct plugin_set;
 struct script_env;
 
@@ -61,15 +62,17 @@ struct auth_client {
 typedef void (*auth_done_cb)(void *ctx, bool is_ok, const char *client_reason,
                              const char *log_reason);
 
-/* The checks configured in cfg (borrowed, must outlive the struct), run on loop: loads and
- * opens the `plugin`s (server/hooks/plugin.h), so call it on the main thread before privileges are
- * dropped, with loop initialised. Returns 0 and *out, or -errno with errbuf (errbuf_len bytes)
+/* The checks configured in cfg (borrowed, must outlive the struct), run on loop, whose thread
+ * owns box `who` of mb (server/thread/mailbox.h): plugin calls that return on the plugins'
+ * threads come back through it as MSG_CALL messages, which that thread runs (msg_call_run). Loads
+ * and opens the `plugin`s (server/hooks/plugin.h), so call it on the main thread before privileges
+ * are dropped, with loop initialised. Returns 0 and *out, or -errno with errbuf (errbuf_len bytes)
  * saying why ("FILE:LINE: plugin: ..."). With verify-client-cert none or optional, refuses
  * (-EINVAL, "FILE:LINE: verify-client-cert: ...", naming the plugins' lines) a config in which
  * neither a script nor a plugin handling AUTH_USER_PASS_VERIFY would check a client that comes
  * without a certificate. */
-int auth_new(uv_loop_t *loop, const struct config *cfg, struct auth **out, char *errbuf,
-             size_t errbuf_len);
+int auth_new(uv_loop_t *loop, struct mailbox *mb, int who, const struct config *cfg,
+             struct auth **out, char *errbuf, size_t errbuf_len);
 
 /* Cancel every pending request (their callbacks are not called; running scripts are killed)
  * and close the handle auth keeps on the loop. Call on the loop's thread before the loop ends;

@@ -11,6 +11,7 @@
 #include "server/log/log.h"
 #include "server/hooks/openvpn_plugin.h"
 #include "server/hooks/plugin.h"
+#include "server/thread/mailbox.h"
 
 #define WHY_MAX 300
 #define CONFIG_MAX (64 << 10) /* bytes of "config" text kept from CLIENT_CONNECT_V2 plugins */
@@ -25,13 +26,14 @@ struct hooks {
     struct hook_run *serial_head, **serial_tail; /* serial runs waiting for their turn */
     struct hook_run *serial_active;
     struct hook_run *start_head, **start_tail; /* other runs, begun but not yet stepped */
-    uv_async_t async;                          /* plugin calls that returned */
+    uv_async_t async;                          /* starts the runs of the start list from the loop */
     uv_timer_t grace;
     bool has_handles;
     bool is_shutting_down;
-    pthread_mutex_t lock; /* guards the two below: plugin threads write them */
-    struct hook_call *returned;
-    bool is_closed;
+    struct mailbox *mb; /* plugin calls come back through the box of the loop's thread */
+    int who;
+    void (*on_closed)(void *ctx); /* hooks_on_closed */
+    void *on_closed_ctx;
 };
 
 struct hook_run {
@@ -64,7 +66,7 @@ struct hook_call {
     struct hook_run *run;  /* NULL once the run is gone */
     struct script_env env; /* the call owns what the plugin reads: it may outlive its run */
     char **argv;
-    struct hook_call *next_returned;
+    struct msg *done; /* MSG_CALL posted when the plugin returns (made ahead: cannot fail) */
 };
 
 static void on_async(uv_async_t *a);
@@ -104,7 +106,8 @@ static int strv_join(char *const *a, char *const *b, char ***out)
     return 0;
 }
 
-int hooks_new(uv_loop_t *loop, struct plugin_set *ps, struct hooks **out)
+int hooks_new(uv_loop_t *loop, struct mailbox *mb, int who, struct plugin_set *ps,
+              struct hooks **out)
 {
     struct hooks *h = calloc(1, sizeof(*h));
     int err;
@@ -113,13 +116,13 @@ int hooks_new(uv_loop_t *loop, struct plugin_set *ps, struct hooks **out)
         return -ENOMEM;
     }
     h->loop = loop;
+    h->mb = mb;
+    h->who = who;
     h->plugins = ps;
     h->serial_tail = &h->serial_head;
     h->start_tail = &h->start_head;
-    pthread_mutex_init(&h->lock, NULL);
     err = uv_async_init(loop, &h->async, on_async);
     if (err) {
-        pthread_mutex_destroy(&h->lock);
         free(h);
         return err;
     }
@@ -145,13 +148,19 @@ static void close_handles(struct hooks *h)
     if (!h->has_handles) {
         return;
     }
-    pthread_mutex_lock(&h->lock);
-    h->is_closed = true;
-    pthread_mutex_unlock(&h->lock);
     uv_timer_stop(&h->grace);
     uv_close((uv_handle_t *)&h->async, NULL);
     uv_close((uv_handle_t *)&h->grace, NULL);
     h->has_handles = false;
+    if (h->on_closed != NULL) {
+        h->on_closed(h->on_closed_ctx);
+    }
+}
+
+void hooks_on_closed(struct hooks *h, void (*cb)(void *ctx), void *ctx)
+{
+    h->on_closed = cb;
+    h->on_closed_ctx = ctx;
 }
 
 static void run_free(struct hook_run *r)
@@ -223,23 +232,19 @@ static void on_script_exit(void *ctx, int exit_status, int term_signal)
     finish(r, !r->is_failed);
 }
 
-/* A plugin thread: the call returned. Hand it to the loop. */
+/* A plugin thread: the call returned. Hand it to the loop's thread (call_returned). */
 static void on_call_done(struct plugin_call *pc)
 {
     struct hook_call *c = (struct hook_call *)pc;
-    struct hooks *h = c->h;
+    struct msg *m = c->done;
 
-    pthread_mutex_lock(&h->lock);
-    c->next_returned = h->returned;
-    h->returned = c;
-    if (!h->is_closed) {
-        uv_async_send(&h->async);
-    }
-    pthread_mutex_unlock(&h->lock);
+    c->done = NULL;
+    mailbox_post(c->h->mb, c->h->who, m);
 }
 
 static void call_free(struct hook_call *c)
 {
+    msg_free(c->done); /* not posted: the call never started */
     plugin_string_list_free(c->pc.return_list);
     strv_free(c->argv);
     script_env_clear(&c->env);
@@ -276,8 +281,16 @@ static void keep_config(struct hook_run *r, const struct ovpn_plugin_string_list
     }
 }
 
-static void call_returned(struct hook_call *c)
+/* The call came back to a thread that has stopped: nothing waits for it. */
+static void call_discard(void *arg)
 {
+    call_free(arg);
+}
+
+/* The loop's thread (a MSG_CALL from on_call_done): the plugin's answer goes on with its run. */
+static void call_returned(void *arg)
+{
+    struct hook_call *c = arg;
     struct hook_run *r = c->run;
 
     if (r != NULL) {
@@ -306,21 +319,7 @@ static void call_returned(struct hook_call *c)
 static void on_async(uv_async_t *a)
 {
     struct hooks *h = a->data;
-    struct hook_call *list, *next, *rev = NULL;
 
-    pthread_mutex_lock(&h->lock);
-    list = h->returned;
-    h->returned = NULL;
-    pthread_mutex_unlock(&h->lock);
-    for (; list != NULL; list = next) { /* oldest first */
-        next = list->next_returned;
-        list->next_returned = rev;
-        rev = list;
-    }
-    for (; rev != NULL; rev = next) {
-        next = rev->next_returned;
-        call_returned(rev);
-    }
     while (h->start_head != NULL) {
         struct hook_run *r = h->start_head;
 
@@ -353,6 +352,11 @@ static int start_call(struct hook_run *r)
     }
     c->h = r->h;
     c->run = r;
+    c->done = msg_call_new(call_returned, call_discard, c);
+    if (c->done == NULL) {
+        call_free(c);
+        return -ENOMEM;
+    }
     c->pc.type = type;
     c->pc.argv = c->argv;
     c->pc.envp = c->env.n > 0 ? c->env.vars : no_env; /* never NULL for a plugin */
@@ -592,12 +596,5 @@ void hooks_free(struct hooks *h)
     while (h->runs != NULL) {
         run_free(h->runs);
     }
-    while (h->returned != NULL) {
-        struct hook_call *c = h->returned;
-
-        h->returned = c->next_returned;
-        call_free(c);
-    }
-    pthread_mutex_destroy(&h->lock);
     free(h);
 }

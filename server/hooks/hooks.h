@@ -28,6 +28,7 @@
 
 #include "server/hooks/script.h"
 
+struct mailbox;
 struct hooks;
 struct hook_run;
 struct plugin_set;
@@ -61,9 +62,12 @@ struct hook_result {
 
 typedef void (*hook_done_cb)(void *ctx, const struct hook_result *res);
 
-/* A runner on loop for the plugins of ps (borrowed; may be NULL: no plugins). Returns 0 or
+/* A runner on loop for the plugins of ps (borrowed; may be NULL: no plugins). loop's thread owns
+ * box `who` of mb (server/thread/mailbox.h): plugin calls that return on the plugins' threads
+ * come back through it as MSG_CALL messages, which that thread runs (msg_call_run). Returns 0 or
  * -errno. */
-int hooks_new(uv_loop_t *loop, struct plugin_set *ps, struct hooks **out);
+int hooks_new(uv_loop_t *loop, struct mailbox *mb, int who, struct plugin_set *ps,
+              struct hooks **out);
 
 /* Whether a run for this event would do anything: a plugin wants type, or script is set. */
 bool hooks_wanted(const struct hooks *h, int type, char *const *script);
@@ -87,6 +91,11 @@ void hook_run_cancel(struct hook_run *r);
  * started at shutdown) get up to grace_ms to finish; then their scripts are killed. The handles
  * hooks keeps on the loop are closed once no run is left, so the loop can end. */
 void hooks_shutdown(struct hooks *h, uint64_t grace_ms);
+
+/* cb(ctx) runs once h's handles close: after hooks_shutdown, when its last run has finished (or
+ * was killed at the grace period). Until then the loop's thread must keep taking its mailbox
+ * box, through which plugin calls come back. Loop thread, before hooks_shutdown. */
+void hooks_on_closed(struct hooks *h, void (*cb)(void *ctx), void *ctx);
 
 /* Free h after hooks_shutdown and after the loop and the plugin threads have stopped (plugin
  * calls that returned late are freed here). NULL is a no-op. */

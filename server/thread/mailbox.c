@@ -2,6 +2,7 @@
 #include "server/thread/mailbox.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 
 static struct mailbox_box *box(struct mailbox *mb, int who)
@@ -37,17 +38,27 @@ void mailbox_post(struct mailbox *mb, int to, struct msg *m)
 {
     struct mailbox_box *b = box(mb, to);
 
-    if (atomic_load_explicit(&b->is_closed, memory_order_acquire)) {
-        msg_free(m);
+    /* (sequentially consistent with mailbox_close: either it sees this post under way and waits
+     * for it, or this post sees the box closed) */
+    atomic_fetch_add(&b->n_posting, 1);
+    if (atomic_load(&b->is_closed)) {
+        atomic_fetch_sub(&b->n_posting, 1);
+        msg_discard(m);
         return;
     }
     msgq_push(&b->q, &m->node);
     uv_async_send(b->wake);
+    atomic_fetch_sub(&b->n_posting, 1);
 }
 
 void mailbox_close(struct mailbox *mb, int who)
 {
-    atomic_store_explicit(&box(mb, who)->is_closed, true, memory_order_release);
+    struct mailbox_box *b = box(mb, who);
+
+    atomic_store(&b->is_closed, true);
+    while (atomic_load(&b->n_posting) > 0) {
+        sched_yield(); /* a post is between its check and its wake-up: a few instructions */
+    }
 }
 
 int mailbox_post_workers(struct mailbox *mb, enum msg_type type, uint32_t peer_id, const void *data,

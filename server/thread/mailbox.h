@@ -29,6 +29,7 @@ struct mailbox_box {
     struct msgq q;
     uv_async_t *wake;       /* the owner's wake-up, or NULL until it attaches */
     _Atomic bool is_closed; /* the owner is gone: posts are released at once */
+    _Atomic int n_posting;  /* posts under way: mailbox_close waits for them */
 };
 
 struct mailbox {
@@ -51,12 +52,13 @@ void mailbox_attach(struct mailbox *mb, int who, uv_async_t *wake);
 
 /* Hand m to the box of `to` (MAILBOX_ACCEPTOR or a worker index below n_workers) and wake its
  * owner. Any thread; ownership of m passes to the receiver. Never allocates or blocks. After
- * mailbox_close(to) m is released with msg_free() instead (so nothing that needs more than that,
- * such as key material, may be posted to a thread that may have stopped). */
+ * mailbox_close(to) m is released with msg_discard() instead (so nothing that needs more than
+ * that, such as key material, may be posted to a thread that may have stopped). */
 void mailbox_post(struct mailbox *mb, int to, struct msg *m);
 
-/* who's owner has stopped (joined, its box drained): later posts to it are released at once.
- * Main thread. */
+/* who's owner has stopped (joined, or its loop is about to close): later posts to it are
+ * released at once (msg_discard), and posts under way have finished when this returns, so no
+ * thread touches the owner's wake handle afterwards. Main thread. */
 void mailbox_close(struct mailbox *mb, int who);
 
 /* A copy of a message (type, peer_id, len bytes of data) for every worker, each posted to it.

@@ -22,6 +22,33 @@ struct msg *msg_new(enum msg_type type, struct peer *peer, const void *data, siz
     return m;
 }
 
+struct msg *msg_call_new(void (*run)(void *arg), void (*discard)(void *arg), void *arg)
+{
+    struct msg_call call = {run, discard, arg};
+
+    return msg_new(MSG_CALL, NULL, &call, sizeof(call));
+}
+
+void msg_call_run(struct msg *m)
+{
+    struct msg_call call;
+
+    memcpy(&call, m->data, sizeof(call));
+    msg_free(m);
+    call.run(call.arg);
+}
+
+void msg_discard(struct msg *m)
+{
+    if (m && m->type == MSG_CALL && m->len == sizeof(struct msg_call)) {
+        struct msg_call call;
+
+        memcpy(&call, m->data, sizeof(call));
+        call.discard(call.arg);
+    }
+    msg_free(m);
+}
+
 void msg_free(struct msg *m)
 {
     if (!m) {

@@ -31,6 +31,8 @@ enum msg_type {
     MSG_ROUTE_ADD,   /* acceptor -> every worker: data[] is a struct vroute_key for peer_id */
     MSG_ROUTE_DEL,   /* acceptor -> every worker: drop that route if it is still peer_id's */
     MSG_KEY_RETIRE,  /* acceptor -> worker: data[0] is a key_id of peer whose key ran out */
+    MSG_CALL,        /* any -> any: data[] is a struct msg_call to run on the receiver's thread
+                      * (a plugin call that returned, for the module that made it) */
 };
 
 enum gone_reason {
@@ -57,6 +59,24 @@ struct msg {
     size_t len;
     uint8_t data[];
 };
+
+/* MSG_CALL's data: run(arg) on the receiving thread; discard(arg) instead when the receiver has
+ * stopped (the message is released unread: discard frees what arg owns). */
+struct msg_call {
+    void (*run)(void *arg);
+    void (*discard)(void *arg);
+    void *arg;
+};
+
+/* A MSG_CALL message for run / discard with arg (from the heap). NULL if out of memory. Any
+ * thread; made ahead by whoever expects the call, so that posting it later cannot fail. */
+struct msg *msg_call_new(void (*run)(void *arg), void (*discard)(void *arg), void *arg);
+
+/* The receiver of m (a MSG_CALL) runs it and releases it. */
+void msg_call_run(struct msg *m);
+
+/* Release m unread: for a MSG_CALL, its discard runs first. Any thread. NULL is a no-op. */
+void msg_discard(struct msg *m);
 
 /* Allocate a message with room for len data bytes (copied when data != NULL). NULL if out of
  * memory. Any thread. */

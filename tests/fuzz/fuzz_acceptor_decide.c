@@ -278,7 +278,11 @@ static void control(const struct control_packet *pkt, int a, int sid_ix, uint32_
         CHECK(!x && !f.has_session_at_addr && n_sessions() >= s.max_clients);
         break;
     case ACCEPTOR_CONTROL_DROP_BAD_RESET:
-        CHECK(!x && pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V2);
+        CHECK(!x && (pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V2 ||
+                     (pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V3 && f.has_wkc)));
+        break;
+    case ACCEPTOR_CONTROL_DROP_V3_OLD:
+        CHECK(!x && pkt->opcode == P_CONTROL_HARD_RESET_CLIENT_V3 && f.has_wkc && !f.is_early_neg);
         break;
     case ACCEPTOR_CONTROL_IGNORE:
         CHECK(!x && s.is_stopping);

@@ -234,6 +234,17 @@ ovt_spawn() {
     OVT_PIDS+=("$OVT_LAST_PID")
 }
 
+# ovt_signal PID SIG: send SIG to the command that ovt_spawn started as PID (the child of its
+# `timeout`), not to the `timeout` itself: timeout passes a signal on to its command and then
+# to its whole process group, so the command would get it twice, and a second SIGTERM makes
+# openvpn give up its explicit-exit-notify at once, before its EXIT message has left (and the
+# server would never hear of the exit). Falls back to PID when the command is gone.
+ovt_signal() {
+    local pid=$1 sig=$2 child
+    child=$(pgrep -P "$pid" 2>/dev/null | head -n 1 || true)
+    kill -"$sig" "${child:-$pid}" 2>/dev/null || true
+}
+
 # ovt_wait PID: wait for a process started by ovt_spawn, return its exit status, and forget it so
 # the cleanup never signals a recycled PID.
 ovt_wait() {
@@ -447,7 +458,7 @@ server_start() {
 server_stop() {
     local pid=$SERVER_PID
     [ -n "$pid" ] || return 0
-    kill -TERM "$pid" 2>/dev/null || true
+    ovt_signal "$pid" TERM
     if ! wait_for 10 pid_gone "$pid"; then
         ovt_log "server did not exit on SIGTERM within 10 s; killing it"
         kill -KILL "$pid" 2>/dev/null || true
@@ -583,7 +594,7 @@ wait_tunnel() {
 client_stop() {
     local i=$1 pid=${CLIENT_PID[$1]:-}
     [ -n "$pid" ] || return 0
-    kill -TERM "$pid" 2>/dev/null || true
+    ovt_signal "$pid" TERM
     if ! wait_for 15 pid_gone "$pid"; then
         ovt_log "client $i did not exit on SIGTERM within 15 s; killing it"
         kill -KILL "$pid" 2>/dev/null || true

@@ -45,7 +45,7 @@ start_all() {
 stop_all() {
     local i
     for i in $(seq 1 $N); do
-        kill -TERM "${CLIENT_PID[$i]}" 2>/dev/null || true
+        ovt_signal "${CLIENT_PID[$i]}" TERM
     done
     for i in $(seq 1 $N); do
         client_stop "$i"

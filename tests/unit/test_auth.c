@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_box.h"
 #include "server/hooks/auth.h"
 #include "server/config/config.h"
 
@@ -104,17 +105,19 @@ static void check_plugin(const char *plugin_arg, const char *script, const char 
     struct auth_req *req = NULL;
     struct result r = {0};
     uv_loop_t loop;
+    struct test_box box;
     struct auth *au;
 
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
+    test_box_open(&box, &loop);
     setup_cfg(&cfg, argv, script ? script : "exit 1", true, tmpdir);
     if (script == NULL) {
         cfg.auth.auth_user_pass_verify = NULL;
     }
     cfg.hooks.plugins = &pl;
     cfg.hooks.n_plugins = 1;
-    if (auth_new(&loop, &cfg, &au, err, sizeof(err)) != 0) {
+    if (auth_new(&loop, &box.mb, TEST_BOX_WHO, &cfg, &au, err, sizeof(err)) != 0) {
         fail_msg("auth_new: %s", err);
     }
     assert_true(auth_is_configured(au));
@@ -128,8 +131,10 @@ static void check_plugin(const char *plugin_arg, const char *script, const char 
     }
     assert_int_equal(count_files(tmpdir), 0);
     auth_shutdown(au);
+    test_box_close(&box);
     uv_run(&loop, UV_RUN_DEFAULT);
     auth_free(au);
+    test_box_free(&box, &loop);
     assert_int_equal(uv_loop_close(&loop), 0);
     rmdir(tmpdir);
     cfg.auth.auth_user_pass_verify = NULL;
@@ -160,17 +165,20 @@ static void expect_open_error(const char *path, const char *arg, const char *exp
     struct config_plugin pl = {pargv, pargv[0], "t.conf:3"};
     struct config cfg;
     uv_loop_t loop;
+    struct test_box box;
     struct auth *au = NULL;
 
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
+    test_box_open(&box, &loop);
     config_init(&cfg);
     cfg.hooks.plugins = &pl;
     cfg.hooks.n_plugins = 1;
-    assert_int_not_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
+    assert_int_not_equal(auth_new(&loop, &box.mb, TEST_BOX_WHO, &cfg, &au, err, sizeof(err)), 0);
     if (strstr(err, expect) == NULL) {
         fail_msg("error '%s' does not contain '%s'", err, expect);
     }
+    test_box_free(&box, &loop);
     assert_int_equal(uv_loop_close(&loop), 0);
     cfg.hooks.plugins = NULL;
     cfg.hooks.n_plugins = 0;
@@ -203,12 +211,14 @@ static void start_certless(int verify, bool script, const char *const *plugins, 
     struct config_plugin pl[4];
     struct config cfg;
     uv_loop_t loop;
+    struct test_box box;
     struct auth *au = NULL;
     size_t n = 0;
     int rc;
 
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
+    test_box_open(&box, &loop);
     setup_cfg(&cfg, argv, "exit 0", true, tmpdir);
     if (!script) {
         cfg.auth.auth_user_pass_verify = NULL;
@@ -234,12 +244,13 @@ static void start_certless(int verify, bool script, const char *const *plugins, 
     cfg.hooks.n_plugins = n;
     cfg.tls.verify_client_cert = verify;
     cfg.tls.verify_client_cert_where = "t.conf:2";
-    rc = auth_new(&loop, &cfg, &au, err, sizeof(err));
+    rc = auth_new(&loop, &box.mb, TEST_BOX_WHO, &cfg, &au, err, sizeof(err));
     if (expect == NULL) {
         if (rc != 0) {
             fail_msg("auth_new refused: %s", err);
         }
         auth_shutdown(au);
+        test_box_close(&box);
         uv_run(&loop, UV_RUN_DEFAULT);
         auth_free(au);
     } else {
@@ -248,6 +259,7 @@ static void start_certless(int verify, bool script, const char *const *plugins, 
             fail_msg("error\n  '%s'\nexpected\n  '%s'", err, expect);
         }
     }
+    test_box_free(&box, &loop);
     assert_int_equal(uv_loop_close(&loop), 0);
     cfg.auth.auth_user_pass_verify = NULL;
     cfg.hooks.tmp_dir = NULL;
@@ -327,13 +339,15 @@ static void check(const char *script, bool via_file, const char *user, const cha
     struct auth_req *req = NULL;
     struct result r = {0};
     uv_loop_t loop;
+    struct test_box box;
     struct auth *au;
     char err[256];
 
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
+    test_box_open(&box, &loop);
     setup_cfg(&cfg, argv, script, via_file, tmpdir);
-    assert_int_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
+    assert_int_equal(auth_new(&loop, &box.mb, TEST_BOX_WHO, &cfg, &au, err, sizeof(err)), 0);
     assert_true(auth_is_configured(au));
     client_init(&c, user, pass);
     assert_int_equal(auth_start(au, &c, on_done, &r, &req), 0);
@@ -349,8 +363,10 @@ static void check(const char *script, bool via_file, const char *user, const cha
     assert_int_equal(auth_n_pending(au), 0);
     assert_int_equal(count_files(tmpdir), 0); /* credentials and control files removed */
     auth_shutdown(au);
+    test_box_close(&box);
     uv_run(&loop, UV_RUN_DEFAULT);
     auth_free(au);
+    test_box_free(&box, &loop);
     assert_int_equal(uv_loop_close(&loop), 0);
     rmdir(tmpdir);
     cfg.auth.auth_user_pass_verify = NULL;
@@ -430,6 +446,7 @@ static void cancel_kills(void **state)
     struct auth_req *req = NULL;
     struct result r = {0};
     uv_loop_t loop;
+    struct test_box box;
     struct auth *au;
     char err[256];
     FILE *f;
@@ -441,8 +458,9 @@ static void cancel_kills(void **state)
     snprintf(script, sizeof(script), "sleep 30 & echo $! >%s.new; mv %s.new %s; wait", pidfile,
              pidfile, pidfile);
     assert_int_equal(uv_loop_init(&loop), 0);
+    test_box_open(&box, &loop);
     setup_cfg(&cfg, argv, script, true, tmpdir);
-    assert_int_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
+    assert_int_equal(auth_new(&loop, &box.mb, TEST_BOX_WHO, &cfg, &au, err, sizeof(err)), 0);
     client_init(&c, "u", "p");
     assert_int_equal(auth_start(au, &c, on_done, &r, &req), 0);
     for (int i = 0; i < 100 && access(pidfile, F_OK) != 0; i++) {
@@ -457,6 +475,7 @@ static void cancel_kills(void **state)
     auth_cancel(req);
     assert_int_equal(auth_n_pending(au), 0);
     auth_shutdown(au);
+    test_box_close(&box);
     uv_run(&loop, UV_RUN_DEFAULT); /* returns once the killed script's exit is seen */
     assert_int_equal(r.n_calls, 0);
     for (int i = 0; i < 100 && is_running(pid); i++) {
@@ -465,6 +484,7 @@ static void cancel_kills(void **state)
     assert_false(is_running(pid));
     assert_int_equal(count_files(tmpdir), 0);
     auth_free(au);
+    test_box_free(&box, &loop);
     assert_int_equal(uv_loop_close(&loop), 0);
     rmdir(tmpdir);
     cfg.auth.auth_user_pass_verify = NULL;
@@ -481,22 +501,26 @@ static void newline_in_credentials(void **state)
     struct auth_req *req = NULL;
     struct result r = {0};
     uv_loop_t loop;
+    struct test_box box;
     struct auth *au;
     char err[256];
 
     (void)state;
     assert_non_null(mkdtemp(tmpdir));
     assert_int_equal(uv_loop_init(&loop), 0);
+    test_box_open(&box, &loop);
     setup_cfg(&cfg, argv, "exit 0", true, tmpdir);
-    assert_int_equal(auth_new(&loop, &cfg, &au, err, sizeof(err)), 0);
+    assert_int_equal(auth_new(&loop, &box.mb, TEST_BOX_WHO, &cfg, &au, err, sizeof(err)), 0);
     client_init(&c, "alice\nbob", "p");
     assert_int_not_equal(auth_start(au, &c, on_done, &r, &req), 0);
     client_init(&c, "alice", "p\r\nq");
     assert_int_not_equal(auth_start(au, &c, on_done, &r, &req), 0);
     assert_int_equal(count_files(tmpdir), 0);
     auth_shutdown(au);
+    test_box_close(&box);
     uv_run(&loop, UV_RUN_DEFAULT);
     auth_free(au);
+    test_box_free(&box, &loop);
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_int_equal(r.n_calls, 0);
     rmdir(tmpdir);

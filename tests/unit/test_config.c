@@ -978,8 +978,9 @@ static void inline_blocks(void **state)
                  "t.conf:8: port: cannot be given as an inline <port> block");
     expect_error(BASE "</ca>\n", "t.conf:8: </ca>: closing tag without an opening one");
     expect_error(BASE "<frob>\nx\n</frob>\nport 0\n", "t.conf:8: frob: unknown directive");
-    expect_error_prefix(BASE "<tls-crypt-v2>\nx\n</tls-crypt-v2>\n",
-                        "t.conf:8: tls-crypt-v2: not implemented yet in ovpnd");
+    expect_error_prefix(
+        BASE "<tls-crypt-v2>\nx\n</tls-crypt-v2>\n",
+        "t.conf:8: tls-crypt-v2: t.conf:8 (inline) is not a tls-crypt-v2 server key");
     /* An inline block whose text is no certificate is reported at its opening line. */
     expect_error_prefix("dev tun\nserver 198.19.0.0 255.255.255.0\n<ca>\nnot a cert\n</ca>\n"
                         "cert server.crt\nkey server.key\n",
@@ -1370,7 +1371,6 @@ static void not_implemented(void **state)
         "compress lz4",
         "comp-lzo yes",
         "comp-lzo",
-        "tls-crypt-v2 v2server.key",
         "management-client-auth",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
@@ -1406,6 +1406,36 @@ static void not_implemented(void **state)
                         "t.conf:8: key: encrypted.key is encrypted: not implemented yet in ovpnd");
     expect_error_prefix("tls-crypt v2server.key\n" BASE,
                         "t.conf:1: tls-crypt: v2server.key is a tls-crypt-v2 key");
+}
+
+/* tls-crypt-v2 SERVER-KEY (file or inline), its verify script and max-age; refusals. */
+static void tls_crypt_v2(void **state)
+{
+    struct config cfg;
+    char *key = slurp("v2server.key");
+    char text[4096];
+
+    (void)state;
+    expect_ok(&cfg, BASE "tls-crypt-v2 v2server.key force-cookie\ntls-crypt-v2-max-age 30\n"
+                         "tls-crypt-v2-verify /bin/true\nscript-security 2\n");
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT_V2);
+    assert_int_equal(cfg.tls.tls_crypt_v2_max_age_days, 30);
+    assert_non_null(cfg.hooks.tls_crypt_v2_verify);
+    assert_string_equal(cfg.hooks.tls_crypt_v2_verify[0], "/bin/true");
+    config_free(&cfg);
+    snprintf(text, sizeof(text), BASE "<tls-crypt-v2>\n%s</tls-crypt-v2>\n", key);
+    expect_ok(&cfg, text);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT_V2);
+    config_free(&cfg);
+    expect_error_prefix(BASE "tls-crypt-v2 ta.key\n",
+                        "t.conf:8: tls-crypt-v2: ta.key is not a tls-crypt-v2 server key");
+    expect_error_prefix(BASE "tls-crypt-v2 v2server.key bogus\n",
+                        "t.conf:8: tls-crypt-v2: unsupported tls-crypt-v2 argument");
+    expect_error_prefix(BASE "tls-crypt-v2-max-age 0\n",
+                        "t.conf:8: tls-crypt-v2-max-age: tls-crypt-v2-max-age must be a number");
+    expect_error_prefix(BASE "tls-crypt-v2 v2server.key\ntls-crypt ta.key\n",
+                        "t.conf:8: tls-crypt-v2: tls-crypt-v2 together with tls-crypt is not");
+    free(key);
 }
 
 static void client_directives(void **state)
@@ -1746,6 +1776,7 @@ int main(void)
         cmocka_unit_test(ignored_with_warning),
         cmocka_unit_test(syslog_and_daemon),
         cmocka_unit_test(not_implemented),
+        cmocka_unit_test(tls_crypt_v2),
         cmocka_unit_test(pool_directives),
         cmocka_unit_test(client_directives),
         cmocka_unit_test(unknown_directives),

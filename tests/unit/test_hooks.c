@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_box.h"
 #include "server/config/config.h"
 #include "server/hooks/hooks.h"
 #include "server/hooks/openvpn_plugin.h"
@@ -44,6 +45,7 @@ static void on_done(void *ctx, const struct hook_result *res)
 struct fixture {
     char dir[64], log[128];
     uv_loop_t loop;
+    struct test_box box;
     struct config cfg;
     struct config_plugin pl;
     char *pargv[7];
@@ -63,6 +65,7 @@ static void fixture_init(struct fixture *f, const char *flags)
     assert_non_null(mkdtemp(f->dir));
     snprintf(f->log, sizeof(f->log), "%s/log", f->dir);
     assert_int_equal(uv_loop_init(&f->loop), 0);
+    test_box_open(&f->box, &f->loop);
     config_init(&f->cfg);
     f->pargv[0] = TEST_PLUGIN;
     f->pargv[1] = "hooks";
@@ -78,7 +81,7 @@ static void fixture_init(struct fixture *f, const char *flags)
     if (plugin_set_open(&f->cfg, envp, &f->ps, err, sizeof(err)) != 0) {
         fail_msg("plugin_set_open: %s", err);
     }
-    assert_int_equal(hooks_new(&f->loop, f->ps, &f->h), 0);
+    assert_int_equal(hooks_new(&f->loop, &f->box.mb, TEST_BOX_WHO, f->ps, &f->h), 0);
 }
 
 static void fixture_free(struct fixture *f)
@@ -86,9 +89,11 @@ static void fixture_free(struct fixture *f)
     char cmd[128];
 
     hooks_shutdown(f->h, 1000);
+    test_box_close(&f->box);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     plugin_set_close(f->ps);
     hooks_free(f->h);
+    test_box_free(&f->box, &f->loop);
     assert_int_equal(uv_loop_close(&f->loop), 0);
     f->cfg.hooks.plugins = NULL;
     f->cfg.hooks.n_plugins = 0;
@@ -297,6 +302,7 @@ static void serial_cancel_shutdown(void **state)
         assert_true(pid > 0);
         hooks_shutdown(f.h, 100);
         assert_int_equal(hook_run_start(f.h, &req, on_done, &r3, &run3), -ESHUTDOWN);
+        test_box_close(&f.box);          /* (its handle would keep the loop running) */
         uv_run(&f.loop, UV_RUN_DEFAULT); /* ends once the killed script is reaped */
         assert_int_equal(kill(pid, 0), -1);
         assert_int_equal(hooks_n_running(f.h), 0);
