@@ -35,7 +35,7 @@ reply_of() { # reply_of OUTPUT TAG: the lines tagged TAG (a reply's number, W, A
     printf '%s\n' "$1" | awk -F'\t' -v t="$2" '$1 == t { sub(/^[^\t]*\t/, ""); print }'
 }
 expect_line() { # expect_line WHAT REGEX TEXT
-    printf '%s\n' "$3" | grep -Eq -- "$2" || {
+    grep -Eq -- "$2" <<<"$3" || {
         printf '%s\n' "$3" >&2
         fail "$1: no line matching '$2'"
     }
@@ -128,7 +128,7 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
         if [ "$sv" = "$v" ]; then
             status_same "$v" "$r" || fail "status $sv differs from the status file"
         fi
-        printf '%s\n' "$r" | grep -q 'client1' || fail "status $sv does not list client1"
+        grep -q 'client1' <<<"$r" || fail "status $sv does not list client1"
     done
     ovt_log "version, pid, state, load-stats, status 1/2/3 (= status file v$v) answered"
     [ "$(reply_of "$out" 8)" = "ERROR: unknown command, enter 'help' for more options" ] ||
@@ -144,7 +144,7 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
     [ "$(reply_of "$out" 2)" = "SUCCESS: verb=4" ] || fail "verb after verb 4: '$(reply_of "$out" 2)'"
     [ "$(reply_of "$out" 3)" = "SUCCESS: mute=0" ] || fail "mute: '$(reply_of "$out" 3)'"
     r=$(reply_of "$out" 4)
-    [ "$(printf '%s\n' "$r" | grep -Ec '^[0-9]+,[A-Z]*,.')" = 3 ] && [ "$(printf '%s\n' "$r" | tail -n 1)" = END ] ||
+    [ "$(grep -Ec '^[0-9]+,[A-Z]*,.' <<<"$r")" = 3 ] && [ "$(printf '%s\n' "$r" | tail -n 1)" = END ] ||
         fail "log 3: not 3 cached lines and END: $r"
     [ "$(reply_of "$out" 5)" = "END" ] || fail "echo all: '$(reply_of "$out" 5)'"
     [ "$(reply_of "$out" 6)" = "SUCCESS: signal SIGUSR2 thrown" ] || fail "signal SIGUSR2: '$(reply_of "$out" 6)'"
@@ -157,7 +157,7 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
     r=$(reply_of "$out" 11)
     expect_line help '^Management Interface for ' "$r"
     expect_line help '^status \[n\] +: Show current daemon status info using format #n\.$' "$r"
-    printf '%s\n' "$out" | grep -qx EOF || fail "exit did not close the session"
+    grep -qx EOF <<<"$out" || fail "exit did not close the session"
     # SIGUSR2: both write their statistics to the log
     if is_ovpnd; then
         wait_for 10 server_log_grep "worker 0: packets in" || fail "no statistics after signal SIGUSR2"

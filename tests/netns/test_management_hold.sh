@@ -32,7 +32,7 @@ wait_for 20 test -S "$MADDR" || fail "no management socket within 20 s"
 out=$(mrun hold state)
 [ "$(reply_of "$out" W)" = ">INFO:OpenVPN Management Interface Version 5 -- type 'help' for more info" ] ||
     fail "welcome: $out"
-printf '%s\n' "$out" | grep -qx $'N\t>HOLD:Waiting for hold release:0' || fail "no >HOLD line: $out"
+grep -qx $'N\t>HOLD:Waiting for hold release:0' <<<"$out" || fail "no >HOLD line: $out"
 [ "$(reply_of "$out" 0)" = "SUCCESS: hold=1" ] || fail "hold: '$(reply_of "$out" 0)'"
 ovt_log "held: >HOLD shown, hold=1"
 
@@ -50,7 +50,7 @@ out=$(mrun "hold release" hold)
 wait_tunnel 1
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 3 0.2 0 "ping after hold release"
 out=$(mrun state)
-printf '%s\n' "$(reply_of "$out" 0)" | grep -Eq "^[0-9]+,CONNECTED,SUCCESS,$OVT_SERVER_TUN_IP," ||
+grep -Eq "^[0-9]+,CONNECTED,SUCCESS,$OVT_SERVER_TUN_IP," <<<"$(reply_of "$out" 0)" ||
     fail "state after release: '$(reply_of "$out" 0)'"
 ovt_log "released: the client connected, state CONNECTED"
 client_stop 1
