@@ -4,7 +4,9 @@
 #  - the welcome carries ">HOLD:Waiting for hold release:0" and `hold` answers "hold=1";
 #  - a stock client started meanwhile does not get a tunnel (its handshake is not answered);
 #  - after "SUCCESS: hold release succeeded" it connects and pings through the tunnel, and
-#    `state` shows CONNECTED.
+#    `state` shows CONNECTED;
+#  - with management-client-user nobody, a management client running as root is refused on the
+#    unix socket (closed without a welcome), and one running as nobody is served.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -54,4 +56,22 @@ grep -Eq "^[0-9]+,CONNECTED,SUCCESS,$OVT_SERVER_TUN_IP," <<<"$(reply_of "$out" 0
     fail "state after release: '$(reply_of "$out" 0)'"
 ovt_log "released: the client connected, state CONNECTED"
 client_stop 1
+server_stop
+
+server_conf_write "$OVT_DIR" "management $MADDR unix" "management-client-user nobody"
+server_start "$OVT_DIR"
+wait_for 10 test -S "$MADDR" || fail "no management socket"
+chmod 0755 "$OVT_DIR" # (the work directory is root's: let nobody reach the socket)
+chmod 0666 "$MADDR"
+out=$(ovt_run 30 "$NS_SRV" "$OVT_PY" "$mc" run "$MADDR" pid)
+[ -z "$(reply_of "$out" W)" ] && grep -qx EOF <<<"$out" ||
+    fail "a root management client was served despite management-client-user nobody: $out"
+# (as nobody: the system python and a copy of the script nobody can read)
+cp "$mc" "$OVT_DIR/mgmt_client.py"
+chmod 0644 "$OVT_DIR/mgmt_client.py"
+out=$(ovt_run 30 "$NS_SRV" setpriv --reuid nobody --regid nogroup --clear-groups \
+    /usr/bin/python3 "$OVT_DIR/mgmt_client.py" run "$MADDR" pid)
+grep -Eq '^SUCCESS: pid=[0-9]+$' <<<"$(reply_of "$out" 0)" ||
+    fail "management client running as nobody not served: $out"
+ovt_log "management-client-user: root refused, nobody served"
 server_stop
