@@ -596,6 +596,7 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
             snprintf(errbuf, errbuf_len, "worker %d: %s", i, uv_strerror(err));
             return err;
         }
+        srv->n_workers_built = i + 1;
     }
     return 0;
 }
@@ -657,6 +658,9 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
     }
     for (int i = n_started; srv->mb.boxes && i < srv->n_workers; i++) {
         mailbox_close(&srv->mb, i); /* never started: nothing may wake it */
+    }
+    for (int i = n_started; i < srv->n_workers_built; i++) {
+        worker_discard(&srv->workers[i]);
     }
     if (srv->acceptor) {
         acceptor_free(srv->acceptor);

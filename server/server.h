@@ -45,6 +45,7 @@ struct server {
     const struct worker_stats **worker_stats; /* &workers[i].stats, for the status file */
     struct acceptor *acceptor;
     struct worker *workers;
+    int n_workers_built; /* workers[0 .. n_workers_built - 1] passed worker_init */
 };
 
 /* Run the server described by cfg until SIGINT/SIGTERM: TUN device, sockets, acceptor and

@@ -310,9 +310,44 @@ static void on_async(uv_async_t *a)
     wk_flush_out(w);
 }
 
+/* Close what worker_init put on w's loop (it never ran, or has stopped), let the closes finish
+ * and close the loop. */
+static void close_loop(struct worker *w)
+{
+    uv_handle_t *handles[] = {(uv_handle_t *)&w->async, (uv_handle_t *)&w->udp_poll,
+                              (uv_handle_t *)&w->tun_poll, (uv_handle_t *)&w->tick,
+                              (uv_handle_t *)&w->moderation_poll};
+
+    for (size_t i = 0; i < sizeof(handles) / sizeof(handles[0]); i++) {
+        if (handles[i]->loop == &w->loop && !uv_is_closing(handles[i])) {
+            uv_close(handles[i], NULL);
+        }
+    }
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&w->loop);
+}
+
+/* What w holds besides its loop and its message pool (freed by the server with the others). */
+static void release(struct worker *w)
+{
+    if (w->moderation_fd >= 0) {
+        close(w->moderation_fd);
+        w->moderation_fd = -1;
+    }
+    if (w->has_vnet_hdr) {
+        tcp_gro_free(&w->gro);
+    }
+    free(w->tun_buf);
+    w->tun_buf = NULL;
+    free(w->by_local);
+    w->by_local = NULL;
+    vroute_table_free(&w->routes);
+}
+
 int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_fd, int tun_fd)
 {
-    int err;
+    bool has_loop = false;
+    int err = -ENOMEM;
 
     memset(w, 0, sizeof(*w));
     w->index = i;
@@ -328,32 +363,33 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
     vroute_table_init(&w->routes);
     w->by_local = calloc(env->max_local_peers, sizeof(*w->by_local));
     if (!w->by_local || msg_pool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
-        return -ENOMEM;
+        goto fail;
     }
-    w->has_vnet_hdr = env->has_vnet_hdr;
-    if (w->has_vnet_hdr) {
+    if (env->has_vnet_hdr) {
         w->tun_buf = malloc(COMP_HEADROOM + TUN_READ_LEN);
         if (!w->tun_buf || tcp_gro_init(&w->gro, wk_tun_write_offload, w)) {
-            return -ENOMEM;
+            goto fail;
         }
+        w->has_vnet_hdr = true;
     }
     err = uv_loop_init(&w->loop);
     if (err) {
-        return err;
+        goto fail;
     }
+    has_loop = true;
     err = uv_async_init(&w->loop, &w->async, on_async);
     err = err ? err : uv_poll_init(&w->loop, &w->udp_poll, w->udp_fd);
     err = err ? err : uv_poll_init(&w->loop, &w->tun_poll, w->tun_fd);
     err = err ? err : uv_timer_init(&w->loop, &w->tick);
     if (err) {
-        return err;
+        goto fail;
     }
-    mailbox_attach(env->mb, i, &w->async);
     w->async.data = w->udp_poll.data = w->tun_poll.data = w->tick.data = w;
-    if (!err && w->moderation_us > 0) {
+    if (w->moderation_us > 0) {
         w->moderation_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
         if (w->moderation_fd < 0) {
-            return -errno;
+            err = -errno;
+            goto fail;
         }
         err = uv_poll_init(&w->loop, &w->moderation_poll, w->moderation_fd);
         w->moderation_poll.data = w;
@@ -362,7 +398,24 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
     err = err ? err : uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
     err = err ? err : uv_poll_start(&w->tun_poll, UV_READABLE, wk_on_tun);
     err = err ? err : uv_timer_start(&w->tick, on_tick, WORKER_TICK_MS, WORKER_TICK_MS);
+    if (err) {
+        goto fail;
+    }
+    mailbox_attach(env->mb, i, &w->async);
+    return 0;
+
+fail:
+    if (has_loop) {
+        close_loop(w);
+    }
+    release(w);
     return err;
+}
+
+void worker_discard(struct worker *w)
+{
+    close_loop(w);
+    release(w);
 }
 
 static void worker_main(void *arg)
@@ -396,16 +449,5 @@ void worker_join(struct worker *w)
         msg_discard(m);
     }
     uv_loop_close(&w->loop);
-    if (w->moderation_fd >= 0) {
-        close(w->moderation_fd);
-        w->moderation_fd = -1;
-    }
-    if (w->has_vnet_hdr) {
-        tcp_gro_free(&w->gro);
-        free(w->tun_buf);
-        w->tun_buf = NULL;
-    }
-    free(w->by_local);
-    vroute_table_free(&w->routes);
-    w->by_local = NULL;
+    release(w);
 }

@@ -109,6 +109,10 @@ struct worker {
  * of env->mb. Main thread, before any thread starts. 0 or a negative errno. */
 int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_fd, int tun_fd);
 
+/* Free a worker that worker_init set up but that never started (start-up failed later). Main
+ * thread. */
+void worker_discard(struct worker *w);
+
 /* Start w's thread running its loop. 0 or -errno. */
 int worker_start(struct worker *w);
 
