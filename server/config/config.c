@@ -744,6 +744,7 @@ void config_free(struct config *cfg)
         free(cfg->mgmt.password);
     }
     config_blob_clear(&cfg->tls.ca);
+    free(cfg->tls.peer_fingerprints);
     config_blob_clear(&cfg->tls.cert);
     config_blob_clear(&cfg->tls.key);
     config_blob_clear(&cfg->tls.tls_wrap_key);

@@ -200,7 +200,7 @@ static const struct config_directive directives[] = {
     TODO("opt-verify", 0, NULL),
     IGNORE("parameter", 0, 15, "echo messages only go to a management client"),
     IGNORE("passtos", 0, 0, "the TOS byte is not copied to the outer packet"),
-    TODO("peer-fingerprint", I, NULL),
+    SET("peer-fingerprint", 1, 1, I, config_h_peer_fingerprint),
     CLIENT("peer-id", 0, PUSHED),
     SET("persist-key", 0, 0, 0, config_h_persist_key),
     IGNORE("persist-local-ip", 0, 0, P2P_ONLY),
