@@ -745,6 +745,7 @@ void config_free(struct config *cfg)
     }
     config_blob_clear(&cfg->tls.ca);
     free(cfg->tls.peer_fingerprints);
+    free(cfg->tls.verify_x509_name);
     config_blob_clear(&cfg->tls.cert);
     config_blob_clear(&cfg->tls.key);
     config_blob_clear(&cfg->tls.tls_wrap_key);

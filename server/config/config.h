@@ -186,6 +186,9 @@ struct config_tls {
      * in for the CA (self-signed certificates); with it they are checked as well. */
     uint8_t (*peer_fingerprints)[32];
     size_t n_peer_fingerprints;
+    /* `verify-x509-name NAME [subject|name|name-prefix]`: NULL = not given */
+    char *verify_x509_name;
+    int verify_x509_type; /* CERT_CHECK_X509_* (proto/cert_check.h); default subject, as 2.6 */
 };
 
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */

@@ -334,7 +334,7 @@ static const struct config_directive directives[] = {
     SET("verb", 1, 1, 0, config_h_verb),
     SET("verify-client-cert", 0, 1, 0, config_h_verify_client_cert),
     TODO("verify-hash", I, NULL),
-    TODO("verify-x509-name", 0, NULL),
+    SET("verify-x509-name", 1, 2, 0, config_h_verify_x509_name),
     REFUSED("version", ACTION),
     TODO("vlan-accept", 0, NOT_ON_TUN),
     TODO("vlan-pvid", 0, NOT_ON_TUN),

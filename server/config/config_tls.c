@@ -13,6 +13,7 @@
 
 #include <openssl/evp.h>
 
+#include "proto/cert_check.h"
 #include "proto/errors.h"
 #include "proto/tls_session.h"
 
@@ -139,6 +140,31 @@ int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv)
         p = next;
     }
     return 0;
+}
+
+/* `verify-x509-name NAME [subject|name|name-prefix]` (2.6 options.c: NAME must not be empty,
+ * the type defaults to subject). */
+int config_h_verify_x509_name(struct config_parser *ps, int argc, char **argv)
+{
+    int type = CERT_CHECK_X509_SUBJECT;
+
+    if (argv[1][0] == '\0') {
+        return config_error(ps, "the name is empty");
+    }
+    if (argc > 2) {
+        if (strcmp(argv[2], "subject") == 0) {
+            type = CERT_CHECK_X509_SUBJECT;
+        } else if (strcmp(argv[2], "name") == 0) {
+            type = CERT_CHECK_X509_NAME;
+        } else if (strcmp(argv[2], "name-prefix") == 0) {
+            type = CERT_CHECK_X509_NAME_PREFIX;
+        } else {
+            return config_error(ps, "unknown X.509 name type '%s' (subject, name or name-prefix)",
+                                argv[2]);
+        }
+    }
+    ps->cfg->tls.verify_x509_type = type;
+    return config_set_str(ps, &ps->cfg->tls.verify_x509_name, argv[1]);
 }
 
 int config_h_cert(struct config_parser *ps, int argc, char **argv)

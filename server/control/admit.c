@@ -533,6 +533,15 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         acc_auth_failed(a, cs, why);
         return false;
     }
+    if (a->cfg->tls.verify_x509_name) {
+        char why[700];
+
+        if (cert_check_x509_name(crt, cs->client.cn, a->cfg->tls.verify_x509_name,
+                                 a->cfg->tls.verify_x509_type, why, sizeof(why))) {
+            acc_auth_failed(a, cs, why);
+            return false;
+        }
+    }
     if (a->cfg->tls.remote_cert_tls_client) {
         const char *bad = NULL;
 

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "proto/cert_check.h"
 #include "server/config/config.h"
 #include "server/config/config_internal.h"
 
@@ -1687,6 +1688,33 @@ static void peer_fingerprint_errors(void **state)
                  "t.conf: ca is required (or peer-fingerprint)");
 }
 
+/* verify-x509-name NAME [subject|name|name-prefix]: subject by default, as 2.6. */
+static void verify_x509_name_types(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "verify-x509-name \"C=US, O=Org, CN=vpn client\"\n");
+    assert_string_equal(cfg.tls.verify_x509_name, "C=US, O=Org, CN=vpn client");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_SUBJECT);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-x509-name client1 name\n");
+    assert_string_equal(cfg.tls.verify_x509_name, "client1");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_NAME);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-x509-name client name-prefix\n");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_NAME_PREFIX);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-x509-name CN=x subject\n");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_SUBJECT);
+    config_free(&cfg);
+    expect_error(BASE "verify-x509-name client1 cn\n",
+                 "t.conf:8: verify-x509-name: unknown X.509 name type 'cn' (subject, name or "
+                 "name-prefix)");
+    expect_error(BASE "verify-x509-name \"\"\n", "t.conf:8: verify-x509-name: the name is empty");
+    expect_error_prefix(BASE "verify-x509-name a name extra\n", "t.conf:8: verify-x509-name: ");
+}
+
 static void parse_file_errors(void **state)
 {
     struct config cfg;
@@ -1868,6 +1896,7 @@ int main(void)
         cmocka_unit_test(required_and_missing_files),
         cmocka_unit_test(peer_fingerprint_lists),
         cmocka_unit_test(peer_fingerprint_errors),
+        cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(includes),
         cmocka_unit_test(cd_directory),
