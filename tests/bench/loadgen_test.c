@@ -21,6 +21,7 @@
 #include <mbedtls/sha256.h>
 #include <mbedtls/entropy.h>
 
+#include "proto/cert_check.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
@@ -670,6 +671,40 @@ static void tls_server_peer_fingerprint(void **state)
     free(t);
 }
 
+/* verify-x509-name on client1's certificate (subject "CN=client1" from scripts/pki.sh). */
+static void x509_name_types(void **state)
+{
+    struct blob ccrt = load("client1.crt");
+    char subject[CERT_CHECK_SUBJECT_MAX], why[600];
+    mbedtls_x509_crt crt;
+
+    (void)state;
+    mbedtls_x509_crt_init(&crt);
+    assert_int_equal(mbedtls_x509_crt_parse(&crt, ccrt.p, ccrt.len), 0);
+    assert_int_equal(cert_check_subject(&crt, subject, sizeof(subject)), 0);
+    assert_string_equal(subject, "CN=client1");
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "CN=client1", CERT_CHECK_X509_SUBJECT, why, 600), 0);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client1", CERT_CHECK_X509_SUBJECT, why, 600),
+        -PE_AUTH);
+    assert_string_equal(why, "verify-x509-name: the certificate's subject 'CN=client1' is not "
+                             "'client1'");
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client1", CERT_CHECK_X509_NAME, why, 600), 0);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client", CERT_CHECK_X509_NAME, why, 600), -PE_AUTH);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client", CERT_CHECK_X509_NAME_PREFIX, why, 600), 0);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client12", CERT_CHECK_X509_NAME_PREFIX, why, 600),
+        -PE_AUTH);
+    assert_string_equal(why, "verify-x509-name: the certificate's common name 'client1' does not "
+                             "start with 'client12'");
+    mbedtls_x509_crt_free(&crt);
+    free(ccrt.p);
+}
+
 static void tls_client_refuses_unknown_ca(void **state)
 {
     struct tls_pair *t = calloc(1, sizeof(*t));
@@ -706,6 +741,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(tls_client_refuses_server_without_server_eku),
         cmocka_unit_test(tls_client_refuses_unknown_ca),
         cmocka_unit_test(tls_server_peer_fingerprint),
+        cmocka_unit_test(x509_name_types),
     };
 
     if (argc != 2) {
