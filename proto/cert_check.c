@@ -1,9 +1,69 @@
 /* proto/cert_check.c: certificate usage checks on a verified peer certificate. */
 #include "proto/cert_check.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include <mbedtls/oid.h>
 
 #include "proto/errors.h"
+
+int cert_check_subject(const mbedtls_x509_crt *crt, char *out, size_t out_len)
+{
+    size_t cap = out_len < CERT_CHECK_SUBJECT_MAX ? out_len : CERT_CHECK_SUBJECT_MAX;
+    int ret;
+
+    if (out_len == 0) {
+        return -PE_MALFORMED;
+    }
+    out[0] = '\0';
+    ret = crt ? mbedtls_x509_dn_gets(out, cap - 1, &crt->subject) : -1;
+    if (ret <= 0) {
+        out[0] = '\0';
+        return -PE_MALFORMED;
+    }
+    for (char *p = out; *p != '\0'; p++) {
+        unsigned char c = (unsigned char)*p;
+
+        if (c < 32 || c == 127) {
+            *p = '_';
+        }
+    }
+    if (out[0] == '-') {
+        out[0] = '_';
+    }
+    return 0;
+}
+
+int cert_check_x509_name(const mbedtls_x509_crt *crt, const char *cn, const char *name, int type,
+                         char *why, size_t why_len)
+{
+    char subject[CERT_CHECK_SUBJECT_MAX];
+    bool is_match = false;
+
+    cert_check_subject(crt, subject, sizeof(subject));
+    switch (type) {
+    case CERT_CHECK_X509_NAME:
+        is_match = strcmp(cn, name) == 0;
+        break;
+    case CERT_CHECK_X509_NAME_PREFIX:
+        is_match = strncmp(cn, name, strlen(name)) == 0;
+        break;
+    default:
+        is_match = subject[0] != '\0' && strcmp(subject, name) == 0;
+        break;
+    }
+    if (is_match) {
+        return 0;
+    }
+    if (why_len > 0) {
+        snprintf(why, why_len, "verify-x509-name: the certificate's %s '%.256s' %s '%.256s'",
+                 type == CERT_CHECK_X509_SUBJECT ? "subject" : "common name",
+                 type == CERT_CHECK_X509_SUBJECT ? subject : cn,
+                 type == CERT_CHECK_X509_NAME_PREFIX ? "does not start with" : "is not", name);
+    }
+    return -PE_AUTH;
+}
 
 int cert_check_remote_tls_client(const mbedtls_x509_crt *crt, const char **why)
 {

@@ -8,10 +8,33 @@
 #ifndef PROTO_CERT_CHECK_H
 #define PROTO_CERT_CHECK_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <mbedtls/x509_crt.h>
 
 /* 0 if crt satisfies `remote-cert-tls client`; otherwise -PE_AUTH and *why (a static string)
  * says what is missing. crt is borrowed. */
 int cert_check_remote_tls_client(const mbedtls_x509_crt *crt, const char **why);
+
+/* verify-x509-name types (openvpn 2.6 ssl_verify.h VERIFY_X509_*) */
+#define CERT_CHECK_X509_SUBJECT 0     /* NAME is the whole subject, "C=.., O=.., CN=.." */
+#define CERT_CHECK_X509_NAME 1        /* NAME is the common name */
+#define CERT_CHECK_X509_NAME_PREFIX 2 /* the common name starts with NAME */
+
+#define CERT_CHECK_SUBJECT_MAX 256 /* bytes of a subject 2.6 compares (MAX_SUBJECT_LENGTH) */
+
+/* The subject of crt as openvpn 2.6 (Mbed TLS build) compares it for verify-x509-name:
+ * mbedtls_x509_dn_gets ("C=US, O=Org, CN=name"), then control characters as '_' and a leading
+ * '-' as '_' (ssl_verify.c, verify_cert). out: CERT_CHECK_SUBJECT_MAX bytes at most matter; out
+ * is "" on error. Returns 0 or -PE_MALFORMED (no subject, or longer than out). */
+int cert_check_subject(const mbedtls_x509_crt *crt, char *out, size_t out_len);
+
+/* verify-x509-name (2.6 ssl_verify.c, verify_peer_cert): 0 when the client's certificate
+ * matches name by type (CERT_CHECK_X509_*): the subject (cert_check_subject) equals name, the
+ * common name cn (as the server names the client) equals name, or starts with it. Otherwise
+ * -PE_AUTH with why (why_len bytes) saying what was found and what was wanted. crt borrowed. */
+int cert_check_x509_name(const mbedtls_x509_crt *crt, const char *cn, const char *name, int type,
+                         char *why, size_t why_len);
 
 #endif /* PROTO_CERT_CHECK_H */

@@ -10,6 +10,7 @@
 #include <mbedtls/error.h>
 #include <mbedtls/oid.h>
 #include <mbedtls/platform_util.h>
+#include <mbedtls/sha256.h>
 
 #include "proto/client_name.h"
 #include "proto/errors.h"
@@ -61,7 +62,7 @@ static int load_credentials(struct tls_server_conf *c, const uint8_t *ca, size_t
                             const uint8_t *cert, size_t cert_len, const uint8_t *key,
                             size_t key_len, char *errbuf, size_t errbuf_len)
 {
-    int ret = mbedtls_x509_crt_parse(&c->ca, ca, ca_len);
+    int ret = ca == NULL ? 0 : mbedtls_x509_crt_parse(&c->ca, ca, ca_len);
 
     if (ret < 0) {
         set_err(errbuf, errbuf_len, "ca", ret);
@@ -398,8 +399,29 @@ int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_
     return 0;
 }
 
+int tls_server_conf_set_fingerprints(struct tls_server_conf *c, const uint8_t (*fps)[32], size_t n)
+{
+    uint8_t(*copy)[32] = NULL;
+
+    if (n > 0) {
+        copy = malloc(n * sizeof(*copy));
+        if (!copy) {
+            return -PE_CRYPTO;
+        }
+        memcpy(copy, fps, n * sizeof(*copy));
+    }
+    free(c->fingerprints);
+    c->fingerprints = copy;
+    c->n_fingerprints = n;
+    c->is_fingerprint_no_ca = n > 0 && c->ca.version == 0;
+    return 0;
+}
+
 void tls_server_conf_clear(struct tls_server_conf *c)
 {
+    free(c->fingerprints);
+    c->fingerprints = NULL;
+    c->n_fingerprints = 0;
     if (c->has_crl) {
         mbedtls_x509_crl_free(&c->crl);
         c->has_crl = false;
@@ -534,14 +556,45 @@ static int bio_recv(void *ctx, unsigned char *buf, size_t len)
     return (int)len;
 }
 
+/* peer-fingerprint on one certificate of the client's chain (see
+ * tls_server_conf_set_fingerprints). Without a CA, 2.6 (ssl_verify_mbedtls.c) lets the
+ * fingerprint decide on a certificate nobody vouches for or outside its dates; so do we. */
+static void check_fingerprint(struct tls_session *s, int depth, uint32_t *flags)
+{
+    const struct tls_server_conf *c = s->conf;
+    bool is_listed = false;
+
+    if (c->n_fingerprints == 0) {
+        return;
+    }
+    if (c->is_fingerprint_no_ca) {
+        *flags &= ~(uint32_t)(MBEDTLS_X509_BADCERT_NOT_TRUSTED | MBEDTLS_X509_BADCERT_EXPIRED |
+                              MBEDTLS_X509_BADCERT_FUTURE);
+    }
+    if (depth != 0) {
+        return;
+    }
+    for (size_t i = 0; i < c->n_fingerprints && !is_listed; i++) {
+        is_listed = memcmp(c->fingerprints[i], s->verify_sha256, 32) == 0;
+    }
+    if (!is_listed) {
+        s->is_fingerprint_refused = true;
+        *flags |= MBEDTLS_X509_BADCERT_OTHER;
+    }
+}
+
 /* Server side, per session: remember the leaf's CN so a refusal can name the certificate (a
- * NUL or control character shows as '_', a long CN is cut: this copy is for messages only). */
+ * NUL or control character shows as '_', a long CN is cut: this copy is for messages only), and
+ * its SHA-256; apply peer-fingerprint. */
 static int remember_cn(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
 {
     struct tls_session *s = ctx;
 
-    (void)flags;
     if (depth == 0) {
+        s->is_fingerprint_refused = false;
+        if (mbedtls_sha256_ret(crt->raw.p, crt->raw.len, s->verify_sha256, 0) != 0) {
+            memset(s->verify_sha256, 0, sizeof(s->verify_sha256));
+        }
         s->verify_cn[0] = '\0';
         for (const mbedtls_x509_name *name = &crt->subject; name; name = name->next) {
             if (name->oid.p && MBEDTLS_OID_CMP(MBEDTLS_OID_AT_CN, &name->oid) == 0) {
@@ -557,7 +610,29 @@ static int remember_cn(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *fl
             }
         }
     }
+    check_fingerprint(s, depth, flags);
     return 0;
+}
+
+void tls_fingerprint_format(const uint8_t fp[32], char *out, size_t out_len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+
+    if (out_len == 0) {
+        return;
+    }
+    for (size_t i = 0; i < 32; i++) {
+        if (o + (i < 31 ? 3 : 2) >= out_len) {
+            break;
+        }
+        out[o++] = hex[fp[i] >> 4];
+        out[o++] = hex[fp[i] & 15];
+        if (i < 31) {
+            out[o++] = ':';
+        }
+    }
+    out[o] = '\0';
 }
 
 int tls_session_init(struct tls_session *s, struct tls_server_conf *conf)
@@ -622,7 +697,16 @@ int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len
         mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
         /* verify_info ends lines with '\n'; keep the first reason on one line. */
         info[strcspn(info, "\n")] = '\0';
-        if (errbuf && errbuf_len) {
+        if (errbuf && errbuf_len && s->is_fingerprint_refused) {
+            char hex[32 * 3];
+
+            tls_fingerprint_format(s->verify_sha256, hex, sizeof(hex));
+            snprintf(errbuf, errbuf_len,
+                     "client certificate refused: its SHA-256 fingerprint %s is not listed in "
+                     "peer-fingerprint%s%.64s%s",
+                     hex, s->verify_cn[0] ? " (CN '" : "", s->verify_cn,
+                     s->verify_cn[0] ? "')" : "");
+        } else if (errbuf && errbuf_len) {
             bool is_client = s->conf->conf.endpoint == MBEDTLS_SSL_IS_CLIENT;
 
             snprintf(errbuf, errbuf_len, "%s certificate verification failed: %s%s%.64s%s",

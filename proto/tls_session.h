@@ -45,6 +45,10 @@ struct tls_server_conf {
     /* ECDHE groups in order of preference, MBEDTLS_ECP_DP_NONE-terminated (tls_groups_default) */
     mbedtls_ecp_group_id groups[TLS_MAX_GROUPS + 1];
     int ciphersuites[TLS_MAX_CIPHERSUITES + 1]; /* tls-cipher, 0-terminated; unused when empty */
+    uint8_t (*fingerprints)[32]; /* peer-fingerprint: SHA-256 of admitted client certificates;
+                                  * owned, NULL when none (tls_server_conf_set_fingerprints) */
+    size_t n_fingerprints;
+    bool is_fingerprint_no_ca; /* no CA: the fingerprints stand in for the chain */
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
@@ -69,6 +73,8 @@ struct tls_session {
     int prf_type;       /* mbedtls_tls_prf_types */
     char verify_cn[65]; /* server side: CN of the peer's certificate seen by the verification,
                            so that a refused certificate can be named ("" if none) */
+    uint8_t verify_sha256[32];   /* server side: SHA-256 of that certificate (DER) */
+    bool is_fingerprint_refused; /* its fingerprint is not in the peer-fingerprint list */
 };
 
 /* Parse openvpn 2.6's --tls-cipher LIST for TLS 1.2: suite names separated by ':', as Mbed TLS
@@ -112,7 +118,8 @@ int tls_server_conf_set_groups(struct tls_server_conf *c, const char *list, char
                                size_t bad_len);
 
 /* Parse the PEM (or DER) blobs and build the server configuration: TLS 1.2 (mbedTLS 2.28 has no
- * TLS 1.3 server), client certificates verified against ca per `verify`, the export-keys
+ * TLS 1.3 server), client certificates verified against ca per `verify` (ca may be NULL, then no
+ * certificate chains and tls_server_conf_set_fingerprints must follow), the export-keys
  * callback wired to the session whose handshake step runs on the calling thread. f_rng/p_rng is the
  * caller's DRBG (must outlive c). Each blob must be NUL-terminated for PEM (len includes the NUL,
  * as mbedtls_x509_crt_parse wants). errbuf gets a readable reason ("cert: ..."). Returns 0 or
@@ -131,6 +138,21 @@ int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
  * CRL stays). */
 int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_t crl_len,
                             char *errbuf, size_t errbuf_len);
+
+/* peer-fingerprint (openvpn 2.6 ssl_verify.c, verify_cert; ssl_verify_mbedtls.c): from now on
+ * the client's own certificate (depth 0) must have one of the n SHA-256 fingerprints in fps
+ * (copied). When c was built without a CA (ca NULL in tls_server_conf_init) they replace the
+ * chain: a certificate that is not trusted, expired or not yet valid is judged by its
+ * fingerprint alone (every other fault still fails it). With a CA the chain must verify as well.
+ * A certificate that is not listed fails the handshake (verify-client-cert optional: its verify
+ * result says so, MBEDTLS_X509_BADCERT_OTHER) with s->is_fingerprint_refused set. Call after
+ * tls_server_conf_init, before any session runs; main thread. Returns 0 or -PE_CRYPTO (out of
+ * memory). */
+int tls_server_conf_set_fingerprints(struct tls_server_conf *c, const uint8_t (*fps)[32], size_t n);
+
+/* fp as "AB:CD:..." (upper case, as `openssl x509 -fingerprint` prints it) into out (out_len
+ * bytes, 96 for all of it; cut short and NUL-terminated when smaller). */
+void tls_fingerprint_format(const uint8_t fp[32], char *out, size_t out_len);
 
 /* Free everything held by c (a server or a client configuration). */
 void tls_server_conf_clear(struct tls_server_conf *c);

@@ -744,6 +744,8 @@ void config_free(struct config *cfg)
         free(cfg->mgmt.password);
     }
     config_blob_clear(&cfg->tls.ca);
+    free(cfg->tls.peer_fingerprints);
+    free(cfg->tls.verify_x509_name);
     config_blob_clear(&cfg->tls.cert);
     config_blob_clear(&cfg->tls.key);
     config_blob_clear(&cfg->tls.tls_wrap_key);

@@ -181,6 +181,14 @@ struct config_tls {
                                        * TLS Web Client Authentication EKU and a key usage */
     struct config_blob crl;           /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
     char *crl_file;                   /* its path, to re-read when it changes; NULL when inline */
+    /* `peer-fingerprint`: SHA-256 digests of the client certificates admitted, in config order
+     * (several lines and <peer-fingerprint> blocks add up, as in 2.6). Without `ca` they stand
+     * in for the CA (self-signed certificates); with it they are checked as well. */
+    uint8_t (*peer_fingerprints)[32];
+    size_t n_peer_fingerprints;
+    /* `verify-x509-name NAME [subject|name|name-prefix]`: NULL = not given */
+    char *verify_x509_name;
+    int verify_x509_type; /* CERT_CHECK_X509_* (proto/cert_check.h); default subject, as 2.6 */
 };
 
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */

@@ -181,9 +181,13 @@ static int check_certs(struct config_parser *ps)
     mbedtls_x509_crt_init(&ca);
     mbedtls_x509_crt_init(&cert);
     mbedtls_pk_init(&key);
-    /* PEM input is given to mbed TLS with its terminating NUL, as it requires. */
-    rc = mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->tls.ca.data, cfg->tls.ca.len + 1);
-    if (rc < 0 || ca.version == 0) {
+    /* PEM input is given to mbed TLS with its terminating NUL, as it requires. No ca is
+     * allowed only with peer-fingerprint (check_files). */
+    rc = cfg->tls.ca.data == NULL
+             ? 0
+             : mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->tls.ca.data,
+                                      cfg->tls.ca.len + 1);
+    if (cfg->tls.ca.data != NULL && (rc < 0 || ca.version == 0)) {
         err = tls_error(ps, &ps->ca.where, "ca", &cfg->tls.ca, "no valid certificate", rc);
         goto out;
     }
@@ -233,7 +237,11 @@ static int check_files(struct config_parser *ps)
 
     for (int i = 0; i < 3; i++) {
         if (pending[i]->path == NULL && blobs[i]->data == NULL) {
-            return config_error_at(ps, NULL, NULL, "%s is required", names[i]);
+            if (i == 0 && cfg->tls.n_peer_fingerprints > 0) {
+                continue; /* 2.6: the fingerprints stand in for the CA (options.c) */
+            }
+            return config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
+                                   i == 0 ? " (or peer-fingerprint)" : "");
         }
         err = load(ps, pending[i], names[i], blobs[i]);
         if (err) {

@@ -55,7 +55,7 @@ struct config_parser {
     struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
     struct config_where seen_auth_gen_token;
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt,
-        seen_tls_crypt_v2, seen_tls_crypt_v2_verify;
+        seen_tls_crypt_v2, seen_tls_crypt_v2_verify, seen_peer_fingerprint;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
         seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
@@ -225,6 +225,8 @@ int config_h_compress(struct config_parser *ps, int argc, char **argv);
 int config_h_allow_compression(struct config_parser *ps, int argc, char **argv);
 /* config_tls.c */
 int config_h_ca(struct config_parser *ps, int argc, char **argv);
+int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv);
+int config_h_verify_x509_name(struct config_parser *ps, int argc, char **argv);
 int config_h_cert(struct config_parser *ps, int argc, char **argv);
 int config_h_key(struct config_parser *ps, int argc, char **argv);
 int config_h_dh(struct config_parser *ps, int argc, char **argv);

@@ -13,6 +13,7 @@
 
 #include <openssl/evp.h>
 
+#include "proto/cert_check.h"
 #include "proto/errors.h"
 #include "proto/tls_session.h"
 
@@ -47,6 +48,123 @@ int config_h_ca(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     ps->seen_ca = config_here(ps);
     return config_set_file(ps, &ps->ca, &ps->cfg->tls.ca, argv[1]);
+}
+
+/* One SHA-256 fingerprint, "AB:CD:..." (32 pairs of hex digits, either case, ':' between them),
+ * text[0..len), into out. 2.6 (options.c, parse_hash_fingerprint) takes the same form. Returns
+ * 0 or -EINVAL with the reason in why. */
+static int parse_fingerprint(const char *text, size_t len, uint8_t out[32], const char **why)
+{
+    size_t n = 0, i = 0;
+
+    while (i < len) {
+        if (n == 32) {
+            *why = "more than 32 bytes (a SHA-256 fingerprint has 32)";
+            return -EINVAL;
+        }
+        if (i + 1 >= len || !isxdigit((unsigned char)text[i]) ||
+            !isxdigit((unsigned char)text[i + 1]) || (i + 2 < len && text[i + 2] != ':')) {
+            *why = "not of the form AB:CD:... (pairs of hex digits separated by ':')";
+            return -EINVAL;
+        }
+        char pair[3] = {text[i], text[i + 1], '\0'};
+
+        out[n++] = (uint8_t)strtoul(pair, NULL, 16);
+        i += 3;
+        if (i == len) { /* a trailing ':' */
+            *why = "not of the form AB:CD:... (it ends with ':')";
+            return -EINVAL;
+        }
+    }
+    if (n < 32) {
+        *why = "fewer than 32 bytes (a SHA-256 fingerprint has 32)";
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int add_fingerprint(struct config_parser *ps, const char *text, size_t len, int block_line)
+{
+    struct config_tls *tls = &ps->cfg->tls;
+    uint8_t(*grown)[32];
+    const char *why = NULL;
+    uint8_t fp[32];
+
+    if (parse_fingerprint(text, len, fp, &why)) {
+        if (block_line > 0) {
+            return config_error(ps, "line %d of the block: '%.*s': %s", block_line,
+                                (int)(len > 100 ? 100 : len), text, why);
+        }
+        return config_error(ps, "'%.*s': %s", (int)(len > 100 ? 100 : len), text, why);
+    }
+    grown = realloc(tls->peer_fingerprints, (tls->n_peer_fingerprints + 1) * sizeof(*grown));
+    if (!grown) {
+        return config_nomem(ps);
+    }
+    tls->peer_fingerprints = grown;
+    memcpy(tls->peer_fingerprints[tls->n_peer_fingerprints++], fp, sizeof(fp));
+    return 0;
+}
+
+/* `peer-fingerprint FP` adds one fingerprint; a <peer-fingerprint> block adds one per line,
+ * skipping blank lines and lines starting with '#' or ';' after leading blanks (2.6 options.c,
+ * parse_hash_fingerprint_multiline). Every occurrence adds to the list. */
+int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->seen_peer_fingerprint = config_here(ps);
+    if (!ps->is_inline) {
+        return add_fingerprint(ps, argv[1], strlen(argv[1]), 0);
+    }
+    const char *p = argv[1];
+    int line = 0, err;
+
+    while (*p != '\0') {
+        size_t len = strcspn(p, "\n");
+        const char *next = p[len] == '\n' ? p + len + 1 : p + len;
+
+        line++;
+        while (len > 0 && isspace((unsigned char)*p)) {
+            p++;
+            len--;
+        }
+        while (len > 0 && isspace((unsigned char)p[len - 1])) {
+            len--;
+        }
+        if (len > 0 && *p != '#' && *p != ';') {
+            err = add_fingerprint(ps, p, len, line);
+            if (err) {
+                return err;
+            }
+        }
+        p = next;
+    }
+    return 0;
+}
+
+/* `verify-x509-name NAME [subject|name|name-prefix]` (2.6 options.c: NAME must not be empty,
+ * the type defaults to subject). */
+int config_h_verify_x509_name(struct config_parser *ps, int argc, char **argv)
+{
+    int type = CERT_CHECK_X509_SUBJECT;
+
+    if (argv[1][0] == '\0') {
+        return config_error(ps, "the name is empty");
+    }
+    if (argc > 2) {
+        if (strcmp(argv[2], "subject") == 0) {
+            type = CERT_CHECK_X509_SUBJECT;
+        } else if (strcmp(argv[2], "name") == 0) {
+            type = CERT_CHECK_X509_NAME;
+        } else if (strcmp(argv[2], "name-prefix") == 0) {
+            type = CERT_CHECK_X509_NAME_PREFIX;
+        } else {
+            return config_error(ps, "unknown X.509 name type '%s' (subject, name or name-prefix)",
+                                argv[2]);
+        }
+    }
+    ps->cfg->tls.verify_x509_type = type;
+    return config_set_str(ps, &ps->cfg->tls.verify_x509_name, argv[1]);
 }
 
 int config_h_cert(struct config_parser *ps, int argc, char **argv)

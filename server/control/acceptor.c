@@ -280,6 +280,7 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
         }
         a->crypto.has_tls_conf_lock = true;
     }
+    /* No ca only with peer-fingerprint (config_check.c). */
     err =
         tls_server_conf_init(&a->crypto.tls, (const uint8_t *)cfg->tls.ca.data, cfg->tls.ca.len + 1,
                              (const uint8_t *)cfg->tls.cert.data, cfg->tls.cert.len + 1,
@@ -288,6 +289,21 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
                              mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
     if (err) {
         return err;
+    }
+    if (cfg->tls.n_peer_fingerprints > 0) {
+        err = tls_server_conf_set_fingerprints(&a->crypto.tls,
+                                               (const uint8_t(*)[32])cfg->tls.peer_fingerprints,
+                                               cfg->tls.n_peer_fingerprints);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "peer-fingerprint: out of memory");
+            return err;
+        }
+        if (!cfg->tls.ca.data) {
+            log_msg(LOG_INFO,
+                    "peer-fingerprint: no ca: client certificates are checked by their "
+                    "SHA-256 fingerprint alone (%zu listed)",
+                    cfg->tls.n_peer_fingerprints);
+        }
     }
     if (cfg->tls.tls_groups) {
         char bad[80];

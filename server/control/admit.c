@@ -489,8 +489,18 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
          * OpenSSL fails the handshake then; mbed TLS reports it here). */
         char info[256];
 
-        mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
-        info[strcspn(info, "\n")] = '\0';
+        if (ks->tls->is_fingerprint_refused) {
+            char hex[96];
+
+            tls_fingerprint_format(ks->tls->verify_sha256, hex, sizeof(hex));
+            snprintf(info, sizeof(info),
+                     "its SHA-256 fingerprint %s is not listed in "
+                     "peer-fingerprint",
+                     hex);
+        } else {
+            mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
+            info[strcspn(info, "\n")] = '\0';
+        }
         snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
         acc_refuse(a, cs, "client certificate verification failed", NULL);
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
@@ -522,6 +532,15 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
         acc_auth_failed(a, cs, why);
         return false;
+    }
+    if (a->cfg->tls.verify_x509_name) {
+        char why[700];
+
+        if (cert_check_x509_name(crt, cs->client.cn, a->cfg->tls.verify_x509_name,
+                                 a->cfg->tls.verify_x509_type, why, sizeof(why))) {
+            acc_auth_failed(a, cs, why);
+            return false;
+        }
     }
     if (a->cfg->tls.remote_cert_tls_client) {
         const char *bad = NULL;

@@ -18,8 +18,10 @@
 
 #include <cmocka.h>
 #include <mbedtls/ctr_drbg.h>
+#include <mbedtls/sha256.h>
 #include <mbedtls/entropy.h>
 
+#include "proto/cert_check.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
@@ -460,23 +462,41 @@ struct tls_pair {
     struct tls_session server, client;
 };
 
-/* Server with server_cert/key, client with client1; returns the client's handshake result. */
-static int handshake(struct tls_pair *t, const char *server_cert, const char *server_key,
-                     bool require_eku, char *errbuf, size_t errbuf_len)
+/* What the server side of a test handshake is given beyond the defaults. */
+struct server_opts {
+    bool has_no_ca;                    /* built without `ca` */
+    const uint8_t (*fingerprints)[32]; /* peer-fingerprint list, n_fingerprints entries */
+    size_t n_fingerprints;
+    char *errbuf; /* the server's handshake error, errbuf_len bytes; NULL = not wanted */
+    size_t errbuf_len;
+    int ret; /* out: the server's handshake result */
+};
+
+/* Server with server_cert/key (and opts, NULL for the defaults), client with client1; returns
+ * the client's handshake result. */
+static int handshake_with(struct tls_pair *t, const char *server_cert, const char *server_key,
+                          bool require_eku, char *errbuf, size_t errbuf_len,
+                          struct server_opts *opts)
 {
     struct blob ca = load("ca.crt"), scrt = load(server_cert), skey = load(server_key),
                 ccrt = load("client1.crt"), ckey = load("client1.key");
     int cret = -PE_WANT_IO, sret = -PE_WANT_IO;
+    bool has_no_ca = opts && opts->has_no_ca;
 
     memset(t, 0, sizeof(*t));
     mbedtls_entropy_init(&t->entropy);
     mbedtls_ctr_drbg_init(&t->drbg);
     assert_int_equal(mbedtls_ctr_drbg_seed(&t->drbg, mbedtls_entropy_func, &t->entropy, NULL, 0),
                      0);
-    assert_int_equal(tls_server_conf_init(&t->server_conf, ca.p, ca.len, scrt.p, scrt.len, skey.p,
-                                          skey.len, TLS_VERIFY_CLIENT_REQUIRE,
+    assert_int_equal(tls_server_conf_init(&t->server_conf, has_no_ca ? NULL : ca.p, ca.len, scrt.p,
+                                          scrt.len, skey.p, skey.len, TLS_VERIFY_CLIENT_REQUIRE,
                                           mbedtls_ctr_drbg_random, &t->drbg, NULL, 0),
                      0);
+    if (opts && opts->n_fingerprints > 0) {
+        assert_int_equal(tls_server_conf_set_fingerprints(&t->server_conf, opts->fingerprints,
+                                                          opts->n_fingerprints),
+                         0);
+    }
     assert_int_equal(tls_client_conf_init(&t->client_conf, ca.p, ca.len, ccrt.p, ccrt.len, ckey.p,
                                           ckey.len, require_eku, mbedtls_ctr_drbg_random, &t->drbg,
                                           NULL, 0),
@@ -499,7 +519,8 @@ static int handshake(struct tls_pair *t, const char *server_cert, const char *se
             break;
         }
         if (sret == -PE_WANT_IO) {
-            sret = tls_session_handshake(&t->server, NULL, 0);
+            sret = tls_session_handshake(&t->server, opts ? opts->errbuf : NULL,
+                                         opts ? opts->errbuf_len : 0);
         }
         p = tls_session_out_peek(&t->server, &n);
         if (n) {
@@ -512,7 +533,16 @@ static int handshake(struct tls_pair *t, const char *server_cert, const char *se
     free(skey.p);
     free(ccrt.p);
     free(ckey.p);
+    if (opts) {
+        opts->ret = sret;
+    }
     return cret;
+}
+
+static int handshake(struct tls_pair *t, const char *server_cert, const char *server_key,
+                     bool require_eku, char *errbuf, size_t errbuf_len)
+{
+    return handshake_with(t, server_cert, server_key, require_eku, errbuf, errbuf_len, NULL);
 }
 
 static void tls_pair_clear(struct tls_pair *t)
@@ -584,6 +614,97 @@ static void tls_client_refuses_server_without_server_eku(void **state)
     free(t);
 }
 
+/* peer-fingerprint (2.6 ssl_verify.c, ssl_verify_mbedtls.c): without a CA a listed client
+ * certificate is admitted although nothing vouches for it, an unlisted one is refused with its
+ * fingerprint named; with a CA the list is one more condition. */
+static void tls_server_peer_fingerprint(void **state)
+{
+    struct tls_pair *t = calloc(1, sizeof(*t));
+    struct blob ccrt = load("client1.crt");
+    uint8_t fps[2][32] = {{0x01, 0x02}, {0}};
+    char hex[96], serr[512] = "", err[256] = "";
+    mbedtls_x509_crt crt;
+    struct server_opts opts = {
+        .fingerprints = (const uint8_t(*)[32])fps, .errbuf = serr, .errbuf_len = sizeof(serr)};
+
+    (void)state;
+    assert_non_null(t);
+    mbedtls_x509_crt_init(&crt);
+    assert_int_equal(mbedtls_x509_crt_parse(&crt, ccrt.p, ccrt.len), 0);
+    assert_int_equal(mbedtls_sha256_ret(crt.raw.p, crt.raw.len, fps[1], 0), 0);
+    tls_fingerprint_format(fps[1], hex, sizeof(hex));
+    assert_int_equal(strlen(hex), 95);
+    assert_int_equal(hex[2], ':');
+
+    /* no CA, client1 listed second: admitted */
+    opts.has_no_ca = true;
+    opts.n_fingerprints = 2;
+    assert_int_equal(handshake_with(t, "server.crt", "server.key", true, err, sizeof(err), &opts),
+                     0);
+    assert_int_equal(opts.ret, 0);
+    assert_memory_equal(t->server.verify_sha256, fps[1], 32);
+    assert_false(t->server.is_fingerprint_refused);
+    tls_pair_clear(t);
+    /* no CA, client1 not listed: refused, the fingerprint and CN named */
+    opts.n_fingerprints = 1;
+    handshake_with(t, "server.crt", "server.key", true, err, sizeof(err), &opts);
+    assert_int_equal(opts.ret, -PE_TLS);
+    assert_true(t->server.is_fingerprint_refused);
+    assert_non_null(strstr(serr, "not listed in peer-fingerprint"));
+    assert_non_null(strstr(serr, hex));
+    assert_non_null(strstr(serr, "CN 'client1'"));
+    tls_pair_clear(t);
+    /* with the CA: listed and chained, admitted; chained but not listed, refused */
+    opts.has_no_ca = false;
+    opts.n_fingerprints = 2;
+    assert_int_equal(handshake_with(t, "server.crt", "server.key", true, err, sizeof(err), &opts),
+                     0);
+    assert_int_equal(opts.ret, 0);
+    tls_pair_clear(t);
+    opts.n_fingerprints = 1;
+    handshake_with(t, "server.crt", "server.key", true, err, sizeof(err), &opts);
+    assert_int_equal(opts.ret, -PE_TLS);
+    assert_non_null(strstr(serr, "not listed in peer-fingerprint"));
+    tls_pair_clear(t);
+    mbedtls_x509_crt_free(&crt);
+    free(ccrt.p);
+    free(t);
+}
+
+/* verify-x509-name on client1's certificate (subject "CN=client1" from scripts/pki.sh). */
+static void x509_name_types(void **state)
+{
+    struct blob ccrt = load("client1.crt");
+    char subject[CERT_CHECK_SUBJECT_MAX], why[600];
+    mbedtls_x509_crt crt;
+
+    (void)state;
+    mbedtls_x509_crt_init(&crt);
+    assert_int_equal(mbedtls_x509_crt_parse(&crt, ccrt.p, ccrt.len), 0);
+    assert_int_equal(cert_check_subject(&crt, subject, sizeof(subject)), 0);
+    assert_string_equal(subject, "CN=client1");
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "CN=client1", CERT_CHECK_X509_SUBJECT, why, 600), 0);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client1", CERT_CHECK_X509_SUBJECT, why, 600),
+        -PE_AUTH);
+    assert_string_equal(why, "verify-x509-name: the certificate's subject 'CN=client1' is not "
+                             "'client1'");
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client1", CERT_CHECK_X509_NAME, why, 600), 0);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client", CERT_CHECK_X509_NAME, why, 600), -PE_AUTH);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client", CERT_CHECK_X509_NAME_PREFIX, why, 600), 0);
+    assert_int_equal(
+        cert_check_x509_name(&crt, "client1", "client12", CERT_CHECK_X509_NAME_PREFIX, why, 600),
+        -PE_AUTH);
+    assert_string_equal(why, "verify-x509-name: the certificate's common name 'client1' does not "
+                             "start with 'client12'");
+    mbedtls_x509_crt_free(&crt);
+    free(ccrt.p);
+}
+
 static void tls_client_refuses_unknown_ca(void **state)
 {
     struct tls_pair *t = calloc(1, sizeof(*t));
@@ -619,6 +740,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(tls_client_and_server_agree_on_ekm),
         cmocka_unit_test(tls_client_refuses_server_without_server_eku),
         cmocka_unit_test(tls_client_refuses_unknown_ca),
+        cmocka_unit_test(tls_server_peer_fingerprint),
+        cmocka_unit_test(x509_name_types),
     };
 
     if (argc != 2) {

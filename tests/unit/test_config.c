@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "proto/cert_check.h"
 #include "server/config/config.h"
 #include "server/config/config_internal.h"
 
@@ -1590,7 +1591,7 @@ static void required_and_missing_files(void **state)
     expect_error("server 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\nkey server.key\n",
                  "t.conf: dev is required (e.g. 'dev tun')");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
-                 "t.conf: ca is required");
+                 "t.conf: ca is required (or peer-fingerprint)");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\nkey server.key\n",
                  "t.conf: cert is required");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n",
@@ -1605,6 +1606,113 @@ static void required_and_missing_files(void **state)
     expect_error_prefix(BASE "cert ca.crt\n", "t.conf:6: key: server.key does not match");
     expect_error_prefix(BASE "ca " DATA_DIR "\n",
                         "t.conf:8: ca: cannot read '" DATA_DIR "': Is a directory");
+}
+
+/* ---- peer-fingerprint ---- */
+
+#define FP_A                                                                                       \
+    "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:"   \
+    "67:89"
+#define FP_B                                                                                       \
+    "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff:00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:"   \
+    "ee:ff"
+/* BASE without its ca line */
+#define BASE_NO_CA                                                                                 \
+    "dev tun\n"                                                                                    \
+    "topology subnet\n"                                                                            \
+    "server 198.19.0.0 255.255.255.0\n"                                                            \
+    "cert server.crt\n"                                                                            \
+    "key server.key\n"                                                                             \
+    "keepalive 10 60\n"
+
+/* Lines and blocks add up (2.6 appends every list); the block skips blanks, indentation and
+ * '#'/';' comment lines; hex digits in either case. Without ca the list stands in for it. */
+static void peer_fingerprint_lists(void **state)
+{
+    static const uint8_t a[32] = {0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+                                  0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x01, 0x23, 0x45,
+                                  0x67, 0x89, 0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89};
+    static const uint8_t b[32] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa,
+                                  0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55,
+                                  0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff};
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE_NO_CA "peer-fingerprint " FP_A "\n<peer-fingerprint>\n# clients\n\n  " FP_B
+                               "  \n; old laptop\n" FP_A "\n</peer-fingerprint>\n");
+    assert_null(cfg.tls.ca.data);
+    assert_int_equal(cfg.tls.n_peer_fingerprints, 3);
+    assert_memory_equal(cfg.tls.peer_fingerprints[0], a, 32);
+    assert_memory_equal(cfg.tls.peer_fingerprints[1], b, 32);
+    assert_memory_equal(cfg.tls.peer_fingerprints[2], a, 32);
+    config_free(&cfg);
+    /* with ca as well: both are kept (the fingerprint is checked on top of the chain) */
+    expect_ok(&cfg, BASE "peer-fingerprint " FP_B "\n");
+    assert_non_null(cfg.tls.ca.data);
+    assert_int_equal(cfg.tls.n_peer_fingerprints, 1);
+    assert_memory_equal(cfg.tls.peer_fingerprints[0], b, 32);
+    config_free(&cfg);
+    /* an empty block adds nothing, and then ca is required again */
+    expect_error(BASE_NO_CA "<peer-fingerprint>\n# none yet\n</peer-fingerprint>\n",
+                 "t.conf: ca is required (or peer-fingerprint)");
+}
+
+static void peer_fingerprint_errors(void **state)
+{
+    (void)state;
+    expect_error(BASE "peer-fingerprint AB:CD\n",
+                 "t.conf:8: peer-fingerprint: 'AB:CD': fewer than 32 bytes (a SHA-256 "
+                 "fingerprint has 32)");
+    expect_error(BASE "peer-fingerprint " FP_A ":00\n",
+                 "t.conf:8: peer-fingerprint: '" FP_A ":00': more than 32 bytes (a SHA-256 "
+                 "fingerprint has 32)");
+    expect_error(BASE "peer-fingerprint " FP_A ":\n",
+                 "t.conf:8: peer-fingerprint: '" FP_A ":': not of the form AB:CD:... (it ends "
+                 "with ':')");
+    expect_error(BASE "peer-fingerprint ABCD:EF\n",
+                 "t.conf:8: peer-fingerprint: 'ABCD:EF': not of the form AB:CD:... (pairs of hex "
+                 "digits separated by ':')");
+    expect_error(BASE "peer-fingerprint GG:" FP_A "\n",
+                 "t.conf:8: peer-fingerprint: 'GG:" FP_A "': not of the form AB:CD:... (pairs "
+                 "of hex digits separated by ':')");
+    /* SHA-1 (20 bytes) is verify-hash's, not peer-fingerprint's */
+    expect_error_prefix(BASE "peer-fingerprint "
+                             "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01\n",
+                        "t.conf:8: peer-fingerprint: 'AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:"
+                        "67:89:AB:CD:EF:01': fewer than 32 bytes");
+    /* in a block: the block's line is named, the file:line is the directive's */
+    expect_error_prefix(BASE "<peer-fingerprint>\n" FP_A "\n# x\nnot-hex\n</peer-fingerprint>\n",
+                        "t.conf:8: peer-fingerprint: line 3 of the block: 'not-hex': not of the "
+                        "form");
+    expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
+                 "t.conf: ca is required (or peer-fingerprint)");
+}
+
+/* verify-x509-name NAME [subject|name|name-prefix]: subject by default, as 2.6. */
+static void verify_x509_name_types(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "verify-x509-name \"C=US, O=Org, CN=vpn client\"\n");
+    assert_string_equal(cfg.tls.verify_x509_name, "C=US, O=Org, CN=vpn client");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_SUBJECT);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-x509-name client1 name\n");
+    assert_string_equal(cfg.tls.verify_x509_name, "client1");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_NAME);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-x509-name client name-prefix\n");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_NAME_PREFIX);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-x509-name CN=x subject\n");
+    assert_int_equal(cfg.tls.verify_x509_type, CERT_CHECK_X509_SUBJECT);
+    config_free(&cfg);
+    expect_error(BASE "verify-x509-name client1 cn\n",
+                 "t.conf:8: verify-x509-name: unknown X.509 name type 'cn' (subject, name or "
+                 "name-prefix)");
+    expect_error(BASE "verify-x509-name \"\"\n", "t.conf:8: verify-x509-name: the name is empty");
+    expect_error_prefix(BASE "verify-x509-name a name extra\n", "t.conf:8: verify-x509-name: ");
 }
 
 static void parse_file_errors(void **state)
@@ -1786,6 +1894,9 @@ int main(void)
         cmocka_unit_test(management_directives),
         cmocka_unit_test(ciphers),
         cmocka_unit_test(required_and_missing_files),
+        cmocka_unit_test(peer_fingerprint_lists),
+        cmocka_unit_test(peer_fingerprint_errors),
+        cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(includes),
         cmocka_unit_test(cd_directory),
