@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include <mbedtls/aes.h>
 #include <mbedtls/base64.h>
 #include <mbedtls/constant_time.h>
 #include <mbedtls/md.h>
@@ -11,6 +10,7 @@
 
 #include "proto/cursor.h"
 #include "proto/errors.h"
+#include "proto/tls_wrap.h"
 
 #define AES_BLOCK_LEN 16
 #define PEM_LINE 64
@@ -219,26 +219,6 @@ static int wkc_tag(const struct tls_crypt_v2_server_key *key, const uint8_t len_
     return rc == 0 ? 0 : -PE_CRYPTO;
 }
 
-/* AES-256-CTR under the server key, the initial counter block = tag[0..16). */
-static int wkc_ctr(const struct tls_crypt_v2_server_key *key, const uint8_t *tag, const uint8_t *in,
-                   uint8_t *out, size_t len)
-{
-    mbedtls_aes_context aes;
-    uint8_t counter[AES_BLOCK_LEN], stream[AES_BLOCK_LEN];
-    size_t off = 0;
-    int rc;
-
-    memcpy(counter, tag, AES_BLOCK_LEN);
-    mbedtls_aes_init(&aes);
-    rc = mbedtls_aes_setkey_enc(&aes, key->cipher_key, 256);
-    if (rc == 0) {
-        rc = mbedtls_aes_crypt_ctr(&aes, len, &off, counter, stream, in, out);
-    }
-    mbedtls_aes_free(&aes);
-    mbedtls_platform_zeroize(stream, sizeof(stream));
-    return rc == 0 ? 0 : -PE_CRYPTO;
-}
-
 int tls_crypt_v2_wrap(const struct tls_crypt_v2_server_key *key,
                       const uint8_t kc[TLS_CRYPT_V2_CLIENT_KEY_LEN], const uint8_t *metadata,
                       size_t md_len, uint8_t *wkc, size_t wkc_cap, size_t *wkc_len)
@@ -261,7 +241,8 @@ int tls_crypt_v2_wrap(const struct tls_crypt_v2_server_key *key,
     store_be16(len_be, (uint16_t)total);
     err = wkc_tag(key, len_be, plain, plain_len, wkc);
     if (err == 0) {
-        err = wkc_ctr(key, wkc, plain, wkc + TLS_CRYPT_V2_TAG_LEN, plain_len);
+        err =
+            tls_wrap_aes256_ctr(key->cipher_key, wkc, plain, wkc + TLS_CRYPT_V2_TAG_LEN, plain_len);
     }
     mbedtls_platform_zeroize(plain, sizeof(plain));
     if (err) {
@@ -293,7 +274,7 @@ int tls_crypt_v2_unwrap(const struct tls_crypt_v2_server_key *key, const uint8_t
     if (plain_len - TLS_CRYPT_V2_CLIENT_KEY_LEN > md_cap) {
         return -PE_NOSPACE;
     }
-    err = wkc_ctr(key, wkc, wkc + TLS_CRYPT_V2_TAG_LEN, plain, plain_len);
+    err = tls_wrap_aes256_ctr(key->cipher_key, wkc, wkc + TLS_CRYPT_V2_TAG_LEN, plain, plain_len);
     if (err == 0) {
         err = wkc_tag(key, wkc + wkc_len - 2, plain, plain_len, tag);
     }

@@ -52,10 +52,8 @@ static int hmac_parts(const mbedtls_md_info_t *md, const uint8_t *key, size_t ke
     return rc == 0 ? 0 : -PE_CRYPTO;
 }
 
-/* AES-256-CTR over len bytes, the full 16-byte initial counter block taken from iv (tls-crypt
- * uses the first 16 bytes of its tag). in and out may be the same buffer. */
-static int aes256_ctr(const uint8_t key[TLS_CRYPT_KEY_LEN], const uint8_t iv[AES_BLOCK_LEN],
-                      const uint8_t *in, uint8_t *out, size_t len)
+int tls_wrap_aes256_ctr(const uint8_t key[TLS_CRYPT_KEY_LEN], const uint8_t iv[16],
+                        const uint8_t *in, uint8_t *out, size_t len)
 {
     mbedtls_aes_context aes;
     uint8_t counter[AES_BLOCK_LEN], stream[AES_BLOCK_LEN];
@@ -221,7 +219,7 @@ static int seal_crypt(const struct tls_wrap_ctx *ctx, const uint8_t *head, const
     if (err) {
         return err;
     }
-    return aes256_ctr(ctx->send_cipher_key, tag, body, body, body_len);
+    return tls_wrap_aes256_ctr(ctx->send_cipher_key, tag, body, body, body_len);
 }
 
 int tls_wrap_seal(const struct tls_wrap_ctx *ctx, uint32_t packet_id, uint32_t net_time,
@@ -307,7 +305,7 @@ static int open_crypt(const struct tls_wrap_ctx *ctx, const uint8_t *head, struc
     }
     if (!err) {
         body_len = c->left;
-        err = aes256_ctr(ctx->recv_cipher_key, tag, c->p, plain, body_len);
+        err = tls_wrap_aes256_ctr(ctx->recv_cipher_key, tag, c->p, plain, body_len);
     }
     if (!err) {
         const struct part parts[] = {

@@ -51,6 +51,12 @@ struct tls_wrap_ctx {
     uint8_t recv_cipher_key[TLS_CRYPT_KEY_LEN]; /* tls-crypt only */
 };
 
+/* AES-256-CTR over len bytes with key (32 bytes), the full 16-byte initial counter block taken
+ * from iv (tls-crypt and tls-crypt-v2's wrapped client keys use the first 16 bytes of their
+ * HMAC tag). in and out may be the same buffer. 0 or -PE_CRYPTO. Any thread. */
+int tls_wrap_aes256_ctr(const uint8_t key[TLS_CRYPT_KEY_LEN], const uint8_t iv[16],
+                        const uint8_t *in, uint8_t *out, size_t len);
+
 /* Set up ctx (caller-owned, any prior contents overwritten) for one side of a session.
  *
  * key2: the 256-byte key file contents (proto/static_key.h); copied, the caller keeps it.
