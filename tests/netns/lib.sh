@@ -431,12 +431,12 @@ server_ready() {
     return 0
 }
 
-# server_start DIR: start the server (OVPN_SERVER_IMPL) on DIR/server.conf in the server
-# namespace, log appended to DIR/server.log, and wait until it is ready (tun address set, UDP
-# port bound). Removes a stale DIR/status.log first.
-server_start() {
+# server_spawn DIR: start the server on DIR/server.conf (ovpnd or openvpn 2.6, as
+# OVPN_SERVER_IMPL says) without waiting for it to be ready (server_start waits; a test of
+# management-hold, for one, cannot). Removes a stale DIR/status.log first.
+server_spawn() {
     local dir=$1
-    [ -f "$dir/server.conf" ] || fail "server_start: no $dir/server.conf"
+    [ -f "$dir/server.conf" ] || fail "server_spawn: no $dir/server.conf"
     rm -f "$dir/status.log"
     echo "===== server start $(date +%T) ($OVPN_SERVER_IMPL) =====" >>"$dir/server.log"
     OVT_SERVER_LOG_OFF=$(stat -c %s "$dir/server.log")
@@ -445,6 +445,14 @@ server_start() {
     openvpn) ovt_spawn "$NS_SRV" "$dir/server.log" openvpn --config "$dir/server.conf" ;;
     esac
     SERVER_PID=$OVT_LAST_PID
+}
+
+# server_start DIR: start the server (OVPN_SERVER_IMPL) on DIR/server.conf in the server
+# namespace, log appended to DIR/server.log, and wait until it is ready (tun address set, UDP
+# port bound). Removes a stale DIR/status.log first.
+server_start() {
+    local dir=$1
+    server_spawn "$dir"
     local deadline=$((SECONDS + 20))
     until server_ready; do
         server_alive || fail "server exited during start-up"

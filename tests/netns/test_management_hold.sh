@@ -22,13 +22,7 @@ mrun() { ovt_run 30 "$NS_SRV" "$OVT_PY" "$mc" run --password "$PW" "$MADDR" "$@"
 reply_of() { printf '%s\n' "$1" | awk -F'\t' -v t="$2" '$1 == t { sub(/^[^\t]*\t/, ""); print }'; }
 
 server_conf_write "$OVT_DIR" "management $MADDR unix $OVT_DIR/mgmt.pw" "management-hold"
-echo "===== server start $(date +%T) ($OVPN_SERVER_IMPL, held) =====" >>"$OVT_DIR/server.log"
-OVT_SERVER_LOG_OFF=$(stat -c %s "$OVT_DIR/server.log")
-case "$OVPN_SERVER_IMPL" in
-ovpnd) ovt_spawn "$NS_SRV" "$OVT_DIR/server.log" "$OVPND" --config "$OVT_DIR/server.conf" ;;
-openvpn) ovt_spawn "$NS_SRV" "$OVT_DIR/server.log" openvpn --config "$OVT_DIR/server.conf" ;;
-esac
-SERVER_PID=$OVT_LAST_PID
+server_spawn "$OVT_DIR" # (held: server_start would wait for it to be ready)
 wait_for 20 test -S "$MADDR" || fail "no management socket within 20 s"
 
 out=$(mrun hold state)
