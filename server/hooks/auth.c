@@ -80,7 +80,8 @@ static int check_certless_auth(const struct auth *au, char *errbuf, size_t errbu
     char plugins[400] = "";
     size_t len;
 
-    if (cfg->tls.verify_client_cert == CONFIG_VERIFY_REQUIRE || auth_is_configured(au)) {
+    if (cfg->tls.verify_client_cert == CONFIG_VERIFY_REQUIRE || auth_is_configured(au) ||
+        cfg->mgmt.client_auth) {
         return 0;
     }
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
