@@ -518,6 +518,10 @@ void acc_mgmt_addresses(struct acceptor *a, struct ctl_session *cs);
 bool acc_mgmt_answer(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, bool is_auth,
                      const char *reason, const char *client_reason, const char *config);
 
+/* admit.c: hand the username/password checks what they need from the acceptor (the pending
+ * auth callback). Main thread, in acceptor_new, after a->checks.auth is made. */
+void acc_auth_init(struct acceptor *a);
+
 /* admit.c: client-pending-auth for ks: send AUTH_PENDING (with ",timeout N" to clients that
  * announce IV_PROTO_AUTH_PENDING_KW) and "INFO_PRE,<extra>", and let the checks run until
  * timeout_s from now, at most max(hand-window, reneg-sec / 2) after the key started (2.6

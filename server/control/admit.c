@@ -494,6 +494,19 @@ bool acc_auth_pending(struct acceptor *a, struct ctl_session *cs, struct key_sta
     return true;
 }
 
+/* A deferred script or plugin wrote auth_pending_file (auth_set_pending_cb). */
+static bool auth_pending(void *ctx, unsigned timeout_s, const char *extra)
+{
+    struct auth_wait *w = ctx;
+
+    return acc_auth_pending(w->a, w->cs, w->ks, extra, timeout_s);
+}
+
+void acc_auth_init(struct acceptor *a)
+{
+    auth_set_pending_cb(a->checks.auth, auth_pending);
+}
+
 /* Check the client's username and password. Returns true when w is taken care of: the check
  * started (w waits until the answer), or an auth-gen-token token was accepted at once and the
  * checks went on; false when the client was refused at once (the caller frees w). */
