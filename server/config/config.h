@@ -222,6 +222,7 @@ struct config_hooks {
     char **client_connect;         /* `client-connect CMD` */
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */
+    char **client_crresponse;      /* `client-crresponse CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;
 };

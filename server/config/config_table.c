@@ -73,7 +73,7 @@ static const struct config_directive directives[] = {
             "removed in openvpn 2.5; 'verify-client-cert none' replaces it"),
     SET("client-config-dir", 1, 1, 0, config_h_client_config_dir),
     SET("client-connect", 1, 1, 0, config_h_hook_script),
-    TODO("client-crresponse", 0, NULL),
+    SET("client-crresponse", 1, 1, 0, config_h_hook_script),
     SET("client-disconnect", 1, 1, 0, config_h_hook_script),
     TODO("client-nat", 0, NULL),
     SET("client-to-client", 0, 0, 0, config_h_client_to_client),

@@ -139,6 +139,8 @@ struct cs_hooks {
     bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
+    struct acc_hook_wait *cr_wait; /* client-crresponse running */
+    struct acceptor *cr_acceptor;  /* for its answer */
 };
 
 /* auth-gen-token (token.c). */
@@ -499,10 +501,18 @@ void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs);
 int acc_mgmt_ask(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
                  const struct key_method2 *client);
 
-/* The client's CR_RESPONSE (its answer to a CR_TEXT challenge, base64 as sent) on ks:
- * >CLIENT:CR_RESPONSE to the management clients. Acceptor thread. */
+/* >CLIENT:CR_RESPONSE,CID,KID,RESPONSE with env's variables, to the management clients.
+ * Acceptor thread. */
 void acc_mgmt_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
-                          const char *response);
+                          const char *response, const struct script_env *env);
+
+/* admit.c: the client's CR_RESPONSE (its answer to a CR_TEXT challenge; response is what
+ * follows "CR_RESPONSE,", base64 as sent, unchecked as 2.6) on ks: to the management clients
+ * and to client-crresponse / CLIENT_CRRESPONSE (2.6 push.c receive_cr_response), with the
+ * client's certificate variables, common_name, untrusted_ip/port and username. Acceptor
+ * thread. */
+void acc_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                     const char *response);
 
 /* >CLIENT:ADDRESS for each address of cs->peer (primary first, then iroutes), once
  * management-client-auth asked about cs. Acceptor thread. */
@@ -689,6 +699,14 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
  * with why (why_len bytes) saying what was wrong: a bad line, or `disable`. */
 int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
                              const char *name, char *why, size_t why_len);
+
+/* The client's CR_RESPONSE (response: as sent, base64): the CLIENT_CRRESPONSE plugins
+ * ($crresponse) and the client-crresponse script (the response in a file, its last argument),
+ * with client_env (borrowed) and $script_type. If one fails, the client is refused, as 2.6
+ * deauthenticates it (ssl_verify.c verify_crresponse_script; 2.6 ignores a plugin's answer,
+ * ovpnd does not). Returns 0 (started), 1 (nothing configured, or one still runs) or -errno. */
+int acc_crresponse_start(struct acceptor *a, struct ctl_session *cs,
+                         const struct script_env *client_env, const char *response);
 
 /* learn-address "add" (or "update") for cs->peer's IPv4 address, IPv6 address and iroutes, one
  * after another. An address it refuses is not routed (cs->hooks.is_vaddr_unlearned; refused routes
