@@ -637,7 +637,8 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
 
 /* Our key-method-2 message on ks with fresh randoms and our options string (keys are made from
  * it later, by acc_rekey / acc_install_finish). Returns the message (owned by the caller, wipe
- * and free it) or NULL when out of memory, or the random generator or TLS write failed. */
+ * and free it) or NULL when out of memory, the random generator or TLS write failed, or ks's
+ * TLS handshake is not done (or a step on the thread pool holds it). */
 struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *ks);
 
 /* assign.c */

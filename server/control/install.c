@@ -105,6 +105,10 @@ struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *k
     if (!server) {
         return NULL;
     }
+    if (ks->job || !ks->tls->is_handshake_done) { /* the TLS session is not ours to write */
+        free(server);
+        return NULL;
+    }
     snprintf(server->options, sizeof(server->options), "%s", a->options_string);
     if (mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1)) ||
         mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2)) ||
