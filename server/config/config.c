@@ -743,6 +743,7 @@ void config_free(struct config *cfg)
         mbedtls_platform_zeroize(cfg->mgmt.password, strlen(cfg->mgmt.password));
         free(cfg->mgmt.password);
     }
+    config_cert_clear(&cfg->cert);
     config_blob_clear(&cfg->tls.ca);
     free(cfg->tls.peer_fingerprints);
     free(cfg->tls.verify_x509_name);

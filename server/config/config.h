@@ -191,6 +191,14 @@ struct config_tls {
     int verify_x509_type; /* CERT_CHECK_X509_* (proto/cert_check.h); default subject, as 2.6 */
 };
 
+/* Certificate options beyond ca/cert/key (config_cert.c; openvpn 2.6 options.c, ssl_verify.c) */
+struct config_cert {
+    /* `x509-username-field FIELD...`: the fields the client's name is made of (struct
+     * cert_name_field, proto/cert_name.h), owned; NULL = the common name, as without it */
+    struct cert_name_field *username_fields;
+    size_t n_username_fields;
+};
+
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */
 struct config_auth {
     char **auth_user_pass_verify;        /* `auth-user-pass-verify CMD METHOD`: CMD split into
@@ -286,6 +294,7 @@ struct config {
     struct config_net net;
     struct config_timers timers;
     struct config_tls tls;
+    struct config_cert cert;
     struct config_auth auth;
     struct config_hooks hooks;
     struct config_clients clients;

@@ -160,6 +160,10 @@ void config_blob_clear(struct config_blob *blob);
 int config_finish(struct config_parser *ps);
 
 /* Handlers, by area. */
+/* config_cert.c: certificate options (x509-username-field, ...) */
+int config_h_x509_username_field(struct config_parser *ps, int argc, char **argv);
+/* Free what struct config_cert holds. */
+void config_cert_clear(struct config_cert *c);
 /* config_auth_token.c */
 int config_h_auth_gen_token(struct config_parser *ps, int argc, char **argv);
 int config_h_auth_gen_token_secret(struct config_parser *ps, int argc, char **argv);

@@ -341,7 +341,7 @@ static const struct config_directive directives[] = {
     SET("workers", 1, 1, 0, config_h_workers),
     SET("writepid", 1, 1, 0, config_h_writepid),
     TODO("x509-track", 0, NULL),
-    TODO("x509-username-field", 0, NULL),
+    SET("x509-username-field", 1, 15, 0, config_h_x509_username_field),
 };
 
 const struct config_directive *config_directive_find(const char *name)

@@ -9,6 +9,7 @@
 #include <mbedtls/ctr_drbg.h>
 
 #include "proto/cert_check.h"
+#include "proto/cert_name.h"
 #include "proto/client_name.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
@@ -684,7 +685,20 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
         return false;
     }
-    err = tls_session_peer_cn(ks->tls, cs->client.cn, sizeof(cs->client.cn));
+    if (a->cfg->cert.n_username_fields > 0) {
+        /* x509-username-field: the client's name from those fields (2.6 verify_cert) */
+        char why[400];
+
+        if (cert_name_get(crt, a->cfg->cert.username_fields, a->cfg->cert.n_username_fields,
+                          cs->client.cn, sizeof(cs->client.cn), why, sizeof(why))) {
+            snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
+            acc_auth_failed(a, cs, why);
+            return false;
+        }
+        err = 0;
+    } else {
+        err = tls_session_peer_cn(ks->tls, cs->client.cn, sizeof(cs->client.cn));
+    }
     if (err || !cs->client.cn[0]) {
         /* A CN cut at a NUL byte or at a length limit could be another client's name
          * (proto/client_name.h). */
