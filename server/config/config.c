@@ -647,6 +647,7 @@ static void parser_clear(struct config_parser *ps)
     for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
         free(pending[i]->path);
     }
+    config_cert_pending_clear(&ps->certp);
     for (size_t i = 0; i < ps->n_files; i++) {
         free(ps->files[i]);
     }

@@ -197,6 +197,8 @@ struct config_cert {
      * cert_name_field, proto/cert_name.h), owned; NULL = the common name, as without it */
     struct cert_name_field *username_fields;
     size_t n_username_fields;
+    struct config_blob extra_certs; /* `extra-certs`: PEM, appended to tls.cert when checked */
+    char *crl_dir;                  /* `crl-verify DIR dir`: absolute path; NULL = not given */
 };
 
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */

@@ -24,6 +24,7 @@
 #include "server/hooks/script.h"
 
 #include "server/control/acceptor_internal.h"
+#include "server/control/crl_dir.h"
 
 #define PUSH_BUNDLE_MAX 1024 /* 2.6 PUSH_BUNDLE_SIZE: INFO_PRE and its text fit in it */
 
@@ -652,6 +653,7 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
 {
     const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
     uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls->ssl);
+    char crl_why[CERT_CHECK_SUBJECT_MAX + 4200];
     int err;
 
     if (!crt) {
@@ -683,6 +685,11 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
         acc_refuse(a, cs, "client certificate verification failed", NULL);
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
+        return false;
+    }
+    if (a->cfg->cert.crl_dir &&
+        !crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls.ca, crl_why, sizeof(crl_why))) {
+        acc_auth_failed(a, cs, crl_why);
         return false;
     }
     if (a->cfg->cert.n_username_fields > 0) {
@@ -775,6 +782,15 @@ static bool recheck_certificate(struct acceptor *a, struct ctl_session *cs, stru
                  info);
         acc_auth_failed(a, cs, why);
         return false;
+    }
+    if (crt && a->cfg->cert.crl_dir) {
+        char crl_why[CERT_CHECK_SUBJECT_MAX + 4200];
+
+        if (!crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls.ca, crl_why,
+                            sizeof(crl_why))) {
+            acc_auth_failed(a, cs, crl_why);
+            return false;
+        }
     }
     return true;
 }
