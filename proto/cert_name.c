@@ -309,3 +309,23 @@ int cert_name_get(const mbedtls_x509_crt *crt, const struct cert_name_field *f, 
     client_name_remap(out);
     return 0;
 }
+
+int cert_track_parse(const char *arg, struct cert_track *out, const char **why)
+{
+    memset(out, 0, sizeof(*out));
+    if (arg[0] == '+') {
+        out->is_full_chain = true;
+        arg++;
+    }
+    if (arg[0] == '\0' || strlen(arg) >= sizeof(out->name)) {
+        *why = "an empty or too long attribute name";
+        return -PE_MALFORMED;
+    }
+    strcpy(out->name, arg);
+    out->nid = OBJ_txt2nid(arg);
+    if (out->nid == NID_undef) {
+        *why = "no such attribute (OpenSSL's names: CN, emailAddress, SHA256, subjectAltName, ...)";
+        return -PE_MALFORMED;
+    }
+    return 0;
+}

@@ -68,4 +68,18 @@ int cert_name_value(const mbedtls_x509_crt *crt, const struct cert_name_field *f
 int cert_name_get(const mbedtls_x509_crt *crt, const struct cert_name_field *f, size_t n, char *out,
                   size_t cap, char *why, size_t why_len);
 
+/* One `x509-track [+]ATTR` (2.6 ssl_verify_openssl.c x509_track_add): ATTR is an OpenSSL object
+ * name (short or long): a subject attribute, an extension, or SHA1 / SHA256 for the
+ * certificate's fingerprint; '+' exports it for every certificate of the chain, not only the
+ * client's own. */
+struct cert_track {
+    char name[CERT_NAME_FIELD_LEN]; /* ATTR without '+', as the variable names it */
+    int nid;                        /* OpenSSL's NID for it */
+    bool is_full_chain;
+};
+
+/* Parse arg into out. Returns 0, or -PE_MALFORMED with why (static) when OpenSSL knows no such
+ * object (2.6: "x509_track: no such attribute", which stops start-up). */
+int cert_track_parse(const char *arg, struct cert_track *out, const char **why);
+
 #endif /* PROTO_CERT_NAME_H */

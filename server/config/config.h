@@ -199,6 +199,11 @@ struct config_cert {
     size_t n_username_fields;
     struct config_blob extra_certs; /* `extra-certs`: PEM, appended to tls.cert when checked */
     char *crl_dir;                  /* `crl-verify DIR dir`: absolute path; NULL = not given */
+    /* `x509-track [+]ATTR` lines, in config order (struct cert_track, proto/cert_name.h); owned,
+     * NULL when none: scripts then get every subject field as X509_{depth}_{field} */
+    struct cert_track *x509_track;
+    size_t n_x509_track;
+    char *tls_export_cert_dir; /* `tls-export-cert DIR`: absolute path; NULL = not given */
 };
 
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */

@@ -1,5 +1,6 @@
 /* server/config/config_cert.c: handlers for the certificate options beyond ca/cert/key:
- * x509-username-field, extra-certs, crl-verify DIR dir, pkcs12, askpass, capath. Facts from
+ * x509-username-field, x509-track, tls-export-cert, extra-certs, crl-verify DIR dir, pkcs12,
+ * askpass, capath. Facts from
  * openvpn 2.6 src/openvpn/options.c (add_option, options_postprocess_verify_ce), ssl.c
  * (init_ssl), ssl_openssl.c (tls_ctx_load_pkcs12, tls_ctx_load_extra_certs), ssl_mbedtls.c
  * (tls_ctx_load_ca) and ssl_verify.c (verify_cert, verify_check_crl_dir).
@@ -35,6 +36,8 @@ void config_cert_clear(struct config_cert *c)
 {
     free(c->username_fields);
     free(c->crl_dir);
+    free(c->x509_track);
+    free(c->tls_export_cert_dir);
     config_blob_clear(&c->extra_certs);
     memset(c, 0, sizeof(*c));
 }
@@ -45,6 +48,7 @@ void config_cert_pending_clear(struct config_cert_pending *p)
     free(p->pkcs12.path);
     free(p->askpass.path);
     free(p->crl_dir.path);
+    free(p->export_cert.path);
     config_blob_clear(&p->pkcs12_inline);
     memset(p, 0, sizeof(*p));
 }
@@ -83,6 +87,36 @@ int config_h_capath(struct config_parser *ps, int argc, char **argv)
     return config_error(ps, "a CA directory cannot be used with Mbed TLS, the TLS library of "
                             "ovpnd (as openvpn 2.6 built with Mbed TLS refuses it): put the CA "
                             "certificates into one file for 'ca', and CRLs into 'crl-verify'");
+}
+
+/* `x509-track [+]ATTR`: every line adds one (2.6 options.c). */
+int config_h_x509_track(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_cert *c = &ps->cfg->cert;
+    struct cert_track t, *grown;
+    const char *why = NULL;
+
+    (void)argc;
+    if (cert_track_parse(argv[1], &t, &why)) {
+        return config_error(ps, "'%s': %s", argv[1], why);
+    }
+    grown = realloc(c->x509_track, (c->n_x509_track + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        return config_nomem(ps);
+    }
+    c->x509_track = grown;
+    c->x509_track[c->n_x509_track++] = t;
+    return 0;
+}
+
+/* `tls-export-cert DIR`: checked after the last line (a later `cd` moves it). */
+int config_h_tls_export_cert(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    free(ps->certp.export_cert.path);
+    ps->certp.export_cert.path = NULL;
+    ps->certp.export_cert.where = config_here(ps);
+    return config_set_str(ps, &ps->certp.export_cert.path, argv[1]);
 }
 
 /* `crl-verify DIR dir` (called by config_h_crl_verify for the two-word form): a directory
@@ -446,18 +480,20 @@ static int extra_certs_load(struct config_parser *ps)
     return 0;
 }
 
-/* crl-verify DIR dir: 2.6 requires a directory it can read and search (options.c
- * check_file_access for "--crl-verify directory"). */
-static int crl_dir_check(struct config_parser *ps)
+/* crl-verify DIR dir and tls-export-cert DIR: 2.6 requires a directory it can read and search
+ * (options.c check_file_access for "--crl-verify directory"), and write for tls-export-cert.
+ * The absolute path goes to *out. */
+static int dir_check(struct config_parser *ps, const struct config_pending *pending,
+                     const char *name, int mode, char **out)
 {
-    const struct config_where *w = &ps->certp.crl_dir.where;
+    const struct config_where *w = &pending->where;
     char *full;
     struct stat st;
 
-    if (ps->certp.crl_dir.path == NULL) {
+    if (pending->path == NULL) {
         return 0;
     }
-    full = config_resolve(ps, ps->certp.crl_dir.path);
+    full = config_resolve(ps, pending->path);
     if (full == NULL) {
         return config_nomem(ps);
     }
@@ -467,17 +503,17 @@ static int crl_dir_check(struct config_parser *ps)
         why = strerror(errno);
     } else if (!S_ISDIR(st.st_mode)) {
         why = "not a directory";
-    } else if (access(full, R_OK | X_OK) != 0) {
+    } else if (access(full, mode) != 0) {
         why = strerror(errno);
     }
     if (why != NULL) {
-        config_error_at(ps, w, "crl-verify", "'%s' is not a directory ovpnd can read: %s", full,
-                        why);
+        config_error_at(ps, w, name, "'%s' is not a directory ovpnd can %s: %s", full,
+                        mode & W_OK ? "write to" : "read", why);
         free(full);
         return -EINVAL;
     }
-    free(ps->cfg->cert.crl_dir);
-    ps->cfg->cert.crl_dir = full;
+    free(*out);
+    *out = full;
     return 0;
 }
 
@@ -486,5 +522,10 @@ int config_cert_after_files(struct config_parser *ps)
     int err = key_decrypt(ps);
 
     err = err ? err : extra_certs_load(ps);
-    return err ? err : crl_dir_check(ps);
+    err =
+        err ? err
+            : dir_check(ps, &ps->certp.crl_dir, "crl-verify", R_OK | X_OK, &ps->cfg->cert.crl_dir);
+    return err ? err
+               : dir_check(ps, &ps->certp.export_cert, "tls-export-cert", R_OK | W_OK | X_OK,
+                           &ps->cfg->cert.tls_export_cert_dir);
 }

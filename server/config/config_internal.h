@@ -34,7 +34,7 @@ struct config_pending {
 
 /* The certificate options' files, read after the last line (config_cert.c). */
 struct config_cert_pending {
-    struct config_pending extra_certs, pkcs12, crl_dir;
+    struct config_pending extra_certs, pkcs12, crl_dir, export_cert;
     struct config_pending askpass;    /* path NULL: the terminal; where.line 0: not given */
     struct config_blob pkcs12_inline; /* <pkcs12> block: the file in base64 */
 };
@@ -175,6 +175,8 @@ int config_h_extra_certs(struct config_parser *ps, int argc, char **argv);
 int config_h_pkcs12(struct config_parser *ps, int argc, char **argv);
 int config_h_askpass(struct config_parser *ps, int argc, char **argv);
 int config_h_capath(struct config_parser *ps, int argc, char **argv);
+int config_h_x509_track(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_export_cert(struct config_parser *ps, int argc, char **argv);
 /* `crl-verify DIR dir` for config_h_crl_verify. 0 or -ENOMEM. */
 int config_crl_verify_dir(struct config_parser *ps, const char *dir);
 /* After the last line, before ca/cert/key are read: pkcs12 fills them. 0, -EINVAL, -ENOMEM. */

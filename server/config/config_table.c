@@ -308,7 +308,7 @@ static const struct config_directive directives[] = {
     SET("tls-crypt-v2-max-age", 1, 1, 0, config_h_tls_crypt_v2_max_age),
     SET("tls-crypt-v2-verify", 1, 1, 0, config_h_hook_script),
     TODO("tls-exit", 0, NULL),
-    TODO("tls-export-cert", 0, NULL),
+    SET("tls-export-cert", 1, 1, 0, config_h_tls_export_cert),
     SET("tls-groups", 1, 1, 0, config_h_tls_groups),
     SET("tls-server", 0, 0, 0, config_h_tls_server),
     SET("tls-timeout", 1, 1, 0, config_h_tls_timeout),
@@ -340,7 +340,7 @@ static const struct config_directive directives[] = {
     TODO("vlan-tagging", 0, NOT_ON_TUN),
     SET("workers", 1, 1, 0, config_h_workers),
     SET("writepid", 1, 1, 0, config_h_writepid),
-    TODO("x509-track", 0, NULL),
+    SET("x509-track", 1, 1, 0, config_h_x509_track),
     SET("x509-username-field", 1, 15, 0, config_h_x509_username_field),
 };
 

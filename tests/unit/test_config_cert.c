@@ -1,6 +1,7 @@
 /* tests/unit/test_config_cert.c: the certificate options of server/config/config_cert.c:
- * askpass with an encrypted key, pkcs12, extra-certs, capath, crl-verify DIR dir and
- * x509-username-field, as openvpn 2.6 takes them (options.c, ssl_openssl.c).
+ * askpass with an encrypted key, pkcs12, extra-certs, capath, crl-verify DIR dir,
+ * x509-username-field, x509-track and tls-export-cert, as openvpn 2.6 takes them (options.c,
+ * ssl_openssl.c).
  *
  * Files: tests/unit/data/config (ca.crt, server.crt, server.key) and tests/unit/data/cert_name:
  * server-enc.key (server.key as PKCS#8 with AES-256-CBC and PBKDF2-HMAC-SHA256, what openssl 3
@@ -156,6 +157,26 @@ static void x509_username_field_lines(void **state)
                         "t.conf:7: x509-username-field: 'ext:keyUsage': only the extensions");
 }
 
+static void x509_track_and_export_dir(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "x509-track CN\nx509-track +SHA256\nx509-track subjectAltName\n"
+                         "tls-export-cert .\n");
+    assert_int_equal(cfg.cert.n_x509_track, 3);
+    assert_string_equal(cfg.cert.x509_track[1].name, "SHA256");
+    assert_true(cfg.cert.x509_track[1].is_full_chain);
+    assert_false(cfg.cert.x509_track[0].is_full_chain);
+    assert_non_null(cfg.cert.tls_export_cert_dir);
+    config_free(&cfg);
+    expect_error_prefix(BASE "x509-track NoSuchThing\n",
+                        "t.conf:7: x509-track: 'NoSuchThing': no such attribute");
+    expect_error_prefix(BASE "tls-export-cert missing.d\n",
+                        "t.conf:7: tls-export-cert: 'missing.d' is not a directory ovpnd can "
+                        "write to");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +185,7 @@ int main(void)
         cmocka_unit_test(extra_certs_follow_the_certificate),
         cmocka_unit_test(capath_and_crl_dir),
         cmocka_unit_test(x509_username_field_lines),
+        cmocka_unit_test(x509_track_and_export_dir),
     };
 
     if (chdir(OVPND_SOURCE_DIR "/tests/unit/data/config") != 0) {
