@@ -266,10 +266,19 @@ static PKCS12 *pkcs12_read(struct config_parser *ps, char **origin)
     if (cp->pkcs12.path != NULL) {
         char *full = config_resolve(ps, cp->pkcs12.path);
         FILE *f = full ? fopen(full, "rb") : NULL;
+        struct stat st;
 
         if (f == NULL) {
             config_error_at(ps, &cp->pkcs12.where, "pkcs12", "cannot read '%s': %s",
                             full ? full : cp->pkcs12.path, strerror(errno));
+            free(full);
+            return NULL;
+        }
+        if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX_BLOB) {
+            config_error_at(ps, &cp->pkcs12.where, "pkcs12",
+                            "'%s' is not a regular file of at most %d bytes", full,
+                            CONFIG_MAX_BLOB);
+            fclose(f);
             free(full);
             return NULL;
         }
