@@ -286,6 +286,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     cs->state = CS_ACTIVE;
     cs->is_connected = true;
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    acc_limits_start(a, cs);
     cs->is_peer_live = true;
     if (acc_route_peer(a, p, cs->hooks.is_vaddr_unlearned)) {
         acc_cs_log(a, cs, LOG_WARN,
