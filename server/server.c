@@ -356,6 +356,19 @@ static void on_signal(uv_signal_t *h, int signum)
         }
         return;
     }
+    if ((signum == SIGHUP || signum == SIGUSR1) && running && running->cfg->proc.log_file) {
+        /* so that logrotate works without copytruncate */
+        int err = log_reopen(running->cfg->proc.log_file);
+
+        if (err) {
+            log_msg(LOG_WARN, "%s: cannot reopen the log file %s: %s; still writing the old one",
+                    signum == SIGHUP ? "SIGHUP" : "SIGUSR1", running->cfg->proc.log_file,
+                    strerror(-err));
+        } else {
+            log_msg(LOG_INFO, "%s: log file %s reopened", signum == SIGHUP ? "SIGHUP" : "SIGUSR1",
+                    running->cfg->proc.log_file);
+        }
+    }
     if (signum == SIGHUP) {
         log_msg(LOG_WARN, "SIGHUP: reloading the configuration is not implemented yet; "
                           "restart ovpnd to apply changes");
