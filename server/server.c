@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "proto/data_crypto.h"
 #include "proto/mss.h"
@@ -739,6 +740,10 @@ int server_run(struct config *cfg)
     if (err) {
         log_msg(LOG_ERR, "%s: %s", cfg->source, errbuf[0] ? errbuf : strerror(-err));
         goto out;
+    }
+    if (cfg->proc.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+        /* as 2.6 platform_mlockall: a warning, and the server runs on */
+        log_msg(LOG_WARN, "mlock: mlockall failed: %s (memory may be paged out)", strerror(errno));
     }
     err = drop_privileges(cfg);
     if (err) {

@@ -252,6 +252,7 @@ struct config_proc {
     char *user, *group;            /* drop privileges to these after start-up; NULL = stay */
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
     bool daemonize;                /* `daemon [NAME]` */
+    bool mlock;                    /* `mlock`: keep all memory in RAM (mlockall) */
     bool use_syslog;               /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
     char *syslog_name;             /* NAME of the first of those, NULL if it had none */
     char *writepid;

@@ -180,7 +180,7 @@ static const struct config_directive directives[] = {
     SET("max-routes-per-client", 1, 1, 0, config_h_max_routes_per_client),
     IGNORE("memstats", 1, 1, "ovpnd writes no memory statistics file"),
     REFUSED("mktun", ACTION),
-    TODO("mlock", 0, NULL),
+    SET("mlock", 0, 0, 0, config_h_mlock),
     SET("mode", 1, 1, 0, config_h_mode),
     SET("mssfix", 0, 2, 0, config_h_mssfix),
     IGNORE("mtu-disc", 1, 1, "the kernel's path-MTU discovery default is kept"),
