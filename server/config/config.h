@@ -275,6 +275,7 @@ struct config_mgmt {
     bool hold;              /* management-hold: start serving clients after `hold release` */
     bool signal;            /* management-signal: recorded (a server's listener never resets) */
     bool forget_disconnect; /* management-forget-disconnect: recorded (no passwords to forget) */
+    bool client_auth;       /* management-client-auth: management clients admit each client */
     bool has_modifiers;     /* some management-* directive was given */
 };
 

@@ -284,11 +284,10 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
 
 /* ---- client-connect ---- */
 
-/* Apply one output (a file, or the plugins' config text) after what cs->ccd has. */
-static int apply_output(struct acc_hook_wait *w, const char *file, const char *text,
+/* Apply one output (a file, or config text) after what cs->ccd has. */
+static int apply_output(struct ctl_session *cs, const char *file, const char *text,
                         const char *name, bool *changes_addresses, char *why, size_t why_len)
 {
-    struct ctl_session *cs = w->cs;
     struct ccd out;
     char errbuf[400];
     bool found = false;
@@ -317,6 +316,31 @@ static int apply_output(struct acc_hook_wait *w, const char *file, const char *t
         snprintf(why, why_len, "%s", err == -ENOMEM ? "out of memory" : errbuf);
     }
     ccd_free(&out);
+    return err;
+}
+
+/* `disable` in what cs->ccd has now: why says so. */
+static bool is_disabled(const struct ctl_session *cs, char *why, size_t why_len)
+{
+    if (cs->ccd && cs->ccd->is_disabled) {
+        snprintf(why, why_len, "disabled by 'disable' in %s", cs->ccd->path);
+        return true;
+    }
+    return false;
+}
+
+int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
+                             const char *name, char *why, size_t why_len)
+{
+    bool changes = false;
+    int err;
+
+    (void)a;
+    err = apply_output(cs, NULL, text, name, &changes, why, why_len);
+    if (err == 0 && is_disabled(cs, why, why_len)) {
+        err = -EPERM;
+    }
+    cs->hooks.needs_reassign = cs->hooks.needs_reassign || changes;
     return err;
 }
 
@@ -353,23 +377,22 @@ static void on_client_connect(void *ctx, const struct hook_result *res)
     /* 2.6 order: the client-config-dir file (already in cs->ccd), CLIENT_CONNECT plugins'
      * file, CLIENT_CONNECT_V2 plugins' "config", the script's file. */
     if (w->plugin_file[0] != '\0') {
-        err = apply_output(w, w->plugin_file, NULL, "client-connect plugin file", &changes, why,
+        err = apply_output(cs, w->plugin_file, NULL, "client-connect plugin file", &changes, why,
                            sizeof(why));
     }
     if (err == 0 && res->config[0] != '\0') {
-        err = apply_output(w, NULL, res->config, "client-connect-v2 plugin config", &changes, why,
+        err = apply_output(cs, NULL, res->config, "client-connect-v2 plugin config", &changes, why,
                            sizeof(why));
     }
     if (err == 0 && w->script_file[0] != '\0') {
-        err = apply_output(w, w->script_file, NULL, "client-connect script output", &changes, why,
+        err = apply_output(cs, w->script_file, NULL, "client-connect script output", &changes, why,
                            sizeof(why));
     }
     if (err) {
         hw_finish(w, false, why);
         return;
     }
-    if (cs->ccd && cs->ccd->is_disabled) {
-        snprintf(why, sizeof(why), "disabled by 'disable' in %s", cs->ccd->path);
+    if (is_disabled(cs, why, sizeof(why))) {
         hw_finish(w, false, why);
         return;
     }
