@@ -515,6 +515,63 @@ static void adaptive_lzo_pauses_when_it_does_not_pay(void **state)
     assert_false(cp.ac_is_paused);
 }
 
+/* Counts malloc/calloc/realloc calls from this program and the project's static libraries
+ * (through the linker's --wrap, tests/CMakeLists.txt), to prove that the per-packet functions
+ * make none. liblz4 and liblzo2 are shared libraries whose calls this does not see: the LZ4
+ * block functions used keep their state on the stack (LZ4_HEAPMODE 0, Debian's build), the LZO
+ * ones take the caller's work memory. */
+static unsigned long n_allocs;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+    n_allocs++;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    n_allocs++;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    n_allocs++;
+    return __real_realloc(p, n);
+}
+
+/* Compress, frame and unframe (with decompression) for every framing: no allocation. */
+static void per_packet_path_allocates_nothing(void **state)
+{
+    static uint8_t buf[COMP_HEADROOM + 1400 + COMP_TAILROOM], out[OUT_CAP];
+    unsigned long before;
+
+    (void)state;
+    before = n_allocs;
+    for (int f = COMP_FRAMING_NONE; f <= COMP_FRAMING_LZ4_V2; f++) {
+        for (int is_random = 0; is_random < 2; is_random++) {
+            struct comp_peer cp = peer_with((enum comp_framing)f);
+            struct pbuf b = pbuf_make(buf, sizeof(buf), COMP_HEADROOM, 1400);
+
+            cp.is_adaptive = f == COMP_FRAMING_LZO;
+            payload_fill(buf + COMP_HEADROOM, 1400, is_random != 0);
+            if (comp_compress(&cp, &b, &work, 1000) == 0) {
+                assert_int_equal(comp_frame((enum comp_framing)f, &b), 0);
+            }
+            assert_int_equal(comp_unframe((enum comp_framing)f, &b, out, sizeof(out)), 0);
+            assert_int_equal(b.len, 1400);
+        }
+    }
+    assert_int_equal(n_allocs - before, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +592,7 @@ int main(void)
         cmocka_unit_test(options_as_2_6_reads_them),
         cmocka_unit_test(choose_per_client),
         cmocka_unit_test(adaptive_lzo_pauses_when_it_does_not_pay),
+        cmocka_unit_test(per_packet_path_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
