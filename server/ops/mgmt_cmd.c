@@ -561,6 +561,10 @@ static void dispatch(struct mgmt_client *c, char **p)
         if (need(c, p, 4, false)) {
             cmd_client_pending_auth(c, p);
         }
+    } else if (strcmp(cmd, "push-update-broad") == 0 || strcmp(cmd, "push-update-cid") == 0) {
+        /* openvpn 2.7's; a stock 2.6 client does not read PUSH_UPDATE messages */
+        mgmt_reply(c, "ERROR: %s is not supported: openvpn 2.6 clients do not take PUSH_UPDATE",
+                   cmd);
     } else {
         mgmt_reply(c, "ERROR: unknown command, enter 'help' for more options");
     }

@@ -24,10 +24,14 @@ tests. ADDR is HOST:PORT (TCP) or a unix socket path.
         defer:S                client-auth-nt S seconds later
         pending:T:S:EXTRA      client-pending-auth CID KID EXTRA T, then client-auth-nt S
                                seconds later (S < 0: never)
+        crtext:T:CODE:EXTRA    client-pending-auth CID KID EXTRA T; then, at the client's
+                               >CLIENT:CR_RESPONSE, client-auth-nt if it decodes (base64) to
+                               CODE, else client-deny "wrong code"
         ignore                 no answer
       A username without a rule gets `nt`; REAUTH always gets `nt`.
 """
 import argparse
+import base64
 import re
 import socket
 import sys
@@ -248,6 +252,7 @@ def cmd_authd(args):
     for cmd in args.cmd + args.cmds:
         send(cmd)
     later = []  # (when, command)
+    codes = {}  # CID -> the code its CR_RESPONSE must carry
     block = None  # [what, cid, kid, env] while reading a >CLIENT block
     s.setblocking(False)
     while True:
@@ -272,6 +277,10 @@ def cmd_authd(args):
             if m:
                 block = [m.group(1), m.group(2), m.group(3), {}]
                 continue
+            m = re.match(r"^>CLIENT:CR_RESPONSE,(\d+),(\d+),(.*)$", line)
+            if m:
+                block = ["CR_RESPONSE", m.group(1), m.group(2), {"response": m.group(3)}]
+                continue
             if block and line.startswith(">CLIENT:ENV,"):
                 kv = line[len(">CLIENT:ENV,"):]
                 if kv != "END":
@@ -280,6 +289,17 @@ def cmd_authd(args):
                     continue
                 what, cid, kid, env = block
                 block = None
+                if what == "CR_RESPONSE":
+                    if cid in codes:
+                        try:
+                            got = base64.b64decode(env["response"]).decode()
+                        except Exception:
+                            got = None
+                        if got == codes.pop(cid):
+                            send("client-auth-nt %s %s" % (cid, kid))
+                        else:
+                            send('client-deny %s %s "wrong code" "wrong code"' % (cid, kid))
+                    continue
                 action = authd_action(rules, env.get("username", ""), what)
                 verb, _, rest = action.partition(":")
                 if verb == "auth":
@@ -299,6 +319,11 @@ def cmd_authd(args):
                 elif verb == "defer":
                     later.append((time.monotonic() + float(rest),
                                   "client-auth-nt %s %s" % (cid, kid)))
+                elif verb == "crtext":
+                    t, _, rest = rest.partition(":")
+                    code, _, extra = rest.partition(":")
+                    codes[cid] = code
+                    send('client-pending-auth %s %s "%s" %s' % (cid, kid, extra, t))
                 elif verb == "pending":
                     t, _, rest = rest.partition(":")
                     after, _, extra = rest.partition(":")

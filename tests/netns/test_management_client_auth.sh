@@ -12,9 +12,13 @@
 #    loss;
 #  - client4 (user4) gets `client-pending-auth` (AUTH_PENDING and INFO_PRE reach the stock
 #    client) and connects once client-auth-nt follows 4 s later; then user5 gets a pending
-#    auth with a 5 s timeout and no answer: it is refused at its timeout;
+#    auth with a 5 s timeout and no answer: it is refused at its timeout; user6 gets a CR_TEXT
+#    challenge, answers it through its own management interface (`cr-response`), and the
+#    daemon admits it once >CLIENT:CR_RESPONSE carries the right code;
 #  - bad input (the daemon's first commands): client-auth / client-deny / client-pending-auth
 #    for a CID that does not exist, an unparsable CID: errors, and the session goes on;
+#  - client1 renegotiates (reneg-sec 20 in its profile): >CLIENT:REAUTH with a new KID, answered,
+#    and its traffic goes on;
 #  - ovpnd only (2.6 takes one management client): a second management client watching at the
 #    same time gets the same >CLIENT:CONNECT notifications; only the daemon answers.
 # Every step runs against OVPN_SERVER_IMPL=openvpn as well, where 2.6 supports it.
@@ -28,7 +32,7 @@ pki_make "$OVT_DIR"
 mc=$OVT_LIB_DIR/mgmt_client.py
 MADDR=$OVT_DIR/mgmt.sock
 is_ovpnd() { [ "$OVPN_SERVER_IMPL" = ovpnd ]; }
-for u in 1 2 3 4 5; do printf 'user%s\npass%s\n' "$u" "$u" >"$OVT_DIR/up$u.txt"; done
+for u in 1 2 3 4 5 6; do printf 'user%s\npass%s\n' "$u" "$u" >"$OVT_DIR/up$u.txt"; done
 chmod 600 "$OVT_DIR"/up*.txt
 
 OVT_STATUS_VERSION=2 server_conf_write "$OVT_DIR" "management $MADDR unix" \
@@ -43,6 +47,7 @@ ovt_spawn "$NS_SRV" "$OVT_DIR/authd.err" "$OVT_PY" "$mc" authd "$MADDR" --out "$
     --rule 'user3=defer:3' \
     --rule 'user4=pending:30:4:WEB_AUTH::https://auth.example/x' \
     --rule 'user5=pending:5:-1:CR_TEXT:R,E:Enter your code' \
+    --rule 'user6=crtext:30:424242:CR_TEXT:R,E:Enter your code' \
     --cmd "client-auth-nt 99999 0" --cmd 'client-deny 99999 0 "nobody"' \
     --cmd 'client-pending-auth 99999 0 "x" 10' --cmd "client-auth-nt x 0" --cmd pid
 wait_for 10 grep -q '^>INFO:OpenVPN Management Interface' "$AUTHD" || fail "the daemon did not log in"
@@ -60,7 +65,7 @@ cid_of_user() { # the CID of user $1's >CLIENT:CONNECT, from the daemon's log
 }
 
 # --- client1: admitted with a config block
-client_start "$OVT_DIR" 1 "auth-user-pass $OVT_DIR/up1.txt"
+client_start "$OVT_DIR" 1 "auth-user-pass $OVT_DIR/up1.txt" "reneg-sec 20"
 wait_tunnel 1
 [ "${CLIENT_TUN_IP[1]}" = 198.19.0.77 ] || fail "client1 got ${CLIENT_TUN_IP[1]}, not the client-auth ifconfig-push 198.19.0.77"
 wait_for 10 ovt_run 5 "$(client_ns 1)" sh -c 'ip route show 198.19.77.0/24 | grep -q dev' ||
@@ -91,10 +96,11 @@ client_stop 2
 # --- client3: answered 3 s later; client1 keeps its traffic meanwhile
 client_start "$OVT_DIR" 3 "auth-user-pass $OVT_DIR/up3.txt"
 wait_for 30 authd_has '^>CLIENT:ENV,username=user3$' || fail "no >CLIENT:CONNECT for user3"
-loss=$(ping_loss "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 25 0.1)
+loss=$(ping_loss "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 20 0.1)
 [ "$loss" = 0 ] || fail "client1 lost $loss% of its pings while user3 waited for the daemon"
-client_up 3 && fail "client3 was connected before the deferred client-auth-nt"
 wait_tunnel 3 30
+cid3=$(cid_of_user user3)
+authd_has "^SENT	client-auth-nt $cid3 [0-9]+$" || fail "client3 connected without the daemon's answer"
 ovt_log "client3 connected after its deferred answer; client1 lost no ping meanwhile"
 
 # --- client4: pending auth, then admitted
@@ -117,6 +123,20 @@ wait_for 30 grep -Eq 'AUTH_FAILED|Connection reset|SIGUSR1' "$OVT_DIR/client2.lo
 ovt_log "user5: pending without an answer, refused after $((SECONDS - t0)) s more"
 client_stop 2
 
+# --- user6 on client2's namespace: a CR_TEXT challenge answered through the client's own
+# management interface (`cr-response`), which the daemon checks in >CLIENT:CR_RESPONSE
+client_start "$OVT_DIR" 2 "auth-user-pass $OVT_DIR/up6.txt" "setenv IV_SSO webauth,crtext" \
+    "management $OVT_DIR/client2-mgmt.sock unix"
+wait_for 30 grep -q 'CR_TEXT:R,E:Enter your code' "$OVT_DIR/client2.log" ||
+    fail "user6 did not get the CR_TEXT challenge"
+ovt_run 30 "$(client_ns 2)" "$OVT_PY" "$mc" run "$OVT_DIR/client2-mgmt.sock" \
+    "cr-response $(printf 424242 | base64)" >/dev/null
+wait_for 30 authd_has "^>CLIENT:CR_RESPONSE,[0-9]+,[0-9]+,$(printf 424242 | base64)$" ||
+    fail "no >CLIENT:CR_RESPONSE with user6's answer"
+wait_tunnel 2 30
+ovt_log "user6: CR_TEXT challenge, the answer reached the daemon, admitted"
+client_stop 2
+
 # --- bad input (sent by the daemon first thing)
 expected='ERROR: client-auth command failed
 ERROR: client-deny command failed
@@ -134,6 +154,15 @@ if is_ovpnd; then
     if grep -q '^client-auth' "$WATCH"; then fail "the watcher answered"; fi
     ovt_log "a second management client got the same >CLIENT notifications"
 fi
+
+# --- client1 renegotiates every 20 s: each new key is asked about with REAUTH and admitted
+# (openvpn 2.6 loses such a client at its third or fourth 10-s renegotiation, "TLS ERROR:
+# local/remote key IDs out of sync", a key left KS_AUTH_DEFERRED although answered)
+wait_for 30 authd_has "^>CLIENT:REAUTH,$cid1,[0-9]+$" || fail "no >CLIENT:REAUTH for client1's renegotiation"
+kid2=$(sed -n "s/^>CLIENT:REAUTH,$cid1,\([0-9]*\)\$/\1/p" "$AUTHD" | head -n 1)
+[ "$kid2" != "$kid1" ] || fail "the renegotiated key has the first key's KID $kid1"
+wait_for 15 authd_has "^SENT	client-auth-nt $cid1 $kid2$" || fail "the daemon did not answer the REAUTH"
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.1 0 "client1 after its REAUTH"
 
 client_stop 1
 wait_for 15 authd_has "^>CLIENT:DISCONNECT,$cid1$" || fail "no >CLIENT:DISCONNECT for client1"
