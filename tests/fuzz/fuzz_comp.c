@@ -5,7 +5,9 @@
  * Input: [framing selector][payload...]. The selector picks the framing (modulo the number of
  * framings) and, in bit 7, whether the payload sits in a buffer without any room around it. The
  * payload and the decompression buffer are heap blocks of exactly their size, so a read or
- * write outside either is an ASan report. Beyond "does not crash":
+ * write outside either is an ASan report (and, since liblz4 and liblzo2 are not instrumented, a
+ * canary after the room the decompressors are given must stay intact). Beyond "does not
+ * crash":
  *  - a result lies inside its memory, and a decompressed one fits the room the worker gives
  *    (out_cap - COMP_HEADROOM - COMP_TAILROOM);
  *  - what was accepted goes back out framed (and, where the framing compresses, compressed
@@ -27,6 +29,7 @@
 #define ROOM 2048 /* the worker's WORKER_BUF_LEN */
 #define OUT_CAP (COMP_HEADROOM + ROOM + COMP_TAILROOM)
 #define N_FRAMINGS 7
+#define CANARY_LEN 64 /* bytes after the output buffer that must stay untouched */
 
 static uint8_t work_out[COMP_WORK_OUT_LEN(ROOM)];
 static void *lzo_wrkmem; /* comp_lzo_wrkmem_len() bytes, allocated at the first input */
@@ -75,11 +78,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     len = size - 1;
     head = is_tight ? 0 : COMP_HEADROOM;
     in = malloc(head + len + 1);
-    out = malloc(OUT_CAP);
+    out = malloc(OUT_CAP + CANARY_LEN);
     CHECK(in != NULL && out != NULL);
+    memset(out + OUT_CAP - COMP_TAILROOM, 0xA5, COMP_TAILROOM + CANARY_LEN);
     memcpy(in + head, data + 1, len);
     b = pbuf_make(in, head + len, head, len);
     err = comp_unframe(f, &b, out, OUT_CAP);
+    /* the decompressors are libraries ASan does not instrument: a canary after the room */
+    for (size_t i = OUT_CAP - COMP_TAILROOM; i < OUT_CAP + CANARY_LEN; i++) {
+        CHECK(out[i] == 0xA5);
+    }
     if (err == 0) {
         CHECK(b.head + b.len <= b.cap);
         if (b.data == out) {

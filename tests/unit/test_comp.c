@@ -295,29 +295,47 @@ static void swap_framing_without_tailroom(void **state)
     free(buf);
 }
 
-/* A small block that would decompress to 60000 bytes: refused, nothing written past the output
- * buffer (an exact-size heap block), for each framing that carries compressed data. */
+/* Whether the bytes of out from the tailroom on (COMP_TAILROOM, then CANARY_LEN more) still
+ * hold the canary: the decompressors (liblz4, liblzo2: not instrumented by ASan) wrote nothing
+ * past the room they were given. */
+#define CANARY_LEN 64
+static bool canary_intact(const uint8_t *out)
+{
+    for (size_t i = OUT_CAP - COMP_TAILROOM; i < OUT_CAP + CANARY_LEN; i++) {
+        if (out[i] != 0xA5) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A small block that would decompress to 60000 bytes: refused, nothing written past the room
+ * in the output buffer (checked with a canary after it), for each framing that carries
+ * compressed data. */
 static void decompression_bomb_is_refused(void **state)
 {
     static uint8_t zeros[60000], bomb[2 + 1024];
-    uint8_t *out = malloc(OUT_CAP);
+    uint8_t *out = malloc(OUT_CAP + CANARY_LEN);
     lzo_uint lzo_len = 0;
     struct pbuf b;
     int n;
 
     (void)state;
     assert_non_null(out);
+    memset(out, 0xA5, OUT_CAP + CANARY_LEN);
     n = LZ4_compress_default((const char *)zeros, (char *)bomb + 2, (int)sizeof(zeros), 1024);
     assert_true(n > 0 && n < 1024);
     bomb[0] = 0x50;
     bomb[1] = 0x01;
     b = pbuf_make(bomb, sizeof(bomb), 0, (size_t)n + 2);
     assert_int_equal(comp_unframe(COMP_FRAMING_LZ4_V2, &b, out, OUT_CAP), -PE_MALFORMED);
+    assert_true(canary_intact(out));
     /* the same block, swap-framed as "compress lz4" sends it */
     bomb[1] = 0x69;
     bomb[(size_t)n + 2] = bomb[2];
     b = pbuf_make(bomb, sizeof(bomb), 1, (size_t)n + 2);
     assert_int_equal(comp_unframe(COMP_FRAMING_LZ4, &b, out, OUT_CAP), -PE_MALFORMED);
+    assert_true(canary_intact(out));
     /* and as LZO */
     assert_int_equal(lzo1x_1_15_compress(zeros, sizeof(zeros), bomb + 1, &lzo_len, lzo_wrkmem),
                      LZO_E_OK);
@@ -325,6 +343,7 @@ static void decompression_bomb_is_refused(void **state)
     bomb[0] = 0x66;
     b = pbuf_make(bomb, sizeof(bomb), 0, lzo_len + 1);
     assert_int_equal(comp_unframe(COMP_FRAMING_LZO, &b, out, OUT_CAP), -PE_MALFORMED);
+    assert_true(canary_intact(out));
     /* exactly the room is fine, one byte more is not */
     n = LZ4_compress_default((const char *)zeros, (char *)bomb + 2, 2048, 1024);
     bomb[0] = 0x50;
@@ -332,9 +351,11 @@ static void decompression_bomb_is_refused(void **state)
     b = pbuf_make(bomb, sizeof(bomb), 0, (size_t)n + 2);
     assert_int_equal(comp_unframe(COMP_FRAMING_LZ4_V2, &b, out, OUT_CAP), 0);
     assert_int_equal(b.len, 2048);
+    assert_true(canary_intact(out));
     n = LZ4_compress_default((const char *)zeros, (char *)bomb + 2, 2049, 1024);
     b = pbuf_make(bomb, sizeof(bomb), 0, (size_t)n + 2);
     assert_int_equal(comp_unframe(COMP_FRAMING_LZ4_V2, &b, out, OUT_CAP), -PE_MALFORMED);
+    assert_true(canary_intact(out));
     free(out);
 }
 
