@@ -6,15 +6,18 @@
 # random bytes go each way over TCP and arrive with the same sha256. The client's underlay
 # interface counts what crossed the wire: its compressible uploads take far fewer bytes than the
 # text (the server decompressed them), and downloads do too with `allow-compression yes` only
-# (with asym the server never compresses). With `compress lz4-v2` and `allow-compression yes`, a
-# second client whose profile has no compression option exchanges 1000-byte pings too.
+# (with asym the server never compresses). A second client with the same line (without
+# `allow-compression yes`: it takes compressed packets but sends none) and the first exchange
+# 1000-byte pings through the server (client-to-client: decompressed from one, framed or
+# compressed again for the other). With `compress lz4-v2` and `allow-compression yes`, a third
+# client whose profile has no compression option pings the server and the first client too.
 # ovt: timeout 600
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 ovt_init compress_lz4
 
-netns_setup 2
+netns_setup 3
 pki_make "$OVT_DIR"
 xfer=$OVT_LIB_DIR/tcpxfer.py
 size=$((3 * 1024 * 1024))
@@ -54,7 +57,7 @@ port=5000
 run_case() { # run_case NAME SERVER_LINE ALLOW
     local name=$1 line=$2 allow=$3 cip before up_text down_text
     ovt_log "--- $name: server '$line', allow-compression $allow"
-    server_conf_write "$OVT_DIR" "$line" "allow-compression $allow"
+    server_conf_write "$OVT_DIR" "$line" "allow-compression $allow" "client-to-client"
     server_start "$OVT_DIR"
     client_start "$OVT_DIR" 1 "$line" "allow-compression yes"
     wait_tunnel 1
@@ -85,19 +88,28 @@ run_case() { # run_case NAME SERVER_LINE ALLOW
         [ "$down_text" -gt "$size" ] ||
             fail "$name: allow-compression asym, yet the download took only $down_text bytes"
     fi
+    client_start "$OVT_DIR" 2 "$line"
+    wait_tunnel 2
+    assert_ping "$(client_ns 2)" "$cip" 10 0.02 0 "$name: client 2 -> client 1, ping -s 1000" \
+        -s 1000
+    assert_ping "$cns" "${CLIENT_TUN_IP[2]}" 10 0.02 0 "$name: client 1 -> client 2, ping -s 1000" \
+        -s 1000
+    client_stop 2
     if [ "$name" = lz4-v2-yes ]; then
         # A client without compression in its profile, beside the compressing one: 2.6 frames
         # and compresses towards it all the same (its 1000-byte pings then arrive as LZ4 the
         # client cannot read); ovpnd gives it no framing.
-        client_start "$OVT_DIR" 2
-        wait_tunnel 2
+        client_start "$OVT_DIR" 3
+        wait_tunnel 3
         if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
-            assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 10 0.02 0 \
+            assert_ping "$(client_ns 3)" "$OVT_SERVER_TUN_IP" 10 0.02 0 \
                 "$name: client without compression, ping -s 1000" -s 1000
+            assert_ping "$(client_ns 3)" "$cip" 10 0.02 0 \
+                "$name: client without compression -> client 1, ping -s 1000" -s 1000
         fi
-        assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 10 0.02 0 \
+        assert_ping "$(client_ns 3)" "$OVT_SERVER_TUN_IP" 10 0.02 0 \
             "$name: client without compression, ping -s 56"
-        client_stop 2
+        client_stop 3
     fi
     server_alive || fail "$name: the server died"
     client_stop 1
