@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/comp.h"
+
 #define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
 #define CONFIG_PROTO_UDP6 2 /* `proto udp6`: UDP over IPv6, dual-stack ("::" takes IPv4 too) */
 #define CONFIG_PROTO_UDP                                                                           \
@@ -128,6 +130,7 @@ struct config_net {
     int mssfix;      /* 0 = off; see mssfix_mode */
     int mssfix_mode; /* CONFIG_MSSFIX_*; default 1492 + MTU */
     struct config_push push;
+    struct comp_config comp; /* compress, comp-lzo, comp-noadapt, allow-compression */
     bool has_server_ipv6;
     uint8_t server_ipv6_network[16]; /* `server-ipv6 NET/BITS`, network byte order */
     int server_ipv6_bits;            /* 64..124 */

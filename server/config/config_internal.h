@@ -218,10 +218,11 @@ int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **arg
 int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv);
 int config_h_compress(struct config_parser *ps, int argc, char **argv);
 
+int config_h_comp_noadapt(struct config_parser *ps, int argc, char **argv);
 /* What ovpnd does with `comp-lzo no` and `compress [stub|stub-v2|migrate]`. */
 #define COMP_MIGRATE_NOTE                                                                          \
-    "ovpnd never compresses: clients configured with compression get 'compress stub-v2' (or "      \
-    "'comp-lzo no') pushed, as with 'compress migrate'; others get no framing"
+    "clients configured with compression get 'compress stub-v2' (or 'comp-lzo no') pushed, as "    \
+    "with 'compress migrate', unless a push line sets their compression; others get no framing"
 int config_h_allow_compression(struct config_parser *ps, int argc, char **argv);
 /* config_tls.c */
 int config_h_ca(struct config_parser *ps, int argc, char **argv);

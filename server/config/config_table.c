@@ -78,7 +78,7 @@ static const struct config_directive directives[] = {
     TODO("client-nat", 0, NULL),
     SET("client-to-client", 0, 0, 0, config_h_client_to_client),
     SET("comp-lzo", 0, 1, 0, config_h_comp_lzo),
-    IGNORE("comp-noadapt", 0, 0, "ovpnd does not compress"),
+    SET("comp-noadapt", 0, 0, 0, config_h_comp_noadapt),
     TODO("compat-mode", 0, NULL),
     REFUSED("compat-names", "removed in openvpn 2.5: update the configuration"),
     SET("compress", 0, 1, 0, config_h_compress),

@@ -52,8 +52,9 @@ struct peer {
     char common_name[PEER_CN_MAX];
     char cipher[32];
     time_t connected_since;
-    bool use_data_v2;          /* the client announced IV_PROTO DATA_V2 */
-    enum comp_framing framing; /* the stub framing pushed to this client */
+    bool use_data_v2;      /* the client announced IV_PROTO DATA_V2 */
+    struct comp_peer comp; /* framing and compression: set by the acceptor before MSG_INSTALL,
+                            * then the worker's */
 
     /* Data plane: the owning worker's once installed. */
     struct data_key key_store[2];
