@@ -630,6 +630,7 @@ void config_init(struct config *cfg)
     cfg->tls.replay_time_s = 15;
     cfg->tls.verify_client_cert = CONFIG_VERIFY_REQUIRE;
     cfg->clients.max_clients = 1024;
+    cfg->clients.max_routes_per_client = CONFIG_MAX_ROUTES_PER_CLIENT_DEFAULT;
     cfg->clients.connect_freq_initial_max = CONFIG_CONNECT_FREQ_INITIAL_MAX_DEFAULT;
     cfg->clients.connect_freq_initial_per_s = CONFIG_CONNECT_FREQ_INITIAL_PER_DEFAULT;
     cfg->proc.verb = 1;

@@ -245,10 +245,11 @@ int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **arg
 int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv);
 int config_h_compress(struct config_parser *ps, int argc, char **argv);
 
+int config_h_comp_noadapt(struct config_parser *ps, int argc, char **argv);
 /* What ovpnd does with `comp-lzo no` and `compress [stub|stub-v2|migrate]`. */
 #define COMP_MIGRATE_NOTE                                                                          \
-    "ovpnd never compresses: clients configured with compression get 'compress stub-v2' (or "      \
-    "'comp-lzo no') pushed, as with 'compress migrate'; others get no framing"
+    "clients configured with compression get 'compress stub-v2' (or 'comp-lzo no') pushed, as "    \
+    "with 'compress migrate', unless a push line sets their compression; others get no framing"
 int config_h_allow_compression(struct config_parser *ps, int argc, char **argv);
 /* config_tls.c */
 int config_h_ca(struct config_parser *ps, int argc, char **argv);
@@ -269,6 +270,10 @@ int config_h_cipher(struct config_parser *ps, int argc, char **argv);
 int config_h_replay_window(struct config_parser *ps, int argc, char **argv);
 int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
+int config_h_inactive(struct config_parser *ps, int argc, char **argv);
+int config_h_mlock(struct config_parser *ps, int argc, char **argv);
+int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
+int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv);
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv);

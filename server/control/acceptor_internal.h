@@ -143,6 +143,16 @@ struct cs_hooks {
     struct acceptor *cr_acceptor;  /* for its answer */
 };
 
+/* inactive and session-timeout for a connected client (limits.c), from the config or its
+ * client-config-dir file. */
+struct cs_limits {
+    int inactive_s;          /* 0: off */
+    uint64_t inactive_bytes; /* fewer tunnel bytes than this in inactive_s: inactive */
+    uint64_t session_end_ms; /* session-timeout: when it ends (acc_now_ms); 0: never */
+    uint64_t window_end_ms;  /* inactive with bytes: the end of the window being counted */
+    uint64_t window_mark;    /* peer->tun_bytes when it began */
+};
+
 /* auth-gen-token (token.c). */
 struct cs_token {
     struct auth_token_session at; /* this session's tokens */
@@ -177,6 +187,7 @@ struct ctl_session {
     struct cs_push push;
     struct cs_hooks hooks;
     struct cs_token token;
+    struct cs_limits limits;
 };
 
 /* What a feature does when a session ends, as libuv's close callbacks: on_close when the
@@ -476,6 +487,18 @@ struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session
 /* hand-window for negotiations in progress, and reneg-sec for the primary key. */
 void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t now,
                           uint64_t hand_window_ms);
+
+/* limits.c: inactive and session-timeout (openvpn 2.6 forward.c check_inactivity_timeout,
+ * check_session_timeout) */
+
+/* cs has just connected: take its limits from the config and its client-config-dir file.
+ * Acceptor thread. */
+void acc_limits_start(struct acceptor *a, struct ctl_session *cs);
+
+/* From the tick, for a connected session: end it when its session-timeout has come or it was
+ * inactive too long. As 2.6 closes the client instance, the client is not told (it notices at
+ * its ping-restart and reconnects). Acceptor thread. */
+void acc_limits_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
 
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
 

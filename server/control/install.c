@@ -10,12 +10,15 @@
 #include <mbedtls/platform_util.h>
 #include <mbedtls/sha256.h>
 
+#include "proto/comp.h"
 #include "proto/cursor.h"
 #include "proto/kdf.h"
 #include "proto/key_method.h"
+#include "proto/occ.h"
 #include "proto/peer_info.h"
 #include "proto/push.h"
 #include "proto/tls_session.h"
+#include "server/config/ccd.h"
 #include "server/data/peer.h"
 
 #include "server/control/acceptor_internal.h"
@@ -202,6 +205,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     size_t n_replaced = 0;
     char why_buf[700];
 
+    (void)client; /* its options string decides the compression at acc_install_finish */
     if (data_cipher_from_name(cs->client.cipher_name, &cipher)) {
         acc_auth_failed(a, cs, "data cipher lost");
         return false;
@@ -254,13 +258,36 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     p->connected_since = time(NULL);
     atomic_store_explicit(&p->last_ref_s, (int64_t)p->connected_since, memory_order_relaxed);
     p->use_data_v2 = (cs->client.pi.iv_proto & IV_PROTO_DATA_V2) != 0;
-    /* A client configured with compression gets a stub framing pushed (2.6 "compress
-     * migrate"); ovpnd itself never compresses. */
-    cs->push.comp = push_compress_migrate(&cs->client.pi, client->options);
-    p->framing = comp_framing_for_push(cs->push.comp);
     snprintf(p->common_name, sizeof(p->common_name), "%s", cs->client.cn);
     snprintf(p->cipher, sizeof(p->cipher), "%s", cs->client.cipher_name);
     return true;
+}
+
+/* The last compress or comp-lzo option in what cs will be pushed (the config's push lines as
+ * its client-config-dir file and client-connect changed them), or NULL; it points into the
+ * config or cs->ccd. Control thread. */
+static const char *pushed_comp_option(const struct acceptor *a, const struct ctl_session *cs)
+{
+    const struct config_push *push = &a->cfg->net.push;
+    size_t cap = push->n_items + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1, n = 0;
+    const char **list = calloc(cap, sizeof(*list));
+    const char *last = NULL;
+    bool no_ifconfig, no_ifconfig_ipv6;
+    enum comp_framing f;
+
+    if (!list) {
+        return NULL;
+    }
+    if (ccd_push_list(cs->ccd, (const char *const *)push->items, push->n_items, list, cap, &n,
+                      &no_ifconfig, &no_ifconfig_ipv6) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            if (comp_option_parse(list[i], &f)) {
+                last = list[i];
+            }
+        }
+    }
+    free(list);
+    return last;
 }
 
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
@@ -282,10 +309,16 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     }
     p->keys[0] = &p->key_store[0];
     p->tx_key = &p->key_store[0];
+    /* The framing the client will use and whether to compress towards it, once the push list
+     * is final (client-config-dir, client-connect); with compression in the client's config
+     * and none configured here, a stub is pushed (2.6 "compress migrate"). */
+    comp_choose(&a->cfg->net.comp, &cs->client.pi, occ_options_has_comp(client->options),
+                pushed_comp_option(a, cs), &p->comp, &cs->push.comp);
     ks->state = KS_ACTIVE;
     cs->state = CS_ACTIVE;
     cs->is_connected = true;
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    acc_limits_start(a, cs);
     cs->is_peer_live = true;
     if (acc_route_peer(a, p, cs->hooks.is_vaddr_unlearned)) {
         acc_cs_log(a, cs, LOG_WARN,

@@ -34,6 +34,10 @@ struct worker_stats {
     _Atomic uint64_t polling_entered;    /* switches from waking per packet to polling */
     _Atomic uint64_t drop_float; /* authenticated datagrams from an address the session has not
                                   * floated to: the float was refused or is still being decided */
+    _Atomic uint64_t comp_rx;    /* payloads from clients decompressed (proto/comp.h) */
+    _Atomic uint64_t comp_tx;    /* payloads to clients compressed */
+    _Atomic uint64_t drop_comp_malformed; /* bad compression framing, or a compressed block
+                                           * that did not decompress within the buffer */
 };
 
 /* Add one to a counter owned by the calling thread. */
