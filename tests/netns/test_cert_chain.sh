@@ -7,7 +7,8 @@
 #     extra-certs: a client with only the root CA connects; without extra-certs it cannot verify
 #     the server (what shows that extra-certs is what sent the intermediate).
 #  3. `crl-verify DIR dir`: a file named by a client certificate's decimal serial number in DIR
-#     revokes it: that client is refused with the serial in the log, the other connects.
+#     revokes it: that client is refused with the serial in the log, the other connects; a file
+#     added for a connected client refuses it at its next renegotiation.
 #  4. `capath DIR`: ovpnd refuses it at start-up with the reason (2.6 with Mbed TLS refuses it
 #     too; Debian's 2.6 is built with OpenSSL and accepts it: not run against openvpn).
 set -euo pipefail
@@ -96,7 +97,7 @@ mkdir -p "$dir/crldir"
 chmod 755 "$dir" "$dir/crldir"
 chmod 644 "$dir/crldir/987654321"
 conf_with "ca $dir/bundle.crt" "cert $dir/chain.crt" "key $dir/srvint.key" \
-    "crl-verify $dir/crldir dir"
+    "crl-verify $dir/crldir dir" "reneg-sec 10"
 server_start "$dir"
 client_start "$dir" 1
 ca2_client 2
@@ -106,10 +107,18 @@ wait_server_log "198\.18\.0\.3:[0-9]+.*987654321.*revoked|serial=987654321 is re
     fail "the client whose serial is in the CRL directory was not refused with it in the log"
 [ -z "$(client_tun_ip 2)" ] || fail "the revoked client got an address"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 3 0.1 0 "crl dir: client1 (not revoked)"
-client_stop 1
 client_stop 2
-server_stop
 ovt_log "crl-verify dir: the listed serial refused, the other admitted"
+# Revoking client1 while it is connected: its next renegotiation (reneg-sec 10) refuses it.
+serial1=$(python3 -c "print(int('$(openssl x509 -in "$pki/client1.crt" -noout -serial |
+    sed 's/^serial=//')', 16))")
+: >"$dir/crldir/$serial1"
+chmod 644 "$dir/crldir/$serial1"
+wait_server_log "198\.18\.0\.2:[0-9]+.*serial=$serial1.*revoked|serial=$serial1 is revoked" 30 ||
+    fail "client1, revoked while connected, was not refused at its renegotiation"
+client_stop 1
+server_stop
+ovt_log "crl-verify dir: a serial added while the client is connected refuses it at renegotiation"
 
 # 4. capath (ovpnd only)
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
