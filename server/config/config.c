@@ -734,7 +734,8 @@ void config_free(struct config *cfg)
                         &cfg->net.client_config_dir,
                         &cfg->hooks.tmp_dir,
                         &cfg->tls.crl_file,
-                        &cfg->net.ifconfig_pool_persist};
+                        &cfg->net.ifconfig_pool_persist,
+                        &cfg->tls.remote_cert_eku};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);

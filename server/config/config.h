@@ -54,7 +54,8 @@
 #define CONFIG_MSSFIX_MTU 1     /* `mssfix N mtu` or the default: N bounds the whole IP packet */
 #define CONFIG_MSSFIX_FIXED 2   /* `mssfix N fixed`: N bounds the TCP packet inside the tunnel */
 
-#define CONFIG_PUSH_MAX_LEN 255 /* longest option text in a `push` */
+#define CONFIG_PUSH_MAX_LEN 255      /* longest option text in a `push` */
+#define CONFIG_MAX_REMOTE_CERT_KU 15 /* values on a remote-cert-ku line (openvpn MAX_PARMS - 1) */
 #define CONFIG_DEFAULT_DATA_CIPHERS "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305"
 /* `connect-freq-initial` when the config does not say (openvpn 2.6 options.c: cf_initial_max,
  * cf_initial_per) */
@@ -137,6 +138,8 @@ struct config_net {
     bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
                               * refused (openvpn ssl_verify.c) */
     bool client_to_client;   /* forward packets between clients inside the server */
+    bool tcp_nodelay;        /* `socket-flags TCP_NODELAY` or `tcp-nodelay`: TCP_NODELAY on TCP
+                              * connections (UDP is unaffected, as in 2.6) */
 };
 
 /* Timers, in seconds (openvpn 2.6 options.c defaults) */
@@ -151,6 +154,12 @@ struct config_timers {
     int tls_timeout_s; /* default 2 */
     int reneg_sec;     /* default 3600; 0 = no time-based renegotiation */
     int reneg_sec_min; /* `reneg-sec MAX MIN`; -1 = not given (openvpn: up to 10% jitter) */
+    /* `reneg-bytes N` / `reneg-pkts N`: renegotiate once the send key has carried N bytes
+     * (data packets' wire length, both directions) or N packets (2.6 ssl.c, ks->n_bytes and
+     * ks->n_packets); 0 = no limit (the default) */
+    int reneg_bytes, reneg_pkts;
+    bool is_ping_exit; /* ping_restart_s came from `ping-exit` (2.6: the same for a server's
+                        * client instance, logged as ping-exit) */
 };
 
 /* TLS and crypto, with the CRL */
@@ -189,6 +198,12 @@ struct config_tls {
     /* `verify-x509-name NAME [subject|name|name-prefix]`: NULL = not given */
     char *verify_x509_name;
     int verify_x509_type; /* CERT_CHECK_X509_* (proto/cert_check.h); default subject, as 2.6 */
+    /* `remote-cert-ku [HEX...]`: the client certificate needs a key usage extension, and with
+     * values its key usage bits include all bits of one of them (2.6 ssl_verify_mbedtls.c) */
+    bool has_remote_cert_ku;
+    unsigned remote_cert_ku[CONFIG_MAX_REMOTE_CERT_KU];
+    size_t n_remote_cert_ku;
+    char *remote_cert_eku; /* `remote-cert-eku OID-or-name`: NULL = not checked */
 };
 
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */

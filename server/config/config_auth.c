@@ -8,6 +8,7 @@
 #include "server/config/config_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,11 +133,24 @@ int config_h_username_as_common_name(struct config_parser *ps, int argc, char **
 
 int config_h_script_security(struct config_parser *ps, int argc, char **argv)
 {
+    int level, err;
+
     if (argc > 2) {
         return config_error(ps, "the second argument (execve/system) was removed in openvpn 2.3");
     }
     ps->seen_script_security = config_here(ps);
-    return config_parse_int(ps, NULL, argv[1], 0, 3, &ps->cfg->hooks.script_security);
+    err = config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &level);
+    if (err) {
+        return err;
+    }
+    if (level > SSEC_PW_ENV) {
+        /* 2.6 stores any number and only ever compares with >=, so above 3 acts as 3. */
+        err =
+            config_warn(ps, NULL, "script-security: %d is treated as 3, the highest level", level);
+        level = SSEC_PW_ENV;
+    }
+    ps->cfg->hooks.script_security = level;
+    return err;
 }
 
 int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv)

@@ -63,14 +63,19 @@ static int check_dev(struct config_parser *ps)
 static int check_timers(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
-    const struct config_where *ping = later(&ps->seen_ping, &ps->seen_ping_restart);
+    const struct config_where *ping =
+        later(later(&ps->seen_ping, &ps->seen_ping_restart), &ps->seen_ping_exit);
 
     if (ps->seen_keepalive.line > 0 && ping->line > 0) {
         const struct config_where *w = later(&ps->seen_keepalive, ping);
+        const char *name = w == &ps->seen_keepalive   ? "keepalive"
+                           : w == &ps->seen_ping      ? "ping"
+                           : w == &ps->seen_ping_exit ? "ping-exit"
+                                                      : "ping-restart";
 
-        return config_error_at(ps, w, w == &ps->seen_keepalive ? "keepalive" : "ping",
-                               "keepalive conflicts with ping and ping-restart: keepalive "
-                               "alone is enough");
+        return config_error_at(ps, w, name,
+                               "keepalive conflicts with ping, ping-exit and ping-restart: "
+                               "keepalive alone is enough");
     }
     if (ps->seen_keepalive.line > 0) {
         cfg->timers.ping_s = cfg->timers.keepalive_ping_s;

@@ -57,8 +57,8 @@ struct config_parser {
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt,
         seen_tls_crypt_v2, seen_tls_crypt_v2_verify, seen_peer_fingerprint;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
-        seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
-        seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
+        seen_ping_restart, seen_ping_exit, seen_verify_client_cert, seen_cipher,
+        seen_tls_version_min, seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
         seen_auth_user_pass_verify, seen_script_security, seen_local, seen_tls_verify,
         seen_client_connect, seen_client_disconnect, seen_learn_address, seen_server, seen_ifconfig,
         seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool, seen_server_ipv6,
@@ -209,6 +209,9 @@ int config_h_mssfix(struct config_parser *ps, int argc, char **argv);
 int config_h_keepalive(struct config_parser *ps, int argc, char **argv);
 int config_h_ping(struct config_parser *ps, int argc, char **argv);
 int config_h_ping_restart(struct config_parser *ps, int argc, char **argv);
+int config_h_ping_exit(struct config_parser *ps, int argc, char **argv);
+int config_h_socket_flags(struct config_parser *ps, int argc, char **argv);
+int config_h_tcp_nodelay(struct config_parser *ps, int argc, char **argv);
 int config_h_push(struct config_parser *ps, int argc, char **argv);
 int config_h_max_clients(struct config_parser *ps, int argc, char **argv);
 int config_h_connect_freq(struct config_parser *ps, int argc, char **argv);
@@ -245,6 +248,9 @@ int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv);
+int config_h_reneg_traffic(struct config_parser *ps, int argc, char **argv);
+int config_h_remote_cert_ku(struct config_parser *ps, int argc, char **argv);
+int config_h_remote_cert_eku(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_version_min(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_groups(struct config_parser *ps, int argc, char **argv);

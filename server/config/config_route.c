@@ -197,7 +197,16 @@ int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "the prefix length must be 64 to 124, not %d", bits);
     }
     if (has_host_bits(cfg->net.server_ipv6_network, 16, bits)) {
-        return config_error(ps, "'%s' has bits set outside its prefix", argv[1]);
+        /* 2.6 does not mask it: the server's address is this one plus 1 and the pool starts
+         * 0x1000 above it (helper.c, helper_client_server); ovpnd counts the same way. */
+        err = config_warn(ps, NULL,
+                          "server-ipv6: '%s' has bits set outside its /%d prefix: as in "
+                          "openvpn 2.6, the server and pool addresses are counted from it as "
+                          "written",
+                          argv[1], bits);
+        if (err) {
+            return err;
+        }
     }
     ps->seen_server_ipv6 = config_here(ps);
     cfg->net.server_ipv6_bits = bits;
