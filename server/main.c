@@ -244,7 +244,19 @@ int main(int argc, char **argv)
     err = config_parse_string(&cfg, "command line", text, errbuf, sizeof(errbuf));
     free(text);
     if (err) {
-        fprintf(stderr, "%s\n", errbuf);
+        /* every refused line, so that the config can be fixed in one pass */
+        for (size_t i = 0; i < cfg.n_errors; i++) {
+            fprintf(stderr, "%s\n", cfg.errors[i]);
+        }
+        if (cfg.n_errors == 0) {
+            fprintf(stderr, "%s\n", errbuf);
+        }
+        if (cfg.n_errors_dropped > 0) {
+            fprintf(stderr, "(%zu more errors not shown)\n", cfg.n_errors_dropped);
+        }
+        if (cfg.n_errors > 1) {
+            fprintf(stderr, "%zu errors\n", cfg.n_errors + cfg.n_errors_dropped);
+        }
         config_free(&cfg);
         return 1;
     }

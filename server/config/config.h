@@ -55,6 +55,7 @@
 #define CONFIG_MSSFIX_FIXED 2   /* `mssfix N fixed`: N bounds the TCP packet inside the tunnel */
 
 #define CONFIG_PUSH_MAX_LEN 255      /* longest option text in a `push` */
+#define CONFIG_MAX_ERRORS 20         /* errors kept in struct config (all are counted) */
 #define CONFIG_MAX_REMOTE_CERT_KU 15 /* values on a remote-cert-ku line (openvpn MAX_PARMS - 1) */
 #define CONFIG_DEFAULT_DATA_CIPHERS "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305"
 /* `connect-freq-initial` when the config does not say (openvpn 2.6 options.c: cf_initial_max,
@@ -309,6 +310,12 @@ struct config {
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
     char **warnings;
     size_t n_warnings;
+    /* Errors, in the same form: every refused line (at most one error per line), then, when
+     * every line was accepted, every failed check of the whole config. The first
+     * CONFIG_MAX_ERRORS are kept, the others only counted. */
+    char **errors;
+    size_t n_errors;
+    size_t n_errors_dropped;
 };
 
 /* Fill cfg with the defaults listed above; call before config_parse_*(). cfg is caller-owned
@@ -324,8 +331,10 @@ void config_init(struct config *cfg);
  *
  * Returns 0, -EINVAL for any configuration problem, or -ENOMEM. On failure errbuf (errbuf_len
  * bytes, may be NULL/0) receives one NUL-terminated line, the first error, e.g.
- * "server.conf:12: port: '70000' is not a port number (1-65535)", and cfg holds a partial
- * result that only config_free() may touch. Warnings are in cfg->warnings either way. */
+ * "server.conf:12: port: '70000' is not a port number (1-65535)", cfg->errors holds every error
+ * (see there), and cfg holds a partial result that only config_free() may touch. Parsing goes
+ * on after a refused line, so one run names all of them. Warnings are in cfg->warnings either
+ * way. */
 int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t errbuf_len);
 
 /* Same as config_parse_file() for config text held in memory (NUL-terminated); name stands for

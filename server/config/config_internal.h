@@ -36,6 +36,9 @@ struct config_parser {
     struct config *cfg;
     char *errbuf;
     size_t errbuf_len;
+    const char *last_error_file; /* where the last error was reported: one per line */
+    int last_error_line;
+    bool has_line_errors; /* some line was refused: the whole-config checks are not run */
 
     /* The line being handled */
     const char *file;
@@ -105,8 +108,9 @@ const struct config_directive *config_directive_find(const char *name);
 int config_split_line(const char *line, size_t line_len, char *scratch, char **argv, int *argc,
                       char *why, size_t why_len);
 
-/* Report an error for the current line: "FILE:LINE: NAME: " + the formatted text, into the
- * error buffer unless an error is already there. Returns -EINVAL. */
+/* Report an error for the current line: "FILE:LINE: NAME: " + the formatted text, appended to
+ * cfg->errors (one per line), and into the error buffer unless an error is already there.
+ * Returns -EINVAL. */
 int config_error(struct config_parser *ps, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

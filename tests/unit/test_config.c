@@ -1818,6 +1818,55 @@ static void parse_file_errors(void **state)
     config_free(NULL);
 }
 
+/* Every refused line is reported in one run, each with its file and line, so a config can be
+ * fixed in one pass; the error buffer keeps the first. Checks of the whole config come once
+ * every line was accepted, and they too are all reported. */
+static void all_errors_at_once(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN], text[4096] = "";
+
+    (void)state;
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf",
+                                         "port 70000\n" BASE "frobnicate\nverb x\n"
+                                         "proto udp\nsecret s.key\ntls-timeout -1\n",
+                                         err, sizeof(err)),
+                     -EINVAL);
+    assert_string_equal(err, "t.conf:1: port: '70000' is not a port number (1-65535)");
+    assert_int_equal(cfg.n_errors, 5);
+    assert_string_equal(cfg.errors[0], err);
+    assert_string_equal(cfg.errors[1], "t.conf:9: frobnicate: unknown directive");
+    assert_string_equal(cfg.errors[2], "t.conf:10: verb: 'x' is not a number");
+    assert_string_equal(cfg.errors[3], "t.conf:12: secret: static-key mode is not supported: "
+                                       "ovpnd needs TLS (ca, cert, key)");
+    assert_true(strncmp(cfg.errors[4], "t.conf:13: tls-timeout: ", 24) == 0);
+    assert_int_equal(cfg.n_errors_dropped, 0);
+    config_free(&cfg);
+    /* At most CONFIG_MAX_ERRORS are kept; the rest are counted. */
+    for (int i = 0; i < CONFIG_MAX_ERRORS + 5; i++) {
+        strcat(text, "frobnicate\n");
+    }
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf", text, err, sizeof(err)), -EINVAL);
+    assert_int_equal(cfg.n_errors, CONFIG_MAX_ERRORS);
+    assert_int_equal(cfg.n_errors_dropped, 5);
+    config_free(&cfg);
+    /* Whole-config checks: a bad certificate file and a bad combination, both reported. */
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf",
+                                         "dev tun\ntopology subnet\nserver 198.19.0.0 "
+                                         "255.255.255.0\nca ca.crt\ncert server.crt\n"
+                                         "key /nonexistent/server.key\nkeepalive 10 60\n"
+                                         "ccd-exclusive\n",
+                                         err, sizeof(err)),
+                     -EINVAL);
+    assert_int_equal(cfg.n_errors, 2);
+    assert_string_equal(cfg.errors[0], "t.conf:8: ccd-exclusive: needs client-config-dir");
+    assert_true(strncmp(cfg.errors[1], "t.conf:6: key: cannot read", 26) == 0);
+    config_free(&cfg);
+}
+
 static void includes(void **state)
 {
     struct config cfg;
@@ -1984,6 +2033,7 @@ int main(void)
         cmocka_unit_test(peer_fingerprint_errors),
         cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
+        cmocka_unit_test(all_errors_at_once),
         cmocka_unit_test(includes),
         cmocka_unit_test(cd_directory),
         cmocka_unit_test(routing_directives),
