@@ -12,6 +12,7 @@
 #include "server/hooks/auth_token.h"
 #include "server/config/config.h"
 #include "server/config/genkey.h"
+#include "server/control/acceptor.h"
 #include "server/log/log.h"
 #include "server/server.h"
 
@@ -264,6 +265,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
     }
     if (test_only) {
+        /* what start-up checks beyond the config text: TLS setup, keys, plugins */
+        err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
+        if (err) {
+            fprintf(stderr, "%s\n", errbuf[0] ? errbuf : strerror(-err));
+            config_free(&cfg);
+            return 1;
+        }
         printf("configuration OK\n");
         config_free(&cfg);
         return 0;

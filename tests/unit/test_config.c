@@ -1115,6 +1115,8 @@ static void auth_directives(void **state)
     expect_error("client-connect /bin/true\n" BASE,
                  "t.conf:1: client-connect: running a script needs 'script-security 2' or higher "
                  "(it is 1)");
+    expect_error("script-security 2\nclient-connect /tmp\nlearn-address /tmp\n" BASE,
+                 "t.conf:2: client-connect: cannot execute '/tmp': not a regular file");
     expect_error("script-security 2\nlearn-address /nonexistent/learn\n" BASE,
                  "t.conf:2: learn-address: cannot execute '/nonexistent/learn': No such file or "
                  "directory");
