@@ -107,7 +107,7 @@ struct config_net {
     int proto;     /* CONFIG_PROTO_UDP (default), _UDP4 or _UDP6 */
     char *local;   /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     char *dev;     /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
-    int topology;  /* CONFIG_TOPOLOGY_* (ovpnd's default subnet; openvpn 2.6 defaults to net30) */
+    int topology;  /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
     bool server_nopool;                      /* `server NET MASK nopool` */

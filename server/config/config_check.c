@@ -395,9 +395,11 @@ static int note_topology(struct config_parser *ps)
     if (ps->seen_topology.line != 0) {
         return 0;
     }
+    /* 2.6 options.c: topology defaults to net30 (2.7 changed it to subnet) */
     return config_warn(ps, &(struct config_where){NULL, 0},
-                       "topology is not set: ovpnd uses 'topology subnet' (openvpn 2.6 "
-                       "would use net30)");
+                       "topology is not set: net30, the default of openvpn 2.6, is in force "
+                       "(each client gets a /30 of the pool; openvpn 2.7 defaults to subnet: "
+                       "write 'topology subnet' for one address per client)");
 }
 
 static int check_defaults(struct config_parser *ps)

@@ -1364,10 +1364,24 @@ static void ignored_with_warning(void **state)
     expect_ok(&cfg, BASE "persist-key\npersist-tun\ndisable-dco\nbind\nallow-compression no\n");
     assert_int_equal(cfg.n_warnings, 0);
     config_free(&cfg);
-    /* Without topology ovpnd still uses subnet, and says so. */
+    /* Without topology: net30, openvpn 2.6's default, and a note saying so. */
     expect_warning("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n"
                    "key server.key\nkeepalive 10 60\n",
-                   "t.conf: topology is not set: ovpnd uses 'topology subnet'");
+                   "t.conf: topology is not set: net30, the default of openvpn 2.6");
+    expect_ok(&cfg, "dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n"
+                    "key server.key\nkeepalive 10 60\n");
+    assert_int_equal(cfg.net.topology, CONFIG_TOPOLOGY_NET30);
+    config_free(&cfg);
+    /* `ifconfig LOCAL REMOTE` in net30 form needs no topology line, as in 2.6. */
+    expect_ok(&cfg, "dev tun\nmode server\ntls-server\nifconfig 198.19.0.1 198.19.0.2\n"
+                    "ifconfig-pool 198.19.0.4 198.19.0.251\nroute 198.19.0.0 255.255.255.0\n"
+                    "ca ca.crt\ncert server.crt\nkey server.key\nkeepalive 10 60\n");
+    assert_int_equal(cfg.net.topology, CONFIG_TOPOLOGY_NET30);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE);
+    assert_int_equal(cfg.net.topology, CONFIG_TOPOLOGY_SUBNET);
+    assert_false(has_warning(&cfg, "t.conf: topology is not set"));
+    config_free(&cfg);
 }
 
 /* Pools and topologies: what openvpn 2.6 refuses (options.c, helper.c, pool.c) and ovpnd's own
