@@ -462,6 +462,12 @@ static int dispatch(struct config_parser *ps, int argc, char **argv, bool is_set
         if (d->kind == CONFIG_KIND_SET) {
             return d->handler(ps, argc, argv);
         }
+        if (d->flags & CONFIG_F_CLIENT_OPTION) {
+            return config_warn(ps, NULL,
+                               "%s: ignored: a client option, without effect in a server (as in "
+                               "openvpn 2.6)%s%s",
+                               argv[0], d->note ? "; " : "", d->note ? d->note : "");
+        }
         return d->note ? config_warn(ps, NULL, "%s: ignored: %s", argv[0], d->note) : 0;
     }
     case CONFIG_KIND_TODO:

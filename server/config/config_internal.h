@@ -80,9 +80,10 @@ enum config_kind {
 };
 
 /* Where a directive may appear (openvpn OPT_P_* permission classes, simplified). */
-#define CONFIG_F_GLOBAL 0x1 /* in the server config */
-#define CONFIG_F_CCD 0x2    /* in a client-config-dir file (not read yet) */
-#define CONFIG_F_INLINE 0x4 /* the value may be a <name> block */
+#define CONFIG_F_GLOBAL 0x1        /* in the server config */
+#define CONFIG_F_CCD 0x2           /* in a client-config-dir file (not read yet) */
+#define CONFIG_F_INLINE 0x4        /* the value may be a <name> block */
+#define CONFIG_F_CLIENT_OPTION 0x8 /* IGNORE row: a client option 2.6 accepts in a server */
 
 /* A handler gets the directive's words, argv[0] being the name; argc is within the row's
  * bounds and, for inline values, argv[1] is the block text. Returns 0 or the result of

@@ -1543,7 +1543,7 @@ static void tls_crypt_v2(void **state)
 static void client_directives(void **state)
 {
     static const char *const lines[] = {
-        "client",     "remote vpn.example 1194", "nobind",        "pull", "resolv-retry infinite",
+        "client",     "remote vpn.example 1194", "nobind",        "pull",
         "tls-client", "redirect-gateway def1",   "auth-user-pass"};
 
     (void)state;
@@ -1557,6 +1557,12 @@ static void client_directives(void **state)
                  (int)name_len, lines[i]);
         expect_error_prefix(text, prefix);
     }
+    /* client options openvpn 2.6 takes in a server config, where they do nothing */
+    expect_warning(BASE "resolv-retry infinite\n",
+                   "t.conf:8: resolv-retry: ignored: a client option, without effect in a server");
+    expect_warning(BASE "dhcp-option DNS 198.19.0.1\n",
+                   "t.conf:8: dhcp-option: ignored: a client option, without effect in a server "
+                   "(as in openvpn 2.6); it is not sent to clients: write push");
     expect_error("proto tcp-client\n" BASE,
                  "t.conf:1: proto: 'tcp-client' is a client setting, not valid in a server "
                  "config");
