@@ -102,6 +102,9 @@ struct config_directive {
 /* The row for name, or NULL. */
 const struct config_directive *config_directive_find(const char *name);
 
+/* How many rows the directive table has (for tests that walk documentation against it). */
+size_t config_directive_count(void);
+
 /* Split one line into words the way openvpn's parse_line does. line is line_len bytes with no
  * newline. scratch must hold line_len + CONFIG_MAX_ARGS bytes; argv[] (CONFIG_MAX_ARGS
  * entries) points into it. *argc = 0 for blank and comment lines. Returns 0, or -EINVAL with a

@@ -368,3 +368,8 @@ const struct config_directive *config_directive_find(const char *name)
     }
     return NULL;
 }
+
+size_t config_directive_count(void)
+{
+    return sizeof(directives) / sizeof(directives[0]);
+}

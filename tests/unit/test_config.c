@@ -554,6 +554,152 @@ static void duplicates_last_wins(void **state)
     free(other);
 }
 
+/* Directives openvpn 2.6 accepts in a server config that ovpnd does not implement yet, each with
+ * the issue that will bring it. A directive leaves this list when it is implemented or accepted
+ * with a warning (the test below fails until it does), so the list only shrinks. */
+static const struct {
+    const char *name, *why;
+} known_gaps[] = {
+    {"askpass", "#18 certificate options"},
+    {"bind-dev", "#24: SO_BINDTODEVICE on the sockets, with the TCP transport's"},
+    {"block-ipv6", "#24"},
+    {"capath", "#18 certificate options"},
+    {"chroot", "#19 daemon"},
+    {"client-crresponse", "#17/#19 deferred and pending authentication"},
+    {"client-nat", "#24"},
+    {"compat-mode", "#24: changes several defaults"},
+    {"dev-node", "#24"},
+    {"dns", "#24"},
+    {"down", "#19 scripts around the device"},
+    {"extra-certs", "#18 certificate options"},
+    {"force-tls-key-material-export", "#24"},
+    {"fragment", "#19 data channel"},
+    {"gremlin", "#24: a debugging aid that damages traffic on purpose"},
+    {"ifconfig-noexec", "#24"},
+    {"inactive", "#19 session limits"},
+    {"keying-material-exporter", "#24"},
+    {"link-mtu", "#24: MTU options"},
+    {"management-client", "#17 management"},
+    {"management-client-auth", "#17 management"},
+    {"management-external-cert", "#17 management"},
+    {"management-external-key", "#17 management"},
+    {"management-query-passwords", "#17 management"},
+    {"management-query-proxy", "#17 management (a client feature)"},
+    {"management-query-remote", "#17 management (a client feature)"},
+    {"management-up-down", "#17 management"},
+    {"mark", "#24: SO_MARK on the sockets, with the TCP transport's"},
+    {"max-packet-size", "#24: MTU options"},
+    {"max-routes-per-client", "#19 session limits"},
+    {"mlock", "#19 privilege and memory"},
+    {"multihome", "#19 several addresses"},
+    {"ns-cert-type", "#18 certificate options"},
+    {"pkcs11-cert-private", "#18 certificate options"},
+    {"pkcs11-id", "#18 certificate options"},
+    {"pkcs11-id-management", "#18 certificate options"},
+    {"pkcs11-pin-cache", "#18 certificate options"},
+    {"pkcs11-private-mode", "#18 certificate options"},
+    {"pkcs11-protected-authentication", "#18 certificate options"},
+    {"pkcs11-providers", "#18 certificate options"},
+    {"pkcs12", "#18 certificate options"},
+    {"proto-force", "#16 TCP transport"},
+    {"route-gateway", "#24"},
+    {"route-ipv6-gateway", "#24"},
+    {"route-metric", "#24"},
+    {"route-noexec", "#24"},
+    {"route-pre-down", "#19 scripts around the device"},
+    {"route-up", "#19 scripts around the device"},
+    {"session-timeout", "#19 session limits"},
+    {"stale-routes-check", "#19 session limits"},
+    {"tls-exit", "#24"},
+    {"tls-export-cert", "#18 certificate options"},
+    {"udp-mtu", "#24: MTU options"},
+    {"up", "#19 scripts around the device"},
+    {"verify-hash", "#18 certificate options"},
+    {"x509-track", "#18 certificate options"},
+    {"x509-username-field", "#18 certificate options"},
+};
+
+static bool is_known_gap(const char *name)
+{
+    for (size_t i = 0; i < sizeof(known_gaps) / sizeof(known_gaps[0]); i++) {
+        if (strcmp(known_gaps[i].name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What the "ovpnd" column of sample-config/README.md's directive table must start with. */
+static const char *readme_kind(const struct config_directive *d)
+{
+    switch (d->kind) {
+    case CONFIG_KIND_SET:
+        return "implemented";
+    case CONFIG_KIND_IGNORE:
+        return "accepted";
+    case CONFIG_KIND_TODO:
+        return (d->flags & CONFIG_F_GLOBAL) ? "not yet" : "client-config-dir only";
+    case CONFIG_KIND_CLIENT:
+        return "refused: client option";
+    default:
+        return "refused";
+    }
+}
+
+/* sample-config/README.md's directive table: one row per row of ovpnd's directive table, the
+ * ovpnd column saying what the code does, and every directive with "yes" in the "2.6 accepts"
+ * column (openvpn 2.6.14 starts a server config with it) implemented or accepted with a
+ * warning, unless it is a known gap (above). */
+static void readme_directive_table(void **state)
+{
+    char *text = slurp(SAMPLE_DIR "/README.md"), *line, *save = NULL;
+    size_t n_rows = 0, n_yes = 0, n_gaps_seen = 0;
+
+    (void)state;
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char name[64], ovpnd[128], v26[200];
+        const struct config_directive *d;
+
+        if (strncmp(line, "| `", 3) != 0) {
+            continue;
+        }
+        if (sscanf(line, "| `%63[^`]` | %127[^|]| %199[^|]|", name, ovpnd, v26) != 3) {
+            fail_msg("README table row not understood: %s", line);
+        }
+        n_rows++;
+        d = config_directive_find(name);
+        if (d == NULL) {
+            fail_msg("README table: '%s' is not in ovpnd's directive table", name);
+        }
+        if (strncmp(ovpnd, readme_kind(d), strlen(readme_kind(d))) != 0) {
+            fail_msg("README table: '%s' says '%s', but ovpnd's table makes it '%s'", name, ovpnd,
+                     readme_kind(d));
+        }
+        if (strncmp(v26, "yes", 3) != 0) {
+            if (is_known_gap(name)) {
+                fail_msg("README table: known gap '%s' is not accepted by 2.6", name);
+            }
+            continue;
+        }
+        n_yes++;
+        if (d->kind == CONFIG_KIND_SET || d->kind == CONFIG_KIND_IGNORE) {
+            if (is_known_gap(name)) {
+                fail_msg("'%s' is accepted now: take it off the known gaps", name);
+            }
+            continue;
+        }
+        if (!is_known_gap(name)) {
+            fail_msg("openvpn 2.6 accepts '%s' in a server config, ovpnd refuses it (%s)", name,
+                     ovpnd);
+        }
+        n_gaps_seen++;
+    }
+    assert_int_equal(n_gaps_seen, sizeof(known_gaps) / sizeof(known_gaps[0]));
+    assert_int_equal(n_rows, config_directive_count());
+    assert_true(n_yes > 200);
+    free(text);
+}
+
 /* Every directive name in openvpn 2.6.14's option parser (src/openvpn/options.c, add_option),
  * except the Windows-only ones a Linux openvpn does not know either, has a row: none of them
  * may fall through to "unknown directive". */
@@ -2025,6 +2171,7 @@ int main(void)
         cmocka_unit_test(sample_server_conf_values),
         cmocka_unit_test(defaults),
         cmocka_unit_test(every_implemented_directive),
+        cmocka_unit_test(readme_directive_table),
         cmocka_unit_test(keepalive_timers),
         cmocka_unit_test(connect_freq_limits),
         cmocka_unit_test(mssfix_follows_tun_mtu),
