@@ -645,6 +645,7 @@ void config_init(struct config *cfg)
     cfg->net.proto = CONFIG_PROTO_UDP;
     cfg->net.topology = CONFIG_TOPOLOGY_NET30; /* openvpn 2.6's default (2.7: subnet) */
     cfg->net.ifconfig_pool_persist_s = 600;
+    cfg->net.route_metric = -1;
     cfg->net.tun_mtu = 1500;
     cfg->net.mssfix = 1492;
     cfg->net.mssfix_mode = CONFIG_MSSFIX_MTU;

@@ -135,6 +135,8 @@ struct config_net {
     int server_ipv6_bits;            /* 64..124 */
     struct config_route *routes;     /* `route`, `route-ipv6`, in config order */
     size_t n_routes;
+    int route_metric;        /* `route-metric N`: given to routes without a metric; -1 = none */
+    bool route_noexec;       /* `route-noexec`: the routes above are not added to the kernel */
     char *client_config_dir; /* absolute path, NULL = none */
     bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
                               * refused (openvpn ssl_verify.c) */

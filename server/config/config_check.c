@@ -378,6 +378,11 @@ static int check_net_needs(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
 
+    for (size_t i = 0; i < cfg->net.n_routes; i++) {
+        if (cfg->net.routes[i].metric < 0) {
+            cfg->net.routes[i].metric = cfg->net.route_metric; /* route-metric, or -1 */
+        }
+    }
     if (cfg->net.ccd_exclusive && !cfg->net.client_config_dir) {
         return config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",
                                "needs client-config-dir");

@@ -568,7 +568,6 @@ static const struct {
     {"client-crresponse", "#17/#19 deferred and pending authentication"},
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
-    {"dev-node", "#24"},
     {"dns", "#24"},
     {"down", "#19 scripts around the device"},
     {"extra-certs", "#18 certificate options"},
@@ -602,10 +601,6 @@ static const struct {
     {"pkcs11-providers", "#18 certificate options"},
     {"pkcs12", "#18 certificate options"},
     {"proto-force", "#16 TCP transport"},
-    {"route-gateway", "#24"},
-    {"route-ipv6-gateway", "#24"},
-    {"route-metric", "#24"},
-    {"route-noexec", "#24"},
     {"route-pre-down", "#19 scripts around the device"},
     {"route-up", "#19 scripts around the device"},
     {"session-timeout", "#19 session limits"},
@@ -2098,6 +2093,32 @@ static void routing_directives(void **state)
     static const uint8_t net6[16] = {0x20, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x19};
 
     (void)state;
+    /* route-metric: the metric of route / route-ipv6 lines that give none (2.6 route.c) */
+    expect_ok(&cfg,
+              BASE "route-metric 7\nroute 198.19.8.0 255.255.255.0\n"
+                   "route 198.19.9.0 255.255.255.0 vpn_gateway 3\nserver-ipv6 2001:2:0:19::/64\n"
+                   "route-ipv6 2001:2:0:20::/64\n");
+    assert_int_equal(cfg.net.n_routes, 3);
+    assert_int_equal(cfg.net.routes[0].metric, 7);
+    assert_int_equal(cfg.net.routes[1].metric, 3);
+    assert_int_equal(cfg.net.routes[2].metric, 7);
+    config_free(&cfg);
+    /* route-gateway / route-ipv6-gateway: the next hop of those routes; through a tun device
+     * it changes nothing, so it is accepted with a warning */
+    expect_warning(BASE "route-gateway 198.19.0.2\n", "t.conf:8: route-gateway: ");
+    expect_warning(BASE "route-ipv6-gateway 2001:2:0:19::2\n", "t.conf:8: route-ipv6-gateway: ");
+    expect_error_prefix(BASE "route-gateway nowhere\n",
+                        "t.conf:8: route-gateway: 'nowhere' is not a gateway address");
+    /* route-noexec: the routes are not added (2.6: left to scripts) */
+    expect_ok(&cfg, BASE "route-noexec\nroute 198.19.8.0 255.255.255.0\n");
+    assert_true(cfg.net.route_noexec);
+    assert_int_equal(cfg.net.n_routes, 1);
+    config_free(&cfg);
+    /* dev-node: the tun clone device is the only node ovpnd opens */
+    expect_ok(&cfg, BASE "dev-node /dev/net/tun\n");
+    config_free(&cfg);
+    expect_error_prefix(BASE "dev-node /dev/tun3\n",
+                        "t.conf:8: dev-node: not implemented yet in ovpnd");
     expect_ok(&cfg, BASE "route 198.19.8.0 255.255.255.0\n"
                          "route 198.19.9.7\n"
                          "route 198.19.10.0 255.255.255.0 vpn_gateway 5\n"
