@@ -804,6 +804,7 @@ void config_free(struct config *cfg)
     config_strv_free(cfg->hooks.tls_crypt_v2_verify);
     config_strv_free(cfg->hooks.client_connect);
     config_strv_free(cfg->hooks.client_disconnect);
+    config_strv_free(cfg->hooks.client_crresponse);
     config_strv_free(cfg->hooks.learn_address);
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
         config_strv_free(cfg->hooks.plugins[i].argv);

@@ -240,6 +240,7 @@ struct config_hooks {
     char **client_connect;         /* `client-connect CMD` */
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */
+    char **client_crresponse;      /* `client-crresponse CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;
 };
@@ -290,6 +291,7 @@ struct config_mgmt {
     bool hold;              /* management-hold: start serving clients after `hold release` */
     bool signal;            /* management-signal: recorded (a server's listener never resets) */
     bool forget_disconnect; /* management-forget-disconnect: recorded (no passwords to forget) */
+    bool client_auth;       /* management-client-auth: management clients admit each client */
     bool has_modifiers;     /* some management-* directive was given */
 };
 

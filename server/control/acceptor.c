@@ -403,6 +403,7 @@ static int setup_checks(struct acceptor *a, char *errbuf, size_t errbuf_len)
         }
         auth_set_global_env(a->checks.auth, &a->checks.global_env);
     }
+    acc_auth_init(a);
     return 0;
 }
 

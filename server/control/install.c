@@ -96,30 +96,50 @@ static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
     return start_ms + period_ms - (period_ms / 10 ? r % (period_ms / 10) : 0);
 }
 
-/* Our half of key method 2 on ks: fresh randoms, data keys for ks->key_id into *key, and the
- * reply message written into ks's TLS session. Keys come from the TLS exporter when the client
- * announced IV_PROTO_TLS_KEY_EXPORT (we then push tls-ekm), else from the OpenVPN PRF over both
- * sides' randoms and the session ids (ssl.c generate_key_expansion). Returns NULL or a reason. */
-static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
-                                      struct key_state *ks, const struct key_method2 *client,
-                                      enum data_cipher cipher, struct data_key *key)
+struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *ks)
 {
     struct key_method2 *server = calloc(1, sizeof(*server));
-    uint8_t block[KEY_BLOCK_LEN], out[1024];
-    bool use_ekm = (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
-    const char *why = NULL;
+    uint8_t out[1024];
     size_t out_len;
+
+    if (!server) {
+        return NULL;
+    }
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1)) ||
+        mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2)) ||
+        key_method2_write(server, false, out, sizeof(out), &out_len) ||
+        tls_session_write(ks->tls, out, out_len)) {
+        key_method2_wipe(server);
+        free(server);
+        return NULL;
+    }
+    ks->has_sent_key_method2 = true;
+    return server;
+}
+
+/* Our half of key method 2 on ks: the message we sent already (sent), or a new one with fresh
+ * randoms written into ks's TLS session now, and from it data keys for ks->key_id into *key.
+ * Keys come from the TLS exporter when the client announced IV_PROTO_TLS_KEY_EXPORT (we then
+ * push tls-ekm), else from the OpenVPN PRF over both sides' randoms and the session ids (ssl.c
+ * generate_key_expansion). Returns NULL or a reason. */
+static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
+                                      struct key_state *ks, const struct key_method2 *client,
+                                      const struct key_method2 *sent, enum data_cipher cipher,
+                                      struct data_key *key)
+{
+    struct key_method2 *fresh = NULL;
+    const struct key_method2 *server = sent;
+    uint8_t block[KEY_BLOCK_LEN];
+    bool use_ekm = (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
     int err;
 
     if (!server) {
-        return "out of memory";
+        server = fresh = acc_send_key_method2(a, ks);
+        if (!server) {
+            return "cannot write the key-method 2 reply";
+        }
     }
-    if (mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1)) ||
-        mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2))) {
-        why = "random generator failed";
-        goto out;
-    }
-    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
     if (use_ekm) {
         err = tls_session_export(ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
     } else {
@@ -130,25 +150,15 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
               : data_key_init(key, cipher, ks->key_id, block, true,
                               (uint32_t)a->cfg->tls.replay_window);
     mbedtls_platform_zeroize(block, sizeof(block));
-    if (err) {
-        why = "data channel key setup failed";
-        goto out;
+    if (fresh) {
+        key_method2_wipe(fresh);
+        free(fresh);
     }
-    err = key_method2_write(server, false, out, sizeof(out), &out_len);
-    if (err || tls_session_write(ks->tls, out, out_len)) {
-        data_key_clear(key);
-        why = "cannot write the key-method 2 reply";
-    } else {
-        ks->has_sent_key_method2 = true;
-    }
-out:
-    key_method2_wipe(server);
-    free(server);
-    return why;
+    return err ? "data channel key setup failed" : NULL;
 }
 
 void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-               const struct key_method2 *client)
+               const struct key_method2 *client, const struct key_method2 *sent)
 {
     struct peer *p = cs->peer;
     enum data_cipher cipher;
@@ -161,7 +171,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
         acc_reneg_failed(a, cs, ks, "data cipher lost");
         return;
     }
-    why = answer_key_method2(a, cs, ks, client, cipher, &key);
+    why = answer_key_method2(a, cs, ks, client, sent, cipher, &key);
     if (why) {
         acc_reneg_failed(a, cs, ks, why);
         return;
@@ -250,7 +260,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
 }
 
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                        const struct key_method2 *client)
+                        const struct key_method2 *client, const struct key_method2 *sent)
 {
     const struct acceptor_env *env = a->env;
     struct peer *p = cs->peer;
@@ -261,7 +271,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
         acc_auth_failed(a, cs, "data cipher lost");
         return;
     }
-    why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
+    why = answer_key_method2(a, cs, ks, client, sent, cipher, &p->key_store[0]);
     if (why) {
         acc_auth_failed(a, cs, why);
         return;
@@ -299,6 +309,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
                    p->peer_id, vaddr, cs->client.cipher_name,
                    (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
     }
+    acc_mgmt_addresses(a, cs);
     acc_mgmt_established(a, cs);
     /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
      * as it has the reply, and the worker must know the peer-id by then. */

@@ -368,8 +368,8 @@ static void management_directives(void **state)
                  "t.conf:1: management: port '0' is out of range (1-65535)");
     expect_error_prefix("management 127.0.0.1 7505 /nonexistent/pw\n" BASE,
                         "t.conf:1: management: cannot read the password file '/nonexistent/pw'");
-    expect_error_prefix("management-client-auth\nmanagement 127.0.0.1 7505\n" BASE,
-                        "t.conf:1: management-client-auth: not implemented yet in ovpnd");
+    expect_error("management-client-auth\n" BASE,
+                 "t.conf: management-* directives need a `management` directive");
 }
 
 static void every_implemented_directive(void **state)
@@ -565,7 +565,6 @@ static const struct {
     {"block-ipv6", "#24"},
     {"capath", "#18 certificate options"},
     {"chroot", "#19 daemon"},
-    {"client-crresponse", "#17/#19 deferred and pending authentication"},
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
     {"dns", "#24"},
@@ -579,7 +578,6 @@ static const struct {
     {"keying-material-exporter", "#24"},
     {"link-mtu", "#24: MTU options"},
     {"management-client", "#17 management"},
-    {"management-client-auth", "#17 management"},
     {"management-external-cert", "#17 management"},
     {"management-external-key", "#17 management"},
     {"management-query-passwords", "#17 management"},
@@ -1614,7 +1612,6 @@ static void not_implemented(void **state)
         "compress lz4",
         "comp-lzo yes",
         "comp-lzo",
-        "management-client-auth",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
