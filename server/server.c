@@ -514,6 +514,12 @@ static int open_tun(struct server *srv)
         const struct config_route *r = &cfg->net.routes[i];
         char net[80];
 
+        if (cfg->net.route_noexec) {
+            log_msg(LOG_INFO, "route-noexec: route %s into %s not added",
+                    vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)),
+                    srv->tun.name);
+            continue;
+        }
         err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric);
         if (err == -EEXIST) {
             err = 0;

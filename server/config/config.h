@@ -56,7 +56,9 @@
 #define CONFIG_MSSFIX_MTU 1     /* `mssfix N mtu` or the default: N bounds the whole IP packet */
 #define CONFIG_MSSFIX_FIXED 2   /* `mssfix N fixed`: N bounds the TCP packet inside the tunnel */
 
-#define CONFIG_PUSH_MAX_LEN 255 /* longest option text in a `push` */
+#define CONFIG_PUSH_MAX_LEN 255      /* longest option text in a `push` */
+#define CONFIG_MAX_ERRORS 20         /* errors kept in struct config (all are counted) */
+#define CONFIG_MAX_REMOTE_CERT_KU 15 /* values on a remote-cert-ku line (openvpn MAX_PARMS - 1) */
 #define CONFIG_DEFAULT_DATA_CIPHERS "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305"
 /* `connect-freq-initial` when the config does not say (openvpn 2.6 options.c: cf_initial_max,
  * cf_initial_per) */
@@ -107,7 +109,7 @@ struct config_net {
     int proto;     /* CONFIG_PROTO_UDP (default), _UDP4 or _UDP6 */
     char *local;   /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     char *dev;     /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
-    int topology;  /* CONFIG_TOPOLOGY_* (ovpnd's default subnet; openvpn 2.6 defaults to net30) */
+    int topology;  /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
     bool server_nopool;                      /* `server NET MASK nopool` */
@@ -136,10 +138,14 @@ struct config_net {
     int server_ipv6_bits;            /* 64..124 */
     struct config_route *routes;     /* `route`, `route-ipv6`, in config order */
     size_t n_routes;
+    int route_metric;        /* `route-metric N`: given to routes without a metric; -1 = none */
+    bool route_noexec;       /* `route-noexec`: the routes above are not added to the kernel */
     char *client_config_dir; /* absolute path, NULL = none */
     bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
                               * refused (openvpn ssl_verify.c) */
     bool client_to_client;   /* forward packets between clients inside the server */
+    bool tcp_nodelay;        /* `socket-flags TCP_NODELAY` or `tcp-nodelay`: TCP_NODELAY on TCP
+                              * connections (UDP is unaffected, as in 2.6) */
 };
 
 /* Timers, in seconds (openvpn 2.6 options.c defaults) */
@@ -154,6 +160,12 @@ struct config_timers {
     int tls_timeout_s; /* default 2 */
     int reneg_sec;     /* default 3600; 0 = no time-based renegotiation */
     int reneg_sec_min; /* `reneg-sec MAX MIN`; -1 = not given (openvpn: up to 10% jitter) */
+    /* `reneg-bytes N` / `reneg-pkts N`: renegotiate once the send key has carried N bytes
+     * (data packets' wire length, both directions) or N packets (2.6 ssl.c, ks->n_bytes and
+     * ks->n_packets); 0 = no limit (the default) */
+    int reneg_bytes, reneg_pkts;
+    bool is_ping_exit; /* ping_restart_s came from `ping-exit` (2.6: the same for a server's
+                        * client instance, logged as ping-exit) */
 };
 
 /* TLS and crypto, with the CRL */
@@ -192,6 +204,12 @@ struct config_tls {
     /* `verify-x509-name NAME [subject|name|name-prefix]`: NULL = not given */
     char *verify_x509_name;
     int verify_x509_type; /* CERT_CHECK_X509_* (proto/cert_check.h); default subject, as 2.6 */
+    /* `remote-cert-ku [HEX...]`: the client certificate needs a key usage extension, and with
+     * values its key usage bits include all bits of one of them (2.6 ssl_verify_mbedtls.c) */
+    bool has_remote_cert_ku;
+    unsigned remote_cert_ku[CONFIG_MAX_REMOTE_CERT_KU];
+    size_t n_remote_cert_ku;
+    char *remote_cert_eku; /* `remote-cert-eku OID-or-name`: NULL = not checked */
 };
 
 /* Certificate options beyond ca/cert/key (config_cert.c; openvpn 2.6 options.c, ssl_verify.c) */
@@ -325,6 +343,12 @@ struct config {
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
     char **warnings;
     size_t n_warnings;
+    /* Errors, in the same form: every refused line (at most one error per line), then, when
+     * every line was accepted, every failed check of the whole config. The first
+     * CONFIG_MAX_ERRORS are kept, the others only counted. */
+    char **errors;
+    size_t n_errors;
+    size_t n_errors_dropped;
 };
 
 /* Fill cfg with the defaults listed above; call before config_parse_*(). cfg is caller-owned
@@ -340,8 +364,10 @@ void config_init(struct config *cfg);
  *
  * Returns 0, -EINVAL for any configuration problem, or -ENOMEM. On failure errbuf (errbuf_len
  * bytes, may be NULL/0) receives one NUL-terminated line, the first error, e.g.
- * "server.conf:12: port: '70000' is not a port number (1-65535)", and cfg holds a partial
- * result that only config_free() may touch. Warnings are in cfg->warnings either way. */
+ * "server.conf:12: port: '70000' is not a port number (1-65535)", cfg->errors holds every error
+ * (see there), and cfg holds a partial result that only config_free() may touch. Parsing goes
+ * on after a refused line, so one run names all of them. Warnings are in cfg->warnings either
+ * way. */
 int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t errbuf_len);
 
 /* Same as config_parse_file() for config text held in memory (NUL-terminated); name stands for

@@ -1,6 +1,6 @@
 /* server/config/config_cert.c: handlers for the certificate options beyond ca/cert/key:
  * x509-username-field, x509-track, tls-export-cert, extra-certs, crl-verify DIR dir, pkcs12,
- * askpass, capath. Facts from
+ * askpass (capath is refused in config_table.c). Facts from
  * openvpn 2.6 src/openvpn/options.c (add_option, options_postprocess_verify_ce), ssl.c
  * (init_ssl), ssl_openssl.c (tls_ctx_load_pkcs12, tls_ctx_load_extra_certs), ssl_mbedtls.c
  * (tls_ctx_load_ca) and ssl_verify.c (verify_cert, verify_check_crl_dir).
@@ -75,18 +75,6 @@ int config_h_askpass(struct config_parser *ps, int argc, char **argv)
     ps->certp.askpass.path = NULL;
     ps->certp.askpass.where = config_here(ps);
     return argc > 1 ? config_set_str(ps, &ps->certp.askpass.path, argv[1]) : 0;
-}
-
-/* `capath DIR`: 2.6 built with Mbed TLS refuses it (options.c: "Parameter --capath cannot be
- * used with the mbed TLS version of OpenVPN"; ssl_mbedtls.c tls_ctx_load_ca), and so does
- * ovpnd, whose TLS library is Mbed TLS. */
-int config_h_capath(struct config_parser *ps, int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return config_error(ps, "a CA directory cannot be used with Mbed TLS, the TLS library of "
-                            "ovpnd (as openvpn 2.6 built with Mbed TLS refuses it): put the CA "
-                            "certificates into one file for 'ca', and CRLs into 'crl-verify'");
 }
 
 /* `x509-track [+]ATTR`: every line adds one (2.6 options.c). */

@@ -48,6 +48,15 @@ struct acceptor_env {
 int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
                  size_t errbuf_len);
 
+/* `--test-config`: what acceptor_new checks of cfg, without sockets, threads or a loop: the TLS
+ * configuration (CA, certificate, key, tls-groups, tls-cipher), the CRL, the tls-auth /
+ * tls-crypt / tls-crypt-v2 keys, and the plugins, which are loaded and opened as at start-up
+ * (a library that is not an OpenVPN plugin or a plugin asking for an event ovpnd does not run
+ * is refused; then verify-client-cert's need for a password check) and closed again. Main
+ * thread, before privileges are dropped, like start-up. Returns 0, or a negative code with the
+ * reason in errbuf (errbuf_len bytes). */
+int acceptor_test_config(struct config *cfg, char *errbuf, size_t errbuf_len);
+
 /* Start the acceptor's thread. 0 or -errno. */
 int acceptor_start(struct acceptor *a);
 
