@@ -568,7 +568,6 @@ static const struct {
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
     {"dns", "#24"},
-    {"down", "#19 scripts around the device"},
     {"extra-certs", "#18 certificate options"},
     {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
@@ -597,12 +596,10 @@ static const struct {
     {"pkcs12", "#18 certificate options"},
     {"proto-force", "#16 TCP transport"},
     {"route-pre-down", "#19 scripts around the device"},
-    {"route-up", "#19 scripts around the device"},
     {"stale-routes-check", "#19 session limits"},
     {"tls-exit", "#24"},
     {"tls-export-cert", "#18 certificate options"},
     {"udp-mtu", "#24: MTU options"},
-    {"up", "#19 scripts around the device"},
     {"verify-hash", "#18 certificate options"},
     {"x509-track", "#18 certificate options"},
     {"x509-username-field", "#18 certificate options"},
@@ -1603,8 +1600,7 @@ static void pool_directives(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "route-up /bin/true",
-        "up /bin/true",
+        "route-pre-down /bin/true",
         "proto tcp",
         "proto tcp-server",
         "dev-type tap",
