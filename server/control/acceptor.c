@@ -70,6 +70,7 @@ static void on_tick(uv_timer_t *t)
             }
             if (cs->state == CS_ACTIVE) {
                 acc_token_tick(a, cs, now);
+                acc_limits_tick(a, cs, now);
             }
             if (cs->state != CS_CLOSING || now < cs->close_at_ms) {
                 acc_flush(a, cs);

@@ -139,6 +139,18 @@ struct cs_hooks {
     bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
+    struct acc_hook_wait *cr_wait; /* client-crresponse running */
+    struct acceptor *cr_acceptor;  /* for its answer */
+};
+
+/* inactive and session-timeout for a connected client (limits.c), from the config or its
+ * client-config-dir file. */
+struct cs_limits {
+    int inactive_s;          /* 0: off */
+    uint64_t inactive_bytes; /* fewer tunnel bytes than this in inactive_s: inactive */
+    uint64_t session_end_ms; /* session-timeout: when it ends (acc_now_ms); 0: never */
+    uint64_t window_end_ms;  /* inactive with bytes: the end of the window being counted */
+    uint64_t window_mark;    /* peer->tun_bytes when it began */
 };
 
 /* auth-gen-token (token.c). */
@@ -175,6 +187,7 @@ struct ctl_session {
     struct cs_push push;
     struct cs_hooks hooks;
     struct cs_token token;
+    struct cs_limits limits;
 };
 
 /* What a feature does when a session ends, as libuv's close callbacks: on_close when the
@@ -475,6 +488,18 @@ struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session
 void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t now,
                           uint64_t hand_window_ms);
 
+/* limits.c: inactive and session-timeout (openvpn 2.6 forward.c check_inactivity_timeout,
+ * check_session_timeout) */
+
+/* cs has just connected: take its limits from the config and its client-config-dir file.
+ * Acceptor thread. */
+void acc_limits_start(struct acceptor *a, struct ctl_session *cs);
+
+/* From the tick, for a connected session: end it when its session-timeout has come or it was
+ * inactive too long. As 2.6 closes the client instance, the client is not told (it notices at
+ * its ping-restart and reconnects). Acceptor thread. */
+void acc_limits_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
+
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
 
 /* Open the listener of `management` (nothing without it). Main thread, in acceptor_new.
@@ -499,10 +524,18 @@ void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs);
 int acc_mgmt_ask(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
                  const struct key_method2 *client);
 
-/* The client's CR_RESPONSE (its answer to a CR_TEXT challenge, base64 as sent) on ks:
- * >CLIENT:CR_RESPONSE to the management clients. Acceptor thread. */
+/* >CLIENT:CR_RESPONSE,CID,KID,RESPONSE with env's variables, to the management clients.
+ * Acceptor thread. */
 void acc_mgmt_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
-                          const char *response);
+                          const char *response, const struct script_env *env);
+
+/* admit.c: the client's CR_RESPONSE (its answer to a CR_TEXT challenge; response is what
+ * follows "CR_RESPONSE,", base64 as sent, unchecked as 2.6) on ks: to the management clients
+ * and to client-crresponse / CLIENT_CRRESPONSE (2.6 push.c receive_cr_response), with the
+ * client's certificate variables, common_name, untrusted_ip/port and username. Acceptor
+ * thread. */
+void acc_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                     const char *response);
 
 /* >CLIENT:ADDRESS for each address of cs->peer (primary first, then iroutes), once
  * management-client-auth asked about cs. Acceptor thread. */
@@ -627,7 +660,8 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
 
 /* Our key-method-2 message on ks with fresh randoms and our options string (keys are made from
  * it later, by acc_rekey / acc_install_finish). Returns the message (owned by the caller, wipe
- * and free it) or NULL when out of memory, or the random generator or TLS write failed. */
+ * and free it) or NULL when out of memory, the random generator or TLS write failed, or ks's
+ * TLS handshake is not done (or a step on the thread pool holds it). */
 struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *ks);
 
 /* assign.c */
@@ -689,6 +723,14 @@ int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const c
  * with why (why_len bytes) saying what was wrong: a bad line, or `disable`. */
 int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
                              const char *name, char *why, size_t why_len);
+
+/* The client's CR_RESPONSE (response: as sent, base64): the CLIENT_CRRESPONSE plugins
+ * ($crresponse) and the client-crresponse script (the response in a file, its last argument),
+ * with client_env (borrowed) and $script_type. If one fails, the client is refused, as 2.6
+ * deauthenticates it (ssl_verify.c verify_crresponse_script; 2.6 ignores a plugin's answer,
+ * ovpnd does not). Returns 0 (started), 1 (nothing configured, or one still runs) or -errno. */
+int acc_crresponse_start(struct acceptor *a, struct ctl_session *cs,
+                         const struct script_env *client_env, const char *response);
 
 /* learn-address "add" (or "update") for cs->peer's IPv4 address, IPv6 address and iroutes, one
  * after another. An address it refuses is not routed (cs->hooks.is_vaddr_unlearned; refused routes

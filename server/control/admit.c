@@ -19,6 +19,8 @@
 #include "proto/push.h"
 #include "server/data/peer.h"
 #include "server/hooks/auth.h"
+#include "server/hooks/hook_env.h"
+#include "server/hooks/script.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -492,6 +494,41 @@ bool acc_auth_pending(struct acceptor *a, struct ctl_session *cs, struct key_sta
     ks->auth_deadline_ms = now + (uint64_t)timeout_s * 1000;
     acc_cs_log(a, cs, LOG_INFO, "authentication pending for up to %u s: %.200s", timeout_s, extra);
     return true;
+}
+
+void acc_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                     const char *response)
+{
+    const struct auth_wait *w = ks->auth_wait;
+    const char *user = w && w->client ? w->client->username : cs->client.username;
+    struct script_env env = {0};
+    int err = hook_env_append(&env, &a->checks.global_env);
+
+    acc_cs_log(a, cs, LOG_INFO, "CR response was sent by the client");
+    if (err == 0 && cs->hooks.tls_env) {
+        err = hook_env_append(&env, cs->hooks.tls_env);
+    }
+    err = err ? err : script_env_add(&env, "common_name", cs->client.cn);
+    err = err ? err : hook_env_addr(&env, "untrusted", &cs->remote);
+    if (err == 0 && user) {
+        err = script_env_add(&env, "username", user);
+    }
+    if (err == 0 && w && w->req) { /* 2.6 leaves it in the environment: the answer goes there */
+        err = script_env_add(&env, "auth_control_file", auth_req_control_file(w->req));
+    }
+    if (err == 0) {
+        acc_mgmt_cr_response(a, cs, ks, response, &env);
+        err = acc_crresponse_start(a, cs, &env, response);
+    }
+    script_env_clear(&env);
+    if (err < 0) {
+        char why[128];
+
+        snprintf(why, sizeof(why), "cannot run client-crresponse: %s", strerror(-err));
+        acc_auth_abort(&cs->ks[0]);
+        acc_auth_abort(&cs->ks[1]);
+        acc_auth_failed(a, cs, why);
+    }
 }
 
 /* A deferred script or plugin wrote auth_pending_file (auth_set_pending_cb). */

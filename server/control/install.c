@@ -108,6 +108,10 @@ struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *k
     if (!server) {
         return NULL;
     }
+    if (ks->job || !ks->tls->is_handshake_done) { /* the TLS session is not ours to write */
+        free(server);
+        return NULL;
+    }
     snprintf(server->options, sizeof(server->options), "%s", a->options_string);
     if (mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1)) ||
         mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2)) ||
@@ -314,6 +318,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     cs->state = CS_ACTIVE;
     cs->is_connected = true;
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    acc_limits_start(a, cs);
     cs->is_peer_live = true;
     if (acc_route_peer(a, p, cs->hooks.is_vaddr_unlearned)) {
         acc_cs_log(a, cs, LOG_WARN,

@@ -333,18 +333,16 @@ int acc_mgmt_ask(struct acceptor *a, struct ctl_session *cs, const struct key_st
 }
 
 void acc_mgmt_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
-                          const char *response)
+                          const char *response, const struct script_env *env)
 {
     char head[64 + CONTROL_MSG_MAX];
 
-    acc_cs_log(a, cs, LOG_INFO, "CR response was sent by the client");
     if (!mgmt_has_clients(a->mgmt)) {
         return;
     }
     snprintf(head, sizeof(head), ">CLIENT:CR_RESPONSE,%lu,%u,%s", cs->cid, ks->kid, response);
     mgmt_notify_client(a->mgmt, head, (long)a->sessions.n_clients, NULL,
-                       cs->hooks.tls_env ? (const char *const *)cs->hooks.tls_env->vars : NULL,
-                       cs->hooks.tls_env ? cs->hooks.tls_env->n : 0);
+                       (const char *const *)env->vars, env->n);
 }
 
 /* ">CLIENT:ADDRESS,CID,ADDR,PRI": IPv4 subnets as ADDR/NETMASK, IPv6 as ADDR/BITS, hosts

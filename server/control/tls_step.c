@@ -177,9 +177,9 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs,
         break;
     case CONTROL_MSG_CR_RESPONSE:
         /* 2.6 push.c receive_cr_response: what follows "CR_RESPONSE," goes to the management
-         * interface as it came (its base64 is not checked) */
-        acc_mgmt_cr_response(
-            a, cs, ks, strlen(msg) >= strlen("CR_RESPONSE,") ? msg + strlen("CR_RESPONSE,") : "");
+         * interface and client-crresponse as it came (its base64 is not checked) */
+        acc_cr_response(a, cs, ks,
+                        strlen(msg) >= strlen("CR_RESPONSE,") ? msg + strlen("CR_RESPONSE,") : "");
         break;
     case CONTROL_MSG_EXIT:
         acc_cs_log(a, cs, LOG_INFO, "client sent EXIT (explicit-exit-notify)");

@@ -78,6 +78,9 @@ struct peer {
      * not counted: the status file's "Last Ref" (2.6 multi.c, route->last_reference). Set
      * when the client connects, then written by the worker. */
     _Atomic int64_t last_ref_s;
+    /* Tunnel bytes routed to or from the client (IP packets; keepalive pings and other
+     * control not counted), for `inactive N BYTES`; written by the worker. */
+    _Atomic uint64_t tun_bytes;
 
     /* Control plane: the acceptor's. */
     struct ctl_session *ctl;

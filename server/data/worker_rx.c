@@ -62,7 +62,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         wk_drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
         return;
     }
-    wk_touch_last_ref(w, p);
+    wk_touch_last_ref(w, p, len);
     if (w->env->cfg->net.client_to_client && !wk_is_multicast(family, dst)) {
         to = wk_route_lookup(w, family, dst);
         if (worker_decide_c2c(true, false, to, p->peer_id)) {

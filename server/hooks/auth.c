@@ -723,6 +723,11 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
     return 0;
 }
 
+const char *auth_req_control_file(const struct auth_req *r)
+{
+    return r->acf;
+}
+
 void auth_set_pending_cb(struct auth *au, auth_pending_cb cb)
 {
     au->pending = cb;

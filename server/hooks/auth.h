@@ -123,6 +123,11 @@ bool auth_admits(const struct config *cfg, bool has_cert, bool is_user_pass_ok, 
 int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, void *ctx,
                struct auth_req **out);
 
+/* The path of r's auth control file ($auth_control_file), where a deferred check (or a
+ * client-crresponse script, which 2.6 gives the same variable) writes its answer. Valid while r
+ * is pending. */
+const char *auth_req_control_file(const struct auth_req *r);
+
 /* Forget a pending request: done is not called; its script is killed if it still runs; its
  * files are removed. NULL is a no-op. */
 void auth_cancel(struct auth_req *r);
