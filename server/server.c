@@ -21,6 +21,8 @@
 #include "server/config/ccd.h"
 #include "server/hooks/updown.h"
 #include "server/hooks/hook_env.h"
+#include "server/hooks/openvpn_plugin.h"
+#include "server/hooks/plugin.h"
 #include "server/hooks/script.h"
 #include "server/log/log.h"
 #include "server/data/peer.h"
@@ -539,8 +541,10 @@ static int open_tun(struct server *srv)
 
 /* Run an up / route-up / down script (server/hooks/updown.h) with the device's arguments and the
  * variables every script gets. 0, or a negative code when it failed. */
-static int run_updown(struct server *srv, char *const *cmd, const char *script_type)
+static int run_updown(struct server *srv, char *const *cmd, const char *script_type,
+                      int plugin_type)
 {
+    struct plugin_set *ps = srv->acceptor ? acceptor_plugins(srv->acceptor) : NULL;
     const struct config *cfg = srv->cfg;
     struct script_env env = {0};
     struct hook_server hs;
@@ -549,7 +553,7 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     struct updown_dev dev;
     int err;
 
-    if (cmd == NULL) {
+    if (cmd == NULL && (ps == NULL || plugin_set_count(ps, plugin_type) == 0)) {
         return 0;
     }
     memset(&hs, 0, sizeof(hs));
@@ -578,7 +582,8 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
         err = script_env_add(&env, "signal", shutdown_signal == SIGINT ? "sigint" : "sigterm");
     }
     err = err ? err
-              : updown_run(cmd, script_type, strcmp(script_type, "route-up") ? &dev : NULL, &env);
+              : updown_run(ps, plugin_type, cmd, script_type,
+                           strcmp(script_type, "route-up") ? &dev : NULL, &env);
     script_env_clear(&env);
     return err;
 }
@@ -733,17 +738,18 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
     for (int i = n_started; i < srv->n_workers_built; i++) {
         worker_discard(&srv->workers[i]);
     }
-    if (srv->acceptor) {
-        acceptor_free(srv->acceptor);
-        srv->acceptor = NULL;
-    }
     tun_steer_close(&srv->tun_steer);
     if (srv->is_up_done && srv->cfg->hooks.down_pre) {
-        (void)run_updown(srv, srv->cfg->hooks.down, "down");
+        (void)run_updown(srv, srv->cfg->hooks.down, "down", OVPN_PLUGIN_DOWN);
     }
     tun_close(&srv->tun);
     if (srv->is_up_done && !srv->cfg->hooks.down_pre) {
-        (void)run_updown(srv, srv->cfg->hooks.down, "down"); /* 2.6: after the device closed */
+        /* 2.6: after the device closed; the plugins are still open */
+        (void)run_updown(srv, srv->cfg->hooks.down, "down", OVPN_PLUGIN_DOWN);
+    }
+    if (srv->acceptor) {
+        acceptor_free(srv->acceptor);
+        srv->acceptor = NULL;
     }
     for (int i = 0; i <= srv->n_workers && i < (int)(sizeof(srv->udp_fds) / sizeof(int)); i++) {
         if (srv->udp_fds[i] >= 0) {
@@ -794,13 +800,6 @@ int server_run(struct config *cfg)
         goto out;
     }
     err = open_tun(&srv);
-    /* 2.6: up once the device is configured, route-up after the routes (as root) */
-    err = err ? err : run_updown(&srv, cfg->hooks.up, "up");
-    err = err ? err : run_updown(&srv, cfg->hooks.route_up, "route-up");
-    if (err) {
-        goto out;
-    }
-    srv.is_up_done = true;
     err = err ? err : resolve_local(cfg, &local);
     err = err ? err : open_sockets(&srv, &local);
     if (err) {
@@ -815,6 +814,14 @@ int server_run(struct config *cfg)
         /* as 2.6 platform_mlockall: a warning, and the server runs on */
         log_msg(LOG_WARN, "mlock: mlockall failed: %s (memory may be paged out)", strerror(errno));
     }
+    /* 2.6: up once the device is configured, route-up after the routes; here, once the
+     * plugins are open, and as root */
+    err = run_updown(&srv, cfg->hooks.up, "up", OVPN_PLUGIN_UP);
+    err = err ? err : run_updown(&srv, cfg->hooks.route_up, "route-up", OVPN_PLUGIN_ROUTE_UP);
+    if (err) {
+        goto out;
+    }
+    srv.is_up_done = true;
     err = drop_privileges(cfg);
     if (err) {
         goto out;

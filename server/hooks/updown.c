@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "server/hooks/hook_env.h"
+#include "server/hooks/plugin.h"
 #include "server/hooks/script.h"
 #include "server/log/log.h"
 
@@ -28,8 +29,35 @@ static void on_exit_cb(void *ctx, int exit_status, int term_signal)
     w->term_signal = term_signal;
 }
 
-int updown_run(char *const *cmd, const char *script_type, const struct updown_dev *dev,
-               const struct script_env *env)
+/* The plugins for type, with the device's arguments (none without dev), before the script
+ * (2.6 run_up_down). */
+static int run_plugins(struct plugin_set *ps, int type, const struct updown_dev *dev,
+                       const struct script_env *env)
+{
+    char mtu[16], *args[UPDOWN_ARGS + 1] = {NULL};
+    struct plugin_call call;
+
+    if (ps == NULL || plugin_set_count(ps, type) == 0) {
+        return 0;
+    }
+    if (dev != NULL) {
+        snprintf(mtu, sizeof(mtu), "%d", dev->tun_mtu);
+        args[0] = (char *)(uintptr_t)dev->name;
+        args[1] = mtu;
+        args[2] = "0";
+        args[3] = (char *)(uintptr_t)dev->local;
+        args[4] = (char *)(uintptr_t)dev->remote_netmask;
+        args[5] = "init";
+    }
+    memset(&call, 0, sizeof(call));
+    call.type = type;
+    call.argv = dev != NULL ? args : NULL;
+    call.envp = env->vars;
+    return plugin_call_all_sync(ps, &call);
+}
+
+int updown_run(struct plugin_set *ps, int plugin_type, char *const *cmd, const char *script_type,
+               const struct updown_dev *dev, const struct script_env *env)
 {
     struct script_env all = {0};
     struct updown_wait w = {0};
@@ -39,8 +67,9 @@ int updown_run(char *const *cmd, const char *script_type, const struct updown_de
     uv_loop_t loop;
     int err;
 
-    if (cmd == NULL) {
-        return 0;
+    err = run_plugins(ps, plugin_type, dev, env);
+    if (err || cmd == NULL) {
+        return err;
     }
     while (cmd[n] != NULL) {
         n++;

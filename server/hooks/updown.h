@@ -12,6 +12,7 @@
 #ifndef SERVER_HOOKS_UPDOWN_H
 #define SERVER_HOOKS_UPDOWN_H
 
+struct plugin_set;
 struct script_env;
 
 /* What run_up_down passes: the device's name and MTU, its IPv4 address and its netmask
@@ -23,12 +24,12 @@ struct updown_dev {
     const char *remote_netmask;
 };
 
-/* Run cmd (its words, argv[0] a path; NULL: nothing to do, returns 0) as script_type
- * ("up", "route-up", "down") with dev's arguments (NULL: none) and env's variables, and wait
- * for it.
- * Returns 0 when it exited with 0, else -ECHILD (it failed: exit status or signal logged) or
- * -errno when it could not be started. */
-int updown_run(char *const *cmd, const char *script_type, const struct updown_dev *dev,
-               const struct script_env *env);
+/* Call the plugins of ps that want plugin_type (OVPN_PLUGIN_UP, _ROUTE_UP, _DOWN; ps may be
+ * NULL), then run cmd (its words, argv[0] a path; NULL: no script) as script_type ("up",
+ * "route-up", "down"), each with dev's arguments (NULL: none) and env's variables, and wait for
+ * them, as 2.6's run_up_down. Returns 0 when all succeeded, else -ECHILD (a plugin or the script
+ * failed: logged), or -errno when the script could not be started. */
+int updown_run(struct plugin_set *ps, int plugin_type, char *const *cmd, const char *script_type,
+               const struct updown_dev *dev, const struct script_env *env);
 
 #endif /* SERVER_HOOKS_UPDOWN_H */
