@@ -808,6 +808,9 @@ void config_free(struct config *cfg)
     config_strv_free(cfg->hooks.client_connect);
     config_strv_free(cfg->hooks.client_disconnect);
     config_strv_free(cfg->hooks.client_crresponse);
+    config_strv_free(cfg->hooks.up);
+    config_strv_free(cfg->hooks.down);
+    config_strv_free(cfg->hooks.route_up);
     config_strv_free(cfg->hooks.learn_address);
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
         config_strv_free(cfg->hooks.plugins[i].argv);

@@ -258,6 +258,8 @@ struct config_hooks {
     char **client_connect;         /* `client-connect CMD` */
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */
+    char **up, **down, **route_up; /* `up CMD`, `down CMD`, `route-up CMD` */
+    bool down_pre;                 /* `down-pre`: down before the device is closed */
     char **client_crresponse;      /* `client-crresponse CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;

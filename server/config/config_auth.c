@@ -113,6 +113,18 @@ int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
         ps->seen_client_disconnect = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.client_disconnect);
     }
+    if (strcmp(argv[0], "up") == 0) {
+        ps->seen_up = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.up);
+    }
+    if (strcmp(argv[0], "down") == 0) {
+        ps->seen_down = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.down);
+    }
+    if (strcmp(argv[0], "route-up") == 0) {
+        ps->seen_route_up = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.route_up);
+    }
     if (strcmp(argv[0], "client-crresponse") == 0) {
         ps->seen_client_crresponse = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.client_crresponse);

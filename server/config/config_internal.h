@@ -72,8 +72,8 @@ struct config_parser {
         seen_tls_version_min, seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
         seen_auth_user_pass_verify, seen_script_security, seen_local, seen_tls_verify,
         seen_client_connect, seen_client_disconnect, seen_learn_address, seen_client_crresponse,
-        seen_server, seen_ifconfig, seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool,
-        seen_server_ipv6, seen_ifconfig_pool_persist;
+        seen_up, seen_down, seen_route_up, seen_server, seen_ifconfig, seen_ifconfig_pool,
+        seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool, seen_server_ipv6, seen_ifconfig_pool_persist;
     bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
@@ -286,6 +286,7 @@ int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
 int config_h_inactive(struct config_parser *ps, int argc, char **argv);
 int config_h_mlock(struct config_parser *ps, int argc, char **argv);
+int config_h_down_pre(struct config_parser *ps, int argc, char **argv);
 int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv);
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv);

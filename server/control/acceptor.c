@@ -583,6 +583,11 @@ void acceptor_stop(struct acceptor *a)
     uv_thread_join(&a->thread);
 }
 
+struct plugin_set *acceptor_plugins(const struct acceptor *a)
+{
+    return auth_plugins(a->checks.auth);
+}
+
 void acceptor_free(struct acceptor *a)
 {
     struct msg *m;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct acceptor;
+struct plugin_set;
 struct config;
 struct ip_pool;
 struct mailbox;
@@ -67,5 +68,9 @@ void acceptor_stop(struct acceptor *a);
 /* Free a (stopped, or never started) acceptor with its sessions and peers. Call only after every
  * worker has stopped, since workers use the peers. Main thread. */
 void acceptor_free(struct acceptor *a);
+
+/* The `plugin`s the acceptor opened (server/hooks/plugin.h), for the events around the TUN
+ * device; valid until acceptor_free. Main thread. */
+struct plugin_set *acceptor_plugins(const struct acceptor *a);
 
 #endif /* SERVER_CONTROL_ACCEPTOR_H */

@@ -567,7 +567,6 @@ static const struct {
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
     {"dns", "#24"},
-    {"down", "#19 scripts around the device"},
     {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
     {"gremlin", "#24: a debugging aid that damages traffic on purpose"},
@@ -594,11 +593,9 @@ static const struct {
     {"pkcs11-providers", "#18 certificate options"},
     {"proto-force", "#16 TCP transport"},
     {"route-pre-down", "#19 scripts around the device"},
-    {"route-up", "#19 scripts around the device"},
     {"stale-routes-check", "#19 session limits"},
     {"tls-exit", "#24"},
     {"udp-mtu", "#24: MTU options"},
-    {"up", "#19 scripts around the device"},
     {"verify-hash", "#18 certificate options"},
 };
 
@@ -1597,8 +1594,7 @@ static void pool_directives(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "route-up /bin/true",
-        "up /bin/true",
+        "route-pre-down /bin/true",
         "proto tcp",
         "proto tcp-server",
         "dev-type tap",
