@@ -51,6 +51,10 @@ def main():
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--key", required=True)
     ap.add_argument("--mode", choices=["good", "other-kc", "truncated"], required=True)
+    ap.add_argument("--flood", type=float, default=0,
+                    help="instead: send the packet for this many seconds from --sources source "
+                         "ports, as fast as the loop goes (a replayed reset flood)")
+    ap.add_argument("--sources", type=int, default=256)
     args = ap.parse_args()
 
     kc, wkc = read_key(args.key)
@@ -59,6 +63,21 @@ def main():
     if args.mode == "truncated":
         wkc = wkc[:100] + wkc[140:]
     pkt = wrap(kc, 10 << 3, os.urandom(8), b"\x00" + struct.pack(">I", 0)) + wkc
+    if args.flood > 0:
+        socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(args.sources)]
+        for x in socks:
+            x.setblocking(False)
+        end, n, i = time.monotonic() + args.flood, 0, 0
+        while time.monotonic() < end:
+            for _ in range(64):
+                try:
+                    socks[i % len(socks)].sendto(pkt, (args.host, args.port))
+                    n += 1
+                except (BlockingIOError, OSError):
+                    pass
+                i += 1
+        print(f"{args.mode}: flooded {n} packets from {len(socks)} ports")
+        return 0
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.settimeout(2.0)
     for _ in range(3):  # UDP: a datagram may be lost; the same packet up to three times
