@@ -22,6 +22,7 @@
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
 #include "server/addr/pool_persist.h"
+#include "server/data/tcp.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
 
@@ -268,16 +269,17 @@ static void set_tls_threads(void)
 }
 
 /* The address to bind: `local` (literal or name) or the wildcard, of the family `proto` asks
- * for: udp4 IPv4, udp6 IPv6 (dual-stack), udp IPv4 unless `local` is an IPv6 address. */
+ * for: udp4/tcp4 IPv4, udp6/tcp6 IPv6 (dual-stack), udp/tcp IPv4 unless `local` is an IPv6
+ * address. */
 static int resolve_local(const struct config *cfg, union udp_addr *sa)
 {
     struct addrinfo hints, *res = NULL;
     struct in6_addr a6;
     int family = AF_INET, err;
 
-    if (cfg->net.proto == CONFIG_PROTO_UDP6 ||
-        (cfg->net.proto == CONFIG_PROTO_UDP && cfg->net.local &&
-         inet_pton(AF_INET6, cfg->net.local, &a6) == 1)) {
+    if (cfg->net.proto == CONFIG_PROTO_UDP6 || cfg->net.proto == CONFIG_PROTO_TCP6 ||
+        ((cfg->net.proto == CONFIG_PROTO_UDP || cfg->net.proto == CONFIG_PROTO_TCP) &&
+         cfg->net.local && inet_pton(AF_INET6, cfg->net.local, &a6) == 1)) {
         family = AF_INET6;
     }
     memset(sa, 0, sizeof(*sa));
@@ -525,6 +527,17 @@ static int open_sockets(struct server *srv, const union udp_addr *local)
         log_msg(LOG_WARN, "OVPND_STEERING=off: kernel steering disabled, packets that reach the "
                           "wrong thread are handed over");
     }
+    if (config_proto_is_tcp(cfg->net.proto)) {
+        /* one listening socket per worker: the kernel picks the worker at accept */
+        err = tcp_group_open(local, srv->n_workers, srv->tcp_fds);
+        if (err) {
+            log_msg(LOG_ERR, "cannot listen on TCP %s: %s%s",
+                    udp_addr_str(local, addr, sizeof(addr)), strerror(-err),
+                    err == -EADDRINUSE ? " (another server running?)" : "");
+            return err;
+        }
+        goto tun_steering;
+    }
     err = udp_group_open(local, 1 + srv->n_workers, srv->udp_fds, want_steering, &srv->is_steered);
     if (err) {
         log_msg(LOG_ERR, "cannot bind UDP %s: %s%s", udp_addr_str(local, addr, sizeof(addr)),
@@ -535,6 +548,7 @@ static int open_sockets(struct server *srv, const union udp_addr *local)
         log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching the "
                           "wrong thread are handed over (slower)");
     }
+tun_steering:
     if (want_steering && srv->n_workers > 1) {
         err = tun_steer_open(&srv->tun_steer, &srv->tun,
                              (uint32_t)(srv->pool.n > (size_t)cfg->clients.max_clients
@@ -597,6 +611,14 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
             return err;
         }
         srv->n_workers_built = i + 1;
+        err = srv->tcp_fds[i] < 0
+                  ? 0
+                  : worker_listen_tcp(&srv->workers[i], srv->tcp_fds[i],
+                                      (size_t)srv->cfg->clients.max_clients + TCP_CONN_SLACK);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "worker %d: %s", i, uv_strerror(err));
+            return err;
+        }
     }
     return 0;
 }
@@ -615,8 +637,9 @@ static void log_started(const struct server *srv, const union udp_addr *local)
     } else {
         snprintf(tunaddr + strlen(tunaddr), 32, " peer %s", peer);
     }
-    log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s (topology %s), %d worker%s",
-            OVPND_VERSION, udp_addr_str(local, addr, sizeof(addr)), srv->tun.name, tunaddr,
+    log_msg(LOG_INFO, "ovpnd %s: listening on %s %s, %s %s (topology %s), %d worker%s",
+            OVPND_VERSION, config_proto_is_tcp(srv->cfg->net.proto) ? "TCP" : "UDP",
+            udp_addr_str(local, addr, sizeof(addr)), srv->tun.name, tunaddr,
             topology_name(srv->plan.topology), srv->n_workers, srv->n_workers > 1 ? "s" : "");
     log_msg(LOG_INFO, "data channel crypto: %s",
             data_aead_backend_name(data_crypto_default_backend()));
@@ -673,6 +696,11 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
             close(srv->udp_fds[i]);
         }
     }
+    for (int i = 0; i < srv->n_workers && i < TUN_MAX_QUEUES; i++) {
+        if (srv->tcp_fds[i] >= 0) {
+            close(srv->tcp_fds[i]);
+        }
+    }
     routes_free(&srv->routes);
     ip_pool_clear(&srv->pool);
     if (srv->persist_fd >= 0) {
@@ -703,6 +731,9 @@ int server_run(struct config *cfg)
     srv.cfg = cfg;
     for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
         srv.udp_fds[i] = -1;
+    }
+    for (size_t i = 0; i < sizeof(srv.tcp_fds) / sizeof(srv.tcp_fds[0]); i++) {
+        srv.tcp_fds[i] = -1;
     }
     set_limits(&srv);
     set_tls_threads();

@@ -611,6 +611,7 @@ void config_init(struct config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->net.port = 1194;
+    cfg->net.tcp_queue_limit = CONFIG_TCP_QUEUE_LIMIT;
     cfg->net.proto = CONFIG_PROTO_UDP;
     cfg->net.topology = CONFIG_TOPOLOGY_SUBNET;
     cfg->net.ifconfig_pool_persist_s = 600;

@@ -380,12 +380,15 @@ int config_finish(struct config_parser *ps)
         bool is_v6 = inet_pton(AF_INET6, cfg->net.local, &a6) == 1;
         bool is_v4 = inet_pton(AF_INET, cfg->net.local, &a4) == 1;
 
-        if (is_v6 && cfg->net.proto == CONFIG_PROTO_UDP4) {
+        if (is_v6 && (cfg->net.proto == CONFIG_PROTO_UDP4 || cfg->net.proto == CONFIG_PROTO_TCP4)) {
             err = config_error_at(ps, &ps->seen_local, "local",
-                                  "'%s' is an IPv6 address, but proto is udp4", cfg->net.local);
-        } else if (is_v4 && cfg->net.proto == CONFIG_PROTO_UDP6) {
+                                  "'%s' is an IPv6 address, but proto is %s", cfg->net.local,
+                                  cfg->net.proto == CONFIG_PROTO_UDP4 ? "udp4" : "tcp4-server");
+        } else if (is_v4 &&
+                   (cfg->net.proto == CONFIG_PROTO_UDP6 || cfg->net.proto == CONFIG_PROTO_TCP6)) {
             err = config_error_at(ps, &ps->seen_local, "local",
-                                  "'%s' is an IPv4 address, but proto is udp6", cfg->net.local);
+                                  "'%s' is an IPv4 address, but proto is %s", cfg->net.local,
+                                  cfg->net.proto == CONFIG_PROTO_UDP6 ? "udp6" : "tcp6-server");
         }
     }
     if (err == 0 && cfg->net.ccd_exclusive && !cfg->net.client_config_dir) {

@@ -192,6 +192,7 @@ int config_h_route_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_port(struct config_parser *ps, int argc, char **argv);
 int config_h_proto(struct config_parser *ps, int argc, char **argv);
+int config_h_tcp_queue_limit(struct config_parser *ps, int argc, char **argv);
 int config_h_local(struct config_parser *ps, int argc, char **argv);
 int config_h_dev(struct config_parser *ps, int argc, char **argv);
 int config_h_dev_type(struct config_parser *ps, int argc, char **argv);

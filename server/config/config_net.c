@@ -41,8 +41,9 @@ int config_h_port(struct config_parser *ps, int argc, char **argv)
 
 int config_h_proto(struct config_parser *ps, int argc, char **argv)
 {
-    static const char *const tcp[] = {"tcp",        "tcp4",        "tcp6",
-                                      "tcp-server", "tcp4-server", "tcp6-server"};
+    static const char *const tcp[] = {"tcp4",        "tcp6",        "tcp",
+                                      "tcp4-server", "tcp6-server", "tcp-server"};
+    static const int tcp_proto[] = {CONFIG_PROTO_TCP4, CONFIG_PROTO_TCP6, CONFIG_PROTO_TCP};
     const char *p = argv[1];
 
     (void)argc;
@@ -60,7 +61,8 @@ int config_h_proto(struct config_parser *ps, int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
         if (strcmp(p, tcp[i]) == 0) {
-            return config_not_implemented(ps, "TCP transport '%s'; use udp, udp4 or udp6", p);
+            ps->cfg->net.proto = tcp_proto[i % 3];
+            return 0;
         }
     }
     if (strcmp(p, "tcp-client") == 0 || strcmp(p, "tcp4-client") == 0 ||
@@ -71,6 +73,20 @@ int config_h_proto(struct config_parser *ps, int argc, char **argv)
                         "unknown protocol '%s' (udp, udp4, udp6, tcp-server, tcp4-server, "
                         "tcp6-server)",
                         p);
+}
+
+int config_h_tcp_queue_limit(struct config_parser *ps, int argc, char **argv)
+{
+    char *end;
+    long n = strtol(argv[1], &end, 10);
+
+    (void)argc;
+    /* 2.6 options.c: "--tcp-queue-limit must be >= 1" */
+    if (argv[1][0] == '\0' || *end != '\0' || n < 1 || n > 65536) {
+        return config_error(ps, "'%s' is not a packet count (1-65536)", argv[1]);
+    }
+    ps->cfg->net.tcp_queue_limit = (int)n;
+    return 0;
 }
 
 int config_h_local(struct config_parser *ps, int argc, char **argv)

@@ -295,7 +295,7 @@ static const struct config_directive directives[] = {
     SET("status-version", 1, 1, 0, config_h_status_version),
     SET("suppress-timestamps", 0, 0, 0, config_h_suppress_timestamps),
     SET("syslog", 0, 1, 0, config_h_syslog),
-    IGNORE("tcp-queue-limit", 1, 1, "only used with TCP"),
+    SET("tcp-queue-limit", 1, 1, 0, config_h_tcp_queue_limit),
     TODO("tcp-nodelay", 0, "TCP"),
     REFUSED("test-crypto", ACTION),
     SET("tls-auth", 1, 2, I, config_h_tls_auth),

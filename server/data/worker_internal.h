@@ -63,6 +63,32 @@ void wk_tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pk
 /* The TUN queue's readiness callback (h->data: the worker): read, route, flush. */
 void wk_on_tun(uv_poll_t *h, int status, int events);
 
+/* worker_tcp.c */
+/* The readiness callback of a TCP connection (h->data: the connection). */
+void wk_tcp_on_conn(uv_poll_t *h, int status, int events);
+/* Close c (why: for the log): its peer is forgotten (MSG_GONE), the acceptor told
+ * (MSG_LINK_CLOSED), its memory freed once libuv lets go of it. No-op when closing already. */
+void wk_tcp_close(struct worker *w, struct tcp_conn *c, const char *why);
+/* Room for one packet to c: a pointer where up to *cap bytes go, or NULL when the packet must be
+ * dropped (tcp-queue-limit packets wait already, counted; or c is closing). wk_tcp_commit then
+ * queues what was written there. */
+uint8_t *wk_tcp_reserve(struct worker *w, struct tcp_conn *c, size_t *cap);
+void wk_tcp_commit(struct worker *w, struct tcp_conn *c, size_t len);
+/* Write what every connection has queued (the end of each callback, wk_flush_out). */
+void wk_tcp_flush(struct worker *w);
+/* A control packet from the acceptor for TCP link (MSG_LINK_SEND): queue it. */
+void wk_tcp_link_send(struct worker *w, uint64_t link, const uint8_t *pkt, size_t len);
+/* The acceptor ended link's session (MSG_LINK_CLOSE): close it after a last write. */
+void wk_tcp_link_close(struct worker *w, uint64_t link);
+/* Tie p (installed now, p->link set) to its connection. False when the connection is gone. */
+bool wk_tcp_bind_peer(struct worker *w, struct peer *p);
+/* Once a second: close connections without an installed session after hand-window. */
+void wk_tcp_tick(struct worker *w, uint64_t now);
+/* Stop accepting, close every connection (the loop is stopping). */
+void wk_tcp_stop(struct worker *w);
+/* Free the tables (after the loop is gone). */
+void wk_tcp_free(struct worker *w);
+
 /* The family of an IP packet (4 or 6) and where its source and destination addresses are, or 0
  * when it is too short for its version's header. */
 static inline int wk_ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src,
@@ -108,6 +134,9 @@ static inline void wk_touch_last_ref(const struct worker *w, struct peer *p)
 static inline void wk_flush_out(struct worker *w)
 {
     wk_tx_flush(w);
+    if (w->tcp_dirty) {
+        wk_tcp_flush(w);
+    }
     if (w->has_vnet_hdr) {
         tcp_gro_flush(&w->gro);
     }
