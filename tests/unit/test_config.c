@@ -1365,8 +1365,6 @@ static void not_implemented(void **state)
     static const char *const lines[] = {
         "route-up /bin/true",
         "up /bin/true",
-        "proto tcp",
-        "proto tcp-server",
         "dev-type tap",
         "compress lz4-v2",
         "compress lz4",
@@ -1859,6 +1857,31 @@ static void routing_directives(void **state)
                  "t.conf:8: local: '2001:2::1' is an IPv6 address, but proto is udp4");
     expect_error(BASE "proto udp6\nlocal 198.18.0.1\n",
                  "t.conf:9: local: '198.18.0.1' is an IPv4 address, but proto is udp6");
+
+    /* TCP transport, as 2.6 names it in a server (tcp = tcp-server), and tcp-queue-limit. */
+    static const struct {
+        const char *line;
+        int proto;
+    } tcp[] = {{"proto tcp\n", CONFIG_PROTO_TCP},   {"proto tcp-server\n", CONFIG_PROTO_TCP},
+               {"proto tcp4\n", CONFIG_PROTO_TCP4}, {"proto tcp4-server\n", CONFIG_PROTO_TCP4},
+               {"proto tcp6\n", CONFIG_PROTO_TCP6}, {"proto tcp6-server\n", CONFIG_PROTO_TCP6}};
+    for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
+        char text[1024];
+
+        snprintf(text, sizeof(text), "%s%s", BASE, tcp[i].line);
+        expect_ok(&cfg, text);
+        assert_int_equal(cfg.net.proto, tcp[i].proto);
+        assert_true(config_proto_is_tcp(cfg.net.proto));
+        assert_int_equal(cfg.net.tcp_queue_limit, 64);
+        config_free(&cfg);
+    }
+    expect_ok(&cfg, BASE "proto tcp-server\ntcp-queue-limit 8\n");
+    assert_int_equal(cfg.net.tcp_queue_limit, 8);
+    config_free(&cfg);
+    expect_error(BASE "tcp-queue-limit 0\n",
+                 "t.conf:8: tcp-queue-limit: '0' is not a packet count (1-65536)");
+    expect_error(BASE "local 2001:2::1\nproto tcp4-server\n",
+                 "t.conf:8: local: '2001:2::1' is an IPv6 address, but proto is tcp4-server");
 }
 
 int main(void)
