@@ -218,6 +218,14 @@ uint8_t *wk_tcp_reserve(struct worker *w, struct tcp_conn *c, size_t *cap)
     if (c->is_closing) {
         return NULL;
     }
+    if (c->n_queued > 0 && !c->is_write_wanted &&
+        (c->n_queued >= (unsigned)w->env->cfg->net.tcp_queue_limit ||
+         c->tx_tail + need > c->tx_cap)) {
+        conn_write(w, c); /* a burst (TUN super-packets): hand the kernel what waits first */
+        if (c->is_closing) {
+            return NULL;
+        }
+    }
     if (c->n_queued >= (unsigned)w->env->cfg->net.tcp_queue_limit) {
         stat_inc(&w->stats.drop_tcp_queue); /* tcp-queue-limit: the client does not read */
         return NULL;
