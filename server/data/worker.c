@@ -52,7 +52,7 @@ void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
         struct tcp_conn *c = p->conn;
 
         p->conn = NULL;
-        wk_tcp_close(w, c, "session ended");
+        wk_tcp_close(w, c, LOG_INFO, "session ended");
     }
     for (unsigned i = 0; i < w->n_tx; i++) { /* queued datagrams still go, uncounted */
         if (w->tx_peer[i] == p) {

@@ -66,9 +66,10 @@ void wk_on_tun(uv_poll_t *h, int status, int events);
 /* worker_tcp.c */
 /* The readiness callback of a TCP connection (h->data: the connection). */
 void wk_tcp_on_conn(uv_poll_t *h, int status, int events);
-/* Close c (why: for the log): its peer is forgotten (MSG_GONE), the acceptor told
- * (MSG_LINK_CLOSED), its memory freed once libuv lets go of it. No-op when closing already. */
-void wk_tcp_close(struct worker *w, struct tcp_conn *c, const char *why);
+/* Close c (why: for the log, at level lvl, rate-limited): its peer is forgotten (MSG_GONE), the
+ * acceptor told (MSG_LINK_CLOSED), its memory freed once libuv lets go of it. No-op when closing
+ * already. */
+void wk_tcp_close(struct worker *w, struct tcp_conn *c, enum log_level lvl, const char *why);
 /* Room for one packet to c: a pointer where up to *cap bytes go, or NULL when the packet must be
  * dropped (tcp-queue-limit packets wait already, counted; or c is closing). wk_tcp_commit then
  * queues what was written there. */

@@ -30,8 +30,9 @@
 #include "server/data/tcp.h"
 
 #define TCP_ACCEPTS_PER_WAKEUP 64
-#define TCP_READ_ROUNDS 4 /* reads of TCP_READ_LEN per wakeup, so one client cannot starve others  \
-                           */
+#define TCP_READ_ROUNDS                                                                            \
+    4 /* reads of TCP_READ_LEN per wakeup, so one client cannot starve others                      \
+       */
 
 struct tcp_conn {
     struct worker *w;
@@ -108,7 +109,7 @@ static void conn_release(struct worker *w, struct tcp_conn *c)
     uv_close((uv_handle_t *)&c->poll, on_conn_closed);
 }
 
-void wk_tcp_close(struct worker *w, struct tcp_conn *c, const char *why)
+void wk_tcp_close(struct worker *w, struct tcp_conn *c, enum log_level lvl, const char *why)
 {
     struct msg *m;
 
@@ -116,7 +117,7 @@ void wk_tcp_close(struct worker *w, struct tcp_conn *c, const char *why)
         return;
     }
     c->is_closing = true;
-    conn_log(w, c, LOG_INFO, why);
+    conn_log(w, c, lvl, why);
     if (c->tx_tail > c->tx_head) { /* what the client was last told (AUTH_FAILED, RESTART) */
         (void)send(c->fd, c->tx + c->tx_head, c->tx_tail - c->tx_head, MSG_DONTWAIT | MSG_NOSIGNAL);
     }
@@ -168,7 +169,7 @@ static void conn_write(struct worker *w, struct tcp_conn *c)
                 continue;
             }
             if (errno != EAGAIN && errno != EWOULDBLOCK) {
-                wk_tcp_close(w, c, strerror(errno));
+                wk_tcp_close(w, c, LOG_INFO, strerror(errno));
                 return;
             }
             break;
@@ -290,7 +291,7 @@ void wk_tcp_link_close(struct worker *w, uint64_t link)
     struct tcp_conn *c = conn_of(w, link);
 
     if (c) {
-        wk_tcp_close(w, c, "session ended");
+        wk_tcp_close(w, c, LOG_INFO, "session ended");
     }
 }
 
@@ -339,12 +340,12 @@ static void conn_read(struct worker *w, struct tcp_conn *c)
         memcpy(buf, c->rx, have);
         n = recv(c->fd, buf + have, TCP_READ_LEN, MSG_DONTWAIT);
         if (n == 0) {
-            wk_tcp_close(w, c, "closed by the client");
+            wk_tcp_close(w, c, LOG_INFO, "closed by the client");
             return;
         }
         if (n < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                wk_tcp_close(w, c, strerror(errno));
+                wk_tcp_close(w, c, LOG_INFO, strerror(errno));
             }
             return;
         }
@@ -361,7 +362,7 @@ static void conn_read(struct worker *w, struct tcp_conn *c)
             if (err) {
                 /* 2.6: "Bad encapsulated packet length from peer", and a restart */
                 stat_inc(&w->stats.drop_tcp_framing);
-                wk_tcp_close(w, c,
+                wk_tcp_close(w, c, LOG_WARN,
                              "bad packet length in the TCP stream (0, or more than the "
                              "largest packet): closing");
                 return;
@@ -386,7 +387,7 @@ void wk_tcp_on_conn(uv_poll_t *h, int status, int events)
     struct worker *w = c->w;
 
     if (status < 0) {
-        wk_tcp_close(w, c, uv_strerror(status));
+        wk_tcp_close(w, c, LOG_INFO, uv_strerror(status));
     } else {
         if ((events & UV_WRITABLE) && !c->is_closing) {
             conn_write(w, c);
@@ -477,7 +478,7 @@ void wk_tcp_tick(struct worker *w, uint64_t now)
 
         if (c && !c->peer && !c->is_closing && now - c->accepted_ms >= hand_window_ms) {
             stat_inc(&w->stats.drop_tcp_hand_window);
-            wk_tcp_close(w, c, "no completed handshake within hand-window: closing");
+            wk_tcp_close(w, c, LOG_INFO, "no completed handshake within hand-window: closing");
         }
     }
 }
