@@ -268,29 +268,30 @@ static void set_tls_threads(void)
     log_msg(LOG_INFO, "TLS handshakes: %ld threads", n);
 }
 
-/* The address to bind: `local` (literal or name) or the wildcard, of the family `proto` asks
- * for: udp4/tcp4 IPv4, udp6/tcp6 IPv6 (dual-stack), udp/tcp IPv4 unless `local` is an IPv6
- * address. */
-static int resolve_local(const struct config *cfg, union udp_addr *sa)
+/* The address to bind for socket sock (host, port and proto filled in): the host (literal or
+ * name) or the wildcard, of the family its proto asks for: udp4/tcp4 IPv4, udp6/tcp6 IPv6
+ * (dual-stack), udp/tcp IPv4 unless the host is an IPv6 address. */
+static int resolve_local(const struct config *cfg, const struct config_socket *sock,
+                         union udp_addr *sa)
 {
     struct addrinfo hints, *res = NULL;
     struct in6_addr a6;
     int family = AF_INET, err;
 
-    if (cfg->net.proto == CONFIG_PROTO_UDP6 || cfg->net.proto == CONFIG_PROTO_TCP6 ||
-        ((cfg->net.proto == CONFIG_PROTO_UDP || cfg->net.proto == CONFIG_PROTO_TCP) &&
-         cfg->net.local && inet_pton(AF_INET6, cfg->net.local, &a6) == 1)) {
+    if (sock->proto == CONFIG_PROTO_UDP6 || sock->proto == CONFIG_PROTO_TCP6 ||
+        ((sock->proto == CONFIG_PROTO_UDP || sock->proto == CONFIG_PROTO_TCP) && sock->host &&
+         inet_pton(AF_INET6, sock->host, &a6) == 1)) {
         family = AF_INET6;
     }
     memset(sa, 0, sizeof(*sa));
-    if (!cfg->net.local) {
+    if (!sock->host) {
         if (family == AF_INET6) {
             sa->in6.sin6_family = AF_INET6;
-            sa->in6.sin6_port = htons(cfg->net.port);
+            sa->in6.sin6_port = htons(sock->port);
             sa->in6.sin6_addr = in6addr_any;
         } else {
             sa->in4.sin_family = AF_INET;
-            sa->in4.sin_port = htons(cfg->net.port);
+            sa->in4.sin_port = htons(sock->port);
             sa->in4.sin_addr.s_addr = htonl(INADDR_ANY);
         }
         return 0;
@@ -298,17 +299,17 @@ static int resolve_local(const struct config *cfg, union udp_addr *sa)
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = family;
     hints.ai_socktype = SOCK_DGRAM;
-    err = getaddrinfo(cfg->net.local, NULL, &hints, &res);
+    err = getaddrinfo(sock->host, NULL, &hints, &res);
     if (err || !res) {
         log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", cfg->source,
-                cfg->net.local, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
+                sock->host, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
         return -EINVAL;
     }
     memcpy(sa, res->ai_addr, res->ai_addrlen < sizeof(*sa) ? res->ai_addrlen : sizeof(*sa));
     if (family == AF_INET6) {
-        sa->in6.sin6_port = htons(cfg->net.port);
+        sa->in6.sin6_port = htons(sock->port);
     } else {
-        sa->in4.sin_port = htons(cfg->net.port);
+        sa->in4.sin_port = htons(sock->port);
     }
     freeaddrinfo(res);
     return 0;
@@ -514,9 +515,11 @@ static int open_tun(struct server *srv)
     return err;
 }
 
-/* The UDP socket group (socket 0 the acceptor's, 1 + i worker i's) and the kernel steering
- * programs, for local. */
-static int open_sockets(struct server *srv, const union udp_addr *local)
+/* The UDP socket group (socket 0 the acceptor's, 1 + i worker i's) on udp_local and the TCP
+ * listening sockets (one per worker) on tcp_local, each NULL when not configured, and the kernel
+ * steering programs. */
+static int open_sockets(struct server *srv, const union udp_addr *udp_local,
+                        const union udp_addr *tcp_local)
 {
     const struct config *cfg = srv->cfg;
     bool want_steering = env_switch("OVPND_STEERING");
@@ -527,28 +530,30 @@ static int open_sockets(struct server *srv, const union udp_addr *local)
         log_msg(LOG_WARN, "OVPND_STEERING=off: kernel steering disabled, packets that reach the "
                           "wrong thread are handed over");
     }
-    if (config_proto_is_tcp(cfg->net.proto)) {
+    if (tcp_local) {
         /* one listening socket per worker: the kernel picks the worker at accept */
-        err = tcp_group_open(local, srv->n_workers, srv->tcp_fds);
+        err = tcp_group_open(tcp_local, srv->n_workers, srv->tcp_fds);
         if (err) {
             log_msg(LOG_ERR, "cannot listen on TCP %s: %s%s",
-                    udp_addr_str(local, addr, sizeof(addr)), strerror(-err),
+                    udp_addr_str(tcp_local, addr, sizeof(addr)), strerror(-err),
                     err == -EADDRINUSE ? " (another server running?)" : "");
             return err;
         }
-        goto tun_steering;
     }
-    err = udp_group_open(local, 1 + srv->n_workers, srv->udp_fds, want_steering, &srv->is_steered);
-    if (err) {
-        log_msg(LOG_ERR, "cannot bind UDP %s: %s%s", udp_addr_str(local, addr, sizeof(addr)),
-                strerror(-err), err == -EADDRINUSE ? " (another server running?)" : "");
-        return err;
+    if (udp_local) {
+        err = udp_group_open(udp_local, 1 + srv->n_workers, srv->udp_fds, want_steering,
+                             &srv->is_steered);
+        if (err) {
+            log_msg(LOG_ERR, "cannot bind UDP %s: %s%s",
+                    udp_addr_str(udp_local, addr, sizeof(addr)), strerror(-err),
+                    err == -EADDRINUSE ? " (another server running?)" : "");
+            return err;
+        }
+        if (want_steering && !srv->is_steered) {
+            log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching "
+                              "the wrong thread are handed over (slower)");
+        }
     }
-    if (want_steering && !srv->is_steered) {
-        log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching the "
-                          "wrong thread are handed over (slower)");
-    }
-tun_steering:
     if (want_steering && srv->n_workers > 1) {
         err = tun_steer_open(&srv->tun_steer, &srv->tun,
                              (uint32_t)(srv->pool.n > (size_t)cfg->clients.max_clients
@@ -623,11 +628,13 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
     return 0;
 }
 
-static void log_started(const struct server *srv, const union udp_addr *local)
+static void log_started(const struct server *srv, const union udp_addr *udp_local,
+                        const union udp_addr *tcp_local)
 {
     struct in_addr in = {.s_addr = htonl(srv->server_addr)};
     struct in_addr rn = {.s_addr = htonl(srv->plan.remote_netmask)};
     char tunaddr[INET_ADDRSTRLEN + 32], peer[INET_ADDRSTRLEN], addr[UDP_ADDR_STR_MAX];
+    char addr2[UDP_ADDR_STR_MAX], where[2 * UDP_ADDR_STR_MAX + 16];
 
     inet_ntop(AF_INET, &in, tunaddr, INET_ADDRSTRLEN);
     inet_ntop(AF_INET, &rn, peer, sizeof(peer));
@@ -637,10 +644,13 @@ static void log_started(const struct server *srv, const union udp_addr *local)
     } else {
         snprintf(tunaddr + strlen(tunaddr), 32, " peer %s", peer);
     }
-    log_msg(LOG_INFO, "ovpnd %s: listening on %s %s, %s %s (topology %s), %d worker%s",
-            OVPND_VERSION, config_proto_is_tcp(srv->cfg->net.proto) ? "TCP" : "UDP",
-            udp_addr_str(local, addr, sizeof(addr)), srv->tun.name, tunaddr,
-            topology_name(srv->plan.topology), srv->n_workers, srv->n_workers > 1 ? "s" : "");
+    snprintf(where, sizeof(where), "%s%s%s%s%s", udp_local ? "UDP " : "",
+             udp_local ? udp_addr_str(udp_local, addr, sizeof(addr)) : "",
+             udp_local && tcp_local ? " and " : "", tcp_local ? "TCP " : "",
+             tcp_local ? udp_addr_str(tcp_local, addr2, sizeof(addr2)) : "");
+    log_msg(LOG_INFO, "ovpnd %s: listening on %s, %s %s (topology %s), %d worker%s", OVPND_VERSION,
+            where, srv->tun.name, tunaddr, topology_name(srv->plan.topology), srv->n_workers,
+            srv->n_workers > 1 ? "s" : "");
     log_msg(LOG_INFO, "data channel crypto: %s",
             data_aead_backend_name(data_crypto_default_backend()));
     log_msg(LOG_INFO, "Initialization Sequence Completed");
@@ -718,7 +728,8 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
 int server_run(struct config *cfg)
 {
     struct server srv;
-    union udp_addr local;
+    union udp_addr udp_local, tcp_local;
+    bool has_udp = false, has_tcp = false;
     char errbuf[512] = "";
     int err, n_started = 0;
     bool is_acceptor_started = false;
@@ -748,8 +759,24 @@ int server_run(struct config *cfg)
         goto out;
     }
     err = open_tun(&srv);
-    err = err ? err : resolve_local(cfg, &local);
-    err = err ? err : open_sockets(&srv, &local);
+    if (cfg->net.n_sockets == 2) { /* one UDP and one TCP socket (config_check.c) */
+        for (int i = 0; i < 2; i++) {
+            const struct config_socket *sock = &cfg->net.sockets[i];
+
+            err = err ? err
+                      : resolve_local(cfg, sock,
+                                      config_proto_is_tcp(sock->proto) ? &tcp_local : &udp_local);
+        }
+        has_udp = has_tcp = true;
+    } else {
+        const struct config_socket one = {
+            .host = cfg->net.local, .port = cfg->net.port, .proto = cfg->net.proto};
+
+        has_tcp = config_proto_is_tcp(one.proto);
+        has_udp = !has_tcp;
+        err = err ? err : resolve_local(cfg, &one, has_tcp ? &tcp_local : &udp_local);
+    }
+    err = err ? err : open_sockets(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
     if (err) {
         goto out;
     }
@@ -773,7 +800,7 @@ int server_run(struct config *cfg)
         goto out;
     }
     is_acceptor_started = true;
-    log_started(&srv, &local);
+    log_started(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
     run_signals(&srv);
     err = 0;
 out:

@@ -712,6 +712,8 @@ void config_free(struct config *cfg)
                         &cfg->config_file,
                         &cfg->cd_dir,
                         &cfg->net.local,
+                        &cfg->net.sockets[0].host,
+                        &cfg->net.sockets[1].host,
                         &cfg->net.dev,
                         &cfg->tls.auth,
                         &cfg->tls.data_ciphers,

@@ -110,13 +110,26 @@ struct config_plugin {
     char *where;
 };
 
+#define CONFIG_MAX_SOCKETS 2 /* `local` lines: one UDP and one TCP socket */
+
+/* One `local HOST|* [PORT] [PROTO]` line (openvpn 2.7's multi-socket server). */
+struct config_socket {
+    char *host;    /* address or name to bind, NULL for `*` (any) */
+    uint16_t port; /* 0: `port` */
+    int proto;     /* CONFIG_PROTO_*, 0: `proto` (both filled in by the checks with two lines) */
+};
+
 /* Network: the sockets, the tun device, addresses, pools and routes */
 struct config_net {
     uint16_t port;       /* `port` / `lport`, default 1194 */
     int proto;           /* CONFIG_PROTO_UDP (default), _UDP4, _UDP6, _TCP4, _TCP6 or _TCP */
     int tcp_queue_limit; /* `tcp-queue-limit N`: packets queued to one TCP client, default 64 */
     char *local;         /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
-    char *dev;           /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
+    /* every `local` line; with two (one UDP, one TCP socket) each is complete after the checks,
+     * with one its port and protocol went into port and proto */
+    struct config_socket sockets[CONFIG_MAX_SOCKETS];
+    int n_sockets;
+    char *dev;    /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
     int topology; /* CONFIG_TOPOLOGY_* (ovpnd's default subnet; openvpn 2.6 defaults to net30) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */

@@ -374,7 +374,30 @@ int config_finish(struct config_parser *ps)
         cfg->net.mssfix = cfg->net.tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->net.tun_mtu;
         cfg->net.mssfix_mode = cfg->net.tun_mtu == 1500 ? CONFIG_MSSFIX_MTU : CONFIG_MSSFIX_FIXED;
     }
-    if (err == 0 && cfg->net.local) {
+    if (err == 0 && cfg->net.n_sockets == 1) {
+        /* `local HOST PORT PROTO` alone: the server's one socket */
+        if (cfg->net.sockets[0].port) {
+            cfg->net.port = cfg->net.sockets[0].port;
+        }
+        if (cfg->net.sockets[0].proto) {
+            cfg->net.proto = cfg->net.sockets[0].proto;
+        }
+    }
+    if (err == 0 && cfg->net.n_sockets == 2) {
+        struct config_socket *s = cfg->net.sockets;
+
+        for (int i = 0; i < 2; i++) {
+            s[i].port = s[i].port ? s[i].port : cfg->net.port;
+            s[i].proto = s[i].proto ? s[i].proto : cfg->net.proto;
+        }
+        if (config_proto_is_tcp(s[0].proto) == config_proto_is_tcp(s[1].proto)) {
+            err = config_error_at(ps, &ps->seen_local, "local",
+                                  "not implemented yet in ovpnd: two %s sockets (two `local` "
+                                  "lines must be one UDP and one TCP socket)",
+                                  config_proto_is_tcp(s[0].proto) ? "TCP" : "UDP");
+        }
+    }
+    if (err == 0 && cfg->net.local && cfg->net.n_sockets < 2) {
         struct in6_addr a6;
         struct in_addr a4;
         bool is_v6 = inet_pton(AF_INET6, cfg->net.local, &a6) == 1;

@@ -153,7 +153,7 @@ static const struct config_directive directives[] = {
     SET("learn-address", 1, 1, 0, config_h_hook_script),
     TODO("link-mtu", 0, NULL),
     TODO("lladdr", 0, NOT_ON_TUN),
-    SET("local", 1, 1, 0, config_h_local),
+    SET("local", 1, 3, 0, config_h_local),
     SET("log", 1, 1, 0, config_h_log),
     SET("log-append", 1, 1, 0, config_h_log_append),
     SET("lport", 1, 1, 0, config_h_port),

@@ -244,6 +244,11 @@ static void build_options_string(struct acceptor *a)
                  "keysize 256,key-method 2,tls-server",
                  a->cfg->net.tun_mtu);
     }
+    /* 2.6 over TCP writes TCPv4_SERVER (and counts the 2-byte length in link-mtu) */
+    o.is_tcp = true;
+    if (occ_options_string(&o, a->options_string_tcp, sizeof(a->options_string_tcp))) {
+        snprintf(a->options_string_tcp, sizeof(a->options_string_tcp), "%s", a->options_string);
+    }
 }
 
 static void release(struct acceptor *a);

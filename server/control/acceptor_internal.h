@@ -246,6 +246,7 @@ struct acceptor {
     struct log_ratelimit rl;
     struct msg_pool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
     char options_string[KEY_METHOD2_OPTIONS_MAX];
+    char options_string_tcp[KEY_METHOD2_OPTIONS_MAX]; /* "proto TCPv4_SERVER", for TCP clients */
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
     struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */

@@ -119,7 +119,8 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
         why = "random generator failed";
         goto out;
     }
-    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    snprintf(server->options, sizeof(server->options), "%s",
+             cs->link ? a->options_string_tcp : a->options_string);
     if (use_ekm) {
         err = tls_session_export(ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
     } else {

@@ -1882,6 +1882,32 @@ static void routing_directives(void **state)
                  "t.conf:8: tcp-queue-limit: '0' is not a packet count (1-65536)");
     expect_error(BASE "local 2001:2::1\nproto tcp4-server\n",
                  "t.conf:8: local: '2001:2::1' is an IPv6 address, but proto is tcp4-server");
+
+    /* openvpn 2.7's multi-socket `local HOST|* [PORT] [PROTO]`: one line is the one socket, two
+     * are one UDP and one TCP socket (the rest of `port` and `proto` fills them in) */
+    expect_ok(&cfg, BASE "local 198.18.0.1 443 tcp\n");
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_TCP);
+    assert_int_equal(cfg.net.port, 443);
+    assert_string_equal(cfg.net.local, "198.18.0.1");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "local 198.18.0.1 443 tcp\nlocal * 1194\nport 1195\n");
+    assert_int_equal(cfg.net.n_sockets, 2);
+    assert_int_equal(cfg.net.sockets[0].proto, CONFIG_PROTO_TCP);
+    assert_int_equal(cfg.net.sockets[0].port, 443);
+    assert_string_equal(cfg.net.sockets[0].host, "198.18.0.1");
+    assert_int_equal(cfg.net.sockets[1].proto, CONFIG_PROTO_UDP);
+    assert_int_equal(cfg.net.sockets[1].port, 1194);
+    assert_null(cfg.net.sockets[1].host);
+    config_free(&cfg);
+    expect_error(BASE "local * 1194 udp\nlocal * 1195 udp4\n",
+                 "t.conf:9: local: not implemented yet in ovpnd: two UDP sockets (two `local` "
+                 "lines must be one UDP and one TCP socket)");
+    expect_error_prefix(BASE "local * 1194 udp\nlocal * 1195 tcp\nlocal * 1196 tcp\n",
+                        "t.conf:10: local: not implemented yet in ovpnd");
+    expect_error(BASE "local * 1194 tcp-client\n",
+                 "t.conf:8: local: 'tcp-client' is a client setting, not valid in a server "
+                 "config");
+    expect_error(BASE "local * 0 udp\n", "t.conf:8: local: '0' is not a port number (1-65535)");
 }
 
 int main(void)
