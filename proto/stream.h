@@ -27,4 +27,12 @@ int stream_next(const uint8_t *buf, size_t len, size_t max_len, const uint8_t **
  * -PE_MALFORMED for a length the header cannot carry (nothing written). */
 int stream_put_len(uint8_t hdr[STREAM_LEN_HDR], size_t pkt_len);
 
+/* port-share: whether the first len bytes of a TCP connection (untrusted) start an OpenVPN
+ * client's first packet, its hard reset, as openvpn 2.6 decides it (ps.c is_openvpn_protocol):
+ * P_CONTROL_HARD_RESET_CLIENT_V2 with a length of 14 to 255, or
+ * P_CONTROL_HARD_RESET_CLIENT_V3 (tls-crypt-v2, the wrapped client key makes it longer) with 336
+ * to 1278. Returns 1 (OpenVPN), 0 (something else: proxy it), or -1 while fewer than 3 bytes
+ * are there (2.6 decides on 2 already; waiting for the opcode byte is never wrong). */
+int stream_is_openvpn_start(const uint8_t *buf, size_t len);
+
 #endif /* PROTO_STREAM_H */

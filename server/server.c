@@ -315,6 +315,33 @@ static int resolve_local(const struct config *cfg, const struct config_socket *s
     return 0;
 }
 
+/* port-share HOST PORT: the server's address, resolved once at start-up (as 2.6 does). */
+static int resolve_port_share(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    struct addrinfo hints, *res = NULL;
+    char port[8];
+    int err;
+
+    if (!cfg->net.port_share_host) {
+        return 0;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(port, sizeof(port), "%u", cfg->net.port_share_port);
+    err = getaddrinfo(cfg->net.port_share_host, port, &hints, &res);
+    if (err || !res) {
+        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", cfg->source,
+                cfg->net.port_share_host, gai_strerror(err));
+        return -EINVAL;
+    }
+    memcpy(&srv->port_share, res->ai_addr,
+           res->ai_addrlen < sizeof(srv->port_share) ? res->ai_addrlen : sizeof(srv->port_share));
+    freeaddrinfo(res);
+    srv->worker_env.port_share = &srv->port_share;
+    return 0;
+}
+
 static int drop_privileges(const struct config *cfg)
 {
     if (cfg->proc.group) {
@@ -777,6 +804,7 @@ int server_run(struct config *cfg)
         err = err ? err : resolve_local(cfg, &one, has_tcp ? &tcp_local : &udp_local);
     }
     err = err ? err : open_sockets(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
+    err = err ? err : resolve_port_share(&srv);
     if (err) {
         goto out;
     }

@@ -714,6 +714,8 @@ void config_free(struct config *cfg)
                         &cfg->net.local,
                         &cfg->net.sockets[0].host,
                         &cfg->net.sockets[1].host,
+                        &cfg->net.port_share_host,
+                        &cfg->net.port_share_dir,
                         &cfg->net.dev,
                         &cfg->tls.auth,
                         &cfg->tls.data_ciphers,

@@ -129,6 +129,11 @@ struct config_net {
      * with one its port and protocol went into port and proto */
     struct config_socket sockets[CONFIG_MAX_SOCKETS];
     int n_sockets;
+    /* `port-share HOST PORT [DIR]`: TCP connections that do not start like an OpenVPN client
+     * are proxied to HOST:PORT; DIR gets a file per proxied connection naming the client */
+    char *port_share_host; /* NULL: no port-share */
+    uint16_t port_share_port;
+    char *port_share_dir;
     char *dev;    /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
     int topology; /* CONFIG_TOPOLOGY_* (ovpnd's default subnet; openvpn 2.6 defaults to net30) */
     bool has_server;

@@ -397,6 +397,13 @@ int config_finish(struct config_parser *ps)
                                   config_proto_is_tcp(s[0].proto) ? "TCP" : "UDP");
         }
     }
+    if (err == 0 && cfg->net.port_share_host && !config_proto_is_tcp(cfg->net.proto) &&
+        cfg->net.n_sockets < 2) {
+        /* 2.6 options.c: "--port-share only works in TCP server mode" */
+        err = config_error_at(ps, &ps->seen_port_share, "port-share",
+                              "only works with a TCP socket (proto tcp-server, or a `local` line "
+                              "with tcp)");
+    }
     if (err == 0 && cfg->net.local && cfg->net.n_sockets < 2) {
         struct in6_addr a6;
         struct in_addr a4;

@@ -88,6 +88,23 @@ int config_h_tcp_queue_limit(struct config_parser *ps, int argc, char **argv)
     return 0;
 }
 
+int config_h_port_share(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_net *net = &ps->cfg->net;
+    int err;
+
+    if (argv[1][0] == '\0') {
+        return config_error(ps, "the address is empty");
+    }
+    err = parse_port(ps, argv[2], &net->port_share_port);
+    err = err ? err : config_set_str(ps, &net->port_share_host, argv[1]);
+    if (!err && argc > 3) {
+        err = config_set_str(ps, &net->port_share_dir, argv[3]);
+    }
+    ps->seen_port_share = config_here(ps);
+    return err;
+}
+
 int config_h_local(struct config_parser *ps, int argc, char **argv)
 {
     struct config_net *net = &ps->cfg->net;

@@ -220,7 +220,7 @@ static const struct config_directive directives[] = {
     TODO("pkcs12", I, NULL),
     SET("plugin", 1, CONFIG_MAX_ARGS - 1, 0, config_h_plugin),
     SET("port", 1, 1, 0, config_h_port),
-    TODO("port-share", 0, NULL),
+    SET("port-share", 2, 3, 0, config_h_port_share),
     CLIENT("preresolve", 0, NULL),
     IGNORE("prng", 0, 2, "the TLS library's random generator is used"),
     SET("proto", 1, 1, 0, config_h_proto),

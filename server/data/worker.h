@@ -56,6 +56,7 @@ struct worker_env {
     int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */
     int ping_restart_s;     /* drop a client silent for this long */
     uint16_t mss_max;       /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
+    const union udp_addr *port_share; /* port-share server, or NULL (worker_proxy.c) */
 };
 
 struct worker {

@@ -89,6 +89,26 @@ void wk_tcp_tick(struct worker *w, uint64_t now);
 void wk_tcp_stop(struct worker *w);
 /* Free the tables (after the loop is gone). */
 void wk_tcp_free(struct worker *w);
+/* port-share: c's proxy has ended (the server closed, or an error): close c. */
+void wk_tcp_proxy_done(struct worker *w, struct tcp_conn *c);
+/* The client's address of c. */
+const union udp_addr *wk_tcp_conn_remote(const struct tcp_conn *c);
+
+/* worker_proxy.c (port-share) */
+struct tcp_proxy;
+/* Start proxying conn (its client's socket client_fd, watched by client_poll with
+ * wk_tcp_on_conn, which hands its events to wk_proxy_on_client from now on) to the port-share
+ * server, first (len bytes, what the client sent so far) going first. NULL when it cannot
+ * start (the caller closes conn). */
+struct tcp_proxy *wk_proxy_new(struct worker *w, struct tcp_conn *conn, uv_poll_t *client_poll,
+                               int client_fd, const uint8_t *first, size_t len);
+/* The client's socket is ready for events: false when the proxy is over (close conn). */
+bool wk_proxy_on_client(struct tcp_proxy *px, int events);
+/* The server's socket's readiness callback (h->data: the proxy). */
+void wk_proxy_on_up(uv_poll_t *h, int status, int events);
+/* End px (its journal file removed: by the acceptor, or here when is_stopping), freed once
+ * libuv lets go of its socket. The client's side is the caller's. NULL is a no-op. */
+void wk_proxy_free(struct tcp_proxy *px, bool is_stopping);
 
 /* The family of an IP packet (4 or 6) and where its source and destination addresses are, or 0
  * when it is too short for its version's header. */

@@ -40,6 +40,7 @@ struct worker_stats {
     _Atomic uint64_t drop_tcp_framing;     /* connections closed for a bad length in the stream */
     _Atomic uint64_t drop_tcp_hand_window; /* connections closed: no handshake in hand-window */
     _Atomic uint64_t drop_tcp_refused;     /* connections not accepted: table full, accept error */
+    _Atomic uint64_t tcp_port_share;       /* connections proxied to the port-share server */
 };
 
 /* Add one to a counter owned by the calling thread. */

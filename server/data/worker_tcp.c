@@ -41,7 +41,9 @@ struct tcp_conn {
     size_t slot;
     uint64_t link;
     union udp_addr remote;
-    struct peer *peer; /* its session's peer, once installed */
+    struct peer *peer;       /* its session's peer, once installed */
+    struct tcp_proxy *proxy; /* port-share: proxied to the port-share server (worker_proxy.c) */
+    bool is_checked;         /* port-share: its first bytes were an OpenVPN client's */
     uint64_t accepted_ms;
     bool is_closing;
     bool is_write_wanted; /* polling for UV_WRITABLE: the kernel's send buffer was full */
@@ -102,6 +104,10 @@ static void dirty_unlink(struct worker *w, struct tcp_conn *c)
 /* Stop c's handle and free it once libuv lets go (no message, no session). */
 static void conn_release(struct worker *w, struct tcp_conn *c)
 {
+    if (c->proxy) { /* stopping */
+        wk_proxy_free(c->proxy, true);
+        c->proxy = NULL;
+    }
     w->conns[c->slot] = NULL;
     w->conn_gen[c->slot]++;
     w->n_conns--;
@@ -118,6 +124,11 @@ void wk_tcp_close(struct worker *w, struct tcp_conn *c, enum log_level lvl, cons
     }
     c->is_closing = true;
     conn_log(w, c, lvl, why);
+    if (c->proxy) {
+        wk_proxy_free(c->proxy, false);
+        c->proxy = NULL;
+        c->tx_tail = c->tx_head;
+    }
     if (c->tx_tail > c->tx_head) { /* what the client was last told (AUTH_FAILED, RESTART) */
         (void)send(c->fd, c->tx + c->tx_head, c->tx_tail - c->tx_head, MSG_DONTWAIT | MSG_NOSIGNAL);
     }
@@ -329,6 +340,28 @@ static void conn_packet(struct worker *w, struct tcp_conn *c, const uint8_t *pkt
     mailbox_post(w->env->mb, MAILBOX_ACCEPTOR, m);
 }
 
+void wk_tcp_proxy_done(struct worker *w, struct tcp_conn *c)
+{
+    wk_tcp_close(w, c, LOG_INFO, "port-share connection ended");
+}
+
+const union udp_addr *wk_tcp_conn_remote(const struct tcp_conn *c)
+{
+    return &c->remote;
+}
+
+/* port-share: c's first bytes (buf, len) are not an OpenVPN client's: proxy it. */
+static void conn_share(struct worker *w, struct tcp_conn *c, const uint8_t *buf, size_t len)
+{
+    c->proxy = wk_proxy_new(w, c, &c->poll, c->fd, buf, len);
+    if (!c->proxy) {
+        wk_tcp_close(w, c, LOG_WARN, "port-share: cannot reach the port-share server: closing");
+        return;
+    }
+    stat_inc(&w->stats.tcp_port_share);
+    conn_log(w, c, LOG_INFO, "not an OpenVPN client: proxied to the port-share server");
+}
+
 /* Read what c's client sent, in chunks of up to TCP_READ_LEN bytes, and handle each packet. */
 static void conn_read(struct worker *w, struct tcp_conn *c)
 {
@@ -351,6 +384,20 @@ static void conn_read(struct worker *w, struct tcp_conn *c)
         }
         have += (size_t)n;
         stat_add(&w->stats.tcp_bytes_in, (uint64_t)n);
+        if (w->env->port_share && !c->is_checked) {
+            int is_openvpn = stream_is_openvpn_start(buf, have);
+
+            if (is_openvpn < 0) { /* fewer than 3 bytes: wait for more */
+                c->rx_len = have;
+                memcpy(c->rx, buf, have);
+                return;
+            }
+            if (is_openvpn == 0) {
+                conn_share(w, c, buf, have);
+                return;
+            }
+            c->is_checked = true;
+        }
         while (!c->is_closing) {
             const uint8_t *pkt;
             size_t pkt_len, used;
@@ -386,7 +433,11 @@ void wk_tcp_on_conn(uv_poll_t *h, int status, int events)
     struct tcp_conn *c = h->data;
     struct worker *w = c->w;
 
-    if (status < 0) {
+    if (c->proxy && status >= 0) {
+        if (!wk_proxy_on_client(c->proxy, events)) {
+            wk_tcp_close(w, c, LOG_INFO, "port-share connection ended");
+        }
+    } else if (status < 0) {
         wk_tcp_close(w, c, LOG_INFO, uv_strerror(status));
     } else {
         if ((events & UV_WRITABLE) && !c->is_closing) {
@@ -476,7 +527,8 @@ void wk_tcp_tick(struct worker *w, uint64_t now)
     for (size_t i = 0; i < w->n_conn_slots; i++) {
         struct tcp_conn *c = w->conns[i];
 
-        if (c && !c->peer && !c->is_closing && now - c->accepted_ms >= hand_window_ms) {
+        if (c && !c->peer && !c->proxy && !c->is_closing &&
+            now - c->accepted_ms >= hand_window_ms) {
             stat_inc(&w->stats.drop_tcp_hand_window);
             wk_tcp_close(w, c, LOG_INFO, "no completed handshake within hand-window: closing");
         }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "proto/errors.h"
+#include "proto/packet.h"
 #include "proto/stream.h"
 
 static void two_packets_then_half(void **state)
@@ -69,12 +70,39 @@ static void length_header(void **state)
     assert_int_equal(hdr[0], 0xFF);
 }
 
+static void port_share_first_bytes(void **state)
+{
+    static const uint8_t reset_v2[] = {0, 14, P_CONTROL_HARD_RESET_CLIENT_V2 << 3, 1, 2};
+    static const uint8_t reset_v2_tls_crypt[] = {0, 66, P_CONTROL_HARD_RESET_CLIENT_V2 << 3};
+    static const uint8_t reset_v2_short[] = {0, 13, P_CONTROL_HARD_RESET_CLIENT_V2 << 3};
+    static const uint8_t reset_v2_long[] = {1, 0, P_CONTROL_HARD_RESET_CLIENT_V2 << 3};
+    static const uint8_t reset_v3[] = {0x01, 0x50, P_CONTROL_HARD_RESET_CLIENT_V3 << 3};
+    static const uint8_t reset_v3_short[] = {0, 255, P_CONTROL_HARD_RESET_CLIENT_V3 << 3};
+    static const uint8_t control_v1[] = {0, 40, P_CONTROL_V1 << 3};
+    static const char http[] = "GET / HTTP/1.1\r\n";
+    static const uint8_t tls_hello[] = {0x16, 0x03, 0x01, 0x02, 0x00};
+
+    (void)state;
+    assert_int_equal(stream_is_openvpn_start(reset_v2, sizeof(reset_v2)), 1);
+    assert_int_equal(stream_is_openvpn_start(reset_v2_tls_crypt, 3), 1);
+    assert_int_equal(stream_is_openvpn_start(reset_v3, 3), 1);
+    assert_int_equal(stream_is_openvpn_start(reset_v2_short, 3), 0);
+    assert_int_equal(stream_is_openvpn_start(reset_v2_long, 3), 0);
+    assert_int_equal(stream_is_openvpn_start(reset_v3_short, 3), 0);
+    assert_int_equal(stream_is_openvpn_start(control_v1, 3), 0);
+    assert_int_equal(stream_is_openvpn_start((const uint8_t *)http, strlen(http)), 0);
+    assert_int_equal(stream_is_openvpn_start(tls_hello, sizeof(tls_hello)), 0);
+    assert_int_equal(stream_is_openvpn_start(reset_v2, 2), -1);
+    assert_int_equal(stream_is_openvpn_start(reset_v2, 0), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_packets_then_half),
         cmocka_unit_test(bad_lengths_end_the_stream),
         cmocka_unit_test(length_header),
+        cmocka_unit_test(port_share_first_bytes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
