@@ -5,6 +5,7 @@
 #                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH] [--clients-only]
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
 #                              [--other-backend] [--rate MBIT] [--churn ROUNDS [--settle SECS]]
+#                              [--proto udp|tcp]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -34,6 +35,9 @@
 #   --ovpnd PATH    the ovpnd binary (default: $OVPND, else build/ovpnd)
 #   --other-backend also measure ovpnd on its other data-channel crypto backend: the
 #                   ovpnd-mbedtls (or ovpnd-openssl) binary beside the ovpnd binary
+#   --proto tcp     the tunnel over TCP: both servers `proto tcp-server`, the client
+#                   `proto tcp-client` (default udp); no UDP search then (the TCP transport
+#                   retransmits what the UDP search counts as lost)
 #
 # For each server (ovpnd, then openvpn with the very same config file) and each cipher (the
 # server's "data-ciphers X"), with the stock openvpn client in its own namespace: iperf3 TCP
@@ -51,7 +55,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -71,6 +75,7 @@ servers=(ovpnd openvpn)
 other_backend=0
 churn_rounds=0
 churn_settle=8
+proto=udp
 need_arg() { [ "$2" -ge 2 ] || {
     echo "bench.sh: $1 needs an argument" >&2
     usage
@@ -198,6 +203,17 @@ while [ $# -gt 0 ]; do
         churn_settle=$((10#$2))
         shift
         ;;
+    --proto)
+        need_arg "$1" $#
+        case "$2" in
+        udp | tcp) proto=$2 ;;
+        *)
+            echo "bench.sh: --proto wants udp or tcp" >&2
+            exit 2
+            ;;
+        esac
+        shift
+        ;;
     -h | --help) usage 0 ;;
     *)
         echo "bench.sh: unknown argument '$1'" >&2
@@ -215,6 +231,13 @@ if [ "$churn_rounds" -gt 0 ] && { [ "$n_clients" = 0 ] || [ "$n_clients" -gt 150
     echo "bench.sh: --churn needs --clients N (at most 15000)" >&2
     exit 2
 fi
+if [ "$proto" = tcp ] && [ "$n_clients" != 0 ]; then
+    echo "bench.sh: --clients with --proto tcp: ovpnd-loadgen speaks UDP only so far" >&2
+    exit 2
+fi
+if [ "$proto" = tcp ]; then
+    export OVT_PROTO=tcp-server OVT_CLIENT_PROTO=tcp4-client # tests/netns/lib.sh
+fi
 if [ "$quick" = 1 ]; then
     ciphers=(AES-256-GCM)
     tcp_secs=${tcp_secs:-3}
@@ -223,6 +246,7 @@ else
     ciphers=(AES-256-GCM AES-128-GCM CHACHA20-POLY1305)
     tcp_secs=${tcp_secs:-10}
     udp_secs=2
+    [ "$proto" = tcp ] && udp_secs=0
 fi
 if [ -n "$ciphers_arg" ]; then
     IFS=, read -r -a ciphers <<<"$ciphers_arg"
@@ -317,6 +341,7 @@ rec meta - - cpus "$(nproc)"
 rec meta - - kernel "$(uname -r)"
 rec meta - - clk_tck "$(getconf CLK_TCK)"
 rec meta - - quick "$quick"
+rec meta - - proto "$proto"
 rec meta - - tcp_secs "$tcp_secs"
 rec meta - - tcp_rate_mbps "${tcp_rate:-0}"
 rec meta - - udp_secs "$udp_secs"
