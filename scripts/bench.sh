@@ -36,8 +36,9 @@
 #   --other-backend also measure ovpnd on its other data-channel crypto backend: the
 #                   ovpnd-mbedtls (or ovpnd-openssl) binary beside the ovpnd binary
 #   --proto tcp     the tunnel over TCP: both servers `proto tcp-server`, the client
-#                   `proto tcp-client` (default udp); no UDP search then (the TCP transport
-#                   retransmits what the UDP search counts as lost)
+#                   `proto tcp-client` and ovpnd-loadgen `--proto tcp` (default udp); no UDP
+#                   search then (the TCP transport retransmits what the UDP search counts
+#                   as lost)
 #
 # For each server (ovpnd, then openvpn with the very same config file) and each cipher (the
 # server's "data-ciphers X"), with the stock openvpn client in its own namespace: iperf3 TCP
@@ -55,7 +56,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -229,10 +230,6 @@ if [ "$clients_only" = 1 ] && [ "$n_clients" = 0 ]; then
 fi
 if [ "$churn_rounds" -gt 0 ] && { [ "$n_clients" = 0 ] || [ "$n_clients" -gt 15000 ]; }; then
     echo "bench.sh: --churn needs --clients N (at most 15000)" >&2
-    exit 2
-fi
-if [ "$proto" = tcp ] && [ "$n_clients" != 0 ]; then
-    echo "bench.sh: --clients with --proto tcp: ovpnd-loadgen speaks UDP only so far" >&2
     exit 2
 fi
 if [ "$proto" = tcp ]; then
@@ -643,7 +640,7 @@ loadgen_server() {
             --cert "$pki/client1.crt" --key "$pki/client1.key" --tls-crypt "$pki/ta.key"
             --clients "$n" --rate 0 --concurrency "$conc" --duration "$LG_SECS"
             --data-rate "$LG_PPS" --bind-range "198.18.0.$a-$((a + 1))" --server-pid "$spid"
-            --threads "$lg_threads"
+            --threads "$lg_threads" --proto "$proto"
             --json "$BD/$server.loadgen.$p.json")
         if [ "$n_procs" -gt 1 ]; then
             args+=(--barrier "$barrier" --barrier-count "$n_procs")
@@ -713,7 +710,7 @@ churn_server() {
         rc=0
         ovt_run $((n_clients / 20 + LG_SECS + 300)) "$CNS" "$LOADGEN" \
             --server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt" \
-            --key "$pki/client1.key" --tls-crypt "$pki/ta.key" --clients "$n_clients" --rate 0 \
+            --key "$pki/client1.key" --tls-crypt "$pki/ta.key" --clients "$n_clients" --rate 0 --proto "$proto" \
             --concurrency "$lg_conc" --duration "$LG_SECS" --data-rate "$LG_PPS" \
             --bind-range 198.18.0.100-101 --threads "$(nproc)" \
             --json "$BD/$server.churn.$r.json" >"$BD/$server.churn.$r.log" 2>&1 || rc=$?

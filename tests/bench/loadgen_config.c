@@ -23,9 +23,11 @@ static const char usage_text[] =
     "N]\n"
     "         [--hand-window SECS] [--auth DIGEST] [--concurrency N]\n"
     "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] [--verbose]\n"
-    "         [--username U --password P]\n"
+    "         [--username U --password P] [--proto udp|tcp]\n"
     "\n"
-    "Plays N OpenVPN 2.6 clients over UDP (no tun): each connects (tls-crypt or tls-auth, TLS\n"
+    "Plays N OpenVPN 2.6 clients over UDP, or over TCP with --proto tcp (`proto tcp-client`,\n"
+    "openvpn's 2-byte length framing, one connection per client; no tun): each connects (tls-crypt "
+    "or tls-auth, TLS\n"
     "with the given client certificate, key-method 2, PUSH_REPLY), sends ICMP echo requests from\n"
     "its pushed address to the server's tunnel address and counts the replies, then leaves with\n"
     "an explicit exit. Clients start at --rate per second (0: all at once); once every client is\n"
@@ -73,6 +75,7 @@ enum {
     OPT_COMP_LZO,
     OPT_USERNAME,
     OPT_PASSWORD,
+    OPT_PROTO,
     OPT_HELP,
 };
 
@@ -106,6 +109,7 @@ static const struct option long_options[] = {
     {"comp-lzo", no_argument, NULL, OPT_COMP_LZO},
     {"username", required_argument, NULL, OPT_USERNAME},
     {"password", required_argument, NULL, OPT_PASSWORD},
+    {"proto", required_argument, NULL, OPT_PROTO},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -383,6 +387,13 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
     case OPT_COMP_LZO:
         cfg->comp_lzo = true;
         return 0;
+    case OPT_PROTO:
+        if (strcmp(arg, "udp") != 0 && strcmp(arg, "tcp") != 0) {
+            snprintf(errbuf, errbuf_len, "--proto %s: want udp or tcp", arg);
+            return -1;
+        }
+        cfg->is_tcp = strcmp(arg, "tcp") == 0;
+        return 0;
     case OPT_USERNAME:
     case OPT_PASSWORD:
         if (strlen(arg) >= KEY_METHOD2_USERPASS_MAX) {
@@ -490,6 +501,7 @@ int loadgen_options_string(const struct loadgen_config *cfg, char *out, size_t c
     o.keydir = o.tls_auth ? cfg->key_direction : -1;
     o.auth = cfg->auth;
     o.comp = o.comp_v1_framing = cfg->comp_lzo; /* ",comp-lzo", one framing byte in link-mtu */
+    o.is_tcp = cfg->is_tcp;                     /* "proto TCPv4_CLIENT" */
     if (cfg->cipher) {
         o.cipher = cfg->cipher;
         o.cipher_in_data_ciphers = true;
