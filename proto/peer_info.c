@@ -198,3 +198,33 @@ bool peer_info_supports_ncp(const struct peer_info *pi)
 {
     return pi != NULL && (pi->ncp >= 2 || pi->has_ciphers);
 }
+
+bool peer_info_value(const char *text, const char *name, char *out, size_t cap)
+{
+    size_t name_len = strlen(name);
+
+    if (cap > 0) {
+        out[0] = '\0';
+    }
+    for (const char *l = text; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+
+        if (len > name_len && l[name_len] == '=' && strncmp(l, name, name_len) == 0) {
+            const char *v = l + name_len + 1;
+            size_t n = len - name_len - 1;
+
+            if (n > 0 && v[n - 1] == '\r') {
+                n--;
+            }
+            if (cap > 0) {
+                n = n < cap - 1 ? n : cap - 1;
+                memcpy(out, v, n);
+                out[n] = '\0';
+            }
+            return true;
+        }
+        l += len + (e ? 1 : 0);
+    }
+    return false;
+}

@@ -62,4 +62,10 @@ int peer_info_parse(const char *text, size_t len, struct peer_info *out);
  * tls_peer_supports_ncp). Only such clients get a pushed "cipher". pi may be NULL (false). */
 bool peer_info_supports_ncp(const struct peer_info *pi);
 
+/* The value of NAME in peer-info text (NUL-terminated, "NAME=value" lines as
+ * peer_info_parse() reads them; the first NAME at the start of a line counts), copied into out
+ * (cap bytes, cut if longer, a trailing '\r' dropped). Returns whether NAME was there; out is
+ * "" when not. text may be NULL. */
+bool peer_info_value(const char *text, const char *name, char *out, size_t cap);
+
 #endif /* PROTO_PEER_INFO_H */

@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
     # build
     build-essential cmake pkg-config
-    libmbedtls-dev libuv1-dev libbpf-dev liblz4-dev uthash-dev libpam0g-dev libssl-dev
+    libmbedtls-dev libuv1-dev libbpf-dev liblz4-dev liblzo2-dev uthash-dev libpam0g-dev libssl-dev
     libcrypt-dev # the sanitizer build preloads it (see CMakeLists.txt)
     # unit tests and formatting
     libcmocka-dev clang-format-16

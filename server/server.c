@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "proto/data_crypto.h"
 #include "proto/mss.h"
@@ -385,6 +386,19 @@ static void on_signal(uv_signal_t *h, int signum)
             }
         }
         return;
+    }
+    if ((signum == SIGHUP || signum == SIGUSR1) && running && running->cfg->proc.log_file) {
+        /* so that logrotate works without copytruncate */
+        int err = log_reopen(running->cfg->proc.log_file);
+
+        if (err) {
+            log_msg(LOG_WARN, "%s: cannot reopen the log file %s: %s; still writing the old one",
+                    signum == SIGHUP ? "SIGHUP" : "SIGUSR1", running->cfg->proc.log_file,
+                    strerror(-err));
+        } else {
+            log_msg(LOG_INFO, "%s: log file %s reopened", signum == SIGHUP ? "SIGHUP" : "SIGUSR1",
+                    running->cfg->proc.log_file);
+        }
     }
     if (signum == SIGHUP) {
         log_msg(LOG_WARN, "SIGHUP: reloading the configuration is not implemented yet; "
@@ -812,6 +826,10 @@ int server_run(struct config *cfg)
     if (err) {
         log_msg(LOG_ERR, "%s: %s", cfg->source, errbuf[0] ? errbuf : strerror(-err));
         goto out;
+    }
+    if (cfg->proc.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+        /* as 2.6 platform_mlockall: a warning, and the server runs on */
+        log_msg(LOG_WARN, "mlock: mlockall failed: %s (memory may be paged out)", strerror(errno));
     }
     err = drop_privileges(cfg);
     if (err) {

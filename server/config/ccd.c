@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +161,6 @@ static int check_args(struct ccd_parser *cp, int argc, int min, int max)
 static const char *const not_yet[] = {
     "vlan-pvid",
     "config",
-    "inactive",
     "ping",
     "ping-restart",
     "echo",
@@ -173,6 +173,54 @@ static const char *const not_yet[] = {
     "auth-token-user",
     NULL,
 };
+
+/* A number of at least min (seconds, bytes or routes). */
+static int parse_count(struct ccd_parser *cp, const char *s, uint64_t min, uint64_t max,
+                       uint64_t *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || *out < min || *out > max) {
+        return ccd_error(cp, "'%s' is not a number from %llu to %llu", s, (unsigned long long)min,
+                         (unsigned long long)max);
+    }
+    return 0;
+}
+
+/* inactive N [BYTES], session-timeout N, max-routes-per-client N */
+static int parse_limit(struct ccd_parser *cp, int argc, char **argv)
+{
+    struct ccd *c = cp->c;
+    const char *d = cp->directive;
+    uint64_t v = 0, bytes = 0;
+    int err;
+
+    if (strcmp(d, "inactive") == 0) {
+        if ((err = check_args(cp, argc, 1, 2)) ||
+            (err = parse_count(cp, argv[1], 0, INT_MAX, &v)) ||
+            (argc == 3 && (err = parse_count(cp, argv[2], 0, UINT64_MAX, &bytes)))) {
+            return err;
+        }
+        c->has_inactive = true;
+        c->inactive_s = (int)v;
+        c->inactive_bytes = bytes;
+        return 0;
+    }
+    if ((err = check_args(cp, argc, 1, 1)) ||
+        (err = parse_count(cp, argv[1], d[0] == 'm' ? 1 : 0, INT_MAX, &v))) {
+        return err;
+    }
+    if (d[0] == 'm') {
+        c->has_max_routes = true;
+        c->max_routes = (int)v;
+    } else {
+        c->has_session_timeout = true;
+        c->session_timeout_s = (int)v;
+    }
+    return 0;
+}
 
 static int handle_line(struct ccd_parser *cp, int argc, char **argv)
 {
@@ -272,6 +320,10 @@ static int handle_line(struct ccd_parser *cp, int argc, char **argv)
             return err;
         }
         return add_iroute(cp, 6, addr, bits, argv[1]);
+    }
+    if (strcmp(d, "inactive") == 0 || strcmp(d, "session-timeout") == 0 ||
+        strcmp(d, "max-routes-per-client") == 0) {
+        return parse_limit(cp, argc, argv);
     }
     for (size_t i = 0; not_yet[i]; i++) {
         if (strcmp(d, not_yet[i]) == 0) {
@@ -537,6 +589,19 @@ int ccd_merge(struct ccd *into, struct ccd *from)
         from->path = path ? from->path : NULL;
     }
     into->is_disabled = into->is_disabled || from->is_disabled;
+    if (from->has_inactive) { /* a later file's value wins, as for ifconfig-push */
+        into->has_inactive = true;
+        into->inactive_s = from->inactive_s;
+        into->inactive_bytes = from->inactive_bytes;
+    }
+    if (from->has_session_timeout) {
+        into->has_session_timeout = true;
+        into->session_timeout_s = from->session_timeout_s;
+    }
+    if (from->has_max_routes) {
+        into->has_max_routes = true;
+        into->max_routes = from->max_routes;
+    }
     if (from->has_ifconfig_push) {
         into->has_ifconfig_push = true;
         into->ifconfig_local = from->ifconfig_local;

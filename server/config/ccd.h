@@ -58,6 +58,13 @@ struct ccd {
     size_t n_iroutes;
     struct ccd_push_op *push_ops; /* push, push-reset, push-remove in file order */
     size_t n_push_ops;
+    /* `inactive N [BYTES]`, `session-timeout N`, `max-routes-per-client N`: override the
+     * server's for this client (2.6 takes them in a client instance) */
+    bool has_inactive, has_session_timeout, has_max_routes;
+    int inactive_s;
+    uint64_t inactive_bytes;
+    int session_timeout_s;
+    int max_routes;
 };
 
 /* Parse text (NUL-terminated) as the content of the file called name into c (zeroed by this

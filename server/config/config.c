@@ -631,6 +631,7 @@ void config_init(struct config *cfg)
     cfg->tls.replay_time_s = 15;
     cfg->tls.verify_client_cert = CONFIG_VERIFY_REQUIRE;
     cfg->clients.max_clients = 1024;
+    cfg->clients.max_routes_per_client = CONFIG_MAX_ROUTES_PER_CLIENT_DEFAULT;
     cfg->clients.connect_freq_initial_max = CONFIG_CONNECT_FREQ_INITIAL_MAX_DEFAULT;
     cfg->clients.connect_freq_initial_per_s = CONFIG_CONNECT_FREQ_INITIAL_PER_DEFAULT;
     cfg->proc.verb = 1;
@@ -772,6 +773,7 @@ void config_free(struct config *cfg)
     config_strv_free(cfg->hooks.tls_crypt_v2_verify);
     config_strv_free(cfg->hooks.client_connect);
     config_strv_free(cfg->hooks.client_disconnect);
+    config_strv_free(cfg->hooks.client_crresponse);
     config_strv_free(cfg->hooks.learn_address);
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
         config_strv_free(cfg->hooks.plugins[i].argv);

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/comp.h"
+
 #define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
 #define CONFIG_PROTO_UDP6 2 /* `proto udp6`: UDP over IPv6, dual-stack ("::" takes IPv4 too) */
 #define CONFIG_PROTO_UDP                                                                           \
@@ -158,6 +160,7 @@ struct config_net {
     int mssfix;      /* 0 = off; see mssfix_mode */
     int mssfix_mode; /* CONFIG_MSSFIX_*; default 1492 + MTU */
     struct config_push push;
+    struct comp_config comp; /* compress, comp-lzo, comp-noadapt, allow-compression */
     bool has_server_ipv6;
     uint8_t server_ipv6_network[16]; /* `server-ipv6 NET/BITS`, network byte order */
     int server_ipv6_bits;            /* 64..124 */
@@ -252,11 +255,14 @@ struct config_hooks {
     char **client_connect;         /* `client-connect CMD` */
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */
+    char **client_crresponse;      /* `client-crresponse CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;
 };
 
 /* Clients */
+#define CONFIG_MAX_ROUTES_PER_CLIENT_DEFAULT 256 /* 2.6 options.c */
+
 struct config_clients {
     int max_clients;                          /* default 1024 */
     int connect_freq_max, connect_freq_per_s; /* `connect-freq N SECS`; default 0 0: no limit */
@@ -264,6 +270,13 @@ struct config_clients {
     int connect_freq_initial_per_s; /* ... 10 s, as 2.6 */
     bool duplicate_cn;
     int explicit_exit_notify; /* 0 unset; N as given, 1 if the directive has no argument */
+    /* `inactive N [BYTES]`: a client that moves fewer than BYTES tunnel bytes (any at all when
+     * 0) in N seconds is disconnected; 0 = off (2.6 forward.c check_inactivity_timeout) */
+    int inactive_s;
+    uint64_t inactive_bytes;
+    int session_timeout_s;     /* `session-timeout N`: a client is disconnected N s after it
+                                * connected; 0 = off */
+    int max_routes_per_client; /* `max-routes-per-client N`: default 256 (2.6) */
 };
 
 /* Process and logging */
@@ -272,6 +285,7 @@ struct config_proc {
     char *user, *group;            /* drop privileges to these after start-up; NULL = stay */
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
     bool daemonize;                /* `daemon [NAME]` */
+    bool mlock;                    /* `mlock`: keep all memory in RAM (mlockall) */
     bool use_syslog;               /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
     char *syslog_name;             /* NAME of the first of those, NULL if it had none */
     char *writepid;
@@ -302,6 +316,7 @@ struct config_mgmt {
     bool hold;              /* management-hold: start serving clients after `hold release` */
     bool signal;            /* management-signal: recorded (a server's listener never resets) */
     bool forget_disconnect; /* management-forget-disconnect: recorded (no passwords to forget) */
+    bool client_auth;       /* management-client-auth: management clients admit each client */
     bool has_modifiers;     /* some management-* directive was given */
 };
 

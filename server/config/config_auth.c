@@ -88,7 +88,8 @@ int config_h_auth_user_pass_verify(struct config_parser *ps, int argc, char **ar
     return split_command(ps, argv[1], &cfg->auth.auth_user_pass_verify);
 }
 
-/* tls-verify, client-connect, client-disconnect, learn-address: CMD, split as above. */
+/* tls-verify, client-connect, client-disconnect, client-crresponse, learn-address: CMD, split
+ * as above. */
 int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
 {
     struct config *cfg = ps->cfg;
@@ -109,6 +110,10 @@ int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
     if (strcmp(argv[0], "client-disconnect") == 0) {
         ps->seen_client_disconnect = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.client_disconnect);
+    }
+    if (strcmp(argv[0], "client-crresponse") == 0) {
+        ps->seen_client_crresponse = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.client_crresponse);
     }
     ps->seen_learn_address = config_here(ps);
     return split_command(ps, argv[1], &cfg->hooks.learn_address);
@@ -328,6 +333,9 @@ int config_check_auth(struct config_parser *ps)
     err =
         err ? err
             : check_script(ps, &ps->seen_learn_address, "learn-address", cfg->hooks.learn_address);
+    err = err ? err
+              : check_script(ps, &ps->seen_client_crresponse, "client-crresponse",
+                             cfg->hooks.client_crresponse);
     if (err) {
         return err;
     }

@@ -222,3 +222,11 @@ int config_h_ignore_unknown_option(struct config_parser *ps, int argc, char **ar
 }
 
 /* `setenv opt ...` is handled before the table; here only plain environment settings. */
+
+int config_h_mlock(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->proc.mlock = true;
+    return 0;
+}

@@ -61,8 +61,8 @@ struct config_parser {
         seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
         seen_auth_user_pass_verify, seen_script_security, seen_local, seen_port_share,
         seen_tls_verify, seen_client_connect, seen_client_disconnect, seen_learn_address,
-        seen_server, seen_ifconfig, seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool,
-        seen_server_ipv6, seen_ifconfig_pool_persist;
+        seen_client_crresponse, seen_server, seen_ifconfig, seen_ifconfig_pool, seen_ifconfig_ipv6,
+        seen_ifconfig_ipv6_pool, seen_server_ipv6, seen_ifconfig_pool_persist;
     bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
@@ -220,10 +220,11 @@ int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **arg
 int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv);
 int config_h_compress(struct config_parser *ps, int argc, char **argv);
 
+int config_h_comp_noadapt(struct config_parser *ps, int argc, char **argv);
 /* What ovpnd does with `comp-lzo no` and `compress [stub|stub-v2|migrate]`. */
 #define COMP_MIGRATE_NOTE                                                                          \
-    "ovpnd never compresses: clients configured with compression get 'compress stub-v2' (or "      \
-    "'comp-lzo no') pushed, as with 'compress migrate'; others get no framing"
+    "clients configured with compression get 'compress stub-v2' (or 'comp-lzo no') pushed, as "    \
+    "with 'compress migrate', unless a push line sets their compression; others get no framing"
 int config_h_allow_compression(struct config_parser *ps, int argc, char **argv);
 /* config_tls.c */
 int config_h_ca(struct config_parser *ps, int argc, char **argv);
@@ -244,6 +245,10 @@ int config_h_cipher(struct config_parser *ps, int argc, char **argv);
 int config_h_replay_window(struct config_parser *ps, int argc, char **argv);
 int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
+int config_h_inactive(struct config_parser *ps, int argc, char **argv);
+int config_h_mlock(struct config_parser *ps, int argc, char **argv);
+int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
+int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv);
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv);

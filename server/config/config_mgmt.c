@@ -98,6 +98,8 @@ int config_h_management_flag(struct config_parser *ps, int argc, char **argv)
         m->hold = true;
     } else if (strcmp(argv[0], "management-signal") == 0) {
         m->signal = true;
+    } else if (strcmp(argv[0], "management-client-auth") == 0) {
+        m->client_auth = true;
     } else {
         m->forget_disconnect = true;
     }

@@ -544,38 +544,98 @@ int config_h_explicit_exit_notify(struct config_parser *ps, int argc, char **arg
     return config_parse_int(ps, NULL, argv[1], 0, 1000, &ps->cfg->clients.explicit_exit_notify);
 }
 
+/* 2.6 options.c show_compression_warning: a compressing algorithm without allow-compression
+ * yes (so far) decompresses only. A compressing algorithm after allow-compression no is refused
+ * (2.6 check_compression_settings_valid, fatal there too). */
+static int comp_alg_set(struct config_parser *ps, const char *directive, enum comp_framing alg)
+{
+    struct comp_config *c = &ps->cfg->net.comp;
+
+    c->alg = alg;
+    if (!comp_framing_compresses(alg)) {
+        return config_warn(ps, NULL, "%s: %s", directive, COMP_MIGRATE_NOTE);
+    }
+    if (c->allow == COMP_ALLOW_NO) {
+        return config_error(ps, "compression is not allowed since allow-compression is 'no'");
+    }
+    if (c->allow != COMP_ALLOW_YES) {
+        return config_warn(ps, NULL,
+                           "WARNING: Compression for receiving enabled. Compression has been "
+                           "used in the past to break encryption. Sent packets are not "
+                           "compressed unless \"allow-compression yes\" is also set.");
+    }
+    return 0;
+}
+
 int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv)
 {
+    struct comp_config *c = &ps->cfg->net.comp;
+
     if (argc == 2 && strcmp(argv[1], "no") == 0) {
-        return config_warn(ps, NULL, "comp-lzo: %s", COMP_MIGRATE_NOTE);
+        c->is_adaptive = false;
+        return comp_alg_set(ps, "comp-lzo", COMP_FRAMING_LZO_STUB);
     }
-    if (argc == 1 || strcmp(argv[1], "yes") == 0 || strcmp(argv[1], "adaptive") == 0) {
-        return config_not_implemented(ps, "compression");
+    if (argc == 1 || strcmp(argv[1], "adaptive") == 0) {
+        c->is_adaptive = true;
+        return comp_alg_set(ps, "comp-lzo", COMP_FRAMING_LZO);
+    }
+    if (strcmp(argv[1], "yes") == 0) {
+        c->is_adaptive = false;
+        return comp_alg_set(ps, "comp-lzo", COMP_FRAMING_LZO);
     }
     return config_error(ps, "'%s' must be yes, no or adaptive", argv[1]);
 }
 
+int config_h_comp_noadapt(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->net.comp.is_adaptive = false;
+    return 0;
+}
+
 int config_h_compress(struct config_parser *ps, int argc, char **argv)
 {
-    if (argc == 1 || strcmp(argv[1], "stub") == 0 || strcmp(argv[1], "stub-v2") == 0 ||
-        strcmp(argv[1], "migrate") == 0) {
-        return config_warn(ps, NULL, "compress: %s", COMP_MIGRATE_NOTE);
+    enum comp_framing f;
+    char option[64];
+
+    snprintf(option, sizeof(option), "compress %s", argc == 2 ? argv[1] : "");
+    if (!comp_option_parse(option, &f)) {
+        return config_error(ps, "'%s' must be stub, stub-v2, migrate, lzo, lz4 or lz4-v2", argv[1]);
     }
-    if (strcmp(argv[1], "lz4") == 0 || strcmp(argv[1], "lz4-v2") == 0 ||
-        strcmp(argv[1], "lzo") == 0) {
-        return config_not_implemented(ps, "compression");
+    if (f == COMP_FRAMING_LZO) {
+        ps->cfg->net.comp.is_adaptive = false; /* "compress lzo" is never adaptive */
     }
-    return config_error(ps, "'%s' must be stub, stub-v2, migrate, lz4, lz4-v2 or lzo", argv[1]);
+    return comp_alg_set(ps, "compress", f);
 }
 
 int config_h_allow_compression(struct config_parser *ps, int argc, char **argv)
 {
+    struct comp_config *c = &ps->cfg->net.comp;
+
     (void)argc;
     if (strcmp(argv[1], "no") == 0) {
-        return 0; /* what ovpnd does anyway */
+        if (comp_framing_compresses(c->alg)) {
+            return config_error(ps, "'allow-compression no' conflicts with enabling compression");
+        }
+        c->allow = COMP_ALLOW_NO;
+        return 0;
     }
-    if (strcmp(argv[1], "asym") == 0 || strcmp(argv[1], "yes") == 0) {
-        return config_not_implemented(ps, "compression");
+    if (strcmp(argv[1], "asym") != 0 && strcmp(argv[1], "yes") != 0) {
+        return config_error(ps, "'%s' must be no, asym or yes", argv[1]);
     }
-    return config_error(ps, "'%s' must be no, asym or yes", argv[1]);
+    if (c->allow == COMP_ALLOW_NO) {
+        return config_error(ps, "cannot set allow-compression to '%s' after 'no'", argv[1]);
+    }
+    if (strcmp(argv[1], "asym") == 0) {
+        c->allow = COMP_ALLOW_ASYM;
+        return 0;
+    }
+    c->allow = COMP_ALLOW_YES;
+    return config_warn(ps, NULL,
+                       "WARNING: Compression for sending and receiving enabled. Compression has "
+                       "been used in the past to break encryption. Allowing compression allows "
+                       "attacks that break encryption. Using \"--allow-compression yes\" is "
+                       "strongly discouraged for common usage. See --compress in the manual "
+                       "page for more information");
 }

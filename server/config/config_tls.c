@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -428,6 +429,37 @@ int config_h_hand_window(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     return config_parse_int(ps, NULL, argv[1], 1, 86400, &ps->cfg->timers.hand_window_s);
+}
+
+/* `inactive N [BYTES]` (2.6 options.c: N and BYTES not negative; 0 turns it off). */
+int config_h_inactive(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_clients *c = &ps->cfg->clients;
+    int err = config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &c->inactive_s);
+
+    c->inactive_bytes = 0;
+    if (err == 0 && argc > 2) {
+        char *end;
+
+        errno = 0;
+        c->inactive_bytes = strtoull(argv[2], &end, 10);
+        if (errno || end == argv[2] || *end || argv[2][0] == '-') {
+            return config_error(ps, "'%s' is not a number of bytes", argv[2]);
+        }
+    }
+    return err;
+}
+
+int config_h_session_timeout(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->clients.session_timeout_s);
+}
+
+int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 1, INT_MAX, &ps->cfg->clients.max_routes_per_client);
 }
 
 /* 2.6 takes any number (negative ones become 0); 0 retires the old key as soon as a

@@ -70,6 +70,7 @@ static void on_tick(uv_timer_t *t)
             }
             if (cs->state == CS_ACTIVE) {
                 acc_token_tick(a, cs, now);
+                acc_limits_tick(a, cs, now);
             }
             if (cs->state != CS_CLOSING || now < cs->close_at_ms) {
                 acc_flush(a, cs);
@@ -244,11 +245,6 @@ static void build_options_string(struct acceptor *a)
                  "keysize 256,key-method 2,tls-server",
                  a->cfg->net.tun_mtu);
     }
-    /* 2.6 over TCP writes TCPv4_SERVER (and counts the 2-byte length in link-mtu) */
-    o.is_tcp = true;
-    if (occ_options_string(&o, a->options_string_tcp, sizeof(a->options_string_tcp))) {
-        snprintf(a->options_string_tcp, sizeof(a->options_string_tcp), "%s", a->options_string);
-    }
 }
 
 static void release(struct acceptor *a);
@@ -414,6 +410,7 @@ static int setup_checks(struct acceptor *a, char *errbuf, size_t errbuf_len)
         }
         auth_set_global_env(a->checks.auth, &a->checks.global_env);
     }
+    acc_auth_init(a);
     return 0;
 }
 

@@ -82,6 +82,9 @@ struct key_state {
     size_t held_len;
     size_t held_cap;
     struct auth_wait *auth_wait; /* non-NULL while the client's credentials are checked */
+    unsigned kid;                /* the management interface's key ID (KID) of this key */
+    /* client-pending-auth: the checks may run until then (ms), past hand-window; 0: not set */
+    uint64_t auth_deadline_ms;
 };
 
 /* Who the client is, as its handshake and authentication told (set once it is authenticated,
@@ -136,6 +139,18 @@ struct cs_hooks {
     bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
+    struct acc_hook_wait *cr_wait; /* client-crresponse running */
+    struct acceptor *cr_acceptor;  /* for its answer */
+};
+
+/* inactive and session-timeout for a connected client (limits.c), from the config or its
+ * client-config-dir file. */
+struct cs_limits {
+    int inactive_s;          /* 0: off */
+    uint64_t inactive_bytes; /* fewer tunnel bytes than this in inactive_s: inactive */
+    uint64_t session_end_ms; /* session-timeout: when it ends (acc_now_ms); 0: never */
+    uint64_t window_end_ms;  /* inactive with bytes: the end of the window being counted */
+    uint64_t window_mark;    /* peer->tun_bytes when it began */
 };
 
 /* auth-gen-token (token.c). */
@@ -146,6 +161,9 @@ struct cs_token {
 
 struct ctl_session {
     struct ctl_session *hnext;
+    unsigned long cid;  /* the management interface's client ID (CID), never reused */
+    unsigned next_kid;  /* the KID of this session's next key */
+    bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
     uint64_t link; /* the TCP connection it came on (server/data/tcp.h), 0 over UDP */
     uint8_t own_sid[SESSION_ID_LEN];
@@ -170,6 +188,7 @@ struct ctl_session {
     struct cs_push push;
     struct cs_hooks hooks;
     struct cs_token token;
+    struct cs_limits limits;
 };
 
 /* What a feature does when a session ends, as libuv's close callbacks: on_close when the
@@ -222,6 +241,7 @@ struct acc_sessions {
     size_t n_sessions;
     size_t n_clients;
     struct peer_slots slots; /* peer_ids in use */
+    unsigned long next_cid;  /* the CID of the next session */
 };
 
 struct acceptor {
@@ -246,7 +266,6 @@ struct acceptor {
     struct log_ratelimit rl;
     struct msg_pool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
     char options_string[KEY_METHOD2_OPTIONS_MAX];
-    char options_string_tcp[KEY_METHOD2_OPTIONS_MAX]; /* "proto TCPv4_SERVER", for TCP clients */
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
     struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
@@ -488,6 +507,18 @@ struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session
 void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t now,
                           uint64_t hand_window_ms);
 
+/* limits.c: inactive and session-timeout (openvpn 2.6 forward.c check_inactivity_timeout,
+ * check_session_timeout) */
+
+/* cs has just connected: take its limits from the config and its client-config-dir file.
+ * Acceptor thread. */
+void acc_limits_start(struct acceptor *a, struct ctl_session *cs);
+
+/* From the tick, for a connected session: end it when its session-timeout has come or it was
+ * inactive too long. As 2.6 closes the client instance, the client is not told (it notices at
+ * its ping-restart and reconnects). Acceptor thread. */
+void acc_limits_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
+
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
 
 /* Open the listener of `management` (nothing without it). Main thread, in acceptor_new.
@@ -501,9 +532,56 @@ void acc_mgmt_started(struct acceptor *a);
 /* cs is fully connected: >CLIENT:ESTABLISHED with its variables. Acceptor thread. */
 void acc_mgmt_established(struct acceptor *a, struct ctl_session *cs);
 
-/* Session cleanup (acc_cleanups): a connected client goes: >CLIENT:DISCONNECT with the
- * variables client-disconnect gets. */
+/* Session cleanup (acc_cleanups): a client that management-client-auth asked about goes:
+ * >CLIENT:DISCONNECT with the variables client-disconnect gets. */
 void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs);
+
+/* management-client-auth: ask the management clients about ks's client (>CLIENT:CONNECT, or
+ * REAUTH for a connected one, with its variables; client is its key-method-2 message, for the
+ * username, password and peer-info). The answer comes back through acc_mgmt_answer. Returns 0
+ * or -ENOMEM. Acceptor thread. */
+int acc_mgmt_ask(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                 const struct key_method2 *client);
+
+/* >CLIENT:CR_RESPONSE,CID,KID,RESPONSE with env's variables, to the management clients.
+ * Acceptor thread. */
+void acc_mgmt_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                          const char *response, const struct script_env *env);
+
+/* admit.c: the client's CR_RESPONSE (its answer to a CR_TEXT challenge; response is what
+ * follows "CR_RESPONSE,", base64 as sent, unchecked as 2.6) on ks: to the management clients
+ * and to client-crresponse / CLIENT_CRRESPONSE (2.6 push.c receive_cr_response), with the
+ * client's certificate variables, common_name, untrusted_ip/port and username. Acceptor
+ * thread. */
+void acc_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                     const char *response);
+
+/* >CLIENT:ADDRESS for each address of cs->peer (primary first, then iroutes), once
+ * management-client-auth asked about cs. Acceptor thread. */
+void acc_mgmt_addresses(struct acceptor *a, struct ctl_session *cs);
+
+/* admit.c: a management client's answer about key ks of cs (client-auth, client-auth-nt,
+ * client-deny). is_auth: admitted, with config (the client-auth block, "\n"-separated lines,
+ * borrowed; NULL or "" for none) applied like a client-connect script's output after it, at a
+ * first connection only; refused: reason for the log, client_reason (NULL: none) for
+ * AUTH_FAILED. A refusal of a connected client's current key ends the session, as its keys are
+ * no longer authenticated (2.6 tls_authenticate_key). Returns whether it counted: false when ks
+ * waits for no management answer (answered already, or never asked). Acceptor thread. */
+bool acc_mgmt_answer(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, bool is_auth,
+                     const char *reason, const char *client_reason, const char *config);
+
+/* admit.c: hand the username/password checks what they need from the acceptor (the pending
+ * auth callback). Main thread, in acceptor_new, after a->checks.auth is made. */
+void acc_auth_init(struct acceptor *a);
+
+/* admit.c: client-pending-auth for ks: send AUTH_PENDING (with ",timeout N" to clients that
+ * announce IV_PROTO_AUTH_PENDING_KW) and "INFO_PRE,<extra>", and let the checks run until
+ * timeout_s from now, at most max(hand-window, reneg-sec / 2) after the key started (2.6
+ * push.c send_auth_pending_messages). Our key-method-2 message goes first if it has not (the
+ * client reads control messages only after it). Returns false when ks waits for no answer,
+ * the time is already up, or extra is too long for one control message. Acceptor thread. */
+bool acc_auth_pending(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *extra, unsigned timeout_s);
 
 /* status_writer.c */
 
@@ -586,7 +664,7 @@ void acc_turn_away(struct acceptor *a, struct ctl_session *cs, const char *reaso
 /* A renegotiation (key_id > 0) passed its checks and sent key method 2: new keys for the
  * worker (section 10). */
 void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-               const struct key_method2 *client);
+               const struct key_method2 *client, const struct key_method2 *sent);
 
 /* The client is authenticated (certificate, and username/password when configured): give it
  * an address and a peer-id. It is then cs->peer, not yet live in a worker: acc_cs_free returns what
@@ -594,9 +672,16 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
 bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
                          const struct key_method2 *client);
 
-/* Everything accepted the client: answer key method 2 and install it in a worker. */
+/* Everything accepted the client: answer key method 2 and install it in a worker. sent: our
+ * key-method-2 message when it went out already (client-pending-auth), else NULL. */
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                        const struct key_method2 *client);
+                        const struct key_method2 *client, const struct key_method2 *sent);
+
+/* Our key-method-2 message on ks with fresh randoms and our options string (keys are made from
+ * it later, by acc_rekey / acc_install_finish). Returns the message (owned by the caller, wipe
+ * and free it) or NULL when out of memory, the random generator or TLS write failed, or ks's
+ * TLS handshake is not done (or a step on the thread pool holds it). */
+struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *ks);
 
 /* assign.c */
 
@@ -651,6 +736,20 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
  * or iroutes changed). Returns 0, 1 or -errno as acc_tls_verify_start. */
 int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
                              acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+
+/* Apply text (client-connect config lines, e.g. management's client-auth block; name for
+ * errors) after what cs->ccd has, as a client-connect script's output. Returns 0, or -errno
+ * with why (why_len bytes) saying what was wrong: a bad line, or `disable`. */
+int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
+                             const char *name, char *why, size_t why_len);
+
+/* The client's CR_RESPONSE (response: as sent, base64): the CLIENT_CRRESPONSE plugins
+ * ($crresponse) and the client-crresponse script (the response in a file, its last argument),
+ * with client_env (borrowed) and $script_type. If one fails, the client is refused, as 2.6
+ * deauthenticates it (ssl_verify.c verify_crresponse_script; 2.6 ignores a plugin's answer,
+ * ovpnd does not). Returns 0 (started), 1 (nothing configured, or one still runs) or -errno. */
+int acc_crresponse_start(struct acceptor *a, struct ctl_session *cs,
+                         const struct script_env *client_env, const char *response);
 
 /* learn-address "add" (or "update") for cs->peer's IPv4 address, IPv6 address and iroutes, one
  * after another. An address it refuses is not routed (cs->hooks.is_vaddr_unlearned; refused routes

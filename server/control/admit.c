@@ -16,32 +16,27 @@
 #include "proto/ncp.h"
 #include "proto/peer_info.h"
 #include "proto/tls_session.h"
+#include "proto/push.h"
 #include "server/data/peer.h"
 #include "server/hooks/auth.h"
+#include "server/hooks/hook_env.h"
+#include "server/hooks/script.h"
 
 #include "server/control/acceptor_internal.h"
+
+#define PUSH_BUNDLE_MAX 1024 /* 2.6 PUSH_BUNDLE_SIZE: INFO_PRE and its text fit in it */
 
 /* The client reads our key-method-2 message before any control message ("Unknown
  * key_method/flags" otherwise), so a refusal still answers key method 2 first, without keys, as
  * 2.6 does, and then says AUTH_FAILED. */
 static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
 {
-    struct key_method2 *server = calloc(1, sizeof(*server));
-    uint8_t out[1024];
-    size_t out_len;
+    struct key_method2 *server = acc_send_key_method2(a, ks);
 
-    if (!server) {
-        return;
+    if (server) {
+        key_method2_wipe(server);
+        free(server);
     }
-    (void)mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1));
-    (void)mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2));
-    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
-    if (key_method2_write(server, false, out, sizeof(out), &out_len) == 0 &&
-        tls_session_write(ks->tls, out, out_len) == 0) {
-        ks->has_sent_key_method2 = true;
-    }
-    key_method2_wipe(server);
-    free(server);
 }
 
 /* The key state a refusal goes on: at a renegotiation the new one once its TLS handshake is
@@ -87,6 +82,7 @@ enum wait_stage {
     WAIT_REKEY,
     WAIT_PREPARE,
     WAIT_CLIENT_CONNECT,
+    WAIT_MGMT_CONFIG,
     WAIT_LEARN,
     WAIT_INSTALL,
 };
@@ -101,6 +97,11 @@ struct auth_wait {
     struct acc_hook_wait *hw; /* the scripts/plugins in progress */
     bool has_cert;            /* the client presented a certificate in ks's handshake */
     bool is_user_pass_ok;     /* a username/password check accepted it for ks */
+    /* management-client-auth: the management clients were asked and have not answered */
+    bool is_mgmt_waiting;
+    bool is_req_ok;             /* the script and plugins accepted (or there are none) */
+    char *mgmt_config;          /* client-auth's config block, NULL if none */
+    struct key_method2 *server; /* our key-method-2 message, once sent before the keys */
 };
 
 static void auth_wait_free(struct auth_wait *w)
@@ -112,6 +113,11 @@ static void auth_wait_free(struct auth_wait *w)
         key_method2_wipe(w->client);
         free(w->client);
     }
+    if (w->server) {
+        key_method2_wipe(w->server);
+        free(w->server);
+    }
+    free(w->mgmt_config);
     free(w);
 }
 
@@ -135,8 +141,8 @@ static void refuse_auth(struct acceptor *a, struct ctl_session *cs, const char *
 }
 
 static const char *const stage_names[] = {
-    "tls-verify",     "username/password check", "renegotiation", "address assignment",
-    "client-connect", "learn-address",           "install",
+    "tls-verify",     "username/password check",       "renegotiation", "address assignment",
+    "client-connect", "management client-auth config", "learn-address", "install",
 };
 
 void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
@@ -151,6 +157,12 @@ void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_sta
         snprintf(why, sizeof(why),
                  "username '%.128s': check did not finish within hand-window (%d s)",
                  w->client ? w->client->username : "", a->cfg->timers.hand_window_s);
+    } else if (w && w->is_mgmt_waiting) {
+        snprintf(why, sizeof(why),
+                 "username '%.128s': no client-auth or client-deny from the management "
+                 "interface in time (%s)",
+                 w->client ? w->client->username : "",
+                 ks->auth_deadline_ms ? "client-pending-auth timeout" : "hand-window");
     } else {
         if (st == WAIT_REKEY || st == WAIT_PREPARE) {
             st = WAIT_CLIENT_CONNECT; /* PREPARE and REKEY are never waited for */
@@ -225,6 +237,23 @@ static bool admitted(struct auth_wait *w)
     return false;
 }
 
+/* The client-auth block, after the client-connect outputs (2.6 multi.c runs
+ * multi_client_connect_mda last). Returns false after refusing the client (w is freed). */
+static bool apply_mgmt_config(struct auth_wait *w)
+{
+    struct acceptor *a = w->a;
+    struct ctl_session *cs = w->cs;
+    char why[600];
+
+    if (acc_client_connect_apply(a, cs, w->mgmt_config, "management client-auth", why,
+                                 sizeof(why)) == 0) {
+        return true;
+    }
+    auth_wait_free(w);
+    acc_auth_failed(a, cs, why);
+    return false;
+}
+
 static void run_checks(struct auth_wait *w)
 {
     struct acceptor *a = w->a;
@@ -248,7 +277,7 @@ static void run_checks(struct auth_wait *w)
             break;
         case WAIT_AUTH:
             w->stage = cs->peer ? WAIT_REKEY : WAIT_PREPARE;
-            if (auth_is_configured(a->checks.auth)) {
+            if (auth_is_configured(a->checks.auth) || a->cfg->mgmt.client_auth) {
                 if (!start_auth(w)) {
                     auth_wait_free(w);
                 }
@@ -265,7 +294,7 @@ static void run_checks(struct auth_wait *w)
                 return;
             }
             ks->auth_wait = NULL; /* w is done; a failed rekey clears ks, which would free w */
-            acc_rekey(a, cs, ks, w->client);
+            acc_rekey(a, cs, ks, w->client, w->server);
             if (ks->in_use && ks->state == KS_ACTIVE && cs->state == CS_ACTIVE) {
                 acc_token_after_rekey(a, cs); /* the token renewed by this check */
             }
@@ -285,12 +314,18 @@ static void run_checks(struct auth_wait *w)
             w->stage = WAIT_CLIENT_CONNECT;
             break;
         case WAIT_CLIENT_CONNECT:
-            w->stage = WAIT_LEARN;
+            w->stage = WAIT_MGMT_CONFIG;
             if (start_hook_step(w,
                                 acc_client_connect_start(a, cs, w->client->peer_info,
                                                          hook_step_done, w, &w->hw),
                                 "client-connect", &is_gone) ||
                 is_gone) {
+                return;
+            }
+            break;
+        case WAIT_MGMT_CONFIG:
+            w->stage = WAIT_LEARN;
+            if (w->mgmt_config && !apply_mgmt_config(w)) {
                 return;
             }
             break;
@@ -314,7 +349,7 @@ static void run_checks(struct auth_wait *w)
             }
             break;
         case WAIT_INSTALL:
-            acc_install_finish(a, cs, ks, w->client);
+            acc_install_finish(a, cs, ks, w->client, w->server);
             auth_wait_free(w);
             return;
         }
@@ -377,7 +412,136 @@ static void auth_done(void *ctx, bool is_ok, const char *client_reason, const ch
         refuse_auth(a, cs, why, client_reason);
         return;
     }
-    auth_succeeded(w, false);
+    w->is_req_ok = true;
+    if (!w->is_mgmt_waiting) {
+        auth_succeeded(w, false);
+    }
+}
+
+bool acc_mgmt_answer(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, bool is_auth,
+                     const char *reason, const char *client_reason, const char *config)
+{
+    struct auth_wait *w = ks->auth_wait;
+    char why[400];
+
+    if (!w || !w->is_mgmt_waiting) {
+        if (!is_auth && cs->state == CS_ACTIVE && ks == acc_primary_ks(cs) && ks->in_use) {
+            snprintf(why, sizeof(why), "client-deny from the management interface: %.300s",
+                     reason ? reason : "");
+            refuse_auth(a, cs, why, client_reason);
+            return true;
+        }
+        return false;
+    }
+    w->is_mgmt_waiting = false;
+    if (!is_auth) {
+        snprintf(why, sizeof(why),
+                 "username '%.128s': client-deny from the management interface: %.200s%s",
+                 w->client->username, reason ? reason : "", cs->peer ? " (at renegotiation)" : "");
+        auth_wait_free(w);
+        refuse_auth(a, cs, why, client_reason);
+        return true;
+    }
+    /* 2.6 applies the block at the first connection only (multi.c management_client_auth) */
+    if (config && config[0] != '\0' && !cs->peer) {
+        w->mgmt_config = strdup(config);
+        if (!w->mgmt_config) {
+            auth_wait_free(w);
+            acc_auth_failed(a, cs, "out of memory");
+            return true;
+        }
+    }
+    acc_cs_log(a, cs, LOG_DEBUG, "client-auth from the management interface for KID %u", ks->kid);
+    if (w->is_req_ok && !w->req) {
+        auth_succeeded(w, false);
+    }
+    return true;
+}
+
+bool acc_auth_pending(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *extra, unsigned timeout_s)
+{
+    struct auth_wait *w = ks->auth_wait;
+    const struct config_timers *t = &a->cfg->timers;
+    uint64_t now = acc_now_ms(a);
+    uint64_t elapsed_s = (now - ks->start_ms) / 1000;
+    unsigned max_s =
+        (unsigned)(t->reneg_sec / 2 > t->hand_window_s ? t->reneg_sec / 2 : t->hand_window_s);
+    char text[CONTROL_MSG_MAX];
+
+    if (!w || w->stage != (cs->peer ? WAIT_REKEY : WAIT_PREPARE) || elapsed_s >= max_s ||
+        strlen(extra) + 1 + sizeof("INFO_PRE,") > PUSH_BUNDLE_MAX) {
+        return false;
+    }
+    if (timeout_s > max_s - elapsed_s) {
+        timeout_s = (unsigned)(max_s - elapsed_s);
+    }
+    if (!ks->has_sent_key_method2) {
+        w->server = acc_send_key_method2(a, ks);
+        if (!w->server) {
+            return false;
+        }
+    }
+    if (cs->client.pi.iv_proto & IV_PROTO_AUTH_PENDING_KW) {
+        snprintf(text, sizeof(text), "AUTH_PENDING,timeout %u", timeout_s);
+        acc_send_message_on(a, cs, ks, text);
+    } else {
+        acc_send_message_on(a, cs, ks, "AUTH_PENDING");
+    }
+    snprintf(text, sizeof(text), "INFO_PRE,%s", extra);
+    acc_send_message_on(a, cs, ks, text);
+    acc_flush(a, cs);
+    ks->auth_deadline_ms = now + (uint64_t)timeout_s * 1000;
+    acc_cs_log(a, cs, LOG_INFO, "authentication pending for up to %u s: %.200s", timeout_s, extra);
+    return true;
+}
+
+void acc_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                     const char *response)
+{
+    const struct auth_wait *w = ks->auth_wait;
+    const char *user = w && w->client ? w->client->username : cs->client.username;
+    struct script_env env = {0};
+    int err = hook_env_append(&env, &a->checks.global_env);
+
+    acc_cs_log(a, cs, LOG_INFO, "CR response was sent by the client");
+    if (err == 0 && cs->hooks.tls_env) {
+        err = hook_env_append(&env, cs->hooks.tls_env);
+    }
+    err = err ? err : script_env_add(&env, "common_name", cs->client.cn);
+    err = err ? err : hook_env_addr(&env, "untrusted", &cs->remote);
+    if (err == 0 && user) {
+        err = script_env_add(&env, "username", user);
+    }
+    if (err == 0 && w && w->req) { /* 2.6 leaves it in the environment: the answer goes there */
+        err = script_env_add(&env, "auth_control_file", auth_req_control_file(w->req));
+    }
+    if (err == 0) {
+        acc_mgmt_cr_response(a, cs, ks, response, &env);
+        err = acc_crresponse_start(a, cs, &env, response);
+    }
+    script_env_clear(&env);
+    if (err < 0) {
+        char why[128];
+
+        snprintf(why, sizeof(why), "cannot run client-crresponse: %s", strerror(-err));
+        acc_auth_abort(&cs->ks[0]);
+        acc_auth_abort(&cs->ks[1]);
+        acc_auth_failed(a, cs, why);
+    }
+}
+
+/* A deferred script or plugin wrote auth_pending_file (auth_set_pending_cb). */
+static bool auth_pending(void *ctx, unsigned timeout_s, const char *extra)
+{
+    struct auth_wait *w = ctx;
+
+    return acc_auth_pending(w->a, w->cs, w->ks, extra, timeout_s);
+}
+
+void acc_auth_init(struct acceptor *a)
+{
+    auth_set_pending_cb(a->checks.auth, auth_pending);
 }
 
 /* Check the client's username and password. Returns true when w is taken care of: the check
@@ -423,6 +587,19 @@ static bool start_auth(struct auth_wait *w)
     default:
         break;
     }
+    if (a->cfg->mgmt.client_auth) {
+        /* asked at the same time as the script and plugins; all must accept (2.6
+         * verify_user_pass); a valid token skips it as it skips them */
+        if (acc_mgmt_ask(a, cs, w->ks, client) != 0) {
+            acc_auth_failed(a, cs, "out of memory");
+            return false;
+        }
+        w->is_mgmt_waiting = true;
+    }
+    if (!auth_is_configured(a->checks.auth)) {
+        w->is_req_ok = true;
+        return true; /* run_checks goes on from acc_mgmt_answer */
+    }
     memset(&who, 0, sizeof(who));
     who.common_name = cs->client.cn;
     who.username = client->username;
@@ -461,6 +638,7 @@ static void begin_checks(struct acceptor *a, struct ctl_session *cs, struct key_
     w->ks = ks;
     w->client = client;
     w->stage = WAIT_TLS_VERIFY;
+    ks->kid = cs->next_kid++;
     /* The handshake is over: no step on the thread pool holds ks->tls any more. */
     w->has_cert = mbedtls_ssl_get_peer_cert(&ks->tls->ssl) != NULL;
     ks->auth_wait = w;

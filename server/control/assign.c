@@ -318,7 +318,20 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
             }
         }
     }
+    /* 2.6 multi.c route_quota_test: the client's own addresses count as learned routes */
+    int max_routes = c && c->has_max_routes ? c->max_routes : a->cfg->clients.max_routes_per_client;
+    int n_learned = 1 + (p->has_vaddr6 ? 1 : 0);
+
     for (size_t i = 0; c && i < c->n_iroutes; i++) {
+        if (n_learned >= max_routes) {
+            acc_cs_log(a, cs, LOG_WARN,
+                       "route quota (%d) exceeded (see max-routes-per-client): iroute %s and "
+                       "%zu more are not routed",
+                       max_routes, vroute_key_str(&c->iroutes[i], text, sizeof(text)),
+                       c->n_iroutes - i - 1);
+            break;
+        }
+        n_learned++;
         if (c->iroutes[i].family == 6 && !env->has_ipv6) {
             snprintf(why, why_len, "%s: iroute-ipv6 %s needs an IPv6 address on the server",
                      c->path, vroute_key_str(&c->iroutes[i], text, sizeof(text)));

@@ -31,7 +31,7 @@
 #define TEMP_PATH_MAX 512
 #define LEARN_MAX 64 /* addresses of one client told to learn-address (its own two + iroutes) */
 
-enum hw_kind { HW_TLS_VERIFY, HW_CONNECT, HW_LEARN };
+enum hw_kind { HW_TLS_VERIFY, HW_CONNECT, HW_LEARN, HW_CRRESPONSE };
 
 struct learn_item {
     char addr[72];
@@ -284,11 +284,10 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
 
 /* ---- client-connect ---- */
 
-/* Apply one output (a file, or the plugins' config text) after what cs->ccd has. */
-static int apply_output(struct acc_hook_wait *w, const char *file, const char *text,
+/* Apply one output (a file, or config text) after what cs->ccd has. */
+static int apply_output(struct ctl_session *cs, const char *file, const char *text,
                         const char *name, bool *changes_addresses, char *why, size_t why_len)
 {
-    struct ctl_session *cs = w->cs;
     struct ccd out;
     char errbuf[400];
     bool found = false;
@@ -317,6 +316,31 @@ static int apply_output(struct acc_hook_wait *w, const char *file, const char *t
         snprintf(why, why_len, "%s", err == -ENOMEM ? "out of memory" : errbuf);
     }
     ccd_free(&out);
+    return err;
+}
+
+/* `disable` in what cs->ccd has now: why says so. */
+static bool is_disabled(const struct ctl_session *cs, char *why, size_t why_len)
+{
+    if (cs->ccd && cs->ccd->is_disabled) {
+        snprintf(why, why_len, "disabled by 'disable' in %s", cs->ccd->path);
+        return true;
+    }
+    return false;
+}
+
+int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
+                             const char *name, char *why, size_t why_len)
+{
+    bool changes = false;
+    int err;
+
+    (void)a;
+    err = apply_output(cs, NULL, text, name, &changes, why, why_len);
+    if (err == 0 && is_disabled(cs, why, why_len)) {
+        err = -EPERM;
+    }
+    cs->hooks.needs_reassign = cs->hooks.needs_reassign || changes;
     return err;
 }
 
@@ -353,23 +377,22 @@ static void on_client_connect(void *ctx, const struct hook_result *res)
     /* 2.6 order: the client-config-dir file (already in cs->ccd), CLIENT_CONNECT plugins'
      * file, CLIENT_CONNECT_V2 plugins' "config", the script's file. */
     if (w->plugin_file[0] != '\0') {
-        err = apply_output(w, w->plugin_file, NULL, "client-connect plugin file", &changes, why,
+        err = apply_output(cs, w->plugin_file, NULL, "client-connect plugin file", &changes, why,
                            sizeof(why));
     }
     if (err == 0 && res->config[0] != '\0') {
-        err = apply_output(w, NULL, res->config, "client-connect-v2 plugin config", &changes, why,
+        err = apply_output(cs, NULL, res->config, "client-connect-v2 plugin config", &changes, why,
                            sizeof(why));
     }
     if (err == 0 && w->script_file[0] != '\0') {
-        err = apply_output(w, w->script_file, NULL, "client-connect script output", &changes, why,
+        err = apply_output(cs, w->script_file, NULL, "client-connect script output", &changes, why,
                            sizeof(why));
     }
     if (err) {
         hw_finish(w, false, why);
         return;
     }
-    if (cs->ccd && cs->ccd->is_disabled) {
-        snprintf(why, sizeof(why), "disabled by 'disable' in %s", cs->ccd->path);
+    if (is_disabled(cs, why, sizeof(why))) {
         hw_finish(w, false, why);
         return;
     }
@@ -657,6 +680,100 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
     cs->hooks.n_learned = 0;
 }
 
+/* ---- client-crresponse ---- */
+
+/* Write text into path (created by script_make_temp). 0 or -errno. */
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int err = 0;
+
+    if (f == NULL) {
+        return -errno;
+    }
+    if (fputs(text, f) == EOF) {
+        err = -EIO;
+    }
+    if (fclose(f) != 0 && err == 0) {
+        err = -errno;
+    }
+    return err;
+}
+
+static void on_crresponse(void *ctx, const struct hook_result *res)
+{
+    struct acc_hook_wait *w = ctx;
+
+    w->cs->hooks.cr_wait = NULL;
+    hw_finish(w, res->is_ok, res->why);
+}
+
+/* As 2.6 tls_deauthenticate: a failed client-crresponse ends the client's authentication. */
+static void crresponse_done(void *ctx, bool is_ok, const char *why)
+{
+    struct ctl_session *cs = ctx;
+    struct acceptor *a = cs->hooks.cr_acceptor;
+    char text[700];
+
+    if (is_ok || cs->state == CS_CLOSING) {
+        return;
+    }
+    acc_auth_abort(&cs->ks[0]);
+    acc_auth_abort(&cs->ks[1]);
+    snprintf(text, sizeof(text), "client-crresponse: %s", why);
+    acc_auth_failed(a, cs, text);
+}
+
+int acc_crresponse_start(struct acceptor *a, struct ctl_session *cs,
+                         const struct script_env *client_env, const char *response)
+{
+    const struct config *cfg = a->cfg;
+    struct script_env env = {0};
+    char *script_args[2] = {NULL, NULL};
+    struct acc_hook_wait *w;
+    struct hook_req req;
+    int err;
+
+    if (!hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_CRRESPONSE,
+                      cfg->hooks.client_crresponse)) {
+        return 1;
+    }
+    if (cs->hooks.cr_wait) {
+        acc_cs_log(a, cs, LOG_WARN, "CR response ignored: the previous one is still checked");
+        return 1;
+    }
+    w = hook_wait_new(a, cs, HW_CRRESPONSE, crresponse_done, cs);
+    if (w == NULL) {
+        return -ENOMEM;
+    }
+    err = hook_env_append(&env, client_env);
+    /* plugins read it from the environment; the script from a file (2.6: it may be secret) */
+    err = err ? err : script_env_add(&env, "crresponse", response);
+    if (err == 0 && cfg->hooks.client_crresponse != NULL) {
+        err = script_make_temp(cfg->hooks.tmp_dir, "cr", w->script_file, TEMP_PATH_MAX);
+        err = err ? err : write_file(w->script_file, response);
+        script_args[0] = w->script_file;
+    }
+    memset(&req, 0, sizeof(req));
+    req.what = "client-crresponse";
+    req.types[0] = OVPN_PLUGIN_CLIENT_CRRESPONSE;
+    req.n_types = 1;
+    req.script = cfg->hooks.client_crresponse;
+    req.script_args = script_args;
+    req.script_type = "client-crresponse";
+    req.env = &env;
+    req.is_script_after_failure = true;
+    err = err ? err : hook_run_start(a->checks.hooks, &req, on_crresponse, w, &w->run);
+    script_env_clear(&env);
+    if (err) {
+        acc_hook_wait_cancel(w);
+        return err;
+    }
+    cs->hooks.cr_acceptor = a;
+    cs->hooks.cr_wait = w;
+    return 0;
+}
+
 void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs)
 {
     if (cs->is_connected || cs->hooks.n_learned > 0) {
@@ -667,6 +784,8 @@ void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs)
 void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs)
 {
     (void)a;
+    acc_hook_wait_cancel(cs->hooks.cr_wait);
+    cs->hooks.cr_wait = NULL;
     for (size_t i = 0; i < cs->hooks.n_learned; i++) {
         free(cs->hooks.learned[i]);
     }

@@ -10,12 +10,15 @@
 #include <mbedtls/platform_util.h>
 #include <mbedtls/sha256.h>
 
+#include "proto/comp.h"
 #include "proto/cursor.h"
 #include "proto/kdf.h"
 #include "proto/key_method.h"
+#include "proto/occ.h"
 #include "proto/peer_info.h"
 #include "proto/push.h"
 #include "proto/tls_session.h"
+#include "server/config/ccd.h"
 #include "server/data/peer.h"
 
 #include "server/control/acceptor_internal.h"
@@ -96,31 +99,54 @@ static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
     return start_ms + period_ms - (period_ms / 10 ? r % (period_ms / 10) : 0);
 }
 
-/* Our half of key method 2 on ks: fresh randoms, data keys for ks->key_id into *key, and the
- * reply message written into ks's TLS session. Keys come from the TLS exporter when the client
- * announced IV_PROTO_TLS_KEY_EXPORT (we then push tls-ekm), else from the OpenVPN PRF over both
- * sides' randoms and the session ids (ssl.c generate_key_expansion). Returns NULL or a reason. */
-static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
-                                      struct key_state *ks, const struct key_method2 *client,
-                                      enum data_cipher cipher, struct data_key *key)
+struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *ks)
 {
     struct key_method2 *server = calloc(1, sizeof(*server));
-    uint8_t block[KEY_BLOCK_LEN], out[1024];
-    bool use_ekm = (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
-    const char *why = NULL;
+    uint8_t out[1024];
     size_t out_len;
+
+    if (!server) {
+        return NULL;
+    }
+    if (ks->job || !ks->tls->is_handshake_done) { /* the TLS session is not ours to write */
+        free(server);
+        return NULL;
+    }
+    snprintf(server->options, sizeof(server->options), "%s", a->options_string);
+    if (mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1)) ||
+        mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2)) ||
+        key_method2_write(server, false, out, sizeof(out), &out_len) ||
+        tls_session_write(ks->tls, out, out_len)) {
+        key_method2_wipe(server);
+        free(server);
+        return NULL;
+    }
+    ks->has_sent_key_method2 = true;
+    return server;
+}
+
+/* Our half of key method 2 on ks: the message we sent already (sent), or a new one with fresh
+ * randoms written into ks's TLS session now, and from it data keys for ks->key_id into *key.
+ * Keys come from the TLS exporter when the client announced IV_PROTO_TLS_KEY_EXPORT (we then
+ * push tls-ekm), else from the OpenVPN PRF over both sides' randoms and the session ids (ssl.c
+ * generate_key_expansion). Returns NULL or a reason. */
+static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs,
+                                      struct key_state *ks, const struct key_method2 *client,
+                                      const struct key_method2 *sent, enum data_cipher cipher,
+                                      struct data_key *key)
+{
+    struct key_method2 *fresh = NULL;
+    const struct key_method2 *server = sent;
+    uint8_t block[KEY_BLOCK_LEN];
+    bool use_ekm = (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
     int err;
 
     if (!server) {
-        return "out of memory";
+        server = fresh = acc_send_key_method2(a, ks);
+        if (!server) {
+            return "cannot write the key-method 2 reply";
+        }
     }
-    if (mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random1, sizeof(server->random1)) ||
-        mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2))) {
-        why = "random generator failed";
-        goto out;
-    }
-    snprintf(server->options, sizeof(server->options), "%s",
-             cs->link ? a->options_string_tcp : a->options_string);
     if (use_ekm) {
         err = tls_session_export(ks->tls, EKM_LABEL_DATA, block, KEY_BLOCK_LEN);
     } else {
@@ -131,25 +157,15 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
               : data_key_init(key, cipher, ks->key_id, block, true,
                               (uint32_t)a->cfg->tls.replay_window);
     mbedtls_platform_zeroize(block, sizeof(block));
-    if (err) {
-        why = "data channel key setup failed";
-        goto out;
+    if (fresh) {
+        key_method2_wipe(fresh);
+        free(fresh);
     }
-    err = key_method2_write(server, false, out, sizeof(out), &out_len);
-    if (err || tls_session_write(ks->tls, out, out_len)) {
-        data_key_clear(key);
-        why = "cannot write the key-method 2 reply";
-    } else {
-        ks->has_sent_key_method2 = true;
-    }
-out:
-    key_method2_wipe(server);
-    free(server);
-    return why;
+    return err ? "data channel key setup failed" : NULL;
 }
 
 void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-               const struct key_method2 *client)
+               const struct key_method2 *client, const struct key_method2 *sent)
 {
     struct peer *p = cs->peer;
     enum data_cipher cipher;
@@ -162,7 +178,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
         acc_reneg_failed(a, cs, ks, "data cipher lost");
         return;
     }
-    why = answer_key_method2(a, cs, ks, client, cipher, &key);
+    why = answer_key_method2(a, cs, ks, client, sent, cipher, &key);
     if (why) {
         acc_reneg_failed(a, cs, ks, why);
         return;
@@ -189,6 +205,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     size_t n_replaced = 0;
     char why_buf[700];
 
+    (void)client; /* its options string decides the compression at acc_install_finish */
     if (data_cipher_from_name(cs->client.cipher_name, &cipher)) {
         acc_auth_failed(a, cs, "data cipher lost");
         return false;
@@ -242,17 +259,40 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     p->connected_since = time(NULL);
     atomic_store_explicit(&p->last_ref_s, (int64_t)p->connected_since, memory_order_relaxed);
     p->use_data_v2 = (cs->client.pi.iv_proto & IV_PROTO_DATA_V2) != 0;
-    /* A client configured with compression gets a stub framing pushed (2.6 "compress
-     * migrate"); ovpnd itself never compresses. */
-    cs->push.comp = push_compress_migrate(&cs->client.pi, client->options);
-    p->framing = comp_framing_for_push(cs->push.comp);
     snprintf(p->common_name, sizeof(p->common_name), "%s", cs->client.cn);
     snprintf(p->cipher, sizeof(p->cipher), "%s", cs->client.cipher_name);
     return true;
 }
 
+/* The last compress or comp-lzo option in what cs will be pushed (the config's push lines as
+ * its client-config-dir file and client-connect changed them), or NULL; it points into the
+ * config or cs->ccd. Control thread. */
+static const char *pushed_comp_option(const struct acceptor *a, const struct ctl_session *cs)
+{
+    const struct config_push *push = &a->cfg->net.push;
+    size_t cap = push->n_items + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1, n = 0;
+    const char **list = calloc(cap, sizeof(*list));
+    const char *last = NULL;
+    bool no_ifconfig, no_ifconfig_ipv6;
+    enum comp_framing f;
+
+    if (!list) {
+        return NULL;
+    }
+    if (ccd_push_list(cs->ccd, (const char *const *)push->items, push->n_items, list, cap, &n,
+                      &no_ifconfig, &no_ifconfig_ipv6) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            if (comp_option_parse(list[i], &f)) {
+                last = list[i];
+            }
+        }
+    }
+    free(list);
+    return last;
+}
+
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
-                        const struct key_method2 *client)
+                        const struct key_method2 *client, const struct key_method2 *sent)
 {
     const struct acceptor_env *env = a->env;
     struct peer *p = cs->peer;
@@ -263,17 +303,23 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
         acc_auth_failed(a, cs, "data cipher lost");
         return;
     }
-    why = answer_key_method2(a, cs, ks, client, cipher, &p->key_store[0]);
+    why = answer_key_method2(a, cs, ks, client, sent, cipher, &p->key_store[0]);
     if (why) {
         acc_auth_failed(a, cs, why);
         return;
     }
     p->keys[0] = &p->key_store[0];
     p->tx_key = &p->key_store[0];
+    /* The framing the client will use and whether to compress towards it, once the push list
+     * is final (client-config-dir, client-connect); with compression in the client's config
+     * and none configured here, a stub is pushed (2.6 "compress migrate"). */
+    comp_choose(&a->cfg->net.comp, &cs->client.pi, occ_options_has_comp(client->options),
+                pushed_comp_option(a, cs), &p->comp, &cs->push.comp);
     ks->state = KS_ACTIVE;
     cs->state = CS_ACTIVE;
     cs->is_connected = true;
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    acc_limits_start(a, cs);
     cs->is_peer_live = true;
     if (acc_route_peer(a, p, cs->hooks.is_vaddr_unlearned)) {
         acc_cs_log(a, cs, LOG_WARN,
@@ -301,6 +347,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
                    p->peer_id, vaddr, cs->client.cipher_name,
                    (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");
     }
+    acc_mgmt_addresses(a, cs);
     acc_mgmt_established(a, cs);
     /* PUSH_REPLY waits for the worker's MSG_INSTALLED: the client starts sending data as soon
      * as it has the reply, and the worker must know the peer-id by then. */

@@ -3,11 +3,13 @@
  * the acceptor thread, which owns the sessions: no lock, no message. Facts from openvpn 2.6
  * src/openvpn/multi.c (management_callback_*) and manage.c. */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "proto/push.h"
 #include "server/data/worker_stats.h"
 #include "server/hooks/hook_env.h"
 #include "server/ops/mgmt.h"
@@ -112,7 +114,7 @@ static bool kill_if_cid(struct acceptor *a, struct ctl_session *cs, const void *
 {
     const struct cid_kill *k = arg;
 
-    if (cs->peer->peer_id != k->cid) {
+    if (cs->cid != k->cid) {
         return false;
     }
     kill_session(a, cs, k->msg, "client-kill");
@@ -137,7 +139,7 @@ static bool report_one(struct acceptor *a, struct ctl_session *cs, const void *a
     struct peer *p = cs->peer;
 
     (void)a;
-    e->fn(e->arg, p->peer_id, atomic_load_explicit(&p->bytes_rx, memory_order_relaxed),
+    e->fn(e->arg, cs->cid, atomic_load_explicit(&p->bytes_rx, memory_order_relaxed),
           atomic_load_explicit(&p->bytes_tx, memory_order_relaxed));
     return true;
 }
@@ -150,6 +152,50 @@ static void op_each_client(void *ctx,
     struct each_arg e = {fn, arg};
 
     each_active(ctx, report_one, &e);
+}
+
+/* The session with CID cid that is not closing, or NULL. Management commands are rare: a walk
+ * over the sessions is cheaper than keeping an index for them. */
+static struct ctl_session *find_cid(struct acceptor *a, unsigned long cid)
+{
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
+            if (cs->cid == cid && cs->state != CS_CLOSING && !cs->is_dead) {
+                return cs;
+            }
+        }
+    }
+    return NULL;
+}
+
+static struct key_state *find_kid(struct ctl_session *cs, unsigned kid)
+{
+    for (int i = 0; i < 2; i++) {
+        if (cs->ks[i].in_use && cs->ks[i].kid == kid) {
+            return &cs->ks[i];
+        }
+    }
+    return NULL;
+}
+
+static bool op_client_auth(void *ctx, unsigned long cid, unsigned kid, bool is_auth,
+                           const char *reason, const char *client_reason, const char *config)
+{
+    struct acceptor *a = ctx;
+    struct ctl_session *cs = find_cid(a, cid);
+    struct key_state *ks = cs ? find_kid(cs, kid) : NULL;
+
+    return ks && acc_mgmt_answer(a, cs, ks, is_auth, reason, client_reason, config);
+}
+
+static bool op_client_pending_auth(void *ctx, unsigned long cid, unsigned kid, const char *extra,
+                                   unsigned timeout_s)
+{
+    struct acceptor *a = ctx;
+    struct ctl_session *cs = find_cid(a, cid);
+    struct key_state *ks = cs ? find_kid(cs, kid) : NULL;
+
+    return ks && acc_auth_pending(a, cs, ks, extra, timeout_s);
 }
 
 static void op_hold_release(void *ctx)
@@ -170,6 +216,8 @@ int acc_mgmt_init(struct acceptor *a, char *errbuf, size_t errbuf_len)
         .kill_cid = op_kill_cid,
         .each_client = op_each_client,
         .hold_release = op_hold_release,
+        .client_auth = op_client_auth,
+        .client_pending_auth = op_client_pending_auth,
     };
 
     if (!a->cfg->mgmt.addr) {
@@ -193,19 +241,15 @@ void acc_mgmt_started(struct acceptor *a)
 }
 
 /* ">CLIENT:WHAT,CID" and the client's variables as ">CLIENT:ENV,name=value" lines, then
- * ">CLIENT:ENV,END" (2.6 manage.c man_output_env). */
+ * ">CLIENT:ENV,END" (2.6 manage.c man_output_env); n_clients < 0: no n_clients line. */
 static void notify_client(struct acceptor *a, struct ctl_session *cs, const char *what,
-                          const struct script_env *env)
+                          long n_clients, const char *peer_info, const struct script_env *env)
 {
-    char line[64 + 4096];
+    char head[96];
 
-    snprintf(line, sizeof(line), ">CLIENT:%s,%u", what, cs->peer->peer_id);
-    mgmt_notify(a->mgmt, line);
-    for (size_t i = 0; env && i < env->n; i++) {
-        snprintf(line, sizeof(line), ">CLIENT:ENV,%s", env->vars[i]);
-        mgmt_notify(a->mgmt, line);
-    }
-    mgmt_notify(a->mgmt, ">CLIENT:ENV,END");
+    snprintf(head, sizeof(head), ">CLIENT:%s,%lu", what, cs->cid);
+    mgmt_notify_client(a->mgmt, head, n_clients, peer_info,
+                       env ? (const char *const *)env->vars : NULL, env ? env->n : 0);
 }
 
 void acc_mgmt_established(struct acceptor *a, struct ctl_session *cs)
@@ -217,7 +261,7 @@ void acc_mgmt_established(struct acceptor *a, struct ctl_session *cs)
         /* no script wanted the client's variables: make them now, as client-connect gets them */
         acc_client_env_build(a, cs, "");
     }
-    notify_client(a, cs, "ESTABLISHED", cs->hooks.env);
+    notify_client(a, cs, "ESTABLISHED", (long)a->sessions.n_clients, NULL, cs->hooks.env);
 }
 
 void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs)
@@ -225,7 +269,8 @@ void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs)
     struct script_env env = {0};
     struct peer *p = cs->peer;
 
-    if (!cs->is_connected || !p || !mgmt_has_clients(a->mgmt)) {
+    /* 2.6 manage.c management_notify_client_close: only after a >CLIENT:CONNECT */
+    if (!cs->is_mgmt_asked || !cs->is_connected || !p || !mgmt_has_clients(a->mgmt)) {
         return;
     }
     if (!cs->hooks.env) {
@@ -236,9 +281,114 @@ void acc_mgmt_on_close(struct acceptor *a, struct ctl_session *cs)
         hook_env_disconnect(&env, atomic_load_explicit(&p->bytes_rx, memory_order_relaxed),
                             atomic_load_explicit(&p->bytes_tx, memory_order_relaxed),
                             (int64_t)(time(NULL) - p->connected_since)) == 0) {
-        notify_client(a, cs, "DISCONNECT", &env);
+        notify_client(a, cs, "DISCONNECT", -1, NULL, &env);
     } else {
-        notify_client(a, cs, "DISCONNECT", NULL);
+        notify_client(a, cs, "DISCONNECT", -1, NULL, NULL);
     }
     script_env_clear(&env);
+}
+
+/* The variables an auth-user-pass-verify script gets, as 2.6 gives them to >CLIENT:CONNECT
+ * (the session's env when verify_user_pass runs, with $password set for the call). */
+static int ask_env(struct acceptor *a, struct ctl_session *cs, const struct key_method2 *client,
+                   struct script_env *env)
+{
+    int err = hook_env_append(env, &a->checks.global_env);
+
+    if (err == 0 && cs->hooks.tls_env) {
+        err = hook_env_append(env, cs->hooks.tls_env);
+    }
+    err = err ? err : script_env_add(env, "common_name", cs->client.cn);
+    err = err ? err : hook_env_addr(env, "untrusted", &cs->remote);
+    err = err ? err : hook_env_peer_info(env, client->peer_info);
+    err = err ? err : script_env_add(env, "username", client->username);
+    return err ? err : script_env_add(env, "password", client->password);
+}
+
+int acc_mgmt_ask(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                 const struct key_method2 *client)
+{
+    struct script_env env = {0};
+    char head[96];
+    int err;
+
+    cs->is_mgmt_asked = true;
+    if (!mgmt_has_clients(a->mgmt)) {
+        /* as 2.6: nobody hears it, and the client waits until its time is up */
+        acc_cs_log(a, cs, LOG_WARN,
+                   "management-client-auth: no management client is connected to answer for "
+                   "username '%.128s'",
+                   client->username);
+        return 0;
+    }
+    err = ask_env(a, cs, client, &env);
+    if (err == 0) {
+        snprintf(head, sizeof(head), ">CLIENT:%s,%lu,%u", cs->peer ? "REAUTH" : "CONNECT", cs->cid,
+                 ks->kid);
+        mgmt_notify_client(a->mgmt, head, (long)a->sessions.n_clients, client->peer_info,
+                           (const char *const *)env.vars, env.n);
+    }
+    script_env_clear(&env);
+    return err;
+}
+
+void acc_mgmt_cr_response(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                          const char *response, const struct script_env *env)
+{
+    char head[64 + CONTROL_MSG_MAX];
+
+    if (!mgmt_has_clients(a->mgmt)) {
+        return;
+    }
+    snprintf(head, sizeof(head), ">CLIENT:CR_RESPONSE,%lu,%u,%s", cs->cid, ks->kid, response);
+    mgmt_notify_client(a->mgmt, head, (long)a->sessions.n_clients, NULL,
+                       (const char *const *)env->vars, env->n);
+}
+
+/* ">CLIENT:ADDRESS,CID,ADDR,PRI": IPv4 subnets as ADDR/NETMASK, IPv6 as ADDR/BITS, hosts
+ * without a suffix (2.6 mroute_addr_print_ex with MAPF_SUBNET). */
+static void notify_address(struct acceptor *a, struct ctl_session *cs, int family,
+                           const uint8_t *addr, int plen, bool is_primary)
+{
+    char text[INET6_ADDRSTRLEN], mask[INET_ADDRSTRLEN], line[160];
+    int host_bits = family == 4 ? 32 : 128;
+
+    inet_ntop(family == 4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
+    if (plen >= host_bits) {
+        snprintf(line, sizeof(line), ">CLIENT:ADDRESS,%lu,%s,%d", cs->cid, text, is_primary);
+    } else if (family == 4) {
+        struct in_addr m = {.s_addr = htonl(plen ? ~0u << (32 - plen) : 0)};
+
+        inet_ntop(AF_INET, &m, mask, sizeof(mask));
+        snprintf(line, sizeof(line), ">CLIENT:ADDRESS,%lu,%s/%s,%d", cs->cid, text, mask,
+                 is_primary);
+    } else {
+        snprintf(line, sizeof(line), ">CLIENT:ADDRESS,%lu,%s/%d,%d", cs->cid, text, plen,
+                 is_primary);
+    }
+    mgmt_notify(a->mgmt, line);
+}
+
+void acc_mgmt_addresses(struct acceptor *a, struct ctl_session *cs)
+{
+    const struct peer *p = cs->peer;
+    uint32_t v4 = p ? htonl(p->vaddr) : 0;
+
+    if (!cs->is_mgmt_asked || !p || !mgmt_has_clients(a->mgmt)) {
+        return;
+    }
+    notify_address(a, cs, 4, (const uint8_t *)&v4, 32, true);
+    if (p->has_vaddr6) {
+        notify_address(a, cs, 6, p->vaddr6, 128, true);
+    }
+    for (size_t i = 0; i < p->n_routes; i++) {
+        const struct vroute_key *k = &p->routes[i];
+
+        if ((k->family == 4 && k->plen == 32 && memcmp(k->addr, &v4, 4) == 0) ||
+            (k->family == 6 && p->has_vaddr6 && k->plen == 128 &&
+             memcmp(k->addr, p->vaddr6, 16) == 0)) {
+            continue; /* the primary addresses, routed as routes */
+        }
+        notify_address(a, cs, k->family, k->addr, k->plen, false);
+    }
 }

@@ -85,7 +85,8 @@ void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t n
         if (!ks->in_use || ks->state != KS_TLS) {
             continue;
         }
-        if (now - ks->start_ms > hand_window_ms && ks->auth_wait) {
+        if (ks->auth_wait && (ks->auth_deadline_ms ? now > ks->auth_deadline_ms
+                                                   : now - ks->start_ms > hand_window_ms)) {
             a->stats.handshakes_failed++;
             acc_auth_timeout(a, cs, ks);
             if (cs->state == CS_CLOSING) {
@@ -93,7 +94,7 @@ void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t n
             }
             continue;
         }
-        if (now - ks->start_ms > hand_window_ms) {
+        if (now - ks->start_ms > hand_window_ms && !ks->auth_wait) {
             a->stats.handshakes_failed++;
             if (cs->peer) {
                 acc_cs_log(a, cs, LOG_WARN,

@@ -363,6 +363,8 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     }
     cs->remote = *from;
     cs->link = link;
+    cs->cid = a->sessions.next_cid++;
+    cs->next_kid = 1; /* as a 2.6 server numbers them: its first negotiation's key is 1 */
     cs->takeover_index = SIZE_MAX;
     memcpy(cs->own_sid, pkt->acks.remote_session_id, SESSION_ID_LEN);
     memcpy(cs->peer_sid, pkt->session_id, SESSION_ID_LEN);

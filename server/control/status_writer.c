@@ -81,7 +81,7 @@ static struct status_client *collect(struct acceptor *a, size_t *n_out,
             r->bytes_tx = atomic_load_explicit(&p->bytes_tx, memory_order_relaxed);
             r->connected_since = p->connected_since;
             r->last_ref = (time_t)atomic_load_explicit(&p->last_ref_s, memory_order_relaxed);
-            r->client_id = p->peer_id;
+            r->client_id = cs->cid;
             r->peer_id = p->peer_id;
             snprintf(r->cipher, sizeof(r->cipher), "%s", p->cipher);
         }

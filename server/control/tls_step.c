@@ -164,7 +164,8 @@ void acc_tls_release(struct key_state *ks)
     ks->tls = NULL;
 }
 
-static void handle_control_message(struct acceptor *a, struct ctl_session *cs, const char *msg)
+static void handle_control_message(struct acceptor *a, struct ctl_session *cs,
+                                   const struct key_state *ks, const char *msg)
 {
     switch (control_msg_classify(msg, strlen(msg))) {
     case CONTROL_MSG_PUSH_REQUEST:
@@ -173,6 +174,12 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs, c
         } else if (!cs->push.is_sent || acc_now_ms(a) - cs->push.sent_ms >= PUSH_REPEAT_IGNORE_MS) {
             acc_send_push_reply(a, cs);
         }
+        break;
+    case CONTROL_MSG_CR_RESPONSE:
+        /* 2.6 push.c receive_cr_response: what follows "CR_RESPONSE," goes to the management
+         * interface and client-crresponse as it came (its base64 is not checked) */
+        acc_cr_response(a, cs, ks,
+                        strlen(msg) >= strlen("CR_RESPONSE,") ? msg + strlen("CR_RESPONSE,") : "");
         break;
     case CONTROL_MSG_EXIT:
         acc_cs_log(a, cs, LOG_INFO, "client sent EXIT (explicit-exit-notify)");
@@ -211,13 +218,7 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
         if (n == 0) {
             return;
         }
-        if (ks->state == KS_TLS && ks->auth_wait) {
-            /* Nothing is expected while the credentials are checked. */
-            acc_cs_log(a, cs, LOG_DEBUG, "data during authentication ignored");
-            mbedtls_platform_zeroize(a->app_buf, n);
-            continue;
-        }
-        if (ks->state == KS_TLS) {
+        if (ks->state == KS_TLS && !ks->auth_wait) {
             acc_handle_key_method2(a, cs, ks, a->app_buf, n);
             /* The key-method-2 message in clear: pre_master, password. */
             mbedtls_platform_zeroize(a->app_buf, n);
@@ -226,8 +227,8 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
             }
             continue;
         }
-        /* NUL-separated text messages (section 8.1); ones with control characters are
-         * dropped, as 2.6 does. */
+        /* NUL-separated text messages (section 8.1), also while the credentials are checked
+         * (PUSH_REQUEST, CR_RESPONSE); ones with control characters are dropped, as 2.6 does. */
         for (size_t off = 0; off < n;) {
             char msg[CONTROL_MSG_MAX];
             size_t consumed = 0, msg_len;
@@ -235,7 +236,7 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
             if (control_msg_next(a->app_buf + off, n - off, &consumed, msg, sizeof(msg),
                                  &msg_len) == 0 &&
                 msg_len > 0) {
-                handle_control_message(a, cs, msg);
+                handle_control_message(a, cs, ks, msg);
             }
             off += consumed ? consumed : n - off;
         }

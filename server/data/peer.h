@@ -54,8 +54,9 @@ struct peer {
     char common_name[PEER_CN_MAX];
     char cipher[32];
     time_t connected_since;
-    bool use_data_v2;          /* the client announced IV_PROTO DATA_V2 */
-    enum comp_framing framing; /* the stub framing pushed to this client */
+    bool use_data_v2;      /* the client announced IV_PROTO DATA_V2 */
+    struct comp_peer comp; /* framing and compression: set by the acceptor before MSG_INSTALL,
+                            * then the worker's */
 
     /* Data plane: the owning worker's once installed. */
     struct data_key key_store[2];
@@ -80,6 +81,9 @@ struct peer {
      * not counted: the status file's "Last Ref" (2.6 multi.c, route->last_reference). Set
      * when the client connects, then written by the worker. */
     _Atomic int64_t last_ref_s;
+    /* Tunnel bytes routed to or from the client (IP packets; keepalive pings and other
+     * control not counted), for `inactive N BYTES`; written by the worker. */
+    _Atomic uint64_t tun_bytes;
 
     /* Control plane: the acceptor's. */
     struct ctl_session *ctl;

@@ -360,6 +360,7 @@ static void release(struct worker *w)
         tcp_gro_free(&w->gro);
     }
     free(w->tun_buf);
+    free(w->comp.lzo_wrkmem);
     w->tun_buf = NULL;
     free(w->by_local);
     w->by_local = NULL;
@@ -389,6 +390,18 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
     w->by_local = calloc(env->max_local_peers, sizeof(*w->by_local));
     if (!w->by_local || msg_pool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
         goto fail;
+    }
+    w->comp.out = w->comp_tx;
+    w->comp.out_cap = sizeof(w->comp_tx);
+    w->comp.max_in = WORKER_BUF_LEN;
+    if (env->cfg->net.comp.allow == COMP_ALLOW_YES) {
+        if (comp_library_init()) {
+            goto fail;
+        }
+        w->comp.lzo_wrkmem = malloc(comp_lzo_wrkmem_len());
+        if (!w->comp.lzo_wrkmem) {
+            goto fail;
+        }
     }
     if (env->has_vnet_hdr) {
         w->tun_buf = malloc(COMP_HEADROOM + TUN_READ_LEN);

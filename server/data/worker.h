@@ -119,6 +119,13 @@ struct worker {
     struct tcp_conn *tcp_dirty;
     uint8_t *tcp_rx; /* one read: a partial packet carried over, then TCP_READ_LEN bytes */
     struct log_ratelimit rl_tcp;
+    /* Compression scratch (proto/comp.h), so that the per-packet path allocates nothing:
+     * decompressed payloads from clients land in comp_rx (room to be framed again for
+     * client-to-client), compressed ones for clients are made in comp_tx; comp.lzo_wrkmem is
+     * allocated only with allow-compression yes. */
+    uint8_t comp_rx[COMP_HEADROOM + WORKER_BUF_LEN + COMP_TAILROOM];
+    uint8_t comp_tx[COMP_WORK_OUT_LEN(WORKER_BUF_LEN)];
+    struct comp_work comp;
 };
 
 /* Set up w as worker i (0 <= i < env->n_workers) reading udp_fd (its socket of the reuseport

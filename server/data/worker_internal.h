@@ -143,12 +143,16 @@ static inline struct worker_decide_table wk_table(const struct worker *w)
                                         .max_local_peers = w->env->max_local_peers};
 }
 
-/* p's traffic was routed now (status "Last Ref"); one store a second at most. */
-static inline void wk_touch_last_ref(const struct worker *w, struct peer *p)
+/* A tunnel packet of len bytes to or from p was routed now: status "Last Ref" (one store a
+ * second at most) and the bytes `inactive` counts. p's worker only (single writer). */
+static inline void wk_touch_last_ref(const struct worker *w, struct peer *p, size_t len)
 {
     if (atomic_load_explicit(&p->last_ref_s, memory_order_relaxed) != w->wall_s) {
         atomic_store_explicit(&p->last_ref_s, w->wall_s, memory_order_relaxed);
     }
+    atomic_store_explicit(&p->tun_bytes,
+                          atomic_load_explicit(&p->tun_bytes, memory_order_relaxed) + len,
+                          memory_order_relaxed);
 }
 
 /* End of a callback: send the queued datagrams and write the coalesced TUN packets. */

@@ -62,7 +62,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         wk_drop(w, &w->stats.drop_bad_source, &p->remote, "bad source address in tunnel packet");
         return;
     }
-    wk_touch_last_ref(w, p);
+    wk_touch_last_ref(w, p, len);
     if (w->env->cfg->net.client_to_client && !wk_is_multicast(family, dst)) {
         to = wk_route_lookup(w, family, dst);
         if (worker_decide_c2c(true, false, to, p->peer_id)) {
@@ -186,9 +186,21 @@ void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     }
     p = out.peer;
     payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, out.plain_len);
-    if (comp_unframe(p->framing, &payload)) {
+    /* A compressed payload is decompressed into the worker's comp_rx, bounded by its size. */
+    switch (comp_unframe(p->comp.framing, &payload, w->comp_rx, sizeof(w->comp_rx))) {
+    case 0:
+        if (payload.data == w->comp_rx) {
+            stat_inc(&w->stats.comp_rx);
+        }
+        break;
+    case -PE_UNSUPPORTED:
         wk_drop(w, &w->stats.drop_compressed, from,
-                "compressed or badly framed payload (ovpnd pushed stub framing, no compression)");
+                "compressed payload, but compression from this client is not accepted");
+        return;
+    default:
+        wk_drop(w, &w->stats.drop_comp_malformed, from,
+                "bad compression framing, or compressed data that does not decompress within "
+                "the buffer");
         return;
     }
     stat_inc(&w->stats.rx_packets);

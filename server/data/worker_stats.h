@@ -41,6 +41,10 @@ struct worker_stats {
     _Atomic uint64_t drop_tcp_hand_window; /* connections closed: no handshake in hand-window */
     _Atomic uint64_t drop_tcp_refused;     /* connections not accepted: table full, accept error */
     _Atomic uint64_t tcp_port_share;       /* connections proxied to the port-share server */
+    _Atomic uint64_t comp_rx;              /* payloads from clients decompressed (proto/comp.h) */
+    _Atomic uint64_t comp_tx;              /* payloads to clients compressed */
+    _Atomic uint64_t drop_comp_malformed;  /* bad compression framing, or a compressed block
+                                            * that did not decompress within the buffer */
 };
 
 /* Add one to a counter owned by the calling thread. */

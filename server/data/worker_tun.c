@@ -68,7 +68,7 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
     } else {
         mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, env->mss_max);
     }
-    wk_touch_last_ref(w, p);
+    wk_touch_last_ref(w, p, pkt->len);
     wk_send_to_peer(w, p, pkt);
 }
 

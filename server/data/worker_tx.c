@@ -163,10 +163,11 @@ void wk_tx_flush(struct worker *w)
     w->n_tx = 0;
 }
 
-/* Frame (compression stub), encrypt and queue one payload for p (wk_tx_flush sends it, at the end
- * of the current callback at the latest). The framing goes into pkt's headroom: every buffer a
- * packet for a client travels in has COMP_HEADROOM bytes of it (a packet without is dropped
- * and counted, never framed outside its buffer). */
+/* Compress or frame, encrypt and queue one payload for p (wk_tx_flush sends it, at the end of
+ * the current callback at the latest). A compressed payload is made in the worker's comp_tx;
+ * otherwise the framing goes into pkt's headroom (and tailroom, or one byte more headroom, for
+ * the swap framing): every buffer a packet for a client travels in has COMP_HEADROOM bytes of it
+ * (a packet without is dropped and counted, never framed outside its buffer). */
 void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
 {
     struct mmsghdr *mh;
@@ -192,7 +193,12 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
         slot = w->n_tx;
         out = w->tx_bufs[slot];
     }
-    err = comp_frame(p->framing, pkt);
+    if (p->comp.is_compress && comp_compress(&p->comp, pkt, &w->comp, uv_now(&w->loop)) == 1) {
+        stat_inc(&w->stats.comp_tx);
+        err = 0;
+    } else {
+        err = comp_frame(p->comp.framing, pkt);
+    }
     if (err) {
         wk_drop(w, &w->stats.drop_send, &p->remote,
                 "no room in front of the packet for its framing");

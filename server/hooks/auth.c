@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include <mbedtls/platform_util.h>
 
+#include "proto/peer_info.h"
 #include "server/hooks/hook_env.h"
 #include "server/log/log.h"
 #include "server/hooks/openvpn_plugin.h"
@@ -39,6 +41,7 @@ struct auth {
     size_t n_pending;
     struct mailbox *mb; /* plugin calls come back through the box of the loop's thread */
     int who;
+    auth_pending_cb pending; /* auth_set_pending_cb; NULL: auth_pending_file is not read */
 };
 
 /* A call into a plugin. Owned by the auth module; it outlives its request if that is
@@ -50,6 +53,8 @@ struct auth_call {
     struct script_env env;
     struct msg *done; /* MSG_CALL posted when the plugin returns (made ahead: cannot fail) */
 };
+
+#define AUTH_IV_SSO_MAX 128
 
 struct auth_req {
     struct auth *au;
@@ -66,6 +71,7 @@ struct auth_req {
     char acf[AUTH_PATH_MAX];      /* auth_control_file */
     char apf[AUTH_PATH_MAX];      /* auth_pending_file */
     char afr[AUTH_PATH_MAX];      /* auth_failed_reason_file */
+    char iv_sso[AUTH_IV_SSO_MAX]; /* the client's IV_SSO: the pending methods it supports */
 };
 
 /* verify-client-cert none|optional lets a client in without a certificate: then its username
@@ -80,7 +86,8 @@ static int check_certless_auth(const struct auth *au, char *errbuf, size_t errbu
     char plugins[400] = "";
     size_t len;
 
-    if (cfg->tls.verify_client_cert == CONFIG_VERIFY_REQUIRE || auth_is_configured(au)) {
+    if (cfg->tls.verify_client_cert == CONFIG_VERIFY_REQUIRE || auth_is_configured(au) ||
+        cfg->mgmt.client_auth) {
         return 0;
     }
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
@@ -326,18 +333,28 @@ void auth_cancel(struct auth_req *r)
     }
 }
 
-static void finish(struct auth_req *r, bool is_ok, const char *log_reason)
+/* Done: done() is called and r freed. A refusal's client reason is client_reason, else what
+ * the check wrote into auth_failed_reason_file. */
+static void finish_with(struct auth_req *r, bool is_ok, const char *log_reason,
+                        const char *client_reason)
 {
     char reason[AUTH_REASON_MAX];
 
     reason[0] = '\0';
-    if (!is_ok) {
+    if (!is_ok && client_reason) {
+        snprintf(reason, sizeof(reason), "%s", client_reason);
+    } else if (!is_ok) {
         read_small(r->afr, reason, sizeof(reason));
     }
     r->script = NULL; /* ended: nothing to kill */
     req_unlink(r);
     r->done(r->ctx, is_ok, reason[0] != '\0' ? reason : NULL, log_reason);
     req_free(r);
+}
+
+static void finish(struct auth_req *r, bool is_ok, const char *log_reason)
+{
+    finish_with(r, is_ok, log_reason, NULL);
 }
 
 static int run_stage(struct auth_req *r);
@@ -381,6 +398,79 @@ static bool check_control_file(struct auth_req *r)
     return false;
 }
 
+/* Whether method is among the comma-separated ones of iv_sso (2.6 check_auth_pending_method). */
+static bool sso_has(const char *iv_sso, const char *method)
+{
+    size_t len = strlen(method);
+
+    for (const char *p = iv_sso; *p;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+
+        if (n == len && len > 0 && strncmp(p, method, n) == 0) {
+            return true;
+        }
+        p += n + (e ? 1 : 0);
+    }
+    return false;
+}
+
+/* The check answered "deferred": if it wrote auth_pending_file (2.6 ssl_verify.c
+ * key_state_check_auth_pending_file: at least three lines, the timeout in seconds, the method
+ * the client must announce in IV_SSO, the text for INFO_PRE), tell the client through the
+ * pending callback; the file is removed. Then the control file may already hold the answer.
+ * Returns false when r was finished (refused). */
+static bool enter_deferred(struct auth_req *r)
+{
+    char text[3 * 1024 + 4], *line[3] = {NULL, NULL, NULL}, *p = text, *end;
+    char why[200], client_why[160];
+    long timeout;
+    int n = 0;
+
+    r->state = REQ_DEFERRED;
+    read_small(r->apf, text, sizeof(text));
+    if (text[0] != '\0' && r->au->pending) {
+        if (truncate(r->apf, 0) != 0) { /* read once, as 2.6 removes it */
+            log_msg(LOG_DEBUG, "auth: cannot empty the auth pending file: %s", strerror(errno));
+        }
+        while (n < 3 && p && *p) {
+            line[n++] = p;
+            p = strchr(p, '\n');
+            if (p) {
+                *p++ = '\0';
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            line[i][strcspn(line[i], "\r")] = '\0';
+        }
+        if (n < 3) {
+            finish(r, false, "auth pending file is not at least three lines long");
+            return false;
+        }
+        errno = 0;
+        timeout = strtol(line[0], &end, 10);
+        if (errno || end == line[0] || timeout <= 0 || timeout > (long)UINT_MAX) {
+            finish(r, false, "could not parse the auth pending file's timeout");
+            return false;
+        }
+        if (!sso_has(r->iv_sso, line[1])) {
+            snprintf(why, sizeof(why), "the client does not support pending auth method '%.64s'",
+                     line[1]);
+            snprintf(client_why, sizeof(client_why),
+                     "Authentication failed, required pending auth method '%.64s' not "
+                     "supported",
+                     line[1]);
+            finish_with(r, false, why, client_why);
+            return false;
+        }
+        if (!r->au->pending(r->ctx, (unsigned)timeout, line[2])) {
+            finish(r, false, "cannot send the pending auth message to the client");
+            return false;
+        }
+    }
+    return !check_control_file(r);
+}
+
 static void on_script_exit(void *ctx, int exit_status, int term_signal)
 {
     struct auth_req *r = ctx;
@@ -394,8 +484,7 @@ static void on_script_exit(void *ctx, int exit_status, int term_signal)
     } else if (exit_status == 0) {
         stage_ok(r, "auth-user-pass-verify script exited with 0");
     } else if (exit_status == 2) {
-        r->state = REQ_DEFERRED;
-        (void)check_control_file(r); /* it may have answered already */
+        (void)enter_deferred(r); /* it may have answered already */
     } else {
         snprintf(why, sizeof(why), "auth-user-pass-verify script exited with %d", exit_status);
         finish(r, false, why);
@@ -441,8 +530,7 @@ static void call_returned(void *arg)
             stage_ok(r, why);
             break;
         case OVPN_PLUGIN_FUNC_DEFERRED:
-            r->state = REQ_DEFERRED;
-            (void)check_control_file(r);
+            (void)enter_deferred(r);
             break;
         default:
             snprintf(why, sizeof(why), "plugin %s refused (status %d)", name, c->pc.result);
@@ -597,6 +685,7 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
     r->done = done;
     r->ctx = ctx;
     r->state = REQ_RUNNING;
+    peer_info_value(c->peer_info, "IV_SSO", r->iv_sso, sizeof(r->iv_sso));
     err = make_temp(au, "acf", NULL, r->acf);
     err = err ? err : make_temp(au, "apf", NULL, r->apf);
     err = err ? err : make_temp(au, "afr", NULL, r->afr);
@@ -632,6 +721,16 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
     au->n_pending++;
     *out = r;
     return 0;
+}
+
+const char *auth_req_control_file(const struct auth_req *r)
+{
+    return r->acf;
+}
+
+void auth_set_pending_cb(struct auth *au, auth_pending_cb cb)
+{
+    au->pending = cb;
 }
 
 void auth_shutdown(struct auth *au)

@@ -87,6 +87,18 @@ void auth_free(struct auth *au);
  * variables auth_new knows from the config alone (server/hooks/hook_env.h, hook_env_global). */
 void auth_set_global_env(struct auth *au, const struct script_env *env);
 
+/* A deferred check wrote auth_pending_file (openvpn 2.6: timeout in seconds, a method the
+ * client announced in IV_SSO, the text for INFO_PRE, e.g. "WEB_AUTH::https://..."): tell the
+ * client (AUTH_PENDING, INFO_PRE) and let it wait up to timeout_s. ctx is auth_start's. Returns
+ * false when that cannot be done; the request is then refused. Called on the loop's thread. */
+typedef bool (*auth_pending_cb)(void *ctx, unsigned timeout_s, const char *extra);
+
+/* From now on, requests that answer "deferred" and wrote auth_pending_file call cb (a request
+ * whose client does not announce the file's method in IV_SSO is refused with 2.6's client
+ * reason, "Authentication failed, required pending auth method '...' not supported"). Without
+ * a callback the file is not read. Loop thread. */
+void auth_set_pending_cb(struct auth *au, auth_pending_cb cb);
+
 /* The `plugin`s auth_new opened (all of them, whatever events they want), for the other hooks
  * (server/hooks/hooks.h). Valid until auth_free. */
 struct plugin_set *auth_plugins(const struct auth *au);
@@ -110,6 +122,11 @@ bool auth_admits(const struct config *cfg, bool has_cert, bool is_user_pass_ok, 
  * then done is never called and the caller refuses the client. */
 int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, void *ctx,
                struct auth_req **out);
+
+/* The path of r's auth control file ($auth_control_file), where a deferred check (or a
+ * client-crresponse script, which 2.6 gives the same variable) writes its answer. Valid while r
+ * is pending. */
+const char *auth_req_control_file(const struct auth_req *r);
 
 /* Forget a pending request: done is not called; its script is killed if it still runs; its
  * files are removed. NULL is a no-op. */

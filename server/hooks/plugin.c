@@ -19,7 +19,8 @@
 #define SUPPORTED_MASK                                                                             \
     ((1 << OVPN_PLUGIN_AUTH_USER_PASS_VERIFY) | (1 << OVPN_PLUGIN_TLS_VERIFY) |                    \
      (1 << OVPN_PLUGIN_CLIENT_CONNECT) | (1 << OVPN_PLUGIN_CLIENT_CONNECT_V2) |                    \
-     (1 << OVPN_PLUGIN_CLIENT_DISCONNECT) | (1 << OVPN_PLUGIN_LEARN_ADDRESS))
+     (1 << OVPN_PLUGIN_CLIENT_DISCONNECT) | (1 << OVPN_PLUGIN_LEARN_ADDRESS) |                     \
+     (1 << OVPN_PLUGIN_CLIENT_CRRESPONSE))
 
 struct plugin {
     const struct config_plugin *conf;

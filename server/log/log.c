@@ -2,6 +2,7 @@
 #include "server/log/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,24 @@ void log_init(int fd, enum log_level max_level)
     tzset(); /* localtime_r does not read TZ by itself */
     atomic_store_explicit(&log_fd, fd, memory_order_relaxed);
     atomic_store_explicit(&log_max_level, (int)max_level, memory_order_relaxed);
+}
+
+int log_reopen(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+    int cur = atomic_load_explicit(&log_fd, memory_order_relaxed);
+    int err = 0;
+
+    if (fd < 0) {
+        return -errno;
+    }
+    if (fd != cur && dup3(fd, cur, O_CLOEXEC) < 0) {
+        err = -errno;
+    }
+    if (fd != cur) {
+        close(fd);
+    }
+    return err;
 }
 
 void log_init_syslog(const char *name, enum log_level max_level)

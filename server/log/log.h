@@ -61,6 +61,12 @@ typedef void (*log_hook_fn)(void *ctx, int64_t now_s, enum log_level lvl, const 
  * stop (the management interface's lifetime lies inside the acceptor's). */
 void log_set_hook(log_hook_fn fn, void *ctx);
 
+/* Reopen the log file at path (after logrotate moved it away): open it again for appending
+ * (created mode 0640 if missing, not through a symbolic link) and put it in place of the
+ * current log descriptor with dup2, so that a line written meanwhile goes whole to one file or
+ * the other. Returns 0 or -errno (the old file stays in use). Any thread. */
+int log_reopen(const char *path);
+
 /* Change the level shown from now on (e.g. the management "verb" command). Any thread. */
 void log_set_level(enum log_level max_level);
 

@@ -2,6 +2,7 @@
  * Replies and notifications are worded as openvpn 2.6's src/openvpn/manage.c words them. */
 #include "server/ops/mgmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -106,7 +107,10 @@ void mgmt_send_text(struct mgmt_client *c, const char *text, size_t len)
 
 static void on_closed(uv_handle_t *h)
 {
-    free(h->data);
+    struct mgmt_client *c = h->data;
+
+    free(c->block);
+    free(c);
 }
 
 void mgmt_client_close(struct mgmt_client *c)
@@ -557,6 +561,94 @@ void mgmt_notify(struct mgmt *m, const char *line)
         if (c->is_authed) {
             mgmt_reply(c, "%s", line);
         }
+    }
+}
+
+/* 2.6 manage.c env_filter_match: level 0 shows every variable, 1 the X509_ ones and those
+ * below, 2 (and above) only this short list. */
+static bool env_shown(const char *var, int level)
+{
+    static const char *const names[] = {
+        "username=",
+        "password=",
+        "X509_0_CN=",
+        "tls_serial_",
+        "untrusted_ip=",
+        "ifconfig_local=",
+        "ifconfig_netmask=",
+        "daemon_start_time=",
+        "daemon_pid=",
+        "dev=",
+        "ifconfig_pool_remote_ip=",
+        "ifconfig_pool_netmask=",
+        "time_duration=",
+        "bytes_sent=",
+        "bytes_received=",
+        "session_id=",
+        "session_state=",
+    };
+
+    if (level == 0 || (level <= 1 && strncmp(var, "X509_", 5) == 0)) {
+        return true;
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strncmp(var, names[i], strlen(names[i])) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A peer-info line shown to a filtering client: NAME=value, NAME of letters, digits and '_',
+ * value printable (2.6 validate_peer_info_line). */
+static bool peer_info_line_ok(const char *line, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len && (isalnum((unsigned char)line[i]) || line[i] == '_')) {
+        i++;
+    }
+    if (i == 0 || i >= len || line[i] != '=') {
+        return false;
+    }
+    for (i++; i < len; i++) {
+        if (!isprint((unsigned char)line[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void mgmt_notify_client(struct mgmt *m, const char *head, long n_clients, const char *peer_info,
+                        const char *const *vars, size_t n_vars)
+{
+    if (!m) {
+        return;
+    }
+    for (struct mgmt_client *c = m->clients, *next; c; c = next) {
+        next = c->next;
+        if (!c->is_authed) {
+            continue;
+        }
+        mgmt_reply(c, "%s", head);
+        if (n_clients >= 0 && c->env_filter == 0) { /* "n_clients=" is not on the short list */
+            mgmt_reply(c, ">CLIENT:ENV,n_clients=%ld", n_clients);
+        }
+        for (const char *l = peer_info; c->env_filter > 0 && l && *l;) {
+            const char *e = strchr(l, '\n');
+            size_t len = e ? (size_t)(e - l) : strlen(l);
+
+            if (peer_info_line_ok(l, len)) {
+                mgmt_reply(c, ">CLIENT:ENV,%.*s", (int)len, l);
+            }
+            l += len + (e ? 1 : 0);
+        }
+        for (size_t i = 0; i < n_vars; i++) {
+            if (env_shown(vars[i], c->env_filter)) {
+                mgmt_reply(c, ">CLIENT:ENV,%s", vars[i]);
+            }
+        }
+        mgmt_reply(c, ">CLIENT:ENV,END");
     }
 }
 

@@ -52,6 +52,14 @@ struct mgmt_ops {
                         void *arg);
     /* `hold release` while start-up waits (management-hold): begin serving clients. */
     void (*hold_release)(void *ctx);
+    /* management-client-auth: client-auth / client-auth-nt (is_auth, config: the block's lines
+     * joined by "\n", NULL for none, borrowed) or client-deny (reason, client_reason may be
+     * NULL) for key kid of client cid. Whether it counted (2.6 tls_authenticate_key). */
+    bool (*client_auth)(void *ctx, unsigned long cid, unsigned kid, bool is_auth,
+                        const char *reason, const char *client_reason, const char *config);
+    /* client-pending-auth CID KID EXTRA TIMEOUT (seconds). Whether it was sent. */
+    bool (*client_pending_auth)(void *ctx, unsigned long cid, unsigned kid, const char *extra,
+                                unsigned timeout_s);
 };
 
 /* Open the listener of cfg->mgmt on loop (the socket is bound now: call before privileges are
@@ -72,6 +80,15 @@ bool mgmt_is_held(const struct mgmt *m);
 /* Send line (without line end; "\r\n" is added) to every client past its password that wants
  * notifications, e.g. ">CLIENT:ESTABLISHED,0". Loop thread. */
 void mgmt_notify(struct mgmt *m, const char *line);
+
+/* A >CLIENT notification to every client past its password: head (e.g.
+ * ">CLIENT:CONNECT,0,1"), then ">CLIENT:ENV,n_clients=N" unless n_clients < 0 (2.6
+ * man_output_extra_env), then, for clients with an env-filter level above 0, the valid lines
+ * of peer_info ("NAME=value\n" lines, NULL for none), then the n_vars "NAME=value" strings of
+ * vars that each client's env-filter level shows (2.6 env_filter_match), then
+ * ">CLIENT:ENV,END". The lines reach each client together. Loop thread. */
+void mgmt_notify_client(struct mgmt *m, const char *head, long n_clients, const char *peer_info,
+                        const char *const *vars, size_t n_vars);
 
 /* Whether any client is connected and past its password (so building notifications pays). */
 bool mgmt_has_clients(const struct mgmt *m);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,14 @@ static bool need(struct mgmt_client *c, char **p, int n, bool is_at_least)
 static const char *const help_lines[] = {
     "Commands:",
     "bytecount n            : Show bytes in/out, update every n secs (0=off).",
+    "client-auth CID KID    : Authenticate client-id/key-id CID/KID (MULTILINE)",
+    "client-auth-nt CID KID : Authenticate client-id/key-id CID/KID",
+    "client-deny CID KID R [CR] : Deny auth client-id/key-id CID/KID with log reason",
+    "                             text R and optional client reason text CR",
+    "client-pending-auth CID KID MSG timeout : Instruct OpenVPN to send AUTH_PENDING and "
+    "INFO_PRE msg",
+    "                                      to the client and wait for a final "
+    "client-auth/client-deny",
     "client-kill CID [M]    : Kill client instance CID with message M (def=RESTART)",
     "echo [on|off] [N|all]  : Like log, but only show messages in echo buffer.",
     "env-filter [level]     : Set env-var filter level",
@@ -211,15 +220,40 @@ static void cmd_kill(struct mgmt_client *c, const char *victim)
     }
 }
 
-static void cmd_client_kill(struct mgmt_client *c, const char *cid_str, const char *msg)
+/* A CID, KID or TIMEOUT: a decimal number (2.6 parse_cid / parse_uint, "ERROR: cannot parse
+ * WHAT" otherwise). */
+static bool parse_number(struct mgmt_client *c, const char *str, const char *what,
+                         unsigned long max, unsigned long *out)
 {
     char *end;
-    unsigned long cid;
 
     errno = 0;
-    cid = strtoul(cid_str, &end, 10);
-    if (errno || end == cid_str || *end || cid_str[0] == '-') {
-        mgmt_reply(c, "ERROR: cannot parse CID");
+    *out = strtoul(str, &end, 10);
+    if (errno || end == str || *end || str[0] == '-' || *out > max) {
+        mgmt_reply(c, "ERROR: cannot parse %s", what);
+        return false;
+    }
+    return true;
+}
+
+static bool parse_cid_kid(struct mgmt_client *c, const char *cid_str, const char *kid_str,
+                          unsigned long *cid, unsigned *kid)
+{
+    unsigned long k;
+
+    if (!parse_number(c, cid_str, "CID", ULONG_MAX, cid) ||
+        !parse_number(c, kid_str, "KID", UINT_MAX, &k)) {
+        return false;
+    }
+    *kid = (unsigned)k;
+    return true;
+}
+
+static void cmd_client_kill(struct mgmt_client *c, const char *cid_str, const char *msg)
+{
+    unsigned long cid;
+
+    if (!parse_number(c, cid_str, "CID", ULONG_MAX, &cid)) {
         return;
     }
     if (c->m->ops.kill_cid(c->m->ops.ctx, cid, msg)) {
@@ -335,6 +369,113 @@ static void cmd_bytecount(struct mgmt_client *c, const char *parm)
     mgmt_reply(c, "SUCCESS: bytecount interval changed");
 }
 
+static void unsupported(struct mgmt_client *c, const char *name);
+
+/* client-auth's answer, once its block has ended (or at once for client-auth-nt: 2.6 words
+ * both replies as client-auth's). */
+static void client_auth_done(struct mgmt_client *c)
+{
+    struct mgmt *m = c->m;
+    bool ok =
+        !c->is_block_overflow && m->ops.client_auth(m->ops.ctx, c->block_cid, c->block_kid, true,
+                                                    NULL, NULL, c->block_len ? c->block : NULL);
+
+    if (c->block) {
+        memset(c->block, 0, c->block_len);
+    }
+    free(c->block);
+    c->block = NULL;
+    c->block_len = 0;
+    c->is_in_block = c->is_block_overflow = false;
+    mgmt_reply(c,
+               ok ? "SUCCESS: client-auth command succeeded" : "ERROR: client-auth command failed");
+}
+
+/* A line of client-auth's block: "END" ends it; others are kept (up to MGMT_BLOCK_MAX bytes). */
+static void block_line(struct mgmt_client *c, const char *line)
+{
+    size_t len = strlen(line);
+    char *grown;
+
+    if (strcmp(line, "END") == 0) {
+        client_auth_done(c);
+        return;
+    }
+    if (c->is_block_overflow) {
+        return;
+    }
+    if (c->block_len + len + 2 > MGMT_BLOCK_MAX ||
+        !(grown = realloc(c->block, c->block_len + len + 2))) {
+        log_msg(LOG_WARN, "MANAGEMENT: client-auth block from %s over %d bytes: refused", c->peer,
+                MGMT_BLOCK_MAX);
+        c->is_block_overflow = true;
+        return;
+    }
+    c->block = grown;
+    memcpy(c->block + c->block_len, line, len);
+    c->block_len += len;
+    c->block[c->block_len++] = '\n';
+    c->block[c->block_len] = '\0';
+}
+
+static void cmd_client_auth(struct mgmt_client *c, char **p, bool has_block)
+{
+    if (!c->m->cfg->mgmt.client_auth) {
+        unsupported(c, p[0]);
+        return;
+    }
+    if (!parse_cid_kid(c, p[1], p[2], &c->block_cid, &c->block_kid)) {
+        return;
+    }
+    if (has_block) {
+        c->is_in_block = true; /* the lines up to END follow */
+    } else {
+        client_auth_done(c);
+    }
+}
+
+static void cmd_client_deny(struct mgmt_client *c, char **p)
+{
+    struct mgmt *m = c->m;
+    unsigned long cid;
+    unsigned kid;
+
+    if (!m->cfg->mgmt.client_auth) {
+        unsupported(c, p[0]);
+        return;
+    }
+    if (!parse_cid_kid(c, p[1], p[2], &cid, &kid)) {
+        return;
+    }
+    if (m->ops.client_auth(m->ops.ctx, cid, kid, false, p[3], p[4], NULL)) {
+        mgmt_reply(c, "SUCCESS: client-deny command succeeded");
+    } else {
+        mgmt_reply(c, "ERROR: client-deny command failed");
+    }
+}
+
+static void cmd_client_pending_auth(struct mgmt_client *c, char **p)
+{
+    struct mgmt *m = c->m;
+    unsigned long cid, timeout;
+    unsigned kid;
+
+    if (!m->cfg->mgmt.client_auth) {
+        unsupported(c, p[0]);
+        return;
+    }
+    if (!parse_cid_kid(c, p[1], p[2], &cid, &kid) ||
+        !parse_number(c, p[4], "TIMEOUT", UINT_MAX, &timeout)) {
+        return;
+    }
+    if (m->ops.client_pending_auth(m->ops.ctx, cid, kid, p[3], (unsigned)timeout)) {
+        mgmt_reply(c, "SUCCESS: client-pending-auth command succeeded");
+    } else {
+        mgmt_reply(c, "ERROR: client-pending-auth command failed. Extra parameter might be too "
+                      "long");
+    }
+}
+
 static void unsupported(struct mgmt_client *c, const char *name)
 {
     mgmt_reply(c, "ERROR: The '%s' command is not supported by the current daemon mode", name);
@@ -368,7 +509,8 @@ static void dispatch(struct mgmt_client *c, char **p)
                        in, out);
         }
     } else if (strcmp(cmd, "env-filter") == 0) {
-        mgmt_reply(c, "SUCCESS: env_filter_level=%d", p[1] ? atoi(p[1]) : 0);
+        c->env_filter = p[1] ? atoi(p[1]) : 0;
+        mgmt_reply(c, "SUCCESS: env_filter_level=%d", c->env_filter);
     } else if (strcmp(cmd, "signal") == 0) {
         if (need(c, p, 1, false)) {
             cmd_signal(c, p[1]);
@@ -407,9 +549,22 @@ static void dispatch(struct mgmt_client *c, char **p)
         if (need(c, p, 1, false)) {
             cmd_bytecount(c, p[1]);
         }
-    } else if (strcmp(cmd, "client-auth") == 0 || strcmp(cmd, "client-auth-nt") == 0 ||
-               strcmp(cmd, "client-deny") == 0 || strcmp(cmd, "client-pending-auth") == 0) {
-        unsupported(c, cmd); /* management-client-auth is not implemented yet */
+    } else if (strcmp(cmd, "client-auth") == 0 || strcmp(cmd, "client-auth-nt") == 0) {
+        if (need(c, p, 2, false)) {
+            cmd_client_auth(c, p, strcmp(cmd, "client-auth") == 0);
+        }
+    } else if (strcmp(cmd, "client-deny") == 0) {
+        if (need(c, p, 3, true)) {
+            cmd_client_deny(c, p);
+        }
+    } else if (strcmp(cmd, "client-pending-auth") == 0) {
+        if (need(c, p, 4, false)) {
+            cmd_client_pending_auth(c, p);
+        }
+    } else if (strcmp(cmd, "push-update-broad") == 0 || strcmp(cmd, "push-update-cid") == 0) {
+        /* openvpn 2.7's; a stock 2.6 client does not read PUSH_UPDATE messages */
+        mgmt_reply(c, "ERROR: %s is not supported: openvpn 2.6 clients do not take PUSH_UPDATE",
+                   cmd);
     } else {
         mgmt_reply(c, "ERROR: unknown command, enter 'help' for more options");
     }
@@ -448,6 +603,10 @@ void mgmt_cmd_line(struct mgmt_client *c, char *line)
 
     if (!c->is_authed) {
         check_password(c, line);
+        return;
+    }
+    if (c->is_in_block) {
+        block_line(c, line);
         return;
     }
     if (split(line, p) > 0) {

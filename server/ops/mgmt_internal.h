@@ -15,6 +15,7 @@
 #include "server/ops/mgmt.h"
 
 #define READ_CHUNK 4096
+#define MGMT_BLOCK_MAX 65536 /* bytes of one client-auth config block */
 
 union mgmt_stream {
     uv_handle_t h;
@@ -35,6 +36,14 @@ struct mgmt_client {
     int n_tries;
     bool is_log_rt, is_state_rt, is_echo_rt;
     int bytecount_s; /* 0: off */
+    int env_filter;  /* env-filter level for >CLIENT:ENV lines (0: all) */
+    /* client-auth's config block, being read up to END: the lines so far, "\n"-separated */
+    bool is_in_block;
+    bool is_block_overflow; /* more than MGMT_BLOCK_MAX bytes: the command fails at END */
+    unsigned long block_cid;
+    unsigned block_kid;
+    char *block;
+    size_t block_len;
     uint64_t next_bytecount_ms;
     bool is_closing;
     char rbuf[READ_CHUNK];

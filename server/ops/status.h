@@ -53,8 +53,8 @@ struct status_client {
     uint64_t bytes_rx;            /* link bytes received from the client */
     uint64_t bytes_tx;            /* link bytes sent to it */
     time_t connected_since;
-    time_t last_ref;    /* last packet from the client: the routing table's Last Ref */
-    uint32_t client_id; /* the management interface's CID */
+    time_t last_ref;         /* last packet from the client: the routing table's Last Ref */
+    unsigned long client_id; /* the management interface's CID */
     uint32_t peer_id;
     char cipher[32]; /* data-channel cipher in openvpn's spelling, e.g. "AES-256-GCM" */
     /* Subnets routed to the client (iroute, iroute-ipv6), borrowed for the call; the routing

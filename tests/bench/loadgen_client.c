@@ -7,12 +7,15 @@
 #include <string.h>
 #include <time.h>
 
+#include <lz4.h>
 #include <mbedtls/platform_util.h>
 
+#include "proto/comp.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
 #include "proto/key_method.h"
 #include "proto/occ.h"
+#include "proto/pbuf.h"
 #include "proto/push.h"
 #include "proto/stream.h"
 #include "proto/tls_wrap.h"
@@ -374,14 +377,62 @@ static int send_data_payload(struct loadgen_client *c, const uint8_t *payload, s
     return 0;
 }
 
+/* --lz4-v2-forge: the next bad compressed payload, in turn (n: a counter), into out (at least
+ * 1100 bytes); its length. */
+static size_t forge_bad_block(unsigned n, uint8_t *out)
+{
+    static const uint8_t zeros[60000];
+    static const uint8_t far_match[] = {0x50, 0x01, 0x00, 0xFF, 0xFF};
+    static const uint8_t unknown[] = {0x50, 0x07, 0x45, 0x00};
+    uint8_t text[400];
+    int z;
+
+    switch (n % 4) {
+    case 0: /* a bomb: about 250 bytes that would decompress to 60000 */
+        z = LZ4_compress_default((const char *)zeros, (char *)out + 2, (int)sizeof(zeros), 1000);
+        out[0] = 0x50;
+        out[1] = 0x01;
+        return z > 0 ? (size_t)z + 2 : 0;
+    case 1:
+        memcpy(out, far_match, sizeof(far_match));
+        return sizeof(far_match);
+    case 2: /* a valid block cut in half */
+        for (size_t i = 0; i < sizeof(text); i++) {
+            text[i] = (uint8_t)("abcdefgh"[i % 8] + i / 64);
+        }
+        z = LZ4_compress_default((const char *)text, (char *)out + 2, (int)sizeof(text), 1000);
+        out[0] = 0x50;
+        out[1] = 0x01;
+        return z > 0 ? (size_t)z / 2 + 2 : 0;
+    default:
+        memcpy(out, unknown, sizeof(unknown));
+        return sizeof(unknown);
+    }
+}
+
 static void send_echo(struct loadgen_client *c, uint64_t now)
 {
     struct loadgen_worker *w = c->w;
     size_t len = loadgen_icmp_echo_build(c->tun_addr, c->gateway, (uint16_t)c->index, ++c->icmp_seq,
-                                         uv_hrtime() / 1000u, w->cfg->payload_len, w->data_plain,
-                                         sizeof(w->data_plain));
+                                         uv_hrtime() / 1000u, w->cfg->payload_len,
+                                         w->data_plain + COMP_HEADROOM,
+                                         sizeof(w->data_plain) - COMP_HEADROOM - COMP_TAILROOM);
+    struct pbuf b = pbuf_make(w->data_plain, sizeof(w->data_plain), COMP_HEADROOM, len);
 
-    if (len && send_data_payload(c, w->data_plain, len, now) == 0) {
+    if (len && w->cfg->lz4v2_forge) {
+        /* the bad one first (sent as is: nothing was pushed), then the request compressed */
+        struct comp_peer cp = {.framing = COMP_FRAMING_LZ4_V2, .is_compress = true};
+        const struct comp_work cw = {w->comp_out, sizeof(w->comp_out), LOADGEN_DATA_BUF_LEN, NULL};
+        size_t bad_len = forge_bad_block(c->icmp_seq, w->comp_out); /* comp_out: free now */
+
+        if (bad_len > 0 && send_data_payload(c, w->comp_out, bad_len, now) == 0) {
+            c->st.forged++;
+        }
+        if (comp_compress(&cp, &b, &cw, now) == 0) {
+            comp_frame(COMP_FRAMING_LZ4_V2, &b);
+        }
+    }
+    if (len && send_data_payload(c, pbuf_ptr(&b), b.len, now) == 0) {
         c->st.sent++;
     }
 }
@@ -654,6 +705,19 @@ static void handle_data(struct loadgen_client *c, const uint8_t *buf, size_t len
         !unframe(c, w->data_plain, plain_len, &p, &plen)) {
         c->st.drops++;
         return;
+    }
+    if (w->cfg->lz4v2_forge) { /* what a "compress lz4-v2" client accepts, compressed or not */
+        struct pbuf b = pbuf_make(p, plen, 0, plen);
+
+        if (comp_unframe(COMP_FRAMING_LZ4_V2, &b, w->comp_out, sizeof(w->comp_out))) {
+            c->st.drops++;
+            return;
+        }
+        if (b.data == w->comp_out) {
+            c->st.decompressed++;
+        }
+        p = pbuf_ptr(&b);
+        plen = b.len;
     }
     c->last_rx_ms = now;
     if (occ_is_ping(p, plen)) {

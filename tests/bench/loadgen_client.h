@@ -55,6 +55,8 @@ struct loadgen_client_stats {
     uint64_t echo_answers; /* echo requests to our tunnel address, answered */
     uint64_t send_errors;
     uint64_t soft_resets_ignored;
+    uint64_t forged;       /* --lz4-v2-forge: bad compressed payloads sent */
+    uint64_t decompressed; /* --lz4-v2-forge: compressed payloads received and decompressed */
 };
 
 struct loadgen_client {

@@ -22,7 +22,9 @@ static const char usage_text[] =
     "         [--no-request-push] [--no-ekm] [--cipher NAME] [--bind-range A.B.C.X-Y] [--threads "
     "N]\n"
     "         [--hand-window SECS] [--auth DIGEST] [--concurrency N]\n"
-    "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] [--verbose]\n"
+    "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] "
+    "[--lz4-v2-forge]\n"
+    "         [--verbose]\n"
     "         [--username U --password P] [--proto udp|tcp]\n"
     "\n"
     "Plays N OpenVPN 2.6 clients over UDP, or over TCP with --proto tcp (`proto tcp-client`,\n"
@@ -40,6 +42,11 @@ static const char usage_text[] =
     "server's reset (ack); they end as failed \"half-open\" clients.\n"
     "--comp-lzo plays a client with \"comp-lzo\" in its profile that, like clients before 2.4,\n"
     "does not announce IV_COMP_STUBv2: the server then pushes \"comp-lzo no\" (0xFA framing).\n"
+    "--lz4-v2-forge plays a client with \"compress lz4-v2\" and \"allow-compression yes\" in its\n"
+    "profile (IV_LZ4v2=1): it sends its echo requests LZ4-compressed (50 01), takes compressed\n"
+    "replies, and before each request sends one bad compressed payload in turn: a decompression\n"
+    "bomb (a block of 60000 zero bytes), a block whose match points before its start, a block cut\n"
+    "short, and an unknown 0x50 byte; the server must drop them and carry on.\n"
     "Every client answers the echo requests addressed to its tunnel address (client-to-client).\n"
     "--username and --password go into key-method 2 as given, byte for byte (a stock client\n"
     "drops control characters from its auth-user-pass file; this one does not).\n"
@@ -73,6 +80,7 @@ enum {
     OPT_BARRIER_COUNT,
     OPT_HALF_OPEN,
     OPT_COMP_LZO,
+    OPT_LZ4V2_FORGE,
     OPT_USERNAME,
     OPT_PASSWORD,
     OPT_PROTO,
@@ -107,6 +115,7 @@ static const struct option long_options[] = {
     {"barrier-count", required_argument, NULL, OPT_BARRIER_COUNT},
     {"half-open", required_argument, NULL, OPT_HALF_OPEN},
     {"comp-lzo", no_argument, NULL, OPT_COMP_LZO},
+    {"lz4-v2-forge", no_argument, NULL, OPT_LZ4V2_FORGE},
     {"username", required_argument, NULL, OPT_USERNAME},
     {"password", required_argument, NULL, OPT_PASSWORD},
     {"proto", required_argument, NULL, OPT_PROTO},
@@ -394,6 +403,9 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
         }
         cfg->is_tcp = strcmp(arg, "tcp") == 0;
         return 0;
+    case OPT_LZ4V2_FORGE:
+        cfg->lz4v2_forge = true;
+        return 0;
     case OPT_USERNAME:
     case OPT_PASSWORD:
         if (strlen(arg) >= KEY_METHOD2_USERPASS_MAX) {
@@ -482,10 +494,11 @@ int loadgen_peer_info(const struct loadgen_config *cfg, char *out, size_t cap)
 {
     int n = snprintf(out, cap,
                      "IV_VER=2.6.14\nIV_PLAT=linux\nIV_TCPNL=1\nIV_MTU=1600\nIV_NCP=2\n"
-                     "IV_CIPHERS=%s\nIV_PROTO=%u\nIV_LZO_STUB=1\nIV_COMP_STUB=1\n%s",
+                     "IV_CIPHERS=%s\nIV_PROTO=%u\n%sIV_LZO_STUB=1\nIV_COMP_STUB=1\n%s",
                      cfg->cipher ? cfg->cipher : LOADGEN_DEFAULT_CIPHERS,
                      (cfg->no_request_push ? LOADGEN_IV_PROTO & ~4u : LOADGEN_IV_PROTO) &
                          (cfg->no_ekm ? ~8u : ~0u),
+                     cfg->lz4v2_forge ? "IV_LZ4=1\nIV_LZ4v2=1\n" : "",
                      cfg->comp_lzo ? "" : "IV_COMP_STUBv2=1\n");
 
     return n < 0 || (size_t)n >= cap ? -1 : 0;
@@ -502,6 +515,9 @@ int loadgen_options_string(const struct loadgen_config *cfg, char *out, size_t c
     o.auth = cfg->auth;
     o.comp = o.comp_v1_framing = cfg->comp_lzo; /* ",comp-lzo", one framing byte in link-mtu */
     o.is_tcp = cfg->is_tcp;                     /* "proto TCPv4_CLIENT" */
+    if (cfg->lz4v2_forge) {
+        o.comp = true; /* 2.6 writes ",comp-lzo" for any compression option */
+    }
     if (cfg->cipher) {
         o.cipher = cfg->cipher;
         o.cipher_in_data_ciphers = true;

@@ -57,6 +57,8 @@ static void add_client(struct loadgen_report *r, const struct loadgen_client *c,
     r->retransmits += st->retransmits;
     r->drops += st->drops;
     r->early_data += st->early_data;
+    r->forged += st->forged;
+    r->decompressed += st->decompressed;
     r->other_rx += st->other_rx;
     r->echo_answers += st->echo_answers;
     r->send_errors += st->send_errors;
@@ -223,13 +225,15 @@ int loadgen_report_write_json(const struct loadgen_report *r, const struct loadg
             "  \"push_replies\": %llu,\n  \"push_requests\": %llu,\n  \"pings_rx\": %llu,\n"
             "  \"pings_tx\": %llu,\n  \"retransmits\": %llu,\n  \"drops\": %llu,\n"
             "  \"early_data\": %llu,\n  \"other_rx\": %llu,\n  \"echo_answers\": %llu,\n"
-            "  \"send_errors\": %llu,\n  \"soft_resets_ignored\": %llu,\n",
+            "  \"send_errors\": %llu,\n  \"soft_resets_ignored\": %llu,\n"
+            "  \"forged\": %llu,\n  \"decompressed\": %llu,\n",
             (unsigned long long)r->push_replies, (unsigned long long)r->push_requests,
             (unsigned long long)r->pings_rx, (unsigned long long)r->pings_tx,
             (unsigned long long)r->retransmits, (unsigned long long)r->drops,
             (unsigned long long)r->early_data, (unsigned long long)r->other_rx,
             (unsigned long long)r->echo_answers, (unsigned long long)r->send_errors,
-            (unsigned long long)r->soft_resets_ignored);
+            (unsigned long long)r->soft_resets_ignored, (unsigned long long)r->forged,
+            (unsigned long long)r->decompressed);
     if (r->has_rss) {
         fprintf(f, "  \"server_rss_kb\": %ld,\n  \"rss_per_client_kb\": %.3f,\n", r->server_rss_kb,
                 r->rss_per_client_kb);

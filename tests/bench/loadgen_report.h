@@ -35,7 +35,7 @@ struct loadgen_report {
     uint64_t sent, echoed, echoed_steady, min_echoed;
     double rtt_avg_ms;
     uint64_t push_replies, push_requests, pings_rx, pings_tx, retransmits, drops, early_data,
-        other_rx, echo_answers, send_errors, soft_resets_ignored;
+        other_rx, echo_answers, send_errors, soft_resets_ignored, forged, decompressed;
     bool has_rss;
     long server_rss_kb; /* VmRSS of --server-pid at the end of the steady phase */
     double rss_per_client_kb;

@@ -15,6 +15,7 @@
 #include <mbedtls/entropy.h>
 #include <uv.h>
 
+#include "proto/comp.h"
 #include "proto/key_method.h"
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
@@ -74,6 +75,7 @@ struct loadgen_worker {
     uint8_t data_plain[LOADGEN_DATA_BUF_LEN];
     uint8_t data_framed[LOADGEN_DATA_BUF_LEN];
     uint8_t data_wire[LOADGEN_DATA_BUF_LEN];
+    uint8_t comp_out[COMP_WORK_OUT_LEN(LOADGEN_DATA_BUF_LEN)]; /* --lz4-v2-forge */
 };
 
 /* Monotonic milliseconds, comparable between threads. */

@@ -271,6 +271,53 @@ def acceptor_decide_seeds():
     }
 
 
+def lz4_len_ext(n):
+    """LZ4 length extension bytes for a length field that went past 15."""
+    out = b""
+    while n >= 255:
+        out += b"\xff"
+        n -= 255
+    return out + bytes([n])
+
+
+def lz4_block(literal, match_offset=0, match_len=0, tail=b"ABCDE"):
+    """One LZ4 block: literal, then (match_len > 0) a match of match_len bytes at match_offset
+    back, then the tail as the last, literal-only, sequence."""
+    out = b""
+    if match_len:
+        ll, ml = len(literal), match_len - 4
+        out += bytes([(min(ll, 15) << 4) | min(ml, 15)])
+        out += lz4_len_ext(ll - 15) if ll >= 15 else b""
+        out += literal + struct.pack("<H", match_offset)
+        out += lz4_len_ext(ml - 15) if ml >= 15 else b""
+        literal = tail
+    ll = len(literal)
+    out += bytes([min(ll, 15) << 4]) + (lz4_len_ext(ll - 15) if ll >= 15 else b"") + literal
+    return out
+
+
+def comp_seeds():
+    # selector byte: framing (0 none, 1 comp-lzo no, 2 stub-v2, 3 stub, 4 lzo, 5 lz4, 6 lz4-v2),
+    # bit 7: no room around the payload
+    http = b"E" + b"GET /index.html HTTP/1.1 Host: a.b "[1:]
+    text = lz4_block(http, len(http), 900)
+    bomb = lz4_block(b"A", 1, 60000)
+    swap = lambda b: b"\x69" + b[1:] + b[:1]
+    lzo_literals = bytes([17 + len(http)]) + http + b"\x11\x00\x00"  # literal run, end marker
+    return {
+        "seed-lz4v2-text": b"\x06\x50\x01" + text,
+        "seed-lz4v2-bomb": b"\x06\x50\x01" + bomb,
+        "seed-lz4-swap-text": b"\x05" + swap(text),
+        "seed-lz4-swap-bomb": b"\x05" + swap(bomb),
+        "seed-lzo-literals": b"\x04\x66" + lzo_literals,
+        "seed-stub-swap": b"\x03\xfb\x00\x00\x54\x12\x34\x45",
+        "seed-tight-swap": b"\x83\xfb\x00\x00\x54\x12\x34\x45",
+        "seed-v2-escaped": b"\x02\x50\x00\x50\x01\x02",
+        "seed-lzo-stub": b"\x01\xfa\x45\x00\x00\x14",
+        "seed-none": b"\x00" + http,
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
@@ -279,7 +326,8 @@ def main():
                           ("fuzz_config", config_seeds(os.path.dirname(os.path.dirname(here)))),
                           ("fuzz_ccd", ccd_seeds()), ("fuzz_aead", aead_seeds()),
                           ("fuzz_worker_decide", worker_decide_seeds()),
-                          ("fuzz_acceptor_decide", acceptor_decide_seeds())):
+                          ("fuzz_acceptor_decide", acceptor_decide_seeds()),
+                          ("fuzz_comp", comp_seeds())):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():

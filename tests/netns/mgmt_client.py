@@ -14,8 +14,24 @@ tests. ADDR is HOST:PORT (TCP) or a unix socket path.
       Connect, send the CMDs, then append every line received to FILE until killed or EOF.
   mgmt_client.py flood ADDR [--password P] --count N --hold S
       Connect, send N `help` commands, never read; keep the socket open S seconds.
+  mgmt_client.py authd ADDR [--password P] --out FILE [--rule USER=ACTION]... [--cmd CMD]...
+      An external authentication daemon for management-client-auth: send the CMDs, then answer
+      each >CLIENT:CONNECT / REAUTH by the rule for its username (from its >CLIENT:ENV block),
+      appending every line received and every command sent ("SENT<TAB>command") to FILE:
+        auth[:LINE|LINE...]    client-auth CID KID with those config lines, then END
+        nt                     client-auth-nt CID KID
+        deny:REASON[:CLIENT]   client-deny CID KID "REASON" ["CLIENT"]
+        defer:S                client-auth-nt S seconds later
+        pending:T:S:EXTRA      client-pending-auth CID KID EXTRA T, then client-auth-nt S
+                               seconds later (S < 0: never)
+        crtext:T:CODE:EXTRA    client-pending-auth CID KID EXTRA T; then, at the client's
+                               >CLIENT:CR_RESPONSE, client-auth-nt if it decodes (base64) to
+                               CODE, else client-deny "wrong code"
+        ignore                 no answer
+      A username without a rule gets `nt`; REAUTH always gets `nt`.
 """
 import argparse
+import base64
 import re
 import socket
 import sys
@@ -208,23 +224,137 @@ def cmd_flood(args):
     return 0
 
 
+def authd_action(rules, user, what):
+    if what == "REAUTH":
+        return "nt"
+    return rules.get(user, "nt")
+
+
+def cmd_authd(args):
+    rules = {}
+    for r in args.rule or []:
+        user, _, action = r.partition("=")
+        rules[user] = action
+    s = connect(args.addr)
+    r = Reader(s)
+    out = {"prompt": "", "auth": [], "welcome": [], "notes": []}
+    f = open(args.out, "a", buffering=1)
+    if not login(r, s, args.password, out):
+        f.write("LOGIN FAILED\n")
+        return 1
+    for line in out["welcome"]:
+        f.write(line + "\n")
+
+    def send(cmd):
+        f.write("SENT\t" + cmd + "\n")
+        s.sendall(cmd.encode() + b"\n")
+
+    for cmd in args.cmd + args.cmds:
+        send(cmd)
+    later = []  # (when, command)
+    codes = {}  # CID -> the code its CR_RESPONSE must carry
+    block = None  # [what, cid, kid, env] while reading a >CLIENT block
+    s.setblocking(False)
+    while True:
+        now = time.monotonic()
+        for item in [x for x in later if x[0] <= now]:
+            later.remove(item)
+            send(item[1])
+        try:
+            data = s.recv(65536)
+            if not data:
+                f.write("EOF\n")
+                return 0
+            r.buf += data
+        except BlockingIOError:
+            time.sleep(0.05)
+            continue
+        while b"\n" in r.buf:
+            raw, r.buf = r.buf.split(b"\n", 1)
+            line = raw.decode("utf-8", "replace").rstrip("\r")
+            f.write(line + "\n")
+            m = re.match(r"^>CLIENT:(CONNECT|REAUTH),(\d+),(\d+)$", line)
+            if m:
+                block = [m.group(1), m.group(2), m.group(3), {}]
+                continue
+            m = re.match(r"^>CLIENT:CR_RESPONSE,(\d+),(\d+),(.*)$", line)
+            if m:
+                block = ["CR_RESPONSE", m.group(1), m.group(2), {"response": m.group(3)}]
+                continue
+            if block and line.startswith(">CLIENT:ENV,"):
+                kv = line[len(">CLIENT:ENV,"):]
+                if kv != "END":
+                    k, _, v = kv.partition("=")
+                    block[3][k] = v
+                    continue
+                what, cid, kid, env = block
+                block = None
+                if what == "CR_RESPONSE":
+                    if cid in codes:
+                        try:
+                            got = base64.b64decode(env["response"]).decode()
+                        except Exception:
+                            got = None
+                        if got == codes.pop(cid):
+                            send("client-auth-nt %s %s" % (cid, kid))
+                        else:
+                            send('client-deny %s %s "wrong code" "wrong code"' % (cid, kid))
+                    continue
+                action = authd_action(rules, env.get("username", ""), what)
+                verb, _, rest = action.partition(":")
+                if verb == "auth":
+                    lines = [x for x in rest.split("|") if x]
+                    send("client-auth %s %s" % (cid, kid))
+                    for x in lines:
+                        send(x)
+                    send("END")
+                elif verb == "nt":
+                    send("client-auth-nt %s %s" % (cid, kid))
+                elif verb == "deny":
+                    reason, _, client = rest.partition(":")
+                    cmd = 'client-deny %s %s "%s"' % (cid, kid, reason)
+                    if client:
+                        cmd += ' "%s"' % client
+                    send(cmd)
+                elif verb == "defer":
+                    later.append((time.monotonic() + float(rest),
+                                  "client-auth-nt %s %s" % (cid, kid)))
+                elif verb == "crtext":
+                    t, _, rest = rest.partition(":")
+                    code, _, extra = rest.partition(":")
+                    codes[cid] = code
+                    send('client-pending-auth %s %s "%s" %s' % (cid, kid, extra, t))
+                elif verb == "pending":
+                    t, _, rest = rest.partition(":")
+                    after, _, extra = rest.partition(":")
+                    send('client-pending-auth %s %s "%s" %s' % (cid, kid, extra, t))
+                    if float(after) >= 0:
+                        later.append((time.monotonic() + float(after),
+                                      "client-auth-nt %s %s" % (cid, kid)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="what", required=True)
-    for name in ("run", "watch", "flood"):
+    for name in ("run", "watch", "flood", "authd"):
         p = sub.add_parser(name)
         p.add_argument("addr")
         p.add_argument("--password", action="append",
                        help="passwords to try in order (the last one should be right)")
-        if name == "watch":
+        if name in ("watch", "authd"):
             p.add_argument("--out", required=True)
+        if name == "authd":
+            p.add_argument("--rule", action="append")
+            p.add_argument("--cmd", action="append", default=[],
+                           help="commands to send first (before the CMDs)")
         if name == "flood":
             p.add_argument("--count", type=int, default=20000)
             p.add_argument("--hold", type=float, default=30)
         else:
             p.add_argument("cmds", nargs="*")
     args = ap.parse_args()
-    return {"run": cmd_run, "watch": cmd_watch, "flood": cmd_flood}[args.what](args)
+    return {"run": cmd_run, "watch": cmd_watch, "flood": cmd_flood,
+            "authd": cmd_authd}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Signals an openvpn admin sends: SIGHUP (2.6 re-reads its config) and SIGUSR1 (2.6 restarts)
 # are logged and ignored by ovpnd, which has neither in place: the server keeps running and the
-# connected client's tunnel keeps working, with no new session. SIGUSR2 logs the counters.
+# connected client's tunnel keeps working, with no new session. Both reopen the `log-append`
+# file, as logrotate needs without copytruncate: after the file was moved away, the lines that
+# follow go to a new one. SIGUSR2 logs the counters.
 # SIGTERM then ends the server with the client told (explicit-exit-notify: it restarts).
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -11,7 +13,8 @@ ovt_init signals
 
 netns_setup 1
 pki_make "$OVT_DIR"
-server_conf_write "$OVT_DIR"
+LOGF=$OVT_DIR/ovpnd.log
+server_conf_write "$OVT_DIR" "log-append $LOGF"
 server_start "$OVT_DIR"
 client_start "$OVT_DIR" 1
 wait_tunnel 1
@@ -20,13 +23,18 @@ assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "before the signals"
 pid=$(server_process_pid) || fail "no ovpnd process in $NS_SRV"
 
 for sig in HUP USR1; do
+    mv "$LOGF" "$LOGF.$sig" # as logrotate does
     kill -"$sig" "$pid"
-    wait_server_log "SIG$sig: .*not implemented" 5 || fail "no warning logged for SIG$sig"
+    wait_for 5 grep -q "SIG$sig: log file $LOGF reopened" "$LOGF" ||
+        fail "SIG$sig did not reopen the log file"
+    wait_for 5 grep -Eq "SIG$sig: .*not implemented" "$LOGF" || fail "no warning logged for SIG$sig"
     server_alive || fail "SIG$sig ended the server"
     assert_ping "$ns" "$OVT_SERVER_TUN_IP" 5 0.05 0 "after SIG$sig"
 done
+grep -q "Initialization Sequence Completed" "$LOGF.HUP" || fail "the first log file lost its start"
+ovt_log "SIGHUP and SIGUSR1 each reopened the moved log file"
 kill -USR2 "$pid"
-wait_server_log 'worker 0: packets in [0-9]+' 5 || fail "SIGUSR2 logged no worker counters"
+wait_for 5 grep -Eq 'worker 0: packets in [0-9]+' "$LOGF" || fail "SIGUSR2 logged no worker counters"
 server_alive || fail "SIGUSR2 ended the server"
 n=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client1.log")
 [ "$n" = 1 ] || fail "the client started $n sessions, not 1: the signals disturbed it"

@@ -111,8 +111,13 @@ static void bad_lines(void **state)
     parse_error("push \"unterminated\n", "ccd/alice:1: no closing quotation (\")");
     parse_error("disable now\n", "ccd/alice:1: disable: takes at most 0 arguments");
     parse_error("port 1194\n", "ccd/alice:1: port: not allowed in a client-config-dir file");
-    parse_error("inactive 600\n",
-                "ccd/alice:1: inactive: not implemented yet in ovpnd in a client-config-dir file");
+    parse_error("ping 10\n",
+                "ccd/alice:1: ping: not implemented yet in ovpnd in a client-config-dir file");
+    parse_error("inactive -5\n",
+                "ccd/alice:1: inactive: '-5' is not a number from 0 to 2147483647");
+    parse_error("max-routes-per-client 0\n",
+                "ccd/alice:1: max-routes-per-client: '0' is not a number from 1 to 2147483647");
+    parse_error("session-timeout 5 6\n", "ccd/alice:1: session-timeout: takes at most 1 argument");
     parse_error("frobnicate\n", "ccd/alice:1: frobnicate: unknown directive");
 }
 
@@ -484,20 +489,40 @@ static void dns_for_old_clients(void **state)
     assert_int_equal(push_dns_as_dhcp_option("dns search-domains a b c", out, 2, &n), -PE_NOSPACE);
 }
 
+/* inactive, session-timeout and max-routes-per-client: parsed, and a later output's values win
+ * when merged (as a client-connect script's file after the client-config-dir file). */
+static void session_limits(void **state)
+{
+    struct ccd a, b;
+
+    (void)state;
+    parse_ok(&a, "inactive 600 100000\nsession-timeout 3600\n");
+    assert_true(a.has_inactive);
+    assert_int_equal(a.inactive_s, 600);
+    assert_int_equal(a.inactive_bytes, 100000);
+    assert_true(a.has_session_timeout);
+    assert_int_equal(a.session_timeout_s, 3600);
+    assert_false(a.has_max_routes);
+    parse_ok(&b, "inactive 0\nmax-routes-per-client 4\n");
+    assert_int_equal(ccd_merge(&a, &b), 0);
+    assert_int_equal(a.inactive_s, 0);
+    assert_int_equal(a.inactive_bytes, 0);
+    assert_int_equal(a.session_timeout_s, 3600);
+    assert_true(a.has_max_routes);
+    assert_int_equal(a.max_routes, 4);
+    ccd_free(&a);
+    ccd_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(directives),
-        cmocka_unit_test(bad_lines),
-        cmocka_unit_test(push_list_edits),
-        cmocka_unit_test(load_from_directory),
-        cmocka_unit_test(route_table),
-        cmocka_unit_test(dns_for_old_clients),
-        cmocka_unit_test(sample_file),
-        cmocka_unit_test(merge_outputs),
-        cmocka_unit_test(load_written_file),
-        cmocka_unit_test(scan_directory),
-        cmocka_unit_test(load_slash_name_and_fifo),
+        cmocka_unit_test(directives),        cmocka_unit_test(bad_lines),
+        cmocka_unit_test(push_list_edits),   cmocka_unit_test(load_from_directory),
+        cmocka_unit_test(route_table),       cmocka_unit_test(dns_for_old_clients),
+        cmocka_unit_test(sample_file),       cmocka_unit_test(merge_outputs),
+        cmocka_unit_test(load_written_file), cmocka_unit_test(session_limits),
+        cmocka_unit_test(scan_directory),    cmocka_unit_test(load_slash_name_and_fifo),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -368,8 +368,8 @@ static void management_directives(void **state)
                  "t.conf:1: management: port '0' is out of range (1-65535)");
     expect_error_prefix("management 127.0.0.1 7505 /nonexistent/pw\n" BASE,
                         "t.conf:1: management: cannot read the password file '/nonexistent/pw'");
-    expect_error_prefix("management-client-auth\nmanagement 127.0.0.1 7505\n" BASE,
-                        "t.conf:1: management-client-auth: not implemented yet in ovpnd");
+    expect_error("management-client-auth\n" BASE,
+                 "t.conf: management-* directives need a `management` directive");
 }
 
 static void every_implemented_directive(void **state)
@@ -1265,10 +1265,14 @@ static void ignored_with_warning(void **state)
 
     (void)state;
     expect_warning("sndbuf 393216\n" BASE, "t.conf:1: sndbuf: ignored: ");
-    expect_warning(BASE "comp-lzo no\n", "t.conf:8: comp-lzo: ovpnd never compresses");
-    expect_warning(BASE "compress\n", "t.conf:8: compress: ovpnd never compresses");
-    expect_warning(BASE "compress stub-v2\n", "t.conf:8: compress: ovpnd never compresses");
-    expect_warning(BASE "compress migrate\n", "t.conf:8: compress: ovpnd never compresses");
+    expect_warning(BASE "comp-lzo no\n",
+                   "t.conf:8: comp-lzo: clients configured with compression get");
+    expect_warning(BASE "compress\n",
+                   "t.conf:8: compress: clients configured with compression get");
+    expect_warning(BASE "compress stub-v2\n",
+                   "t.conf:8: compress: clients configured with compression get");
+    expect_warning(BASE "compress migrate\n",
+                   "t.conf:8: compress: clients configured with compression get");
     expect_warning(BASE "mute-replay-warnings\n", "t.conf:8: mute-replay-warnings: ignored: ");
     expect_warning(BASE "dh dh2048.pem\n", "t.conf:8: dh: ignored: ovpnd uses ECDHE");
     expect_warning(BASE "ping-timer-rem\nfast-io\ntxqueuelen 1000\ntun-mtu-extra 32\n",
@@ -1366,17 +1370,11 @@ static void not_implemented(void **state)
         "route-up /bin/true",
         "up /bin/true",
         "dev-type tap",
-        "compress lz4-v2",
-        "compress lz4",
-        "comp-lzo yes",
-        "comp-lzo",
-        "management-client-auth",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
         "extra-certs extra.pem",
         "mode p2p",
-        "allow-compression yes",
         "chroot /var/empty",
     };
 
@@ -1910,6 +1908,60 @@ static void routing_directives(void **state)
     expect_error(BASE "local * 0 udp\n", "t.conf:8: local: '0' is not a port number (1-65535)");
 }
 
+/* compress, comp-lzo, comp-noadapt, allow-compression as openvpn 2.6 options.c reads them: its
+ * warnings, and its refusals of compression with allow-compression no. */
+static void compression_directives(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE);
+    assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_NONE);
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
+    config_free(&cfg);
+    expect_warning(BASE "compress lz4-v2\n",
+                   "t.conf:8: WARNING: Compression for receiving enabled. Compression has been "
+                   "used in the past to break encryption. Sent packets are not compressed unless "
+                   "\"allow-compression yes\" is also set.");
+    expect_ok(&cfg, BASE "compress lz4\nallow-compression asym\n");
+    assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_LZ4);
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_ASYM);
+    config_free(&cfg);
+    expect_warning(BASE "allow-compression yes\ncomp-lzo\n",
+                   "t.conf:8: WARNING: Compression for sending and receiving enabled.");
+    expect_ok(&cfg, BASE "allow-compression yes\ncomp-lzo\n");
+    assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_LZO);
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_YES);
+    assert_true(cfg.net.comp.is_adaptive);
+    assert_int_equal(cfg.n_warnings, 1); /* no receive-only warning after allow-compression yes */
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "comp-lzo adaptive\ncomp-noadapt\n");
+    assert_false(cfg.net.comp.is_adaptive);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "comp-lzo yes\n");
+    assert_false(cfg.net.comp.is_adaptive);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "compress lzo\n");
+    assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_LZO);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "allow-compression no\ncompress stub-v2\n");
+    assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_STUB_V2);
+    config_free(&cfg);
+    expect_error(BASE "allow-compression no\ncompress lz4-v2\n",
+                 "t.conf:9: compress: compression is not allowed since allow-compression is 'no'");
+    expect_error(BASE "comp-lzo yes\nallow-compression no\n",
+                 "t.conf:9: allow-compression: 'allow-compression no' conflicts with enabling "
+                 "compression");
+    expect_error(BASE "allow-compression no\nallow-compression yes\n",
+                 "t.conf:9: allow-compression: cannot set allow-compression to 'yes' after 'no'");
+    expect_error(BASE "compress snappy\n",
+                 "t.conf:8: compress: 'snappy' must be stub, stub-v2, migrate, lzo, lz4 or lz4-v2");
+    expect_error(BASE "comp-lzo maybe\n",
+                 "t.conf:8: comp-lzo: 'maybe' must be yes, no or adaptive");
+    expect_error(BASE "allow-compression sometimes\n",
+                 "t.conf:8: allow-compression: 'sometimes' must be no, asym or yes");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1933,6 +1985,7 @@ int main(void)
         cmocka_unit_test(ignored_with_warning),
         cmocka_unit_test(syslog_and_daemon),
         cmocka_unit_test(not_implemented),
+        cmocka_unit_test(compression_directives),
         cmocka_unit_test(tls_crypt_v2),
         cmocka_unit_test(pool_directives),
         cmocka_unit_test(client_directives),

@@ -195,12 +195,36 @@ static void long_values_are_bounded(void **state)
     assert_true(peer_info_supports_ncp(&pi));
 }
 
+/* peer_info_value: a name at the start of a line only, the first one, '\r' dropped, cut to the
+ * buffer. */
+static void value_lookup(void **state)
+{
+    const char *text = "UV_X=IV_SSO=no\nIV_SSO=webauth,crtext\r\nIV_SSO=second\nIV_SSOX=1\n";
+    char out[8];
+    char big[64];
+
+    (void)state;
+    assert_true(peer_info_value(text, "IV_SSO", big, sizeof(big)));
+    assert_string_equal(big, "webauth,crtext");
+    assert_true(peer_info_value(text, "IV_SSO", out, sizeof(out)));
+    assert_string_equal(out, "webauth");
+    assert_false(peer_info_value(text, "IV_GUI_VER", big, sizeof(big)));
+    assert_string_equal(big, "");
+    assert_false(peer_info_value(NULL, "IV_SSO", big, sizeof(big)));
+    assert_true(peer_info_value("IV_SSO=", "IV_SSO", big, sizeof(big)));
+    assert_string_equal(big, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(stock_client_2614),        cmocka_unit_test(gui_and_sso),
-        cmocka_unit_test(openvpn3_style),           cmocka_unit_test(numbers_like_sscanf),
-        cmocka_unit_test(odd_content_is_tolerated), cmocka_unit_test(long_values_are_bounded),
+        cmocka_unit_test(stock_client_2614),
+        cmocka_unit_test(gui_and_sso),
+        cmocka_unit_test(openvpn3_style),
+        cmocka_unit_test(numbers_like_sscanf),
+        cmocka_unit_test(odd_content_is_tolerated),
+        cmocka_unit_test(long_values_are_bounded),
+        cmocka_unit_test(value_lookup),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

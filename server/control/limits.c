@@ -1,0 +1,72 @@
+/* server/control/limits.c: the time limits of a connected client, `inactive N [BYTES]` and
+ * `session-timeout N`, from the config or the client's client-config-dir file (openvpn 2.6
+ * forward.c check_inactivity_timeout and check_session_timeout, options.c). The worker counts
+ * the client's tunnel traffic (peer.h last_ref_s, tun_bytes); the acceptor's tick compares. */
+#include <stdatomic.h>
+#include <time.h>
+
+#include "server/config/ccd.h"
+#include "server/data/peer.h"
+
+#include "server/control/acceptor_internal.h"
+
+void acc_limits_start(struct acceptor *a, struct ctl_session *cs)
+{
+    const struct config_clients *cc = &a->cfg->clients;
+    const struct ccd *c = cs->ccd;
+    struct cs_limits *l = &cs->limits;
+    uint64_t now = acc_now_ms(a);
+    int session_s = c && c->has_session_timeout ? c->session_timeout_s : cc->session_timeout_s;
+
+    l->inactive_s = c && c->has_inactive ? c->inactive_s : cc->inactive_s;
+    l->inactive_bytes = c && c->has_inactive ? c->inactive_bytes : cc->inactive_bytes;
+    l->session_end_ms = session_s > 0 ? now + (uint64_t)session_s * 1000 : 0;
+    l->window_end_ms = now + (uint64_t)l->inactive_s * 1000;
+    l->window_mark =
+        cs->peer ? atomic_load_explicit(&cs->peer->tun_bytes, memory_order_relaxed) : 0;
+}
+
+/* Whether cs moved too little in its last inactive_s seconds: without BYTES no tunnel packet
+ * since then (the worker's last_ref_s, a second's resolution); with BYTES fewer than that many
+ * in each window of inactive_s seconds (2.6 resets its timer whenever BYTES have been counted). */
+static bool is_inactive(struct ctl_session *cs, uint64_t now_ms)
+{
+    struct cs_limits *l = &cs->limits;
+    const struct peer *p = cs->peer;
+    uint64_t bytes;
+
+    if (l->inactive_bytes == 0) {
+        int64_t last = atomic_load_explicit(&p->last_ref_s, memory_order_relaxed);
+
+        return (int64_t)time(NULL) - last >= l->inactive_s;
+    }
+    if (now_ms < l->window_end_ms) {
+        return false;
+    }
+    bytes = atomic_load_explicit(&p->tun_bytes, memory_order_relaxed);
+    if (bytes - l->window_mark < l->inactive_bytes) {
+        return true;
+    }
+    l->window_mark = bytes;
+    l->window_end_ms = now_ms + (uint64_t)l->inactive_s * 1000;
+    return false;
+}
+
+void acc_limits_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms)
+{
+    const struct cs_limits *l = &cs->limits;
+
+    if (!cs->peer || !cs->is_connected) {
+        return;
+    }
+    if (l->session_end_ms && now_ms >= l->session_end_ms) {
+        acc_cs_log(a, cs, LOG_INFO, "session-timeout: connected for its time, disconnected");
+        acc_cs_close(a, cs, 0);
+        return;
+    }
+    if (l->inactive_s > 0 && is_inactive(cs, now_ms)) {
+        acc_cs_log(a, cs, LOG_INFO, "inactivity timeout (inactive %d%s), disconnected",
+                   l->inactive_s, l->inactive_bytes ? " with a byte minimum" : "");
+        acc_cs_close(a, cs, 0);
+    }
+}

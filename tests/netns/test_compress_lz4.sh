@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Real compression with stock clients. For each of `compress lz4-v2`, `compress lz4` (swap
+# framing) and `comp-lzo yes` (LZO), a server with that line and `allow-compression asym`, then
+# `allow-compression yes`, and a client with the same line plus `allow-compression yes` (so that
+# it compresses what it sends). Through the tunnel, 3 MiB of compressible text and 3 MiB of
+# random bytes go each way over TCP and arrive with the same sha256. The client's underlay
+# interface counts what crossed the wire: its compressible uploads take far fewer bytes than the
+# text (the server decompressed them), and downloads do too with `allow-compression yes` only
+# (with asym the server never compresses). A second client with the same line (without
+# `allow-compression yes`: it takes compressed packets but sends none) and the first exchange
+# 1000-byte pings through the server (client-to-client: decompressed from one, framed or
+# compressed again for the other). With `compress lz4-v2` and `allow-compression yes`, a third
+# client whose profile has no compression option pings the server and the first client too.
+# ovt: timeout 600
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init compress_lz4
+
+netns_setup 3
+pki_make "$OVT_DIR"
+xfer=$OVT_LIB_DIR/tcpxfer.py
+size=$((3 * 1024 * 1024))
+head -c "$size" < <(yes "ovpnd compression test: the quick brown fox jumps over the lazy dog") \
+    >"$OVT_DIR/text.bin"
+head -c "$size" /dev/urandom >"$OVT_DIR/random.bin"
+cns=$(client_ns 1)
+
+# transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT (as in test_tcp_transfer.sh)
+transfer() {
+    local what=$1 rns=$2 raddr=$3 sns=$4 src=$5 dst=$6 port=$7
+    local ready=$OVT_DIR/ready.$port
+    rm -f "$ready" "$dst"
+    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
+        --port "$port" --ready "$ready" --recv "$dst" --timeout 100
+    local lpid=$OVT_LAST_PID
+    wait_for 10 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
+    if ! ovt_run 110 "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" --port "$port" \
+        --send "$src" --timeout 100 >"$OVT_DIR/connect.$port.log" 2>&1; then
+        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP transfer through the tunnel failed"
+    fi
+    ovt_wait "$lpid" || {
+        cat "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP receiver failed"
+    }
+    [ "$(sha256sum <"$src")" = "$(sha256sum <"$dst")" ] ||
+        fail "$what: sha256 mismatch ($(stat -c %s "$dst") of $size bytes arrived)"
+}
+
+# The client's underlay byte counter (tx or rx) on its eth0.
+wire_bytes() {
+    ip netns exec "$cns" cat "/sys/class/net/eth0/statistics/${1}_bytes"
+}
+
+port=5000
+run_case() { # run_case NAME SERVER_LINE ALLOW
+    local name=$1 line=$2 allow=$3 cip before up_text down_text
+    ovt_log "--- $name: server '$line', allow-compression $allow"
+    server_conf_write "$OVT_DIR" "$line" "allow-compression $allow" "client-to-client"
+    server_start "$OVT_DIR"
+    client_start "$OVT_DIR" 1 "$line" "allow-compression yes"
+    wait_tunnel 1
+    cip=${CLIENT_TUN_IP[1]}
+
+    before=$(wire_bytes tx)
+    transfer "$name: text up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/text.bin" \
+        "$OVT_DIR/recv.bin" $((port += 1))
+    up_text=$(($(wire_bytes tx) - before))
+    before=$(wire_bytes rx)
+    transfer "$name: text down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/text.bin" "$OVT_DIR/recv.bin" \
+        $((port += 1))
+    down_text=$(($(wire_bytes rx) - before))
+    transfer "$name: random up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/random.bin" \
+        "$OVT_DIR/recv.bin" $((port += 1))
+    transfer "$name: random down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/random.bin" \
+        "$OVT_DIR/recv.bin" $((port += 1))
+    ovt_log "$name: checksums match; on the client's wire: text up $up_text bytes, text down" \
+        "$down_text bytes (of $size)"
+    # The client compresses its uploads (allow-compression yes on its side): they only arrive
+    # intact if the server decompressed them, and they take far fewer bytes than the text.
+    [ "$up_text" -lt $((size / 2)) ] ||
+        fail "$name: the client's compressible upload took $up_text bytes on the wire"
+    if [ "$allow" = yes ]; then
+        [ "$down_text" -lt $((size / 2)) ] ||
+            fail "$name: allow-compression yes, yet the download took $down_text bytes"
+    else
+        [ "$down_text" -gt "$size" ] ||
+            fail "$name: allow-compression asym, yet the download took only $down_text bytes"
+    fi
+    client_start "$OVT_DIR" 2 "$line"
+    wait_tunnel 2
+    assert_ping "$(client_ns 2)" "$cip" 10 0.02 0 "$name: client 2 -> client 1, ping -s 1000" \
+        -s 1000
+    assert_ping "$cns" "${CLIENT_TUN_IP[2]}" 10 0.02 0 "$name: client 1 -> client 2, ping -s 1000" \
+        -s 1000
+    client_stop 2
+    if [ "$name" = lz4-v2-yes ]; then
+        # A client without compression in its profile, beside the compressing one: 2.6 frames
+        # and compresses towards it all the same (its 1000-byte pings then arrive as LZ4 the
+        # client cannot read); ovpnd gives it no framing.
+        client_start "$OVT_DIR" 3
+        wait_tunnel 3
+        if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+            assert_ping "$(client_ns 3)" "$OVT_SERVER_TUN_IP" 10 0.02 0 \
+                "$name: client without compression, ping -s 1000" -s 1000
+            assert_ping "$(client_ns 3)" "$cip" 10 0.02 0 \
+                "$name: client without compression -> client 1, ping -s 1000" -s 1000
+        fi
+        assert_ping "$(client_ns 3)" "$OVT_SERVER_TUN_IP" 10 0.02 0 \
+            "$name: client without compression, ping -s 56"
+        client_stop 3
+    fi
+    server_alive || fail "$name: the server died"
+    client_stop 1
+    server_stop
+    if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+        # The workers' counters at the stop: what was decompressed and compressed, and nothing
+        # dropped for bad framing or data.
+        local sum dec comp bad
+        sum() { server_log_since | sed -n "s/.*worker [0-9]*: packets in.*$1.*/\1/p" |
+            awk '{ n += $1 } END { print n + 0 }'; }
+        dec=$(sum 'compression: decompressed \([0-9]*\),')
+        comp=$(sum 'compression: decompressed [0-9]*, compressed \([0-9]*\),')
+        bad=$(sum 'dropped bad framing or compressed data \([0-9]*\)')
+        ovt_log "$name: server decompressed $dec, compressed $comp, bad $bad"
+        [ "$dec" -gt 1000 ] || fail "$name: the server decompressed only $dec packets"
+        [ "$bad" -eq 0 ] || fail "$name: the server dropped $bad packets as badly framed"
+        if [ "$allow" = yes ]; then
+            [ "$comp" -gt 1000 ] || fail "$name: the server compressed only $comp packets"
+        else
+            [ "$comp" -eq 0 ] || fail "$name: allow-compression asym, yet $comp compressed"
+        fi
+    fi
+}
+
+run_case lz4-v2-asym "compress lz4-v2" asym
+run_case lz4-v2-yes "compress lz4-v2" yes
+run_case lz4-asym "compress lz4" asym
+run_case lz4-yes "compress lz4" yes
+run_case lzo-asym "comp-lzo yes" asym
+run_case lzo-yes "comp-lzo yes" yes
