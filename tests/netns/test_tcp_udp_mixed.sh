@@ -3,7 +3,8 @@
 # UDP and one TCP socket on port 1194, 4 stock clients on each (clients 1-4 `proto udp`, 5-8
 # `proto tcp-client`), client-to-client, 2 workers. All 8 get addresses from the one pool
 # (8 different addresses), appear in the one status file, and every client pings every other
-# (UDP <-> TCP included) through the server.
+# (UDP <-> TCP included) through the server. Then client 1 leaves UDP and comes back over TCP:
+# it gets its address back, like any returning client, and is listed once.
 # openvpn 2.6 has one socket per process: ovpnd only.
 # ovt: serial (see tests/CMakeLists.txt)
 set -euo pipefail
@@ -50,4 +51,16 @@ for i in 1 2 3 4 5 6 7 8; do
     done
 done
 ovt_log "every client pings every other (UDP <-> UDP, UDP <-> TCP, TCP <-> TCP): 56 pairs"
+
+ip1=${CLIENT_TUN_IP[1]}
+client_stop 1
+OVT_CLIENT_PROTO=tcp4-client client_start "$OVT_DIR" 1
+wait_tunnel 1 60
+grep -q "TCP connection established" "$OVT_DIR/client1.log" || fail "client 1 did not come back over TCP"
+[ "${CLIENT_TUN_IP[1]}" = "$ip1" ] || fail "client 1 came back over TCP with ${CLIENT_TUN_IP[1]}, not $ip1"
+once1() { [ "$(grep -c "^client1," "$OVT_DIR/status.log")" = 1 ]; }
+wait_for 10 once1 || fail "client 1 is not listed exactly once after moving to TCP"
+loss=$(ping_loss "$(client_ns 1)" "${CLIENT_TUN_IP[5]}" 5 0.05)
+[ "$loss" = 0 ] || fail "client 1 (now TCP) -> client 5: $loss% loss"
+ovt_log "client 1 moved from UDP to TCP and kept $ip1"
 server_alive || fail "server died"
