@@ -85,3 +85,60 @@ int cert_check_remote_tls_client(const mbedtls_x509_crt *crt, const char **why)
     }
     return 0;
 }
+
+int cert_check_ku(const mbedtls_x509_crt *crt, const unsigned *ku, size_t n_ku, char *why,
+                  size_t why_len)
+{
+    char want[CERT_CHECK_KU_LIST_MAX] = "";
+    size_t used = 0;
+
+    if (!crt || !(crt->ext_types & MBEDTLS_X509_EXT_KEY_USAGE)) {
+        snprintf(why, why_len, "remote-cert-ku: %s",
+                 crt ? "the client certificate has no key usage extension"
+                     : "no client certificate");
+        return -PE_AUTH;
+    }
+    if (n_ku == 0) {
+        return 0; /* only the extension is required */
+    }
+    for (size_t i = 0; i < n_ku; i++) {
+        if (ku[i] != 0 && (crt->key_usage & ku[i]) == ku[i]) {
+            return 0;
+        }
+        if (used < sizeof(want)) {
+            int n = snprintf(want + used, sizeof(want) - used, "%s%04x", i ? " " : "", ku[i]);
+
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    snprintf(why, why_len,
+             "remote-cert-ku: the client certificate's key usage is %04x, not one of %s",
+             crt->key_usage, want);
+    return -PE_AUTH;
+}
+
+int cert_check_eku(const mbedtls_x509_crt *crt, const char *eku, char *why, size_t why_len)
+{
+    if (!crt || !(crt->ext_types & MBEDTLS_X509_EXT_EXTENDED_KEY_USAGE)) {
+        snprintf(why, why_len, "remote-cert-eku: %s",
+                 crt ? "the client certificate has no extended key usage extension"
+                     : "no client certificate");
+        return -PE_AUTH;
+    }
+    for (const mbedtls_x509_sequence *seq = &crt->ext_key_usage; seq; seq = seq->next) {
+        const char *name = NULL;
+        char dotted[128];
+
+        if (mbedtls_oid_get_extended_key_usage(&seq->buf, &name) == 0 && name &&
+            strcmp(name, eku) == 0) {
+            return 0;
+        }
+        if (mbedtls_oid_get_numeric_string(dotted, sizeof(dotted), &seq->buf) > 0 &&
+            strcmp(dotted, eku) == 0) {
+            return 0;
+        }
+    }
+    snprintf(why, why_len,
+             "remote-cert-eku: the client certificate lacks extended key usage '%.200s'", eku);
+    return -PE_AUTH;
+}

@@ -22,6 +22,7 @@ int cert_check_remote_tls_client(const mbedtls_x509_crt *crt, const char **why);
 #define CERT_CHECK_X509_NAME 1        /* NAME is the common name */
 #define CERT_CHECK_X509_NAME_PREFIX 2 /* the common name starts with NAME */
 
+#define CERT_CHECK_KU_LIST_MAX 80  /* bytes of the wanted key usages named in a refusal */
 #define CERT_CHECK_SUBJECT_MAX 256 /* bytes of a subject 2.6 compares (MAX_SUBJECT_LENGTH) */
 
 /* The subject of crt as openvpn 2.6 (Mbed TLS build) compares it for verify-x509-name:
@@ -36,5 +37,18 @@ int cert_check_subject(const mbedtls_x509_crt *crt, char *out, size_t out_len);
  * -PE_AUTH with why (why_len bytes) saying what was found and what was wanted. crt borrowed. */
 int cert_check_x509_name(const mbedtls_x509_crt *crt, const char *cn, const char *name, int type,
                          char *why, size_t why_len);
+
+/* `remote-cert-ku [HEX...]` (2.6 ssl_verify_mbedtls.c, x509_verify_cert_ku): crt must carry the
+ * key usage extension; with n_ku > 0 its key usage must hold every bit of at least one of
+ * ku[0..n_ku) (Mbed TLS's and openvpn's numbering: digitalSignature 0x80, keyEncipherment
+ * 0x20, keyAgreement 0x08, ...). 0, or -PE_AUTH with why (why_len bytes) saying what the
+ * certificate has. crt borrowed; NULL (no certificate) fails. */
+int cert_check_ku(const mbedtls_x509_crt *crt, const unsigned *ku, size_t n_ku, char *why,
+                  size_t why_len);
+
+/* `remote-cert-eku OID|NAME` (2.6 x509_verify_cert_eku): one of crt's extended key usages has
+ * the dotted OID eku or the name Mbed TLS gives it ("TLS Web Client Authentication"). 0, or
+ * -PE_AUTH with why. crt borrowed; NULL fails. */
+int cert_check_eku(const mbedtls_x509_crt *crt, const char *eku, char *why, size_t why_len);
 
 #endif /* PROTO_CERT_CHECK_H */

@@ -20,8 +20,8 @@ const char *data_aead_backend_name(enum data_aead_backend b)
 
 static bool is_aead_cipher(enum data_cipher c)
 {
-    return c == DATA_CIPHER_AES_128_GCM || c == DATA_CIPHER_AES_256_GCM ||
-           c == DATA_CIPHER_CHACHA20_POLY1305;
+    return c == DATA_CIPHER_AES_128_GCM || c == DATA_CIPHER_AES_192_GCM ||
+           c == DATA_CIPHER_AES_256_GCM || c == DATA_CIPHER_CHACHA20_POLY1305;
 }
 
 int data_aead_init(struct data_aead *a, enum data_aead_backend b, enum data_cipher c,

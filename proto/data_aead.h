@@ -28,6 +28,7 @@ enum data_cipher {
     DATA_CIPHER_AES_128_GCM,
     DATA_CIPHER_AES_256_GCM,
     DATA_CIPHER_CHACHA20_POLY1305,
+    DATA_CIPHER_AES_192_GCM,
 };
 
 enum data_aead_backend {
@@ -54,10 +55,10 @@ struct data_aead {
  * "Mbed TLS 2.28.x". Static string, never NULL ("unknown" for an invalid b). Any thread. */
 const char *data_aead_backend_name(enum data_aead_backend b);
 
-/* Set a up for cipher c with key (16 bytes for AES-128-GCM, 32 for the others; the caller keeps
- * and should wipe it), for sealing (is_seal) or opening. a must be zeroed or cleared. Allocates
- * the backend context once. Returns 0; -PE_UNSUPPORTED for an unknown backend or cipher
- * (DATA_CIPHER_NONE included); -PE_CRYPTO if the library fails (a is then left cleared). */
+/* Set a up for cipher c with key (16 bytes for AES-128-GCM, 24 for AES-192-GCM, 32 for the others;
+ * the caller keeps and should wipe it), for sealing (is_seal) or opening. a must be zeroed or
+ * cleared. Allocates the backend context once. Returns 0; -PE_UNSUPPORTED for an unknown backend or
+ * cipher (DATA_CIPHER_NONE included); -PE_CRYPTO if the library fails (a is then left cleared). */
 int data_aead_init(struct data_aead *a, enum data_aead_backend b, enum data_cipher c,
                    const uint8_t *key, bool is_seal);
 

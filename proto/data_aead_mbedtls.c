@@ -41,7 +41,9 @@ int data_aead_mbedtls_init(struct data_aead *a, const uint8_t *key)
         ret = mbedtls_chachapoly_setkey(ctx, key);
     } else {
         mbedtls_gcm_context *ctx = calloc(1, sizeof(*ctx));
-        unsigned key_bits = a->cipher == DATA_CIPHER_AES_128_GCM ? 128 : 256;
+        unsigned key_bits = a->cipher == DATA_CIPHER_AES_128_GCM   ? 128
+                            : a->cipher == DATA_CIPHER_AES_192_GCM ? 192
+                                                                   : 256;
 
         if (ctx == NULL) {
             return -PE_CRYPTO;

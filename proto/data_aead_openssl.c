@@ -22,6 +22,8 @@ static const char *evp_name(enum data_cipher c)
     switch (c) {
     case DATA_CIPHER_AES_128_GCM:
         return "AES-128-GCM";
+    case DATA_CIPHER_AES_192_GCM:
+        return "AES-192-GCM";
     case DATA_CIPHER_AES_256_GCM:
         return "AES-256-GCM";
     case DATA_CIPHER_CHACHA20_POLY1305:

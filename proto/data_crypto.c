@@ -36,6 +36,7 @@ struct cipher_info {
 
 static const struct cipher_info ciphers[] = {
     {DATA_CIPHER_AES_128_GCM, "AES-128-GCM", "id-aes128-GCM", 16},
+    {DATA_CIPHER_AES_192_GCM, "AES-192-GCM", "id-aes192-GCM", 24},
     {DATA_CIPHER_AES_256_GCM, "AES-256-GCM", "id-aes256-GCM", 32},
     {DATA_CIPHER_CHACHA20_POLY1305, "CHACHA20-POLY1305", NULL, 32},
 };

@@ -42,11 +42,11 @@
  * -PE_UNSUPPORTED for anything else (including "none" and the CBC ciphers). Any thread. */
 int data_cipher_from_name(const char *name, enum data_cipher *out);
 
-/* The OpenVPN spelling of c ("AES-256-GCM", "AES-128-GCM", "CHACHA20-POLY1305"; "none" for
- * DATA_CIPHER_NONE or an unknown value). Static string, never NULL. Any thread. */
+/* The OpenVPN spelling of c ("AES-256-GCM", "AES-192-GCM", "AES-128-GCM", "CHACHA20-POLY1305";
+ * "none" for DATA_CIPHER_NONE or an unknown value). Static string, never NULL. Any thread. */
 const char *data_cipher_name(enum data_cipher c);
 
-/* Cipher key length in bytes (16 or 32), 0 for DATA_CIPHER_NONE or an unknown value. */
+/* Cipher key length in bytes (16, 24 or 32), 0 for DATA_CIPHER_NONE or an unknown value. */
 size_t data_cipher_key_len(enum data_cipher c);
 
 /* One key_id's data-channel state: both directions, send counter, replay window. Caller-owned
@@ -60,6 +60,10 @@ struct data_key {
     uint8_t rx_implicit_iv[DATA_IMPLICIT_IV_LEN];
     uint32_t tx_packet_id; /* last id sent; the next packet carries tx_packet_id + 1 */
     struct packet_id_rx rx;
+    /* Data packets sent and accepted with this key and their wire bytes, both directions:
+     * counted by the key's owner for reneg-bytes / reneg-pkts (2.6 ssl.c, ks->n_packets and
+     * ks->n_bytes); zeroed by data_key_init(). */
+    uint64_t n_packets, n_bytes;
 };
 
 /* Install cipher c for key_id (0..7) from key_block, the 256-byte key2 block of section 5.1

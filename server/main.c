@@ -12,6 +12,7 @@
 #include "server/hooks/auth_token.h"
 #include "server/config/config.h"
 #include "server/config/genkey.h"
+#include "server/control/acceptor.h"
 #include "server/log/log.h"
 #include "server/server.h"
 
@@ -244,7 +245,19 @@ int main(int argc, char **argv)
     err = config_parse_string(&cfg, "command line", text, errbuf, sizeof(errbuf));
     free(text);
     if (err) {
-        fprintf(stderr, "%s\n", errbuf);
+        /* every refused line, so that the config can be fixed in one pass */
+        for (size_t i = 0; i < cfg.n_errors; i++) {
+            fprintf(stderr, "%s\n", cfg.errors[i]);
+        }
+        if (cfg.n_errors == 0) {
+            fprintf(stderr, "%s\n", errbuf);
+        }
+        if (cfg.n_errors_dropped > 0) {
+            fprintf(stderr, "(%zu more errors not shown)\n", cfg.n_errors_dropped);
+        }
+        if (cfg.n_errors > 1) {
+            fprintf(stderr, "%zu errors\n", cfg.n_errors + cfg.n_errors_dropped);
+        }
         config_free(&cfg);
         return 1;
     }
@@ -252,6 +265,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
     }
     if (test_only) {
+        /* what start-up checks beyond the config text: TLS setup, keys, plugins */
+        err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
+        if (err) {
+            fprintf(stderr, "%s\n", errbuf[0] ? errbuf : strerror(-err));
+            config_free(&cfg);
+            return 1;
+        }
         printf("configuration OK\n");
         config_free(&cfg);
         return 0;

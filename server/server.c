@@ -19,6 +19,11 @@
 #include "proto/mss.h"
 #include "server/control/acceptor.h"
 #include "server/config/ccd.h"
+#include "server/hooks/updown.h"
+#include "server/hooks/hook_env.h"
+#include "server/hooks/openvpn_plugin.h"
+#include "server/hooks/plugin.h"
+#include "server/hooks/script.h"
 #include "server/log/log.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
@@ -371,6 +376,7 @@ static int drop_privileges(const struct config *cfg)
 }
 
 static uv_signal_t sig_int, sig_term, sig_usr1, sig_usr2, sig_hup;
+static int shutdown_signal = SIGTERM; /* what ended the server, for the down script */
 static struct server *running;
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -413,6 +419,7 @@ static void on_signal(uv_signal_t *h, int signum)
         return;
     }
     log_msg(LOG_INFO, "%s received, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    shutdown_signal = signum;
     uv_close((uv_handle_t *)&sig_int, NULL);
     uv_close((uv_handle_t *)&sig_term, NULL);
     uv_close((uv_handle_t *)&sig_usr1, NULL);
@@ -544,6 +551,12 @@ static int open_tun(struct server *srv)
         const struct config_route *r = &cfg->net.routes[i];
         char net[80];
 
+        if (cfg->net.route_noexec) {
+            log_msg(LOG_INFO, "route-noexec: route %s into %s not added",
+                    vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)),
+                    srv->tun.name);
+            continue;
+        }
         err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric);
         if (err == -EEXIST) {
             err = 0;
@@ -553,6 +566,55 @@ static int open_tun(struct server *srv)
                     strerror(-err));
         }
     }
+    return err;
+}
+
+/* Run an up / route-up / down script (server/hooks/updown.h) with the device's arguments and the
+ * variables every script gets. 0, or a negative code when it failed. */
+static int run_updown(struct server *srv, char *const *cmd, const char *script_type,
+                      int plugin_type)
+{
+    struct plugin_set *ps = srv->acceptor ? acceptor_plugins(srv->acceptor) : NULL;
+    const struct config *cfg = srv->cfg;
+    struct script_env env = {0};
+    struct hook_server hs;
+    char local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN];
+    struct in_addr in;
+    struct updown_dev dev;
+    int err;
+
+    if (cmd == NULL && (ps == NULL || plugin_set_count(ps, plugin_type) == 0)) {
+        return 0;
+    }
+    memset(&hs, 0, sizeof(hs));
+    hs.dev = srv->tun.name;
+    hs.tun_mtu = cfg->net.tun_mtu;
+    hs.local = srv->plan.local;
+    hs.remote_netmask = srv->plan.remote_netmask;
+    hs.is_p2p = srv->plan.topology != CONFIG_TOPOLOGY_SUBNET;
+    hs.has_ipv6 = srv->has_ipv6;
+    memcpy(hs.local6, srv->server_addr6, 16);
+    hs.ipv6_bits = srv->ipv6_bits;
+    hs.port = (uint16_t)cfg->net.port;
+    hs.start_time = time(NULL);
+    hs.pid = (long)getpid();
+    in.s_addr = htonl(srv->plan.local);
+    inet_ntop(AF_INET, &in, local, sizeof(local));
+    in.s_addr = htonl(srv->plan.remote_netmask);
+    inet_ntop(AF_INET, &in, remote, sizeof(remote));
+    dev.name = srv->tun.name;
+    dev.tun_mtu = cfg->net.tun_mtu;
+    dev.local = local;
+    dev.remote_netmask = remote;
+    err = hook_env_global(&env, cfg, &hs);
+    if (err == 0 && strcmp(script_type, "down") == 0) {
+        /* 2.6 signal_description: the signal's name in lower case */
+        err = script_env_add(&env, "signal", shutdown_signal == SIGINT ? "sigint" : "sigterm");
+    }
+    err = err ? err
+              : updown_run(ps, plugin_type, cmd, script_type,
+                           strcmp(script_type, "route-up") ? &dev : NULL, &env);
+    script_env_clear(&env);
     return err;
 }
 
@@ -736,12 +798,19 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
     for (int i = n_started; i < srv->n_workers_built; i++) {
         worker_discard(&srv->workers[i]);
     }
+    tun_steer_close(&srv->tun_steer);
+    if (srv->is_up_done && srv->cfg->hooks.down_pre) {
+        (void)run_updown(srv, srv->cfg->hooks.down, "down", OVPN_PLUGIN_DOWN);
+    }
+    tun_close(&srv->tun);
+    if (srv->is_up_done && !srv->cfg->hooks.down_pre) {
+        /* 2.6: after the device closed; the plugins are still open */
+        (void)run_updown(srv, srv->cfg->hooks.down, "down", OVPN_PLUGIN_DOWN);
+    }
     if (srv->acceptor) {
         acceptor_free(srv->acceptor);
         srv->acceptor = NULL;
     }
-    tun_steer_close(&srv->tun_steer);
-    tun_close(&srv->tun);
     for (int i = 0; i <= srv->n_workers && i < (int)(sizeof(srv->udp_fds) / sizeof(int)); i++) {
         if (srv->udp_fds[i] >= 0) {
             close(srv->udp_fds[i]);
@@ -831,6 +900,14 @@ int server_run(struct config *cfg)
         /* as 2.6 platform_mlockall: a warning, and the server runs on */
         log_msg(LOG_WARN, "mlock: mlockall failed: %s (memory may be paged out)", strerror(errno));
     }
+    /* 2.6: up once the device is configured, route-up after the routes; here, once the
+     * plugins are open, and as root */
+    err = run_updown(&srv, cfg->hooks.up, "up", OVPN_PLUGIN_UP);
+    err = err ? err : run_updown(&srv, cfg->hooks.route_up, "route-up", OVPN_PLUGIN_ROUTE_UP);
+    if (err) {
+        goto out;
+    }
+    srv.is_up_done = true;
     err = drop_privileges(cfg);
     if (err) {
         goto out;

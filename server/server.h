@@ -48,6 +48,7 @@ struct server {
     struct acceptor *acceptor;
     struct worker *workers;
     int n_workers_built; /* workers[0 .. n_workers_built - 1] passed worker_init */
+    bool is_up_done;     /* the up script ran (or there is none): down runs at the end */
 };
 
 /* Run the server described by cfg until SIGINT/SIGTERM: TUN device, sockets, acceptor and

@@ -26,25 +26,42 @@
 
 /* ---- messages ---- */
 
+/* Keep one error: the first goes to errbuf too; a second one for the same line (a handler
+ * whose helper already reported) is dropped. */
 static int vreport(struct config_parser *ps, const char *file, int line, const char *name,
                    const char *fmt, va_list ap)
 {
-    char text[512];
-    int n;
+    struct config *cfg = ps->cfg;
+    char text[512], where[64] = "", *full, **grown;
 
-    if (ps->errbuf == NULL || ps->errbuf_len == 0 || ps->errbuf[0] != '\0') {
-        return -EINVAL; /* keep the first error */
+    if (line > 0 && ps->last_error_line == line && ps->last_error_file == file) {
+        return -EINVAL;
     }
+    ps->last_error_file = file;
+    ps->last_error_line = line;
     vsnprintf(text, sizeof(text), fmt, ap);
     if (line > 0) {
-        n = snprintf(ps->errbuf, ps->errbuf_len, "%s:%d: ", file, line);
-    } else {
-        n = snprintf(ps->errbuf, ps->errbuf_len, "%s: ", file);
+        snprintf(where, sizeof(where), ":%d", line);
     }
-    if (n >= 0 && (size_t)n < ps->errbuf_len) {
-        snprintf(ps->errbuf + n, ps->errbuf_len - (size_t)n, "%s%s%s", name ? name : "",
-                 name ? ": " : "", text);
+    if (asprintf(&full, "%s%s: %s%s%s", file, where, name ? name : "", name ? ": " : "", text) <
+        0) {
+        return -EINVAL;
     }
+    if (ps->errbuf != NULL && ps->errbuf_len > 0 && ps->errbuf[0] == '\0') {
+        snprintf(ps->errbuf, ps->errbuf_len, "%s", full);
+    }
+    if (cfg->n_errors >= CONFIG_MAX_ERRORS) {
+        cfg->n_errors_dropped++;
+        free(full);
+        return -EINVAL;
+    }
+    grown = realloc(cfg->errors, (cfg->n_errors + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        free(full);
+        return -EINVAL;
+    }
+    cfg->errors = grown;
+    cfg->errors[cfg->n_errors++] = full;
     return -EINVAL;
 }
 
@@ -445,6 +462,12 @@ static int dispatch(struct config_parser *ps, int argc, char **argv, bool is_set
         if (d->kind == CONFIG_KIND_SET) {
             return d->handler(ps, argc, argv);
         }
+        if (d->flags & CONFIG_F_CLIENT_OPTION) {
+            return config_warn(ps, NULL,
+                               "%s: ignored: a client option, without effect in a server (as in "
+                               "openvpn 2.6)%s%s",
+                               argv[0], d->note ? "; " : "", d->note ? d->note : "");
+        }
         return d->note ? config_warn(ps, NULL, "%s: ignored: %s", argv[0], d->note) : 0;
     }
     case CONFIG_KIND_TODO:
@@ -521,15 +544,20 @@ static int parse_text(struct config_parser *ps, const char *file, const char *te
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
         r.pos = 3; /* UTF-8 byte order mark */
     }
-    while (err == 0 && next_line(&r, &line, &line_len)) {
+    while (err != -ENOMEM && next_line(&r, &line, &line_len)) {
         char *argv[CONFIG_MAX_ARGS], *scratch, why[256];
         int argc;
 
+        if (err) {
+            /* A refused line: go on, so that one run reports every refused line. */
+            ps->has_line_errors = true;
+            err = 0;
+        }
         ps->line++;
         ps->name = NULL;
         if (memchr(line, '\0', line_len) != NULL) {
             err = config_error(ps, "line contains a NUL byte");
-            break;
+            continue;
         }
         scratch = malloc(line_len + CONFIG_MAX_ARGS);
         if (scratch == NULL) {
@@ -547,7 +575,10 @@ static int parse_text(struct config_parser *ps, const char *file, const char *te
     }
     ps->file = saved_file;
     ps->line = saved_line;
-    return err;
+    if (err == -ENOMEM) {
+        return err;
+    }
+    return err || ps->has_line_errors ? -EINVAL : 0;
 }
 
 /* Keep a copy of a file name for messages and config_where. */
@@ -613,8 +644,9 @@ void config_init(struct config *cfg)
     cfg->net.port = 1194;
     cfg->net.tcp_queue_limit = CONFIG_TCP_QUEUE_LIMIT;
     cfg->net.proto = CONFIG_PROTO_UDP;
-    cfg->net.topology = CONFIG_TOPOLOGY_SUBNET;
+    cfg->net.topology = CONFIG_TOPOLOGY_NET30; /* openvpn 2.6's default (2.7: subnet) */
     cfg->net.ifconfig_pool_persist_s = 600;
+    cfg->net.route_metric = -1;
     cfg->net.tun_mtu = 1500;
     cfg->net.mssfix = 1492;
     cfg->net.mssfix_mode = CONFIG_MSSFIX_MTU;
@@ -740,7 +772,8 @@ void config_free(struct config *cfg)
                         &cfg->net.client_config_dir,
                         &cfg->hooks.tmp_dir,
                         &cfg->tls.crl_file,
-                        &cfg->net.ifconfig_pool_persist};
+                        &cfg->net.ifconfig_pool_persist,
+                        &cfg->tls.remote_cert_eku};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         free(*strings[i]);
@@ -767,6 +800,10 @@ void config_free(struct config *cfg)
         free(cfg->warnings[i]);
     }
     free(cfg->warnings);
+    for (size_t i = 0; i < cfg->n_errors; i++) {
+        free(cfg->errors[i]);
+    }
+    free(cfg->errors);
     free(cfg->tls.verify_client_cert_where);
     config_strv_free(cfg->auth.auth_user_pass_verify);
     config_strv_free(cfg->hooks.tls_verify);
@@ -774,6 +811,9 @@ void config_free(struct config *cfg)
     config_strv_free(cfg->hooks.client_connect);
     config_strv_free(cfg->hooks.client_disconnect);
     config_strv_free(cfg->hooks.client_crresponse);
+    config_strv_free(cfg->hooks.up);
+    config_strv_free(cfg->hooks.down);
+    config_strv_free(cfg->hooks.route_up);
     config_strv_free(cfg->hooks.learn_address);
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {
         config_strv_free(cfg->hooks.plugins[i].argv);

@@ -67,7 +67,9 @@ static inline bool config_proto_is_tcp(int proto)
 #define CONFIG_MSSFIX_MTU 1     /* `mssfix N mtu` or the default: N bounds the whole IP packet */
 #define CONFIG_MSSFIX_FIXED 2   /* `mssfix N fixed`: N bounds the TCP packet inside the tunnel */
 
-#define CONFIG_PUSH_MAX_LEN 255 /* longest option text in a `push` */
+#define CONFIG_PUSH_MAX_LEN 255      /* longest option text in a `push` */
+#define CONFIG_MAX_ERRORS 20         /* errors kept in struct config (all are counted) */
+#define CONFIG_MAX_REMOTE_CERT_KU 15 /* values on a remote-cert-ku line (openvpn MAX_PARMS - 1) */
 #define CONFIG_DEFAULT_DATA_CIPHERS "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305"
 /* `connect-freq-initial` when the config does not say (openvpn 2.6 options.c: cf_initial_max,
  * cf_initial_per) */
@@ -137,7 +139,7 @@ struct config_net {
     uint16_t port_share_port;
     char *port_share_dir;
     char *dev;    /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
-    int topology; /* CONFIG_TOPOLOGY_* (ovpnd's default subnet; openvpn 2.6 defaults to net30) */
+    int topology; /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
     bool server_nopool;                      /* `server NET MASK nopool` */
@@ -166,10 +168,14 @@ struct config_net {
     int server_ipv6_bits;            /* 64..124 */
     struct config_route *routes;     /* `route`, `route-ipv6`, in config order */
     size_t n_routes;
+    int route_metric;        /* `route-metric N`: given to routes without a metric; -1 = none */
+    bool route_noexec;       /* `route-noexec`: the routes above are not added to the kernel */
     char *client_config_dir; /* absolute path, NULL = none */
     bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
                               * refused (openvpn ssl_verify.c) */
     bool client_to_client;   /* forward packets between clients inside the server */
+    bool tcp_nodelay;        /* `socket-flags TCP_NODELAY` or `tcp-nodelay`: TCP_NODELAY on TCP
+                              * connections (UDP is unaffected, as in 2.6) */
 };
 
 /* Timers, in seconds (openvpn 2.6 options.c defaults) */
@@ -184,6 +190,12 @@ struct config_timers {
     int tls_timeout_s; /* default 2 */
     int reneg_sec;     /* default 3600; 0 = no time-based renegotiation */
     int reneg_sec_min; /* `reneg-sec MAX MIN`; -1 = not given (openvpn: up to 10% jitter) */
+    /* `reneg-bytes N` / `reneg-pkts N`: renegotiate once the send key has carried N bytes
+     * (data packets' wire length, both directions) or N packets (2.6 ssl.c, ks->n_bytes and
+     * ks->n_packets); 0 = no limit (the default) */
+    int reneg_bytes, reneg_pkts;
+    bool is_ping_exit; /* ping_restart_s came from `ping-exit` (2.6: the same for a server's
+                        * client instance, logged as ping-exit) */
 };
 
 /* TLS and crypto, with the CRL */
@@ -222,6 +234,12 @@ struct config_tls {
     /* `verify-x509-name NAME [subject|name|name-prefix]`: NULL = not given */
     char *verify_x509_name;
     int verify_x509_type; /* CERT_CHECK_X509_* (proto/cert_check.h); default subject, as 2.6 */
+    /* `remote-cert-ku [HEX...]`: the client certificate needs a key usage extension, and with
+     * values its key usage bits include all bits of one of them (2.6 ssl_verify_mbedtls.c) */
+    bool has_remote_cert_ku;
+    unsigned remote_cert_ku[CONFIG_MAX_REMOTE_CERT_KU];
+    size_t n_remote_cert_ku;
+    char *remote_cert_eku; /* `remote-cert-eku OID-or-name`: NULL = not checked */
 };
 
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */
@@ -255,6 +273,8 @@ struct config_hooks {
     char **client_connect;         /* `client-connect CMD` */
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */
+    char **up, **down, **route_up; /* `up CMD`, `down CMD`, `route-up CMD` */
+    bool down_pre;                 /* `down-pre`: down before the device is closed */
     char **client_crresponse;      /* `client-crresponse CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
     size_t n_plugins;
@@ -339,6 +359,12 @@ struct config {
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
     char **warnings;
     size_t n_warnings;
+    /* Errors, in the same form: every refused line (at most one error per line), then, when
+     * every line was accepted, every failed check of the whole config. The first
+     * CONFIG_MAX_ERRORS are kept, the others only counted. */
+    char **errors;
+    size_t n_errors;
+    size_t n_errors_dropped;
 };
 
 /* Fill cfg with the defaults listed above; call before config_parse_*(). cfg is caller-owned
@@ -354,8 +380,10 @@ void config_init(struct config *cfg);
  *
  * Returns 0, -EINVAL for any configuration problem, or -ENOMEM. On failure errbuf (errbuf_len
  * bytes, may be NULL/0) receives one NUL-terminated line, the first error, e.g.
- * "server.conf:12: port: '70000' is not a port number (1-65535)", and cfg holds a partial
- * result that only config_free() may touch. Warnings are in cfg->warnings either way. */
+ * "server.conf:12: port: '70000' is not a port number (1-65535)", cfg->errors holds every error
+ * (see there), and cfg holds a partial result that only config_free() may touch. Parsing goes
+ * on after a refused line, so one run names all of them. Warnings are in cfg->warnings either
+ * way. */
 int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t errbuf_len);
 
 /* Same as config_parse_file() for config text held in memory (NUL-terminated); name stands for

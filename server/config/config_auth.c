@@ -8,9 +8,11 @@
 #include "server/config/config_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mbedtls/x509_crl.h>
@@ -111,6 +113,18 @@ int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
         ps->seen_client_disconnect = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.client_disconnect);
     }
+    if (strcmp(argv[0], "up") == 0) {
+        ps->seen_up = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.up);
+    }
+    if (strcmp(argv[0], "down") == 0) {
+        ps->seen_down = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.down);
+    }
+    if (strcmp(argv[0], "route-up") == 0) {
+        ps->seen_route_up = config_here(ps);
+        return split_command(ps, argv[1], &cfg->hooks.route_up);
+    }
     if (strcmp(argv[0], "client-crresponse") == 0) {
         ps->seen_client_crresponse = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.client_crresponse);
@@ -137,11 +151,24 @@ int config_h_username_as_common_name(struct config_parser *ps, int argc, char **
 
 int config_h_script_security(struct config_parser *ps, int argc, char **argv)
 {
+    int level, err;
+
     if (argc > 2) {
         return config_error(ps, "the second argument (execve/system) was removed in openvpn 2.3");
     }
     ps->seen_script_security = config_here(ps);
-    return config_parse_int(ps, NULL, argv[1], 0, 3, &ps->cfg->hooks.script_security);
+    err = config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &level);
+    if (err) {
+        return err;
+    }
+    if (level > SSEC_PW_ENV) {
+        /* 2.6 stores any number and only ever compares with >=, so above 3 acts as 3. */
+        err =
+            config_warn(ps, NULL, "script-security: %d is treated as 3, the highest level", level);
+        level = SSEC_PW_ENV;
+    }
+    ps->cfg->hooks.script_security = level;
+    return err;
 }
 
 int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv)
@@ -285,15 +312,40 @@ static int check_crl(struct config_parser *ps)
     return err;
 }
 
+/* options.c check_cmd_access: the program of a script must be a file that can be run now. For
+ * root, access(X_OK) also passes a directory, so the file type and x bits are checked too.
+ * 0, -EINVAL or -ENOMEM. */
+static int check_program(struct config_parser *ps, const struct config_where *w, const char *name,
+                         const char *program)
+{
+    char *path = config_resolve(ps, program);
+    const char *why = NULL;
+    struct stat st;
+    int err = 0;
+
+    if (path == NULL) {
+        return config_nomem(ps);
+    }
+    if (access(path, X_OK) != 0 || stat(path, &st) != 0) {
+        why = strerror(errno);
+    } else if (!S_ISREG(st.st_mode)) {
+        why = "not a regular file";
+    } else if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
+        why = "not executable (no x permission)";
+    }
+    if (why) {
+        err = config_error_at(ps, w, name, "cannot execute '%s': %s", program, why);
+    }
+    free(path);
+    return err;
+}
+
 /* A script directive needs script-security 2 and a program that can be run now (options.c
  * check_cmd_access). 2.6 only warns at start-up and then fails each call when script-security
  * is too low; ovpnd refuses to start, as for auth-user-pass-verify. */
 static int check_script(struct config_parser *ps, const struct config_where *w, const char *name,
                         char *const *cmd)
 {
-    char *path;
-    int err = 0;
-
     if (cmd == NULL) {
         return 0;
     }
@@ -302,40 +354,33 @@ static int check_script(struct config_parser *ps, const struct config_where *w, 
                                "running a script needs 'script-security 2' or higher (it is %d)",
                                ps->cfg->hooks.script_security);
     }
-    path = config_resolve(ps, cmd[0]);
-    if (path == NULL) {
-        return config_nomem(ps);
-    }
-    if (access(path, X_OK) != 0) {
-        err = config_error_at(ps, w, name, "cannot execute '%s': %s", cmd[0], strerror(errno));
-    }
-    free(path);
-    return err;
+    return check_program(ps, w, name, cmd[0]);
 }
 
 int config_check_auth(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
     const struct config_where *w = &ps->seen_auth_user_pass_verify;
-    char *path;
+    const struct {
+        const struct config_where *w;
+        const char *name;
+        char *const *cmd;
+    } scripts[] = {
+        {&ps->seen_tls_verify, "tls-verify", cfg->hooks.tls_verify},
+        {&ps->seen_tls_crypt_v2_verify, "tls-crypt-v2-verify", cfg->hooks.tls_crypt_v2_verify},
+        {&ps->seen_client_connect, "client-connect", cfg->hooks.client_connect},
+        {&ps->seen_client_disconnect, "client-disconnect", cfg->hooks.client_disconnect},
+        {&ps->seen_learn_address, "learn-address", cfg->hooks.learn_address},
+        {&ps->seen_client_crresponse, "client-crresponse", cfg->hooks.client_crresponse},
+    };
     int err = check_crl(ps);
 
-    err = err ? err : check_script(ps, &ps->seen_tls_verify, "tls-verify", cfg->hooks.tls_verify);
-    err = err ? err
-              : check_script(ps, &ps->seen_tls_crypt_v2_verify, "tls-crypt-v2-verify",
-                             cfg->hooks.tls_crypt_v2_verify);
-    err = err ? err
-              : check_script(ps, &ps->seen_client_connect, "client-connect",
-                             cfg->hooks.client_connect);
-    err = err ? err
-              : check_script(ps, &ps->seen_client_disconnect, "client-disconnect",
-                             cfg->hooks.client_disconnect);
-    err =
-        err ? err
-            : check_script(ps, &ps->seen_learn_address, "learn-address", cfg->hooks.learn_address);
-    err = err ? err
-              : check_script(ps, &ps->seen_client_crresponse, "client-crresponse",
-                             cfg->hooks.client_crresponse);
+    /* every script is checked, so that one run names each one that cannot run */
+    for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]) && err != -ENOMEM; i++) {
+        int e = check_script(ps, scripts[i].w, scripts[i].name, scripts[i].cmd);
+
+        err = err ? err : e;
+    }
     if (err) {
         return err;
     }
@@ -374,15 +419,5 @@ int config_check_auth(struct config_parser *ps)
                                "via-env passes the password in the environment, which needs "
                                "'script-security 3' (or use via-file)");
     }
-    /* options.c check_cmd_access: the script must exist and be executable at start-up. */
-    path = config_resolve(ps, cfg->auth.auth_user_pass_verify[0]);
-    if (path == NULL) {
-        return config_nomem(ps);
-    }
-    if (access(path, X_OK) != 0) {
-        err = config_error_at(ps, w, "auth-user-pass-verify", "cannot execute '%s': %s",
-                              cfg->auth.auth_user_pass_verify[0], strerror(errno));
-    }
-    free(path);
-    return err;
+    return check_program(ps, w, "auth-user-pass-verify", cfg->auth.auth_user_pass_verify[0]);
 }

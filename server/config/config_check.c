@@ -63,14 +63,19 @@ static int check_dev(struct config_parser *ps)
 static int check_timers(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
-    const struct config_where *ping = later(&ps->seen_ping, &ps->seen_ping_restart);
+    const struct config_where *ping =
+        later(later(&ps->seen_ping, &ps->seen_ping_restart), &ps->seen_ping_exit);
 
     if (ps->seen_keepalive.line > 0 && ping->line > 0) {
         const struct config_where *w = later(&ps->seen_keepalive, ping);
+        const char *name = w == &ps->seen_keepalive   ? "keepalive"
+                           : w == &ps->seen_ping      ? "ping"
+                           : w == &ps->seen_ping_exit ? "ping-exit"
+                                                      : "ping-restart";
 
-        return config_error_at(ps, w, w == &ps->seen_keepalive ? "keepalive" : "ping",
-                               "keepalive conflicts with ping and ping-restart: keepalive "
-                               "alone is enough");
+        return config_error_at(ps, w, name,
+                               "keepalive conflicts with ping, ping-exit and ping-restart: "
+                               "keepalive alone is enough");
     }
     if (ps->seen_keepalive.line > 0) {
         cfg->timers.ping_s = cfg->timers.keepalive_ping_s;
@@ -345,28 +350,110 @@ static int check_topology(struct config_parser *ps)
     return 0;
 }
 
-int config_finish(struct config_parser *ps)
+/* The checks after the last line that do not depend on one another's success. */
+
+/* `local` lines (openvpn 2.7's multi-socket server): one is the server's socket, two are one UDP
+ * and one TCP socket, each completed from `port` and `proto`; and port-share needs TCP. */
+static int check_sockets(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
-    int err;
+    struct config_socket *s = cfg->net.sockets;
 
-    err = set_default(ps, &cfg->tls.auth, "SHA1");
+    if (cfg->net.n_sockets == 1) {
+        cfg->net.port = s[0].port ? s[0].port : cfg->net.port;
+        cfg->net.proto = s[0].proto ? s[0].proto : cfg->net.proto;
+    }
+    if (cfg->net.n_sockets == 2) {
+        for (int i = 0; i < 2; i++) {
+            s[i].port = s[i].port ? s[i].port : cfg->net.port;
+            s[i].proto = s[i].proto ? s[i].proto : cfg->net.proto;
+        }
+        if (config_proto_is_tcp(s[0].proto) == config_proto_is_tcp(s[1].proto)) {
+            return config_error_at(ps, &ps->seen_local, "local",
+                                   "not implemented yet in ovpnd: two %s sockets (two `local` "
+                                   "lines must be one UDP and one TCP socket)",
+                                   config_proto_is_tcp(s[0].proto) ? "TCP" : "UDP");
+        }
+    }
+    if (cfg->net.port_share_host && !config_proto_is_tcp(cfg->net.proto) &&
+        cfg->net.n_sockets < 2) {
+        /* 2.6 options.c: "--port-share only works in TCP server mode" */
+        return config_error_at(ps, &ps->seen_port_share, "port-share",
+                               "only works with a TCP socket (proto tcp-server, or a `local` "
+                               "line with tcp)");
+    }
+    return 0;
+}
+
+static int check_local(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    struct in6_addr a6;
+    struct in_addr a4;
+    bool is_v6, is_v4;
+    int err = check_sockets(ps);
+
+    if (err || !cfg->net.local || cfg->net.n_sockets == 2) {
+        return err;
+    }
+    is_v6 = inet_pton(AF_INET6, cfg->net.local, &a6) == 1;
+    is_v4 = inet_pton(AF_INET, cfg->net.local, &a4) == 1;
+    if (is_v6 && (cfg->net.proto == CONFIG_PROTO_UDP4 || cfg->net.proto == CONFIG_PROTO_TCP4)) {
+        return config_error_at(ps, &ps->seen_local, "local",
+                               "'%s' is an IPv6 address, but proto is %s", cfg->net.local,
+                               cfg->net.proto == CONFIG_PROTO_UDP4 ? "udp4" : "tcp4-server");
+    }
+    if (is_v4 && (cfg->net.proto == CONFIG_PROTO_UDP6 || cfg->net.proto == CONFIG_PROTO_TCP6)) {
+        return config_error_at(ps, &ps->seen_local, "local",
+                               "'%s' is an IPv4 address, but proto is %s", cfg->net.local,
+                               cfg->net.proto == CONFIG_PROTO_UDP6 ? "udp6" : "tcp6-server");
+    }
+    return 0;
+}
+
+static int check_net_needs(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+
+    for (size_t i = 0; i < cfg->net.n_routes; i++) {
+        if (cfg->net.routes[i].metric < 0) {
+            cfg->net.routes[i].metric = cfg->net.route_metric; /* route-metric, or -1 */
+        }
+    }
+    if (cfg->net.ccd_exclusive && !cfg->net.client_config_dir) {
+        return config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",
+                               "needs client-config-dir");
+    }
+    if (ps->seen_route_ipv6.line && !cfg->net.has_server_ipv6 && !cfg->net.has_ifconfig_ipv6) {
+        return config_error_at(ps, &ps->seen_route_ipv6, "route-ipv6",
+                               "needs server-ipv6 or ifconfig-ipv6 (the tun device has no IPv6 "
+                               "address)");
+    }
+    return 0;
+}
+
+static int note_topology(struct config_parser *ps)
+{
+    if (ps->seen_topology.line != 0) {
+        return 0;
+    }
+    /* 2.6 options.c: topology defaults to net30 (2.7 changed it to subnet) */
+    return config_warn(ps, &(struct config_where){NULL, 0},
+                       "topology is not set: net30, the default of openvpn 2.6, is in force "
+                       "(each client gets a /30 of the pool; openvpn 2.7 defaults to subnet: "
+                       "write 'topology subnet' for one address per client)");
+}
+
+static int check_defaults(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    int err = set_default(ps, &cfg->tls.auth, "SHA1");
+
     if (err == 0) {
         err = set_default(ps, &cfg->tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
     }
     if (err == 0) {
         err = set_default(ps, &cfg->tls.tls_version_min, "1.2");
-    }
-    if (err == 0) {
-        err = check_dev(ps);
-    }
-    if (err == 0) {
-        err = check_topology(ps);
-    }
-    if (err == 0 && ps->seen_topology.line == 0) {
-        err = config_warn(ps, &(struct config_where){NULL, 0},
-                          "topology is not set: ovpnd uses 'topology subnet' (openvpn 2.6 "
-                          "would use net30)");
     }
     if (err == 0 && ps->is_mssfix_default) {
         /* options_postprocess_mutate_ce: the default 1492 only fits the default tun MTU;
@@ -374,83 +461,42 @@ int config_finish(struct config_parser *ps)
         cfg->net.mssfix = cfg->net.tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->net.tun_mtu;
         cfg->net.mssfix_mode = cfg->net.tun_mtu == 1500 ? CONFIG_MSSFIX_MTU : CONFIG_MSSFIX_FIXED;
     }
-    if (err == 0 && cfg->net.n_sockets == 1) {
-        /* `local HOST PORT PROTO` alone: the server's one socket */
-        if (cfg->net.sockets[0].port) {
-            cfg->net.port = cfg->net.sockets[0].port;
-        }
-        if (cfg->net.sockets[0].proto) {
-            cfg->net.proto = cfg->net.sockets[0].proto;
-        }
-    }
-    if (err == 0 && cfg->net.n_sockets == 2) {
-        struct config_socket *s = cfg->net.sockets;
-
-        for (int i = 0; i < 2; i++) {
-            s[i].port = s[i].port ? s[i].port : cfg->net.port;
-            s[i].proto = s[i].proto ? s[i].proto : cfg->net.proto;
-        }
-        if (config_proto_is_tcp(s[0].proto) == config_proto_is_tcp(s[1].proto)) {
-            err = config_error_at(ps, &ps->seen_local, "local",
-                                  "not implemented yet in ovpnd: two %s sockets (two `local` "
-                                  "lines must be one UDP and one TCP socket)",
-                                  config_proto_is_tcp(s[0].proto) ? "TCP" : "UDP");
-        }
-    }
-    if (err == 0 && cfg->net.port_share_host && !config_proto_is_tcp(cfg->net.proto) &&
-        cfg->net.n_sockets < 2) {
-        /* 2.6 options.c: "--port-share only works in TCP server mode" */
-        err = config_error_at(ps, &ps->seen_port_share, "port-share",
-                              "only works with a TCP socket (proto tcp-server, or a `local` line "
-                              "with tcp)");
-    }
-    if (err == 0 && cfg->net.local && cfg->net.n_sockets < 2) {
-        struct in6_addr a6;
-        struct in_addr a4;
-        bool is_v6 = inet_pton(AF_INET6, cfg->net.local, &a6) == 1;
-        bool is_v4 = inet_pton(AF_INET, cfg->net.local, &a4) == 1;
-
-        if (is_v6 && (cfg->net.proto == CONFIG_PROTO_UDP4 || cfg->net.proto == CONFIG_PROTO_TCP4)) {
-            err = config_error_at(ps, &ps->seen_local, "local",
-                                  "'%s' is an IPv6 address, but proto is %s", cfg->net.local,
-                                  cfg->net.proto == CONFIG_PROTO_UDP4 ? "udp4" : "tcp4-server");
-        } else if (is_v4 &&
-                   (cfg->net.proto == CONFIG_PROTO_UDP6 || cfg->net.proto == CONFIG_PROTO_TCP6)) {
-            err = config_error_at(ps, &ps->seen_local, "local",
-                                  "'%s' is an IPv4 address, but proto is %s", cfg->net.local,
-                                  cfg->net.proto == CONFIG_PROTO_UDP6 ? "udp6" : "tcp6-server");
-        }
-    }
-    if (err == 0 && cfg->net.ccd_exclusive && !cfg->net.client_config_dir) {
-        err = config_error_at(ps, &ps->seen_ccd_exclusive, "ccd-exclusive",
-                              "needs client-config-dir");
-    }
-    if (err == 0 && ps->seen_route_ipv6.line && !cfg->net.has_server_ipv6 &&
-        !cfg->net.has_ifconfig_ipv6) {
-        err = config_error_at(ps, &ps->seen_route_ipv6, "route-ipv6",
-                              "needs server-ipv6 or ifconfig-ipv6 (the tun device has no IPv6 "
-                              "address)");
-    }
-    if (err == 0) {
-        err = check_timers(ps);
-    }
-    if (err == 0) {
-        err = check_tls(ps);
-    }
-    if (err == 0) {
-        err = check_cipher(ps);
-    }
-    if (err == 0) {
-        err = config_check_auth(ps);
-    }
-    if (err == 0) {
-        err = config_check_auth_token(ps);
-    }
-    if (err == 0) {
-        err = config_check_mgmt(ps);
-    }
-    if (err == 0) {
-        err = check_files(ps);
-    }
     return err;
+}
+
+int config_finish(struct config_parser *ps)
+{
+    /* Each group stops at its own first problem; all groups run, so that one run names every
+     * problem (only -ENOMEM stops at once). dev comes before topology, which needs it. */
+    static int (*const checks[])(struct config_parser *) = {
+        check_defaults,
+        check_dev,
+        check_topology,
+        note_topology,
+        check_local,
+        check_net_needs,
+        check_timers,
+        check_tls,
+        check_cipher,
+        config_check_auth,
+        config_check_auth_token,
+        config_check_mgmt,
+        check_files,
+    };
+    int result = 0;
+
+    for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+        int err = checks[i](ps);
+
+        if (err == -ENOMEM) {
+            return err;
+        }
+        if (err && checks[i] == check_dev) {
+            return err; /* without a device type the rest would only add noise */
+        }
+        if (err) {
+            result = err;
+        }
+    }
+    return result;
 }

@@ -230,3 +230,11 @@ int config_h_mlock(struct config_parser *ps, int argc, char **argv)
     ps->cfg->proc.mlock = true;
     return 0;
 }
+
+int config_h_down_pre(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->hooks.down_pre = true;
+    return 0;
+}

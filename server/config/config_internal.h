@@ -36,6 +36,9 @@ struct config_parser {
     struct config *cfg;
     char *errbuf;
     size_t errbuf_len;
+    const char *last_error_file; /* where the last error was reported: one per line */
+    int last_error_line;
+    bool has_line_errors; /* some line was refused: the whole-config checks are not run */
 
     /* The line being handled */
     const char *file;
@@ -57,12 +60,13 @@ struct config_parser {
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt,
         seen_tls_crypt_v2, seen_tls_crypt_v2_verify, seen_peer_fingerprint;
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
-        seen_ping_restart, seen_verify_client_cert, seen_cipher, seen_tls_version_min,
-        seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
+        seen_ping_restart, seen_ping_exit, seen_verify_client_cert, seen_cipher,
+        seen_tls_version_min, seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
         seen_auth_user_pass_verify, seen_script_security, seen_local, seen_port_share,
         seen_tls_verify, seen_client_connect, seen_client_disconnect, seen_learn_address,
-        seen_client_crresponse, seen_server, seen_ifconfig, seen_ifconfig_pool, seen_ifconfig_ipv6,
-        seen_ifconfig_ipv6_pool, seen_server_ipv6, seen_ifconfig_pool_persist;
+        seen_client_crresponse, seen_up, seen_down, seen_route_up, seen_server, seen_ifconfig,
+        seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool, seen_server_ipv6,
+        seen_ifconfig_pool_persist;
     bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
@@ -77,9 +81,10 @@ enum config_kind {
 };
 
 /* Where a directive may appear (openvpn OPT_P_* permission classes, simplified). */
-#define CONFIG_F_GLOBAL 0x1 /* in the server config */
-#define CONFIG_F_CCD 0x2    /* in a client-config-dir file (not read yet) */
-#define CONFIG_F_INLINE 0x4 /* the value may be a <name> block */
+#define CONFIG_F_GLOBAL 0x1        /* in the server config */
+#define CONFIG_F_CCD 0x2           /* in a client-config-dir file (not read yet) */
+#define CONFIG_F_INLINE 0x4        /* the value may be a <name> block */
+#define CONFIG_F_CLIENT_OPTION 0x8 /* IGNORE row: a client option 2.6 accepts in a server */
 
 /* A handler gets the directive's words, argv[0] being the name; argc is within the row's
  * bounds and, for inline values, argv[1] is the block text. Returns 0 or the result of
@@ -98,6 +103,9 @@ struct config_directive {
 /* The row for name, or NULL. */
 const struct config_directive *config_directive_find(const char *name);
 
+/* How many rows the directive table has (for tests that walk documentation against it). */
+size_t config_directive_count(void);
+
 /* Split one line into words the way openvpn's parse_line does. line is line_len bytes with no
  * newline. scratch must hold line_len + CONFIG_MAX_ARGS bytes; argv[] (CONFIG_MAX_ARGS
  * entries) points into it. *argc = 0 for blank and comment lines. Returns 0, or -EINVAL with a
@@ -105,8 +113,9 @@ const struct config_directive *config_directive_find(const char *name);
 int config_split_line(const char *line, size_t line_len, char *scratch, char **argv, int *argc,
                       char *why, size_t why_len);
 
-/* Report an error for the current line: "FILE:LINE: NAME: " + the formatted text, into the
- * error buffer unless an error is already there. Returns -EINVAL. */
+/* Report an error for the current line: "FILE:LINE: NAME: " + the formatted text, appended to
+ * cfg->errors (one per line), and into the error buffer unless an error is already there.
+ * Returns -EINVAL. */
 int config_error(struct config_parser *ps, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -189,6 +198,10 @@ int config_h_ccd_exclusive(struct config_parser *ps, int argc, char **argv);
 int config_h_client_to_client(struct config_parser *ps, int argc, char **argv);
 int config_h_route(struct config_parser *ps, int argc, char **argv);
 int config_h_route_ipv6(struct config_parser *ps, int argc, char **argv);
+int config_h_route_metric(struct config_parser *ps, int argc, char **argv);
+int config_h_route_gateway(struct config_parser *ps, int argc, char **argv);
+int config_h_route_noexec(struct config_parser *ps, int argc, char **argv);
+int config_h_dev_node(struct config_parser *ps, int argc, char **argv);
 int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_port(struct config_parser *ps, int argc, char **argv);
 int config_h_proto(struct config_parser *ps, int argc, char **argv);
@@ -211,6 +224,9 @@ int config_h_mssfix(struct config_parser *ps, int argc, char **argv);
 int config_h_keepalive(struct config_parser *ps, int argc, char **argv);
 int config_h_ping(struct config_parser *ps, int argc, char **argv);
 int config_h_ping_restart(struct config_parser *ps, int argc, char **argv);
+int config_h_ping_exit(struct config_parser *ps, int argc, char **argv);
+int config_h_socket_flags(struct config_parser *ps, int argc, char **argv);
+int config_h_tcp_nodelay(struct config_parser *ps, int argc, char **argv);
 int config_h_push(struct config_parser *ps, int argc, char **argv);
 int config_h_max_clients(struct config_parser *ps, int argc, char **argv);
 int config_h_connect_freq(struct config_parser *ps, int argc, char **argv);
@@ -247,11 +263,15 @@ int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
 int config_h_inactive(struct config_parser *ps, int argc, char **argv);
 int config_h_mlock(struct config_parser *ps, int argc, char **argv);
+int config_h_down_pre(struct config_parser *ps, int argc, char **argv);
 int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv);
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv);
+int config_h_reneg_traffic(struct config_parser *ps, int argc, char **argv);
+int config_h_remote_cert_ku(struct config_parser *ps, int argc, char **argv);
+int config_h_remote_cert_eku(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_version_min(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_version_max(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_groups(struct config_parser *ps, int argc, char **argv);

@@ -426,7 +426,65 @@ int config_h_ping_restart(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     ps->seen_ping_restart = config_here(ps);
+    ps->cfg->timers.is_ping_exit = false;
     return config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->timers.ping_restart_s);
+}
+
+/* `ping-exit N`: in 2.6 a client instance of a server that hears nothing for N seconds gets
+ * SIGTERM (ping.c), which closes that instance only (multi.c, multi_close_instance_on_signal):
+ * for a server the same as ping-restart. The last of ping-exit and ping-restart wins. */
+int config_h_ping_exit(struct config_parser *ps, int argc, char **argv)
+{
+    int err;
+
+    (void)argc;
+    ps->seen_ping_exit = config_here(ps);
+    err = config_parse_int(ps, NULL, argv[1], 0, MAX_SECONDS, &ps->cfg->timers.ping_restart_s);
+    ps->cfg->timers.is_ping_exit = err == 0;
+    return err;
+}
+
+/* `socket-flags FLAG...` (2.6 options.c: TCP_NODELAY is the only flag; others are warned about).
+ * The flag only changes TCP sockets. */
+int config_h_socket_flags(struct config_parser *ps, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        int err = 0;
+
+        if (strcmp(argv[i], "TCP_NODELAY") == 0) {
+            ps->cfg->net.tcp_nodelay = true;
+            err = config_warn(ps, NULL,
+                              "socket-flags: TCP_NODELAY only applies to TCP connections "
+                              "(proto udp is not affected)");
+        } else {
+            err = config_warn(ps, NULL, "socket-flags: unknown socket flag '%s' ignored", argv[i]);
+        }
+        if (err) {
+            return err;
+        }
+    }
+    return 0;
+}
+
+/* `tcp-nodelay`: in server mode 2.6 sets TCP_NODELAY on its sockets and pushes
+ * "socket-flags TCP_NODELAY" to clients (helper.c, helper_tcp_nodelay). */
+int config_h_tcp_nodelay(struct config_parser *ps, int argc, char **argv)
+{
+    char text[] = "socket-flags TCP_NODELAY";
+    char *push_argv[] = {argv[0], text, NULL};
+
+    (void)argc;
+    if (!ps->cfg->net.tcp_nodelay) {
+        int err = config_warn(ps, NULL,
+                              "tcp-nodelay: TCP_NODELAY only applies to TCP connections; "
+                              "clients get 'socket-flags TCP_NODELAY' pushed, as from 2.6");
+
+        if (err) {
+            return err;
+        }
+    }
+    ps->cfg->net.tcp_nodelay = true;
+    return config_h_push(ps, 2, push_argv);
 }
 
 /* openvpn keeps the pushed text as written (push_options: a single argument is copied, not

@@ -197,7 +197,16 @@ int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "the prefix length must be 64 to 124, not %d", bits);
     }
     if (has_host_bits(cfg->net.server_ipv6_network, 16, bits)) {
-        return config_error(ps, "'%s' has bits set outside its prefix", argv[1]);
+        /* 2.6 does not mask it: the server's address is this one plus 1 and the pool starts
+         * 0x1000 above it (helper.c, helper_client_server); ovpnd counts the same way. */
+        err = config_warn(ps, NULL,
+                          "server-ipv6: '%s' has bits set outside its /%d prefix: as in "
+                          "openvpn 2.6, the server and pool addresses are counted from it as "
+                          "written",
+                          argv[1], bits);
+        if (err) {
+            return err;
+        }
     }
     ps->seen_server_ipv6 = config_here(ps);
     cfg->net.server_ipv6_bits = bits;
@@ -246,4 +255,49 @@ int config_h_ifconfig_ipv6_pool(struct config_parser *ps, int argc, char **argv)
     cfg->net.ifconfig_ipv6_pool_bits = bits;
     cfg->net.has_ifconfig_ipv6_pool = true;
     return 0;
+}
+
+/* `route-metric N`: the default metric of `route` and `route-ipv6` lines (2.6 route.c, the
+ * routes' default_metric); applied after the last line. */
+int config_h_route_metric(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, 65535, &ps->cfg->net.route_metric);
+}
+
+/* `route-gateway GW` / `route-ipv6-gateway GW`: the next hop 2.6 gives routes without one. The
+ * routes go into the tun device, where every next hop reaches the same place (the server), so
+ * the address is only checked. */
+int config_h_route_gateway(struct config_parser *ps, int argc, char **argv)
+{
+    int err = check_gateway(ps, argv[1], strcmp(argv[0], "route-ipv6-gateway") == 0 ? 6 : 4);
+
+    (void)argc;
+    if (err) {
+        return err;
+    }
+    return config_warn(ps, NULL,
+                       "%s: accepted: routes go straight into the tun device, where the next "
+                       "hop makes no difference",
+                       argv[0]);
+}
+
+/* `route-noexec`: 2.6 leaves the routes to scripts; ovpnd adds none and logs them. */
+int config_h_route_noexec(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->net.route_noexec = true;
+    return 0;
+}
+
+/* `dev-node PATH`: the node opened to make the tun device. ovpnd opens the Linux clone device,
+ * so only that one is taken. */
+int config_h_dev_node(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strcmp(argv[1], "/dev/net/tun") == 0) {
+        return 0;
+    }
+    return config_not_implemented(ps, "a tun node other than /dev/net/tun");
 }

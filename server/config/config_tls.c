@@ -23,7 +23,8 @@
 #define REPLAY_TIME_MAX 600      /* packet_id.h MAX_TIME_BACKTRACK */
 
 /* The data-channel ciphers ovpnd implements (AEAD only). */
-static const char *const supported_ciphers[] = {"AES-128-GCM", "AES-256-GCM", "CHACHA20-POLY1305"};
+static const char *const supported_ciphers[] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM",
+                                                "CHACHA20-POLY1305"};
 /* Digests ovpnd can use for tls-auth. */
 static const char *const supported_digests[] = {"SHA1", "SHA224", "SHA256", "SHA384", "SHA512"};
 
@@ -222,9 +223,20 @@ int config_h_tls_auth(struct config_parser *ps, int argc, char **argv)
     return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls.tls_wrap_key, argv[1]);
 }
 
+/* `tls-crypt FILE [DIRECTION]`: tls-crypt keys have no direction; 2.6 reads the line and
+ * ignores the extra word (options.c), so ovpnd does too, with a warning. */
 int config_h_tls_crypt(struct config_parser *ps, int argc, char **argv)
 {
-    (void)argc;
+    if (argc == 3) {
+        int err = config_warn(ps, NULL,
+                              "tls-crypt: the key direction '%s' is ignored: tls-crypt keys "
+                              "have no direction (as openvpn 2.6)",
+                              argv[2]);
+
+        if (err) {
+            return err;
+        }
+    }
     ps->seen_tls_crypt = config_here(ps);
     ps->cfg->tls.tls_wrap_mode = CONFIG_TLS_WRAP_CRYPT;
     return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls.tls_wrap_key, argv[1]);
@@ -304,7 +316,7 @@ static int check_cipher(struct config_parser *ps, const char *name, bool is_opti
     if (strcmp(name, "NONE") == 0) {
         why = "cipher 'none' (no encryption)";
     } else if (EVP_get_cipherbyname(name) != NULL) {
-        why = "only AES-256-GCM, AES-128-GCM and CHACHA20-POLY1305 are";
+        why = "only AES-256-GCM, AES-192-GCM, AES-128-GCM and CHACHA20-POLY1305 are";
     } else {
         if (is_optional) {
             return config_warn(ps, NULL, "%s: unknown optional cipher '%s' dropped", ps->name,
@@ -491,6 +503,47 @@ int config_h_reneg_sec(struct config_parser *ps, int argc, char **argv)
         cfg->timers.reneg_sec_min = -1;
     }
     return err;
+}
+
+/* `reneg-bytes N` / `reneg-pkts N` (2.6 options.c: positive_atoi, so a negative N is 0, no
+ * limit). */
+int config_h_reneg_traffic(struct config_parser *ps, int argc, char **argv)
+{
+    int *dst = strcmp(argv[0], "reneg-bytes") == 0 ? &ps->cfg->timers.reneg_bytes
+                                                   : &ps->cfg->timers.reneg_pkts;
+
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, dst);
+}
+
+/* `remote-cert-ku [HEX...]`: each value is read as hex like 2.6's sscanf("%x"); without values
+ * only the presence of the extension is required (OPENVPN_KU_REQUIRED). */
+int config_h_remote_cert_ku(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_tls *tls = &ps->cfg->tls;
+
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(argv[i], &end, 16);
+        if (argv[i][0] == '\0' || argv[i][0] == '-' || *end != '\0' || errno || v > 0xFFFF) {
+            return config_error(ps, "'%s' is not a key usage in hex (e.g. a0 or 88)", argv[i]);
+        }
+        tls->remote_cert_ku[i - 1] = (unsigned)v;
+    }
+    tls->n_remote_cert_ku = (size_t)argc - 1;
+    tls->has_remote_cert_ku = true;
+    return 0;
+}
+
+/* `remote-cert-eku OID|NAME`: an OID in dotted form or its name ("TLS Web Client
+ * Authentication"), compared as 2.6 does (ssl_verify_mbedtls.c, x509_verify_cert_eku). */
+int config_h_remote_cert_eku(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_set_str(ps, &ps->cfg->tls.remote_cert_eku, argv[1]);
 }
 
 /* mbed TLS 2.28 offers TLS 1.2 at most, so "1.3" only passes with "or-highest". */

@@ -451,6 +451,28 @@ static int setup_loop(struct acceptor *a)
     return err;
 }
 
+int acceptor_test_config(struct config *cfg, char *errbuf, size_t errbuf_len)
+{
+    struct acceptor *a = calloc(1, sizeof(*a));
+    int err;
+
+    if (!a) {
+        return -ENOMEM;
+    }
+    a->cfg = cfg;
+    a->status_fd = -1;
+    mbedtls_entropy_init(&a->crypto.entropy);
+    mbedtls_ctr_drbg_init(&a->crypto.drbg);
+    err = setup_crypto(a, errbuf, errbuf_len);
+    if (err == 0) {
+        /* The loop and mailbox are only kept for calls, and none is made: opening the plugins
+         * and asking what they handle is all that happens. */
+        err = auth_new(&a->loop, NULL, MAILBOX_ACCEPTOR, cfg, &a->checks.auth, errbuf, errbuf_len);
+    }
+    release(a); /* closes the plugins, wipes the keys */
+    return err;
+}
+
 int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
                  size_t errbuf_len)
 {
@@ -566,6 +588,11 @@ void acceptor_stop(struct acceptor *a)
         mailbox_post(a->env->mb, MAILBOX_ACCEPTOR, m);
     }
     uv_thread_join(&a->thread);
+}
+
+struct plugin_set *acceptor_plugins(const struct acceptor *a)
+{
+    return auth_plugins(a->checks.auth);
 }
 
 void acceptor_free(struct acceptor *a)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct acceptor;
+struct plugin_set;
 struct config;
 struct ip_pool;
 struct mailbox;
@@ -48,6 +49,15 @@ struct acceptor_env {
 int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *errbuf,
                  size_t errbuf_len);
 
+/* `--test-config`: what acceptor_new checks of cfg, without sockets, threads or a loop: the TLS
+ * configuration (CA, certificate, key, tls-groups, tls-cipher), the CRL, the tls-auth /
+ * tls-crypt / tls-crypt-v2 keys, and the plugins, which are loaded and opened as at start-up
+ * (a library that is not an OpenVPN plugin or a plugin asking for an event ovpnd does not run
+ * is refused; then verify-client-cert's need for a password check) and closed again. Main
+ * thread, before privileges are dropped, like start-up. Returns 0, or a negative code with the
+ * reason in errbuf (errbuf_len bytes). */
+int acceptor_test_config(struct config *cfg, char *errbuf, size_t errbuf_len);
+
 /* Start the acceptor's thread. 0 or -errno. */
 int acceptor_start(struct acceptor *a);
 
@@ -58,5 +68,9 @@ void acceptor_stop(struct acceptor *a);
 /* Free a (stopped, or never started) acceptor with its sessions and peers. Call only after every
  * worker has stopped, since workers use the peers. Main thread. */
 void acceptor_free(struct acceptor *a);
+
+/* The `plugin`s the acceptor opened (server/hooks/plugin.h), for the events around the TUN
+ * device; valid until acceptor_free. Main thread. */
+struct plugin_set *acceptor_plugins(const struct acceptor *a);
 
 #endif /* SERVER_CONTROL_ACCEPTOR_H */

@@ -728,6 +728,18 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
             return false;
         }
     }
+    if (a->cfg->tls.has_remote_cert_ku || a->cfg->tls.remote_cert_eku) {
+        char why[300];
+
+        if ((a->cfg->tls.has_remote_cert_ku &&
+             cert_check_ku(crt, a->cfg->tls.remote_cert_ku, a->cfg->tls.n_remote_cert_ku, why,
+                           sizeof(why))) ||
+            (a->cfg->tls.remote_cert_eku &&
+             cert_check_eku(crt, a->cfg->tls.remote_cert_eku, why, sizeof(why)))) {
+            acc_auth_failed(a, cs, why);
+            return false;
+        }
+    }
     return true;
 }
 

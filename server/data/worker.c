@@ -204,8 +204,9 @@ static void on_tick(uv_timer_t *t)
         }
         if (env->ping_restart_s > 0 &&
             now - p->last_rx_ms >= (uint64_t)env->ping_restart_s * 1000) {
-            log_msg(LOG_INFO, "peer %u %s: no packet for %d s (ping-restart), dropping client",
-                    p->peer_id, p->common_name, env->ping_restart_s);
+            log_msg(LOG_INFO, "peer %u %s: no packet for %d s (%s), dropping client", p->peer_id,
+                    p->common_name, env->ping_restart_s,
+                    env->cfg->timers.is_ping_exit ? "ping-exit" : "ping-restart");
             wk_forget_peer(w, p, GONE_PING_TIMEOUT);
             continue;
         }

@@ -49,6 +49,10 @@ void wk_float_answered(struct worker *w, struct peer *p, const union udp_addr *t
 void wk_tx_flush(struct worker *w);
 /* Frame, seal and queue pkt (COMP_HEADROOM bytes of headroom) for p; sent by wk_tx_flush. */
 void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt);
+/* Ask the acceptor once per send key (MSG_RENEGOTIATE) to renegotiate p's keys when that key
+ * nears packet-id exhaustion or has carried reneg-bytes / reneg-pkts of traffic. Worker thread;
+ * allocates one message only when it asks. */
+void wk_check_reneg(struct worker *w, struct peer *p);
 
 /* worker_tun.c */
 /* The peer_id that tunnel address dst (family 4 or 6) routes to, or VROUTE_NONE. */

@@ -215,6 +215,11 @@ void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     atomic_store_explicit(&p->bytes_rx,
                           atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
                           memory_order_relaxed);
+    out.k->n_packets++;
+    out.k->n_bytes += len;
+    if (out.k == p->tx_key) {
+        wk_check_reneg(w, p);
+    }
     handle_plaintext(w, p, &payload);
 }
 

@@ -230,14 +230,31 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
         mh->msg_hdr.msg_iovlen = 1;
         w->n_tx++;
     }
-    if (!p->is_reneg_requested && data_key_tx_wants_renegotiation(p->tx_key)) {
-        /* 2.6 renegotiates at packet id 0xFF000000, long before ids run out. */
-        struct msg *m = msg_new(MSG_RENEGOTIATE, p, NULL, 0);
-
-        if (m) {
-            p->is_reneg_requested = true;
-            mailbox_post(w->env->mb, MAILBOX_ACCEPTOR, m);
-        }
-    }
+    p->tx_key->n_packets++;
+    p->tx_key->n_bytes += out_len;
+    wk_check_reneg(w, p);
     p->last_tx_ms = uv_now(&w->loop);
+}
+
+void wk_check_reneg(struct worker *w, struct peer *p)
+{
+    const struct config_timers *t = &w->env->cfg->timers;
+    const struct data_key *k = p->tx_key;
+    struct msg *m;
+
+    if (p->is_reneg_requested || !k) {
+        return;
+    }
+    /* 2.6 renegotiates at packet id 0xFF000000, long before ids run out, and after reneg-bytes
+     * or reneg-pkts of traffic on the key (ssl.c, tls_process_state). */
+    if (!data_key_tx_wants_renegotiation(k) &&
+        !(t->reneg_bytes > 0 && k->n_bytes >= (uint64_t)t->reneg_bytes) &&
+        !(t->reneg_pkts > 0 && k->n_packets >= (uint64_t)t->reneg_pkts)) {
+        return;
+    }
+    m = msg_new(MSG_RENEGOTIATE, p, NULL, 0); /* once per key, not per packet */
+    if (m) {
+        p->is_reneg_requested = true;
+        mailbox_post(w->env->mb, MAILBOX_ACCEPTOR, m);
+    }
 }

@@ -20,7 +20,8 @@
     ((1 << OVPN_PLUGIN_AUTH_USER_PASS_VERIFY) | (1 << OVPN_PLUGIN_TLS_VERIFY) |                    \
      (1 << OVPN_PLUGIN_CLIENT_CONNECT) | (1 << OVPN_PLUGIN_CLIENT_CONNECT_V2) |                    \
      (1 << OVPN_PLUGIN_CLIENT_DISCONNECT) | (1 << OVPN_PLUGIN_LEARN_ADDRESS) |                     \
-     (1 << OVPN_PLUGIN_CLIENT_CRRESPONSE))
+     (1 << OVPN_PLUGIN_CLIENT_CRRESPONSE) | (1 << OVPN_PLUGIN_UP) | (1 << OVPN_PLUGIN_DOWN) |      \
+     (1 << OVPN_PLUGIN_ROUTE_UP))
 
 struct plugin {
     const struct config_plugin *conf;
@@ -324,7 +325,8 @@ static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
         snprintf(errbuf, errbuf_len,
                  "%s: plugin: %s wants events ovpnd does not call plugins for (%s): not "
                  "implemented yet (implemented: TLS_VERIFY, AUTH_USER_PASS_VERIFY, "
-                 "CLIENT_CONNECT, CLIENT_CONNECT_V2, CLIENT_DISCONNECT, LEARN_ADDRESS)",
+                 "CLIENT_CONNECT, CLIENT_CONNECT_V2, CLIENT_DISCONNECT, LEARN_ADDRESS, "
+                 "CLIENT_CRRESPONSE, UP, ROUTE_UP, DOWN)",
                  conf->where, conf->path, names);
         return -EINVAL;
     }
@@ -456,5 +458,59 @@ int plugin_call_start(struct plugin_set *ps, size_t index, struct plugin_call *c
         pthread_cond_signal(&p->cond);
     }
     pthread_mutex_unlock(&p->lock);
+    return err;
+}
+
+/* plugin_call_all_sync: the call, first, so that its done callback finds the rest. */
+struct sync_wait {
+    struct plugin_call pc;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool is_done;
+};
+
+static void sync_done(struct plugin_call *call)
+{
+    struct sync_wait *w = (struct sync_wait *)call;
+
+    pthread_mutex_lock(&w->lock);
+    w->is_done = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int plugin_call_all_sync(struct plugin_set *ps, struct plugin_call *call)
+{
+    size_t n = plugin_set_count(ps, call->type);
+    struct sync_wait w;
+    int err = 0;
+
+    memset(&w, 0, sizeof(w));
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.cond, NULL);
+    for (size_t i = 0; i < n && err == 0; i++) {
+        w.pc = *call;
+        w.pc.done = sync_done;
+        w.pc.next = NULL;
+        w.is_done = false;
+        if (plugin_call_start(ps, i, &w.pc) != 0) {
+            err = -ESHUTDOWN;
+            break;
+        }
+        pthread_mutex_lock(&w.lock);
+        while (!w.is_done) {
+            pthread_cond_wait(&w.cond, &w.lock);
+        }
+        pthread_mutex_unlock(&w.lock);
+        plugin_string_list_free(w.pc.return_list);
+        call->result = w.pc.result;
+        if (w.pc.result != OVPN_PLUGIN_FUNC_SUCCESS) {
+            log_msg(LOG_ERR, "plugin %s: event %s failed (status %d)",
+                    plugin_name(ps, call->type, i), event_names[call->type], w.pc.result);
+            err = -ECHILD;
+        }
+    }
+    pthread_cond_destroy(&w.cond);
+    pthread_mutex_destroy(&w.lock);
     return err;
 }

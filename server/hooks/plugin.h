@@ -8,10 +8,11 @@
  * acceptor. A call that blocks delays only later calls to the same plugin; plugins that answer
  * OVPN_PLUGIN_FUNC_DEFERRED (auth-pam with `setenv deferred_auth_pam 1`) let calls overlap.
  *
- * Events ovpnd calls: AUTH_USER_PASS_VERIFY (server/hooks/auth.h), and TLS_VERIFY, CLIENT_CONNECT,
- * CLIENT_CONNECT_V2, CLIENT_DISCONNECT and LEARN_ADDRESS (server/hooks/hooks.h). A plugin that asks
- * for any other event (UP, DOWN, ROUTE_UP, TLS_FINAL, the deferred CLIENT_CONNECT_DEFER and
- * CLIENT_CONNECT_DEFER_V2, CLIENT_CRRESPONSE ...) is refused at start-up, naming the events
+ * Events ovpnd calls: AUTH_USER_PASS_VERIFY (server/hooks/auth.h), TLS_VERIFY, CLIENT_CONNECT,
+ * CLIENT_CONNECT_V2, CLIENT_DISCONNECT, LEARN_ADDRESS and CLIENT_CRRESPONSE (server/hooks/hooks.h),
+ * and UP, ROUTE_UP and DOWN (server/server.c, with the up/down scripts). A plugin that asks for
+ * any other event (ROUTE_PREDOWN, TLS_FINAL, the deferred CLIENT_CONNECT_DEFER and
+ * CLIENT_CONNECT_DEFER_V2 ...) is refused at start-up, naming the events
  * (openvpn 2.6 refuses unsupported types the same way), so that nothing it expects is silently
  * skipped.
  */
@@ -63,6 +64,13 @@ size_t plugin_set_count(const struct plugin_set *ps, int type);
 /* Queue call for the index-th plugin that wants call->type. Any thread. Returns 0, or -EINVAL
  * (no such plugin) or -ESHUTDOWN (the set is closing); then done is not called. */
 int plugin_call_start(struct plugin_set *ps, size_t index, struct plugin_call *call);
+
+/* Call every plugin that wants call->type, in config order, and wait for each (for the events
+ * around the TUN device: UP, ROUTE_UP, DOWN, which openvpn 2.6 calls inline). Stops at the
+ * first that does not return OVPN_PLUGIN_FUNC_SUCCESS: returns -ECHILD then (its name in the
+ * log), 0 when all succeeded or none wants the event. call is copied for each call (its done is
+ * not used); call->result holds the last result. Main thread, while the set is open. */
+int plugin_call_all_sync(struct plugin_set *ps, struct plugin_call *call);
 
 /* Free a list a plugin returned (each node, name and value were malloc'ed by the plugin, as
  * the OpenVPN plugin interface requires). NULL is a no-op. */

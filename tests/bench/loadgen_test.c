@@ -671,6 +671,49 @@ static void tls_server_peer_fingerprint(void **state)
     free(t);
 }
 
+/* remote-cert-ku / remote-cert-eku on client1's certificate (key usage digitalSignature,
+ * keyEncipherment, keyAgreement = 0xa8; extended key usage clientAuth, scripts/pki.sh) and on
+ * noeku.crt (0x88, no extended key usage): 2.6's rules (ssl_verify_mbedtls.c). */
+static void remote_cert_ku_eku(void **state)
+{
+    static const unsigned ku_a0[] = {0xa0}, ku_88[] = {0x88}, ku_04[] = {0x04},
+                          ku_04_a0[] = {0x04, 0xa0};
+    struct blob ccrt = load("client1.crt"), ncrt = load("noeku.crt");
+    mbedtls_x509_crt crt, noeku;
+    char why[300];
+
+    (void)state;
+    mbedtls_x509_crt_init(&crt);
+    mbedtls_x509_crt_init(&noeku);
+    assert_int_equal(mbedtls_x509_crt_parse(&crt, ccrt.p, ccrt.len), 0);
+    assert_int_equal(mbedtls_x509_crt_parse(&noeku, ncrt.p, ncrt.len), 0);
+    assert_int_equal(cert_check_ku(&crt, NULL, 0, why, sizeof(why)), 0);
+    assert_int_equal(cert_check_ku(&crt, ku_a0, 1, why, sizeof(why)), 0);
+    assert_int_equal(cert_check_ku(&crt, ku_88, 1, why, sizeof(why)), 0);
+    assert_int_equal(cert_check_ku(&crt, ku_04_a0, 2, why, sizeof(why)), 0);
+    assert_int_equal(cert_check_ku(&crt, ku_04, 1, why, sizeof(why)), -PE_AUTH);
+    assert_string_equal(why, "remote-cert-ku: the client certificate's key usage is 00a8, not "
+                             "one of 0004");
+    assert_int_equal(cert_check_ku(&noeku, ku_a0, 1, why, sizeof(why)), -PE_AUTH);
+    assert_int_equal(cert_check_ku(&noeku, ku_88, 1, why, sizeof(why)), 0);
+    assert_int_equal(cert_check_eku(&crt, "TLS Web Client Authentication", why, sizeof(why)), 0);
+    assert_int_equal(cert_check_eku(&crt, "1.3.6.1.5.5.7.3.2", why, sizeof(why)), 0);
+    assert_int_equal(cert_check_eku(&crt, "TLS Web Server Authentication", why, sizeof(why)),
+                     -PE_AUTH);
+    assert_string_equal(why, "remote-cert-eku: the client certificate lacks extended key usage "
+                             "'TLS Web Server Authentication'");
+    assert_int_equal(cert_check_eku(&noeku, "TLS Web Client Authentication", why, sizeof(why)),
+                     -PE_AUTH);
+    assert_string_equal(why, "remote-cert-eku: the client certificate has no extended key usage "
+                             "extension");
+    assert_int_equal(cert_check_eku(NULL, "1.3.6.1.5.5.7.3.2", why, sizeof(why)), -PE_AUTH);
+    assert_int_equal(cert_check_ku(NULL, NULL, 0, why, sizeof(why)), -PE_AUTH);
+    mbedtls_x509_crt_free(&crt);
+    mbedtls_x509_crt_free(&noeku);
+    free(ccrt.p);
+    free(ncrt.p);
+}
+
 /* verify-x509-name on client1's certificate (subject "CN=client1" from scripts/pki.sh). */
 static void x509_name_types(void **state)
 {
@@ -742,6 +785,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(tls_client_refuses_unknown_ca),
         cmocka_unit_test(tls_server_peer_fingerprint),
         cmocka_unit_test(x509_name_types),
+        cmocka_unit_test(remote_cert_ku_eku),
     };
 
     if (argc != 2) {

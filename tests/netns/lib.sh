@@ -360,8 +360,9 @@ ovt_wrap_client_line() {
 
 # server_conf_write DIR [LINE...]: DIR/server.conf in OpenVPN 2.6 server syntax, absolute paths,
 # status file DIR/status.log every second (status-version from OVT_STATUS_VERSION if set), then
-# each LINE appended as is. OVT_TOPOLOGY (default subnet) and OVT_SERVER_LINE (default
-# "server 198.19.0.0 255.255.255.0") change the address lines.
+# each LINE appended as is. OVT_TOPOLOGY (default subnet; "none": no topology line, so the
+# server's default applies) and OVT_SERVER_LINE (default "server 198.19.0.0 255.255.255.0")
+# change the address lines.
 server_conf_write() {
     local dir=$1
     shift
@@ -371,7 +372,7 @@ server_conf_write() {
         echo "port $OVT_PORT"
         echo "proto ${OVT_PROTO:-udp}"
         echo "dev tun"
-        echo "topology ${OVT_TOPOLOGY:-subnet}"
+        [ "${OVT_TOPOLOGY:-}" = none ] || echo "topology ${OVT_TOPOLOGY:-subnet}"
         echo "${OVT_SERVER_LINE:-server 198.19.0.0 255.255.255.0}"
         echo "ca $pki/ca.crt"
         echo "cert $pki/server.crt"

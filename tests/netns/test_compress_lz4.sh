@@ -53,6 +53,13 @@ wire_bytes() {
     ip netns exec "$cns" cat "/sys/class/net/eth0/statistics/${1}_bytes"
 }
 
+# worker_sum SED_CAPTURE: the captured number of the workers' counters (logged at the stop),
+# summed over the workers.
+worker_sum() {
+    server_log_since | sed -n "s/.*worker [0-9]*: packets in.*$1.*/\1/p" |
+        awk '{ n += $1 } END { print n + 0 }'
+}
+
 port=5000
 run_case() { # run_case NAME SERVER_LINE ALLOW
     local name=$1 line=$2 allow=$3 cip before up_text down_text
@@ -117,12 +124,10 @@ run_case() { # run_case NAME SERVER_LINE ALLOW
     if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
         # The workers' counters at the stop: what was decompressed and compressed, and nothing
         # dropped for bad framing or data.
-        local sum dec comp bad
-        sum() { server_log_since | sed -n "s/.*worker [0-9]*: packets in.*$1.*/\1/p" |
-            awk '{ n += $1 } END { print n + 0 }'; }
-        dec=$(sum 'compression: decompressed \([0-9]*\),')
-        comp=$(sum 'compression: decompressed [0-9]*, compressed \([0-9]*\),')
-        bad=$(sum 'dropped bad framing or compressed data \([0-9]*\)')
+        local dec comp bad
+        dec=$(worker_sum 'compression: decompressed \([0-9]*\),')
+        comp=$(worker_sum 'compression: decompressed [0-9]*, compressed \([0-9]*\),')
+        bad=$(worker_sum 'dropped bad framing or compressed data \([0-9]*\)')
         ovt_log "$name: server decompressed $dec, compressed $comp, bad $bad"
         [ "$dec" -gt 1000 ] || fail "$name: the server decompressed only $dec packets"
         [ "$bad" -eq 0 ] || fail "$name: the server dropped $bad packets as badly framed"

@@ -69,6 +69,7 @@ static const uint8_t ping_magic[16] = {0x2a, 0x18, 0x7b, 0xf3, 0x64, 0x1e, 0xb4,
 
 static const enum data_cipher all_ciphers[] = {
     DATA_CIPHER_AES_128_GCM,
+    DATA_CIPHER_AES_192_GCM,
     DATA_CIPHER_AES_256_GCM,
     DATA_CIPHER_CHACHA20_POLY1305,
 };
@@ -106,7 +107,7 @@ static void mbed_seal(enum data_cipher c, const uint8_t *key, const uint8_t nonc
         mbedtls_chachapoly_free(&ctx);
     } else {
         mbedtls_gcm_context ctx;
-        unsigned bits = c == DATA_CIPHER_AES_128_GCM ? 128 : 256;
+        unsigned bits = (unsigned)data_cipher_key_len(c) * 8;
 
         mbedtls_gcm_init(&ctx);
         assert_int_equal(mbedtls_gcm_setkey(&ctx, MBEDTLS_CIPHER_ID_AES, key, bits), 0);
@@ -210,6 +211,12 @@ static void cipher_names(void **state)
     assert_int_equal(c, DATA_CIPHER_AES_128_GCM);
     assert_int_equal(data_cipher_from_name("ChaCha20-Poly1305", &c), 0);
     assert_int_equal(c, DATA_CIPHER_CHACHA20_POLY1305);
+    assert_int_equal(data_cipher_from_name("AES-192-GCM", &c), 0);
+    assert_int_equal(c, DATA_CIPHER_AES_192_GCM);
+    assert_int_equal(data_cipher_from_name("id-aes192-GCM", &c), 0);
+    assert_int_equal(c, DATA_CIPHER_AES_192_GCM);
+    assert_string_equal(data_cipher_name(DATA_CIPHER_AES_192_GCM), "AES-192-GCM");
+    assert_int_equal(data_cipher_key_len(DATA_CIPHER_AES_192_GCM), 24);
     assert_int_equal(data_cipher_from_name("id-aes256-GCM", &c), 0);
     assert_int_equal(c, DATA_CIPHER_AES_256_GCM);
     assert_int_equal(data_cipher_from_name("AES-256-CBC", &c), -PE_UNSUPPORTED);

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Server config lines openvpn 2.6 starts with, and what a stock client sees of them:
+#  - tolerated lines (tls-crypt with a key direction, script-security 5, opt-verify,
+#    replay-persist, providers, socket-flags TCP_NODELAY) and server-ipv6 with host bits set:
+#    the server starts, the client gets 2.6's IPv6 address (counted from the address as
+#    written) and pings over IPv4 and IPv6;
+#  - tcp-nodelay: the client gets "socket-flags TCP_NODELAY" pushed;
+#  - data-ciphers AES-192-GCM on both sides: the data channel uses it and pings pass;
+#  - reneg-bytes: the server renegotiates after that much traffic (the client completes more
+#    TLS handshakes while a ping flood runs), without loss;
+#  - remote-cert-ku / remote-cert-eku on the client certificate (scripts/pki.sh gives it key
+#    usage a8 and clientAuth): matching values admit it, others refuse it;
+#  - ping-exit without keepalive: an idle client is dropped after that many seconds.
+# Each also runs against openvpn 2.6 (OVPN_SERVER_IMPL=openvpn), which behaves the same.
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init openvpn26_lines
+
+netns_setup 1
+pki_make "$OVT_DIR"
+pki=$OVT_DIR/pki
+ns1=$(client_ns 1)
+is_ovpnd() { [ "$OVPN_SERVER_IMPL" = ovpnd ]; }
+
+# ---- tolerated lines, server-ipv6 with host bits, tcp-nodelay ----
+# tls-crypt with a direction replaces the harness's own tls-crypt line (OVT_WRAP=tls-crypt).
+[ "$OVT_WRAP" = tls-crypt ] || ovt_skip "written for OVT_WRAP=tls-crypt"
+server_conf_write "$OVT_DIR" "tls-crypt $pki/ta.key 0" "script-security 5" "opt-verify" \
+    "replay-persist $OVT_DIR/replay.id" "providers default" "socket-flags TCP_NODELAY" \
+    "tcp-nodelay" "server-ipv6 2001:2:0:19:160:98::/64"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1
+wait_tunnel 1
+push=$(grep -m1 "PUSH_REPLY" "$OVT_DIR/client1.log" || true)
+grep -q "socket-flags TCP_NODELAY" <<<"$push" ||
+    fail "tcp-nodelay: the client did not get 'socket-flags TCP_NODELAY' pushed: $push"
+a6=$(ip -n "$ns1" -6 -o addr show dev "$(client_tun_dev 1)" scope global | awk '{print $4}')
+[ "$a6" = "2001:2:0:19:160:98:0:1000/64" ] ||
+    fail "server-ipv6 with host bits: the client has '$a6', not 2.6's 2001:2:0:19:160:98:0:1000/64"
+assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 10 0.05 0 "tolerated lines: IPv4 ping"
+assert_ping "$ns1" 2001:2:0:19:160:98:0:1 10 0.05 0 "server-ipv6 with host bits: IPv6 ping"
+if is_ovpnd; then
+    for w in "tls-crypt: the key direction '0' is ignored" "script-security: 5 is treated as 3" \
+        "opt-verify: ignored" "replay-persist: ignored" "providers: ignored" \
+        "socket-flags: TCP_NODELAY only applies to TCP" "server-ipv6: .* has bits set outside"; do
+        server_log_grep "$w" || fail "no warning '$w' in the server log"
+    done
+fi
+client_stop 1
+server_stop
+
+# ---- AES-192-GCM ----
+server_conf_write "$OVT_DIR" "data-ciphers AES-192-GCM"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1 "data-ciphers AES-192-GCM"
+wait_tunnel 1
+grep -q "Data Channel: cipher 'AES-192-GCM'" "$OVT_DIR/client1.log" ||
+    fail "AES-192-GCM: the client's data channel is not AES-192-GCM: $(grep 'Data Channel:' "$OVT_DIR/client1.log")"
+assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 20 0.05 0 "AES-192-GCM: ping"
+assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 10 0.05 0 "AES-192-GCM: 1400-byte pings" -s 1400
+client_stop 1
+server_stop
+
+# ---- reneg-bytes ----
+# 200 pings of 1000 bytes are about 400 kB both ways; a 100 kB limit renegotiates several times.
+server_conf_write "$OVT_DIR" "reneg-bytes 100000" "reneg-sec 0"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1 "reneg-sec 0"
+wait_tunnel 1
+handshakes() { grep -c "Control Channel: TLS" "$OVT_DIR/client1.log" || true; }
+before=$(handshakes)
+assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 200 0.02 1 "reneg-bytes: pings across renegotiations" -s 1000
+wait_for 10 test "$(handshakes)" -ge $((before + 2)) ||
+    fail "reneg-bytes 100000: only $(($(handshakes) - before)) renegotiations after ~400 kB"
+ovt_log "reneg-bytes: $(($(handshakes) - before)) renegotiations during the pings"
+grep -Eq "TLS Error|SIGUSR1" "$OVT_DIR/client1.log" && fail "reneg-bytes: the client restarted"
+client_stop 1
+server_stop
+
+# ---- remote-cert-ku / remote-cert-eku ----
+admitted() { # admitted WHAT LINE...: the client comes up with these server lines
+    local what=$1
+    shift
+    server_conf_write "$OVT_DIR" "$@"
+    server_start "$OVT_DIR"
+    client_start "$OVT_DIR" 1
+    wait_tunnel 1
+    ovt_log "$what: admitted"
+    client_stop 1
+    server_stop
+}
+refused() { # refused WHAT SERVER_LOG_REGEX LINE...: the server refuses the client's certificate
+    local what=$1 re=$2
+    shift 2
+    server_conf_write "$OVT_DIR" "$@"
+    server_start "$OVT_DIR"
+    client_start "$OVT_DIR" 1
+    wait_server_log "$re" 20 || fail "$what: the server did not refuse the client ('$re')"
+    client_up 1 && fail "$what: the client came up although its certificate was refused"
+    ovt_log "$what: refused"
+    client_stop 1
+    server_stop
+}
+if is_ovpnd; then
+    ku_refused='remote-cert-ku: the client certificate.s key usage is 00a8'
+    eku_refused="remote-cert-eku: the client certificate lacks extended key usage"
+else
+    ku_refused="VERIFY KU ERROR"
+    eku_refused="VERIFY EKU ERROR"
+fi
+admitted "remote-cert-ku a0 + remote-cert-eku by name" "remote-cert-ku a0" \
+    'remote-cert-eku "TLS Web Client Authentication"'
+admitted "remote-cert-ku without values + remote-cert-eku by OID" "remote-cert-ku" \
+    "remote-cert-eku 1.3.6.1.5.5.7.3.2"
+refused "remote-cert-ku 04 (keyCertSign)" "$ku_refused" "remote-cert-ku 04"
+refused "remote-cert-eku serverAuth" "$eku_refused" 'remote-cert-eku "TLS Web Server Authentication"'
+
+# ---- ping-exit ----
+server_conf_write "$OVT_DIR" "ping-exit 4"
+sed -i '/^keepalive /d' "$OVT_DIR/server.conf"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1
+wait_tunnel 1
+t0=$SECONDS
+if is_ovpnd; then
+    drop_re='no packet for 4 s \(ping-exit\), dropping client'
+else
+    drop_re='Inactivity timeout \(--ping-exit\)'
+fi
+wait_server_log "$drop_re" 20 || fail "ping-exit 4: the idle client was not dropped within 20 s"
+[ $((SECONDS - t0)) -ge 3 ] || fail "ping-exit 4: the client was dropped after $((SECONDS - t0)) s"
+ovt_log "ping-exit 4: idle client dropped after about $((SECONDS - t0)) s"
+client_stop 1
+server_stop
+ovt_log "PASS"

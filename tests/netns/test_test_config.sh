@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `ovpnd --test-config` answers as start-up would, and names every problem in one run:
+#  - a config with five refused lines: five errors, each with its line, exit status 1;
+#  - plugins are loaded and opened: a shared library that is not an OpenVPN plugin, and a
+#    plugin that asks for an event ovpnd does not run (CLIENT_CONNECT_DEFER), are refused; a
+#    good plugin passes;
+#  - verify-client-cert none with a plugin that checks no passwords is refused (the check
+#    start-up makes once the plugins say what they handle);
+#  - script paths must be executable regular files (a directory, a file without x bits);
+#  - the certificate and key checks run (a key that does not match its certificate).
+# ovpnd only: openvpn 2.6 has no --test-config.
+set -euo pipefail
+# shellcheck source=tests/netns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ovt_init test_config
+
+[ "$OVPN_SERVER_IMPL" = ovpnd ] || ovt_skip "ovpnd's --test-config"
+pki_make "$OVT_DIR"
+pki=$OVT_DIR/pki
+bindir=${OVT_BUILD_DIR:-$(dirname "$OVPND")} # where the test plugins were built
+test_plugin=$bindir/tests/test_plugin.so
+not_plugin=$bindir/tests/pam_test_otp.so
+[ -f "$test_plugin" ] && [ -f "$not_plugin" ] || fail "no $test_plugin or $not_plugin (build the tests)"
+
+conf=$OVT_DIR/t.conf
+write_conf() { # the harness's server config with LINEs appended
+    server_conf_write "$OVT_DIR" "$@"
+    cp "$OVT_DIR/server.conf" "$conf"
+}
+test_config() { # prints the output; returns ovpnd's exit status
+    timeout 20 "$OVPND" --config "$conf" --test-config 2>&1
+}
+must_pass() { # must_pass WHAT
+    local out
+    out=$(test_config) || fail "$1: --test-config refused it: $out"
+    ovt_log "$1: configuration OK"
+}
+must_fail() { # must_fail WHAT REGEX
+    local out rc=0
+    out=$(test_config) || rc=$?
+    [ "$rc" = 1 ] || fail "$1: --test-config exited with $rc, not 1: $out"
+    grep -Eq -- "$2" <<<"$out" || fail "$1: the output does not say '$2': $out"
+    ovt_log "$1: refused: $(grep -E -- "$2" <<<"$out" | head -n 1)"
+}
+
+# ---- five bad lines, five errors ----
+write_conf "port 70000" "frobnicate" "verb x" "secret $pki/ta.key" "tls-timeout -1"
+out=$(test_config) && fail "five bad lines: --test-config passed: $out"
+n=$(grep -cE "^$conf:[0-9]+: " <<<"$out" || true)
+[ "$n" = 5 ] || fail "five bad lines: $n errors reported, not 5: $out"
+for d in port frobnicate verb secret tls-timeout; do
+    grep -Eq "^$conf:[0-9]+: $d: " <<<"$out" || fail "five bad lines: no error for $d: $out"
+done
+ovt_log "five bad lines: five errors in one run"
+
+# ---- plugins ----
+write_conf "plugin $test_plugin ok"
+must_pass "a plugin"
+write_conf "plugin $not_plugin"
+must_fail "a library that is not a plugin" "plugin: .*pam_test_otp.so.* is not an OpenVPN plugin"
+write_conf "plugin $test_plugin want-defer"
+must_fail "a plugin asking for CLIENT_CONNECT_DEFER" "plugin: .*CLIENT_CONNECT_DEFER"
+write_conf "verify-client-cert none" "plugin $test_plugin ok"
+must_pass "verify-client-cert none with a password-checking plugin"
+write_conf "verify-client-cert none" "plugin $test_plugin hooks $OVT_DIR/hooks.log client1 198.19.0.9"
+must_fail "verify-client-cert none without a password check" \
+    "verify-client-cert: 'none' lets clients connect without a certificate"
+
+# ---- scripts ----
+mkdir -p "$OVT_DIR/adir"
+printf '#!/bin/sh\nexit 0\n' >"$OVT_DIR/noexec.sh"
+chmod 644 "$OVT_DIR/noexec.sh"
+write_conf "script-security 2" "client-connect $OVT_DIR/adir" "learn-address $OVT_DIR/noexec.sh"
+must_fail "client-connect naming a directory" "client-connect: cannot execute '$OVT_DIR/adir': "
+must_fail "learn-address without x bits" "learn-address: cannot execute '$OVT_DIR/noexec.sh': "
+chmod 755 "$OVT_DIR/noexec.sh"
+write_conf "script-security 2" "learn-address $OVT_DIR/noexec.sh"
+must_pass "an executable learn-address script"
+
+# ---- certificate and key ----
+write_conf "key $pki/client1.key"
+must_fail "a key that does not match the certificate" "key: .*does not match the certificate"
+ovt_log "PASS"
