@@ -681,6 +681,7 @@ static void parser_clear(struct config_parser *ps)
     for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
         free(pending[i]->path);
     }
+    config_cert_pending_clear(&ps->certp);
     for (size_t i = 0; i < ps->n_files; i++) {
         free(ps->files[i]);
     }
@@ -782,6 +783,7 @@ void config_free(struct config *cfg)
         mbedtls_platform_zeroize(cfg->mgmt.password, strlen(cfg->mgmt.password));
         free(cfg->mgmt.password);
     }
+    config_cert_clear(&cfg->cert);
     config_blob_clear(&cfg->tls.ca);
     free(cfg->tls.peer_fingerprints);
     free(cfg->tls.verify_x509_name);

@@ -242,6 +242,21 @@ struct config_tls {
     char *remote_cert_eku; /* `remote-cert-eku OID-or-name`: NULL = not checked */
 };
 
+/* Certificate options beyond ca/cert/key (config_cert.c; openvpn 2.6 options.c, ssl_verify.c) */
+struct config_cert {
+    /* `x509-username-field FIELD...`: the fields the client's name is made of (struct
+     * cert_name_field, proto/cert_name.h), owned; NULL = the common name, as without it */
+    struct cert_name_field *username_fields;
+    size_t n_username_fields;
+    struct config_blob extra_certs; /* `extra-certs`: PEM, appended to tls.cert when checked */
+    char *crl_dir;                  /* `crl-verify DIR dir`: absolute path; NULL = not given */
+    /* `x509-track [+]ATTR` lines, in config order (struct cert_track, proto/cert_name.h); owned,
+     * NULL when none: scripts then get every subject field as X509_{depth}_{field} */
+    struct cert_track *x509_track;
+    size_t n_x509_track;
+    char *tls_export_cert_dir; /* `tls-export-cert DIR`: absolute path; NULL = not given */
+};
+
 /* Authentication (config_auth.c; openvpn 2.6 options.c and doc/man-sections) */
 struct config_auth {
     char **auth_user_pass_verify;        /* `auth-user-pass-verify CMD METHOD`: CMD split into
@@ -349,6 +364,7 @@ struct config {
     struct config_net net;
     struct config_timers timers;
     struct config_tls tls;
+    struct config_cert cert;
     struct config_auth auth;
     struct config_hooks hooks;
     struct config_clients clients;

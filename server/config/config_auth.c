@@ -271,13 +271,18 @@ int config_h_plugin(struct config_parser *ps, int argc, char **argv)
     return err;
 }
 
-/* `crl-verify FILE` (or an inline <crl-verify> block); read once the config is complete. The
- * `dir` form (one file per revoked serial) is not implemented. */
+/* `crl-verify FILE` (or an inline <crl-verify> block); read once the config is complete.
+ * `crl-verify DIR dir`: config_cert.c. */
 int config_h_crl_verify(struct config_parser *ps, int argc, char **argv)
 {
     if (argc > 2) {
-        return config_not_implemented(ps, "the 'dir' form; give one CRL file");
+        if (ps->is_inline || strcmp(argv[2], "dir") != 0) {
+            return config_error(ps, "the second argument can only be 'dir'");
+        }
+        return config_crl_verify_dir(ps, argv[1]);
     }
+    free(ps->certp.crl_dir.path);
+    ps->certp.crl_dir.path = NULL;
     return config_set_file(ps, &ps->crl, &ps->cfg->tls.crl, argv[1]);
 }
 

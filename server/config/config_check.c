@@ -238,9 +238,9 @@ static int check_files(struct config_parser *ps)
     static const char *const names[] = {"ca", "cert", "key"};
     struct config_pending *pending[] = {&ps->ca, &ps->cert, &ps->key};
     struct config_blob *blobs[] = {&cfg->tls.ca, &cfg->tls.cert, &cfg->tls.key};
-    int err;
+    int err = config_cert_before_files(ps);
 
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3 && err == 0; i++) {
         if (pending[i]->path == NULL && blobs[i]->data == NULL) {
             if (i == 0 && cfg->tls.n_peer_fingerprints > 0) {
                 continue; /* 2.6: the fingerprints stand in for the CA (options.c) */
@@ -253,7 +253,8 @@ static int check_files(struct config_parser *ps)
             return err;
         }
     }
-    err = check_certs(ps);
+    err = err ? err : config_cert_after_files(ps);
+    err = err ? err : check_certs(ps);
     if (err || cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_NONE) {
         return err;
     }

@@ -32,6 +32,13 @@ struct config_pending {
     struct config_where where;
 };
 
+/* The certificate options' files, read after the last line (config_cert.c). */
+struct config_cert_pending {
+    struct config_pending extra_certs, pkcs12, crl_dir, export_cert;
+    struct config_pending askpass;    /* path NULL: the terminal; where.line 0: not given */
+    struct config_blob pkcs12_inline; /* <pkcs12> block: the file in base64 */
+};
+
 struct config_parser {
     struct config *cfg;
     char *errbuf;
@@ -55,6 +62,7 @@ struct config_parser {
     bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
 
     struct config_pending ca, cert, key, tls_wrap_key, crl;
+    struct config_cert_pending certp;
     struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
     struct config_where seen_auth_gen_token;
     struct config_where seen_ca, seen_cert, seen_key, seen_tls_auth, seen_tls_crypt,
@@ -169,6 +177,24 @@ void config_blob_clear(struct config_blob *blob);
 int config_finish(struct config_parser *ps);
 
 /* Handlers, by area. */
+/* config_cert.c: certificate options (x509-username-field, x509-track, tls-export-cert,
+ * extra-certs, pkcs12, askpass, crl-verify DIR dir) */
+int config_h_x509_username_field(struct config_parser *ps, int argc, char **argv);
+int config_h_extra_certs(struct config_parser *ps, int argc, char **argv);
+int config_h_pkcs12(struct config_parser *ps, int argc, char **argv);
+int config_h_askpass(struct config_parser *ps, int argc, char **argv);
+int config_h_x509_track(struct config_parser *ps, int argc, char **argv);
+int config_h_tls_export_cert(struct config_parser *ps, int argc, char **argv);
+/* `crl-verify DIR dir` for config_h_crl_verify. 0 or -ENOMEM. */
+int config_crl_verify_dir(struct config_parser *ps, const char *dir);
+/* After the last line, before ca/cert/key are read: pkcs12 fills them. 0, -EINVAL, -ENOMEM. */
+int config_cert_before_files(struct config_parser *ps);
+/* After ca/cert/key are read, before they are checked: an encrypted key decrypted (askpass),
+ * extra-certs appended to the cert chain, the crl-verify directory checked. */
+int config_cert_after_files(struct config_parser *ps);
+/* Free what struct config_cert / struct config_cert_pending hold. */
+void config_cert_clear(struct config_cert *c);
+void config_cert_pending_clear(struct config_cert_pending *p);
 /* config_auth_token.c */
 int config_h_auth_gen_token(struct config_parser *ps, int argc, char **argv);
 int config_h_auth_gen_token_secret(struct config_parser *ps, int argc, char **argv);

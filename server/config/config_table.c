@@ -52,7 +52,7 @@ static const struct config_directive directives[] = {
     CLIENT_NO_EFFECT("allow-pull-fqdn", NULL),
     SET("allow-compression", 1, 1, 0, config_h_allow_compression),
     CLIENT("allow-recursive-routing", 0, NULL),
-    TODO("askpass", 0, "encrypted private keys"),
+    SET("askpass", 0, 1, 0, config_h_askpass),
     SET("auth", 1, 1, 0, config_h_auth),
     SET("auth-gen-token", 0, 3, 0, config_h_auth_gen_token),
     SET("auth-gen-token-secret", 1, 1, I, config_h_auth_gen_token_secret),
@@ -68,7 +68,9 @@ static const struct config_directive directives[] = {
     TODO("bind-dev", 0, NULL),
     TODO("block-ipv6", 0, NULL),
     SET("ca", 1, 1, I, config_h_ca),
-    TODO("capath", 0, NULL),
+    REFUSED("capath", "a CA directory cannot be used with Mbed TLS, the TLS library of ovpnd "
+                      "(openvpn 2.6 built with Mbed TLS refuses it too): put the CA "
+                      "certificates into one file for 'ca', and CRLs into 'crl-verify'"),
     SET("ccd-exclusive", 0, 0, 0, config_h_ccd_exclusive),
     SET("cd", 1, 1, 0, config_h_cd),
     SET("cert", 1, 1, I, config_h_cert),
@@ -120,7 +122,7 @@ static const struct config_directive directives[] = {
            "provider and its TLS runs on Mbed TLS"),
     IGNORE("errors-to-stderr", 0, 0, "errors go to ovpnd's log"),
     SET("explicit-exit-notify", 0, 1, 0, config_h_explicit_exit_notify),
-    TODO("extra-certs", I, NULL),
+    SET("extra-certs", 1, 1, I, config_h_extra_certs),
     IGNORE("fast-io", 0, 0, "ovpnd's event loop has no such mode"),
     IGNORE("float", 0, 0, "a server always lets clients change address (peer-id)"),
     TODO("force-tls-key-material-export", 0, NULL),
@@ -226,7 +228,7 @@ static const struct config_directive directives[] = {
     TODO("pkcs11-private-mode", 0, NULL),
     TODO("pkcs11-protected-authentication", 0, NULL),
     TODO("pkcs11-providers", 0, NULL),
-    TODO("pkcs12", I, NULL),
+    SET("pkcs12", 1, 1, I, config_h_pkcs12),
     SET("plugin", 1, CONFIG_MAX_ARGS - 1, 0, config_h_plugin),
     SET("port", 1, 1, 0, config_h_port),
     SET("port-share", 2, 3, 0, config_h_port_share),
@@ -322,7 +324,7 @@ static const struct config_directive directives[] = {
     SET("tls-crypt-v2-max-age", 1, 1, 0, config_h_tls_crypt_v2_max_age),
     SET("tls-crypt-v2-verify", 1, 1, 0, config_h_hook_script),
     TODO("tls-exit", 0, NULL),
-    TODO("tls-export-cert", 0, NULL),
+    SET("tls-export-cert", 1, 1, 0, config_h_tls_export_cert),
     SET("tls-groups", 1, 1, 0, config_h_tls_groups),
     SET("tls-server", 0, 0, 0, config_h_tls_server),
     SET("tls-timeout", 1, 1, 0, config_h_tls_timeout),
@@ -354,8 +356,8 @@ static const struct config_directive directives[] = {
     TODO("vlan-tagging", 0, NOT_ON_TUN),
     SET("workers", 1, 1, 0, config_h_workers),
     SET("writepid", 1, 1, 0, config_h_writepid),
-    TODO("x509-track", 0, NULL),
-    TODO("x509-username-field", 0, NULL),
+    SET("x509-track", 1, 1, 0, config_h_x509_track),
+    SET("x509-username-field", 1, 15, 0, config_h_x509_username_field),
 };
 
 const struct config_directive *config_directive_find(const char *name)

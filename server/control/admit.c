@@ -9,6 +9,7 @@
 #include <mbedtls/ctr_drbg.h>
 
 #include "proto/cert_check.h"
+#include "proto/cert_name.h"
 #include "proto/client_name.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
@@ -23,6 +24,7 @@
 #include "server/hooks/script.h"
 
 #include "server/control/acceptor_internal.h"
+#include "server/control/crl_dir.h"
 
 #define PUSH_BUNDLE_MAX 1024 /* 2.6 PUSH_BUNDLE_SIZE: INFO_PRE and its text fit in it */
 
@@ -651,6 +653,7 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
 {
     const mbedtls_x509_crt *crt = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
     uint32_t flags = mbedtls_ssl_get_verify_result(&ks->tls->ssl);
+    char crl_why[CERT_CHECK_SUBJECT_MAX + 4200];
     int err;
 
     if (!crt) {
@@ -684,7 +687,25 @@ static bool check_certificate(struct acceptor *a, struct ctl_session *cs, struct
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
         return false;
     }
-    err = tls_session_peer_cn(ks->tls, cs->client.cn, sizeof(cs->client.cn));
+    if (a->cfg->cert.crl_dir &&
+        !crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls.ca, crl_why, sizeof(crl_why))) {
+        acc_auth_failed(a, cs, crl_why);
+        return false;
+    }
+    if (a->cfg->cert.n_username_fields > 0) {
+        /* x509-username-field: the client's name from those fields (2.6 verify_cert) */
+        char why[400];
+
+        if (cert_name_get(crt, a->cfg->cert.username_fields, a->cfg->cert.n_username_fields,
+                          cs->client.cn, sizeof(cs->client.cn), why, sizeof(why))) {
+            snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
+            acc_auth_failed(a, cs, why);
+            return false;
+        }
+        err = 0;
+    } else {
+        err = tls_session_peer_cn(ks->tls, cs->client.cn, sizeof(cs->client.cn));
+    }
     if (err || !cs->client.cn[0]) {
         /* A CN cut at a NUL byte or at a length limit could be another client's name
          * (proto/client_name.h). */
@@ -773,6 +794,15 @@ static bool recheck_certificate(struct acceptor *a, struct ctl_session *cs, stru
                  info);
         acc_auth_failed(a, cs, why);
         return false;
+    }
+    if (crt && a->cfg->cert.crl_dir) {
+        char crl_why[CERT_CHECK_SUBJECT_MAX + 4200];
+
+        if (!crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls.ca, crl_why,
+                            sizeof(crl_why))) {
+            acc_auth_failed(a, cs, crl_why);
+            return false;
+        }
     }
     return true;
 }

@@ -20,11 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mbedtls/pem.h>
+
 #include "server/hooks/auth.h"
 #include "server/hooks/hook_env.h"
 #include "server/hooks/hooks.h"
 #include "server/hooks/openvpn_plugin.h"
 #include "server/hooks/plugin.h"
+#include "server/hooks/x509_track.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -50,6 +53,8 @@ struct acc_hook_wait {
     int depth, n_depths;
     struct script_env cert_vars[HOOK_CERT_DEPTH_MAX];
     char subject[HOOK_CERT_DEPTH_MAX][HOOK_SUBJECT_MAX];
+    const mbedtls_x509_crt *chain[HOOK_CERT_DEPTH_MAX]; /* borrowed from the TLS session/conf */
+    char peer_cert_file[TEMP_PATH_MAX]; /* tls-export-cert: the certificate at depth, as PEM */
     /* client-connect: the files its plugins and script write */
     char plugin_file[TEMP_PATH_MAX], script_file[TEMP_PATH_MAX], deferred_file[TEMP_PATH_MAX];
     /* learn-address */
@@ -110,6 +115,7 @@ void acc_hook_wait_cancel(struct acc_hook_wait *w)
     for (int i = 0; i < HOOK_CERT_DEPTH_MAX; i++) {
         script_env_clear(&w->cert_vars[i]);
     }
+    remove_file(w->peer_cert_file);
     remove_file(w->plugin_file);
     remove_file(w->script_file);
     remove_file(w->deferred_file);
@@ -138,6 +144,8 @@ static void on_tls_verify(void *ctx, const struct hook_result *res)
     struct acc_hook_wait *w = ctx;
     char why[600];
 
+    remove_file(w->peer_cert_file); /* as 2.6: removed once the depth is verified */
+
     w->run = NULL;
     if (!res->is_ok) {
         snprintf(why, sizeof(why), "tls-verify refused the certificate at depth %d (%.200s): %s",
@@ -157,6 +165,41 @@ static void on_tls_verify(void *ctx, const struct hook_result *res)
     }
 }
 
+/* tls-export-cert DIR (2.6 ssl_verify.c verify_cert): the certificate at w->depth written as
+ * PEM to a new mode-0600 file in DIR, named in $peer_cert for tls-verify and removed when that
+ * depth is done. Returns 0 or -errno (2.6 refuses the client then). */
+static int export_cert(struct acc_hook_wait *w)
+{
+    const mbedtls_x509_crt *crt = w->chain[w->depth];
+    unsigned char pem[8192];
+    size_t olen = 0;
+    int fd, err = 0;
+
+    if (mbedtls_pem_write_buffer("-----BEGIN CERTIFICATE-----\n", "-----END CERTIFICATE-----\n",
+                                 crt->raw.p, crt->raw.len, pem, sizeof(pem), &olen) != 0 ||
+        olen == 0) {
+        return -EINVAL;
+    }
+    if ((size_t)snprintf(w->peer_cert_file, sizeof(w->peer_cert_file), "%s/pef-XXXXXX",
+                         w->a->cfg->cert.tls_export_cert_dir) >= sizeof(w->peer_cert_file)) {
+        w->peer_cert_file[0] = '\0';
+        return -ENAMETOOLONG;
+    }
+    fd = mkstemp(w->peer_cert_file);
+    if (fd < 0) {
+        err = -errno;
+        w->peer_cert_file[0] = '\0';
+        return err;
+    }
+    if (write(fd, pem, olen - 1) != (ssize_t)(olen - 1)) { /* olen counts the NUL */
+        err = -EIO;
+    }
+    if (close(fd) != 0 && err == 0) {
+        err = -EIO;
+    }
+    return err;
+}
+
 /* The environment at depth d, as 2.6 has it then: what the certificates from the top down to d
  * set, the untrusted address, and common_name at depth 0 (ssl_verify.c verify_cert). */
 static int start_tls_verify_depth(struct acc_hook_wait *w)
@@ -173,6 +216,10 @@ static int start_tls_verify_depth(struct acc_hook_wait *w)
     err = err ? err : hook_env_addr(&env, "untrusted", &w->cs->remote);
     if (err == 0 && w->depth == 0) {
         err = script_env_add(&env, "common_name", w->cs->client.cn);
+    }
+    if (err == 0 && a->cfg->cert.tls_export_cert_dir) {
+        err = export_cert(w);
+        err = err ? err : script_env_add(&env, "peer_cert", w->peer_cert_file);
     }
     snprintf(depth, sizeof(depth), "%d", w->depth);
     args[0] = depth;
@@ -212,7 +259,14 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
     }
     w->n_depths = (int)n;
     for (size_t d = 0; d < n && err == 0; d++) {
-        err = hook_env_cert(&w->cert_vars[d], (int)d, chain[d]);
+        w->chain[d] = chain[d];
+        if (a->cfg->cert.n_x509_track > 0) { /* x509-track: its variables instead (2.6) */
+            err = x509_track_env(&w->cert_vars[d], (int)d, chain[d], a->cfg->cert.x509_track,
+                                 a->cfg->cert.n_x509_track);
+            err = err ? err : hook_env_cert_info(&w->cert_vars[d], (int)d, chain[d]);
+        } else {
+            err = hook_env_cert(&w->cert_vars[d], (int)d, chain[d]);
+        }
         err = err ? err : hook_cert_subject(chain[d], w->subject[d], HOOK_SUBJECT_MAX);
     }
     if (err == 0 && cs->hooks.tls_env == NULL) {

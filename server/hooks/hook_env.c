@@ -180,13 +180,19 @@ static int add_fields(struct script_env *env, int depth, const mbedtls_x509_crt 
 
 int hook_env_cert(struct script_env *env, int depth, const mbedtls_x509_crt *crt)
 {
+    int err = add_fields(env, depth, crt);
+
+    return err ? err : hook_env_cert_info(env, depth, crt);
+}
+
+int hook_env_cert_info(struct script_env *env, int depth, const mbedtls_x509_crt *crt)
+{
     char name[64], subject[HOOK_SUBJECT_MAX], text[200];
     uint8_t digest[32];
     mbedtls_mpi serial;
     size_t olen = 0;
-    int err = add_fields(env, depth, crt);
+    int err = hook_cert_subject(crt, subject, sizeof(subject));
 
-    err = err ? err : hook_cert_subject(crt, subject, sizeof(subject));
     snprintf(name, sizeof(name), "tls_id_%d", depth);
     err = err ? err : script_env_add(env, name, subject);
     if (err == 0) {

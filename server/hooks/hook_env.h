@@ -80,6 +80,11 @@ int hook_cert_subject(const mbedtls_x509_crt *crt, char *buf, size_t buf_len);
  * -EINVAL or -ENOMEM. */
 int hook_env_cert(struct script_env *env, int depth, const mbedtls_x509_crt *crt);
 
+/* hook_env_cert without the X509_<depth>_<field> variables (x509-track sets its own instead,
+ * server/hooks/x509_track.h): tls_id_, tls_digest_, tls_digest_sha256_, tls_serial_,
+ * tls_serial_hex_<depth>. Same returns. */
+int hook_env_cert_info(struct script_env *env, int depth, const mbedtls_x509_crt *crt);
+
 /* The chain openvpn verifies for leaf: leaf at depth 0, then each certificate's issuer, looked
  * up by subject in the chain the client sent (leaf->next ...) and then in trusted (the `ca`
  * certificates), until a self-signed certificate or one whose issuer is in neither; at most

@@ -4,9 +4,7 @@
 # the device is closed (before it with `down-pre`), as the user the server runs as then. Each
 # gets 2.6's arguments (up/down: DEV TUN_MTU 0 LOCAL NETMASK init; route-up none) and
 # variables (script_type, dev, tun_mtu, ifconfig_local, script_context; down also signal).
-# Then Debian's openvpn-plugin-down-root.so with `user nobody`: the down script still runs as
-# root (the plugin's helper, forked at the UP event before privileges are dropped), and the
-# plain `down` script as nobody.
+# (Debian's down-root plugin: test_down_root.sh.)
 # Runs against OVPN_SERVER_IMPL=openvpn as well; the recorded lines must be the same.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -50,25 +48,3 @@ $expected"
     ovt_log "$mode: up, route-up and down ran with 2.6's arguments and variables"
 done
 
-DOWN_ROOT=/usr/lib/x86_64-linux-gnu/openvpn/plugins/openvpn-plugin-down-root.so
-[ -f "$DOWN_ROOT" ] || fail "no $DOWN_ROOT (Debian's openvpn package)"
-: >"$OVT_DIR/rec.log"
-chmod 0755 "$OVT_DIR"       # (the work directory is root's: nobody runs the plain down script)
-chmod 0666 "$OVT_DIR/rec.log"
-# (openvpn 2.6 reads ta.key again for each client, after it became nobody)
-chmod 0755 "$OVT_DIR/pki"
-chmod 0644 "$OVT_DIR/pki/ta.key"
-server_conf_write "$OVT_DIR" "script-security 2" "user nobody" "group nogroup" \
-    "plugin $DOWN_ROOT $OVT_DIR/rec.sh" "down $OVT_DIR/rec.sh"
-server_start "$OVT_DIR"
-client_start "$OVT_DIR" 1
-wait_tunnel 1
-client_stop 1
-server_stop
-nobody=$(id -u nobody)
-grep -q "^down args=\[.* init\] .* uid=$nobody device=absent$" "$OVT_DIR/rec.log" ||
-    fail "the down script did not run as nobody: $(cat "$OVT_DIR/rec.log")"
-# (down-root runs its command without arguments, with the variables of the UP event)
-grep -q "^ args=\[\] dev=$dev .* uid=0 " "$OVT_DIR/rec.log" ||
-    fail "down-root did not run its script as root: $(cat "$OVT_DIR/rec.log")"
-ovt_log "down-root ran its script as root after privileges were dropped; down ran as nobody"

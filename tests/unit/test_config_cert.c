@@ -1,0 +1,195 @@
+/* tests/unit/test_config_cert.c: the certificate options of server/config/config_cert.c:
+ * askpass with an encrypted key, pkcs12, extra-certs, capath, crl-verify DIR dir,
+ * x509-username-field, x509-track and tls-export-cert, as openvpn 2.6 takes them (options.c,
+ * ssl_openssl.c).
+ *
+ * Files: tests/unit/data/config (ca.crt, server.crt, server.key) and tests/unit/data/cert_name:
+ * server-enc.key (server.key as PKCS#8 with AES-256-CBC and PBKDF2-HMAC-SHA256, what openssl 3
+ * writes and Mbed TLS 2.28 cannot read), askpass.txt (its password "correct horse"),
+ * askpass-wrong.txt, server.p12 (key, certificate and CA, the same password, OpenSSL 3's default
+ * encryption) and server-nopass.p12 (no password).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "proto/cert_name.h"
+#include "server/config/config.h"
+
+#define ERR_LEN 1024
+#define CN "../cert_name/"
+#define NET                                                                                        \
+    "dev tun\n"                                                                                    \
+    "topology subnet\n"                                                                            \
+    "server 198.19.0.0 255.255.255.0\n"
+#define BASE NET "ca ca.crt\ncert server.crt\nkey server.key\n"
+
+static int parse(struct config *cfg, const char *text, char *err)
+{
+    config_init(cfg);
+    return config_parse_string(cfg, "t.conf", text, err, ERR_LEN);
+}
+
+static void expect_ok(struct config *cfg, const char *text)
+{
+    char err[ERR_LEN];
+
+    if (parse(cfg, text, err) != 0) {
+        fail_msg("unexpected error: %s", err);
+    }
+}
+
+static void expect_error_prefix(const char *text, const char *prefix)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    assert_int_equal(parse(&cfg, text, err), -EINVAL);
+    if (strncmp(err, prefix, strlen(prefix)) != 0) {
+        fail_msg("error '%s' does not start with '%s'", err, prefix);
+    }
+    config_free(&cfg);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+static void askpass_decrypts_the_key(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, NET "ca ca.crt\ncert server.crt\nkey " CN "server-enc.key\n"
+                        "askpass " CN "askpass.txt\n");
+    assert_non_null(strstr(cfg.tls.key.data, "-----BEGIN PRIVATE KEY-----"));
+    assert_null(strstr(cfg.tls.key.data, "ENCRYPTED"));
+    config_free(&cfg);
+    expect_error_prefix(NET "ca ca.crt\ncert server.crt\nkey " CN "server-enc.key\n"
+                            "askpass " CN "askpass-wrong.txt\n",
+                        "t.conf:6: key: cannot decrypt");
+    /* askpass with a key that is not encrypted: nothing to do, as in 2.6 */
+    expect_ok(&cfg, BASE "askpass " CN "askpass-wrong.txt\n");
+    config_free(&cfg);
+}
+
+static void pkcs12_gives_key_cert_and_ca(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, NET "pkcs12 " CN "server.p12\naskpass " CN "askpass.txt\n");
+    assert_non_null(strstr(cfg.tls.key.data, "-----BEGIN PRIVATE KEY-----"));
+    assert_int_equal(count(cfg.tls.cert.data, "-----BEGIN CERTIFICATE-----"), 1);
+    assert_int_equal(count(cfg.tls.ca.data, "-----BEGIN CERTIFICATE-----"), 1);
+    config_free(&cfg);
+    /* with `ca`, the PKCS#12 file's CA certificates are sent after the server's (2.6) */
+    expect_ok(&cfg, NET "ca ca.crt\npkcs12 " CN "server-nopass.p12\n");
+    assert_int_equal(count(cfg.tls.cert.data, "-----BEGIN CERTIFICATE-----"), 2);
+    config_free(&cfg);
+    expect_error_prefix(NET "pkcs12 " CN "server.p12\naskpass " CN "askpass-wrong.txt\n",
+                        "t.conf:4: pkcs12: cannot decode");
+    expect_error_prefix(NET "cert server.crt\npkcs12 " CN "server-nopass.p12\n",
+                        "t.conf:5: pkcs12: cannot be used with cert or key");
+    expect_error_prefix(NET "pkcs12 ca.crt\n", "t.conf:4: pkcs12: ca.crt is not a PKCS#12 file");
+}
+
+static void extra_certs_follow_the_certificate(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "extra-certs ca.crt\n");
+    assert_int_equal(count(cfg.tls.cert.data, "-----BEGIN CERTIFICATE-----"), 2);
+    config_free(&cfg);
+    expect_error_prefix(BASE "extra-certs server.key\n", "t.conf:7: extra-certs: ");
+}
+
+static void capath_and_crl_dir(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_error_prefix(BASE "capath .\n", "t.conf:7: capath: a CA directory cannot be used with "
+                                           "Mbed TLS");
+    expect_ok(&cfg, BASE "crl-verify " CN " dir\n");
+    assert_non_null(cfg.cert.crl_dir);
+    assert_non_null(strstr(cfg.cert.crl_dir, "cert_name"));
+    assert_null(cfg.tls.crl.data);
+    config_free(&cfg);
+    expect_error_prefix(BASE "crl-verify ca.crt dir\n",
+                        "t.conf:7: crl-verify: 'ca.crt' is not a directory ovpnd can read: not "
+                        "a directory");
+    expect_error_prefix(BASE "crl-verify . nodir\n",
+                        "t.conf:7: crl-verify: the second argument can only be 'dir'");
+}
+
+static void x509_username_field_lines(void **state)
+{
+    struct config cfg;
+    bool has_warning = false;
+
+    (void)state;
+    expect_ok(&cfg, BASE "x509-username-field ou emailAddress ext:subjectAltName\n");
+    assert_int_equal(cfg.cert.n_username_fields, 3);
+    assert_string_equal(cfg.cert.username_fields[0].name, "OU");
+    assert_string_equal(cfg.cert.username_fields[1].name, "emailAddress");
+    assert_int_equal(cfg.cert.username_fields[2].kind, CERT_NAME_EXT_SAN);
+    for (size_t i = 0; i < cfg.n_warnings; i++) {
+        has_warning = has_warning || strstr(cfg.warnings[i], "upcased the field name 'ou'");
+    }
+    assert_true(has_warning);
+    config_free(&cfg);
+    expect_error_prefix(BASE "x509-username-field ext:keyUsage\n",
+                        "t.conf:7: x509-username-field: 'ext:keyUsage': only the extensions");
+}
+
+static void x509_track_and_export_dir(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "x509-track CN\nx509-track +SHA256\nx509-track subjectAltName\n"
+                         "tls-export-cert .\n");
+    assert_int_equal(cfg.cert.n_x509_track, 3);
+    assert_string_equal(cfg.cert.x509_track[1].name, "SHA256");
+    assert_true(cfg.cert.x509_track[1].is_full_chain);
+    assert_false(cfg.cert.x509_track[0].is_full_chain);
+    assert_non_null(cfg.cert.tls_export_cert_dir);
+    config_free(&cfg);
+    expect_error_prefix(BASE "x509-track NoSuchThing\n",
+                        "t.conf:7: x509-track: 'NoSuchThing': no such attribute");
+    expect_error_prefix(BASE "tls-export-cert missing.d\n",
+                        "t.conf:7: tls-export-cert: 'missing.d' is not a directory ovpnd can "
+                        "write to");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(askpass_decrypts_the_key),
+        cmocka_unit_test(pkcs12_gives_key_cert_and_ca),
+        cmocka_unit_test(extra_certs_follow_the_certificate),
+        cmocka_unit_test(capath_and_crl_dir),
+        cmocka_unit_test(x509_username_field_lines),
+        cmocka_unit_test(x509_track_and_export_dir),
+    };
+
+    if (chdir(OVPND_SOURCE_DIR "/tests/unit/data/config") != 0) {
+        return 1;
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
