@@ -570,6 +570,16 @@ void acc_mgmt_addresses(struct acceptor *a, struct ctl_session *cs);
 bool acc_mgmt_answer(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, bool is_auth,
                      const char *reason, const char *client_reason, const char *config);
 
+/* client_cert.c: who the client of ks is from its certificate (common name, or "UNDEF" when
+ * verify-client-cert lets it come without one), and the checks on it (CRL, peer-fingerprint,
+ * verify-x509-name, remote-cert-*, x509-username-field ...). Returns false after refusing the
+ * client. Acceptor thread. */
+bool acc_check_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* client_cert.c: at a renegotiation, the checks on the certificate that can change (the CRL; the
+ * same certificate as before). Returns false after refusing the client. Acceptor thread. */
+bool acc_recheck_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
 /* admit.c: hand the username/password checks what they need from the acceptor (the pending
  * auth callback). Main thread, in acceptor_new, after a->checks.auth is made. */
 void acc_auth_init(struct acceptor *a);
