@@ -5,6 +5,7 @@
 #                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH] [--clients-only]
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
 #                              [--other-backend] [--rate MBIT] [--churn ROUNDS [--settle SECS]]
+#                              [--proto udp|tcp]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -34,6 +35,10 @@
 #   --ovpnd PATH    the ovpnd binary (default: $OVPND, else build/ovpnd)
 #   --other-backend also measure ovpnd on its other data-channel crypto backend: the
 #                   ovpnd-mbedtls (or ovpnd-openssl) binary beside the ovpnd binary
+#   --proto tcp     the tunnel over TCP: both servers `proto tcp-server`, the client
+#                   `proto tcp-client` and ovpnd-loadgen `--proto tcp` (default udp); no UDP
+#                   search then (the TCP transport retransmits what the UDP search counts
+#                   as lost)
 #
 # For each server (ovpnd, then openvpn with the very same config file) and each cipher (the
 # server's "data-ciphers X"), with the stock openvpn client in its own namespace: iperf3 TCP
@@ -51,7 +56,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -71,6 +76,7 @@ servers=(ovpnd openvpn)
 other_backend=0
 churn_rounds=0
 churn_settle=8
+proto=udp
 need_arg() { [ "$2" -ge 2 ] || {
     echo "bench.sh: $1 needs an argument" >&2
     usage
@@ -198,6 +204,17 @@ while [ $# -gt 0 ]; do
         churn_settle=$((10#$2))
         shift
         ;;
+    --proto)
+        need_arg "$1" $#
+        case "$2" in
+        udp | tcp) proto=$2 ;;
+        *)
+            echo "bench.sh: --proto wants udp or tcp" >&2
+            exit 2
+            ;;
+        esac
+        shift
+        ;;
     -h | --help) usage 0 ;;
     *)
         echo "bench.sh: unknown argument '$1'" >&2
@@ -215,6 +232,9 @@ if [ "$churn_rounds" -gt 0 ] && { [ "$n_clients" = 0 ] || [ "$n_clients" -gt 150
     echo "bench.sh: --churn needs --clients N (at most 15000)" >&2
     exit 2
 fi
+if [ "$proto" = tcp ]; then
+    export OVT_PROTO=tcp-server OVT_CLIENT_PROTO=tcp4-client # tests/netns/lib.sh
+fi
 if [ "$quick" = 1 ]; then
     ciphers=(AES-256-GCM)
     tcp_secs=${tcp_secs:-3}
@@ -223,6 +243,7 @@ else
     ciphers=(AES-256-GCM AES-128-GCM CHACHA20-POLY1305)
     tcp_secs=${tcp_secs:-10}
     udp_secs=2
+    [ "$proto" = tcp ] && udp_secs=0
 fi
 if [ -n "$ciphers_arg" ]; then
     IFS=, read -r -a ciphers <<<"$ciphers_arg"
@@ -317,6 +338,7 @@ rec meta - - cpus "$(nproc)"
 rec meta - - kernel "$(uname -r)"
 rec meta - - clk_tck "$(getconf CLK_TCK)"
 rec meta - - quick "$quick"
+rec meta - - proto "$proto"
 rec meta - - tcp_secs "$tcp_secs"
 rec meta - - tcp_rate_mbps "${tcp_rate:-0}"
 rec meta - - udp_secs "$udp_secs"
@@ -618,7 +640,7 @@ loadgen_server() {
             --cert "$pki/client1.crt" --key "$pki/client1.key" --tls-crypt "$pki/ta.key"
             --clients "$n" --rate 0 --concurrency "$conc" --duration "$LG_SECS"
             --data-rate "$LG_PPS" --bind-range "198.18.0.$a-$((a + 1))" --server-pid "$spid"
-            --threads "$lg_threads"
+            --threads "$lg_threads" --proto "$proto"
             --json "$BD/$server.loadgen.$p.json")
         if [ "$n_procs" -gt 1 ]; then
             args+=(--barrier "$barrier" --barrier-count "$n_procs")
@@ -688,7 +710,7 @@ churn_server() {
         rc=0
         ovt_run $((n_clients / 20 + LG_SECS + 300)) "$CNS" "$LOADGEN" \
             --server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt" \
-            --key "$pki/client1.key" --tls-crypt "$pki/ta.key" --clients "$n_clients" --rate 0 \
+            --key "$pki/client1.key" --tls-crypt "$pki/ta.key" --clients "$n_clients" --rate 0 --proto "$proto" \
             --concurrency "$lg_conc" --duration "$LG_SECS" --data-rate "$LG_PPS" \
             --bind-range 198.18.0.100-101 --threads "$(nproc)" \
             --json "$BD/$server.churn.$r.json" >"$BD/$server.churn.$r.log" 2>&1 || rc=$?

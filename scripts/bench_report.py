@@ -27,7 +27,7 @@ SERVERS = ("ovpnd", "ovpnd-mbedtls", "ovpnd-openssl", "openvpn")
 UDP_MAX_LOSS_PCT = 1.0
 META_STRINGS = ("date", "kernel", "ciphers", "openvpn_version", "iperf3_version", "ovpnd_version",
                 "git_commit", "workers", "ovpnd_data_crypto", "other_server", "other_data_crypto",
-                "ovpnd_env")
+                "ovpnd_env", "proto")
 RTT_KEYS = ("rtt_ms", "rtt_min_ms", "rtt_median_ms", "rtt_max_ms", "ping_loss_pct")
 
 

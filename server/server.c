@@ -28,6 +28,7 @@
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
 #include "server/addr/pool_persist.h"
+#include "server/data/tcp.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
 
@@ -273,28 +274,30 @@ static void set_tls_threads(void)
     log_msg(LOG_INFO, "TLS handshakes: %ld threads", n);
 }
 
-/* The address to bind: `local` (literal or name) or the wildcard, of the family `proto` asks
- * for: udp4 IPv4, udp6 IPv6 (dual-stack), udp IPv4 unless `local` is an IPv6 address. */
-static int resolve_local(const struct config *cfg, union udp_addr *sa)
+/* The address to bind for socket sock (host, port and proto filled in): the host (literal or
+ * name) or the wildcard, of the family its proto asks for: udp4/tcp4 IPv4, udp6/tcp6 IPv6
+ * (dual-stack), udp/tcp IPv4 unless the host is an IPv6 address. */
+static int resolve_local(const struct config *cfg, const struct config_socket *sock,
+                         union udp_addr *sa)
 {
     struct addrinfo hints, *res = NULL;
     struct in6_addr a6;
     int family = AF_INET, err;
 
-    if (cfg->net.proto == CONFIG_PROTO_UDP6 ||
-        (cfg->net.proto == CONFIG_PROTO_UDP && cfg->net.local &&
-         inet_pton(AF_INET6, cfg->net.local, &a6) == 1)) {
+    if (sock->proto == CONFIG_PROTO_UDP6 || sock->proto == CONFIG_PROTO_TCP6 ||
+        ((sock->proto == CONFIG_PROTO_UDP || sock->proto == CONFIG_PROTO_TCP) && sock->host &&
+         inet_pton(AF_INET6, sock->host, &a6) == 1)) {
         family = AF_INET6;
     }
     memset(sa, 0, sizeof(*sa));
-    if (!cfg->net.local) {
+    if (!sock->host) {
         if (family == AF_INET6) {
             sa->in6.sin6_family = AF_INET6;
-            sa->in6.sin6_port = htons(cfg->net.port);
+            sa->in6.sin6_port = htons(sock->port);
             sa->in6.sin6_addr = in6addr_any;
         } else {
             sa->in4.sin_family = AF_INET;
-            sa->in4.sin_port = htons(cfg->net.port);
+            sa->in4.sin_port = htons(sock->port);
             sa->in4.sin_addr.s_addr = htonl(INADDR_ANY);
         }
         return 0;
@@ -302,19 +305,46 @@ static int resolve_local(const struct config *cfg, union udp_addr *sa)
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = family;
     hints.ai_socktype = SOCK_DGRAM;
-    err = getaddrinfo(cfg->net.local, NULL, &hints, &res);
+    err = getaddrinfo(sock->host, NULL, &hints, &res);
     if (err || !res) {
         log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", cfg->source,
-                cfg->net.local, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
+                sock->host, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
         return -EINVAL;
     }
     memcpy(sa, res->ai_addr, res->ai_addrlen < sizeof(*sa) ? res->ai_addrlen : sizeof(*sa));
     if (family == AF_INET6) {
-        sa->in6.sin6_port = htons(cfg->net.port);
+        sa->in6.sin6_port = htons(sock->port);
     } else {
-        sa->in4.sin_port = htons(cfg->net.port);
+        sa->in4.sin_port = htons(sock->port);
     }
     freeaddrinfo(res);
+    return 0;
+}
+
+/* port-share HOST PORT: the server's address, resolved once at start-up (as 2.6 does). */
+static int resolve_port_share(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    struct addrinfo hints, *res = NULL;
+    char port[8];
+    int err;
+
+    if (!cfg->net.port_share_host) {
+        return 0;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(port, sizeof(port), "%u", cfg->net.port_share_port);
+    err = getaddrinfo(cfg->net.port_share_host, port, &hints, &res);
+    if (err || !res) {
+        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", cfg->source,
+                cfg->net.port_share_host, gai_strerror(err));
+        return -EINVAL;
+    }
+    memcpy(&srv->port_share, res->ai_addr,
+           res->ai_addrlen < sizeof(srv->port_share) ? res->ai_addrlen : sizeof(srv->port_share));
+    freeaddrinfo(res);
+    srv->worker_env.port_share = &srv->port_share;
     return 0;
 }
 
@@ -588,9 +618,11 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     return err;
 }
 
-/* The UDP socket group (socket 0 the acceptor's, 1 + i worker i's) and the kernel steering
- * programs, for local. */
-static int open_sockets(struct server *srv, const union udp_addr *local)
+/* The UDP socket group (socket 0 the acceptor's, 1 + i worker i's) on udp_local and the TCP
+ * listening sockets (one per worker) on tcp_local, each NULL when not configured, and the kernel
+ * steering programs. */
+static int open_sockets(struct server *srv, const union udp_addr *udp_local,
+                        const union udp_addr *tcp_local)
 {
     const struct config *cfg = srv->cfg;
     bool want_steering = env_switch("OVPND_STEERING");
@@ -601,15 +633,29 @@ static int open_sockets(struct server *srv, const union udp_addr *local)
         log_msg(LOG_WARN, "OVPND_STEERING=off: kernel steering disabled, packets that reach the "
                           "wrong thread are handed over");
     }
-    err = udp_group_open(local, 1 + srv->n_workers, srv->udp_fds, want_steering, &srv->is_steered);
-    if (err) {
-        log_msg(LOG_ERR, "cannot bind UDP %s: %s%s", udp_addr_str(local, addr, sizeof(addr)),
-                strerror(-err), err == -EADDRINUSE ? " (another server running?)" : "");
-        return err;
+    if (tcp_local) {
+        /* one listening socket per worker: the kernel picks the worker at accept */
+        err = tcp_group_open(tcp_local, srv->n_workers, srv->tcp_fds);
+        if (err) {
+            log_msg(LOG_ERR, "cannot listen on TCP %s: %s%s",
+                    udp_addr_str(tcp_local, addr, sizeof(addr)), strerror(-err),
+                    err == -EADDRINUSE ? " (another server running?)" : "");
+            return err;
+        }
     }
-    if (want_steering && !srv->is_steered) {
-        log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching the "
-                          "wrong thread are handed over (slower)");
+    if (udp_local) {
+        err = udp_group_open(udp_local, 1 + srv->n_workers, srv->udp_fds, want_steering,
+                             &srv->is_steered);
+        if (err) {
+            log_msg(LOG_ERR, "cannot bind UDP %s: %s%s",
+                    udp_addr_str(udp_local, addr, sizeof(addr)), strerror(-err),
+                    err == -EADDRINUSE ? " (another server running?)" : "");
+            return err;
+        }
+        if (want_steering && !srv->is_steered) {
+            log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching "
+                              "the wrong thread are handed over (slower)");
+        }
     }
     if (want_steering && srv->n_workers > 1) {
         err = tun_steer_open(&srv->tun_steer, &srv->tun,
@@ -673,15 +719,25 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
             return err;
         }
         srv->n_workers_built = i + 1;
+        err = srv->tcp_fds[i] < 0
+                  ? 0
+                  : worker_listen_tcp(&srv->workers[i], srv->tcp_fds[i],
+                                      (size_t)srv->cfg->clients.max_clients + TCP_CONN_SLACK);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "worker %d: %s", i, uv_strerror(err));
+            return err;
+        }
     }
     return 0;
 }
 
-static void log_started(const struct server *srv, const union udp_addr *local)
+static void log_started(const struct server *srv, const union udp_addr *udp_local,
+                        const union udp_addr *tcp_local)
 {
     struct in_addr in = {.s_addr = htonl(srv->server_addr)};
     struct in_addr rn = {.s_addr = htonl(srv->plan.remote_netmask)};
     char tunaddr[INET_ADDRSTRLEN + 32], peer[INET_ADDRSTRLEN], addr[UDP_ADDR_STR_MAX];
+    char addr2[UDP_ADDR_STR_MAX], where[2 * UDP_ADDR_STR_MAX + 16];
 
     inet_ntop(AF_INET, &in, tunaddr, INET_ADDRSTRLEN);
     inet_ntop(AF_INET, &rn, peer, sizeof(peer));
@@ -691,9 +747,13 @@ static void log_started(const struct server *srv, const union udp_addr *local)
     } else {
         snprintf(tunaddr + strlen(tunaddr), 32, " peer %s", peer);
     }
-    log_msg(LOG_INFO, "ovpnd %s: listening on UDP %s, %s %s (topology %s), %d worker%s",
-            OVPND_VERSION, udp_addr_str(local, addr, sizeof(addr)), srv->tun.name, tunaddr,
-            topology_name(srv->plan.topology), srv->n_workers, srv->n_workers > 1 ? "s" : "");
+    snprintf(where, sizeof(where), "%s%s%s%s%s", udp_local ? "UDP " : "",
+             udp_local ? udp_addr_str(udp_local, addr, sizeof(addr)) : "",
+             udp_local && tcp_local ? " and " : "", tcp_local ? "TCP " : "",
+             tcp_local ? udp_addr_str(tcp_local, addr2, sizeof(addr2)) : "");
+    log_msg(LOG_INFO, "ovpnd %s: listening on %s, %s %s (topology %s), %d worker%s", OVPND_VERSION,
+            where, srv->tun.name, tunaddr, topology_name(srv->plan.topology), srv->n_workers,
+            srv->n_workers > 1 ? "s" : "");
     log_msg(LOG_INFO, "data channel crypto: %s",
             data_aead_backend_name(data_crypto_default_backend()));
     log_msg(LOG_INFO, "Initialization Sequence Completed");
@@ -756,6 +816,11 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
             close(srv->udp_fds[i]);
         }
     }
+    for (int i = 0; i < srv->n_workers && i < TUN_MAX_QUEUES; i++) {
+        if (srv->tcp_fds[i] >= 0) {
+            close(srv->tcp_fds[i]);
+        }
+    }
     routes_free(&srv->routes);
     ip_pool_clear(&srv->pool);
     if (srv->persist_fd >= 0) {
@@ -773,7 +838,8 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
 int server_run(struct config *cfg)
 {
     struct server srv;
-    union udp_addr local;
+    union udp_addr udp_local, tcp_local;
+    bool has_udp = false, has_tcp = false;
     char errbuf[512] = "";
     int err, n_started = 0;
     bool is_acceptor_started = false;
@@ -786,6 +852,9 @@ int server_run(struct config *cfg)
     srv.cfg = cfg;
     for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
         srv.udp_fds[i] = -1;
+    }
+    for (size_t i = 0; i < sizeof(srv.tcp_fds) / sizeof(srv.tcp_fds[0]); i++) {
+        srv.tcp_fds[i] = -1;
     }
     set_limits(&srv);
     set_tls_threads();
@@ -800,8 +869,25 @@ int server_run(struct config *cfg)
         goto out;
     }
     err = open_tun(&srv);
-    err = err ? err : resolve_local(cfg, &local);
-    err = err ? err : open_sockets(&srv, &local);
+    if (cfg->net.n_sockets == 2) { /* one UDP and one TCP socket (config_check.c) */
+        for (int i = 0; i < 2; i++) {
+            const struct config_socket *sock = &cfg->net.sockets[i];
+
+            err = err ? err
+                      : resolve_local(cfg, sock,
+                                      config_proto_is_tcp(sock->proto) ? &tcp_local : &udp_local);
+        }
+        has_udp = has_tcp = true;
+    } else {
+        const struct config_socket one = {
+            .host = cfg->net.local, .port = cfg->net.port, .proto = cfg->net.proto};
+
+        has_tcp = config_proto_is_tcp(one.proto);
+        has_udp = !has_tcp;
+        err = err ? err : resolve_local(cfg, &one, has_tcp ? &tcp_local : &udp_local);
+    }
+    err = err ? err : open_sockets(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
+    err = err ? err : resolve_port_share(&srv);
     if (err) {
         goto out;
     }
@@ -837,7 +923,7 @@ int server_run(struct config *cfg)
         goto out;
     }
     is_acceptor_started = true;
-    log_started(&srv, &local);
+    log_started(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
     run_signals(&srv);
     err = 0;
 out:

@@ -36,6 +36,8 @@ struct server {
     uint8_t server_addr6[16];  /* ... this one, network order */
     int ipv6_bits;             /* its prefix length, pushed with pool addresses */
     int udp_fds[1 + TUN_MAX_QUEUES];          /* [0] acceptor, [1 + i] worker i */
+    int tcp_fds[TUN_MAX_QUEUES];              /* [i] worker i's listening socket, or -1 */
+    union udp_addr port_share;                /* the port-share server, when configured */
     bool is_steered;                          /* UDP: the reuseport program is attached */
     struct tun_steer tun_steer;               /* TUN: eBPF queue steering (map_fd -1 when off) */
     struct mailbox mb;                        /* every thread's box */

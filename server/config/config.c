@@ -642,6 +642,7 @@ void config_init(struct config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->net.port = 1194;
+    cfg->net.tcp_queue_limit = CONFIG_TCP_QUEUE_LIMIT;
     cfg->net.proto = CONFIG_PROTO_UDP;
     cfg->net.topology = CONFIG_TOPOLOGY_NET30; /* openvpn 2.6's default (2.7: subnet) */
     cfg->net.ifconfig_pool_persist_s = 600;
@@ -745,6 +746,10 @@ void config_free(struct config *cfg)
                         &cfg->config_file,
                         &cfg->cd_dir,
                         &cfg->net.local,
+                        &cfg->net.sockets[0].host,
+                        &cfg->net.sockets[1].host,
+                        &cfg->net.port_share_host,
+                        &cfg->net.port_share_dir,
                         &cfg->net.dev,
                         &cfg->tls.auth,
                         &cfg->tls.data_ciphers,

@@ -29,8 +29,19 @@
 #define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
 #define CONFIG_PROTO_UDP6 2 /* `proto udp6`: UDP over IPv6, dual-stack ("::" takes IPv4 too) */
 #define CONFIG_PROTO_UDP                                                                           \
-    3 /* `proto udp` (default): IPv4, or IPv6 dual-stack when `local` is                           \
-       * an IPv6 address */
+    3                       /* `proto udp` (default): IPv4, or IPv6 dual-stack when `local` is     \
+                             * an IPv6 address */
+#define CONFIG_PROTO_TCP4 4 /* `proto tcp4-server` / `tcp4`: TCP over IPv4 */
+#define CONFIG_PROTO_TCP6 5 /* `proto tcp6-server` / `tcp6`: TCP over IPv6, dual-stack */
+#define CONFIG_PROTO_TCP                                                                           \
+    6 /* `proto tcp-server` / `tcp`: IPv4, or IPv6 dual-stack when `local` is an IPv6 address */
+#define CONFIG_TCP_QUEUE_LIMIT 64 /* `tcp-queue-limit` default, as openvpn 2.6 */
+
+/* Whether proto (CONFIG_PROTO_*) is one of the TCP ones. */
+static inline bool config_proto_is_tcp(int proto)
+{
+    return proto >= CONFIG_PROTO_TCP4 && proto <= CONFIG_PROTO_TCP;
+}
 
 #define CONFIG_TOPOLOGY_SUBNET 1 /* one subnet; each client one address (ovpnd's default) */
 #define CONFIG_TOPOLOGY_NET30 2  /* each client a /30 block (openvpn 2.6's default) */
@@ -103,13 +114,32 @@ struct config_plugin {
     char *where;
 };
 
+#define CONFIG_MAX_SOCKETS 2 /* `local` lines: one UDP and one TCP socket */
+
+/* One `local HOST|* [PORT] [PROTO]` line (openvpn 2.7's multi-socket server). */
+struct config_socket {
+    char *host;    /* address or name to bind, NULL for `*` (any) */
+    uint16_t port; /* 0: `port` */
+    int proto;     /* CONFIG_PROTO_*, 0: `proto` (both filled in by the checks with two lines) */
+};
+
 /* Network: the sockets, the tun device, addresses, pools and routes */
 struct config_net {
-    uint16_t port; /* `port` / `lport`, default 1194 */
-    int proto;     /* CONFIG_PROTO_UDP (default), _UDP4 or _UDP6 */
-    char *local;   /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
-    char *dev;     /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
-    int topology;  /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet) */
+    uint16_t port;       /* `port` / `lport`, default 1194 */
+    int proto;           /* CONFIG_PROTO_UDP (default), _UDP4, _UDP6, _TCP4, _TCP6 or _TCP */
+    int tcp_queue_limit; /* `tcp-queue-limit N`: packets queued to one TCP client, default 64 */
+    char *local;         /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
+    /* every `local` line; with two (one UDP, one TCP socket) each is complete after the checks,
+     * with one its port and protocol went into port and proto */
+    struct config_socket sockets[CONFIG_MAX_SOCKETS];
+    int n_sockets;
+    /* `port-share HOST PORT [DIR]`: TCP connections that do not start like an OpenVPN client
+     * are proxied to HOST:PORT; DIR gets a file per proxied connection naming the client */
+    char *port_share_host; /* NULL: no port-share */
+    uint16_t port_share_port;
+    char *port_share_dir;
+    char *dev;    /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
+    int topology; /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
     bool server_nopool;                      /* `server NET MASK nopool` */

@@ -352,25 +352,62 @@ static int check_topology(struct config_parser *ps)
 }
 
 /* The checks after the last line that do not depend on one another's success. */
+
+/* `local` lines (openvpn 2.7's multi-socket server): one is the server's socket, two are one UDP
+ * and one TCP socket, each completed from `port` and `proto`; and port-share needs TCP. */
+static int check_sockets(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    struct config_socket *s = cfg->net.sockets;
+
+    if (cfg->net.n_sockets == 1) {
+        cfg->net.port = s[0].port ? s[0].port : cfg->net.port;
+        cfg->net.proto = s[0].proto ? s[0].proto : cfg->net.proto;
+    }
+    if (cfg->net.n_sockets == 2) {
+        for (int i = 0; i < 2; i++) {
+            s[i].port = s[i].port ? s[i].port : cfg->net.port;
+            s[i].proto = s[i].proto ? s[i].proto : cfg->net.proto;
+        }
+        if (config_proto_is_tcp(s[0].proto) == config_proto_is_tcp(s[1].proto)) {
+            return config_error_at(ps, &ps->seen_local, "local",
+                                   "not implemented yet in ovpnd: two %s sockets (two `local` "
+                                   "lines must be one UDP and one TCP socket)",
+                                   config_proto_is_tcp(s[0].proto) ? "TCP" : "UDP");
+        }
+    }
+    if (cfg->net.port_share_host && !config_proto_is_tcp(cfg->net.proto) &&
+        cfg->net.n_sockets < 2) {
+        /* 2.6 options.c: "--port-share only works in TCP server mode" */
+        return config_error_at(ps, &ps->seen_port_share, "port-share",
+                               "only works with a TCP socket (proto tcp-server, or a `local` "
+                               "line with tcp)");
+    }
+    return 0;
+}
+
 static int check_local(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
     struct in6_addr a6;
     struct in_addr a4;
     bool is_v6, is_v4;
+    int err = check_sockets(ps);
 
-    if (!cfg->net.local) {
-        return 0;
+    if (err || !cfg->net.local || cfg->net.n_sockets == 2) {
+        return err;
     }
     is_v6 = inet_pton(AF_INET6, cfg->net.local, &a6) == 1;
     is_v4 = inet_pton(AF_INET, cfg->net.local, &a4) == 1;
-    if (is_v6 && cfg->net.proto == CONFIG_PROTO_UDP4) {
+    if (is_v6 && (cfg->net.proto == CONFIG_PROTO_UDP4 || cfg->net.proto == CONFIG_PROTO_TCP4)) {
         return config_error_at(ps, &ps->seen_local, "local",
-                               "'%s' is an IPv6 address, but proto is udp4", cfg->net.local);
+                               "'%s' is an IPv6 address, but proto is %s", cfg->net.local,
+                               cfg->net.proto == CONFIG_PROTO_UDP4 ? "udp4" : "tcp4-server");
     }
-    if (is_v4 && cfg->net.proto == CONFIG_PROTO_UDP6) {
+    if (is_v4 && (cfg->net.proto == CONFIG_PROTO_UDP6 || cfg->net.proto == CONFIG_PROTO_TCP6)) {
         return config_error_at(ps, &ps->seen_local, "local",
-                               "'%s' is an IPv4 address, but proto is udp6", cfg->net.local);
+                               "'%s' is an IPv4 address, but proto is %s", cfg->net.local,
+                               cfg->net.proto == CONFIG_PROTO_UDP6 ? "udp6" : "tcp6-server");
     }
     return 0;
 }

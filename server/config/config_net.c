@@ -20,12 +20,10 @@
 #define POOL_MIN_NETBITS 16  /* openvpn pool.h IFCONFIG_POOL_MIN_NETBITS */
 #define TUN_MAX_NETBITS 29   /* helper.c: a tun server needs at least a /29 */
 
-int config_h_port(struct config_parser *ps, int argc, char **argv)
+static int parse_port(struct config_parser *ps, const char *s, uint16_t *out)
 {
     int port;
-    const char *s = argv[1];
 
-    (void)argc;
     for (const char *p = s; *p != '\0'; p++) {
         if (*p < '0' || *p > '9' || p - s > 5) {
             return config_error(ps, "'%s' is not a port number (1-65535)", s);
@@ -35,32 +33,29 @@ int config_h_port(struct config_parser *ps, int argc, char **argv)
     if (s[0] == '\0' || port < 1 || port > 65535) {
         return config_error(ps, "'%s' is not a port number (1-65535)", s);
     }
-    ps->cfg->net.port = (uint16_t)port;
+    *out = (uint16_t)port;
     return 0;
 }
 
-int config_h_proto(struct config_parser *ps, int argc, char **argv)
+int config_h_port(struct config_parser *ps, int argc, char **argv)
 {
-    static const char *const tcp[] = {"tcp",        "tcp4",        "tcp6",
-                                      "tcp-server", "tcp4-server", "tcp6-server"};
-    const char *p = argv[1];
-
     (void)argc;
-    if (strcmp(p, "udp") == 0) {
-        ps->cfg->net.proto = CONFIG_PROTO_UDP;
-        return 0;
-    }
-    if (strcmp(p, "udp4") == 0) {
-        ps->cfg->net.proto = CONFIG_PROTO_UDP4;
-        return 0;
-    }
-    if (strcmp(p, "udp6") == 0) {
-        ps->cfg->net.proto = CONFIG_PROTO_UDP6;
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
-        if (strcmp(p, tcp[i]) == 0) {
-            return config_not_implemented(ps, "TCP transport '%s'; use udp, udp4 or udp6", p);
+    return parse_port(ps, argv[1], &ps->cfg->net.port);
+}
+
+/* A server protocol name as `proto` and `local` take it into *out (CONFIG_PROTO_*). */
+static int parse_proto(struct config_parser *ps, const char *p, int *out)
+{
+    static const char *const names[] = {"udp4", "udp6",        "udp",         "tcp4",      "tcp6",
+                                        "tcp",  "tcp4-server", "tcp6-server", "tcp-server"};
+    static const int protos[] = {CONFIG_PROTO_UDP4, CONFIG_PROTO_UDP6, CONFIG_PROTO_UDP,
+                                 CONFIG_PROTO_TCP4, CONFIG_PROTO_TCP6, CONFIG_PROTO_TCP,
+                                 CONFIG_PROTO_TCP4, CONFIG_PROTO_TCP6, CONFIG_PROTO_TCP};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(p, names[i]) == 0) {
+            *out = protos[i];
+            return 0;
         }
     }
     if (strcmp(p, "tcp-client") == 0 || strcmp(p, "tcp4-client") == 0 ||
@@ -73,14 +68,73 @@ int config_h_proto(struct config_parser *ps, int argc, char **argv)
                         p);
 }
 
-int config_h_local(struct config_parser *ps, int argc, char **argv)
+int config_h_proto(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
+    return parse_proto(ps, argv[1], &ps->cfg->net.proto);
+}
+
+int config_h_tcp_queue_limit(struct config_parser *ps, int argc, char **argv)
+{
+    char *end;
+    long n = strtol(argv[1], &end, 10);
+
+    (void)argc;
+    /* 2.6 options.c: "--tcp-queue-limit must be >= 1" */
+    if (argv[1][0] == '\0' || *end != '\0' || n < 1 || n > 65536) {
+        return config_error(ps, "'%s' is not a packet count (1-65536)", argv[1]);
+    }
+    ps->cfg->net.tcp_queue_limit = (int)n;
+    return 0;
+}
+
+int config_h_port_share(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_net *net = &ps->cfg->net;
+    int err;
+
     if (argv[1][0] == '\0') {
         return config_error(ps, "the address is empty");
     }
+    err = parse_port(ps, argv[2], &net->port_share_port);
+    err = err ? err : config_set_str(ps, &net->port_share_host, argv[1]);
+    if (!err && argc > 3) {
+        err = config_set_str(ps, &net->port_share_dir, argv[3]);
+    }
+    ps->seen_port_share = config_here(ps);
+    return err;
+}
+
+int config_h_local(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_net *net = &ps->cfg->net;
+    struct config_socket *sock;
+    int err;
+
+    if (argv[1][0] == '\0') {
+        return config_error(ps, "the address is empty");
+    }
+    /* openvpn 2.7: `local HOST|* [PORT] [PROTO]`, one line per socket of a server */
+    if (net->n_sockets == CONFIG_MAX_SOCKETS) {
+        return config_not_implemented(ps, "more than %d sockets (one UDP and one TCP)",
+                                      CONFIG_MAX_SOCKETS);
+    }
+    sock = &net->sockets[net->n_sockets];
+    if (argc > 2 && (err = parse_port(ps, argv[2], &sock->port)) != 0) {
+        return err;
+    }
+    if (argc > 3 && (err = parse_proto(ps, argv[3], &sock->proto)) != 0) {
+        return err;
+    }
+    if (strcmp(argv[1], "*") != 0 && (err = config_set_str(ps, &sock->host, argv[1])) != 0) {
+        return err;
+    }
     ps->seen_local = config_here(ps);
-    return config_set_str(ps, &ps->cfg->net.local, argv[1]);
+    /* the first line's address is `local` as 2.6 has it (one socket; also $local_1) */
+    if (net->n_sockets++ == 0 && sock->host) {
+        return config_set_str(ps, &net->local, sock->host);
+    }
+    return 0;
 }
 
 int config_h_dev(struct config_parser *ps, int argc, char **argv)

@@ -93,6 +93,7 @@ static const struct acc_cleanup acc_cleanups[] = {
     {NULL, acc_ccd_on_free},
     {NULL, acc_token_on_free},
     {NULL, acc_v2_on_free},
+    {NULL, acc_link_on_free},
     {NULL, heap_trim_on_free},
     {NULL, acc_peer_on_free}, /* last: the addresses and the peer-id go */
 };
@@ -124,11 +125,13 @@ static void stop_everything(struct acceptor *a)
         hooks_on_closed(a->checks.hooks, close_inbox, a);
         hooks_shutdown(a->checks.hooks, HOOKS_SHUTDOWN_GRACE_MS);
     }
-    uv_poll_stop(&a->poll);
+    if (a->fd >= 0) {
+        uv_poll_stop(&a->poll);
+        uv_close((uv_handle_t *)&a->poll, NULL);
+    }
     uv_timer_stop(&a->tick);
     uv_timer_stop(&a->status_timer);
     uv_timer_stop(&a->persist_timer);
-    uv_close((uv_handle_t *)&a->poll, NULL);
     uv_close((uv_handle_t *)&a->tick, NULL);
     uv_close((uv_handle_t *)&a->status_timer, NULL);
     uv_close((uv_handle_t *)&a->persist_timer, NULL);
@@ -203,8 +206,11 @@ static void on_async(uv_async_t *h)
             break;
         case MSG_PACKET:
             if (!mgmt_is_held(a->mgmt)) { /* management-hold: nobody is served yet */
-                acc_handle_datagram(a, m->data, m->len, &m->from);
+                acc_handle_datagram(a, m->data, m->len, &m->from, m->link);
             }
+            break;
+        case MSG_LINK_CLOSED:
+            acc_link_closed(a, m->link);
             break;
         case MSG_STATS:
             log_stats(a);
@@ -417,7 +423,8 @@ static int setup_loop(struct acceptor *a)
     int err;
 
     err = uv_async_init(&a->loop, &a->async, on_async);
-    err = err ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
+    /* no UDP socket when the server listens on TCP only */
+    err = err || a->fd < 0 ? err : uv_poll_init(&a->loop, &a->poll, a->fd);
     err = err ? err : uv_timer_init(&a->loop, &a->tick);
     err = err ? err : uv_timer_init(&a->loop, &a->status_timer);
     err = err ? err : uv_timer_init(&a->loop, &a->persist_timer);

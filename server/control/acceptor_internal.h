@@ -165,6 +165,7 @@ struct ctl_session {
     unsigned next_kid;  /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
+    uint64_t link; /* the TCP connection it came on (server/data/tcp.h), 0 over UDP */
     uint8_t own_sid[SESSION_ID_LEN];
     uint8_t peer_sid[SESSION_ID_LEN];
     struct key_state ks[2];
@@ -387,13 +388,13 @@ void acc_tls_release(struct key_state *ks);
 /* Bucket of address s in a session table of size buckets (a power of two). */
 size_t acc_addr_hash(const union udp_addr *s, size_t size);
 
-/* The live session at address from (whatever its session id), or NULL. */
-struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *from);
+/* The live session at address from on TCP link (0: UDP), whatever its session id, or NULL. */
+struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *from, uint64_t link);
 
 /* The session at from whose client session id is sid, or NULL. A client that starts a new
  * session keeps its old one until the new one is authenticated, so an address can have two. */
 struct ctl_session *acc_table_find_sid(struct acceptor *a, const union udp_addr *from,
-                                       const uint8_t sid[SESSION_ID_LEN]);
+                                       uint64_t link, const uint8_t sid[SESSION_ID_LEN]);
 
 /* Add cs to the session table (and to n_sessions). */
 void acc_table_insert(struct acceptor *a, struct ctl_session *cs);
@@ -425,10 +426,10 @@ void acc_free_peer(struct peer *p);
  * state; its peer too unless still live in a worker (freed when MSG_GONE comes). */
 void acc_cs_free(struct acceptor *a, struct ctl_session *cs);
 
-/* A new session for a client reset whose cookie verified (pkt, from): session ids from pkt,
- * key_id 0 in use, in the table. NULL when out of memory. */
+/* A new session for a client reset whose cookie verified (pkt, from; on TCP link, else 0):
+ * session ids from pkt, key_id 0 in use, in the table. NULL when out of memory. */
 struct ctl_session *acc_session_create(struct acceptor *a, const struct control_packet *pkt,
-                                       const union udp_addr *from);
+                                       const union udp_addr *from, uint64_t link);
 
 /* The live sessions other than cs at address `to` (one in its handshake included: it too is
  * another client until it says otherwise): how many (*n_other), how many of them are cs's client
@@ -446,17 +447,35 @@ struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to
 void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
                            const union udp_addr *from, const struct tls_wrap_ctx *kc_wrap);
 
+/* A well-formed client hard reset on TCP link (from), wrap packet_id wrap_id: TCP proved the
+ * address, so there is no cookie round trip (2.6 mtcp.c creates the instance at accept): under
+ * connect-freq-initial, max-clients and connect-freq, create the session and answer the reset
+ * from it. kc_wrap: a tls-crypt-v2 client's Kc (from its WKc), kept with the session, and
+ * metadata (md_len bytes) for tls-crypt-v2-verify; else NULL. The link is closed when the
+ * client is turned away. */
+void acc_tcp_session_start(struct acceptor *a, const struct control_packet *pkt,
+                           const union udp_addr *from, uint64_t link, uint32_t wrap_id,
+                           const struct tls_wrap_ctx *kc_wrap, const uint8_t *md, size_t md_len);
+
 /* receive.c */
 
 /* A packet-triggered problem with no session: count it and log at most a few lines. */
 void acc_drop_pkt(struct acceptor *a, uint64_t *counter, const union udp_addr *from,
                   const char *why);
 
-/* One datagram from the UDP socket (len bytes of buf, from): P_DATA_V2 goes to its worker; a
- * control packet is unwrapped, judged (acceptor_decide.h) and handed to its session, or starts one.
- */
+/* One datagram from the UDP socket (len bytes of buf, from), or one packet a worker read from
+ * TCP link (else 0): P_DATA_V2 goes to its worker; a control packet is unwrapped, judged
+ * (acceptor_decide.h) and handed to its session, or starts one (over UDP after the cookie round
+ * trip, over TCP at the client's hard reset: acc_tcp_session_start). */
 void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
-                         const union udp_addr *from);
+                         const union udp_addr *from, uint64_t link);
+
+/* A worker reports TCP link closed (MSG_LINK_CLOSED): the sessions on it end. */
+void acc_link_closed(struct acceptor *a, uint64_t link);
+
+/* Session cleanup (on_free): a TCP session's connection is closed with it, unless another
+ * session of the same client uses it (MSG_LINK_CLOSE). */
+void acc_link_on_free(struct acceptor *a, struct ctl_session *cs);
 
 /* uv_poll callback of the UDP socket: read and handle up to 64 datagrams. */
 void acc_on_udp(uv_poll_t *h, int status, int events);

@@ -228,6 +228,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
         return false;
     }
     p->pool_index = SIZE_MAX;
+    p->link = cs->link;
     switch (acc_assign_addresses(a, cs, p, why_buf, sizeof(why_buf))) {
     case 0:
         break;

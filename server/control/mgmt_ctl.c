@@ -232,7 +232,7 @@ void acc_mgmt_started(struct acceptor *a)
         log_msg(LOG_INFO, "Need hold release from management interface, waiting...");
         return;
     }
-    if (!uv_is_active((uv_handle_t *)&a->poll)) {
+    if (a->fd >= 0 && !uv_is_active((uv_handle_t *)&a->poll)) {
         uv_poll_start(&a->poll, UV_READABLE, acc_on_udp);
     }
     if (a->mgmt) {

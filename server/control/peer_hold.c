@@ -7,6 +7,7 @@
 
 #include "server/addr/routes.h"
 #include "server/data/peer.h"
+#include "server/data/tcp.h"
 #include "server/thread/peer_id.h"
 #include "server/thread/peer_slot.h"
 
@@ -16,7 +17,9 @@ int acc_pick_peer_slot(struct acceptor *a, struct peer *p)
 {
     uint32_t peer_id;
 
-    if (peer_slots_pick(&a->sessions.slots, &peer_id)) {
+    /* a TCP client's data channel goes to the worker that holds its connection */
+    if (p->link ? peer_slots_pick_on(&a->sessions.slots, tcp_link_worker(p->link), &peer_id)
+                : peer_slots_pick(&a->sessions.slots, &peer_id)) {
         return -ENOSPC;
     }
     p->peer_id = peer_id;

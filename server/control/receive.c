@@ -108,8 +108,8 @@ void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_sta
 
 /* A control packet, unwrapped into a->plain_buf (plain_len bytes) with wrap packet_id wrap_id;
  * v2: what its tls-crypt-v2 WKc gave, when it carried one and no session had the key. */
-static void handle_control(struct acceptor *a, const union udp_addr *from, uint32_t wrap_id,
-                           size_t plain_len, struct acc_v2_packet *v2)
+static void handle_control(struct acceptor *a, const union udp_addr *from, uint64_t link,
+                           uint32_t wrap_id, size_t plain_len, struct acc_v2_packet *v2)
 {
     struct acceptor_control_facts facts = {0};
     enum acceptor_control verdict;
@@ -122,7 +122,7 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint3
         acc_drop_pkt(a, &a->stats.drop_malformed, from, proto_strerror(err));
         return;
     }
-    cs = acc_table_find_sid(a, from, pkt.session_id);
+    cs = acc_table_find_sid(a, from, link, pkt.session_id);
     facts.pkt = &pkt;
     facts.session_wrap_rx = cs ? &cs->wrap.rx : NULL;
     facts.is_wrapped = a->crypto.wrap.mode != TLS_WRAP_NONE || a->crypto.is_tls_crypt_v2;
@@ -130,10 +130,19 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint3
     facts.is_early_neg = tls_crypt_v2_is_early_neg(wrap_id);
     facts.wrap_id = wrap_id;
     facts.is_stopping = a->is_stopping;
-    facts.has_session_at_addr = acc_table_find(a, from) != NULL;
+    facts.has_session_at_addr = acc_table_find(a, from, link) != NULL;
     facts.n_sessions = a->sessions.n_sessions;
     facts.max_clients = (size_t)a->cfg->clients.max_clients;
     verdict = acceptor_decide_control(&facts);
+    if (link && verdict == ACCEPTOR_CONTROL_ANSWER_RESET) {
+        /* TCP: no cookie round trip, the connection proved the address */
+        acc_tcp_session_start(a, &pkt, from, link, wrap_id, v2 ? &v2->wrap : NULL,
+                              v2 ? v2->metadata : NULL, v2 ? v2->md_len : 0);
+        return;
+    }
+    if (link && verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) {
+        verdict = ACCEPTOR_CONTROL_DROP_NO_SESSION; /* a session starts with a reset there */
+    }
     if (verdict == ACCEPTOR_CONTROL_CHECK_COOKIE) { /* only for a packet that may start one */
         facts.cookie =
             acceptor_decide_cookie_valid(a->crypto.cookie_key, &pkt, from, (int64_t)time(NULL),
@@ -192,7 +201,7 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint3
         return;
     }
     connect_freq_initial_forgive(&a->cf_initial);
-    cs = acc_session_create(a, &pkt, from);
+    cs = acc_session_create(a, &pkt, from, link);
     if (!cs) {
         log_msg(LOG_ERR, "out of memory creating a session");
         return;
@@ -223,11 +232,12 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint3
  * belongs to a session that has Kc, or is dropped. 2.6 read_control_auth() refuses unwrapped
  * packets the same way ("could not determine wrapping"). */
 static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
-                               const union udp_addr *from)
+                               const union udp_addr *from, uint64_t link)
 {
     uint8_t op = packet_opcode(buf[0]);
     bool has_wkc = op == P_CONTROL_HARD_RESET_CLIENT_V3 || op == P_CONTROL_WKC_V1;
-    struct ctl_session *cs = len >= TLS_WRAP_HEAD_LEN ? acc_table_find_sid(a, from, buf + 1) : NULL;
+    struct ctl_session *cs =
+        len >= TLS_WRAP_HEAD_LEN ? acc_table_find_sid(a, from, link, buf + 1) : NULL;
     struct acc_v2_packet v2;
     const struct tls_wrap_ctx *wrap;
     size_t wrapped_len = len, plain_len;
@@ -265,7 +275,7 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
                                        "key (its WKc belongs to another packet?)"
                                      : proto_strerror(err));
     } else {
-        handle_control(a, from, wrap_id, plain_len, has_wkc ? &v2 : NULL);
+        handle_control(a, from, link, wrap_id, plain_len, has_wkc ? &v2 : NULL);
     }
     if (has_wkc) {
         acc_v2_packet_wipe(&v2);
@@ -273,7 +283,7 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
 }
 
 void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
-                         const union udp_addr *from)
+                         const union udp_addr *from, uint64_t link)
 {
     uint32_t wrap_id, wrap_time;
     size_t plain_len;
@@ -308,7 +318,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         break;
     }
     if (a->crypto.is_tls_crypt_v2) {
-        handle_v2_datagram(a, buf, len, from);
+        handle_v2_datagram(a, buf, len, from, link);
         return;
     }
     err = tls_wrap_open(&a->crypto.wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
@@ -320,7 +330,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                                      : proto_strerror(err));
         return;
     }
-    handle_control(a, from, wrap_id, plain_len, NULL);
+    handle_control(a, from, link, wrap_id, plain_len, NULL);
 }
 
 void acc_on_udp(uv_poll_t *h, int status, int events)
@@ -340,6 +350,6 @@ void acc_on_udp(uv_poll_t *h, int status, int events)
         if (n < 0) {
             return;
         }
-        acc_handle_datagram(a, a->rx_buf, (size_t)n, &from);
+        acc_handle_datagram(a, a->rx_buf, (size_t)n, &from, 0);
     }
 }

@@ -17,6 +17,7 @@
 #include "proto/tls_wrap.h"
 #include "server/control/acceptor_decide.h"
 #include "server/data/peer.h"
+#include "server/data/tcp.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -54,22 +55,23 @@ size_t acc_addr_hash(const union udp_addr *s, size_t size)
     return (size_t)(k >> 32) & (size_t)(size - 1);
 }
 
-struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *from)
+struct ctl_session *acc_table_find(struct acceptor *a, const union udp_addr *from, uint64_t link)
 {
     struct ctl_session *cs = a->sessions.table[acc_addr_hash(from, a->sessions.table_size)];
 
-    while (cs && (cs->is_dead || !udp_addr_equal(&cs->remote, from))) {
+    while (cs && (cs->is_dead || cs->link != link || !udp_addr_equal(&cs->remote, from))) {
         cs = cs->hnext;
     }
     return cs;
 }
 
 struct ctl_session *acc_table_find_sid(struct acceptor *a, const union udp_addr *from,
-                                       const uint8_t sid[SESSION_ID_LEN])
+                                       uint64_t link, const uint8_t sid[SESSION_ID_LEN])
 {
     struct ctl_session *cs = a->sessions.table[acc_addr_hash(from, a->sessions.table_size)];
 
-    while (cs && !acceptor_decide_session_is(&cs->remote, cs->peer_sid, cs->is_dead, from, sid)) {
+    while (cs && (cs->link != link ||
+                  !acceptor_decide_session_is(&cs->remote, cs->peer_sid, cs->is_dead, from, sid))) {
         cs = cs->hnext;
     }
     return cs;
@@ -101,7 +103,7 @@ size_t acc_close_others_at(struct acceptor *a, struct ctl_session *keep, bool on
     for (struct ctl_session *cs =
              a->sessions.table[acc_addr_hash(&keep->remote, a->sessions.table_size)];
          cs; cs = cs->hnext) {
-        if (cs == keep || cs->is_dead || cs->state == CS_CLOSING ||
+        if (cs == keep || cs->is_dead || cs->state == CS_CLOSING || cs->link != keep->link ||
             !udp_addr_equal(&cs->remote, &keep->remote) || (only_pending && cs->peer)) {
             continue;
         }
@@ -178,6 +180,19 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
         return err;
+    }
+    if (cs->link) {
+        /* a TCP client: its worker writes it to the connection (allocated: the control channel
+         * is not the per-packet path, and over TCP nothing would send a lost reset again) */
+        struct msg *m = msg_new(MSG_LINK_SEND, NULL, wire, wire_len);
+
+        if (!m) {
+            acc_cs_log(a, cs, LOG_ERR, "out of memory sending a control packet");
+            return 0;
+        }
+        m->link = cs->link;
+        mailbox_post(a->env->mb, tcp_link_worker(cs->link), m);
+        return 0;
     }
     if (sendto(a->fd, wire, wire_len, 0, &cs->remote.sa, udp_addr_len(&cs->remote)) < 0) {
         acc_cs_log(a, cs, LOG_DEBUG, "sendto: %s", strerror(errno));
@@ -339,7 +354,7 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
 }
 
 struct ctl_session *acc_session_create(struct acceptor *a, const struct control_packet *pkt,
-                                       const union udp_addr *from)
+                                       const union udp_addr *from, uint64_t link)
 {
     struct ctl_session *cs = calloc(1, sizeof(*cs));
 
@@ -347,6 +362,7 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
         return NULL;
     }
     cs->remote = *from;
+    cs->link = link;
     cs->cid = a->sessions.next_cid++;
     cs->next_kid = 1; /* as a 2.6 server numbers them: its first negotiation's key is 1 */
     cs->takeover_index = SIZE_MAX;
@@ -377,6 +393,33 @@ static bool is_same_client(const struct ctl_session *cs, const struct ctl_sessio
            strcmp(cs->client.cn, o->client.cn) == 0;
 }
 
+void acc_link_closed(struct acceptor *a, uint64_t link)
+{
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
+            if (cs->link == link && !cs->is_dead && cs->state != CS_CLOSING) {
+                acc_cs_log(a, cs, LOG_INFO, "TCP connection closed: session ends");
+                acc_cs_close(a, cs, 0);
+            }
+        }
+    }
+}
+
+void acc_link_on_free(struct acceptor *a, struct ctl_session *cs)
+{
+    struct ctl_session *o = cs->link ? acc_table_find(a, &cs->remote, cs->link) : NULL;
+    struct msg *m;
+
+    if (!cs->link || (o && o != cs) || a->are_workers_stopped) {
+        return;
+    }
+    m = msg_new(MSG_LINK_CLOSE, NULL, NULL, 0);
+    if (m) {
+        m->link = cs->link;
+        mailbox_post(a->env->mb, tcp_link_worker(cs->link), m);
+    }
+}
+
 struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to,
                                     const struct ctl_session *cs, size_t *n_other, size_t *n_same)
 {
@@ -385,7 +428,8 @@ struct ctl_session *acc_sessions_at(struct acceptor *a, const union udp_addr *to
     *n_other = *n_same = 0;
     for (struct ctl_session *o = a->sessions.table[acc_addr_hash(to, a->sessions.table_size)]; o;
          o = o->hnext) {
-        if (o == cs || o->is_dead || o->state == CS_CLOSING || !udp_addr_equal(&o->remote, to)) {
+        if (o == cs || o->is_dead || o->state == CS_CLOSING || o->link != 0 ||
+            !udp_addr_equal(&o->remote, to)) {
             continue;
         }
         (*n_other)++;

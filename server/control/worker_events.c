@@ -17,9 +17,11 @@ void acc_handle_gone(struct acceptor *a, struct peer *p, enum gone_reason reason
         return;
     }
     cs->is_peer_live = false;
-    if (reason == GONE_PING_TIMEOUT || reason == GONE_EXIT) {
+    if (reason == GONE_PING_TIMEOUT || reason == GONE_EXIT || reason == GONE_LINK_CLOSED) {
         acc_cs_log(a, cs, LOG_INFO, "client disconnected (%s)",
-                   reason == GONE_EXIT ? "explicit exit notify" : "ping-restart timeout");
+                   reason == GONE_EXIT          ? "explicit exit notify"
+                   : reason == GONE_LINK_CLOSED ? "TCP connection closed"
+                                                : "ping-restart timeout");
         acc_cs_close(a, cs, reason == GONE_EXIT ? CLOSE_LINGER_MS : 0);
     }
     /* The address and peer-id are free once the session itself goes (acc_cs_free). */
@@ -42,7 +44,8 @@ void acc_handle_installed(struct acceptor *a, struct peer *p)
 void acc_handle_float(struct acceptor *a, struct peer *p, const union udp_addr *to)
 {
     struct ctl_session *cs = p->ctl, *stranger = NULL;
-    bool is_live = cs && cs->state == CS_ACTIVE && cs->peer == p, is_ok = false;
+    /* a TCP client's session is its connection: it never floats */
+    bool is_live = cs && cs->state == CS_ACTIVE && cs->peer == p && !cs->link, is_ok = false;
     size_t n_other = 0, n_same = 0;
     struct msg *m;
     char addr[64];

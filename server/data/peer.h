@@ -33,6 +33,7 @@
 #define PEER_N_KEY_IDS 8
 
 struct ctl_session;
+struct tcp_conn;
 
 /* Where a peer's question to the acceptor about a float stands (worker_rx.c ask_float). */
 enum peer_float {
@@ -49,6 +50,7 @@ struct peer {
     bool has_vaddr6;
     uint8_t vaddr6[16]; /* tunnel IPv6 address, network order, when has_vaddr6 */
     union udp_addr remote;
+    uint64_t link; /* its TCP connection (server/data/tcp.h), 0 for a UDP client */
     char common_name[PEER_CN_MAX];
     char cipher[32];
     time_t connected_since;
@@ -71,6 +73,7 @@ struct peer {
     union udp_addr float_to; /* the address asked about */
     uint64_t float_asked_ms; /* when (the worker loop's clock) */
     bool is_installed;
+    struct tcp_conn *conn; /* the worker's connection of a TCP client, once installed */
     struct log_ratelimit rl;
     _Atomic uint64_t bytes_rx; /* link bytes received, written by the worker */
     _Atomic uint64_t bytes_tx;

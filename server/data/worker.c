@@ -48,6 +48,12 @@ void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
     size_t local = peer_id_local(p->peer_id, env->n_workers);
     struct msg *m;
 
+    if (p->conn) { /* a TCP client's session ends with its connection, and the other way round */
+        struct tcp_conn *c = p->conn;
+
+        p->conn = NULL;
+        wk_tcp_close(w, c, LOG_INFO, "session ended");
+    }
     for (unsigned i = 0; i < w->n_tx; i++) { /* queued datagrams still go, uncounted */
         if (w->tx_peer[i] == p) {
             w->tx_peer[i] = NULL;
@@ -148,6 +154,10 @@ static void install_peer(struct worker *w, struct peer *p)
         wk_forget_peer(w, p, GONE_REMOVED);
         return;
     }
+    if (p->link && !wk_tcp_bind_peer(w, p)) {
+        wk_forget_peer(w, p, GONE_LINK_CLOSED); /* its connection closed meanwhile */
+        return;
+    }
     w->by_local[local] = p;
     atomic_store_explicit(&w->stats.sessions, stat_get(&w->stats.sessions) + 1,
                           memory_order_relaxed);
@@ -208,15 +218,21 @@ static void on_tick(uv_timer_t *t)
             wk_send_to_peer(w, p, &b);
         }
     }
-    wk_tx_flush(w);
+    if (w->tcp_fd >= 0) {
+        wk_tcp_tick(w, now);
+    }
+    wk_flush_out(w);
 }
 
 static void stop_loop(struct worker *w)
 {
-    uv_poll_stop(&w->udp_poll);
+    wk_tcp_stop(w);
+    if (w->udp_fd >= 0) {
+        uv_poll_stop(&w->udp_poll);
+        uv_close((uv_handle_t *)&w->udp_poll, NULL);
+    }
     uv_poll_stop(&w->tun_poll);
     uv_timer_stop(&w->tick);
-    uv_close((uv_handle_t *)&w->udp_poll, NULL);
     uv_close((uv_handle_t *)&w->tun_poll, NULL);
     if (w->moderation_fd >= 0) {
         uv_poll_stop(&w->moderation_poll);
@@ -296,6 +312,12 @@ static void on_async(uv_async_t *a)
                 vroute_del(&w->routes, (const struct vroute_key *)(void *)m->data, m->peer_id);
             }
             break;
+        case MSG_LINK_SEND:
+            wk_tcp_link_send(w, m->link, m->data, m->len);
+            break;
+        case MSG_LINK_CLOSE:
+            wk_tcp_link_close(w, m->link);
+            break;
         case MSG_STATS:
             worker_stats_log(&w->stats, w->index);
             break;
@@ -315,9 +337,9 @@ static void on_async(uv_async_t *a)
  * and close the loop. */
 static void close_loop(struct worker *w)
 {
-    uv_handle_t *handles[] = {(uv_handle_t *)&w->async, (uv_handle_t *)&w->udp_poll,
-                              (uv_handle_t *)&w->tun_poll, (uv_handle_t *)&w->tick,
-                              (uv_handle_t *)&w->moderation_poll};
+    uv_handle_t *handles[] = {(uv_handle_t *)&w->async,           (uv_handle_t *)&w->udp_poll,
+                              (uv_handle_t *)&w->tun_poll,        (uv_handle_t *)&w->tick,
+                              (uv_handle_t *)&w->moderation_poll, (uv_handle_t *)&w->tcp_poll};
 
     for (size_t i = 0; i < sizeof(handles) / sizeof(handles[0]); i++) {
         if (handles[i]->loop == &w->loop && !uv_is_closing(handles[i])) {
@@ -344,6 +366,7 @@ static void release(struct worker *w)
     free(w->by_local);
     w->by_local = NULL;
     vroute_table_free(&w->routes);
+    wk_tcp_free(w);
 }
 
 int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_fd, int tun_fd)
@@ -360,8 +383,10 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
     w->is_gso_ok = env->udp_gso;
     w->gso_seg_limit = SIZE_MAX;
     w->wall_s = (int64_t)time(NULL);
-    w->moderation_us = env->moderation_us;
+    /* without a UDP socket (TCP only) there is nothing to poll */
+    w->moderation_us = udp_fd >= 0 ? env->moderation_us : 0;
     w->moderation_fd = -1;
+    w->tcp_fd = -1;
     vroute_table_init(&w->routes);
     w->by_local = calloc(env->max_local_peers, sizeof(*w->by_local));
     if (!w->by_local || msg_pool_init(&w->pool, WORKER_POOL_MSGS, WORKER_BUF_LEN)) {
@@ -392,7 +417,7 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
     }
     has_loop = true;
     err = uv_async_init(&w->loop, &w->async, on_async);
-    err = err ? err : uv_poll_init(&w->loop, &w->udp_poll, w->udp_fd);
+    err = err || udp_fd < 0 ? err : uv_poll_init(&w->loop, &w->udp_poll, w->udp_fd);
     err = err ? err : uv_poll_init(&w->loop, &w->tun_poll, w->tun_fd);
     err = err ? err : uv_timer_init(&w->loop, &w->tick);
     if (err) {
@@ -409,7 +434,7 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
         w->moderation_poll.data = w;
         err = err ? err : uv_poll_start(&w->moderation_poll, UV_READABLE, on_moderation);
     }
-    err = err ? err : uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
+    err = err || udp_fd < 0 ? err : uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
     err = err ? err : uv_poll_start(&w->tun_poll, UV_READABLE, wk_on_tun);
     err = err ? err : uv_timer_start(&w->tick, on_tick, WORKER_TICK_MS, WORKER_TICK_MS);
     if (err) {

@@ -35,6 +35,12 @@ struct routes;
 /* Packets one worker can have handed over and not yet seen consumed; beyond, they are dropped
  * (drop_handover). About 2 MB: 22 TCP super-packets cut into segments for another worker. */
 #define WORKER_POOL_MSGS 1024
+#define TCP_MAX_PACKET WORKER_BUF_LEN      /* largest packet read from a TCP client */
+#define TCP_MAX_SEND (WORKER_BUF_LEN + 64) /* largest packet written to one (a sealed one) */
+#define TCP_READ_LEN 65536                 /* bytes one read of a TCP connection takes at most */
+#define TCP_CONN_SLACK 1024 /* connections per worker beyond max-clients (handshakes, junk) */
+
+struct tcp_conn; /* worker_tcp.c */
 
 /* What the server gives every worker: set up by the main thread before the workers start,
  * read-only afterwards; what it points to outlives the workers. */
@@ -50,6 +56,7 @@ struct worker_env {
     int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */
     int ping_restart_s;     /* drop a client silent for this long */
     uint16_t mss_max;       /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
+    const union udp_addr *port_share; /* port-share server, or NULL (worker_proxy.c) */
 };
 
 struct worker {
@@ -102,6 +109,16 @@ struct worker {
     bool is_polling;
     uint64_t last_wakeup_us;
     int64_t wall_s; /* time(NULL) at the last tick, for peers' last_ref_s */
+    /* TCP clients (worker_tcp.c): the listening socket of the group (-1: none), the connections
+     * by slot and each slot's generation (link ids, tcp.h), those with packets to write */
+    int tcp_fd;
+    uv_poll_t tcp_poll;
+    struct tcp_conn **conns;
+    uint32_t *conn_gen;
+    size_t n_conn_slots, n_conns, conn_hint;
+    struct tcp_conn *tcp_dirty;
+    uint8_t *tcp_rx; /* one read: a partial packet carried over, then TCP_READ_LEN bytes */
+    struct log_ratelimit rl_tcp;
     /* Compression scratch (proto/comp.h), so that the per-packet path allocates nothing:
      * decompressed payloads from clients land in comp_rx (room to be framed again for
      * client-to-client), compressed ones for clients are made in comp_tx; comp.lzo_wrkmem is
@@ -115,6 +132,11 @@ struct worker {
  * group) and tun_fd (its TUN queue), neither owned: its loop, handles and tables, and its box
  * of env->mb. Main thread, before any thread starts. 0 or a negative errno. */
 int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_fd, int tun_fd);
+
+/* Give w (set up by worker_init) fd, its listening socket of the TCP group (server/data/tcp.h;
+ * not owned), with room for max_conns connections at once (further ones are closed at once and
+ * counted). Main thread, before the worker starts. 0 or a negative errno. */
+int worker_listen_tcp(struct worker *w, int fd, size_t max_conns);
 
 /* Free a worker that worker_init set up but that never started (start-up failed later). Main
  * thread. */

@@ -67,6 +67,53 @@ void wk_tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pk
 /* The TUN queue's readiness callback (h->data: the worker): read, route, flush. */
 void wk_on_tun(uv_poll_t *h, int status, int events);
 
+/* worker_tcp.c */
+/* The readiness callback of a TCP connection (h->data: the connection). */
+void wk_tcp_on_conn(uv_poll_t *h, int status, int events);
+/* Close c (why: for the log, at level lvl, rate-limited): its peer is forgotten (MSG_GONE), the
+ * acceptor told (MSG_LINK_CLOSED), its memory freed once libuv lets go of it. No-op when closing
+ * already. */
+void wk_tcp_close(struct worker *w, struct tcp_conn *c, enum log_level lvl, const char *why);
+/* Room for one packet to c: a pointer where up to *cap bytes go, or NULL when the packet must be
+ * dropped (tcp-queue-limit packets wait already, counted; or c is closing). wk_tcp_commit then
+ * queues what was written there. */
+uint8_t *wk_tcp_reserve(struct worker *w, struct tcp_conn *c, size_t *cap);
+void wk_tcp_commit(struct worker *w, struct tcp_conn *c, size_t len);
+/* Write what every connection has queued (the end of each callback, wk_flush_out). */
+void wk_tcp_flush(struct worker *w);
+/* A control packet from the acceptor for TCP link (MSG_LINK_SEND): queue it. */
+void wk_tcp_link_send(struct worker *w, uint64_t link, const uint8_t *pkt, size_t len);
+/* The acceptor ended link's session (MSG_LINK_CLOSE): close it after a last write. */
+void wk_tcp_link_close(struct worker *w, uint64_t link);
+/* Tie p (installed now, p->link set) to its connection. False when the connection is gone. */
+bool wk_tcp_bind_peer(struct worker *w, struct peer *p);
+/* Once a second: close connections without an installed session after hand-window. */
+void wk_tcp_tick(struct worker *w, uint64_t now);
+/* Stop accepting, close every connection (the loop is stopping). */
+void wk_tcp_stop(struct worker *w);
+/* Free the tables (after the loop is gone). */
+void wk_tcp_free(struct worker *w);
+/* port-share: c's proxy has ended (the server closed, or an error): close c. */
+void wk_tcp_proxy_done(struct worker *w, struct tcp_conn *c);
+/* The client's address of c. */
+const union udp_addr *wk_tcp_conn_remote(const struct tcp_conn *c);
+
+/* worker_proxy.c (port-share) */
+struct tcp_proxy;
+/* Start proxying conn (its client's socket client_fd, watched by client_poll with
+ * wk_tcp_on_conn, which hands its events to wk_proxy_on_client from now on) to the port-share
+ * server, first (len bytes, what the client sent so far) going first. NULL when it cannot
+ * start (the caller closes conn). */
+struct tcp_proxy *wk_proxy_new(struct worker *w, struct tcp_conn *conn, uv_poll_t *client_poll,
+                               int client_fd, const uint8_t *first, size_t len);
+/* The client's socket is ready for events: false when the proxy is over (close conn). */
+bool wk_proxy_on_client(struct tcp_proxy *px, int events);
+/* The server's socket's readiness callback (h->data: the proxy). */
+void wk_proxy_on_up(uv_poll_t *h, int status, int events);
+/* End px (its journal file removed: by the acceptor, or here when is_stopping), freed once
+ * libuv lets go of its socket. The client's side is the caller's. NULL is a no-op. */
+void wk_proxy_free(struct tcp_proxy *px, bool is_stopping);
+
 /* The family of an IP packet (4 or 6) and where its source and destination addresses are, or 0
  * when it is too short for its version's header. */
 static inline int wk_ip_addrs(const uint8_t *pkt, size_t len, const uint8_t **src,
@@ -116,6 +163,9 @@ static inline void wk_touch_last_ref(const struct worker *w, struct peer *p, siz
 static inline void wk_flush_out(struct worker *w)
 {
     wk_tx_flush(w);
+    if (w->tcp_dirty) {
+        wk_tcp_flush(w);
+    }
     if (w->has_vnet_hdr) {
         tcp_gro_flush(&w->gro);
     }

@@ -34,10 +34,17 @@ struct worker_stats {
     _Atomic uint64_t polling_entered;    /* switches from waking per packet to polling */
     _Atomic uint64_t drop_float; /* authenticated datagrams from an address the session has not
                                   * floated to: the float was refused or is still being decided */
-    _Atomic uint64_t comp_rx;    /* payloads from clients decompressed (proto/comp.h) */
-    _Atomic uint64_t comp_tx;    /* payloads to clients compressed */
-    _Atomic uint64_t drop_comp_malformed; /* bad compression framing, or a compressed block
-                                           * that did not decompress within the buffer */
+    _Atomic uint64_t tcp_accepted, tcp_closed; /* TCP connections (worker_tcp.c) */
+    _Atomic uint64_t tcp_bytes_in;             /* bytes read from them */
+    _Atomic uint64_t drop_tcp_queue; /* packets for a TCP client that had tcp-queue-limit waiting */
+    _Atomic uint64_t drop_tcp_framing;     /* connections closed for a bad length in the stream */
+    _Atomic uint64_t drop_tcp_hand_window; /* connections closed: no handshake in hand-window */
+    _Atomic uint64_t drop_tcp_refused;     /* connections not accepted: table full, accept error */
+    _Atomic uint64_t tcp_port_share;       /* connections proxied to the port-share server */
+    _Atomic uint64_t comp_rx;              /* payloads from clients decompressed (proto/comp.h) */
+    _Atomic uint64_t comp_tx;              /* payloads to clients compressed */
+    _Atomic uint64_t drop_comp_malformed;  /* bad compression framing, or a compressed block
+                                            * that did not decompress within the buffer */
 };
 
 /* Add one to a counter owned by the calling thread. */

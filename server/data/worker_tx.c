@@ -1,4 +1,5 @@
-/* server/data/worker_tx.c: a worker's UDP send path: a packet for a client is framed, sealed and
+/* server/data/worker_tx.c: a worker's UDP send path (a TCP client's packets are sealed into its
+ * connection's queue instead, worker_tcp.c): a packet for a client is framed, sealed and
  * queued (wk_send_to_peer), and the queue leaves at the end of every callback in as few
  * sendmmsg() calls as the kernel allows, runs to one client with one size as one UDP GSO send
  * (wk_tx_flush). Worker thread only; no lock, no allocation. */
@@ -170,18 +171,28 @@ void wk_tx_flush(struct worker *w)
 void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
 {
     struct mmsghdr *mh;
-    size_t out_len;
-    unsigned slot;
+    size_t out_len, out_cap = sizeof(w->tx_bufs[0]);
+    unsigned slot = 0;
+    uint8_t *out;
     int err;
 
     if (!p->tx_key) {
         wk_drop(w, &w->stats.drop_no_key, NULL, "no send key");
         return;
     }
-    if (w->n_tx == WORKER_BATCH) {
-        wk_tx_flush(w);
+    if (p->conn) {
+        /* a TCP client: sealed straight into its connection's queue (worker_tcp.c) */
+        out = wk_tcp_reserve(w, p->conn, &out_cap);
+        if (!out) {
+            return; /* counted: tcp-queue-limit */
+        }
+    } else {
+        if (w->n_tx == WORKER_BATCH) {
+            wk_tx_flush(w);
+        }
+        slot = w->n_tx;
+        out = w->tx_bufs[slot];
     }
-    slot = w->n_tx;
     if (p->comp.is_compress && comp_compress(&p->comp, pkt, &w->comp, uv_now(&w->loop)) == 1) {
         stat_inc(&w->stats.comp_tx);
         err = 0;
@@ -193,23 +204,32 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
                 "no room in front of the packet for its framing");
         return;
     }
-    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, pbuf_ptr(pkt), pkt->len,
-                        w->tx_bufs[slot], sizeof(w->tx_bufs[slot]), &out_len);
+    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, pbuf_ptr(pkt), pkt->len, out,
+                        out_cap, &out_len);
     if (err) {
         wk_drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
         return;
     }
-    w->tx_addr[slot] = p->remote;
-    w->tx_peer[slot] = p;
-    w->tx_iov[slot].iov_base = w->tx_bufs[slot];
-    w->tx_iov[slot].iov_len = out_len;
-    mh = &w->tx_msgs[slot];
-    memset(mh, 0, sizeof(*mh));
-    mh->msg_hdr.msg_name = &w->tx_addr[slot];
-    mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[slot]);
-    mh->msg_hdr.msg_iov = &w->tx_iov[slot];
-    mh->msg_hdr.msg_iovlen = 1;
-    w->n_tx++;
+    if (p->conn) {
+        wk_tcp_commit(w, p->conn, out_len);
+        atomic_store_explicit(&p->bytes_tx,
+                              atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,
+                              memory_order_relaxed);
+        stat_inc(&w->stats.tx_packets);
+        stat_add(&w->stats.tx_bytes, out_len);
+    } else {
+        w->tx_addr[slot] = p->remote;
+        w->tx_peer[slot] = p;
+        w->tx_iov[slot].iov_base = w->tx_bufs[slot];
+        w->tx_iov[slot].iov_len = out_len;
+        mh = &w->tx_msgs[slot];
+        memset(mh, 0, sizeof(*mh));
+        mh->msg_hdr.msg_name = &w->tx_addr[slot];
+        mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[slot]);
+        mh->msg_hdr.msg_iov = &w->tx_iov[slot];
+        mh->msg_hdr.msg_iovlen = 1;
+        w->n_tx++;
+    }
     p->tx_key->n_packets++;
     p->tx_key->n_bytes += out_len;
     wk_check_reneg(w, p);

@@ -33,12 +33,16 @@ enum msg_type {
     MSG_KEY_RETIRE,  /* acceptor -> worker: data[0] is a key_id of peer whose key ran out */
     MSG_CALL,        /* any -> any: data[] is a struct msg_call to run on the receiver's thread
                       * (a plugin call that returned, for the module that made it) */
+    MSG_LINK_SEND,   /* acceptor -> worker: write data[] (a control packet) to TCP link */
+    MSG_LINK_CLOSE,  /* acceptor -> worker: close TCP link once what is queued on it is written */
+    MSG_LINK_CLOSED, /* worker -> acceptor: TCP link has closed (its sessions end) */
 };
 
 enum gone_reason {
     GONE_REMOVED = 0,  /* asked by the acceptor */
     GONE_EXIT,         /* the client said goodbye (OCC_EXIT) */
     GONE_PING_TIMEOUT, /* ping-restart expired */
+    GONE_LINK_CLOSED,  /* its TCP connection closed (by the client, an error or bad framing) */
 };
 
 struct msg_pool;
@@ -56,6 +60,9 @@ struct msg {
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
     union udp_addr from;
+    /* MSG_PACKET from a worker: the TCP connection a control packet came on (0: UDP);
+     * MSG_LINK_*: the connection (server/data/tcp.h link ids) */
+    uint64_t link;
     size_t len;
     uint8_t data[];
 };

@@ -38,6 +38,11 @@ int peer_slots_pick(struct peer_slots *s, uint32_t *peer_id)
             best = i;
         }
     }
+    return peer_slots_pick_on(s, best, peer_id);
+}
+
+int peer_slots_pick_on(struct peer_slots *s, int best, uint32_t *peer_id)
+{
     bool *used = &s->is_used[(size_t)best * s->max_local];
 
     for (size_t local = s->lowest_free[best]; local < s->max_local; local++) {

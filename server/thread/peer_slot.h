@@ -31,6 +31,11 @@ void peer_slots_free(struct peer_slots *s);
  * -ENOSPC when every slot of the least loaded worker (so of all) is taken. */
 int peer_slots_pick(struct peer_slots *s, uint32_t *peer_id);
 
+/* Take a slot of worker (0 <= worker < n_workers) for a new client whose connection that worker
+ * holds already (a TCP client): *peer_id gets its id. 0, or -ENOSPC when that worker's slots are
+ * all taken. */
+int peer_slots_pick_on(struct peer_slots *s, int worker, uint32_t *peer_id);
+
 /* Give peer_id's slot back (it must be taken). */
 void peer_slots_release(struct peer_slots *s, uint32_t peer_id);
 

@@ -17,6 +17,7 @@
 #include "proto/occ.h"
 #include "proto/pbuf.h"
 #include "proto/push.h"
+#include "proto/stream.h"
 #include "proto/tls_wrap.h"
 #include "tests/bench/loadgen_icmp.h"
 #include "tests/bench/loadgen_worker.h"
@@ -122,11 +123,65 @@ void loadgen_client_abandon(struct loadgen_client *c)
 
 /* ---- sending ---- */
 
+static void on_tcp_written(uv_write_t *req, int status)
+{
+    (void)status;
+    free(req);
+}
+
+/* --proto tcp: the packet with its 2-byte length (proto/stream.h); what the kernel does not
+ * take at once goes out later, in order, from a copy (uv_write). */
+static void send_stream(struct loadgen_client *c, uint8_t *buf, size_t len)
+{
+    uint8_t hdr[STREAM_LEN_HDR];
+    uv_buf_t b[2];
+    size_t done = 0, left;
+    uv_write_t *req;
+    uv_buf_t rest;
+    int ret;
+
+    if (!c->is_tcp_connected || stream_put_len(hdr, len)) {
+        c->st.send_errors++;
+        return;
+    }
+    b[0] = uv_buf_init((char *)hdr, STREAM_LEN_HDR);
+    b[1] = uv_buf_init((char *)buf, (unsigned)len);
+    ret = uv_try_write((uv_stream_t *)&c->tcp, b, 2);
+    if (ret >= 0) {
+        done = (size_t)ret;
+    } else if (ret != UV_EAGAIN) {
+        c->st.send_errors++;
+        return;
+    }
+    left = STREAM_LEN_HDR + len - done;
+    if (left == 0) {
+        return;
+    }
+    req = malloc(sizeof(*req) + left);
+    if (!req) {
+        c->st.send_errors++; /* the stream is broken now: the server closes it */
+        return;
+    }
+    for (size_t i = done; i < STREAM_LEN_HDR + len; i++) {
+        ((uint8_t *)(req + 1))[i - done] = i < STREAM_LEN_HDR ? hdr[i] : buf[i - STREAM_LEN_HDR];
+    }
+    rest = uv_buf_init((char *)(req + 1), (unsigned)left);
+    if (uv_write(req, (uv_stream_t *)&c->tcp, &rest, 1, on_tcp_written) != 0) {
+        free(req);
+        c->st.send_errors++;
+    }
+}
+
 static void send_datagram(struct loadgen_client *c, uint8_t *buf, size_t len)
 {
     uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
-    int ret = uv_udp_try_send(&c->udp, &b, 1, NULL);
+    int ret;
 
+    if (c->w->cfg->is_tcp) {
+        send_stream(c, buf, len);
+        return;
+    }
+    ret = uv_udp_try_send(&c->udp, &b, 1, NULL);
     if (ret < 0) {
         c->st.send_errors++;
     }
@@ -778,19 +833,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     buf->len = sizeof(c->w->rx_buf);
 }
 
-static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
-                    unsigned flags)
+static void handle_packet(struct loadgen_client *c, const uint8_t *p, ssize_t nread)
 {
-    struct loadgen_client *c = h->data;
-    const uint8_t *p = (const uint8_t *)buf->base;
     uint8_t op;
 
-    (void)addr;
-    (void)flags;
-    if (nread < 0) {
-        c->st.send_errors++; /* e.g. ECONNREFUSED: nobody listens on the server port */
-        return;
-    }
     if (nread == 0 || loadgen_client_is_final(c)) {
         return;
     }
@@ -804,6 +850,149 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     } else {
         c->st.drops++; /* a client drops client resets and unknown opcodes */
     }
+}
+
+static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
+                    unsigned flags)
+{
+    struct loadgen_client *c = h->data;
+
+    (void)addr;
+    (void)flags;
+    if (nread < 0) {
+        c->st.send_errors++; /* e.g. ECONNREFUSED: nobody listens on the server port */
+        return;
+    }
+    handle_packet(c, (const uint8_t *)buf->base, nread);
+}
+
+#define TCP_RX_MAX 4096 /* largest packet taken from the server over TCP */
+
+/* --proto tcp: bytes from the server's stream, cut into packets (proto/stream.h). */
+static void on_tcp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
+{
+    struct loadgen_client *c = h->data;
+    const uint8_t *p = (const uint8_t *)buf->base;
+    size_t n = nread > 0 ? (size_t)nread : 0, off = 0;
+
+    if (nread < 0) {
+        if (c->state == LOADGEN_CLIENT_EXITING) {
+            c->state = LOADGEN_CLIENT_DONE; /* the server ends the session on our EXIT */
+        } else if (!loadgen_client_is_final(c)) {
+            fail(c, "the server closed the TCP connection", uv_strerror((int)nread));
+        }
+        uv_read_stop(h);
+        return;
+    }
+    while (off < n && !loadgen_client_is_final(c)) {
+        const uint8_t *pkt;
+        size_t pkt_len, used, take;
+        int err;
+
+        if (c->tcp_rx_len > 0) { /* complete the packet that started in an earlier read */
+            size_t need = STREAM_LEN_HDR;
+
+            if (c->tcp_rx_len >= STREAM_LEN_HDR) {
+                need += (size_t)c->tcp_rx[0] << 8 | c->tcp_rx[1];
+            }
+            take = need - c->tcp_rx_len < n - off ? need - c->tcp_rx_len : n - off;
+            if (need > STREAM_LEN_HDR + TCP_RX_MAX) {
+                fail(c, "bad packet length from the server", NULL);
+                return;
+            }
+            memcpy(c->tcp_rx + c->tcp_rx_len, p + off, take);
+            c->tcp_rx_len += take;
+            off += take;
+            err = stream_next(c->tcp_rx, c->tcp_rx_len, TCP_RX_MAX, &pkt, &pkt_len, &used);
+            if (err == -PE_SHORT) {
+                continue;
+            }
+            c->tcp_rx_len = 0;
+            if (err) {
+                fail(c, "bad packet length from the server", NULL);
+                return;
+            }
+            handle_packet(c, pkt, (ssize_t)pkt_len);
+            continue;
+        }
+        err = stream_next(p + off, n - off, TCP_RX_MAX, &pkt, &pkt_len, &used);
+        if (err == -PE_SHORT) {
+            c->tcp_rx_len = n - off; /* below STREAM_LEN_HDR + TCP_RX_MAX */
+            memcpy(c->tcp_rx, p + off, c->tcp_rx_len);
+            return;
+        }
+        if (err) {
+            fail(c, "bad packet length from the server", NULL);
+            return;
+        }
+        handle_packet(c, pkt, (ssize_t)pkt_len);
+        off += used;
+    }
+}
+
+static void on_tcp_connected(uv_connect_t *req, int status)
+{
+    struct loadgen_client *c = req->data;
+
+    if (status < 0 || loadgen_client_is_final(c)) {
+        if (!loadgen_client_is_final(c)) {
+            fail(c, "cannot connect to the server over TCP", uv_strerror(status));
+        }
+        return;
+    }
+    c->is_tcp_connected = true;
+    if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_tcp_read) != 0) {
+        fail(c, "cannot read the TCP connection", NULL);
+        return;
+    }
+    flush(c, loadgen_now_ms()); /* the hard reset, queued at the start */
+}
+
+/* Open the client's socket: UDP, or a TCP connection under way. 0 or -1 after fail(). */
+static int open_socket(struct loadgen_client *c, const struct sockaddr_in *local)
+{
+    struct loadgen_worker *w = c->w;
+    const struct loadgen_config *cfg = w->cfg;
+    int err;
+
+    if (cfg->is_tcp) {
+        c->tcp_rx = malloc(STREAM_LEN_HDR + TCP_RX_MAX);
+        err = c->tcp_rx ? uv_tcp_init(&w->loop, &c->tcp) : UV_ENOMEM;
+        if (err) {
+            fail(c, "cannot create a TCP socket", uv_strerror(err));
+            return -1;
+        }
+        c->tcp.data = c;
+        c->connect_req.data = c;
+        c->has_socket = true;
+        w->n_open_handles++;
+        (void)uv_tcp_nodelay(&c->tcp, 1);
+        err = local->sin_addr.s_addr ? uv_tcp_bind(&c->tcp, (const struct sockaddr *)local, 0) : 0;
+        err = err ? err
+                  : uv_tcp_connect(&c->connect_req, &c->tcp, (const struct sockaddr *)&cfg->server,
+                                   on_tcp_connected);
+        if (err) {
+            fail(c, "cannot bind or connect the TCP socket", uv_strerror(err));
+            return -1;
+        }
+        return 0;
+    }
+    err = uv_udp_init(&w->loop, &c->udp);
+    if (err) {
+        fail(c, "cannot create a UDP socket", uv_strerror(err));
+        return -1;
+    }
+    c->udp.data = c;
+    c->has_socket = true;
+    w->n_open_handles++;
+    err = uv_udp_bind(&c->udp, (const struct sockaddr *)local, 0);
+    err = err ? err : uv_udp_connect(&c->udp, (const struct sockaddr *)&cfg->server);
+    err = err ? err : uv_udp_recv_start(&c->udp, on_alloc, on_recv);
+    if (err) {
+        fail(c, "cannot bind or connect the UDP socket", uv_strerror(err));
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- life cycle ---- */
@@ -832,19 +1021,7 @@ void loadgen_client_start(struct loadgen_client *c, uint64_t now)
 
         local.sin_addr.s_addr = htonl(cfg->bind_first + (uint32_t)(c->index % n_addrs));
     }
-    err = uv_udp_init(&w->loop, &c->udp);
-    if (err) {
-        fail(c, "cannot create a UDP socket", uv_strerror(err));
-        return;
-    }
-    c->udp.data = c;
-    c->has_socket = true;
-    w->n_open_handles++;
-    err = uv_udp_bind(&c->udp, (const struct sockaddr *)&local, 0);
-    err = err ? err : uv_udp_connect(&c->udp, (const struct sockaddr *)&cfg->server);
-    err = err ? err : uv_udp_recv_start(&c->udp, on_alloc, on_recv);
-    if (err) {
-        fail(c, "cannot bind or connect the UDP socket", uv_strerror(err));
+    if (open_socket(c, &local)) {
         return;
     }
     err = uv_timer_init(&w->loop, &c->data_timer);
@@ -875,7 +1052,9 @@ void loadgen_client_start(struct loadgen_client *c, uint64_t now)
         fail(c, "out of memory", NULL);
         return;
     }
-    flush(c, now);
+    if (!cfg->is_tcp) {
+        flush(c, now); /* over TCP once connected (on_tcp_connected) */
+    }
 }
 
 static void begin_exit(struct loadgen_client *c, uint64_t now)
@@ -966,11 +1145,17 @@ void loadgen_client_close(struct loadgen_client *c)
         uv_close((uv_handle_t *)&c->data_timer, on_handle_closed);
         c->has_timer = false;
     }
-    if (c->has_socket) {
+    if (c->has_socket && c->w->cfg->is_tcp) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
+        c->has_socket = false;
+    } else if (c->has_socket) {
         uv_udp_recv_stop(&c->udp);
         uv_close((uv_handle_t *)&c->udp, on_handle_closed);
         c->has_socket = false;
     }
+    free(c->tcp_rx);
+    c->tcp_rx = NULL;
     reliable_clear(&c->rel);
     if (c->has_tls) {
         tls_session_clear(&c->tls);

@@ -65,6 +65,11 @@ struct loadgen_client {
     enum loadgen_client_state state;
     bool has_socket, has_timer, was_connected, is_data_running;
     uv_udp_t udp;
+    uv_tcp_t tcp; /* --proto tcp: instead of udp */
+    uv_connect_t connect_req;
+    bool is_tcp_connected;
+    uint8_t *tcp_rx; /* --proto tcp: the start of a packet whose end has not arrived */
+    size_t tcp_rx_len;
     uv_timer_t data_timer;
     uint8_t own_sid[SESSION_ID_LEN];
     uint8_t peer_sid[SESSION_ID_LEN];

@@ -25,9 +25,11 @@ static const char usage_text[] =
     "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] "
     "[--lz4-v2-forge]\n"
     "         [--verbose]\n"
-    "         [--username U --password P]\n"
+    "         [--username U --password P] [--proto udp|tcp]\n"
     "\n"
-    "Plays N OpenVPN 2.6 clients over UDP (no tun): each connects (tls-crypt or tls-auth, TLS\n"
+    "Plays N OpenVPN 2.6 clients over UDP, or over TCP with --proto tcp (`proto tcp-client`,\n"
+    "openvpn's 2-byte length framing, one connection per client; no tun): each connects (tls-crypt "
+    "or tls-auth, TLS\n"
     "with the given client certificate, key-method 2, PUSH_REPLY), sends ICMP echo requests from\n"
     "its pushed address to the server's tunnel address and counts the replies, then leaves with\n"
     "an explicit exit. Clients start at --rate per second (0: all at once); once every client is\n"
@@ -81,6 +83,7 @@ enum {
     OPT_LZ4V2_FORGE,
     OPT_USERNAME,
     OPT_PASSWORD,
+    OPT_PROTO,
     OPT_HELP,
 };
 
@@ -115,6 +118,7 @@ static const struct option long_options[] = {
     {"lz4-v2-forge", no_argument, NULL, OPT_LZ4V2_FORGE},
     {"username", required_argument, NULL, OPT_USERNAME},
     {"password", required_argument, NULL, OPT_PASSWORD},
+    {"proto", required_argument, NULL, OPT_PROTO},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -392,6 +396,13 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
     case OPT_COMP_LZO:
         cfg->comp_lzo = true;
         return 0;
+    case OPT_PROTO:
+        if (strcmp(arg, "udp") != 0 && strcmp(arg, "tcp") != 0) {
+            snprintf(errbuf, errbuf_len, "--proto %s: want udp or tcp", arg);
+            return -1;
+        }
+        cfg->is_tcp = strcmp(arg, "tcp") == 0;
+        return 0;
     case OPT_LZ4V2_FORGE:
         cfg->lz4v2_forge = true;
         return 0;
@@ -503,6 +514,7 @@ int loadgen_options_string(const struct loadgen_config *cfg, char *out, size_t c
     o.keydir = o.tls_auth ? cfg->key_direction : -1;
     o.auth = cfg->auth;
     o.comp = o.comp_v1_framing = cfg->comp_lzo; /* ",comp-lzo", one framing byte in link-mtu */
+    o.is_tcp = cfg->is_tcp;                     /* "proto TCPv4_CLIENT" */
     if (cfg->lz4v2_forge) {
         o.comp = true; /* 2.6 writes ",comp-lzo" for any compression option */
     }

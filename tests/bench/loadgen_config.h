@@ -54,6 +54,7 @@ struct loadgen_config {
     long barrier_count;       /* processes that must reach the barrier before the steady phase */
     enum loadgen_half_open half_open;
     bool comp_lzo; /* --comp-lzo: ",comp-lzo" in the options, no IV_COMP_STUBv2 in the peer info */
+    bool is_tcp;   /* --proto tcp: one TCP connection per client, 2-byte length framing */
     bool lz4v2_forge; /* --lz4-v2-forge: a "compress lz4-v2" client that also sends bad blocks */
     bool verbose;
     struct loadgen_blob ca, cert, key;

@@ -11,6 +11,8 @@
 #   OVPND             ovpnd binary (default <repo>/build/ovpnd)
 #   OVPND_SOURCE_DIR  repo root (default: two levels above this file)
 #   OVT_WRAP          tls-crypt (default), tls-auth or none: the control channel wrapper
+#   OVT_PROTO         the server's `proto` (default udp; tcp-server etc.: readiness waits for TCP)
+#   OVT_CLIENT_PROTO  the protocol of the client's `remote` line (default udp4; tcp4-client...)
 #   OVT_KEEP=1        keep the work directory after the test (namespaces are always removed)
 #   OVT_KEEP_ON_FAIL=1  the same, only when the test fails
 #   OVT_VERBOSE=1     print more progress
@@ -368,7 +370,7 @@ server_conf_write() {
     {
         echo "# written by tests/netns/lib.sh"
         echo "port $OVT_PORT"
-        echo "proto udp"
+        echo "proto ${OVT_PROTO:-udp}"
         echo "dev tun"
         [ "${OVT_TOPOLOGY:-}" = none ] || echo "topology ${OVT_TOPOLOGY:-subnet}"
         echo "${OVT_SERVER_LINE:-server 198.19.0.0 255.255.255.0}"
@@ -425,7 +427,10 @@ server_ready() {
     # Implementation-neutral readiness: the tun has its address and the UDP port is bound.
     # (subnet: "inet ADDR/BITS"; net30 and p2p: "inet ADDR peer REMOTE/32")
     out_has "inet ${OVT_SERVER_TUN_IP}[/ ]" ip -n "$NS_SRV" -4 addr show || return 1
-    out_has . ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT" || return 1
+    case "${OVT_PROTO:-udp}" in
+    tcp*) out_has . ip netns exec "$NS_SRV" ss -Hltn "sport = :$OVT_PORT" || return 1 ;;
+    *) out_has . ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT" || return 1 ;;
+    esac
     if [ "$OVPN_SERVER_IMPL" = openvpn ]; then
         server_log_since | grep "Initialization Sequence Completed" >/dev/null || return 1
     fi
@@ -491,7 +496,7 @@ client_conf_write() {
     {
         echo "client"
         echo "dev tun"
-        echo "${OVT_CLIENT_REMOTE:-remote $OVT_SERVER_IP $OVT_PORT udp4}"
+        echo "${OVT_CLIENT_REMOTE:-remote $OVT_SERVER_IP $OVT_PORT ${OVT_CLIENT_PROTO:-udp4}}"
         echo "${OVT_CLIENT_BIND:-nobind}"
         echo "remote-cert-tls server"
         echo "ca $pki/ca.crt"

@@ -1595,8 +1595,6 @@ static void not_implemented(void **state)
 {
     static const char *const lines[] = {
         "route-pre-down /bin/true",
-        "proto tcp",
-        "proto tcp-server",
         "dev-type tap",
         "data-ciphers AES-256-GCM:AES-256-CBC",
         "data-ciphers-fallback BF-CBC",
@@ -2164,6 +2162,57 @@ static void routing_directives(void **state)
                  "t.conf:8: local: '2001:2::1' is an IPv6 address, but proto is udp4");
     expect_error(BASE "proto udp6\nlocal 198.18.0.1\n",
                  "t.conf:9: local: '198.18.0.1' is an IPv4 address, but proto is udp6");
+
+    /* TCP transport, as 2.6 names it in a server (tcp = tcp-server), and tcp-queue-limit. */
+    static const struct {
+        const char *line;
+        int proto;
+    } tcp[] = {{"proto tcp\n", CONFIG_PROTO_TCP},   {"proto tcp-server\n", CONFIG_PROTO_TCP},
+               {"proto tcp4\n", CONFIG_PROTO_TCP4}, {"proto tcp4-server\n", CONFIG_PROTO_TCP4},
+               {"proto tcp6\n", CONFIG_PROTO_TCP6}, {"proto tcp6-server\n", CONFIG_PROTO_TCP6}};
+    for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
+        char text[1024];
+
+        snprintf(text, sizeof(text), "%s%s", BASE, tcp[i].line);
+        expect_ok(&cfg, text);
+        assert_int_equal(cfg.net.proto, tcp[i].proto);
+        assert_true(config_proto_is_tcp(cfg.net.proto));
+        assert_int_equal(cfg.net.tcp_queue_limit, 64);
+        config_free(&cfg);
+    }
+    expect_ok(&cfg, BASE "proto tcp-server\ntcp-queue-limit 8\n");
+    assert_int_equal(cfg.net.tcp_queue_limit, 8);
+    config_free(&cfg);
+    expect_error(BASE "tcp-queue-limit 0\n",
+                 "t.conf:8: tcp-queue-limit: '0' is not a packet count (1-65536)");
+    expect_error(BASE "local 2001:2::1\nproto tcp4-server\n",
+                 "t.conf:8: local: '2001:2::1' is an IPv6 address, but proto is tcp4-server");
+
+    /* openvpn 2.7's multi-socket `local HOST|* [PORT] [PROTO]`: one line is the one socket, two
+     * are one UDP and one TCP socket (the rest of `port` and `proto` fills them in) */
+    expect_ok(&cfg, BASE "local 198.18.0.1 443 tcp\n");
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_TCP);
+    assert_int_equal(cfg.net.port, 443);
+    assert_string_equal(cfg.net.local, "198.18.0.1");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "local 198.18.0.1 443 tcp\nlocal * 1194\nport 1195\n");
+    assert_int_equal(cfg.net.n_sockets, 2);
+    assert_int_equal(cfg.net.sockets[0].proto, CONFIG_PROTO_TCP);
+    assert_int_equal(cfg.net.sockets[0].port, 443);
+    assert_string_equal(cfg.net.sockets[0].host, "198.18.0.1");
+    assert_int_equal(cfg.net.sockets[1].proto, CONFIG_PROTO_UDP);
+    assert_int_equal(cfg.net.sockets[1].port, 1194);
+    assert_null(cfg.net.sockets[1].host);
+    config_free(&cfg);
+    expect_error(BASE "local * 1194 udp\nlocal * 1195 udp4\n",
+                 "t.conf:9: local: not implemented yet in ovpnd: two UDP sockets (two `local` "
+                 "lines must be one UDP and one TCP socket)");
+    expect_error_prefix(BASE "local * 1194 udp\nlocal * 1195 tcp\nlocal * 1196 tcp\n",
+                        "t.conf:10: local: not implemented yet in ovpnd");
+    expect_error(BASE "local * 1194 tcp-client\n",
+                 "t.conf:8: local: 'tcp-client' is a client setting, not valid in a server "
+                 "config");
+    expect_error(BASE "local * 0 udp\n", "t.conf:8: local: '0' is not a port number (1-65535)");
 }
 
 /* compress, comp-lzo, comp-noadapt, allow-compression as openvpn 2.6 options.c reads them: its

@@ -93,34 +93,34 @@ static void find_by_address_and_session_id(void **state)
         acc_table_insert(a, s[i]);
     }
     assert_int_equal(a->sessions.n_sessions, 8);
-    assert_ptr_equal(acc_table_find(a, &x), s[0]);
-    assert_ptr_equal(acc_table_find(a, &x_port), s[1]); /* another port is another flow */
-    assert_ptr_equal(acc_table_find(a, &y), s[2]);
-    assert_null(acc_table_find(a, &none));
+    assert_ptr_equal(acc_table_find(a, &x, 0), s[0]);
+    assert_ptr_equal(acc_table_find(a, &x_port, 0), s[1]); /* another port is another flow */
+    assert_ptr_equal(acc_table_find(a, &y, 0), s[2]);
+    assert_null(acc_table_find(a, &none, 0));
 
     /* the same address and port starts a second session: the session id tells them apart,
      * an address lookup finds the newest */
     struct ctl_session *again = session(&x, 9);
 
     acc_table_insert(a, again);
-    assert_ptr_equal(acc_table_find(a, &x), again);
+    assert_ptr_equal(acc_table_find(a, &x, 0), again);
     memset(sid, 1, sizeof(sid));
-    assert_ptr_equal(acc_table_find_sid(a, &x, sid), s[0]);
+    assert_ptr_equal(acc_table_find_sid(a, &x, 0, sid), s[0]);
     memset(sid, 9, sizeof(sid));
-    assert_ptr_equal(acc_table_find_sid(a, &x, sid), again);
-    assert_null(acc_table_find_sid(a, &x_port, sid)); /* the right id from another port */
+    assert_ptr_equal(acc_table_find_sid(a, &x, 0, sid), again);
+    assert_null(acc_table_find_sid(a, &x_port, 0, sid)); /* the right id from another port */
 
     /* a dead session is not found any more, neither way */
     again->is_dead = true;
-    assert_ptr_equal(acc_table_find(a, &x), s[0]);
-    assert_null(acc_table_find_sid(a, &x, sid));
+    assert_ptr_equal(acc_table_find(a, &x, 0), s[0]);
+    assert_null(acc_table_find_sid(a, &x, 0, sid));
 
     /* unlinking from the middle of a chain keeps the rest of it */
     acc_table_unlink(a, s[0]);
     assert_int_equal(a->sessions.n_sessions, 8);
-    assert_null(acc_table_find(a, &x));
+    assert_null(acc_table_find(a, &x, 0));
     for (int i = 1; i < 8; i++) {
-        assert_ptr_equal(acc_table_find(a, &s[i]->remote), s[i]);
+        assert_ptr_equal(acc_table_find(a, &s[i]->remote, 0), s[i]);
     }
     acc_table_unlink(a, s[0]); /* not in the table: nothing changes */
     assert_int_equal(a->sessions.n_sessions, 8);
@@ -159,7 +159,7 @@ static void close_b(struct acceptor *a, struct ctl_session *cs)
 static void free_a(struct acceptor *a, struct ctl_session *cs)
 {
     /* still alive, already out of the table */
-    assert_null(acc_table_find(a, &cs->remote));
+    assert_null(acc_table_find(a, &cs->remote, 0));
     strcat(trace, "a");
 }
 
