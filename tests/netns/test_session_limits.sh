@@ -31,7 +31,7 @@ server_conf_write "$OVT_DIR" "client-config-dir $CCD" "inactive 4" \
 server_start "$OVT_DIR"
 for i in 1 2 3; do client_start "$OVT_DIR" "$i"; done
 for i in 1 2 3; do wait_tunnel "$i"; done
-wait_for 10 in_status 1 || fail "client1 is not in the status file"
+for i in 1 2 3; do wait_for 10 in_status "$i" || fail "client$i is not in the status file"; done
 ping_pid=
 ovt_spawn "$(client_ns 3)" "$OVT_DIR/ping3.log" ping -n -i 0.2 -W 1 "$OVT_SERVER_TUN_IP"
 ping_pid=$OVT_LAST_PID
@@ -56,11 +56,14 @@ ovt_log "--- run 2: session-timeout"
 rm -f "$CCD"/*
 printf 'session-timeout 0\n' >"$CCD/client2"
 server_conf_write "$OVT_DIR" "client-config-dir $CCD" "session-timeout 5"
+rm -f "$OVT_DIR/status.log" # (run 1's rows must not answer for run 2)
 server_start "$OVT_DIR"
 client_start "$OVT_DIR" 1
 client_start "$OVT_DIR" 2
 wait_tunnel 1
 wait_tunnel 2
+wait_for 10 in_status 1 || fail "client1 is not in the status file"
+wait_for 10 in_status 2 || fail "client2 is not in the status file"
 t0=$SECONDS
 ovt_spawn "$(client_ns 1)" "$OVT_DIR/ping1.log" ping -n -i 0.2 -W 1 "$OVT_SERVER_TUN_IP"
 wait_for 20 not_in_status 1 || fail "client1 was not dropped by session-timeout 5"
