@@ -2,7 +2,7 @@
 # Real compression with stock clients. For each of `compress lz4-v2`, `compress lz4` (swap
 # framing) and `comp-lzo yes` (LZO), a server with that line and `allow-compression asym`, then
 # `allow-compression yes`, and a client with the same line plus `allow-compression yes` (so that
-# it compresses what it sends). Through the tunnel, 3 MiB of compressible text and 3 MiB of
+# it compresses what it sends). Through the tunnel, 1 MiB of compressible text and 1 MiB of
 # random bytes go each way over TCP and arrive with the same sha256. The client's underlay
 # interface counts what crossed the wire: its compressible uploads take far fewer bytes than the
 # text (the server decompressed them), and downloads do too with `allow-compression yes` only
@@ -12,6 +12,7 @@
 # compressed again for the other). With `compress lz4-v2` and `allow-compression yes`, a third
 # client whose profile has no compression option pings the server and the first client too.
 # ovt: timeout 600
+# ovt: optimised build only: six server restarts of transfers; the decoders' bad input runs under the sanitizers in test_compress_forged
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ ovt_init compress_lz4
 netns_setup 3
 pki_make "$OVT_DIR"
 xfer=$OVT_LIB_DIR/tcpxfer.py
-size=$((3 * 1024 * 1024))
+size=$((1024 * 1024))
 head -c "$size" < <(yes "ovpnd compression test: the quick brown fox jumps over the lazy dog") \
     >"$OVT_DIR/text.bin"
 head -c "$size" /dev/urandom >"$OVT_DIR/random.bin"
@@ -129,10 +130,10 @@ run_case() { # run_case NAME SERVER_LINE ALLOW
         comp=$(worker_sum 'compression: decompressed [0-9]*, compressed \([0-9]*\),')
         bad=$(worker_sum 'dropped bad framing or compressed data \([0-9]*\)')
         ovt_log "$name: server decompressed $dec, compressed $comp, bad $bad"
-        [ "$dec" -gt 1000 ] || fail "$name: the server decompressed only $dec packets"
+        [ "$dec" -gt $((size / 2048)) ] || fail "$name: the server decompressed only $dec packets"
         [ "$bad" -eq 0 ] || fail "$name: the server dropped $bad packets as badly framed"
         if [ "$allow" = yes ]; then
-            [ "$comp" -gt 1000 ] || fail "$name: the server compressed only $comp packets"
+            [ "$comp" -gt $((size / 2048)) ] || fail "$name: the server compressed only $comp packets"
         else
             [ "$comp" -eq 0 ] || fail "$name: allow-compression asym, yet $comp compressed"
         fi
