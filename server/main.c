@@ -12,6 +12,7 @@
 #include "server/hooks/auth_token.h"
 #include "server/config/config.h"
 #include "server/config/genkey.h"
+#include "server/config/profile.h"
 #include "server/control/acceptor.h"
 #include "server/log/log.h"
 #include "server/server.h"
@@ -22,6 +23,8 @@ static void usage(FILE *f)
                "       ovpnd --genkey TYPE [FILE]\n"
                "       ovpnd --tls-crypt-v2 SERVER-KEY --genkey tls-crypt-v2-client FILE "
                "[METADATA]\n"
+               "       ovpnd profile --config FILE --remote HOST [PORT] [--cert FILE --key FILE] "
+               "[--out FILE]\n"
                "       ovpnd --version\n"
                "\n"
                "Runs an OpenVPN-protocol server from an OpenVPN 2.6 style server config FILE.\n"
@@ -33,7 +36,9 @@ static void usage(FILE *f)
                "                  2.6's format; TYPE is tls-crypt, tls-auth, secret,\n"
                "                  tls-crypt-v2-server, tls-crypt-v2-client (wrapped with the\n"
                "                  --tls-crypt-v2 server key; METADATA: base64 user data, else\n"
-               "                  the creation time) or auth-token\n");
+               "                  the creation time) or auth-token\n"
+               "  profile ...     write an inline client profile (.ovpn) for this server:\n"
+               "                  'ovpnd profile --help' lists its options\n");
 }
 
 static int open_log(const struct config *cfg)
@@ -216,6 +221,9 @@ int main(int argc, char **argv)
     char *text;
     int log_fd, err;
 
+    if (argc >= 2 && strcmp(argv[1], "profile") == 0) {
+        return profile_main(argc - 1, argv + 1);
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--genkey") == 0) {
             return genkey(argc, argv, i);

@@ -75,13 +75,14 @@ static int write_text(const char *path, const char *text, size_t len, char *errb
     return 0;
 }
 
-static int read_server_key(const char *path, struct tls_crypt_v2_server_key *sk, char *errbuf,
+/* The text of the server key file at path into *text (malloc'd, NUL-terminated; the caller
+ * wipes and frees it) and its length into *len. */
+static int read_server_key(const char *path, char **text_out, size_t *len_out, char *errbuf,
                            size_t errbuf_len)
 {
     char *text = malloc(SERVER_KEY_FILE_MAX);
     FILE *f = text ? fopen(path, "re") : NULL;
     size_t len;
-    int err = -1;
 
     if (!f) {
         snprintf(errbuf, errbuf_len, "cannot read the tls-crypt-v2 server key %s: %s", path,
@@ -89,20 +90,19 @@ static int read_server_key(const char *path, struct tls_crypt_v2_server_key *sk,
         free(text);
         return -1;
     }
-    len = fread(text, 1, SERVER_KEY_FILE_MAX, f);
-    if (ferror(f) || len == SERVER_KEY_FILE_MAX) {
+    len = fread(text, 1, SERVER_KEY_FILE_MAX - 1, f);
+    if (ferror(f) || len == SERVER_KEY_FILE_MAX - 1) {
         snprintf(errbuf, errbuf_len, "cannot read the tls-crypt-v2 server key %s", path);
-    } else if (tls_crypt_v2_server_key_parse(text, len, sk) != 0) {
-        snprintf(errbuf, errbuf_len,
-                 "%s is not a tls-crypt-v2 server key (ovpnd --genkey tls-crypt-v2-server FILE)",
-                 path);
-    } else {
-        err = 0;
+        fclose(f);
+        mbedtls_platform_zeroize(text, len);
+        free(text);
+        return -1;
     }
     fclose(f);
-    mbedtls_platform_zeroize(text, len);
-    free(text);
-    return err;
+    text[len] = '\0';
+    *text_out = text;
+    *len_out = len;
+    return 0;
 }
 
 /* metadata = type || data: user data decoded from b64, or the creation time (big-endian u64). */
@@ -137,22 +137,19 @@ static int make_metadata(const char *b64, uint8_t *md, size_t md_cap, size_t *md
     return 0;
 }
 
-static int genkey_v2_client(const char *path, const char *b64_metadata, const char *server_key_path,
-                            char *errbuf, size_t errbuf_len)
+int genkey_tls_crypt_v2_client_text(const char *server_key_text, size_t server_key_len,
+                                    const char *b64_metadata, char *out, size_t out_cap,
+                                    size_t *out_len, char *errbuf, size_t errbuf_len)
 {
     struct tls_crypt_v2_server_key sk;
     uint8_t buf[TLS_CRYPT_V2_CLIENT_KEY_LEN + TLS_CRYPT_V2_MAX_WKC_LEN];
     uint8_t md[TLS_CRYPT_V2_MAX_METADATA_LEN], kc[TLS_CRYPT_V2_CLIENT_KEY_LEN];
-    char text[KEY_TEXT_MAX];
     size_t md_len = 0, wkc_len = 0, text_len = 0, chk_len = 0;
     int err = -1;
 
-    if (!server_key_path) {
+    if (tls_crypt_v2_server_key_parse(server_key_text, server_key_len, &sk) != 0) {
         snprintf(errbuf, errbuf_len,
-                 "tls-crypt-v2-client needs the server key: --tls-crypt-v2 SERVER-KEY");
-        return -1;
-    }
-    if (read_server_key(server_key_path, &sk, errbuf, errbuf_len) != 0) {
+                 "not a tls-crypt-v2 server key (ovpnd --genkey tls-crypt-v2-server FILE)");
         return -1;
     }
     if (make_metadata(b64_metadata, md, sizeof(md), &md_len, errbuf, errbuf_len) != 0) {
@@ -165,24 +162,58 @@ static int genkey_v2_client(const char *path, const char *b64_metadata, const ch
     if (tls_crypt_v2_wrap(&sk, buf, md, md_len, buf + TLS_CRYPT_V2_CLIENT_KEY_LEN,
                           sizeof(buf) - TLS_CRYPT_V2_CLIENT_KEY_LEN, &wkc_len) != 0 ||
         tls_crypt_v2_pem_encode(TLS_CRYPT_V2_CLIENT_PEM, buf, TLS_CRYPT_V2_CLIENT_KEY_LEN + wkc_len,
-                                text, sizeof(text), &text_len) != 0) {
+                                out, out_cap, &text_len) != 0) {
         snprintf(errbuf, errbuf_len, "could not wrap the client key");
         goto out;
     }
     /* As openvpn does: read back what was made, as a server would. */
-    if (tls_crypt_v2_client_key_parse(text, text_len, kc, buf + TLS_CRYPT_V2_CLIENT_KEY_LEN,
+    if (tls_crypt_v2_client_key_parse(out, text_len, kc, buf + TLS_CRYPT_V2_CLIENT_KEY_LEN,
                                       sizeof(buf) - TLS_CRYPT_V2_CLIENT_KEY_LEN, &wkc_len) != 0 ||
         tls_crypt_v2_unwrap(&sk, buf + TLS_CRYPT_V2_CLIENT_KEY_LEN, wkc_len, kc, md, sizeof(md),
                             &chk_len) != 0 ||
         memcmp(kc, buf, sizeof(kc)) != 0) {
-        snprintf(errbuf, errbuf_len, "the new client key does not unwrap: not written");
+        snprintf(errbuf, errbuf_len, "the new client key does not unwrap");
+        mbedtls_platform_zeroize(out, out_cap);
         goto out;
     }
-    err = write_text(path, text, text_len, errbuf, errbuf_len);
+    *out_len = text_len;
+    err = 0;
 out:
     tls_crypt_v2_server_key_wipe(&sk);
     mbedtls_platform_zeroize(buf, sizeof(buf));
     mbedtls_platform_zeroize(kc, sizeof(kc));
+    return err;
+}
+
+static int genkey_v2_client(const char *path, const char *b64_metadata, const char *server_key_path,
+                            char *errbuf, size_t errbuf_len)
+{
+    char *sk_text;
+    char text[KEY_TEXT_MAX];
+    size_t sk_len = 0, text_len = 0;
+    int err;
+
+    if (!server_key_path) {
+        snprintf(errbuf, errbuf_len,
+                 "tls-crypt-v2-client needs the server key: --tls-crypt-v2 SERVER-KEY");
+        return -1;
+    }
+    if (read_server_key(server_key_path, &sk_text, &sk_len, errbuf, errbuf_len) != 0) {
+        return -1;
+    }
+    err = genkey_tls_crypt_v2_client_text(sk_text, sk_len, b64_metadata, text, sizeof(text),
+                                          &text_len, errbuf, errbuf_len);
+    if (err == 0) {
+        err = write_text(path, text, text_len, errbuf, errbuf_len);
+    } else if (strncmp(errbuf, "not a tls-crypt-v2 server key", 29) == 0) {
+        snprintf(errbuf, errbuf_len,
+                 "%s is not a tls-crypt-v2 server key (ovpnd --genkey tls-crypt-v2-server FILE)",
+                 server_key_path);
+    } else if (strcmp(errbuf, "the new client key does not unwrap") == 0) {
+        snprintf(errbuf, errbuf_len, "the new client key does not unwrap: not written");
+    }
+    mbedtls_platform_zeroize(sk_text, sk_len);
+    free(sk_text);
     mbedtls_platform_zeroize(text, sizeof(text));
     return err;
 }

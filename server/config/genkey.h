@@ -18,4 +18,14 @@
 int genkey_write(int argc, char **argv, const char *server_key_path, char *errbuf,
                  size_t errbuf_len);
 
+/* A new tls-crypt-v2 client key (Kc and its WKc, wrapped with the server key given as the PEM
+ * text server_key_text, server_key_len bytes) in openvpn 2.6's "OpenVPN tls-crypt-v2 client
+ * key" PEM form into out (out_cap bytes; 4096 hold any key), its length (no NUL) in *out_len.
+ * b64_metadata as for genkey_write (NULL: the creation time). Main thread; randomness from
+ * getrandom(2); no files. Returns 0, or -1 with the reason in errbuf (errbuf_len bytes,
+ * NUL-terminated). The caller wipes out when done: it is secret. */
+int genkey_tls_crypt_v2_client_text(const char *server_key_text, size_t server_key_len,
+                                    const char *b64_metadata, char *out, size_t out_cap,
+                                    size_t *out_len, char *errbuf, size_t errbuf_len);
+
 #endif /* SERVER_CONFIG_GENKEY_H */
