@@ -13,6 +13,9 @@ pkgs=(
     # integration tests, demo, benchmarks: the stock client, PKI, namespaces, traffic
     openvpn openssl iproute2 iputils-ping iperf3 python3 tcpdump util-linux procps coreutils
     passwd libpam-modules # the PAM tests make a user and a PAM service (pam_unix, pam_exec)
+    easy-rsa # docs/pki.md and tests/netns/test_easyrsa.sh
+    # packaging: the man page ovpnd(8) (docs/ovpnd.8.scd) and `cpack -G DEB`
+    scdoc dpkg-dev
 )
 
 installed=" $(dpkg-query -W -f='${Package}=${db:Status-Status} ' "${pkgs[@]}" 2>/dev/null || true) "
