@@ -40,7 +40,7 @@ struct profile_args {
     struct profile_remote remotes[PROFILE_MAX_REMOTES];
     size_t n_remotes;
     const char *cert, *key, *out, *v2_key, *v2_metadata;
-    bool has_auth_user_pass, no_verify_name;
+    bool has_auth_user_pass, no_verify_name, no_v2;
 };
 
 /* The profile text, grown as it is written; secret (it holds the client key). */
@@ -56,14 +56,15 @@ static void usage(FILE *f)
             "usage: ovpnd profile [--config] SERVER-CONFIG --remote HOST [PORT [udp|tcp]]...\n"
             "                     [--cert FILE --key FILE] [--out FILE]\n"
             "                     [--tls-crypt-v2-key FILE | --tls-crypt-v2-metadata BASE64]\n"
-            "                     [--auth-user-pass] [--no-verify-x509-name]\n"
+            "                     [--auth-user-pass] [--no-verify-x509-name] [--no-tls-crypt-v2]\n"
             "\n"
             "Writes an inline client profile (.ovpn) for the server that SERVER-CONFIG runs:\n"
             "proto and port, data-ciphers, compression and the tls-auth/tls-crypt key come from\n"
             "it, as do the ca; --cert/--key are the client's certificate and key (PEM). With\n"
             "tls-crypt-v2 a new client key is made from the server key (METADATA: base64 user\n"
             "data for tls-crypt-v2-verify; default the creation time) unless --tls-crypt-v2-key\n"
-            "names one. --out FILE is written with mode 0600; default standard output.\n");
+            "names one; --no-tls-crypt-v2 gives the server's tls-auth/tls-crypt key instead\n"
+            "where it has both. --out FILE is written with mode 0600; default standard output.\n");
 }
 
 static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -209,6 +210,9 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
             continue;
         } else if (strcmp(o, "--no-verify-x509-name") == 0) {
             a->no_verify_name = true;
+            continue;
+        } else if (strcmp(o, "--no-tls-crypt-v2") == 0) {
+            a->no_v2 = true;
             continue;
         }
         const char **dst = strcmp(o, "--config") == 0                  ? &a->config
@@ -433,14 +437,9 @@ static void add_remotes(struct text *t, const struct config *cfg, const struct p
     }
 }
 
-/* The control-channel key block: the server's tls-auth / tls-crypt key, or a tls-crypt-v2
- * client key (given, or made now from the server key). */
-static int add_tls_wrap(struct text *t, const struct config *cfg, const struct profile_args *a)
+/* The server's tls-auth or tls-crypt key, shared by all clients. */
+static void add_shared_key(struct text *t, const struct config *cfg)
 {
-    char v2[PROFILE_V2_KEY_MAX], errbuf[256];
-    size_t v2_len = 0;
-    int err = 0;
-
     switch (cfg->tls.tls_wrap_mode) {
     case CONFIG_TLS_WRAP_AUTH:
         if (cfg->tls.key_direction != CONFIG_KEY_DIRECTION_NONE) {
@@ -453,42 +452,50 @@ static int add_tls_wrap(struct text *t, const struct config *cfg, const struct p
     case CONFIG_TLS_WRAP_CRYPT:
         add_inline(t, "tls-crypt", cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len);
         break;
-    case CONFIG_TLS_WRAP_CRYPT_V2:
-        if (a->v2_key) {
-            char *data = NULL;
-            size_t len = 0;
-            uint8_t kc[TLS_CRYPT_V2_CLIENT_KEY_LEN], wkc[TLS_CRYPT_V2_MAX_WKC_LEN];
-            size_t wkc_len = 0;
-
-            if (read_file("--tls-crypt-v2-key", a->v2_key, &data, &len) != 0) {
-                return -1;
-            }
-            if (tls_crypt_v2_client_key_parse(data, len, kc, wkc, sizeof(wkc), &wkc_len) != 0) {
-                fprintf(stderr,
-                        "ovpnd profile: --tls-crypt-v2-key %s is not a tls-crypt-v2 "
-                        "client key\n",
-                        a->v2_key);
-                err = -1;
-            } else {
-                add_inline(t, "tls-crypt-v2", data, len);
-            }
-            mbedtls_platform_zeroize(kc, sizeof(kc));
-            mbedtls_platform_zeroize(data, len);
-            free(data);
-            return err;
-        }
-        if (genkey_tls_crypt_v2_client_text(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len,
-                                            a->v2_metadata, v2, sizeof(v2), &v2_len, errbuf,
-                                            sizeof(errbuf)) != 0) {
-            fprintf(stderr, "ovpnd profile: tls-crypt-v2 client key: %s\n", errbuf);
-            return -1;
-        }
-        add_inline(t, "tls-crypt-v2", v2, v2_len);
-        mbedtls_platform_zeroize(v2, sizeof(v2));
-        break;
     default:
         break;
     }
+}
+
+/* A tls-crypt-v2 client key: the one of --tls-crypt-v2-key, or a new one made from the
+ * server key. */
+static int add_v2_key(struct text *t, const struct config *cfg, const struct profile_args *a)
+{
+    char v2[PROFILE_V2_KEY_MAX], errbuf[256];
+    size_t v2_len = 0;
+    int err = 0;
+
+    if (a->v2_key) {
+        char *data = NULL;
+        size_t len = 0;
+        uint8_t kc[TLS_CRYPT_V2_CLIENT_KEY_LEN], wkc[TLS_CRYPT_V2_MAX_WKC_LEN];
+        size_t wkc_len = 0;
+
+        if (read_file("--tls-crypt-v2-key", a->v2_key, &data, &len) != 0) {
+            return -1;
+        }
+        if (tls_crypt_v2_client_key_parse(data, len, kc, wkc, sizeof(wkc), &wkc_len) != 0) {
+            fprintf(stderr,
+                    "ovpnd profile: --tls-crypt-v2-key %s is not a tls-crypt-v2 client "
+                    "key\n",
+                    a->v2_key);
+            err = -1;
+        } else {
+            add_inline(t, "tls-crypt-v2", data, len);
+        }
+        mbedtls_platform_zeroize(kc, sizeof(kc));
+        mbedtls_platform_zeroize(data, len);
+        free(data);
+        return err;
+    }
+    if (genkey_tls_crypt_v2_client_text(cfg->tls.tls_crypt_v2_key.data,
+                                        cfg->tls.tls_crypt_v2_key.len, a->v2_metadata, v2,
+                                        sizeof(v2), &v2_len, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ovpnd profile: tls-crypt-v2 client key: %s\n", errbuf);
+        return -1;
+    }
+    add_inline(t, "tls-crypt-v2", v2, v2_len);
+    mbedtls_platform_zeroize(v2, sizeof(v2));
     return 0;
 }
 
@@ -555,6 +562,11 @@ int profile_main(int argc, char **argv)
                 a.config);
         goto out;
     }
+    if (a.no_v2 && (!cfg.tls.has_tls_crypt_v2 || cfg.tls.tls_wrap_mode == CONFIG_TLS_WRAP_NONE)) {
+        fprintf(stderr, "ovpnd profile: --no-tls-crypt-v2 is for a server with tls-crypt-v2 and "
+                        "a tls-auth or tls-crypt key beside it\n");
+        goto out;
+    }
     needs_cert = cfg.tls.verify_client_cert == CONFIG_VERIFY_REQUIRE;
     needs_password = cfg.tls.verify_client_cert != CONFIG_VERIFY_REQUIRE ||
                      cfg.auth.auth_user_pass_verify != NULL || cfg.mgmt.client_auth ||
@@ -617,8 +629,8 @@ int profile_main(int argc, char **argv)
     if (needs_password) {
         text_add(&t, "auth-user-pass\n");
     }
-    if (cfg.tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && cfg.tls.auth &&
-        strcmp(cfg.tls.auth, "SHA1") != 0) {
+    if (cfg.tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && (!cfg.tls.has_tls_crypt_v2 || a.no_v2) &&
+        cfg.tls.auth && strcmp(cfg.tls.auth, "SHA1") != 0) {
         text_add(&t, "auth %s\n", cfg.tls.auth);
     }
     if (is_all_udp) {
@@ -630,8 +642,14 @@ int profile_main(int argc, char **argv)
         add_inline(&t, "cert", crt, crt_len);
         add_inline(&t, "key", key, key_len);
     }
-    if (add_tls_wrap(&t, &cfg, &a) != 0) {
-        goto out;
+    /* A server with tls-crypt-v2 beside tls-auth/tls-crypt takes either kind of client
+     * (2.6); the profile gets a key of its own unless --no-tls-crypt-v2. */
+    if (cfg.tls.has_tls_crypt_v2 && !a.no_v2) {
+        if (add_v2_key(&t, &cfg, &a) != 0) {
+            goto out;
+        }
+    } else {
+        add_shared_key(&t, &cfg);
     }
     if (t.has_failed) {
         fprintf(stderr, "ovpnd profile: out of memory\n");

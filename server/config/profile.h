@@ -16,7 +16,8 @@
  * named by --config, checks the client certificate against its `ca` (and `crl-verify` file) and
  * the key against the certificate, and writes the profile to --out FILE (mode 0600, replaced)
  * or standard output. With tls-crypt-v2 in the server config a new client key is made from the
- * server key unless --tls-crypt-v2-key names one. Main thread, before anything else runs;
+ * server key unless --tls-crypt-v2-key names one (or --no-tls-crypt-v2 asks for the server's
+ * tls-auth / tls-crypt key beside it). Main thread, before anything else runs;
  * reads files, writes one. Messages go to standard error. Returns the process exit status: 0,
  * 1 (a file or check failed) or 2 (bad usage). */
 int profile_main(int argc, char **argv);

@@ -5,8 +5,9 @@
 #   run 1: tls-crypt, its key line in a file the server config includes (`config FILE`), and
 #          `data-ciphers AES-192-GCM` (not among a 2.6 client's defaults: without the profile's
 #          data-ciphers line the client could not connect)
-#   run 2: tls-crypt-v2: the profile carries a client key made from the server key, with user
-#          metadata that tls-crypt-v2-verify sees
+#   run 2: tls-crypt-v2 beside tls-crypt: the profile carries a client key made from the server
+#          key, with user metadata that tls-crypt-v2-verify sees (not the shared key); with
+#          --no-tls-crypt-v2 the shared tls-crypt key instead, and that connects too
 # Both profiles name the server (verify-x509-name, checked by the client). The generator refuses
 # a key that is not the certificate's and a certificate of another CA, and writes the profile
 # mode 0600. With OVPN_SERVER_IMPL=openvpn the server is openvpn 2.6 on the same config (the
@@ -85,7 +86,7 @@ exit 0
 SH
 chmod 755 "$dir/v2verify.sh"
 OVT_WRAP=none server_conf_write "$dir" "tls-crypt-v2 $dir/v2server.key" "script-security 2" \
-    "tls-crypt-v2-verify $dir/v2verify.sh"
+    "tls-crypt-v2-verify $dir/v2verify.sh" "tls-crypt $pki/ta.key"
 server_start "$dir"
 "$OVPND_BIN" profile "$dir/server.conf" --remote "$OVT_SERVER_IP" --cert "$pki/client2.crt" \
     --key "$pki/client2.key" --tls-crypt-v2-metadata "$(printf laptop2 | base64)" \
@@ -94,6 +95,7 @@ grep -q "^<tls-crypt-v2>$" "$dir/client2.ovpn" || fail "the tls-crypt-v2 profile
 grep -q "^-----BEGIN OpenVPN tls-crypt-v2 client key-----$" "$dir/client2.ovpn" ||
     fail "the tls-crypt-v2 profile's key is not a client key"
 grep -q "server key" "$dir/client2.ovpn" && fail "the profile leaks the tls-crypt-v2 server key"
+grep -q "^<tls-crypt>$" "$dir/client2.ovpn" && fail "the tls-crypt-v2 profile also has the shared key"
 grep -q "^data-ciphers" "$dir/client2.ovpn" && fail "a data-ciphers line for the default ciphers"
 
 profile_client 2 "$dir/client2.ovpn"
@@ -103,3 +105,12 @@ assert_ping "$NS_SRV" "${CLIENT_TUN_IP[2]}" 5 0.05 0 "server -> client 2"
 [ "$(cat "$dir/v2verify.out" 2>/dev/null)" = laptop2 ] ||
     fail "tls-crypt-v2-verify did not see the profile key's metadata"
 ovt_log "the tls-crypt-v2 profile connects the stock client (metadata 'laptop2' reached the server)"
+
+"$OVPND_BIN" profile "$dir/server.conf" --remote "$OVT_SERVER_IP" --cert "$pki/client1.crt" \
+    --key "$pki/client1.key" --no-tls-crypt-v2 --out "$dir/client1-shared.ovpn" ||
+    fail "ovpnd profile --no-tls-crypt-v2 failed"
+grep -q "^<tls-crypt>$" "$dir/client1-shared.ovpn" && ! grep -q "^<tls-crypt-v2>$" "$dir/client1-shared.ovpn" ||
+    fail "the --no-tls-crypt-v2 profile does not carry the shared tls-crypt key alone"
+profile_client 1 "$dir/client1-shared.ovpn"
+wait_tunnel 1
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 (shared tls-crypt key beside tls-crypt-v2)"
