@@ -602,7 +602,10 @@ int profile_main(int argc, char **argv)
              when);
     text_add(&t, "client\ndev tun\n");
     add_remotes(&t, &cfg, &a, &is_all_udp);
-    text_add(&t, "nobind\npersist-key\npersist-tun\n");
+    /* (OpenVPN Connect warns about persist-tun, explicit-exit-notify and data-ciphers and
+     * ignores them; 2.6 uses them. persist-key would only matter for a client that drops
+     * root.) */
+    text_add(&t, "nobind\npersist-tun\n");
     if (has_eku) {
         text_add(&t, "remote-cert-tls server\n");
     } else {

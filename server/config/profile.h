@@ -4,10 +4,12 @@
  * exactly as the server parser reads it (includes, inline blocks, `cd`).
  *
  * The profile keeps to options that the stock openvpn 2.6 client and OpenVPN Connect (openvpn3)
- * both take: client, dev tun, remote HOST PORT udp|tcp, nobind, persist-key, persist-tun,
- * remote-cert-tls server, verify-x509-name CN name, data-ciphers, tun-mtu, compress / comp-lzo,
- * auth-user-pass, auth, key-direction, explicit-exit-notify, verb, and the inline blocks <ca>,
- * <cert>, <key>, <tls-auth>, <tls-crypt>, <tls-crypt-v2>.
+ * both take: client, dev tun, remote HOST PORT udp|tcp, nobind, remote-cert-tls server,
+ * verify-x509-name CN name, tun-mtu, compress / comp-lzo, auth-user-pass, auth, key-direction,
+ * verb, and the inline blocks <ca>, <cert>, <key>, <tls-auth>, <tls-crypt>, <tls-crypt-v2>;
+ * plus persist-tun, explicit-exit-notify (UDP only) and data-ciphers (when not the default),
+ * which openvpn3 ignores with a warning (its cliopt.hpp list of ignored options): a profile
+ * that needs a cipher outside Connect's default set does not suit Connect.
  */
 #ifndef SERVER_CONFIG_PROFILE_H
 #define SERVER_CONFIG_PROFILE_H
