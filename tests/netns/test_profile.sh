@@ -109,8 +109,10 @@ ovt_log "the tls-crypt-v2 profile connects the stock client (metadata 'laptop2' 
 "$OVPND_BIN" profile "$dir/server.conf" --remote "$OVT_SERVER_IP" --cert "$pki/client1.crt" \
     --key "$pki/client1.key" --no-tls-crypt-v2 --out "$dir/client1-shared.ovpn" ||
     fail "ovpnd profile --no-tls-crypt-v2 failed"
-grep -q "^<tls-crypt>$" "$dir/client1-shared.ovpn" && ! grep -q "^<tls-crypt-v2>$" "$dir/client1-shared.ovpn" ||
+if ! grep -q "^<tls-crypt>$" "$dir/client1-shared.ovpn" ||
+    grep -q "^<tls-crypt-v2>$" "$dir/client1-shared.ovpn"; then
     fail "the --no-tls-crypt-v2 profile does not carry the shared tls-crypt key alone"
+fi
 profile_client 1 "$dir/client1-shared.ovpn"
 wait_tunnel 1
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 (shared tls-crypt key beside tls-crypt-v2)"

@@ -34,7 +34,7 @@ DESTDIR=$tmp/stage cmake --install "$build" --prefix /usr >"$tmp/install.log" 2>
     -D CPACK_INSTALL_CMAKE_PROJECTS= -D "CPACK_INSTALLED_DIRECTORIES=$tmp/stage;." \
     -D CPACK_PACKAGING_INSTALL_PREFIX=/) >"$tmp/cpack.log" 2>&1 ||
     fail "cpack: $(tail -n 10 "$tmp/cpack.log")"
-deb=$(ls "$tmp"/out/ovpnd_*.deb 2>/dev/null | head -n 1)
+deb=$(find "$tmp/out" -maxdepth 1 -name 'ovpnd_*.deb' | head -n 1)
 [ -n "$deb" ] || fail "cpack made no ovpnd_*.deb: $(tail -n 10 "$tmp/cpack.log")"
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$tmp/files"
 
