@@ -31,7 +31,9 @@ metrics_url=http://$OVT_SERVER_IP:$METRICS_PORT
 prom_url=http://127.0.0.1:9090
 
 netns_setup 2
-pki_make "$OVT_DIR" --odd-names
+pki_make "$OVT_DIR" --clients 1
+# client 2: double quotes in its common name, which the label value must escape
+pki_sign_client "$OVT_DIR/quote" '"quoted" first' "ec -pkeyopt ec_paramgen_curve:P-256" -days 30
 extra=()
 if [ "$is_ovpnd" = 1 ]; then
     extra=("workers 2" "metrics $OVT_SERVER_IP $METRICS_PORT" "metrics-per-client")
@@ -64,7 +66,7 @@ wait_for 5 grep -q " READY=1$" "$OVT_DIR/notify.log" || {
 }
 ovt_log "READY=1 received"
 if [ "$is_ovpnd" = 0 ]; then
-    ovt_log "openvpn 2.6 sent: $(cut -d' ' -f2- "$OVT_DIR/notify.log" | sort -u | tr '\n' ';')"
+    ovt_log "openvpn 2.6 sent: $(grep -v listening "$OVT_DIR/notify.log" | cut -d' ' -f2- | sort -u | tr '\n' ';')"
     ovt_log "openvpn 2.6 has no metrics endpoint, watchdog or client count in STATUS=: rest skipped"
     exit 0
 fi
@@ -87,7 +89,8 @@ ovt_spawn "$NS_SRV" "$OVT_DIR/prometheus.log" prometheus --config.file="$OVT_DIR
     --log.level=warn
 
 client_start "$OVT_DIR" 1
-OVT_CLIENT_CERT=$OVT_DIR/pki/quote.crt OVT_CLIENT_KEY=$OVT_DIR/pki/quote.key client_start "$OVT_DIR" 2
+OVT_CLIENT_CERT=$OVT_DIR/quote/client.crt OVT_CLIENT_KEY=$OVT_DIR/quote/client.key \
+    client_start "$OVT_DIR" 2
 wait_tunnel 1
 wait_tunnel 2
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 20 0.02 0 "client 1 -> server tun"
@@ -167,7 +170,7 @@ junk = [os.urandom(3000), b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + b"X: " + b"a
         b"\x00\xff\r\n\r\n", b"GET " + b"/" * 70000 + b" HTTP/1.0\r\n\r\n"]
 for data in junk:
     t0 = time.monotonic()
-    s = socket.create_connection((host, port), timeout=2)
+    s = socket.create_connection((host, port), timeout=1)
     try:
         s.sendall(data)
         s.shutdown(socket.SHUT_WR)
@@ -197,7 +200,8 @@ t0=$SECONDS
 code=$(scrape -o /dev/null -w '%{http_code}') || true
 [ "$code" = 503 ] || fail "with the control thread frozen a scrape answered $code, not 503"
 [ $((SECONDS - t0)) -le 4 ] || fail "the 503 took $((SECONDS - t0)) s"
-assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.05 0 "client 1 while the control thread is frozen"
+loss=$(ping_loss "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.05)
+[ "$loss" = 0 ] || fail "client 1 lost $loss% of its pings while the control thread was frozen"
 n_wd2=$(grep -c " WATCHDOG=1$" "$OVT_DIR/notify.log" || true)
 [ "$n_wd2" -le $((n_wd + 1)) ] || fail "WATCHDOG=1 went on while the control thread was frozen ($n_wd -> $n_wd2)"
 [ "$n_wd" -ge 3 ] || fail "only $n_wd WATCHDOG=1 before the freeze (WATCHDOG_USEC=1000000)"
