@@ -31,7 +31,7 @@ const uint32_t metrics_hs_bucket_ms[METRICS_HS_BUCKETS] = {
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 struct metrics {
-    const struct config *cfg;
+    bool is_per_client; /* metrics-per-client (copied: the config may be replaced later) */
     struct mailbox *mb;
     int owner;
     const struct worker_stats *const *ws;
@@ -370,7 +370,7 @@ static void req_run(void *arg)
     struct snapshot_req *r = arg;
     struct metrics *m = r->m;
 
-    m->ops.snapshot(m->ops.ctx, m->cfg->metrics.per_client, &r->snap);
+    m->ops.snapshot(m->ops.ctx, m->is_per_client, &r->snap);
     pthread_mutex_lock(&m->lock);
     r->is_done = r->is_ok = true;
     pthread_cond_broadcast(&m->cond);
@@ -431,8 +431,7 @@ static char *scrape(struct metrics *m, size_t *len, unsigned *status)
     pthread_mutex_unlock(&m->lock); /* done: the control thread no longer touches r->snap */
     out = open_memstream(&text, len);
     if (out) {
-        err = metrics_render(out, &r->snap, m->ws, m->n_workers, m->cfg->metrics.per_client,
-                             m->start_time);
+        err = metrics_render(out, &r->snap, m->ws, m->n_workers, m->is_per_client, m->start_time);
         if (fclose(out) != 0 || err) {
             free(text);
             text = NULL;
@@ -603,7 +602,7 @@ int metrics_new(const struct config *cfg, struct mailbox *mb, int owner,
         snprintf(errbuf, errbuf_len, "metrics: out of memory");
         return -ENOMEM;
     }
-    m->cfg = cfg;
+    m->is_per_client = cfg->metrics.per_client;
     m->mb = mb;
     m->owner = owner;
     m->ws = ws;

@@ -126,8 +126,9 @@ int metrics_render(FILE *out, const struct metrics_snapshot *snap,
 
 /* Start the endpoint of cfg->metrics (which must be set): binds HOST:PORT now (call before
  * privileges are dropped) and starts libmicrohttpd's thread. Scrapes post a MSG_CALL to box
- * `owner` of mb and wait for ops->snapshot to run there. cfg, mb, ws (n_workers entries) and
- * ops->ctx outlive the module. Main thread. 0 or -errno with a reason in errbuf. */
+ * `owner` of mb and wait for ops->snapshot to run there. cfg is read here only; mb, ws
+ * (n_workers entries) and ops->ctx outlive the module. Main thread. 0 or -errno with a reason in
+ * errbuf. */
 int metrics_new(const struct config *cfg, struct mailbox *mb, int owner,
                 const struct worker_stats *const *ws, int n_workers, const struct metrics_ops *ops,
                 struct metrics **out, char *errbuf, size_t errbuf_len);
