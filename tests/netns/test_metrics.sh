@@ -102,6 +102,11 @@ wait_for 5 grep -q " STATUS=2 clients connected$" "$OVT_DIR/notify.log" || {
 }
 ovt_log "STATUS=2 clients connected received"
 
+# The endpoint listens on the configured address only.
+listeners=$(ip netns exec "$NS_SRV" ss -Hltn "sport = :$METRICS_PORT" | awk '{ print $4 }')
+[ "$listeners" = "$OVT_SERVER_IP:$METRICS_PORT" ] ||
+    fail "the metrics port listens on '$listeners', not only $OVT_SERVER_IP:$METRICS_PORT"
+
 # One scrape by hand: the text format as promtool reads it.
 scrape() { # scrape [CURL-OPTION...]: the endpoint's /metrics, body to stdout
     ovt_run 10 "$NS_SRV" curl -sS --max-time 5 "$@" "$metrics_url/metrics"
