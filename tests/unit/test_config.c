@@ -566,7 +566,6 @@ static const struct {
     {"chroot", "#19 daemon"},
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
-    {"dns", "#24"},
     {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
     {"gremlin", "#24: a debugging aid that damages traffic on purpose"},
@@ -593,7 +592,6 @@ static const struct {
     {"proto-force", "#16 TCP transport"},
     {"route-pre-down", "#19 scripts around the device"},
     {"stale-routes-check", "#19 session limits"},
-    {"tls-exit", "#24"},
     {"udp-mtu", "#24: MTU options"},
 };
 
