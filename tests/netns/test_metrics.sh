@@ -7,10 +7,11 @@
 #   - `metrics HOST PORT` with metrics-per-client: two stock clients (one with double quotes in
 #     its common name, escaped in the label) ping through two workers; Debian's Prometheus server
 #     scrapes the endpoint every second; through its HTTP API the connected-client count is 2,
-#     each worker's bytes in and out equal the status file's rows, and both clients have their
-#     series; a scrape passes `promtool check metrics`; other paths and methods are refused and
-#     junk requests change nothing; a frozen control thread makes a scrape fail (503) in
-#     bounded time and does not stop the clients' traffic.
+#     each worker's bytes in and out equal the status file's rows, both clients have their
+#     series, client 1's renegotiations and certificate checks are counted; a scrape passes
+#     `promtool check metrics`; the endpoint listens on its address only; other paths and
+#     methods are refused and junk requests change nothing; a frozen control thread makes a
+#     scrape fail (503) in bounded time and does not stop the clients' traffic.
 # openvpn 2.6 has no metrics endpoint and no watchdog, and its STATUS= does not count clients:
 # against it only READY=1 is checked.
 set -euo pipefail
@@ -88,7 +89,7 @@ ovt_spawn "$NS_SRV" "$OVT_DIR/prometheus.log" prometheus --config.file="$OVT_DIR
     --storage.tsdb.path="$OVT_DIR/prometheus" --web.listen-address=127.0.0.1:9090 \
     --log.level=warn
 
-client_start "$OVT_DIR" 1
+client_start "$OVT_DIR" 1 "reneg-sec 3" # renegotiates during the test
 OVT_CLIENT_CERT=$OVT_DIR/quote/client.crt OVT_CLIENT_KEY=$OVT_DIR/quote/client.key \
     client_start "$OVT_DIR" 2
 wait_tunnel 1
@@ -154,7 +155,9 @@ ovt_log "per-worker bytes match the status file: $(tr '\n' ';' <"$OVT_DIR/worker
 ovt_run 10 "$NS_SRV" "$OVT_PY" "$check" expect "$prom_url" \
     'ovpnd_handshakes_total{result="ok"} == 2' \
     'ovpnd_handshake_duration_seconds_count == 2' \
-    'ovpnd_auth_results_total{method="certificate",result="ok"} == 2' \
+    'ovpnd_auth_results_total{method="certificate",result="ok"} >= 3' \
+    'ovpnd_renegotiations_total{result="ok"} >= 1' \
+    'ovpnd_renegotiations_total{result="failed"} == 0' \
     'ovpnd_client_transmit_bytes_total{common_name="client1"} > 0' \
     'ovpnd_client_receive_bytes_total{common_name="\"quoted\" first"} > 0' \
     'count(ovpnd_worker_sessions == 1) == 2' \
