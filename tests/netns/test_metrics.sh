@@ -41,7 +41,7 @@ if [ "$is_ovpnd" = 1 ]; then
     # The unit's capability bounding set, for the server run below (as systemd would set it).
     unit=$(dirname "$OVPND")/contrib/ovpnd@.service
     [ -f "$unit" ] || fail "no rendered unit at $unit (the build writes it)"
-    caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' |
+    caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr '[:upper:]' '[:lower:]' |
         sed 's/cap_/+/g; s/ /,/g')
     [ -n "$caps" ] || fail "no CapabilityBoundingSet in $unit"
     mkdir -p "$OVT_DIR/bin"
