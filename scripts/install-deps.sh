@@ -7,6 +7,7 @@ pkgs=(
     # build
     build-essential cmake pkg-config
     libmbedtls-dev libuv1-dev libbpf-dev liblz4-dev liblzo2-dev uthash-dev libpam0g-dev libssl-dev
+    libmicrohttpd-dev libsystemd-dev # the metrics endpoint, sd_notify
     libcrypt-dev # the sanitizer build preloads it (see CMakeLists.txt)
     # unit tests and formatting
     libcmocka-dev clang-format-16
@@ -16,6 +17,10 @@ pkgs=(
     easy-rsa # docs/pki.md and tests/netns/test_easyrsa.sh
     # packaging: the man page ovpnd(8) (docs/ovpnd.8.scd) and `cpack -G DEB`
     scdoc dpkg-dev
+    # test_metrics: a real Prometheus scrapes ovpnd and promtool checks the text (on a machine
+    # run by systemd the package also enables Debian's prometheus.service); systemd-analyze
+    # verifies contrib/ovpnd@.service
+    prometheus curl systemd
 )
 
 installed=" $(dpkg-query -W -f='${Package}=${db:Status-Status} ' "${pkgs[@]}" 2>/dev/null || true) "

@@ -485,6 +485,7 @@ int config_finish(struct config_parser *ps)
         config_check_auth,
         config_check_auth_token,
         config_check_mgmt,
+        config_check_metrics,
         check_files,
     };
     int result = 0;

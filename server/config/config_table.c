@@ -113,7 +113,10 @@ static const struct config_directive directives[] = {
     CCD("disable"),
     IGNORE("disable-dco", 0, 0, NULL), /* ovpnd has no data channel offload to disable */
     IGNORE("disable-occ", 0, 0, "options-consistency messages are not sent"),
-    TODO("dns", 0, NULL),
+    IGNORE("dns", 1, CONFIG_MAX_ARGS - 1,
+           "in a server, 2.6 only hands it to its own scripts as dns_* variables, which ovpnd "
+           "does not set; to give clients DNS servers, push it: push \"dns server 0 address "
+           "ADDR\""),
     SET("down", 1, 1, 0, config_h_hook_script),
     SET("down-pre", 0, 0, 0, config_h_down_pre),
     SET("duplicate-cn", 0, 0, 0, config_h_duplicate_cn),
@@ -193,6 +196,8 @@ static const struct config_directive directives[] = {
     IGNORE("max-routes", 1, 1, "deprecated in openvpn and without effect"),
     SET("max-routes-per-client", 1, 1, 0, config_h_max_routes_per_client),
     IGNORE("memstats", 1, 1, "ovpnd writes no memory statistics file"),
+    SET("metrics", 2, 2, 0, config_h_metrics),
+    SET("metrics-per-client", 0, 0, 0, config_h_metrics_per_client),
     REFUSED("mktun", ACTION),
     SET("mlock", 0, 0, 0, config_h_mlock),
     SET("mode", 1, 1, 0, config_h_mode),
@@ -326,7 +331,9 @@ static const struct config_directive directives[] = {
     SET("tls-crypt-v2", 1, 2, I, config_h_tls_crypt_v2),
     SET("tls-crypt-v2-max-age", 1, 1, 0, config_h_tls_crypt_v2_max_age),
     SET("tls-crypt-v2-verify", 1, 1, 0, config_h_hook_script),
-    TODO("tls-exit", 0, NULL),
+    IGNORE("tls-exit", 0, 0,
+           "in a server it ends only the failing client's session (2.6: a signal to that "
+           "client's instance), which ovpnd always does"),
     SET("tls-export-cert", 1, 1, 0, config_h_tls_export_cert),
     SET("tls-groups", 1, 1, 0, config_h_tls_groups),
     SET("tls-server", 0, 0, 0, config_h_tls_server),
