@@ -34,7 +34,13 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
   "ovpnd serves stock OpenVPN 2.4+ clients and OpenVPN Connect over UDP and TCP\n\
 from OpenVPN 2.6 server configs, with data-channel worker threads, tls-crypt-v2,\n\
 plugins, the management interface and a client profile generator (ovpnd profile).")
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# The package installs under the configured prefix, which the unit's ExecStart was rendered
+# with: configure with -DCMAKE_INSTALL_PREFIX=/usr for a Debian package (docs/install.md).
+set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
+if(NOT CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  message(STATUS "cpack -G DEB would install under ${CMAKE_INSTALL_PREFIX}; for a Debian \
+package configure with -DCMAKE_INSTALL_PREFIX=/usr")
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)

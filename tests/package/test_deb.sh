@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Debian package (cmake/packaging.cmake, `cpack -G DEB`) holds what docs/install.md says it
 # installs, its Depends are computed from the linked libraries, /etc/logrotate.d/ovpnd is a
-# conffile, and the systemd unit starts a binary that the package installs.
+# conffile, and the systemd unit starts a binary that the package installs. The package is
+# under the build's install prefix: docs/install.md's /usr paths are read as PREFIX paths
+# (/usr/local/... in a build with the default prefix).
 #
 # usage: tests/package/test_deb.sh [BUILD_DIR]   (default: build; it must be built)
 # The package is made from BUILD_DIR's install rules into a temporary directory, as `cpack -G
@@ -28,7 +30,9 @@ fail() {
     exit 1
 }
 
-DESTDIR=$tmp/stage cmake --install "$build" --prefix /usr >"$tmp/install.log" 2>&1 ||
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
+[ -n "$prefix" ] || fail "no CMAKE_INSTALL_PREFIX in $build/CMakeCache.txt"
+DESTDIR=$tmp/stage cmake --install "$build" >"$tmp/install.log" 2>&1 ||
     fail "cmake --install: $(tail -n 5 "$tmp/install.log")"
 (cd "$tmp" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/out" \
     -D CPACK_INSTALL_CMAKE_PROJECTS= -D "CPACK_INSTALLED_DIRECTORIES=$tmp/stage;." \
@@ -41,11 +45,11 @@ dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$tmp/files"
 # Every path of docs/install.md's list ("## 2. What the package installs": indented lines
 # starting with /) is in the package.
 sed -n '/^## 2\. What the package installs/,/^## 3/p' "$src/docs/install.md" |
-    sed -n 's|^    \(/[^ ]*\)$|\1|p' >"$tmp/documented"
+    sed -n 's|^    \(/[^ ]*\)$|\1|p' | sed "s|^/usr/|$prefix/|" >"$tmp/documented"
 [ "$(wc -l <"$tmp/documented")" -ge 10 ] || fail "docs/install.md lists no package contents"
 n=0
 while read -r path; do
-    if [ "$path" = /usr/share/man/man8/ovpnd.8.gz ] && [ ! -f "$build/ovpnd.8.gz" ]; then
+    if [ "$path" = "$prefix/share/man/man8/ovpnd.8.gz" ] && [ ! -f "$build/ovpnd.8.gz" ]; then
         echo "note: no man page in this build (scdoc was not installed when it was configured)"
         continue
     fi
@@ -67,19 +71,10 @@ dpkg-deb -I "$deb" conffiles | grep -qxF /etc/logrotate.d/ovpnd ||
 # The unit starts a binary the package installs.
 mkdir "$tmp/x"
 dpkg-deb -x "$deb" "$tmp/x"
-unit=$tmp/x/usr/lib/systemd/system/ovpnd@.service
-[ -f "$unit" ] || fail "no unit at /usr/lib/systemd/system/ovpnd@.service"
+unit=$tmp/x$prefix/lib/systemd/system/ovpnd@.service
+[ -f "$unit" ] || fail "no unit at $prefix/lib/systemd/system/ovpnd@.service"
 exec_bin=$(sed -n 's/^ExecStart=[-@+!:]*\([^ ]*\).*/\1/p' "$unit" | head -n 1)
-"$tmp/x/usr/sbin/ovpnd" --version >/dev/null || fail "the packaged ovpnd does not run"
-if ! grep -qxF "$exec_bin" "$tmp/files"; then
-    if [ "$exec_bin" = /usr/local/sbin/ovpnd ]; then
-        # contrib/ovpnd@.service still names the default `cmake --install` location; the unit's
-        # ExecStart is to follow the install prefix. Until then the package's unit cannot start:
-        # reported as skipped (not passed) so that it shows.
-        echo "SKIP: everything else holds ($n documented paths), but the unit's ExecStart runs" \
-            "$exec_bin, not the packaged /usr/sbin/ovpnd (the unit does not follow the prefix yet)"
-        exit 77
-    fi
+grep -qxF "$exec_bin" "$tmp/files" ||
     fail "the unit's ExecStart runs $exec_bin, which the package does not install"
-fi
-echo "PASS: $(basename "$deb"): $n documented paths, Depends: $depends"
+"$tmp/x$exec_bin" --version >/dev/null || fail "the packaged ovpnd does not run"
+echo "PASS: $(basename "$deb") (prefix $prefix): $n documented paths, Depends: $depends"
