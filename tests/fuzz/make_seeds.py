@@ -207,6 +207,10 @@ def aead_seeds():
         "seed-aes128-packet": one(0, 8, 3, bytes(range(200))),
         "seed-aes256-empty": one(1, 8, 1000, b""),
         "seed-chacha-long": one(2, 12, 777, bytes(i & 0xFF for i in range(1500))),
+        # the top bit: CBC + HMAC (cipher = low bits % 6; digest = first nonce byte % 5: SHA1 here)
+        "seed-cbc-aes256": one(0x82, 0, 5, bytes(range(100))),
+        "seed-cbc-camellia128-empty": one(0x83, 0, 70, b""),
+        "seed-cbc-aes128-long": one(0x80, 0, 999, bytes(i & 0xFF for i in range(1400))),
     }
 
 
