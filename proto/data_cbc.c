@@ -312,23 +312,27 @@ int data_cbc_seal(struct data_cbc *c, uint32_t packet_id, const uint8_t *plain, 
     return 0;
 }
 
-/* CBC-decrypt ct into out (ct_len bytes of room); *n is the plaintext length. */
-static int cbc_decrypt(struct data_cbc *c, const uint8_t *iv, const uint8_t *ct, size_t ct_len,
-                       uint8_t *out, size_t *n)
+/* CBC-decrypt ct into out (ct_len bytes of room) on OpenSSL; *n is the plaintext length. */
+static int cbc_decrypt_openssl(struct data_cbc *c, const uint8_t *iv, const uint8_t *ct,
+                               size_t ct_len, uint8_t *out, size_t *n)
 {
-    if (c->backend == DATA_AEAD_OPENSSL) {
-        int a = 0, f = 0;
+    int a = 0, f = 0;
 
-        if (EVP_DecryptInit_ex2(c->ctx, NULL, NULL, iv, NULL) != 1 ||
-            EVP_DecryptUpdate(c->ctx, out, &a, ct, (int)ct_len) != 1) {
-            return -PE_CRYPTO;
-        }
-        if (EVP_DecryptFinal_ex(c->ctx, out + a, &f) != 1) {
-            return -PE_MALFORMED; /* bad padding */
-        }
-        *n = (size_t)a + (size_t)f;
-        return 0;
+    if (EVP_DecryptInit_ex2(c->ctx, NULL, NULL, iv, NULL) != 1 ||
+        EVP_DecryptUpdate(c->ctx, out, &a, ct, (int)ct_len) != 1) {
+        return -PE_CRYPTO;
     }
+    if (EVP_DecryptFinal_ex(c->ctx, out + a, &f) != 1) {
+        return -PE_MALFORMED; /* bad padding */
+    }
+    *n = (size_t)a + (size_t)f;
+    return 0;
+}
+
+/* The same on Mbed TLS. */
+static int cbc_decrypt_mbedtls(struct data_cbc *c, const uint8_t *iv, const uint8_t *ct,
+                               size_t ct_len, uint8_t *out, size_t *n)
+{
     size_t a = 0, f = 0;
     int ret;
 
@@ -378,7 +382,8 @@ int data_cbc_open(struct data_cbc *c, const uint8_t *in, size_t in_len, uint8_t 
     if (ct_len % DATA_CBC_BLOCK_LEN != 0) {
         return -PE_MALFORMED;
     }
-    err = cbc_decrypt(c, iv, ct, ct_len, out, &n);
+    err = c->backend == DATA_AEAD_OPENSSL ? cbc_decrypt_openssl(c, iv, ct, ct_len, out, &n)
+                                          : cbc_decrypt_mbedtls(c, iv, ct, ct_len, out, &n);
     if (!err && n < DATA_CBC_PACKET_ID_LEN) {
         err = -PE_MALFORMED;
     }
