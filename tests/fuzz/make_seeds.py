@@ -227,7 +227,7 @@ def worker_decide_seeds():
     def install(client, peer_id):
         return (0, client, peer_id, 0)
 
-    return {
+    seeds = {
         "seed-basic": ev(install(0, 0), install(1, 1), send(0, 0, 20, 0, 0), send(1, 0, 30, 0, 1),
                          (4, 0, 0, 0), (134, 0, 5, 0), (5, 0, 40, 0), (5, 1, 44, 1)),
         "seed-float": ev(install(0, 0), send(0, 0, 20, 0, 2), send(0, 0, 20, 0, 2), (7, 0, 15, 0),
@@ -246,6 +246,11 @@ def worker_decide_seeds():
                        send(0, 0, 19, 0, 0), (8, 0, 1, 0), (1, 1, 0, 0), (8, 0, 1, 0),
                        send(0, 0, 17, 0, 0)),
     }
+    # the same with AES-128-CBC (cipher index 3 in the third header byte)
+    for name in ("seed-basic", "seed-rekey", "seed-float"):
+        data = seeds[name]
+        seeds[name.replace("seed-", "seed-cbc-")] = data[:2] + bytes([data[2] | 3 << 1]) + data[3:]
+    return seeds
 
 
 def acceptor_decide_seeds():
