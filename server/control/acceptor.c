@@ -312,6 +312,15 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
                     cfg->tls.n_peer_fingerprints);
         }
     }
+    if (cfg->tls.n_verify_hashes > 0) {
+        err = tls_server_conf_set_verify_hashes(&a->crypto.tls,
+                                                (const uint8_t(*)[32])cfg->tls.verify_hashes,
+                                                cfg->tls.n_verify_hashes, cfg->tls.verify_hash_len);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "verify-hash: out of memory");
+            return err;
+        }
+    }
     if (cfg->tls.tls_groups) {
         char bad[80];
 
