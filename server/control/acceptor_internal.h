@@ -207,7 +207,7 @@ struct acceptor_stats {
         handshakes_ok, handshakes_failed, auth_failed,
         drop_wkc,        /* tls-crypt-v2: WKc missing, malformed, not ours, expired; no Kc */
         drop_v2_refused, /* tls-crypt-v2-verify refused the client key */
-        drop_handover;   /* P_DATA_V2 for a worker that is ACCEPTOR_POOL_MSGS behind */
+        drop_handover;   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
 };
 
 /* The control channel's crypto: wrapping, randomness, the TLS configuration and the cookie key. */

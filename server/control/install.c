@@ -140,6 +140,7 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
     const struct key_method2 *server = sent;
     uint8_t block[KEY_BLOCK_LEN];
     bool use_ekm = (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    enum data_digest digest = DATA_DIGEST_SHA1;
     int err;
 
     if (!server) {
@@ -154,9 +155,14 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
         err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
                               server->random2, cs->peer_sid, cs->own_sid, block);
     }
+    /* a CBC cipher's HMAC is `auth` (2.6 does not negotiate it); config_check.c made sure it
+     * names a digest whenever a CBC cipher can be chosen */
+    if (!err && data_cipher_is_cbc(cipher) && data_digest_from_name(a->cfg->tls.auth, &digest)) {
+        err = -PE_UNSUPPORTED;
+    }
     err = err ? err
-              : data_key_init(key, cipher, ks->key_id, block, true,
-                              (uint32_t)a->cfg->tls.replay_window);
+              : data_key_init_auth(key, data_crypto_default_backend(), cipher, digest, ks->key_id,
+                                   block, true, (uint32_t)a->cfg->tls.replay_window);
     mbedtls_platform_zeroize(block, sizeof(block));
     if (fresh) {
         key_method2_wipe(fresh);
