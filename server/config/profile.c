@@ -632,8 +632,9 @@ int profile_main(int argc, char **argv)
     if (needs_password) {
         text_add(&t, "auth-user-pass\n");
     }
-    if (cfg.tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && (!cfg.tls.has_tls_crypt_v2 || a.no_v2) &&
-        cfg.tls.auth && strcmp(cfg.tls.auth, "SHA1") != 0) {
+    /* `auth` is the digest of tls-auth and of a CBC data channel's HMAC (2.6 options.c);
+     * elsewhere the client ignores it */
+    if (cfg.tls.auth && strcmp(cfg.tls.auth, "SHA1") != 0) {
         text_add(&t, "auth %s\n", cfg.tls.auth);
     }
     if (is_all_udp) {

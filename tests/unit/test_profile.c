@@ -148,6 +148,18 @@ static void test_key_direction(void **state)
     assert_true(has_line("explicit-exit-notify 1"));
 }
 
+/* A CBC cipher: its HMAC digest (`auth`) goes into the profile beside data-ciphers, with
+ * tls-crypt too (2.6 uses `auth` for the CBC data channel as well as for tls-auth). */
+static void test_cbc_auth(void **state)
+{
+    (void)state;
+    write_conf("tls-crypt " DATA_DIR "/ta.key\ndata-ciphers AES-256-GCM:AES-256-CBC\nauth SHA256");
+    assert_int_equal(run("--remote", "198.18.0.1", NULL), 0);
+    assert_true(has_line("data-ciphers AES-256-GCM:AES-256-CBC"));
+    assert_true(has_line("auth SHA256"));
+    assert_true(has_line("<tls-crypt>"));
+}
+
 /* tls-crypt-v2: a new client key that the server key unwraps, with the metadata asked for. */
 static void test_tls_crypt_v2(void **state)
 {
@@ -211,6 +223,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_tls_auth_two_sockets, teardown),
         cmocka_unit_test_teardown(test_key_direction, teardown),
+        cmocka_unit_test_teardown(test_cbc_auth, teardown),
         cmocka_unit_test_teardown(test_tls_crypt_v2, teardown),
         cmocka_unit_test_teardown(test_refusals, teardown),
     };
