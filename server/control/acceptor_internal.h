@@ -717,7 +717,7 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
  * refusing the client. */
 bool acc_reassign_addresses(struct acceptor *a, struct ctl_session *cs);
 
-/* ---- client_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
+/* ---- client_hooks.c: tls-verify, client-disconnect, learn-address, client-crresponse ---- */
 
 struct acc_hook_wait; /* one step waiting for the scripts and plugins of one event */
 
@@ -740,18 +740,6 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
 /* (Re)build cs->hooks.env, the client's environment, from its session, cs->peer's addresses,
  * cs->ccd and peer_info (the client's peer-info text). Returns 0 or -errno. */
 int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info);
-
-/* cs->peer has its addresses: build cs->hooks.env, then run the client-connect plugins and
- * script; their outputs are merged into cs->ccd (cs->hooks.needs_reassign tells whether addresses
- * or iroutes changed). Returns 0, 1 or -errno as acc_tls_verify_start. */
-int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
-                             acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
-
-/* Apply text (client-connect config lines, e.g. management's client-auth block; name for
- * errors) after what cs->ccd has, as a client-connect script's output. Returns 0, or -errno
- * with why (why_len bytes) saying what was wrong: a bad line, or `disable`. */
-int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
-                             const char *name, char *why, size_t why_len);
 
 /* The client's CR_RESPONSE (response: as sent, base64): the CLIENT_CRRESPONSE plugins
  * ($crresponse) and the client-crresponse script (the response in a file, its last argument),
@@ -778,6 +766,28 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
  * or had addresses learned; on_free frees what the hooks keep in cs. */
 void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs);
 void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs);
+
+/* ---- client_connect.c: the client-connect plugins and script, deferred answers ---- */
+
+struct acc_cc_wait; /* the client-connect handlers of one client, until they all answered */
+
+/* cs->peer has its addresses: build cs->hooks.env, then run the CLIENT_CONNECT plugins, the
+ * CLIENT_CONNECT_V2 plugins and the client-connect script in turn (2.6's order), waiting for the
+ * deferred answer of any of them; their outputs are merged into cs->ccd (cs->hooks.needs_reassign
+ * tells whether addresses or iroutes changed). The wait has no deadline of its own: the caller's
+ * hand-window cancels it. Returns 0 (cb follows, *out is the wait), 1 (nothing to run: cb is not
+ * called) or -errno. */
+int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
+                             acc_hook_cb cb, void *ctx, struct acc_cc_wait **out);
+
+/* Forget w: its callback is not called, its scripts are killed, its files removed. NULL: no-op. */
+void acc_cc_wait_cancel(struct acc_cc_wait *w);
+
+/* Apply text (client-connect config lines, e.g. management's client-auth block; name for
+ * errors) after what cs->ccd has, as a client-connect script's output. Returns 0, or -errno
+ * with why (why_len bytes) saying what was wrong: a bad line, or `disable`. */
+int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
+                             const char *name, char *why, size_t why_len);
 
 /* ---- token.c: auth-gen-token ---- */
 

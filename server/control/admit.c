@@ -94,6 +94,7 @@ struct auth_wait {
     enum wait_stage stage;
     struct auth_req *req;     /* the username/password check in progress */
     struct acc_hook_wait *hw; /* the scripts/plugins in progress */
+    struct acc_cc_wait *cc;   /* the client-connect handlers in progress */
     bool has_cert;            /* the client presented a certificate in ks's handshake */
     bool is_user_pass_ok;     /* a username/password check accepted it for ks */
     /* management-client-auth: the management clients were asked and have not answered */
@@ -108,6 +109,7 @@ static void auth_wait_free(struct auth_wait *w)
     w->ks->auth_wait = NULL;
     auth_cancel(w->req);
     acc_hook_wait_cancel(w->hw);
+    acc_cc_wait_cancel(w->cc);
     if (w->client) {
         key_method2_wipe(w->client);
         free(w->client);
@@ -183,6 +185,7 @@ static void hook_step_done(void *ctx, bool is_ok, const char *why)
     struct auth_wait *w = ctx;
 
     w->hw = NULL;
+    w->cc = NULL;
     if (w->cs->state == CS_CLOSING) {
         auth_wait_free(w);
         return;
@@ -316,7 +319,7 @@ static void run_checks(struct auth_wait *w)
             w->stage = WAIT_MGMT_CONFIG;
             if (start_hook_step(w,
                                 acc_client_connect_start(a, cs, w->client->peer_info,
-                                                         hook_step_done, w, &w->hw),
+                                                         hook_step_done, w, &w->cc),
                                 "client-connect", &is_gone) ||
                 is_gone) {
                 return;
