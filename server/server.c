@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <netdb.h>
 #include <pwd.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -131,7 +133,7 @@ static int setup_pool(struct server *srv)
                 cfg->net.ifconfig_pool_persist_s == 0 ? " only (SECONDS 0: the file is not written)"
                                                       : "");
         srv->is_pool_persisted = cfg->net.ifconfig_pool_persist_s > 0;
-        if (srv->is_pool_persisted && (cfg->proc.user || cfg->proc.group)) {
+        if (srv->is_pool_persisted && (cfg->proc.user || cfg->proc.group || cfg->proc.chroot_dir)) {
             /* after the privilege drop the directory may not be writable: keep the file open
              * and rewrite it in place, as openvpn does */
             srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -193,10 +195,15 @@ static void reserve_ccd_addresses(struct server *srv)
 {
     struct ccd_reserve r = {.pool = &srv->pool};
     const char *dir = srv->cfg->net.client_config_dir;
+    char host[PATH_MAX];
     int n;
 
     if (!dir || srv->pool.n == 0) {
         return;
+    }
+    if (srv->cfg->proc.chroot_dir) { /* before the chroot: the jail's directory from outside */
+        snprintf(host, sizeof(host), "%s%s", srv->cfg->proc.chroot_dir, dir);
+        dir = host;
     }
     n = ccd_scan_dir(dir, reserve_one, &r);
     if (n < 0) {
@@ -348,25 +355,52 @@ static int resolve_port_share(struct server *srv)
     return 0;
 }
 
+/* `chroot DIR` (2.6 platform_chroot: chroot, then chdir("/")), after everything start-up opens
+ * and before the privilege drop. What is read later from paths is read inside it (config.h). */
+static int enter_chroot(const struct config *cfg)
+{
+    const char *dir = cfg->proc.chroot_dir;
+
+    if (dir == NULL) {
+        return 0;
+    }
+    tzset(); /* the local time zone for log lines, read while /etc/localtime is reachable */
+    if (chroot(dir) != 0 || chdir("/") != 0) {
+        log_msg(LOG_ERR, "chroot: cannot change root to %s: %s", dir, strerror(errno));
+        return -EPERM;
+    }
+    log_msg(LOG_INFO, "chroot to '%s' and '/' succeeded", dir);
+    return 0;
+}
+
 static int drop_privileges(const struct config *cfg)
 {
-    if (cfg->proc.group) {
-        struct group *g = getgrnam(cfg->proc.group);
+    /* looked up before the chroot: /etc/passwd and /etc/group are outside the jail */
+    struct group *g = cfg->proc.group ? getgrnam(cfg->proc.group) : NULL;
+    gid_t gid = g ? g->gr_gid : 0;
+    struct passwd *pw = cfg->proc.user ? getpwnam(cfg->proc.user) : NULL;
+    uid_t uid = pw ? pw->pw_uid : 0;
+    int err;
 
-        if (!g || setgroups(0, NULL) < 0 || setgid(g->gr_gid) < 0) {
-            log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->proc.group,
-                    g ? strerror(errno) : "no such group");
-            return -EPERM;
-        }
+    if (cfg->proc.group && !g) {
+        log_msg(LOG_ERR, "group %s: cannot switch: no such group", cfg->proc.group);
+        return -EPERM;
     }
-    if (cfg->proc.user) {
-        struct passwd *pw = getpwnam(cfg->proc.user);
-
-        if (!pw || setuid(pw->pw_uid) < 0) {
-            log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->proc.user,
-                    pw ? strerror(errno) : "no such user");
-            return -EPERM;
-        }
+    if (cfg->proc.user && !pw) {
+        log_msg(LOG_ERR, "user %s: cannot switch: no such user", cfg->proc.user);
+        return -EPERM;
+    }
+    err = enter_chroot(cfg);
+    if (err) {
+        return err;
+    }
+    if (cfg->proc.group && (setgroups(0, NULL) < 0 || setgid(gid) < 0)) {
+        log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->proc.group, strerror(errno));
+        return -EPERM;
+    }
+    if (cfg->proc.user && setuid(uid) < 0) {
+        log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->proc.user, strerror(errno));
+        return -EPERM;
     }
     if (cfg->proc.user || cfg->proc.group) {
         log_msg(LOG_INFO, "privileges dropped to user %s, group %s",

@@ -675,8 +675,9 @@ void config_init(struct config *cfg)
 
 static void parser_clear(struct config_parser *ps)
 {
-    struct config_pending *pending[] = {&ps->ca,           &ps->cert, &ps->key,
-                                        &ps->tls_wrap_key, &ps->crl,  &ps->auth_token_secret};
+    struct config_pending *pending[] = {&ps->ca,           &ps->cert,   &ps->key,
+                                        &ps->tls_wrap_key, &ps->crl,    &ps->auth_token_secret,
+                                        &ps->ccd,          &ps->tmp_dir};
 
     for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
         free(pending[i]->path);
@@ -745,6 +746,7 @@ void config_free(struct config *cfg)
     char **strings[] = {&cfg->source,
                         &cfg->config_file,
                         &cfg->cd_dir,
+                        &cfg->proc.chroot_dir,
                         &cfg->net.local,
                         &cfg->net.sockets[0].host,
                         &cfg->net.sockets[1].host,

@@ -321,8 +321,13 @@ struct config_proc {
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
     bool daemonize;                /* `daemon [NAME]` */
     bool mlock;                    /* `mlock`: keep all memory in RAM (mlockall) */
-    bool use_syslog;               /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
-    char *syslog_name;             /* NAME of the first of those, NULL if it had none */
+    /* `chroot DIR` (absolute; NULL: none): the server chroot()s here once everything opened at
+     * start-up is open, before dropping privileges. As in openvpn 2.6, client-config-dir,
+     * crl-verify, tls-export-cert, tmp-dir and the scripts run for clients are paths inside it
+     * (config_jail_host gives their names outside it, for start-up). */
+    char *chroot_dir;
+    bool use_syslog;   /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
+    char *syslog_name; /* NAME of the first of those, NULL if it had none */
     char *writepid;
     char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
     bool log_append;

@@ -74,7 +74,7 @@ static const struct config_directive directives[] = {
     SET("ccd-exclusive", 0, 0, 0, config_h_ccd_exclusive),
     SET("cd", 1, 1, 0, config_h_cd),
     SET("cert", 1, 1, I, config_h_cert),
-    TODO("chroot", 0, NULL),
+    SET("chroot", 1, 1, 0, config_h_chroot),
     SET("cipher", 1, 1, 0, config_h_cipher),
     CLIENT("client", 0, NULL),
     REFUSED("client-cert-not-required",
