@@ -690,6 +690,14 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
             log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching "
                               "the wrong thread are handed over (slower)");
         }
+        for (int i = 0; cfg->net.multihome && i < 1 + srv->n_workers; i++) {
+            err = udp_pktinfo_enable(srv->udp_fds[i], udp_local->sa.sa_family);
+            if (err) {
+                log_msg(LOG_ERR, "multihome: cannot ask for packet information: %s",
+                        strerror(-err));
+                return err;
+            }
+        }
     }
     if (want_steering && srv->n_workers > 1) {
         err = tun_steer_open(&srv->tun_steer, &srv->tun,

@@ -128,6 +128,7 @@ struct config_net {
     uint16_t port;       /* `port` / `lport`, default 1194 */
     int proto;           /* CONFIG_PROTO_UDP (default), _UDP4, _UDP6, _TCP4, _TCP6 or _TCP */
     int tcp_queue_limit; /* `tcp-queue-limit N`: packets queued to one TCP client, default 64 */
+    bool multihome;      /* `multihome`: UDP replies leave from the address the client used */
     char *local;         /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     /* every `local` line; with two (one UDP, one TCP socket) each is complete after the checks,
      * with one its port and protocol went into port and proto */

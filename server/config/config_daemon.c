@@ -366,6 +366,17 @@ int config_h_mlock(struct config_parser *ps, int argc, char **argv)
     return 0;
 }
 
+/* `multihome` (2.6 socket.c, IP_PKTINFO / IPV6_RECVPKTINFO): for a server bound to several
+ * addresses (or to all), each UDP reply leaves from the address its client's datagrams arrived
+ * on. TCP connections do that by themselves. */
+int config_h_multihome(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->net.multihome = true;
+    return 0;
+}
+
 int config_h_down_pre(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

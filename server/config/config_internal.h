@@ -291,6 +291,7 @@ int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
 int config_h_inactive(struct config_parser *ps, int argc, char **argv);
 int config_h_mlock(struct config_parser *ps, int argc, char **argv);
+int config_h_multihome(struct config_parser *ps, int argc, char **argv);
 int config_h_down_pre(struct config_parser *ps, int argc, char **argv);
 int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv);

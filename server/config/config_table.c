@@ -196,7 +196,7 @@ static const struct config_directive directives[] = {
     IGNORE("mtu-disc", 1, 1, "the kernel's path-MTU discovery default is kept"),
     REFUSED("mtu-dynamic", "replaced by fragment in openvpn"),
     IGNORE("mtu-test", 0, 0, P2P_ONLY),
-    TODO("multihome", 0, NULL),
+    SET("multihome", 0, 0, 0, config_h_multihome),
     SET("mute", 1, 1, 0, config_h_mute),
     IGNORE("mute-replay-warnings", 0, 0, "replay warnings are rate-limited anyway"),
     SET("ncp-ciphers", 1, 1, 0, config_h_data_ciphers),

@@ -165,7 +165,8 @@ struct ctl_session {
     unsigned next_kid;  /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
-    uint64_t link; /* the TCP connection it came on (server/data/tcp.h), 0 over UDP */
+    struct udp_local local; /* multihome: the address its datagrams arrive on, replies' source */
+    uint64_t link;          /* the TCP connection it came on (server/data/tcp.h), 0 over UDP */
     uint8_t own_sid[SESSION_ID_LEN];
     uint8_t peer_sid[SESSION_ID_LEN];
     struct key_state ks[2];
@@ -251,6 +252,8 @@ struct acceptor {
     uv_thread_t thread;
     uv_async_t async; /* wakes the loop for what arrives in its mailbox box */
     int fd;
+    struct udp_local rx_local; /* multihome: where the datagram being handled arrived, else
+                                * family 0 */
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t status_timer;

@@ -582,7 +582,6 @@ static const struct {
     {"management-up-down", "#17 management"},
     {"mark", "#24: SO_MARK on the sockets, with the TCP transport's"},
     {"max-packet-size", "#24: MTU options"},
-    {"multihome", "#19 several addresses"},
     {"ns-cert-type", "#18 certificate options"},
     {"pkcs11-cert-private", "#18 certificate options"},
     {"pkcs11-id", "#18 certificate options"},
