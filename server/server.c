@@ -641,7 +641,8 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     dev.local = local;
     dev.remote_netmask = remote;
     err = hook_env_global(&env, cfg, &hs);
-    if (err == 0 && strcmp(script_type, "down") == 0) {
+    if (err == 0 &&
+        (strcmp(script_type, "down") == 0 || strcmp(script_type, "route-pre-down") == 0)) {
         /* 2.6 signal_description: the signal's name in lower case */
         err = script_env_add(&env, "signal", shutdown_signal == SIGINT ? "sigint" : "sigterm");
     }
@@ -841,6 +842,13 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
         worker_discard(&srv->workers[i]);
     }
     tun_steer_close(&srv->tun_steer);
+    if (srv->is_up_done &&
+        (srv->cfg->net.n_routes > 0 || srv->plan.topology != CONFIG_TOPOLOGY_SUBNET)) {
+        /* 2.6 do_close_tun: before the routes it added are deleted (here: go with the device),
+         * when there are any (route lines, or the one `server` adds for net30 and p2p) */
+        (void)run_updown(srv, srv->cfg->hooks.route_pre_down, "route-pre-down",
+                         OVPN_PLUGIN_ROUTE_PREDOWN);
+    }
     if (srv->is_up_done && srv->cfg->hooks.down_pre) {
         (void)run_updown(srv, srv->cfg->hooks.down, "down", OVPN_PLUGIN_DOWN);
     }

@@ -817,6 +817,7 @@ void config_free(struct config *cfg)
     config_strv_free(cfg->hooks.client_crresponse);
     config_strv_free(cfg->hooks.up);
     config_strv_free(cfg->hooks.down);
+    config_strv_free(cfg->hooks.route_pre_down);
     config_strv_free(cfg->hooks.route_up);
     config_strv_free(cfg->hooks.learn_address);
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {

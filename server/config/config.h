@@ -290,6 +290,7 @@ struct config_hooks {
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */
     char **up, **down, **route_up; /* `up CMD`, `down CMD`, `route-up CMD` */
+    char **route_pre_down;         /* `route-pre-down CMD`: before the routes go, at the end */
     bool down_pre;                 /* `down-pre`: down before the device is closed */
     char **client_crresponse;      /* `client-crresponse CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */

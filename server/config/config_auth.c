@@ -121,6 +121,9 @@ int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
         ps->seen_down = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.down);
     }
+    if (strcmp(argv[0], "route-pre-down") == 0) {
+        return split_command(ps, argv[1], &cfg->hooks.route_pre_down);
+    }
     if (strcmp(argv[0], "route-up") == 0) {
         ps->seen_route_up = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.route_up);

@@ -274,7 +274,7 @@ static const struct config_directive directives[] = {
     SET("route-metric", 1, 1, 0, config_h_route_metric),
     SET("route-noexec", 0, 0, 0, config_h_route_noexec),
     CLIENT_NO_EFFECT("route-nopull", NULL),
-    TODO("route-pre-down", 0, NULL),
+    SET("route-pre-down", 1, 1, 0, config_h_hook_script),
     SET("route-up", 1, 1, 0, config_h_hook_script),
     CLIENT_NO_EFFECT("rport", NULL),
     SET("script-security", 1, 2, 0, config_h_script_security),
@@ -341,7 +341,8 @@ static const struct config_directive directives[] = {
     IGNORE("txqueuelen", 1, 1, "the tun device keeps the kernel's queue length"),
     TODO("udp-mtu", 0, NULL),
     SET("up", 1, 1, 0, config_h_hook_script),
-    IGNORE("up-delay", 0, 0, "the tun device is opened at start-up"),
+    REFUSED("up-delay", "cannot be used in a server (openvpn 2.6: \"--up-delay cannot be used "
+                        "with --mode server\")"),
     IGNORE("up-restart", 0, 0, "ovpnd never restarts in place, so up runs once"),
     TODO("use-prediction-resistance", 0, NULL),
     SET("user", 1, 1, 0, config_h_user),

@@ -36,7 +36,7 @@
 #define TEMP_PATH_MAX 512
 #define LEARN_MAX 64 /* addresses of one client told to learn-address (its own two + iroutes) */
 
-enum hw_kind { HW_TLS_VERIFY, HW_LEARN, HW_CRRESPONSE };
+enum hw_kind { HW_TLS_VERIFY, HW_TLS_FINAL, HW_LEARN, HW_CRRESPONSE };
 
 struct learn_item {
     char addr[72];
@@ -283,6 +283,58 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
     }
     w->depth = w->n_depths - 1;
     err = err ? err : start_tls_verify_depth(w);
+    if (err) {
+        acc_hook_wait_cancel(w);
+        return err;
+    }
+    *out = w;
+    return 0;
+}
+
+/* ---- TLS_FINAL ---- */
+
+static void on_tls_final(void *ctx, const struct hook_result *res)
+{
+    struct acc_hook_wait *w = ctx;
+    char why[600];
+
+    w->run = NULL;
+    snprintf(why, sizeof(why), "TLS_FINAL: %s", res->why);
+    hw_finish(w, res->is_ok, res->is_ok ? NULL : why);
+}
+
+int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const char *username,
+                        acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
+{
+    struct script_env env = {0};
+    struct acc_hook_wait *w;
+    struct hook_req req;
+    int err;
+
+    if (!hooks_wanted(a->checks.hooks, OVPN_PLUGIN_TLS_FINAL, NULL)) {
+        return 1;
+    }
+    w = hook_wait_new(a, cs, HW_TLS_FINAL, cb, ctx);
+    if (w == NULL) {
+        return -ENOMEM;
+    }
+    /* what 2.6's session environment holds by then (ssl.c key_method_2_read) */
+    err = hook_env_append(&env, &a->checks.global_env);
+    if (err == 0 && cs->hooks.tls_env != NULL) {
+        err = hook_env_append(&env, cs->hooks.tls_env);
+    }
+    err = err ? err : hook_env_addr(&env, "untrusted", &cs->remote);
+    err = err ? err : script_env_add(&env, "common_name", cs->client.cn);
+    if (err == 0 && username != NULL && username[0] != '\0') {
+        err = script_env_add(&env, "username", username);
+    }
+    memset(&req, 0, sizeof(req));
+    req.what = "TLS_FINAL";
+    req.types[0] = OVPN_PLUGIN_TLS_FINAL;
+    req.n_types = 1;
+    req.env = &env;
+    err = err ? err : hook_run_start(a->checks.hooks, &req, on_tls_final, w, &w->run);
+    script_env_clear(&env);
     if (err) {
         acc_hook_wait_cancel(w);
         return err;

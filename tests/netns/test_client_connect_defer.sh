@@ -8,7 +8,9 @@
 #    still waits (a deferred client delays nobody else);
 #  - client 3: the test plugin's CLIENT_CONNECT_V2 answers "deferred", CLIENT_CONNECT_DEFER_V2
 #    answers 3 s later with a pushed route: client 3 comes up with it;
-#  - client 4: the script defers, then writes 0: the client is refused (AUTH_FAILED).
+#  - client 4: the script defers, then writes 0: the client is refused (AUTH_FAILED);
+#  - the plugin's TLS_FINAL (after the TLS handshake and key-method-2 message, 2.6 ssl.c) is
+#    called for every client with its common_name; it refuses client 5, which gets AUTH_FAILED.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,8 +19,8 @@ ovt_init client_connect_defer
 plugin=${OVT_TEST_PLUGIN:-$(dirname "$OVPND")/tests/test_plugin.so}
 [ -f "$plugin" ] || fail "test plugin not found at $plugin (build the test_plugin target)"
 
-netns_setup 4
-pki_make "$OVT_DIR" --clients 4
+netns_setup 5
+pki_make "$OVT_DIR" --clients 5
 d=$OVT_DIR
 
 cat >"$d/cc.sh" <<EOF
@@ -47,13 +49,14 @@ server_conf_write "$d" \
     "script-security 2" \
     "client-connect $d/cc.sh" \
     "hand-window 20" \
-    "plugin $plugin hooks $d/plugin.log nobody 198.19.0.88 defer client3"
+    "plugin $plugin hooks $d/plugin.log nobody 198.19.0.88 defer,final client3 client5"
 server_start "$d"
 
 client_start "$d" 1
 client_start "$d" 2
 client_start "$d" 3
 client_start "$d" 4 "auth-retry none"
+client_start "$d" 5 "auth-retry none"
 
 # client 2 is up while client 1's answer is still outstanding.
 wait_tunnel 2 15
@@ -87,6 +90,13 @@ grep -q 'CLIENT_CONNECT_DEFER_V2' <(grep -v client3 "$d/plugin.log") &&
 # client 4: deferred, then refused.
 wait_for 20 grep -q "AUTH_FAILED" "$d/client4.log" || fail "client 4 (deferred, then 0) was not refused"
 client_tun_ip 4 | grep -q . && fail "client 4 got an address"
+
+# TLS_FINAL: called for the admitted clients, refuses client 5.
+grep -qx 'TLS_FINAL cn=client2' "$d/plugin.log" || fail "plugin TLS_FINAL not called for client 2"
+wait_for 20 grep -q "AUTH_FAILED" "$d/client5.log" || fail "client 5 (refused by TLS_FINAL) was not refused"
+grep -qx 'TLS_FINAL cn=client5' "$d/plugin.log" || fail "plugin TLS_FINAL not called for client 5"
+client_tun_ip 5 | grep -q . && fail "client 5 got an address"
+grep -q 'CLIENT_CONNECT_V2 cn=client5' "$d/plugin.log" && fail "client 5 reached client-connect after TLS_FINAL refused it"
 
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 -> server"
 assert_ping "$(client_ns 3)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 3 -> server"

@@ -12,7 +12,9 @@
  * also wants CLIENT_CONNECT, and writes a push line into the file named by argv[1]; "fail": every
  * call fails (after logging); "defer DCN": CLIENT_CONNECT_V2 answers DEFERRED for the client whose
  * common_name is DCN, and CLIENT_CONNECT_DEFER_V2 (logged too) answers DEFERRED until 3 s have
- * passed, then returns the config "push \"route 198.19.72.0 255.255.255.0\"". */
+ * passed, then returns the config "push \"route 198.19.72.0 255.255.255.0\""; "final" (with
+ * "defer DCN FCN"): it also wants TLS_FINAL (logged) and fails it for the client whose
+ * common_name is FCN. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@ EXPORT int openvpn_plugin_func_v3(int version, const struct ovpn_plugin_func_in 
 EXPORT void openvpn_plugin_close_v1(void *handle);
 
 static char path[512], log_path[512], hook_cn[128], hook_addr[64];
-static char defer_cn[128];
+static char defer_cn[128], final_cn[128];
 static int is_hooks, is_v1, is_fail;
 static time_t defer_until;
 
@@ -79,6 +81,13 @@ int openvpn_plugin_open_v3(int version, const struct ovpn_plugin_open_in *in,
             snprintf(defer_cn, sizeof(defer_cn), "%s", in->argv[6]);
             out->type_mask |= 1 << OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2;
         }
+        if (in->argv[5] != NULL && strstr(in->argv[5], "final") != NULL) {
+            if (in->argv[6] == NULL || in->argv[7] == NULL) {
+                return OVPN_PLUGIN_FUNC_ERROR;
+            }
+            snprintf(final_cn, sizeof(final_cn), "%s", in->argv[7]);
+            out->type_mask |= 1 << OVPN_PLUGIN_TLS_FINAL;
+        }
     }
     out->handle = path;
     in->callbacks->plugin_log(OVPN_PLOG_NOTE, "test-plugin", "opened");
@@ -94,6 +103,7 @@ static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_f
         [OVPN_PLUGIN_CLIENT_DISCONNECT] = "CLIENT_DISCONNECT",
         [OVPN_PLUGIN_LEARN_ADDRESS] = "LEARN_ADDRESS",
         [OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2] = "CLIENT_CONNECT_DEFER_V2",
+        [OVPN_PLUGIN_TLS_FINAL] = "TLS_FINAL",
     };
     const char *cn = get_env("common_name", in->envp);
     FILE *f;
@@ -123,6 +133,9 @@ static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_f
         }
         fputs("push \"route 198.19.71.0 255.255.255.0\"\n", f);
         fclose(f);
+    }
+    if (in->type == OVPN_PLUGIN_TLS_FINAL) {
+        return strcmp(cn, final_cn) == 0 ? OVPN_PLUGIN_FUNC_ERROR : OVPN_PLUGIN_FUNC_SUCCESS;
     }
     if (in->type == OVPN_PLUGIN_CLIENT_CONNECT_V2 && defer_cn[0] != '\0' &&
         strcmp(cn, defer_cn) == 0) {

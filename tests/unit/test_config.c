@@ -591,7 +591,6 @@ static const struct {
     {"pkcs11-protected-authentication", "#18 certificate options"},
     {"pkcs11-providers", "#18 certificate options"},
     {"proto-force", "#16 TCP transport"},
-    {"route-pre-down", "#19 scripts around the device"},
     {"stale-routes-check", "#19 session limits"},
     {"tls-exit", "#24"},
     {"udp-mtu", "#24: MTU options"},
@@ -1593,8 +1592,11 @@ static void pool_directives(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "route-pre-down /bin/true",     "dev-type tap",      "data-ciphers AES-256-GCM:AES-256-CBC",
-        "data-ciphers-fallback BF-CBC", "data-ciphers none", "mode p2p",
+        "dev-type tap",
+        "data-ciphers AES-256-GCM:AES-256-CBC",
+        "data-ciphers-fallback BF-CBC",
+        "data-ciphers none",
+        "mode p2p",
     };
 
     (void)state;
