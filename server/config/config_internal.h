@@ -61,7 +61,7 @@ struct config_parser {
     size_t n_ignore_unknown;
     bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
 
-    struct config_pending ca, cert, key, tls_wrap_key, crl;
+    struct config_pending ca, cert, key, tls_wrap_key, tls_crypt_v2_key, crl;
     struct config_pending ccd, tmp_dir; /* client-config-dir, tmp-dir: resolved at the end */
     struct config_where seen_chroot;
     struct config_cert_pending certp;
@@ -273,6 +273,8 @@ int config_h_allow_compression(struct config_parser *ps, int argc, char **argv);
 /* config_tls.c */
 int config_h_ca(struct config_parser *ps, int argc, char **argv);
 int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv);
+int config_h_verify_hash(struct config_parser *ps, int argc, char **argv);
+int config_h_ns_cert_type(struct config_parser *ps, int argc, char **argv);
 int config_h_verify_x509_name(struct config_parser *ps, int argc, char **argv);
 int config_h_cert(struct config_parser *ps, int argc, char **argv);
 int config_h_key(struct config_parser *ps, int argc, char **argv);

@@ -566,7 +566,6 @@ static const struct {
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
-    {"dns", "#24"},
     {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
     {"gremlin", "#24: a debugging aid that damages traffic on purpose"},
@@ -582,19 +581,16 @@ static const struct {
     {"management-up-down", "#17 management"},
     {"mark", "#24: SO_MARK on the sockets, with the TCP transport's"},
     {"max-packet-size", "#24: MTU options"},
-    {"ns-cert-type", "#18 certificate options"},
-    {"pkcs11-cert-private", "#18 certificate options"},
-    {"pkcs11-id", "#18 certificate options"},
-    {"pkcs11-id-management", "#18 certificate options"},
-    {"pkcs11-pin-cache", "#18 certificate options"},
-    {"pkcs11-private-mode", "#18 certificate options"},
-    {"pkcs11-protected-authentication", "#18 certificate options"},
-    {"pkcs11-providers", "#18 certificate options"},
+    {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-pin-cache", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-private-mode", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"proto-force", "#16 TCP transport"},
     {"stale-routes-check", "#19 session limits"},
-    {"tls-exit", "#24"},
     {"udp-mtu", "#24: MTU options"},
-    {"verify-hash", "#18 certificate options"},
 };
 
 static bool is_known_gap(const char *name)
@@ -1636,23 +1632,37 @@ static void tls_crypt_v2(void **state)
     (void)state;
     expect_ok(&cfg, BASE "tls-crypt-v2 v2server.key force-cookie\ntls-crypt-v2-max-age 30\n"
                          "tls-crypt-v2-verify /bin/true\nscript-security 2\n");
-    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT_V2);
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_NONE);
     assert_int_equal(cfg.tls.tls_crypt_v2_max_age_days, 30);
     assert_non_null(cfg.hooks.tls_crypt_v2_verify);
     assert_string_equal(cfg.hooks.tls_crypt_v2_verify[0], "/bin/true");
     config_free(&cfg);
     snprintf(text, sizeof(text), BASE "<tls-crypt-v2>\n%s</tls-crypt-v2>\n", key);
     expect_ok(&cfg, text);
-    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT_V2);
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_non_null(strstr(cfg.tls.tls_crypt_v2_key.data, "BEGIN OpenVPN tls-crypt-v2 server key"));
     config_free(&cfg);
+    /* beside tls-crypt or tls-auth (2.6: a server takes both kinds of clients, e.g. while its
+     * profiles move to tls-crypt-v2); tls-auth and tls-crypt stay exclusive */
+    expect_ok(&cfg, BASE "tls-crypt-v2 v2server.key\ntls-crypt ta.key\n");
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT);
+    assert_non_null(strstr(cfg.tls.tls_wrap_key.data, "BEGIN OpenVPN Static key V1"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "tls-auth ta.key 0\ntls-crypt-v2 v2server.key\n");
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
+    config_free(&cfg);
+    expect_error_prefix(BASE "tls-crypt-v2 v2server.key\ntls-crypt v2server.key\n",
+                        "t.conf:9: tls-crypt: v2server.key is a tls-crypt-v2 key; give it with "
+                        "tls-crypt-v2");
     expect_error_prefix(BASE "tls-crypt-v2 ta.key\n",
                         "t.conf:8: tls-crypt-v2: ta.key is not a tls-crypt-v2 server key");
     expect_error_prefix(BASE "tls-crypt-v2 v2server.key bogus\n",
                         "t.conf:8: tls-crypt-v2: unsupported tls-crypt-v2 argument");
     expect_error_prefix(BASE "tls-crypt-v2-max-age 0\n",
                         "t.conf:8: tls-crypt-v2-max-age: tls-crypt-v2-max-age must be a number");
-    expect_error_prefix(BASE "tls-crypt-v2 v2server.key\ntls-crypt ta.key\n",
-                        "t.conf:8: tls-crypt-v2: tls-crypt-v2 together with tls-crypt is not");
     free(key);
 }
 
@@ -1909,6 +1919,49 @@ static void peer_fingerprint_errors(void **state)
                         "form");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
                  "t.conf: ca is required (or peer-fingerprint)");
+}
+
+/* verify-hash HASH [SHA1|SHA256] (2.6: SHA-1 on a line without an algorithm, SHA-256 in a
+ * block without one; lines add up; exclusive with peer-fingerprint) and ns-cert-type. */
+static void verify_hash_and_ns_cert_type(void **state)
+{
+    static const char sha1[] = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01";
+    struct config cfg;
+    char text[1024];
+
+    (void)state;
+    snprintf(text, sizeof(text), BASE "verify-hash %s\nverify-hash %s SHA1\n", sha1, sha1);
+    expect_ok(&cfg, text);
+    assert_int_equal(cfg.tls.n_verify_hashes, 2);
+    assert_int_equal(cfg.tls.verify_hash_len, 20);
+    assert_int_equal(cfg.tls.verify_hashes[0][0], 0xab);
+    assert_int_equal(cfg.tls.verify_hashes[1][19], 0x01);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "<verify-hash>\n# the CA\n" FP_B "\n</verify-hash>\n");
+    assert_int_equal(cfg.tls.n_verify_hashes, 1);
+    assert_int_equal(cfg.tls.verify_hash_len, 32);
+    assert_int_equal(cfg.tls.verify_hashes[0][31], 0xff);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-hash " FP_A " SHA256\n");
+    assert_int_equal(cfg.tls.verify_hash_len, 32);
+    config_free(&cfg);
+    expect_error_prefix(BASE "verify-hash " FP_A "\n",
+                        "t.conf:8: verify-hash: '" FP_A "': more than 20 bytes");
+    expect_error_prefix(BASE "verify-hash " FP_A " MD5\n",
+                        "t.conf:8: verify-hash: invalid or unsupported hashing algorithm: MD5");
+    expect_error_prefix(BASE "peer-fingerprint " FP_A "\nverify-hash " FP_A " SHA256\n",
+                        "t.conf:9: verify-hash: verify-hash and peer-fingerprint are mutually");
+    expect_error_prefix(
+        BASE "verify-hash " FP_A " SHA256\npeer-fingerprint " FP_A "\n",
+        "t.conf:9: peer-fingerprint: verify-hash and peer-fingerprint are mutually");
+    expect_ok(&cfg, BASE "ns-cert-type client\n");
+    assert_int_equal(cfg.tls.ns_cert_type, CONFIG_NS_CERT_TYPE_CLIENT);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "ns-cert-type server\n");
+    assert_int_equal(cfg.tls.ns_cert_type, CONFIG_NS_CERT_TYPE_SERVER);
+    config_free(&cfg);
+    expect_error_prefix(BASE "ns-cert-type both\n",
+                        "t.conf:8: ns-cert-type: --ns-cert-type must be 'client' or 'server'");
 }
 
 /* verify-x509-name NAME [subject|name|name-prefix]: subject by default, as 2.6. */
@@ -2349,6 +2402,7 @@ int main(void)
         cmocka_unit_test(required_and_missing_files),
         cmocka_unit_test(peer_fingerprint_lists),
         cmocka_unit_test(peer_fingerprint_errors),
+        cmocka_unit_test(verify_hash_and_ns_cert_type),
         cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(all_errors_at_once),
