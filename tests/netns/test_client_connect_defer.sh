@@ -5,7 +5,8 @@
 #    3 s later a process it left behind writes a pushed route into $client_connect_config_file
 #    and 1 into the deferred file: client 1 comes up after that, with the route;
 #  - client 2, started right after client 1, is not deferred: its tunnel is up while client 1
-#    still waits (a deferred client delays nobody else);
+#    still waits (a deferred client delays nobody else); it has the route the plugin's
+#    CLIENT_CONNECT (v1) call wrote into its file;
 #  - client 3: the test plugin's CLIENT_CONNECT_V2 answers "deferred", CLIENT_CONNECT_DEFER_V2
 #    answers 3 s later with a pushed route: client 3 comes up with it;
 #  - client 4: the script defers, then writes 0: the client is refused (AUTH_FAILED);
@@ -49,7 +50,7 @@ server_conf_write "$d" \
     "script-security 2" \
     "client-connect $d/cc.sh" \
     "hand-window 20" \
-    "plugin $plugin hooks $d/plugin.log nobody 198.19.0.88 defer,final client3 client5"
+    "plugin $plugin hooks $d/plugin.log nobody 198.19.0.88 v1,defer,final client3 client5"
 server_start "$d"
 
 client_start "$d" 1
@@ -64,6 +65,8 @@ wait_tunnel 2 15
     fail "client 2 came up only after client 1's deferred answer: the deferred client held it up"
 grep -q "Initialization Sequence Completed" "$d/client1.log" &&
     fail "client 1 is up before its deferred client-connect answer"
+ip -n "$(client_ns 2)" -4 route show | grep -q '^198\.19\.71\.0/24 ' ||
+    fail "client 2 lacks the route the plugin's CLIENT_CONNECT call wrote"
 grep -qE "^client_connect_deferred_file=/" "$d/cc-client1.env" ||
     fail "no client_connect_deferred_file in the client-connect environment"
 
