@@ -5,6 +5,8 @@
 # datagrams from any other address ("Incoming packet rejected"), so without multihome, where
 # the kernel would answer client 2 from 198.18.0.1, client 2 never connects. A capture on the
 # server's bridge checks the source addresses of the server's datagrams to each client too.
+# `proto udp` without `local` listens on IPv4 only (0.0.0.0), as openvpn 2.6 on Linux does
+# ("Could not determine IPv4/IPv6 protocol. Using AF_INET").
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +19,9 @@ d=$OVT_DIR
 ip -n "$NS_SRV" addr add "$second/24" dev br0
 server_conf_write "$d" "multihome"
 server_start "$d"
+socks=$(ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT")
+grep -q "0\.0\.0\.0:$OVT_PORT " <<<"$socks" || fail "proto udp without local: not listening on 0.0.0.0: $socks"
+grep -q "\[::\]:$OVT_PORT " <<<"$socks" && fail "proto udp without local listens on IPv6 too: $socks"
 
 capture=0
 if command -v tcpdump >/dev/null; then
