@@ -325,6 +325,10 @@ struct config_clients {
     int session_timeout_s;     /* `session-timeout N`: a client is disconnected N s after it
                                 * connected; 0 = off */
     int max_routes_per_client; /* `max-routes-per-client N`: default 256 (2.6) */
+    /* `stale-routes-check N [T]`: every T seconds (default N), the addresses of a client with no
+     * tunnel packet routed to or from it for N seconds are no longer routed (2.6 multi.c
+     * check_stale_routes); 0 = off */
+    int stale_routes_s, stale_routes_interval_s;
 };
 
 /* Process and logging */

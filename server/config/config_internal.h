@@ -296,6 +296,7 @@ int config_h_mlock(struct config_parser *ps, int argc, char **argv);
 int config_h_multihome(struct config_parser *ps, int argc, char **argv);
 int config_h_down_pre(struct config_parser *ps, int argc, char **argv);
 int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
+int config_h_stale_routes_check(struct config_parser *ps, int argc, char **argv);
 int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv);
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);

@@ -310,7 +310,7 @@ static const struct config_directive directives[] = {
     SET("socket-flags", 1, CONFIG_MAX_ARGS - 1, 0, config_h_socket_flags),
     CLIENT("socks-proxy", 0, NULL),
     CLIENT_NO_EFFECT("socks-proxy-retry", NULL),
-    TODO("stale-routes-check", 0, NULL),
+    SET("stale-routes-check", 1, 2, 0, config_h_stale_routes_check),
     CLIENT_NO_EFFECT("static-challenge", NULL),
     SET("status", 1, 2, 0, config_h_status),
     SET("status-version", 1, 1, 0, config_h_status_version),

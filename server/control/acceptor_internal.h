@@ -151,6 +151,8 @@ struct cs_limits {
     uint64_t session_end_ms; /* session-timeout: when it ends (acc_now_ms); 0: never */
     uint64_t window_end_ms;  /* inactive with bytes: the end of the window being counted */
     uint64_t window_mark;    /* peer->tun_bytes when it began */
+    uint64_t stale_check_ms; /* stale-routes-check: its next look (acc_now_ms) */
+    bool is_unrouted;        /* stale-routes-check took its addresses' routes away */
 };
 
 /* auth-gen-token (token.c). */
@@ -771,6 +773,10 @@ void acc_hook_wait_cancel(struct acc_hook_wait *w);
 /* The client is going: client-disconnect if it was connected, then learn-address "delete" for
  * what was learned, both in the background. Once per session. */
 void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
+
+/* learn-address "delete" (in the background) for every address learned for cs, which are
+ * forgotten. */
+void acc_hooks_unlearn(struct acceptor *a, struct ctl_session *cs);
 
 /* Session cleanups of the hooks: on_close runs acc_client_gone for a client that was connected
  * or had addresses learned; on_free frees what the hooks keep in cs. */

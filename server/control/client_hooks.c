@@ -596,6 +596,16 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
         script_env_clear(&env);
     }
     cs->hooks.is_disconnect_done = true;
+    acc_hooks_unlearn(a, cs);
+}
+
+void acc_hooks_unlearn(struct acceptor *a, struct ctl_session *cs)
+{
+    char who[PEER_CN_MAX + 64], addr[UDP_ADDR_STR_MAX];
+    int err;
+
+    snprintf(who, sizeof(who), "%s/%s", cs->client.cn,
+             udp_addr_str(&cs->remote, addr, sizeof(addr)));
     for (size_t i = 0; i < cs->hooks.n_learned; i++) {
         err = learn_run(a, "delete", cs->hooks.learned[i], NULL, NULL, NULL, who);
         if (err) {

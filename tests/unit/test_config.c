@@ -589,7 +589,6 @@ static const struct {
     {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"proto-force", "#16 TCP transport"},
-    {"stale-routes-check", "#19 session limits"},
     {"udp-mtu", "#24: MTU options"},
 };
 
