@@ -27,6 +27,7 @@
 #include "server/hooks/plugin.h"
 #include "server/hooks/script.h"
 #include "server/log/log.h"
+#include "server/ops/notify.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
 #include "server/addr/pool_persist.h"
@@ -908,6 +909,7 @@ int server_run(struct config *cfg)
     }
     set_limits(&srv);
     set_tls_threads();
+    notify_init();
     err = setup_pool(&srv);
     if (err) {
         goto out;
@@ -974,7 +976,9 @@ int server_run(struct config *cfg)
     }
     is_acceptor_started = true;
     log_started(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
+    notify_ready(); /* sockets and TUN are up; the control thread reports the client count */
     run_signals(&srv);
+    notify_stopping("shutting down");
     err = 0;
 out:
     shut_down(&srv, is_acceptor_started, n_started);

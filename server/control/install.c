@@ -36,6 +36,7 @@ void acc_cert_fingerprint(const struct tls_session *tls, uint8_t out[32])
 void acc_turn_away(struct acceptor *a, struct ctl_session *cs, const char *reason)
 {
     a->stats.auth_failed++;
+    acc_metrics_refused(a, cs);
     acc_cs_log(a, cs, LOG_WARN, "turned away: %s (the client will retry)", reason);
     acc_cs_close(a, cs, 0);
 }
@@ -194,6 +195,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
     ks->state = KS_ACTIVE;
     cs->primary = (int)(ks - cs->ks);
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    a->mx.renegotiations_ok++;
     acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
 }
 
@@ -339,6 +341,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
         mailbox_post(env->mb, p->worker, m);
     }
     a->stats.handshakes_ok++;
+    metrics_count_handshake(&a->mx, METRICS_HS_OK, acc_now_ms(a) - ks->start_ms);
     {
         char vaddr[INET_ADDRSTRLEN];
         struct in_addr in = {.s_addr = htonl(p->vaddr)};

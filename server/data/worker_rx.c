@@ -8,6 +8,7 @@
  * too. Worker thread only; no lock, no allocation. */
 #include "server/data/worker_internal.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -80,7 +81,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         tcp_gro_add(&w->gro, plain, len); /* written by wk_tun_write_offload, at the latest when
                                            * the callback ends (wk_flush_out) */
     } else if (write(w->tun_fd, plain, len) < 0) {
-        wk_drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
+        wk_drop(w, &w->stats.drop_tun_write, &p->remote, "TUN write failed");
     }
 }
 
@@ -258,6 +259,9 @@ unsigned wk_udp_drain(struct worker *w)
         }
         n = recvmmsg(w->udp_fd, msgs, WORKER_BATCH, MSG_DONTWAIT, NULL);
         if (n <= 0) {
+            if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                stat_inc(&w->stats.udp_recv_errors);
+            }
             return total;
         }
         total += (unsigned)n;

@@ -373,6 +373,38 @@ static void management_directives(void **state)
                  "t.conf: management-* directives need a `management` directive");
 }
 
+/* ovpnd's own metrics endpoint: `metrics HOST PORT` with a literal address, and the opt-in
+ * per-client series. */
+static void metrics_directives(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE);
+    assert_null(cfg.metrics.host);
+    assert_false(cfg.metrics.per_client);
+    config_free(&cfg);
+
+    expect_ok(&cfg, "metrics 127.0.0.1 9176\n" BASE);
+    assert_string_equal(cfg.metrics.host, "127.0.0.1");
+    assert_int_equal(cfg.metrics.port, 9176);
+    assert_false(cfg.metrics.per_client);
+    config_free(&cfg);
+
+    expect_ok(&cfg, "metrics ::1 9176\nmetrics-per-client\n" BASE);
+    assert_string_equal(cfg.metrics.host, "::1");
+    assert_true(cfg.metrics.per_client);
+    config_free(&cfg);
+
+    expect_error("metrics localhost 9176\n" BASE,
+                 "t.conf:1: metrics: 'localhost' is not an IPv4 or IPv6 address");
+    expect_error("metrics 127.0.0.1 0\n" BASE,
+                 "t.conf:1: metrics: port '0' is out of range (1-65535)");
+    expect_error("metrics 127.0.0.1\n" BASE, "t.conf:1: metrics: takes 2 arguments, not 1");
+    expect_error("metrics-per-client\n" BASE,
+                 "t.conf: metrics-per-client needs a `metrics` directive");
+}
+
 static void every_implemented_directive(void **state)
 {
     struct config cfg;
@@ -2397,6 +2429,7 @@ int main(void)
         cmocka_unit_test(push_texts),
         cmocka_unit_test(status_and_replay_ranges),
         cmocka_unit_test(management_directives),
+        cmocka_unit_test(metrics_directives),
         cmocka_unit_test(ciphers),
         cmocka_unit_test(required_and_missing_files),
         cmocka_unit_test(peer_fingerprint_lists),
