@@ -38,4 +38,23 @@ size_t udp_steering_program(unsigned n_workers, struct sock_filter *code, size_t
 int udp_group_open(const union udp_addr *addr, int n, int *fds, bool want_steering,
                    bool *is_steered);
 
+/* Room for one packet-information control message (IPv4 or IPv6) in a msghdr's control
+ * buffer. */
+#define UDP_PKTINFO_SPACE CMSG_SPACE(sizeof(struct in6_pktinfo))
+
+/* `multihome`: ask the kernel for each datagram's destination address on fd, a socket of
+ * family (IP_PKTINFO; on AF_INET6 also IPV6_RECVPKTINFO, for the dual-stack socket's IPv4 and
+ * IPv6 clients). Returns 0 or -errno. Main thread, at start-up. */
+int udp_pktinfo_enable(int fd, int family);
+
+/* The destination of a datagram received with mh (its control buffer filled by recvmsg or
+ * recvmmsg) into *out; out->family is 0 when mh carries none. Any thread; no allocation. */
+void udp_pktinfo_read(const struct msghdr *mh, struct udp_local *out);
+
+/* Write the control message that makes a datagram leave from l into buf (cap bytes, at least
+ * UDP_PKTINFO_SPACE, aligned for struct cmsghdr). Returns the bytes used (for msg_controllen),
+ * 0 when l is not known. IPv4 (and v4-mapped destinations of a dual-stack socket) use
+ * IP_PKTINFO, which Linux also takes on an AF_INET6 socket. Any thread; no allocation. */
+size_t udp_pktinfo_write(const struct udp_local *l, void *buf, size_t cap);
+
 #endif /* SERVER_DATA_UDP_H */

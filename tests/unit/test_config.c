@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <unistd.h>
 
@@ -595,7 +596,6 @@ static const struct {
     {"bind-dev", "#24: SO_BINDTODEVICE on the sockets, with the TCP transport's"},
     {"block-ipv6", "#24"},
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
-    {"chroot", "#19 daemon"},
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
     {"force-tls-key-material-export", "#24"},
@@ -613,7 +613,6 @@ static const struct {
     {"management-up-down", "#17 management"},
     {"mark", "#24: SO_MARK on the sockets, with the TCP transport's"},
     {"max-packet-size", "#24: MTU options"},
-    {"multihome", "#19 several addresses"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -622,8 +621,6 @@ static const struct {
     {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"proto-force", "#16 TCP transport"},
-    {"route-pre-down", "#19 scripts around the device"},
-    {"stale-routes-check", "#19 session limits"},
     {"udp-mtu", "#24: MTU options"},
 };
 
@@ -1623,13 +1620,11 @@ static void pool_directives(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "route-pre-down /bin/true",
         "dev-type tap",
         "data-ciphers AES-256-GCM:AES-256-CFB",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
         "mode p2p",
-        "chroot /var/empty",
     };
 
     (void)state;
@@ -2193,6 +2188,53 @@ static void cd_directory(void **state)
     assert_int_equal(chdir(DATA_DIR), 0);
 }
 
+/* chroot DIR: client-config-dir, crl-verify and tmp-dir name paths inside the jail (2.6
+ * options.c check_file_access_chroot), checked there. */
+static void chroot_paths(void **state)
+{
+    char jail[] = "/tmp/ovpnd-jail-XXXXXX", path[PATH_MAX], text[1024];
+    struct config cfg;
+
+    (void)state;
+    assert_non_null(mkdtemp(jail));
+    snprintf(path, sizeof(path), "%s/ccd", jail);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/tmp", jail);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(text, sizeof(text), BASE "chroot %s\nclient-config-dir ccd\n", jail);
+    expect_ok(&cfg, text);
+    assert_string_equal(cfg.proc.chroot_dir, jail);
+    assert_string_equal(cfg.net.client_config_dir, "/ccd"); /* relative: from the jail's root */
+    assert_string_equal(cfg.hooks.tmp_dir, "/tmp");         /* the default, inside the jail */
+    config_free(&cfg);
+    /* a chroot line after the paths counts too (2.6 checks once all lines are read) */
+    snprintf(text, sizeof(text), BASE "client-config-dir /ccd\ntmp-dir tmp\nchroot %s\n", jail);
+    expect_ok(&cfg, text);
+    assert_string_equal(cfg.net.client_config_dir, "/ccd");
+    assert_string_equal(cfg.hooks.tmp_dir, "/tmp");
+    config_free(&cfg);
+    /* the directory must be inside the jail, not outside */
+    snprintf(text, sizeof(text), BASE "chroot %s\nclient-config-dir " DATA_DIR "\n", jail);
+    snprintf(path, sizeof(path),
+             "t.conf:9: client-config-dir: cannot use '" DATA_DIR
+             "' (inside the chroot directory): No such file or directory");
+    expect_error(text, path);
+    expect_error(BASE "chroot /nonexistent-ovpnd-jail\n",
+                 "t.conf:8: chroot: cannot use '/nonexistent-ovpnd-jail': No such file or "
+                 "directory");
+    snprintf(path, sizeof(path), "%s/ccd", jail);
+    rmdir(path);
+    snprintf(path, sizeof(path), "%s/tmp", jail);
+    rmdir(path);
+    /* without the jail's /tmp, as 2.6: tmp-dir's default is checked inside it */
+    snprintf(text, sizeof(text), BASE "chroot %s\n", jail);
+    snprintf(path, sizeof(path),
+             "t.conf:8: tmp-dir: cannot use '/tmp' (inside the chroot directory): No such file or "
+             "directory");
+    expect_error(text, path);
+    rmdir(jail);
+}
+
 /* route, route-ipv6, server-ipv6, client-config-dir, ccd-exclusive, client-to-client. IPv6
  * test prefixes come from 2001:2::/48 (RFC 5180, the IPv6 benchmarking range). */
 static void routing_directives(void **state)
@@ -2443,6 +2485,7 @@ int main(void)
         cmocka_unit_test(all_errors_at_once),
         cmocka_unit_test(includes),
         cmocka_unit_test(cd_directory),
+        cmocka_unit_test(chroot_paths),
         cmocka_unit_test(routing_directives),
         cmocka_unit_test(openvpn26_tolerances),
     };
