@@ -662,6 +662,7 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
 {
     const struct config *cfg = srv->cfg;
     bool want_steering = env_switch("OVPND_STEERING");
+    struct socket_opts so = {.mark = cfg->net.mark, .bind_dev = cfg->net.bind_dev};
     char addr[UDP_ADDR_STR_MAX];
     int err;
 
@@ -671,21 +672,23 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
     }
     if (tcp_local) {
         /* one listening socket per worker: the kernel picks the worker at accept */
-        err = tcp_group_open(tcp_local, srv->n_workers, srv->tcp_fds);
+        err = tcp_group_open(tcp_local, &so, srv->n_workers, srv->tcp_fds);
         if (err) {
-            log_msg(LOG_ERR, "cannot listen on TCP %s: %s%s",
+            log_msg(LOG_ERR, "cannot listen on TCP %s: %s%s%s",
                     udp_addr_str(tcp_local, addr, sizeof(addr)), strerror(-err),
-                    err == -EADDRINUSE ? " (another server running?)" : "");
+                    err == -EADDRINUSE ? " (another server running?)" : "",
+                    err == -ENODEV ? " (bind-dev names no device)" : "");
             return err;
         }
     }
     if (udp_local) {
-        err = udp_group_open(udp_local, 1 + srv->n_workers, srv->udp_fds, want_steering,
+        err = udp_group_open(udp_local, &so, 1 + srv->n_workers, srv->udp_fds, want_steering,
                              &srv->is_steered);
         if (err) {
-            log_msg(LOG_ERR, "cannot bind UDP %s: %s%s",
+            log_msg(LOG_ERR, "cannot bind UDP %s: %s%s%s",
                     udp_addr_str(udp_local, addr, sizeof(addr)), strerror(-err),
-                    err == -EADDRINUSE ? " (another server running?)" : "");
+                    err == -EADDRINUSE ? " (another server running?)" : "",
+                    err == -ENODEV ? " (bind-dev names no device)" : "");
             return err;
         }
         if (want_steering && !srv->is_steered) {

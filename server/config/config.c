@@ -759,6 +759,7 @@ void config_free(struct config *cfg)
                         &cfg->net.port_share_host,
                         &cfg->net.port_share_dir,
                         &cfg->net.dev,
+                        &cfg->net.bind_dev,
                         &cfg->tls.auth,
                         &cfg->tls.data_ciphers,
                         &cfg->tls.data_ciphers_fallback,

@@ -132,6 +132,8 @@ struct config_net {
     int proto;           /* CONFIG_PROTO_UDP (default), _UDP4, _UDP6, _TCP4, _TCP6 or _TCP */
     int tcp_queue_limit; /* `tcp-queue-limit N`: packets queued to one TCP client, default 64 */
     bool multihome;      /* `multihome`: UDP replies leave from the address the client used */
+    int mark;            /* `mark N`: SO_MARK on the UDP and TCP sockets; 0 = none */
+    char *bind_dev;      /* `bind-dev DEV`: SO_BINDTODEVICE on them (e.g. a VRF); NULL = none */
     char *local;         /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     /* every `local` line; with two (one UDP, one TCP socket) each is complete after the checks,
      * with one its port and protocol went into port and proto */

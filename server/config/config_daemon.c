@@ -6,9 +6,10 @@
 #include "server/config/config_internal.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -375,6 +376,26 @@ int config_h_multihome(struct config_parser *ps, int argc, char **argv)
     (void)argv;
     ps->cfg->net.multihome = true;
     return 0;
+}
+
+/* `mark N` (2.6 socket.c, Linux): the firewall mark SO_MARK puts on every packet the server's
+ * sockets send, for policy routing of the tunnel's outer packets. */
+int config_h_mark(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->net.mark);
+}
+
+/* `bind-dev DEV` (2.6 socket.c, Linux): SO_BINDTODEVICE on the server's sockets, typically a VRF
+ * device, so that the outer packets use that device's routing table. */
+int config_h_bind_dev(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strlen(argv[1]) == 0 || strlen(argv[1]) >= IFNAMSIZ) {
+        return config_error(ps, "'%s' is not a device name (1 to %d characters)", argv[1],
+                            IFNAMSIZ - 1);
+    }
+    return config_set_str(ps, &ps->cfg->net.bind_dev, argv[1]);
 }
 
 int config_h_down_pre(struct config_parser *ps, int argc, char **argv)

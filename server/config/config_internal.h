@@ -294,6 +294,8 @@ int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
 int config_h_inactive(struct config_parser *ps, int argc, char **argv);
 int config_h_mlock(struct config_parser *ps, int argc, char **argv);
 int config_h_multihome(struct config_parser *ps, int argc, char **argv);
+int config_h_mark(struct config_parser *ps, int argc, char **argv);
+int config_h_bind_dev(struct config_parser *ps, int argc, char **argv);
 int config_h_down_pre(struct config_parser *ps, int argc, char **argv);
 int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
 int config_h_stale_routes_check(struct config_parser *ps, int argc, char **argv);

@@ -69,7 +69,7 @@ static const struct config_directive directives[] = {
     SET("auth-user-pass-verify", 1, 2, 0, config_h_auth_user_pass_verify),
     IGNORE("bcast-buffers", 1, 1, "only used with client-to-client"),
     IGNORE("bind", 0, 1, NULL), /* a server always binds its port */
-    TODO("bind-dev", 0, NULL),
+    SET("bind-dev", 1, 1, 0, config_h_bind_dev),
     TODO("block-ipv6", 0, NULL),
     SET("ca", 1, 1, I, config_h_ca),
     REFUSED("capath", "a CA directory cannot be used with Mbed TLS, the TLS library of ovpnd "
@@ -190,7 +190,7 @@ static const struct config_directive directives[] = {
     CLIENT("management-query-remote", 0, NULL),
     SET("management-signal", 0, 0, 0, config_h_management_flag),
     TODO("management-up-down", 0, NULL),
-    TODO("mark", 0, NULL),
+    SET("mark", 1, 1, 0, config_h_mark),
     SET("max-clients", 1, 1, 0, config_h_max_clients),
     TODO("max-packet-size", 0, NULL),
     IGNORE("max-routes", 1, 1, "deprecated in openvpn and without effect"),

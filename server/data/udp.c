@@ -121,8 +121,20 @@ size_t udp_pktinfo_write(const struct udp_local *l, void *buf, size_t cap)
     return 0;
 }
 
-int udp_group_open(const union udp_addr *addr, int n, int *fds, bool want_steering,
-                   bool *is_steered)
+int socket_opts_apply(int fd, const struct socket_opts *o)
+{
+    if (o->mark != 0 && setsockopt(fd, SOL_SOCKET, SO_MARK, &o->mark, sizeof(o->mark)) < 0) {
+        return -errno;
+    }
+    if (o->bind_dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o->bind_dev,
+                                  (socklen_t)strlen(o->bind_dev)) < 0) {
+        return -errno;
+    }
+    return 0;
+}
+
+int udp_group_open(const union udp_addr *addr, const struct socket_opts *so, int n, int *fds,
+                   bool want_steering, bool *is_steered)
 {
     int i, err = 0, one = 1, off = 0;
     int family = addr->sa.sa_family;
@@ -157,6 +169,11 @@ int udp_group_open(const union udp_addr *addr, int n, int *fds, bool want_steeri
             (family == AF_INET6 &&
              setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0)) {
             err = -errno;
+            i++;
+            goto fail;
+        }
+        err = socket_opts_apply(fd, so);
+        if (err) {
             i++;
             goto fail;
         }

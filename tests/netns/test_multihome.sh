@@ -7,6 +7,8 @@
 # server's bridge checks the source addresses of the server's datagrams to each client too.
 # `proto udp` without `local` listens on IPv4 only (0.0.0.0), as openvpn 2.6 on Linux does
 # ("Could not determine IPv4/IPv6 protocol. Using AF_INET").
+# The same server has `mark 42` and `bind-dev br0` (2.6: SO_MARK and SO_BINDTODEVICE on its
+# socket): its sockets are bound to br0 and carry mark 42 (ss shows both).
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,10 +19,13 @@ netns_setup 2
 pki_make "$OVT_DIR" --clients 2
 d=$OVT_DIR
 ip -n "$NS_SRV" addr add "$second/24" dev br0
-server_conf_write "$d" "multihome"
+server_conf_write "$d" "multihome" "mark 42" "bind-dev br0"
 server_start "$d"
-socks=$(ip netns exec "$NS_SRV" ss -Hlun "sport = :$OVT_PORT")
-grep -q "0\.0\.0\.0:$OVT_PORT " <<<"$socks" || fail "proto udp without local: not listening on 0.0.0.0: $socks"
+socks=$(ip netns exec "$NS_SRV" ss -Hlune "sport = :$OVT_PORT")
+grep -q "0\.0\.0\.0%br0:$OVT_PORT " <<<"$socks" ||
+    fail "proto udp without local and bind-dev br0: not listening on 0.0.0.0%br0: $socks"
+# every socket of the server (ovpnd has one per thread) carries the mark (fwmark:0x2a)
+grep -v -q "fwmark:0x2a" <<<"$socks" && fail "mark 42: a listening socket without the mark: $socks"
 grep -q "\[::\]:$OVT_PORT " <<<"$socks" && fail "proto udp without local listens on IPv6 too: $socks"
 
 capture=0

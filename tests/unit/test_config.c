@@ -593,7 +593,6 @@ static void duplicates_last_wins(void **state)
 static const struct {
     const char *name, *why;
 } known_gaps[] = {
-    {"bind-dev", "#24: SO_BINDTODEVICE on the sockets, with the TCP transport's"},
     {"block-ipv6", "#24"},
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24"},
@@ -611,7 +610,6 @@ static const struct {
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
     {"management-up-down", "#17 management"},
-    {"mark", "#24: SO_MARK on the sockets, with the TCP transport's"},
     {"max-packet-size", "#24: MTU options"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -2039,6 +2037,22 @@ static void verify_hash_and_ns_cert_type(void **state)
                         "t.conf:8: ns-cert-type: --ns-cert-type must be 'client' or 'server'");
 }
 
+/* mark N and bind-dev DEV (2.6 socket.c): kept for the sockets; bad values named. */
+static void mark_and_bind_dev(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "mark 42\nbind-dev vrf-blue\n");
+    assert_int_equal(cfg.net.mark, 42);
+    assert_string_equal(cfg.net.bind_dev, "vrf-blue");
+    config_free(&cfg);
+    expect_error_prefix(BASE "mark -1\n", "t.conf:8: mark: ");
+    expect_error_prefix(BASE "mark x\n", "t.conf:8: mark: ");
+    expect_error_prefix(BASE "bind-dev a-name-longer-than-15\n",
+                        "t.conf:8: bind-dev: 'a-name-longer-than-15' is not a device name");
+}
+
 /* verify-x509-name NAME [subject|name|name-prefix]: subject by default, as 2.6. */
 static void verify_x509_name_types(void **state)
 {
@@ -2480,6 +2494,7 @@ int main(void)
         cmocka_unit_test(peer_fingerprint_lists),
         cmocka_unit_test(peer_fingerprint_errors),
         cmocka_unit_test(verify_hash_and_ns_cert_type),
+        cmocka_unit_test(mark_and_bind_dev),
         cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(all_errors_at_once),
