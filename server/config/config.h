@@ -407,6 +407,13 @@ int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t
 int config_parse_string(struct config *cfg, const char *name, const char *text, char *errbuf,
                         size_t errbuf_len);
 
+/* Same as config_parse_string(), with relative paths resolved against dir (absolute) until a
+ * `cd` says otherwise, whatever the process's working directory is: for a reload after start-up
+ * chdir()ed into cd_dir, dir being the directory the server started in. dir NULL: the process's
+ * working directory, as config_parse_string(). */
+int config_parse_string_in(struct config *cfg, const char *name, const char *text, const char *dir,
+                           char *errbuf, size_t errbuf_len);
+
 /* Release everything cfg owns, wiping key material, and zero the struct. The storage itself
  * stays the caller's. config_free(NULL) is a no-op. */
 void config_free(struct config *cfg);

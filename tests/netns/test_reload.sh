@@ -26,8 +26,7 @@ netns_setup 5
 pki_make "$OVT_DIR" --clients 5
 dir=$OVT_DIR
 pki=$dir/pki
-mkdir -p "$dir/ccd"
-echo "ifconfig-push 198.19.1.10 255.255.254.0" >"$dir/ccd/client5"
+mkdir -p "$dir/ccd" # client5's file comes with step 5
 
 # write_conf: the server config for the current step (variables below).
 push_route=0 crl=0 broken=0 netmask=255.255.255.0
@@ -75,8 +74,7 @@ for i in 1 2 3 4; do
     PINGER[$i]=$OVT_LAST_PID
 done
 
-# new_client_up: (re)start client 5 and wait for its tunnel; it uses its client-config-dir file
-# only once the pool covers 198.19.1.10, so before step 5 it is refused (and not waited for).
+# new_client: (re)start client 5, the one that connects after each reload.
 new_client() {
     client_stop 5
     client_start "$dir" 5 "$@"
@@ -84,14 +82,16 @@ new_client() {
 
 # --- 1: the server certificate renewed in place
 (
-    cd "$pki"
-    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server2.key 2>/dev/null
-    openssl req -new -sha256 -key server2.key -subj "/CN=server-renewed" -out server2.csr
-    openssl x509 -req -sha256 -days 30 -in server2.csr -CA ca.crt -CAkey ca.key \
-        -set_serial 4242 -extfile ext.cnf -extensions server -out server2.crt 2>/dev/null
-    cp server2.crt server.crt
-    cp server2.key server.key
-) || fail "could not make the renewed server certificate"
+    cd "$pki" &&
+        printf '%s\n' 'basicConstraints = CA:FALSE' \
+            'keyUsage = critical, digitalSignature, keyEncipherment, keyAgreement' \
+            'extendedKeyUsage = serverAuth' >server2.ext &&
+        openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server2.key &&
+        openssl req -new -sha256 -key server2.key -subj "/CN=server-renewed" -out server2.csr &&
+        openssl x509 -req -sha256 -days 30 -in server2.csr -CA ca.crt -CAkey ca.key \
+            -set_serial 4242 -extfile server2.ext -out server2.crt &&
+        cp server2.crt server.crt && cp server2.key server.key
+) >"$dir/renew.log" 2>&1 || fail "could not make the renewed server certificate: $(cat "$dir/renew.log")"
 reload
 if [ "$is_ovpnd" = 1 ]; then
     server_log_grep "reload: .*ca/cert/key" || fail "reload 1: the new certificate was not taken"
@@ -142,6 +142,7 @@ fi
 
 # --- 5: the pool grown by a /24
 push_route=1 broken=0 netmask=255.255.254.0
+echo "ifconfig-push 198.19.1.10 255.255.254.0" >"$dir/ccd/client5"
 write_conf
 reload
 new_client
