@@ -9,6 +9,7 @@
 #      with FILE:LINE and nothing changes (a new client still gets the route);
 #   5. the pool grown by a /24 (server 198.19.0.0/24 -> /23): a client whose client-config-dir
 #      file pushes 198.19.1.10 (outside the old subnet) connects and is reachable.
+# Reloads 2 and 5 come from the management interface's `signal SIGHUP`, the others from kill.
 # The clients that stay (1, 3, 4) lose no ping, and none of them starts a second session.
 #
 # openvpn 2.6 restarts on SIGHUP and drops every client, so against it (OVPN_SERVER_IMPL=openvpn)
@@ -31,7 +32,7 @@ mkdir -p "$dir/ccd" # client5's file comes with step 5
 # write_conf: the server config for the current step (variables below).
 push_route=0 crl=0 broken=0 netmask=255.255.255.0
 write_conf() {
-    local -a lines=("client-config-dir $dir/ccd" "reneg-sec 0")
+    local -a lines=("client-config-dir $dir/ccd" "reneg-sec 0" "management 127.0.0.1 7505")
     [ "$push_route" = 1 ] && lines+=('push "route 198.19.77.0 255.255.255.0"')
     [ "$crl" = 1 ] && lines+=("crl-verify $pki/crl.pem")
     [ "$broken" = 1 ] && lines+=("no-such-directive 1")
@@ -39,22 +40,35 @@ write_conf() {
 }
 write_conf
 server_start "$dir"
-spid=$(server_process_pid) || fail "no server process"
 
-# reload: SIGHUP, then wait until the server has dealt with it (ovpnd logs a summary line;
+# hup: SIGHUP to the server, from outside or (with "mgmt") as the management interface's
+# `signal SIGHUP`.
+hup() {
+    local out
+    if [ "${1:-}" = mgmt ]; then
+        out=$(ovt_run 10 "$NS_SRV" "$OVT_PY" "$OVT_LIB_DIR/mgmt_client.py" run 127.0.0.1:7505 \
+            "signal SIGHUP" 2>&1) || true
+        grep -q "SUCCESS: signal SIGHUP thrown" <<<"$out" ||
+            fail "management: signal SIGHUP was not accepted: $out"
+    else
+        kill -HUP "$(server_process_pid)"
+    fi
+}
+
+# reload [mgmt]: hup, then wait until the server has dealt with it (ovpnd logs a summary line;
 # openvpn restarts and logs its start again).
 n_reload=0
 reload() {
     n_reload=$((n_reload + 1))
     if [ "$is_ovpnd" = 1 ]; then
-        kill -HUP "$spid"
+        hup "$@"
         wait_for 10 bash -c "[ \$(grep -c 'reload: ' '$dir/server.log') -ge $n_reload ]" ||
             fail "reload $n_reload: no 'reload:' line in the server log"
         server_alive || fail "reload $n_reload ended the server"
     else
         local n
         n=$(grep -c "Initialization Sequence Completed" "$dir/server.log" || true)
-        kill -HUP "$(server_process_pid)"
+        hup "$@"
         wait_for 20 bash -c "[ \$(grep -c 'Initialization Sequence Completed' '$dir/server.log') -gt $n ]" ||
             fail "openvpn did not come back from SIGHUP"
     fi
@@ -104,7 +118,7 @@ ovt_log "1: a new client sees the renewed certificate"
 # --- 2: a pushed route added
 push_route=1
 write_conf
-reload
+reload mgmt
 new_client "auth-retry none"
 wait_for 20 out_has "198\.19\.77\.0/24" ip -n "$(client_ns 5)" route show ||
     fail "a new client did not get the pushed route 198.19.77.0/24"
@@ -120,6 +134,10 @@ if [ "$is_ovpnd" = 1 ]; then
         fail "client2 was not disconnected at once after its certificate was revoked"
     wait_for 3 bash -c "! grep -q '^client2,' '$dir/status.log'" ||
         fail "client2 is still in the status file after its revocation"
+else
+    # (2.6 dropped everybody; client2 is refused when it comes back)
+    wait_for 20 server_log_grep "VERIFY ERROR: depth=0, error=certificate revoked.*CN=client2" ||
+        fail "openvpn did not refuse the revoked client2"
 fi
 ovt_log "3: client2 revoked and disconnected"
 
@@ -144,7 +162,7 @@ fi
 push_route=1 broken=0 netmask=255.255.254.0
 echo "ifconfig-push 198.19.1.10 255.255.254.0" >"$dir/ccd/client5"
 write_conf
-reload
+reload mgmt
 new_client
 wait_for 20 out_has "inet 198\.19\.1\.10/23" ip -n "$(client_ns 5)" -4 addr show ||
     fail "client5 did not get 198.19.1.10 from the grown pool"
