@@ -467,7 +467,38 @@ size_t ip_pool_index_within(const struct ip_pool *p, uint32_t addr, size_t n_max
     return i < n_max ? i : SIZE_MAX;
 }
 
-int ip_pool_grow(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len)
+/* Shrink p to n entries: refused when an entry at n or above is in use; the others there leave
+ * the released list and forget their names. */
+static int shrink(struct ip_pool *p, const struct ip_pool *probe, char *why, size_t why_len)
+{
+    size_t n = probe->n;
+    struct in_addr in;
+    char a[INET_ADDRSTRLEN];
+
+    for (size_t i = n; i < p->n; i++) {
+        if (p->entries[i].in_use) {
+            in.s_addr = htonl(ip_pool_addr(p, i));
+            inet_ntop(AF_INET, &in, a, sizeof(a));
+            snprintf(why, why_len, "a client holds %s, beyond the new end", a);
+            return -EBUSY;
+        }
+    }
+    for (size_t i = n; i < p->n; i++) {
+        lru_unlink(p, i);
+        forget_cn(p, i);
+        p->entries[i].is_fixed = p->entries[i].is_reserved = false;
+        bit_set(p->free_bits, i, false);
+        bit_set(p->fresh_bits, i, false);
+    }
+    p->free_hint = p->free_hint < n ? p->free_hint : n;
+    p->fresh_hint = p->fresh_hint < n ? p->fresh_hint : n;
+    p->n4 = probe->n4;
+    p->n6 = probe->n6;
+    p->n = n;
+    return 0;
+}
+
+int ip_pool_resize(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len)
 {
     struct ip_pool probe;
     size_t n_words, old_words = (p->n + WORD_BITS - 1) / WORD_BITS;
@@ -483,10 +514,15 @@ int ip_pool_grow(struct ip_pool *p, const struct ip_pool_params *pp, char *why, 
     if (err) {
         return err;
     }
-    if (probe.base != p->base || memcmp(probe.base6, p->base6, 16) != 0 || probe.n < p->n) {
-        snprintf(why, why_len, "the pool does not start where it did, or it would shrink");
+    if (probe.base != p->base || memcmp(probe.base6, p->base6, 16) != 0) {
+        snprintf(why, why_len, "the pool does not start where it did");
         ip_pool_clear(&probe);
         return -EINVAL;
+    }
+    if (probe.n <= p->n) {
+        err = probe.n < p->n ? shrink(p, &probe, why, why_len) : 0;
+        ip_pool_clear(&probe);
+        return err;
     }
     n_words = (probe.n + WORD_BITS - 1) / WORD_BITS;
     entries = realloc(p->entries, probe.n * sizeof(*entries));
@@ -513,12 +549,6 @@ int ip_pool_grow(struct ip_pool *p, const struct ip_pool_params *pp, char *why, 
         p->entries[i].prev = p->entries[i].next = NO_ENTRY;
         bit_set(p->free_bits, i, true);
         bit_set(p->fresh_bits, i, true);
-    }
-    if (p->fresh_hint > p->n) {
-        p->fresh_hint = p->n; /* (a hint past the old end meant "none": new entries are below) */
-    }
-    if (p->free_hint > p->n) {
-        p->free_hint = p->n;
     }
     p->n4 = probe.n4;
     p->n6 = probe.n6;

@@ -20,8 +20,8 @@
  * Addresses are host byte order for IPv4, network order for IPv6. Caller-owned struct; not
  * thread-safe: only the acceptor thread changes it after start-up. type, base and base6 are
  * fixed after ip_pool_init() and may be read by any thread (workers map addresses to indices
- * with ip_pool_index_within); n4, n6 and n change when a reload grows the pool
- * (ip_pool_grow), on the acceptor thread.
+ * with ip_pool_index_within); n4, n6 and n change when a reload resizes the pool
+ * (ip_pool_resize), on the acceptor thread.
  */
 #ifndef SERVER_ADDR_POOL_H
 #define SERVER_ADDR_POOL_H
@@ -80,12 +80,14 @@ struct ip_pool {
 int ip_pool_init(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len,
                  char *note, size_t note_len);
 
-/* Grow p to the range of pp (a reload: `server` with a shorter netmask). pp must describe the
- * same pool but for a later end: the same type, start, IPv6 base and bits; entries keep their
- * indices, holders and common names, the new ones are free and fresh. Acceptor thread. Returns 0
- * (also when pp adds nothing); -EINVAL with why (why_len bytes) when pp is not such a growth or
- * passes IP_POOL_MAX; -ENOMEM (p unchanged). */
-int ip_pool_grow(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len);
+/* Grow or shrink p to the range of pp (a reload: `server` with a shorter or longer netmask). pp
+ * must describe the same pool but for its end: the same type, start, IPv6 base and bits. Entries
+ * keep their indices, holders and common names; new ones are free and fresh; a shrink is refused
+ * while a client holds an entry beyond the new end (the entries dropped forget their names and
+ * reservations). Acceptor thread. Returns 0 (also when the size stays); -EINVAL with why
+ * (why_len bytes) when pp is not the same pool or passes IP_POOL_MAX, -EBUSY (with why) for a
+ * shrink below a held entry, -ENOMEM; p is unchanged on error. */
+int ip_pool_resize(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len);
 
 /* Free what ip_pool_init allocated and zero p. Safe on a zeroed or already cleared pool. */
 void ip_pool_clear(struct ip_pool *p);

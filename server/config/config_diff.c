@@ -77,7 +77,8 @@ static void need_restart(struct config_diff *d, const char *name)
     } while (0)
 
 /* `server NET MASK`: the same network with a shorter netmask grows the pool (the addresses
- * clients hold stay valid); anything else is a restart. */
+ * clients hold stay valid), with a longer one shrinks it (refused later while a client holds an
+ * address beyond its new end); anything else is a restart. */
 static void diff_server(const struct config_net *o, const struct config_net *n,
                         struct config_diff *d)
 {
@@ -92,7 +93,11 @@ static void diff_server(const struct config_net *o, const struct config_net *n,
             d->applied |= CONFIG_RELOAD_POOL;
             return;
         }
-        d->is_pool_shrink = true;
+        if ((n->server_netmask & o->server_netmask) == o->server_netmask) {
+            d->applied |= CONFIG_RELOAD_POOL; /* the same network, a longer netmask */
+            d->is_pool_shrink = true;
+            return;
+        }
     }
     need_restart(d, "server");
 }
@@ -428,7 +433,7 @@ const char *config_reload_part_name(unsigned bit)
     case CONFIG_RELOAD_CONNECT_FREQ:
         return "connect-freq";
     case CONFIG_RELOAD_POOL:
-        return "server (pool growth)";
+        return "server (pool size)";
     default:
         return "?";
     }

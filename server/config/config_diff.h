@@ -27,7 +27,7 @@
 #define CONFIG_RELOAD_KEEPALIVE (1u << 7)    /* keepalive, ping, ping-restart */
 #define CONFIG_RELOAD_VERB (1u << 8)         /* verb, mute */
 #define CONFIG_RELOAD_CONNECT_FREQ (1u << 9) /* connect-freq, connect-freq-initial */
-#define CONFIG_RELOAD_POOL (1u << 10)        /* `server` with the same network, shorter netmask */
+#define CONFIG_RELOAD_POOL (1u << 10)        /* `server` with the same network, another netmask */
 
 #define CONFIG_DIFF_MAX 64 /* restart-only directives named at most (more are counted) */
 
@@ -37,8 +37,7 @@ struct config_diff {
     const char *restart[CONFIG_DIFF_MAX]; /* directives that differ but need a restart */
     size_t n_restart;                     /* entries in restart[] */
     size_t n_restart_dropped;             /* further ones, not named */
-    bool is_pool_shrink;                  /* `server` with the same network but a longer
-                                           * netmask: named in restart[] as "server" */
+    bool is_pool_shrink;                  /* CONFIG_RELOAD_POOL with a longer netmask */
 };
 
 /* Compare the running config old with next, a config that parsed and passed its checks. Fills

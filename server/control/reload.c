@@ -226,16 +226,18 @@ static int pick_max_clients(const struct acceptor *a, int wanted)
     return wanted;
 }
 
-/* The pool of `server` with a shorter netmask: check the new plan against the running one, add
- * the kernel route into the tun device for the whole new network, grow the pool. Returns 0 (the
- * plan in force is replaced by *plan) or -1 with the reason logged. */
-static int grow_pool(struct acceptor *a, const struct config *next, struct topology_plan *plan)
+/* The pool of `server` with another netmask (the same network): check the new plan against
+ * the running one; for a growth add the kernel route into the tun device for the whole new
+ * network (a shrink leaves the wider route: what it covers beyond the pool has no owner and is
+ * dropped); resize the pool. Returns 0 (the plan in force is replaced by *plan) or -1 with the
+ * reason logged. */
+static int resize_pool(struct acceptor *a, const struct config *next, struct topology_plan *plan)
 {
     struct topology_plan *cur = a->env->plan;
     const char *directive = NULL;
     char why[300], net[80];
     uint8_t addr[4];
-    uint32_t be, network, netmask;
+    uint32_t be, netmask = next->net.server_netmask;
     size_t n_before = a->env->pool->n;
     int err;
 
@@ -246,32 +248,33 @@ static int grow_pool(struct acceptor *a, const struct config *next, struct topol
     }
     if (!cur->has_pool || !plan->has_pool || plan->topology != cur->topology ||
         plan->local != cur->local || plan->pool.start != cur->pool.start ||
-        plan->pool.end <= cur->pool.end || plan->has_ipv6 != cur->has_ipv6) {
-        log_msg(LOG_WARN, "reload: server changed other than by growing its pool; needs a "
+        plan->has_ipv6 != cur->has_ipv6) {
+        log_msg(LOG_WARN, "reload: server changed other than in its pool's size; needs a "
                           "restart, keeping the pool");
         return -1;
     }
-    network = next->net.server_network;
-    netmask = next->net.server_netmask;
-    be = htonl(network);
+    be = htonl(next->net.server_network);
     memcpy(addr, &be, 4);
-    err = tun_add_route(a->env->tun, 4, addr, __builtin_popcount(netmask), -1);
-    if (err && err != -EEXIST) {
-        log_msg(LOG_WARN,
-                "reload: cannot add the route %s into %s for the grown pool: %s; needs a restart "
-                "(or root), keeping the pool",
-                vroute_prefix_str(4, addr, __builtin_popcount(netmask), net, sizeof(net)),
-                a->env->tun->name, strerror(-err));
-        return -1;
+    vroute_prefix_str(4, addr, __builtin_popcount(netmask), net, sizeof(net));
+    if (plan->pool.end > cur->pool.end) {
+        err = tun_add_route(a->env->tun, 4, addr, __builtin_popcount(netmask), -1);
+        if (err && err != -EEXIST) {
+            log_msg(LOG_WARN,
+                    "reload: cannot add the route %s into %s for the grown pool: %s; needs a "
+                    "restart (or root), keeping the pool",
+                    net, a->env->tun->name, strerror(-err));
+            return -1;
+        }
     }
-    err = ip_pool_grow(a->env->pool, &plan->pool, why, sizeof(why));
+    err = ip_pool_resize(a->env->pool, &plan->pool, why, sizeof(why));
     if (err) {
-        log_msg(LOG_WARN, "reload: the pool cannot grow: %s; keeping it",
+        log_msg(LOG_WARN, "reload: the pool cannot %s: %s; keeping it",
+                plan->pool.end > cur->pool.end ? "grow" : "shrink",
                 err == -ENOMEM ? "out of memory" : why);
         return -1;
     }
-    log_msg(LOG_INFO, "reload: pool grown from %zu to %zu entries (%s)", n_before, a->env->pool->n,
-            vroute_prefix_str(4, addr, __builtin_popcount(netmask), net, sizeof(net)));
+    log_msg(LOG_INFO, "reload: pool %s from %zu to %zu entries (%s)",
+            a->env->pool->n > n_before ? "grown" : "shrunk", n_before, a->env->pool->n, net);
     return 0;
 }
 
@@ -325,11 +328,8 @@ static void part_names(unsigned bits, char *buf, size_t len)
 static void log_restart_needed(const struct config_diff *d)
 {
     for (size_t i = 0; i < d->n_restart; i++) {
-        log_msg(LOG_WARN, "reload: %s changed; needs a restart, keeping the running value%s",
-                d->restart[i],
-                strcmp(d->restart[i], "server") == 0 && d->is_pool_shrink
-                    ? " (the pool only grows without a restart)"
-                    : "");
+        log_msg(LOG_WARN, "reload: %s changed; needs a restart, keeping the running value",
+                d->restart[i]);
     }
     if (d->n_restart_dropped > 0) {
         log_msg(LOG_WARN, "reload: %zu more directives changed that need a restart",
@@ -408,7 +408,7 @@ void acc_reload(struct acceptor *a)
         }
     }
     if (applied & CONFIG_RELOAD_POOL) {
-        if (grow_pool(a, &next, &plan) == 0) {
+        if (resize_pool(a, &next, &plan) == 0) {
             *env->plan = plan;
             o->cfg.net.server_netmask = next.net.server_netmask;
         } else {

@@ -10,6 +10,8 @@
 #   5. the pool grown by a /24 (server 198.19.0.0/24 -> /23): a client whose client-config-dir
 #      file pushes 198.19.1.10 (outside the old subnet) connects and is reachable.
 # Reloads 2 and 5 come from the management interface's `signal SIGHUP`, the others from kill.
+# A sixth reload (ovpnd only) shrinks the pool back while client5 holds an address in the
+# /24 it would lose: refused, the client keeps its address.
 # The clients that stay (1, 3, 4) lose no ping, and none of them starts a second session.
 #
 # openvpn 2.6 restarts on SIGHUP and drops every client, so against it (OVPN_SERVER_IMPL=openvpn)
@@ -168,6 +170,15 @@ wait_for 20 out_has "inet 198\.19\.1\.10/23" ip -n "$(client_ns 5)" -4 addr show
     fail "client5 did not get 198.19.1.10 from the grown pool"
 assert_ping "$NS_SRV" 198.19.1.10 5 0.1 0 "the server reaches the client in the new /24"
 ovt_log "5: the pool grew by a /24"
+if [ "$is_ovpnd" = 1 ]; then
+    # and back to the /24 while client5 holds 198.19.1.10: refused, the pool stays
+    netmask=255.255.255.0
+    write_conf
+    reload
+    server_log_grep "reload: the pool cannot shrink: a client holds 198\.19\.1\.10" ||
+        fail "shrinking the pool below a held address was not refused"
+    assert_ping "$NS_SRV" 198.19.1.10 3 0.1 0 "client5 keeps its address"
+fi
 
 # The connected clients renegotiated with the renewed certificate (reneg-sec 6).
 wait_for 15 grep -q "VERIFY OK: depth=0, CN=server-renewed" "$dir/client1.log" ||
