@@ -675,8 +675,13 @@ void config_init(struct config *cfg)
 
 static void parser_clear(struct config_parser *ps)
 {
-    struct config_pending *pending[] = {&ps->ca,           &ps->cert, &ps->key,
-                                        &ps->tls_wrap_key, &ps->crl,  &ps->auth_token_secret};
+    struct config_pending *pending[] = {&ps->ca,
+                                        &ps->cert,
+                                        &ps->key,
+                                        &ps->tls_wrap_key,
+                                        &ps->tls_crypt_v2_key,
+                                        &ps->crl,
+                                        &ps->auth_token_secret};
 
     for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
         free(pending[i]->path);
@@ -802,6 +807,7 @@ void config_free(struct config *cfg)
     config_blob_clear(&cfg->tls.cert);
     config_blob_clear(&cfg->tls.key);
     config_blob_clear(&cfg->tls.tls_wrap_key);
+    config_blob_clear(&cfg->tls.tls_crypt_v2_key);
     config_blob_clear(&cfg->tls.crl);
     config_blob_clear(&cfg->auth.auth_token_secret_text);
     mbedtls_platform_zeroize(cfg->auth.auth_token_secret, sizeof(cfg->auth.auth_token_secret));

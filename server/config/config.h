@@ -48,9 +48,8 @@ static inline bool config_proto_is_tcp(int proto)
 #define CONFIG_TOPOLOGY_P2P 3    /* each client one address, point-to-point to the server */
 
 #define CONFIG_TLS_WRAP_NONE 0
-#define CONFIG_TLS_WRAP_AUTH 1     /* tls-auth: HMAC over the control channel, digest `auth` */
-#define CONFIG_TLS_WRAP_CRYPT 2    /* tls-crypt: AES-256-CTR + HMAC-SHA256 */
-#define CONFIG_TLS_WRAP_CRYPT_V2 3 /* tls-crypt-v2: tls-crypt with a key per client (Kc) */
+#define CONFIG_TLS_WRAP_AUTH 1  /* tls-auth: HMAC over the control channel, digest `auth` */
+#define CONFIG_TLS_WRAP_CRYPT 2 /* tls-crypt: AES-256-CTR + HMAC-SHA256 */
 
 #define CONFIG_KEY_DIRECTION_NONE (-1) /* both directions use key[0] */
 #define CONFIG_KEY_DIRECTION_NORMAL 0  /* "0": send with key[0], receive with key[1] */
@@ -202,14 +201,17 @@ struct config_timers {
 struct config_tls {
     struct config_blob ca, cert, key; /* PEM (or DER) text; required; checked with mbedTLS */
     bool dh_none;                     /* `dh none`; a DH file is ignored (ECDHE only) */
-    int tls_wrap_mode;                /* CONFIG_TLS_WRAP_* */
-    struct config_blob tls_wrap_key;  /* "OpenVPN Static key V1" text, file or inline; the
-                                       * tls-crypt-v2 server key (PEM) with CRYPT_V2 */
-    int tls_crypt_v2_max_age_days;    /* `tls-crypt-v2-max-age DAYS` (2.7); 0 = no limit */
-    int key_direction;                /* CONFIG_KEY_DIRECTION_*; tls-auth only */
-    char *auth;                       /* digest for tls-auth, upper case; default "SHA1" */
-    char *data_ciphers;          /* colon list, canonical upper case names; AEAD ciphers only */
-    char *data_ciphers_fallback; /* cipher for clients that cannot negotiate; NULL if unset */
+    int tls_wrap_mode;                /* CONFIG_TLS_WRAP_*: the key all clients share */
+    struct config_blob tls_wrap_key;  /* "OpenVPN Static key V1" text, file or inline */
+    /* `tls-crypt-v2 FILE`: the server key (PEM) that unwraps each client's own key; with
+     * tls-auth or tls-crypt beside it, clients with either kind of profile connect (2.6) */
+    bool has_tls_crypt_v2;
+    struct config_blob tls_crypt_v2_key;
+    int tls_crypt_v2_max_age_days; /* `tls-crypt-v2-max-age DAYS` (2.7); 0 = no limit */
+    int key_direction;             /* CONFIG_KEY_DIRECTION_*; tls-auth only */
+    char *auth;                    /* digest for tls-auth, upper case; default "SHA1" */
+    char *data_ciphers;            /* colon list, canonical upper case names; AEAD ciphers only */
+    char *data_ciphers_fallback;   /* cipher for clients that cannot negotiate; NULL if unset */
     char *cipher; /* `cipher X`, upper case, NULL if unset: only named in the OCC string, like
                    * a 2.6 server (options.c, options_postprocess_cipher); never negotiated */
     int replay_window, replay_time_s; /* default 64, 15 (openvpn packet_id.h) */

@@ -101,14 +101,6 @@ static int check_tls(struct config_parser *ps)
         return config_error_at(ps, w, w == &ps->seen_tls_auth ? "tls-auth" : "tls-crypt",
                                "tls-auth and tls-crypt are mutually exclusive");
     }
-    if (ps->seen_tls_crypt_v2.line > 0 &&
-        (ps->seen_tls_auth.line > 0 || ps->seen_tls_crypt.line > 0)) {
-        /* 2.6 lets a server take tls-crypt-v2 clients and tls-auth or tls-crypt ones on one
-         * port; ovpnd takes one kind */
-        return config_error_at(ps, &ps->seen_tls_crypt_v2, "tls-crypt-v2",
-                               "tls-crypt-v2 together with %s is not implemented yet in ovpnd",
-                               ps->seen_tls_auth.line > 0 ? "tls-auth" : "tls-crypt");
-    }
     if (cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH && strcmp(cfg->tls.auth, "none") == 0) {
         return config_error_at(ps, &ps->seen_auth, "auth", "tls-auth needs a digest, not none");
     }
@@ -232,6 +224,33 @@ out:
     return err;
 }
 
+/* `tls-crypt-v2 FILE`: read and parse the server key (a client key given there by mistake is
+ * named as such). */
+static int check_tls_crypt_v2_key(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    struct tls_crypt_v2_server_key sk;
+    int err;
+
+    if (!cfg->tls.has_tls_crypt_v2) {
+        return 0;
+    }
+    err = load(ps, &ps->tls_crypt_v2_key, "tls-crypt-v2", &cfg->tls.tls_crypt_v2_key);
+    if (err) {
+        return err;
+    }
+    err = tls_crypt_v2_server_key_parse(cfg->tls.tls_crypt_v2_key.data,
+                                        cfg->tls.tls_crypt_v2_key.len, &sk);
+    tls_crypt_v2_server_key_wipe(&sk);
+    if (err) {
+        return config_error_at(ps, &ps->tls_crypt_v2_key.where, "tls-crypt-v2",
+                               "%s is not a tls-crypt-v2 server key (openvpn --genkey "
+                               "tls-crypt-v2-server, or ovpnd --genkey tls-crypt-v2-server)",
+                               cfg->tls.tls_crypt_v2_key.origin);
+    }
+    return 0;
+}
+
 static int check_files(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
@@ -255,36 +274,20 @@ static int check_files(struct config_parser *ps)
     }
     err = err ? err : config_cert_after_files(ps);
     err = err ? err : check_certs(ps);
+    err = err ? err : check_tls_crypt_v2_key(ps);
     if (err || cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_NONE) {
         return err;
     }
-    const char *name = cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH    ? "tls-auth"
-                       : cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_CRYPT ? "tls-crypt"
-                                                                         : "tls-crypt-v2";
+    const char *name = cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH ? "tls-auth" : "tls-crypt";
 
     err = load(ps, &ps->tls_wrap_key, name, &cfg->tls.tls_wrap_key);
     if (err) {
         return err;
     }
-    if (cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_CRYPT_V2) {
-        struct tls_crypt_v2_server_key sk;
-
-        err = tls_crypt_v2_server_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len,
-                                            &sk);
-        tls_crypt_v2_server_key_wipe(&sk);
-        if (err) {
-            return config_error_at(ps, &ps->tls_wrap_key.where, name,
-                                   "%s is not a tls-crypt-v2 server key (openvpn --genkey "
-                                   "tls-crypt-v2-server, or ovpnd --genkey tls-crypt-v2-server)",
-                                   cfg->tls.tls_wrap_key.origin);
-        }
-        return 0;
-    }
     if (strstr(cfg->tls.tls_wrap_key.data, "-----BEGIN OpenVPN tls-crypt-v2") != NULL) {
         return config_error_at(ps, &ps->tls_wrap_key.where, name,
-                               "%s is a tls-crypt-v2 key; tls-crypt-v2 is not implemented yet "
-                               "in ovpnd",
-                               cfg->tls.tls_wrap_key.origin);
+                               "%s is a tls-crypt-v2 key; give it with tls-crypt-v2, not %s",
+                               cfg->tls.tls_wrap_key.origin, name);
     }
     if (strstr(cfg->tls.tls_wrap_key.data, "-----BEGIN OpenVPN Static key V1-----") == NULL ||
         strstr(cfg->tls.tls_wrap_key.data, "-----END OpenVPN Static key V1-----") == NULL) {

@@ -234,9 +234,11 @@ static void diff_tls(const struct config *oc, const struct config *nc, struct co
                    o->tls_wrap_mode == n->tls_wrap_mode &&
                        blob_eq(&o->tls_wrap_key, &n->tls_wrap_key) &&
                        o->key_direction == n->key_direction && str_eq(o->auth, n->auth),
-                   o->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH       ? "tls-auth"
-                   : o->tls_wrap_mode == CONFIG_TLS_WRAP_CRYPT_V2 ? "tls-crypt-v2"
-                                                                  : "tls-crypt");
+                   o->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH ? "tls-auth" : "tls-crypt");
+    RESTART_UNLESS(d,
+                   o->has_tls_crypt_v2 == n->has_tls_crypt_v2 &&
+                       blob_eq(&o->tls_crypt_v2_key, &n->tls_crypt_v2_key),
+                   "tls-crypt-v2");
     RESTART_UNLESS(d, o->tls_crypt_v2_max_age_days == n->tls_crypt_v2_max_age_days,
                    "tls-crypt-v2-max-age");
     RESTART_UNLESS(d,

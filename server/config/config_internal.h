@@ -61,7 +61,7 @@ struct config_parser {
     size_t n_ignore_unknown;
     bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
 
-    struct config_pending ca, cert, key, tls_wrap_key, crl;
+    struct config_pending ca, cert, key, tls_wrap_key, tls_crypt_v2_key, crl;
     struct config_cert_pending certp;
     struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
     struct config_where seen_auth_gen_token;

@@ -251,8 +251,8 @@ int config_h_tls_crypt_v2(struct config_parser *ps, int argc, char **argv)
         return config_error(ps, "unsupported tls-crypt-v2 argument: %s", argv[2]);
     }
     ps->seen_tls_crypt_v2 = config_here(ps);
-    ps->cfg->tls.tls_wrap_mode = CONFIG_TLS_WRAP_CRYPT_V2;
-    return config_set_file(ps, &ps->tls_wrap_key, &ps->cfg->tls.tls_wrap_key, argv[1]);
+    ps->cfg->tls.has_tls_crypt_v2 = true;
+    return config_set_file(ps, &ps->tls_crypt_v2_key, &ps->cfg->tls.tls_crypt_v2_key, argv[1]);
 }
 
 /* `tls-crypt-v2-max-age DAYS` (openvpn 2.7): refuse client keys whose timestamp metadata is

@@ -306,7 +306,7 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
     if (err) {
         return err;
     }
-    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE && !a->crypto.is_tls_crypt_v2) {
+    if (cfg->tls.tls_wrap_mode != TLS_WRAP_NONE) {
         err = static_key_parse(cfg->tls.tls_wrap_key.data, cfg->tls.tls_wrap_key.len, key2);
         if (err) {
             snprintf(errbuf, errbuf_len, "%s: not an OpenVPN static key file",
@@ -316,11 +316,10 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
     } else {
         memset(key2, 0, sizeof(key2));
     }
-    /* with tls-crypt-v2 there is no shared key: the wrap stays NONE, each session has its Kc */
-    err = tls_wrap_init(&a->crypto.wrap,
-                        a->crypto.is_tls_crypt_v2 ? TLS_WRAP_NONE
-                                                  : (enum tls_wrap_mode)cfg->tls.tls_wrap_mode,
-                        key2, cfg->tls.key_direction, cfg->tls.auth, true);
+    /* The key clients share (tls-auth, tls-crypt), NONE without one; with tls-crypt-v2 beside
+     * it, each tls-crypt-v2 session has its own Kc instead */
+    err = tls_wrap_init(&a->crypto.wrap, (enum tls_wrap_mode)cfg->tls.tls_wrap_mode, key2,
+                        cfg->tls.key_direction, cfg->tls.auth, true);
     mbedtls_platform_zeroize(key2, sizeof(key2));
     if (err) {
         snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));

@@ -226,7 +226,7 @@ struct acc_tls_conf {
 /* The control channel's crypto: wrapping, randomness, the TLS configuration and the cookie key. */
 struct acc_crypto {
     struct tls_wrap_ctx wrap; /* tls-auth / tls-crypt; NONE with tls-crypt-v2 */
-    bool is_tls_crypt_v2;     /* tls-crypt-v2: every client wraps with its own key */
+    bool is_tls_crypt_v2;     /* tls-crypt-v2: its clients wrap with their own keys */
     struct tls_crypt_v2_server_key v2_key;
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;

@@ -282,6 +282,25 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
     }
 }
 
+/* With tls-crypt-v2, which key wraps a control packet: a client's own Kc for the packets that
+ * carry its WKc and for the sessions that started with one; the key clients share (tls-auth or
+ * tls-crypt, when the config has one beside tls-crypt-v2) for the rest. 2.6 read_control_auth()
+ * decides the same way (its session's wrap, switched to Kc by a WKc). Without a shared key every
+ * packet goes the tls-crypt-v2 way, where one without a WKc and a session is refused. */
+static bool uses_client_key(struct acceptor *a, const uint8_t *buf, size_t len,
+                            const union udp_addr *from, uint64_t link)
+{
+    uint8_t op = packet_opcode(buf[0]);
+    const struct ctl_session *cs;
+
+    if (a->crypto.wrap.mode == TLS_WRAP_NONE || op == P_CONTROL_HARD_RESET_CLIENT_V3 ||
+        op == P_CONTROL_WKC_V1) {
+        return true;
+    }
+    cs = len >= TLS_WRAP_HEAD_LEN ? acc_table_find_sid(a, from, link, buf + 1) : NULL;
+    return cs != NULL && cs->wrap.has_kc;
+}
+
 void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                          const union udp_addr *from, uint64_t link)
 {
@@ -317,7 +336,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     case ACCEPTOR_DGRAM_CONTROL:
         break;
     }
-    if (a->crypto.is_tls_crypt_v2) {
+    if (a->crypto.is_tls_crypt_v2 && uses_client_key(a, buf, len, from, link)) {
         handle_v2_datagram(a, buf, len, from, link);
         return;
     }

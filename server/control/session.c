@@ -202,8 +202,12 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
 
 static size_t max_chunk(const struct acceptor *a)
 {
-    size_t overhead =
-        a->crypto.is_tls_crypt_v2 ? TLS_CRYPT_OVERHEAD : tls_wrap_overhead(&a->crypto.wrap);
+    size_t overhead = tls_wrap_overhead(&a->crypto.wrap);
+
+    /* with tls-crypt-v2 beside tls-auth or tls-crypt, the larger of the two for every session */
+    if (a->crypto.is_tls_crypt_v2 && overhead < TLS_CRYPT_OVERHEAD) {
+        overhead = TLS_CRYPT_OVERHEAD;
+    }
 
     return TLS_MTU - IPV4_UDP_HDR - overhead -
            control_packet_header_len(CONTROL_SEND_ACK_MAX, true);

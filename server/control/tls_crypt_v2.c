@@ -33,9 +33,9 @@ struct acc_v2_verify {
 
 int acc_v2_init(struct acceptor *a, char *errbuf, size_t errbuf_len)
 {
-    const struct config_blob *b = &a->cfg->tls.tls_wrap_key;
+    const struct config_blob *b = &a->cfg->tls.tls_crypt_v2_key;
 
-    a->crypto.is_tls_crypt_v2 = a->cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_CRYPT_V2;
+    a->crypto.is_tls_crypt_v2 = a->cfg->tls.has_tls_crypt_v2;
     if (!a->crypto.is_tls_crypt_v2) {
         return 0;
     }

@@ -1640,23 +1640,37 @@ static void tls_crypt_v2(void **state)
     (void)state;
     expect_ok(&cfg, BASE "tls-crypt-v2 v2server.key force-cookie\ntls-crypt-v2-max-age 30\n"
                          "tls-crypt-v2-verify /bin/true\nscript-security 2\n");
-    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT_V2);
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_NONE);
     assert_int_equal(cfg.tls.tls_crypt_v2_max_age_days, 30);
     assert_non_null(cfg.hooks.tls_crypt_v2_verify);
     assert_string_equal(cfg.hooks.tls_crypt_v2_verify[0], "/bin/true");
     config_free(&cfg);
     snprintf(text, sizeof(text), BASE "<tls-crypt-v2>\n%s</tls-crypt-v2>\n", key);
     expect_ok(&cfg, text);
-    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT_V2);
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_non_null(strstr(cfg.tls.tls_crypt_v2_key.data, "BEGIN OpenVPN tls-crypt-v2 server key"));
     config_free(&cfg);
+    /* beside tls-crypt or tls-auth (2.6: a server takes both kinds of clients, e.g. while its
+     * profiles move to tls-crypt-v2); tls-auth and tls-crypt stay exclusive */
+    expect_ok(&cfg, BASE "tls-crypt-v2 v2server.key\ntls-crypt ta.key\n");
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_CRYPT);
+    assert_non_null(strstr(cfg.tls.tls_wrap_key.data, "BEGIN OpenVPN Static key V1"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "tls-auth ta.key 0\ntls-crypt-v2 v2server.key\n");
+    assert_true(cfg.tls.has_tls_crypt_v2);
+    assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
+    config_free(&cfg);
+    expect_error_prefix(BASE "tls-crypt-v2 v2server.key\ntls-crypt v2server.key\n",
+                        "t.conf:9: tls-crypt: v2server.key is a tls-crypt-v2 key; give it with "
+                        "tls-crypt-v2");
     expect_error_prefix(BASE "tls-crypt-v2 ta.key\n",
                         "t.conf:8: tls-crypt-v2: ta.key is not a tls-crypt-v2 server key");
     expect_error_prefix(BASE "tls-crypt-v2 v2server.key bogus\n",
                         "t.conf:8: tls-crypt-v2: unsupported tls-crypt-v2 argument");
     expect_error_prefix(BASE "tls-crypt-v2-max-age 0\n",
                         "t.conf:8: tls-crypt-v2-max-age: tls-crypt-v2-max-age must be a number");
-    expect_error_prefix(BASE "tls-crypt-v2 v2server.key\ntls-crypt ta.key\n",
-                        "t.conf:8: tls-crypt-v2: tls-crypt-v2 together with tls-crypt is not");
     free(key);
 }
 
