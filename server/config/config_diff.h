@@ -1,10 +1,10 @@
 /* server/config/config_diff.h: what a reload (SIGHUP) may change in a running server, and what
  * needs a restart.
  *
- * openvpn 2.6 restarts the whole server on SIGHUP (sig.c: SIGHUP is a restart with a re-read
- * config), dropping every client. ovpnd instead compares the running config with the one just
- * read and applies the parts that can change without a client noticing (control/reload.c). This
- * module is the comparison alone: pure, no I/O, any thread.
+ * openvpn 2.6 restarts the whole server on SIGHUP (openvpn.c main: the options are parsed
+ * again and everything is rebuilt), dropping every client. ovpnd instead compares the running
+ * config with the one just read and applies the parts that can change without a client noticing
+ * (control/reload.c). This module is the comparison alone: pure, no I/O, any thread.
  */
 #ifndef SERVER_CONFIG_CONFIG_DIFF_H
 #define SERVER_CONFIG_CONFIG_DIFF_H

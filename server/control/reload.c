@@ -1,8 +1,9 @@
 /* server/control/reload.c: SIGHUP (or `signal SIGHUP` on the management interface) re-reads the
  * config and applies, on the acceptor thread, what can change without dropping a client.
  *
- * openvpn 2.6 restarts the whole server on SIGHUP (sig.c, init.c: a restart with the config
- * read again), so every client reconnects. Here the config is parsed again from the command line
+ * openvpn 2.6 restarts the whole server on SIGHUP (openvpn.c main: its outer loop parses the
+ * options again and rebuilds every context while the signal is SIGHUP), so every client
+ * reconnects. Here the config is parsed again from the command line
  * the server started with; a config that does not parse or check changes nothing. Otherwise
  * config_diff (server/config/config_diff.h) says what differs: the reloadable settings go into a
  * new overlay (a shallow copy of the config in force whose reloadable settings are the new
