@@ -11,7 +11,8 @@
  * refused as a client directive, or unknown. Errors read "FILE:LINE: directive: reason";
  * problems that belong to no line read "FILE: reason".
  *
- * Parsing runs on the main thread at start-up (or at reload into a fresh struct config). It
+ * Parsing runs on the main thread at start-up (and at a reload on the acceptor thread, into a
+ * fresh struct config: server/control/reload.c, server/config/config_diff.h). It
  * reads files (the config and its includes, ca/cert/key, the tls-auth/tls-crypt key) but never
  * changes the process state: `cd DIR` is recorded in cd_dir for the caller to chdir() into, as
  * openvpn does at that point, so that relative status/log/writepid paths mean the same thing.
