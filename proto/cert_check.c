@@ -142,3 +142,61 @@ int cert_check_eku(const mbedtls_x509_crt *crt, const char *eku, char *why, size
              "remote-cert-eku: the client certificate lacks extended key usage '%.200s'", eku);
     return -PE_AUTH;
 }
+
+/* The extended key usage extension, if any, lists oid (or one of the Server Gated Crypto OIDs
+ * OpenSSL counts as server use, with is_server). */
+static bool eku_allows(const mbedtls_x509_crt *crt, bool is_server)
+{
+    static const char ns_sgc[] = "\x60\x86\x48\x01\x86\xf8\x42\x04\x01"; /* 2.16.840.1.113730.4.1 */
+    static const char ms_sgc[] =
+        "\x2b\x06\x01\x04\x01\x82\x37\x0a\x03\x03"; /* 1.3.6.1.4.1.311.10.3.3 */
+    const char *oid = is_server ? MBEDTLS_OID_SERVER_AUTH : MBEDTLS_OID_CLIENT_AUTH;
+    size_t oid_len = is_server ? MBEDTLS_OID_SIZE(MBEDTLS_OID_SERVER_AUTH)
+                               : MBEDTLS_OID_SIZE(MBEDTLS_OID_CLIENT_AUTH);
+
+    if (!(crt->ext_types & MBEDTLS_X509_EXT_EXTENDED_KEY_USAGE)) {
+        return true;
+    }
+    for (const mbedtls_x509_sequence *seq = &crt->ext_key_usage; seq; seq = seq->next) {
+        const mbedtls_x509_buf *b = &seq->buf;
+
+        if ((b->len == oid_len && memcmp(b->p, oid, oid_len) == 0) ||
+            (is_server && b->len == sizeof(ns_sgc) - 1 && memcmp(b->p, ns_sgc, b->len) == 0) ||
+            (is_server && b->len == sizeof(ms_sgc) - 1 && memcmp(b->p, ms_sgc, b->len) == 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int cert_check_ns_cert_type(const mbedtls_x509_crt *crt, bool is_server, char *why, size_t why_len)
+{
+    unsigned ku_any = MBEDTLS_X509_KU_DIGITAL_SIGNATURE | MBEDTLS_X509_KU_KEY_AGREEMENT |
+                      (is_server ? MBEDTLS_X509_KU_KEY_ENCIPHERMENT : 0);
+    unsigned char ns_bit =
+        is_server ? MBEDTLS_X509_NS_CERT_TYPE_SSL_SERVER : MBEDTLS_X509_NS_CERT_TYPE_SSL_CLIENT;
+    bool has_ns = crt && (crt->ext_types & MBEDTLS_X509_EXT_NS_CERT_TYPE);
+    const char *what = is_server ? "server" : "client";
+    const char *bad;
+
+    if (!crt) {
+        snprintf(why, why_len, "no client certificate");
+        return -PE_AUTH;
+    }
+    if (!eku_allows(crt, is_server)) {
+        bad = is_server ? "its extended key usage lacks TLS Web Server Authentication"
+                        : "its extended key usage lacks TLS Web Client Authentication";
+    } else if ((crt->ext_types & MBEDTLS_X509_EXT_KEY_USAGE) && !(crt->key_usage & ku_any)) {
+        bad = "its key usage does not allow a TLS key exchange";
+    } else if (has_ns && !(crt->ns_cert_type & ns_bit)) {
+        bad = is_server ? "its Netscape cert type lacks SSL server"
+                        : "its Netscape cert type lacks SSL client";
+    } else {
+        return 0;
+    }
+    if (has_ns && (crt->ns_cert_type & ns_bit)) {
+        return 0; /* 2.6's fallback: the Netscape cert type alone says so */
+    }
+    snprintf(why, why_len, "the client certificate is not fit for TLS %s use (%s)", what, bad);
+    return -PE_AUTH;
+}

@@ -51,4 +51,14 @@ int cert_check_ku(const mbedtls_x509_crt *crt, const unsigned *ku, size_t n_ku, 
  * -PE_AUTH with why. crt borrowed; NULL fails. */
 int cert_check_eku(const mbedtls_x509_crt *crt, const char *eku, char *why, size_t why_len);
 
+/* `ns-cert-type client|server` (openvpn 2.6 built with OpenSSL, ssl_verify_openssl.c
+ * x509_verify_ns_cert_type): crt must be fit for TLS client (server) use as OpenSSL's purpose
+ * check sees it: an extended key usage extension, when present, lists clientAuth (serverAuth or
+ * a Server Gated Crypto OID); a key usage extension, when present, allows digitalSignature or
+ * keyAgreement (server: or keyEncipherment); a Netscape cert type extension, when present, has
+ * the SSL client (server) bit. A certificate that fails this but has that Netscape bit passes,
+ * as 2.6's fallback does. is_server picks the purpose. 0, or -PE_AUTH with why (why_len bytes).
+ * crt borrowed; NULL fails. */
+int cert_check_ns_cert_type(const mbedtls_x509_crt *crt, bool is_server, char *why, size_t why_len);
+
 #endif /* PROTO_CERT_CHECK_H */

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <mbedtls/constant_time.h>
 #include <mbedtls/error.h>
 #include <mbedtls/oid.h>
 #include <mbedtls/platform_util.h>
+#include <mbedtls/sha1.h>
 #include <mbedtls/sha256.h>
 
 #include "proto/client_name.h"
@@ -417,8 +419,30 @@ int tls_server_conf_set_fingerprints(struct tls_server_conf *c, const uint8_t (*
     return 0;
 }
 
+int tls_server_conf_set_verify_hashes(struct tls_server_conf *c, const uint8_t (*hashes)[32],
+                                      size_t n, size_t len)
+{
+    uint8_t(*copy)[32] = NULL;
+
+    if (n > 0) {
+        copy = malloc(n * sizeof(*copy));
+        if (!copy) {
+            return -PE_CRYPTO;
+        }
+        memcpy(copy, hashes, n * sizeof(*copy));
+    }
+    free(c->verify_hashes);
+    c->verify_hashes = copy;
+    c->n_verify_hashes = n;
+    c->verify_hash_len = len == 20 ? 20 : 32;
+    return 0;
+}
+
 void tls_server_conf_clear(struct tls_server_conf *c)
 {
+    free(c->verify_hashes);
+    c->verify_hashes = NULL;
+    c->n_verify_hashes = 0;
     free(c->fingerprints);
     c->fingerprints = NULL;
     c->n_fingerprints = 0;
@@ -583,6 +607,31 @@ static void check_fingerprint(struct tls_session *s, int depth, uint32_t *flags)
     }
 }
 
+/* verify-hash on the certificate at depth 1 (tls_server_conf_set_verify_hashes). */
+static void check_verify_hash(struct tls_session *s, const mbedtls_x509_crt *crt, int depth,
+                              uint32_t *flags)
+{
+    const struct tls_server_conf *c = s->conf;
+    bool is_listed = false;
+    int ret;
+
+    if (c->n_verify_hashes == 0 || depth != 1) {
+        return;
+    }
+    memset(s->verify_issuer_hash, 0, sizeof(s->verify_issuer_hash));
+    ret = c->verify_hash_len == 20
+              ? mbedtls_sha1_ret(crt->raw.p, crt->raw.len, s->verify_issuer_hash)
+              : mbedtls_sha256_ret(crt->raw.p, crt->raw.len, s->verify_issuer_hash, 0);
+    for (size_t i = 0; ret == 0 && i < c->n_verify_hashes; i++) {
+        is_listed |=
+            mbedtls_ct_memcmp(c->verify_hashes[i], s->verify_issuer_hash, c->verify_hash_len) == 0;
+    }
+    if (!is_listed) {
+        s->is_verify_hash_refused = true;
+        *flags |= MBEDTLS_X509_BADCERT_OTHER;
+    }
+}
+
 /* Server side, per session: remember the leaf's CN so a refusal can name the certificate (a
  * NUL or control character shows as '_', a long CN is cut: this copy is for messages only), and
  * its SHA-256; apply peer-fingerprint. */
@@ -611,10 +660,11 @@ static int remember_cn(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *fl
         }
     }
     check_fingerprint(s, depth, flags);
+    check_verify_hash(s, crt, depth, flags);
     return 0;
 }
 
-void tls_fingerprint_format(const uint8_t fp[32], char *out, size_t out_len)
+void tls_fingerprint_format_len(const uint8_t *fp, size_t len, char *out, size_t out_len)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t o = 0;
@@ -622,17 +672,22 @@ void tls_fingerprint_format(const uint8_t fp[32], char *out, size_t out_len)
     if (out_len == 0) {
         return;
     }
-    for (size_t i = 0; i < 32; i++) {
-        if (o + (i < 31 ? 3 : 2) >= out_len) {
+    for (size_t i = 0; i < len; i++) {
+        if (o + (i + 1 < len ? 3 : 2) >= out_len) {
             break;
         }
         out[o++] = hex[fp[i] >> 4];
         out[o++] = hex[fp[i] & 15];
-        if (i < 31) {
+        if (i + 1 < len) {
             out[o++] = ':';
         }
     }
     out[o] = '\0';
+}
+
+void tls_fingerprint_format(const uint8_t fp[32], char *out, size_t out_len)
+{
+    tls_fingerprint_format_len(fp, 32, out, out_len);
 }
 
 int tls_session_init(struct tls_session *s, struct tls_server_conf *conf)
@@ -706,6 +761,16 @@ int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len
                      "peer-fingerprint%s%.64s%s",
                      hex, s->verify_cn[0] ? " (CN '" : "", s->verify_cn,
                      s->verify_cn[0] ? "')" : "");
+        } else if (errbuf && errbuf_len && s->is_verify_hash_refused) {
+            char hex[32 * 3];
+
+            tls_fingerprint_format_len(s->verify_issuer_hash, s->conf->verify_hash_len, hex,
+                                       sizeof(hex));
+            snprintf(errbuf, errbuf_len,
+                     "client certificate refused: the %s fingerprint %s of its CA (depth 1) is "
+                     "not listed in verify-hash%s%.64s%s",
+                     s->conf->verify_hash_len == 20 ? "SHA-1" : "SHA-256", hex,
+                     s->verify_cn[0] ? " (CN '" : "", s->verify_cn, s->verify_cn[0] ? "')" : "");
         } else if (errbuf && errbuf_len) {
             bool is_client = s->conf->conf.endpoint == MBEDTLS_SSL_IS_CLIENT;
 

@@ -48,7 +48,11 @@ struct tls_server_conf {
     uint8_t (*fingerprints)[32]; /* peer-fingerprint: SHA-256 of admitted client certificates;
                                   * owned, NULL when none (tls_server_conf_set_fingerprints) */
     size_t n_fingerprints;
-    bool is_fingerprint_no_ca; /* no CA: the fingerprints stand in for the chain */
+    bool is_fingerprint_no_ca;    /* no CA: the fingerprints stand in for the chain */
+    uint8_t (*verify_hashes)[32]; /* verify-hash: fingerprints of the certificate at depth 1,
+                                   * verify_hash_len bytes each (20 or 32); owned, NULL when
+                                   * none (tls_server_conf_set_verify_hashes) */
+    size_t n_verify_hashes, verify_hash_len;
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
@@ -73,8 +77,10 @@ struct tls_session {
     int prf_type;       /* mbedtls_tls_prf_types */
     char verify_cn[65]; /* server side: CN of the peer's certificate seen by the verification,
                            so that a refused certificate can be named ("" if none) */
-    uint8_t verify_sha256[32];   /* server side: SHA-256 of that certificate (DER) */
-    bool is_fingerprint_refused; /* its fingerprint is not in the peer-fingerprint list */
+    uint8_t verify_sha256[32];      /* server side: SHA-256 of that certificate (DER) */
+    bool is_fingerprint_refused;    /* its fingerprint is not in the peer-fingerprint list */
+    bool is_verify_hash_refused;    /* the certificate at depth 1 is not in the verify-hash list */
+    uint8_t verify_issuer_hash[32]; /* that certificate's fingerprint (verify_hash_len bytes) */
 };
 
 /* Parse openvpn 2.6's --tls-cipher LIST for TLS 1.2: suite names separated by ':', as Mbed TLS
@@ -136,6 +142,15 @@ int tls_server_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
  * fails the handshake with "The certificate has been revoked (is on a CRL)"). Call between
  * handshake steps only (acceptor thread). Returns 0 or -PE_MALFORMED (errbuf says why; the old
  * CRL stays). */
+/* verify-hash (openvpn 2.6 ssl_verify.c, deprecated there): the certificate at depth 1 of a
+ * client's verified chain (the CA that signed its certificate) must have one of the n
+ * fingerprints hashes (len bytes used of each: 20 for SHA-1, 32 for SHA-256), else the
+ * handshake fails and the session's is_verify_hash_refused says why. A chain of one certificate
+ * has no depth 1 and is not checked, as in 2.6. The list is copied. Call after
+ * tls_server_conf_init(). Returns 0 or -PE_CRYPTO (out of memory). */
+int tls_server_conf_set_verify_hashes(struct tls_server_conf *c, const uint8_t (*hashes)[32],
+                                      size_t n, size_t len);
+
 int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_t crl_len,
                             char *errbuf, size_t errbuf_len);
 
@@ -153,6 +168,9 @@ int tls_server_conf_set_fingerprints(struct tls_server_conf *c, const uint8_t (*
 /* fp as "AB:CD:..." (upper case, as `openssl x509 -fingerprint` prints it) into out (out_len
  * bytes, 96 for all of it; cut short and NUL-terminated when smaller). */
 void tls_fingerprint_format(const uint8_t fp[32], char *out, size_t out_len);
+
+/* The same for a fingerprint of len bytes (20 for SHA-1): out needs len * 3 bytes. */
+void tls_fingerprint_format_len(const uint8_t *fp, size_t len, char *out, size_t out_len);
 
 /* Free everything held by c (a server or a client configuration). */
 void tls_server_conf_clear(struct tls_server_conf *c);

@@ -803,6 +803,7 @@ void config_free(struct config *cfg)
     config_cert_clear(&cfg->cert);
     config_blob_clear(&cfg->tls.ca);
     free(cfg->tls.peer_fingerprints);
+    free(cfg->tls.verify_hashes);
     free(cfg->tls.verify_x509_name);
     config_blob_clear(&cfg->tls.cert);
     config_blob_clear(&cfg->tls.key);

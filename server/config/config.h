@@ -48,6 +48,10 @@ static inline bool config_proto_is_tcp(int proto)
 #define CONFIG_TOPOLOGY_NET30 2  /* each client a /30 block (openvpn 2.6's default) */
 #define CONFIG_TOPOLOGY_P2P 3    /* each client one address, point-to-point to the server */
 
+#define CONFIG_NS_CERT_TYPE_NONE 0
+#define CONFIG_NS_CERT_TYPE_CLIENT 1
+#define CONFIG_NS_CERT_TYPE_SERVER 2
+
 #define CONFIG_TLS_WRAP_NONE 0
 #define CONFIG_TLS_WRAP_AUTH 1  /* tls-auth: HMAC over the control channel, digest `auth` */
 #define CONFIG_TLS_WRAP_CRYPT 2 /* tls-crypt: AES-256-CTR + HMAC-SHA256 */
@@ -234,6 +238,11 @@ struct config_tls {
      * in for the CA (self-signed certificates); with it they are checked as well. */
     uint8_t (*peer_fingerprints)[32];
     size_t n_peer_fingerprints;
+    /* `verify-hash` (deprecated in 2.6): fingerprints of the CA certificate at depth 1 of the
+     * client's chain, verify_hash_len bytes each (20 SHA-1, 32 SHA-256; zero-padded to 32) */
+    uint8_t (*verify_hashes)[32];
+    size_t n_verify_hashes, verify_hash_len;
+    int ns_cert_type; /* `ns-cert-type`: CONFIG_NS_CERT_TYPE_* */
     /* `verify-x509-name NAME [subject|name|name-prefix]`: NULL = not given */
     char *verify_x509_name;
     int verify_x509_type; /* CERT_CHECK_X509_* (proto/cert_check.h); default subject, as 2.6 */

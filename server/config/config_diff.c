@@ -273,6 +273,13 @@ static void diff_tls(const struct config *oc, const struct config *nc, struct co
                        mem_eq(o->remote_cert_ku, n->remote_cert_ku, sizeof(o->remote_cert_ku)),
                    "remote-cert-ku");
     RESTART_UNLESS(d, str_eq(o->remote_cert_eku, n->remote_cert_eku), "remote-cert-eku");
+    RESTART_UNLESS(
+        d,
+        o->n_verify_hashes == n->n_verify_hashes && o->verify_hash_len == n->verify_hash_len &&
+            (o->n_verify_hashes == 0 || mem_eq(o->verify_hashes, n->verify_hashes,
+                                               o->n_verify_hashes * sizeof(o->verify_hashes[0]))),
+        "verify-hash");
+    RESTART_UNLESS(d, o->ns_cert_type == n->ns_cert_type, "ns-cert-type");
 }
 
 static void diff_cert_auth(const struct config *oc, const struct config *nc, struct config_diff *d)

@@ -271,6 +271,8 @@ int config_h_allow_compression(struct config_parser *ps, int argc, char **argv);
 /* config_tls.c */
 int config_h_ca(struct config_parser *ps, int argc, char **argv);
 int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv);
+int config_h_verify_hash(struct config_parser *ps, int argc, char **argv);
+int config_h_ns_cert_type(struct config_parser *ps, int argc, char **argv);
 int config_h_verify_x509_name(struct config_parser *ps, int argc, char **argv);
 int config_h_cert(struct config_parser *ps, int argc, char **argv);
 int config_h_key(struct config_parser *ps, int argc, char **argv);

@@ -36,6 +36,10 @@
     {                                                                                              \
         n, 0, CONFIG_MAX_ARGS - 1, CONFIG_KIND_IGNORE, G | CONFIG_F_CLIENT_OPTION, NULL, note      \
     }
+#define PKCS11_WHY                                                                                 \
+    "a server key on a PKCS#11 token is not supported (the TLS library of ovpnd, Mbed TLS 2.28, "  \
+    "has no PKCS#11 support): use cert/key files or pkcs12"
+
 #define REFUSED(n, why)                                                                            \
     {                                                                                              \
         n, 0, 0, CONFIG_KIND_REFUSED, G, NULL, why                                                 \
@@ -109,7 +113,10 @@ static const struct config_directive directives[] = {
     CCD("disable"),
     IGNORE("disable-dco", 0, 0, NULL), /* ovpnd has no data channel offload to disable */
     IGNORE("disable-occ", 0, 0, "options-consistency messages are not sent"),
-    TODO("dns", 0, NULL),
+    IGNORE("dns", 1, CONFIG_MAX_ARGS - 1,
+           "in a server, 2.6 only hands it to its own scripts as dns_* variables, which ovpnd "
+           "does not set; to give clients DNS servers, push it: push \"dns server 0 address "
+           "ADDR\""),
     SET("down", 1, 1, 0, config_h_hook_script),
     SET("down-pre", 0, 0, 0, config_h_down_pre),
     SET("duplicate-cn", 0, 0, 0, config_h_duplicate_cn),
@@ -204,8 +211,7 @@ static const struct config_directive directives[] = {
     SET("no-replay", 0, 0, 0, config_h_no_replay),
     REFUSED("no-name-remapping", "removed in openvpn 2.5: update the configuration"),
     CLIENT("nobind", 0, NULL),
-    REFUSED("ns-cert-type",
-            "not available with mbed TLS and deprecated: use 'remote-cert-tls client'"),
+    SET("ns-cert-type", 1, 1, 0, config_h_ns_cert_type),
     IGNORE("opt-verify", 0, 0,
            "deprecated in openvpn 2.6 (removed in 2.7); ovpnd does not compare the client's "
            "options string with its own"),
@@ -221,13 +227,13 @@ static const struct config_directive directives[] = {
     SET("ping-exit", 1, 1, 0, config_h_ping_exit),
     SET("ping-restart", 1, 1, 0, config_h_ping_restart),
     IGNORE("ping-timer-rem", 0, 0, P2P_ONLY),
-    TODO("pkcs11-cert-private", 0, NULL),
-    TODO("pkcs11-id", 0, NULL),
-    TODO("pkcs11-id-management", 0, NULL),
-    TODO("pkcs11-pin-cache", 0, NULL),
-    TODO("pkcs11-private-mode", 0, NULL),
-    TODO("pkcs11-protected-authentication", 0, NULL),
-    TODO("pkcs11-providers", 0, NULL),
+    REFUSED("pkcs11-cert-private", PKCS11_WHY),
+    REFUSED("pkcs11-id", PKCS11_WHY),
+    REFUSED("pkcs11-id-management", PKCS11_WHY),
+    REFUSED("pkcs11-pin-cache", PKCS11_WHY),
+    REFUSED("pkcs11-private-mode", PKCS11_WHY),
+    REFUSED("pkcs11-protected-authentication", PKCS11_WHY),
+    REFUSED("pkcs11-providers", PKCS11_WHY),
     SET("pkcs12", 1, 1, I, config_h_pkcs12),
     SET("plugin", 1, CONFIG_MAX_ARGS - 1, 0, config_h_plugin),
     SET("port", 1, 1, 0, config_h_port),
@@ -323,7 +329,9 @@ static const struct config_directive directives[] = {
     SET("tls-crypt-v2", 1, 2, I, config_h_tls_crypt_v2),
     SET("tls-crypt-v2-max-age", 1, 1, 0, config_h_tls_crypt_v2_max_age),
     SET("tls-crypt-v2-verify", 1, 1, 0, config_h_hook_script),
-    TODO("tls-exit", 0, NULL),
+    IGNORE("tls-exit", 0, 0,
+           "in a server it ends only the failing client's session (2.6: a signal to that "
+           "client's instance), which ovpnd always does"),
     SET("tls-export-cert", 1, 1, 0, config_h_tls_export_cert),
     SET("tls-groups", 1, 1, 0, config_h_tls_groups),
     SET("tls-server", 0, 0, 0, config_h_tls_server),
@@ -348,7 +356,7 @@ static const struct config_directive directives[] = {
     SET("username-as-common-name", 0, 0, 0, config_h_username_as_common_name),
     SET("verb", 1, 1, 0, config_h_verb),
     SET("verify-client-cert", 0, 1, 0, config_h_verify_client_cert),
-    TODO("verify-hash", I, NULL),
+    SET("verify-hash", 1, 2, I, config_h_verify_hash),
     SET("verify-x509-name", 1, 2, 0, config_h_verify_x509_name),
     REFUSED("version", ACTION),
     IGNORE("vlan-accept", 1, 1, NOT_ON_TUN),

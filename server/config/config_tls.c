@@ -52,16 +52,18 @@ int config_h_ca(struct config_parser *ps, int argc, char **argv)
     return config_set_file(ps, &ps->ca, &ps->cfg->tls.ca, argv[1]);
 }
 
-/* One SHA-256 fingerprint, "AB:CD:..." (32 pairs of hex digits, either case, ':' between them),
- * text[0..len), into out. 2.6 (options.c, parse_hash_fingerprint) takes the same form. Returns
- * 0 or -EINVAL with the reason in why. */
-static int parse_fingerprint(const char *text, size_t len, uint8_t out[32], const char **why)
+/* One fingerprint of want bytes (20 for SHA-1, 32 for SHA-256), "AB:CD:..." (pairs of hex
+ * digits, either case, ':' between them), text[0..len), into out. 2.6 (options.c,
+ * parse_hash_fingerprint) takes the same form. Returns 0 or -EINVAL with the reason in why. */
+static int parse_fingerprint(const char *text, size_t len, size_t want, uint8_t out[32],
+                             const char **why)
 {
     size_t n = 0, i = 0;
 
     while (i < len) {
-        if (n == 32) {
-            *why = "more than 32 bytes (a SHA-256 fingerprint has 32)";
+        if (n == want) {
+            *why = want == 32 ? "more than 32 bytes (a SHA-256 fingerprint has 32)"
+                              : "more than 20 bytes (a SHA-1 fingerprint has 20)";
             return -EINVAL;
         }
         if (i + 1 >= len || !isxdigit((unsigned char)text[i]) ||
@@ -78,49 +80,50 @@ static int parse_fingerprint(const char *text, size_t len, uint8_t out[32], cons
             return -EINVAL;
         }
     }
-    if (n < 32) {
-        *why = "fewer than 32 bytes (a SHA-256 fingerprint has 32)";
+    if (n < want) {
+        *why = want == 32 ? "fewer than 32 bytes (a SHA-256 fingerprint has 32)"
+                          : "fewer than 20 bytes (a SHA-1 fingerprint has 20)";
         return -EINVAL;
     }
     return 0;
 }
 
-static int add_fingerprint(struct config_parser *ps, const char *text, size_t len, int block_line)
+/* Append one fingerprint to *list (*n entries, 32 bytes each; a SHA-1 one is zero-padded). */
+static int add_fingerprint(struct config_parser *ps, uint8_t (**list)[32], size_t *n, size_t want,
+                           const char *text, size_t len, int block_line)
 {
-    struct config_tls *tls = &ps->cfg->tls;
     uint8_t(*grown)[32];
     const char *why = NULL;
-    uint8_t fp[32];
+    uint8_t fp[32] = {0};
 
-    if (parse_fingerprint(text, len, fp, &why)) {
+    if (parse_fingerprint(text, len, want, fp, &why)) {
         if (block_line > 0) {
             return config_error(ps, "line %d of the block: '%.*s': %s", block_line,
                                 (int)(len > 100 ? 100 : len), text, why);
         }
         return config_error(ps, "'%.*s': %s", (int)(len > 100 ? 100 : len), text, why);
     }
-    grown = realloc(tls->peer_fingerprints, (tls->n_peer_fingerprints + 1) * sizeof(*grown));
+    grown = realloc(*list, (*n + 1) * sizeof(*grown));
     if (!grown) {
         return config_nomem(ps);
     }
-    tls->peer_fingerprints = grown;
-    memcpy(tls->peer_fingerprints[tls->n_peer_fingerprints++], fp, sizeof(fp));
+    *list = grown;
+    memcpy((*list)[(*n)++], fp, sizeof(fp));
     return 0;
 }
 
-/* `peer-fingerprint FP` adds one fingerprint; a <peer-fingerprint> block adds one per line,
- * skipping blank lines and lines starting with '#' or ';' after leading blanks (2.6 options.c,
- * parse_hash_fingerprint_multiline). Every occurrence adds to the list. */
-int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv)
+/* One fingerprint on the line, or one per line of an inline block, skipping blank lines and
+ * lines starting with '#' or ';' after leading blanks (2.6 options.c,
+ * parse_hash_fingerprint_multiline). */
+static int add_fingerprints(struct config_parser *ps, uint8_t (**list)[32], size_t *n, size_t want,
+                            const char *arg)
 {
-    (void)argc;
-    ps->seen_peer_fingerprint = config_here(ps);
-    if (!ps->is_inline) {
-        return add_fingerprint(ps, argv[1], strlen(argv[1]), 0);
-    }
-    const char *p = argv[1];
+    const char *p = arg;
     int line = 0, err;
 
+    if (!ps->is_inline) {
+        return add_fingerprint(ps, list, n, want, arg, strlen(arg), 0);
+    }
     while (*p != '\0') {
         size_t len = strcspn(p, "\n");
         const char *next = p[len] == '\n' ? p + len + 1 : p + len;
@@ -134,7 +137,7 @@ int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv)
             len--;
         }
         if (len > 0 && *p != '#' && *p != ';') {
-            err = add_fingerprint(ps, p, len, line);
+            err = add_fingerprint(ps, list, n, want, p, len, line);
             if (err) {
                 return err;
             }
@@ -142,6 +145,74 @@ int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv)
         p = next;
     }
     return 0;
+}
+
+/* `peer-fingerprint FP` adds one SHA-256 fingerprint; a <peer-fingerprint> block adds one per
+ * line. Every occurrence adds to the list. verify-hash and peer-fingerprint exclude each other
+ * (2.6 options.c). */
+int config_h_peer_fingerprint(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_tls *tls = &ps->cfg->tls;
+
+    (void)argc;
+    if (tls->n_verify_hashes > 0) {
+        return config_error(ps, "verify-hash and peer-fingerprint are mutually exclusive");
+    }
+    ps->seen_peer_fingerprint = config_here(ps);
+    return add_fingerprints(ps, &tls->peer_fingerprints, &tls->n_peer_fingerprints, 32, argv[1]);
+}
+
+/* `verify-hash HASH [SHA1|SHA256]` or a <verify-hash> block (2.6 options.c: deprecated; the
+ * fingerprint of the certificate at depth 1, the CA that signed the client's; SHA-1 unless
+ * SHA256 is named, and SHA-256 for a block without an algorithm). */
+int config_h_verify_hash(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_tls *tls = &ps->cfg->tls;
+    size_t want = ps->is_inline ? 32 : 20;
+    int err;
+
+    if (argc == 3 && strcmp(argv[2], "SHA1") == 0) {
+        want = 20;
+    } else if (argc == 3 && strcmp(argv[2], "SHA256") == 0) {
+        want = 32;
+    } else if (argc == 3) {
+        return config_error(ps,
+                            "invalid or unsupported hashing algorithm: %s (only SHA1 and SHA256 "
+                            "are supported)",
+                            argv[2]);
+    }
+    if (tls->n_peer_fingerprints > 0) {
+        return config_error(ps, "verify-hash and peer-fingerprint are mutually exclusive");
+    }
+    if (tls->n_verify_hashes > 0 && tls->verify_hash_len != want) {
+        return config_error(ps, "all verify-hash lines must use one algorithm");
+    }
+    err = config_warn(ps, NULL,
+                      "verify-hash is deprecated (as in openvpn 2.6): name that CA with 'ca', or "
+                      "use peer-fingerprint");
+    if (err) {
+        return err;
+    }
+    tls->verify_hash_len = want;
+    return add_fingerprints(ps, &tls->verify_hashes, &tls->n_verify_hashes, want, argv[1]);
+}
+
+/* `ns-cert-type client|server` (2.6 built with OpenSSL; deprecated there in favour of
+ * remote-cert-tls): the client certificate's fitness for TLS client or server use
+ * (cert_check_ns_cert_type). */
+int config_h_ns_cert_type(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strcmp(argv[1], "client") == 0) {
+        ps->cfg->tls.ns_cert_type = CONFIG_NS_CERT_TYPE_CLIENT;
+    } else if (strcmp(argv[1], "server") == 0) {
+        ps->cfg->tls.ns_cert_type = CONFIG_NS_CERT_TYPE_SERVER;
+    } else {
+        return config_error(ps, "--ns-cert-type must be 'client' or 'server'");
+    }
+    return config_warn(ps, NULL,
+                       "ns-cert-type is deprecated (as in openvpn 2.6): use 'remote-cert-tls "
+                       "client'");
 }
 
 /* `verify-x509-name NAME [subject|name|name-prefix]` (2.6 options.c: NAME must not be empty,

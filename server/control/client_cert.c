@@ -55,6 +55,13 @@ bool acc_check_certificate(struct acceptor *a, struct ctl_session *cs, struct ke
                      "its SHA-256 fingerprint %s is not listed in "
                      "peer-fingerprint",
                      hex);
+        } else if (ks->tls->is_verify_hash_refused) {
+            char hex[96];
+
+            tls_fingerprint_format_len(ks->tls->verify_issuer_hash, ks->tls->conf->verify_hash_len,
+                                       hex, sizeof(hex));
+            snprintf(info, sizeof(info),
+                     "the fingerprint %s of its CA is not listed in verify-hash", hex);
         } else {
             mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
             info[strcspn(info, "\n")] = '\0';
@@ -123,6 +130,23 @@ bool acc_check_certificate(struct acceptor *a, struct ctl_session *cs, struct ke
 
         if (cert_check_remote_tls_client(crt, &bad)) {
             acc_auth_failed(a, cs, bad);
+            return false;
+        }
+    }
+    {
+        /* Without ns-cert-type, the purpose check that OpenSSL makes on a client certificate by
+         * default (2.6 built with it refuses "unsuitable certificate purpose"): Mbed TLS checks
+         * the key usages but not the Netscape cert type. */
+        int ns = a->cfg->tls.ns_cert_type;
+        char why[300], msg[340];
+
+        if (cert_check_ns_cert_type(crt, ns == CONFIG_NS_CERT_TYPE_SERVER, why, sizeof(why))) {
+            snprintf(msg, sizeof(msg), "%s%s",
+                     ns == CONFIG_NS_CERT_TYPE_NONE     ? ""
+                     : ns == CONFIG_NS_CERT_TYPE_CLIENT ? "ns-cert-type client: "
+                                                        : "ns-cert-type server: ",
+                     why);
+            acc_auth_failed(a, cs, msg);
             return false;
         }
     }

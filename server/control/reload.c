@@ -65,6 +65,14 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tl
                     cfg->tls.n_peer_fingerprints);
         }
     }
+    if (cfg->tls.n_verify_hashes > 0) {
+        err = tls_server_conf_set_verify_hashes(c, (const uint8_t(*)[32])cfg->tls.verify_hashes,
+                                                cfg->tls.n_verify_hashes, cfg->tls.verify_hash_len);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "verify-hash: out of memory");
+            goto fail;
+        }
+    }
     if (cfg->tls.tls_groups) {
         char bad[80];
 

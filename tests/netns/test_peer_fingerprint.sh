@@ -5,6 +5,9 @@
 # `ca` as well, the fingerprint is checked on top of the CA chain (2.6 ssl_verify.c: the hash is
 # one more condition; only without a CA does it stand in for the chain): a CA-signed listed
 # certificate connects, a CA-signed unlisted one and a listed self-signed one are refused.
+# verify-hash: the CA at depth 1 listed (SHA-1 line) admits client1, an unlisted one (SHA-256
+# block) refuses it. ns-cert-type client: client certificates (the usual one, one with only
+# nsCertType=client) admitted, a server certificate refused.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -77,3 +80,56 @@ wait_server_log "198\.18\.0\.4:[0-9]+.*(certificate verification failed|VERIFY E
     fail "the listed self-signed fpa, not signed by the CA, was not refused"
 [ -z "$(client_tun_ip 3)" ] || fail "a self-signed client got an address although a CA is set"
 ovt_log "with ca: the fingerprint is checked in addition to the chain"
+client_stop 1
+client_stop 2
+client_stop 3
+server_stop
+
+# 3. verify-hash (deprecated in 2.6): the certificate at depth 1 (the CA that signed the
+# client's) must be listed; SHA-1 on a line without an algorithm, SHA-256 in a block.
+CA_SHA1=$(openssl x509 -in "$dir/pki/ca.crt" -noout -fingerprint -sha1 | sed 's/^.*=//')
+CA_SHA256=$(fp "$dir/pki/ca.crt")
+server_conf_write "$dir" "verify-hash $CA_SHA1"
+server_start "$dir"
+client_start "$dir" 1
+wait_tunnel 1
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.1 0 "client1 under verify-hash with its CA's SHA-1"
+client_stop 1
+server_stop
+server_conf_write "$dir" "<verify-hash>" "# not this CA" "$FPA" "</verify-hash>"
+server_start "$dir"
+client_start "$dir" 1 "auth-retry none"
+# (ovpnd names the CA's fingerprint; 2.6: "certificate hash verification failed. (got
+# certificate fingerprint: ...)", in lower case)
+wait_server_log "198\.18\.0\.2:[0-9]+.*(verify-hash|hash verification failed).*$(fp_re "$CA_SHA256")|198\.18\.0\.2:[0-9]+.*$(fp_re "$CA_SHA256").*verify-hash" 30 ||
+    fail "a client whose CA is not in the verify-hash block was not refused with the CA's fingerprint"
+[ -z "$(client_tun_ip 1)" ] || fail "a client whose CA is not listed got an address"
+ovt_log "verify-hash: a listed CA admits its clients, an unlisted one does not"
+client_stop 1
+server_stop
+
+# 4. ns-cert-type client (2.6 built with OpenSSL: the certificate must be fit for TLS client
+# use; a Netscape cert type saying so is enough): the usual client certificate and one with only
+# nsCertType=client connect; one with only nsCertType=server is refused.
+printf '%s\n' '[nsclient]' 'basicConstraints = CA:FALSE' 'nsCertType = client' \
+    '[nsserver]' 'basicConstraints = CA:FALSE' 'nsCertType = server' >"$dir/ns.cnf"
+pki_sign_client "$dir/nsclient" nsclient "ec -pkeyopt ec_paramgen_curve:P-256" -days 30 \
+    -extfile "$dir/ns.cnf" -extensions nsclient
+pki_sign_client "$dir/nsserver" nsserver "ec -pkeyopt ec_paramgen_curve:P-256" -days 30 \
+    -extfile "$dir/ns.cnf" -extensions nsserver
+server_conf_write "$dir" "ns-cert-type client"
+server_start "$dir"
+client_start "$dir" 1
+OVT_CLIENT_CERT=$dir/nsclient/client.crt OVT_CLIENT_KEY=$dir/nsclient/client.key client_start "$dir" 2
+OVT_CLIENT_CERT=$dir/nsserver/client.crt OVT_CLIENT_KEY=$dir/nsserver/client.key \
+    client_start "$dir" 3 "auth-retry none"
+wait_tunnel 1
+wait_tunnel 2
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.1 0 "client1 under ns-cert-type client"
+assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 5 0.1 0 "nsCertType=client under ns-cert-type client"
+# (2.6 with OpenSSL refuses it in the TLS handshake already, whose default purpose check is the
+# same: "VERIFY ERROR: depth=0, error=unsuitable certificate purpose: CN=nsserver")
+wait_server_log "198\.18\.0\.4:[0-9]+.*(ns-cert-type client: the client certificate is not fit|unsuitable certificate purpose.*nsserver)" 30 ||
+    fail "a server certificate was not refused under ns-cert-type client"
+[ -z "$(client_tun_ip 3)" ] || fail "a server certificate got an address under ns-cert-type client"
+ovt_log "ns-cert-type client: client certificates admitted, a server certificate refused"

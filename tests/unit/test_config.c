@@ -566,7 +566,6 @@ static const struct {
     {"chroot", "#19 daemon"},
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
-    {"dns", "#24"},
     {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
     {"gremlin", "#24: a debugging aid that damages traffic on purpose"},
@@ -583,20 +582,17 @@ static const struct {
     {"mark", "#24: SO_MARK on the sockets, with the TCP transport's"},
     {"max-packet-size", "#24: MTU options"},
     {"multihome", "#19 several addresses"},
-    {"ns-cert-type", "#18 certificate options"},
-    {"pkcs11-cert-private", "#18 certificate options"},
-    {"pkcs11-id", "#18 certificate options"},
-    {"pkcs11-id-management", "#18 certificate options"},
-    {"pkcs11-pin-cache", "#18 certificate options"},
-    {"pkcs11-private-mode", "#18 certificate options"},
-    {"pkcs11-protected-authentication", "#18 certificate options"},
-    {"pkcs11-providers", "#18 certificate options"},
+    {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-pin-cache", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-private-mode", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"proto-force", "#16 TCP transport"},
     {"route-pre-down", "#19 scripts around the device"},
     {"stale-routes-check", "#19 session limits"},
-    {"tls-exit", "#24"},
     {"udp-mtu", "#24: MTU options"},
-    {"verify-hash", "#18 certificate options"},
 };
 
 static bool is_known_gap(const char *name)
@@ -1929,6 +1925,49 @@ static void peer_fingerprint_errors(void **state)
                  "t.conf: ca is required (or peer-fingerprint)");
 }
 
+/* verify-hash HASH [SHA1|SHA256] (2.6: SHA-1 on a line without an algorithm, SHA-256 in a
+ * block without one; lines add up; exclusive with peer-fingerprint) and ns-cert-type. */
+static void verify_hash_and_ns_cert_type(void **state)
+{
+    static const char sha1[] = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01";
+    struct config cfg;
+    char text[1024];
+
+    (void)state;
+    snprintf(text, sizeof(text), BASE "verify-hash %s\nverify-hash %s SHA1\n", sha1, sha1);
+    expect_ok(&cfg, text);
+    assert_int_equal(cfg.tls.n_verify_hashes, 2);
+    assert_int_equal(cfg.tls.verify_hash_len, 20);
+    assert_int_equal(cfg.tls.verify_hashes[0][0], 0xab);
+    assert_int_equal(cfg.tls.verify_hashes[1][19], 0x01);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "<verify-hash>\n# the CA\n" FP_B "\n</verify-hash>\n");
+    assert_int_equal(cfg.tls.n_verify_hashes, 1);
+    assert_int_equal(cfg.tls.verify_hash_len, 32);
+    assert_int_equal(cfg.tls.verify_hashes[0][31], 0xff);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "verify-hash " FP_A " SHA256\n");
+    assert_int_equal(cfg.tls.verify_hash_len, 32);
+    config_free(&cfg);
+    expect_error_prefix(BASE "verify-hash " FP_A "\n",
+                        "t.conf:8: verify-hash: '" FP_A "': more than 20 bytes");
+    expect_error_prefix(BASE "verify-hash " FP_A " MD5\n",
+                        "t.conf:8: verify-hash: invalid or unsupported hashing algorithm: MD5");
+    expect_error_prefix(BASE "peer-fingerprint " FP_A "\nverify-hash " FP_A " SHA256\n",
+                        "t.conf:9: verify-hash: verify-hash and peer-fingerprint are mutually");
+    expect_error_prefix(
+        BASE "verify-hash " FP_A " SHA256\npeer-fingerprint " FP_A "\n",
+        "t.conf:9: peer-fingerprint: verify-hash and peer-fingerprint are mutually");
+    expect_ok(&cfg, BASE "ns-cert-type client\n");
+    assert_int_equal(cfg.tls.ns_cert_type, CONFIG_NS_CERT_TYPE_CLIENT);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "ns-cert-type server\n");
+    assert_int_equal(cfg.tls.ns_cert_type, CONFIG_NS_CERT_TYPE_SERVER);
+    config_free(&cfg);
+    expect_error_prefix(BASE "ns-cert-type both\n",
+                        "t.conf:8: ns-cert-type: --ns-cert-type must be 'client' or 'server'");
+}
+
 /* verify-x509-name NAME [subject|name|name-prefix]: subject by default, as 2.6. */
 static void verify_x509_name_types(void **state)
 {
@@ -2320,6 +2359,7 @@ int main(void)
         cmocka_unit_test(required_and_missing_files),
         cmocka_unit_test(peer_fingerprint_lists),
         cmocka_unit_test(peer_fingerprint_errors),
+        cmocka_unit_test(verify_hash_and_ns_cert_type),
         cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(all_errors_at_once),
