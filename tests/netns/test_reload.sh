@@ -64,7 +64,8 @@ reload() {
     n_reload=$((n_reload + 1))
     if [ "$is_ovpnd" = 1 ]; then
         hup "$@"
-        wait_for 10 bash -c "[ \$(grep -c 'reload: ' '$dir/server.log') -ge $n_reload ]" ||
+        # (each reload ends with exactly one of these lines)
+        wait_for 10 bash -c "[ \$(grep -Ec 'reload: (applied|no change|refused)' '$dir/server.log') -ge $n_reload ]" ||
             fail "reload $n_reload: no 'reload:' line in the server log"
         server_alive || fail "reload $n_reload ended the server"
     else
