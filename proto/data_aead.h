@@ -29,6 +29,13 @@ enum data_cipher {
     DATA_CIPHER_AES_256_GCM,
     DATA_CIPHER_CHACHA20_POLY1305,
     DATA_CIPHER_AES_192_GCM,
+    /* CBC + HMAC (proto/data_cbc.h), not AEAD: data_aead_init() refuses them */
+    DATA_CIPHER_AES_128_CBC,
+    DATA_CIPHER_AES_192_CBC,
+    DATA_CIPHER_AES_256_CBC,
+    DATA_CIPHER_CAMELLIA_128_CBC,
+    DATA_CIPHER_CAMELLIA_192_CBC,
+    DATA_CIPHER_CAMELLIA_256_CBC,
 };
 
 enum data_aead_backend {

@@ -28,7 +28,7 @@ static const char *evp_name(enum data_cipher c)
         return "AES-256-GCM";
     case DATA_CIPHER_CHACHA20_POLY1305:
         return "ChaCha20-Poly1305";
-    case DATA_CIPHER_NONE:
+    default: /* NONE and the CBC ciphers (proto/data_cbc.c) */
         break;
     }
     return NULL;

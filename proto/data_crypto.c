@@ -1,5 +1,5 @@
-/* proto/data_crypto.c: the AEAD data channel's packets; layout notes in the header, the cipher
- * calls in proto/data_aead.c. */
+/* proto/data_crypto.c: the data channel's packets; layout notes in the header, the cipher
+ * calls in proto/data_aead.c (AEAD) and proto/data_cbc.c (CBC + HMAC). */
 #include "proto/data_crypto.h"
 
 #include <string.h>
@@ -32,13 +32,20 @@ struct cipher_info {
     const char *name;  /* OpenVPN spelling */
     const char *alias; /* another spelling OpenVPN accepts through OpenSSL, or NULL */
     size_t key_len;
+    bool is_cbc;
 };
 
 static const struct cipher_info ciphers[] = {
-    {DATA_CIPHER_AES_128_GCM, "AES-128-GCM", "id-aes128-GCM", 16},
-    {DATA_CIPHER_AES_192_GCM, "AES-192-GCM", "id-aes192-GCM", 24},
-    {DATA_CIPHER_AES_256_GCM, "AES-256-GCM", "id-aes256-GCM", 32},
-    {DATA_CIPHER_CHACHA20_POLY1305, "CHACHA20-POLY1305", NULL, 32},
+    {DATA_CIPHER_AES_128_GCM, "AES-128-GCM", "id-aes128-GCM", 16, false},
+    {DATA_CIPHER_AES_192_GCM, "AES-192-GCM", "id-aes192-GCM", 24, false},
+    {DATA_CIPHER_AES_256_GCM, "AES-256-GCM", "id-aes256-GCM", 32, false},
+    {DATA_CIPHER_CHACHA20_POLY1305, "CHACHA20-POLY1305", NULL, 32, false},
+    {DATA_CIPHER_AES_128_CBC, "AES-128-CBC", NULL, 16, true},
+    {DATA_CIPHER_AES_192_CBC, "AES-192-CBC", NULL, 24, true},
+    {DATA_CIPHER_AES_256_CBC, "AES-256-CBC", NULL, 32, true},
+    {DATA_CIPHER_CAMELLIA_128_CBC, "CAMELLIA-128-CBC", NULL, 16, true},
+    {DATA_CIPHER_CAMELLIA_192_CBC, "CAMELLIA-192-CBC", NULL, 24, true},
+    {DATA_CIPHER_CAMELLIA_256_CBC, "CAMELLIA-256-CBC", NULL, 32, true},
 };
 
 static const struct cipher_info *cipher_lookup(enum data_cipher c)
@@ -80,6 +87,13 @@ size_t data_cipher_key_len(enum data_cipher c)
     return ci != NULL ? ci->key_len : 0;
 }
 
+bool data_cipher_is_cbc(enum data_cipher c)
+{
+    const struct cipher_info *ci = cipher_lookup(c);
+
+    return ci != NULL && ci->is_cbc;
+}
+
 static bool all_zero(const uint8_t *p, size_t n)
 {
     uint8_t acc = 0;
@@ -106,6 +120,14 @@ int data_key_init_backend(struct data_key *k, enum data_aead_backend b, enum dat
                           uint8_t key_id, const uint8_t key_block[256], bool is_server,
                           uint32_t replay_window)
 {
+    return data_key_init_auth(k, b, c, DATA_DIGEST_SHA1, key_id, key_block, is_server,
+                              replay_window);
+}
+
+int data_key_init_auth(struct data_key *k, enum data_aead_backend b, enum data_cipher c,
+                       enum data_digest d, uint8_t key_id, const uint8_t key_block[256],
+                       bool is_server, uint32_t replay_window)
+{
     const struct cipher_info *ci = cipher_lookup(c);
     const uint8_t *tx_half, *rx_half;
     int err;
@@ -123,9 +145,18 @@ int data_key_init_backend(struct data_key *k, enum data_aead_backend b, enum dat
     if (all_zero(tx_half, ci->key_len) || all_zero(rx_half, ci->key_len)) {
         return -PE_MALFORMED;
     }
-    err = data_aead_init(&k->enc, b, c, tx_half, true);
-    if (!err) {
-        err = data_aead_init(&k->dec, b, c, rx_half, false);
+    if (ci->is_cbc) {
+        /* the HMAC key is the start of the direction's HMAC slot (5.1) */
+        err = data_cbc_init(&k->cbc_enc, b, c, d, tx_half, tx_half + HMAC_SLOT_OFFSET, true);
+        if (!err) {
+            err = data_cbc_init(&k->cbc_dec, b, c, d, rx_half, rx_half + HMAC_SLOT_OFFSET, false);
+        }
+        k->digest = d;
+    } else {
+        err = data_aead_init(&k->enc, b, c, tx_half, true);
+        if (!err) {
+            err = data_aead_init(&k->dec, b, c, rx_half, false);
+        }
     }
     if (err) {
         data_key_clear(k);
@@ -143,12 +174,51 @@ void data_key_clear(struct data_key *k)
 {
     data_aead_clear(&k->enc); /* frees and wipes the key schedules */
     data_aead_clear(&k->dec);
+    data_cbc_clear(&k->cbc_enc);
+    data_cbc_clear(&k->cbc_dec);
     mbedtls_platform_zeroize(k, sizeof(*k));
 }
 
 bool data_key_tx_wants_renegotiation(const struct data_key *k)
 {
     return k->tx_packet_id >= DATA_TX_ID_RENEGOTIATE;
+}
+
+static void write_header(const struct data_key *k, bool v2, uint32_t peer_id, uint8_t *out)
+{
+    if (v2) {
+        store_be32(out, (uint32_t)(OP_DATA_V2 << 3 | k->key_id) << 24 | peer_id);
+    } else {
+        out[0] = (uint8_t)(OP_DATA_V1 << 3 | k->key_id);
+    }
+}
+
+/* data_key_seal() with a CBC cipher: header || HMAC || IV || CBC(packet_id || plain). */
+static int cbc_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *plain,
+                    size_t plain_len, uint8_t *out, size_t out_cap, size_t *out_len)
+{
+    size_t hdr_len = v2 ? DATA_V2_HEADER_LEN : DATA_V1_HEADER_LEN, n = 0;
+    int err;
+
+    if (v2 && peer_id > DATA_PEER_ID_MAX) {
+        return -PE_MALFORMED;
+    }
+    if (out_cap < hdr_len || plain_len > out_cap - hdr_len ||
+        data_cbc_sealed_len(&k->cbc_enc, plain_len) > out_cap - hdr_len) {
+        return -PE_NOSPACE;
+    }
+    if (k->tx_packet_id == UINT32_MAX) {
+        return -PE_STATE; /* as for AEAD: short packet ids do not roll over */
+    }
+    k->tx_packet_id++;
+    write_header(k, v2, peer_id, out);
+    err = data_cbc_seal(&k->cbc_enc, k->tx_packet_id, plain, plain_len, out + hdr_len,
+                        out_cap - hdr_len, &n);
+    if (err) {
+        return err;
+    }
+    *out_len = hdr_len + n;
+    return 0;
 }
 
 static void make_nonce(uint8_t nonce[NONCE_LEN], const uint8_t *packet_id, const uint8_t *iv)
@@ -166,6 +236,9 @@ int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *
     int err;
 
     *out_len = 0;
+    if (k->cbc_enc.ctx != NULL) {
+        return cbc_seal(k, v2, peer_id, plain, plain_len, out, out_cap, out_len);
+    }
     if (k->enc.ctx == NULL) {
         return -PE_STATE;
     }
@@ -181,11 +254,7 @@ int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *
     }
     k->tx_packet_id++;
 
-    if (v2) {
-        store_be32(out, (uint32_t)(OP_DATA_V2 << 3 | k->key_id) << 24 | peer_id);
-    } else {
-        out[0] = (uint8_t)(OP_DATA_V1 << 3 | k->key_id);
-    }
+    write_header(k, v2, peer_id, out);
     pid = out + hdr_len;
     tag = pid + DATA_PACKET_ID_LEN;
     ct = tag + DATA_TAG_LEN;
@@ -222,7 +291,33 @@ static int data_header_len(const struct data_key *k, const uint8_t *in, size_t i
     if ((in[0] & KEY_ID_MAX) != k->key_id) {
         return -PE_MALFORMED;
     }
+    if (k->cbc_dec.ctx != NULL) {
+        return in_len < *hdr_len + 1 ? -PE_SHORT : 0; /* data_cbc_open() checks the rest */
+    }
     return in_len < *hdr_len + DATA_AEAD_OVERHEAD ? -PE_SHORT : 0;
+}
+
+/* data_key_open() with a CBC cipher: HMAC, decrypt, then the replay window. */
+static int cbc_open(struct data_key *k, const uint8_t *in, size_t in_len, size_t hdr_len,
+                    uint8_t *out, size_t out_cap, size_t *out_len)
+{
+    uint32_t packet_id = 0;
+    size_t n = 0;
+    int err =
+        data_cbc_open(&k->cbc_dec, in + hdr_len, in_len - hdr_len, out, out_cap, &n, &packet_id);
+
+    if (err) {
+        return err;
+    }
+    /* 2.6 openvpn_decrypt_v1: the id is read from the authenticated plaintext, then checked */
+    err = packet_id_rx_check(&k->rx, packet_id);
+    if (err) {
+        mbedtls_platform_zeroize(out, n);
+        return err;
+    }
+    packet_id_rx_commit(&k->rx, packet_id);
+    *out_len = n;
+    return 0;
 }
 
 int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t *out,
@@ -235,12 +330,15 @@ int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t 
     int err;
 
     *out_len = 0;
-    if (k->dec.ctx == NULL) {
+    if (k->dec.ctx == NULL && k->cbc_dec.ctx == NULL) {
         return -PE_STATE;
     }
     err = data_header_len(k, in, in_len, &hdr_len);
     if (err) {
         return err;
+    }
+    if (k->cbc_dec.ctx != NULL) {
+        return cbc_open(k, in, in_len, hdr_len, out, out_cap, out_len);
     }
     pid = in + hdr_len;
     ct = pid + DATA_PACKET_ID_LEN + DATA_TAG_LEN;

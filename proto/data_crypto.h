@@ -1,6 +1,7 @@
-/* proto/data_crypto.h: the AEAD data channel (P_DATA_V1 / P_DATA_V2).
+/* proto/data_crypto.h: the data channel (P_DATA_V1 / P_DATA_V2): AEAD ciphers, and CBC + HMAC
+ * for clients that cannot negotiate (proto/data_cbc.h has that layout).
  *
- * Packet layout (OpenVPN 2.6 crypto.c openvpn_encrypt_aead / openvpn_decrypt_aead; section 6.2
+ * AEAD packet layout (OpenVPN 2.6 crypto.c openvpn_encrypt_aead / openvpn_decrypt_aead; section 6.2
  * of docs/openvpn-protocol.md):
  *
  *   header (1 or 4) || packet_id (4) || tag (16) || ciphertext (same length as the plaintext)
@@ -25,6 +26,7 @@
 #include <stdint.h>
 
 #include "proto/data_aead.h" /* enum data_cipher, struct data_aead */
+#include "proto/data_cbc.h"  /* enum data_digest, struct data_cbc */
 #include "proto/packet_id.h"
 
 #define DATA_V1_HEADER_LEN 1
@@ -38,24 +40,31 @@
 #define DATA_TX_ID_RENEGOTIATE 0xFF000000u
 
 /* Parse an OpenVPN cipher name ("AES-256-GCM", "aes-128-gcm", "CHACHA20-POLY1305", and OpenSSL's
- * aliases "id-aes128-GCM" / "id-aes256-GCM"), case-insensitive, into *out. Returns 0, or
- * -PE_UNSUPPORTED for anything else (including "none" and the CBC ciphers). Any thread. */
+ * aliases "id-aes128-GCM" / "id-aes256-GCM"; the CBC ciphers "AES-128-CBC", "AES-192-CBC",
+ * "AES-256-CBC", "CAMELLIA-128-CBC", "CAMELLIA-192-CBC", "CAMELLIA-256-CBC"), case-insensitive,
+ * into *out. Returns 0, or -PE_UNSUPPORTED for anything else (including "none"). Any thread. */
 int data_cipher_from_name(const char *name, enum data_cipher *out);
 
-/* The OpenVPN spelling of c ("AES-256-GCM", "AES-192-GCM", "AES-128-GCM", "CHACHA20-POLY1305";
- * "none" for DATA_CIPHER_NONE or an unknown value). Static string, never NULL. Any thread. */
+/* The OpenVPN spelling of c ("AES-256-GCM", ..., "AES-256-CBC", ...; "none" for
+ * DATA_CIPHER_NONE or an unknown value). Static string, never NULL. Any thread. */
 const char *data_cipher_name(enum data_cipher c);
 
 /* Cipher key length in bytes (16, 24 or 32), 0 for DATA_CIPHER_NONE or an unknown value. */
 size_t data_cipher_key_len(enum data_cipher c);
 
+/* True for the CBC ciphers (CBC + HMAC by `auth`), false for AEAD, NONE and unknown values. */
+bool data_cipher_is_cbc(enum data_cipher c);
+
 /* One key_id's data-channel state: both directions, send counter, replay window. Caller-owned
  * storage; initialise with data_key_init(), release with data_key_clear(). */
 struct data_key {
     enum data_cipher cipher; /* DATA_CIPHER_NONE when not initialised */
+    enum data_digest digest; /* CBC ciphers: the HMAC digest; DATA_DIGEST_NONE with AEAD */
     uint8_t key_id;          /* 0..7 */
-    struct data_aead enc;    /* send direction, key set once */
-    struct data_aead dec;    /* receive direction, key set once */
+    struct data_aead enc;    /* AEAD: send direction, key set once */
+    struct data_aead dec;    /* AEAD: receive direction, key set once */
+    struct data_cbc cbc_enc; /* CBC: send direction (cipher and HMAC keys), set once */
+    struct data_cbc cbc_dec; /* CBC: receive direction */
     uint8_t tx_implicit_iv[DATA_IMPLICIT_IV_LEN];
     uint8_t rx_implicit_iv[DATA_IMPLICIT_IV_LEN];
     uint32_t tx_packet_id; /* last id sent; the next packet carries tx_packet_id + 1 */
@@ -84,6 +93,15 @@ int data_key_init_backend(struct data_key *k, enum data_aead_backend b, enum dat
                           uint8_t key_id, const uint8_t key_block[256], bool is_server,
                           uint32_t replay_window);
 
+/* data_key_init_backend() with the HMAC digest d of `auth` for a CBC cipher (the two functions
+ * above use SHA1, 2.6's default `auth`; d is ignored for AEAD ciphers). For CBC each direction's
+ * cipher key is the first keylen bytes of its cipher slot and its HMAC key the first
+ * data_digest_len(d) bytes of its HMAC slot (2.6 ssl.c, key2 slices). -PE_UNSUPPORTED also for a
+ * CBC cipher with DATA_DIGEST_NONE (2.6 `auth none` with CBC is not offered). */
+int data_key_init_auth(struct data_key *k, enum data_aead_backend b, enum data_cipher c,
+                       enum data_digest d, uint8_t key_id, const uint8_t key_block[256],
+                       bool is_server, uint32_t replay_window);
+
 /* The backend data_key_init() uses: DATA_AEAD_MBEDTLS when built with
  * -DOVPND_DATA_CRYPTO=mbedtls, else DATA_AEAD_OPENSSL. Any thread. */
 enum data_aead_backend data_crypto_default_backend(void);
@@ -101,6 +119,9 @@ bool data_key_tx_wants_renegotiation(const struct data_key *k);
  * carries 1); the id is used up even if encryption then fails, so a nonce never repeats.
  * out must hold header + DATA_AEAD_OVERHEAD + plain_len bytes. plain must not overlap out, except
  * exactly in place: plain == out + header + DATA_AEAD_OVERHEAD. No allocation.
+ * A CBC key writes header || HMAC || IV || CBC(packet_id || plain) instead (proto/data_cbc.h):
+ * out must hold header + data_cbc_sealed_len() bytes (at most header + DATA_CBC_OVERHEAD_MAX +
+ * plain_len) and plain must not overlap out at all.
  * Returns 0 with *out_len set; -PE_NOSPACE (out too small); -PE_MALFORMED (v2 and peer_id above
  * DATA_PEER_ID_MAX); -PE_STATE (k not initialised, or id 0xFFFFFFFF already sent: renegotiate);
  * -PE_CRYPTO. */
@@ -113,7 +134,11 @@ int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *
  * check before decrypting (-PE_MALFORMED for id 0, -PE_REPLAY, -PE_TOO_OLD), then the tag
  * (-PE_AUTH, out wiped); the id is committed to the replay window only after the tag verified.
  * A packet with an empty plaintext is valid (0 bytes out). out must not overlap in, except exactly
- * in place: out == in + header + DATA_AEAD_OVERHEAD. No allocation. Returns 0 with *out_len set,
+ * in place: out == in + header + DATA_AEAD_OVERHEAD. No allocation.
+ * A CBC key checks the HMAC first (-PE_SHORT, -PE_AUTH), then decrypts (-PE_MALFORMED for bad
+ * padding; out_cap at least the ciphertext length, -PE_NOSPACE), then checks the packet_id it
+ * found inside against the replay window and commits it (out is wiped on a replay); out must not
+ * overlap in at all. Returns 0 with *out_len set,
  * a -PE_* above, -PE_STATE if k is not initialised, or -PE_CRYPTO. The caller still has to
  * check the peer_id of a P_DATA_V2 (it is authenticated, but not interpreted here). */
 int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t *out,

@@ -7,12 +7,17 @@ pkgs=(
     # build
     build-essential cmake pkg-config
     libmbedtls-dev libuv1-dev libbpf-dev liblz4-dev liblzo2-dev uthash-dev libpam0g-dev libssl-dev
+    libmicrohttpd-dev libsystemd-dev # the metrics endpoint, sd_notify
     libcrypt-dev # the sanitizer build preloads it (see CMakeLists.txt)
     # unit tests and formatting
     libcmocka-dev clang-format-16
     # integration tests, demo, benchmarks: the stock client, PKI, namespaces, traffic
     openvpn openssl iproute2 iputils-ping iperf3 python3 tcpdump util-linux procps coreutils
     passwd libpam-modules # the PAM tests make a user and a PAM service (pam_unix, pam_exec)
+    # test_metrics: a real Prometheus scrapes ovpnd and promtool checks the text (on a machine
+    # run by systemd the package also enables Debian's prometheus.service); systemd-analyze
+    # verifies contrib/ovpnd@.service
+    prometheus curl systemd
 )
 
 installed=" $(dpkg-query -W -f='${Package}=${db:Status-Status} ' "${pkgs[@]}" 2>/dev/null || true) "

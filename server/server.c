@@ -25,6 +25,7 @@
 #include "server/hooks/plugin.h"
 #include "server/hooks/script.h"
 #include "server/log/log.h"
+#include "server/ops/notify.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
 #include "server/addr/pool_persist.h"
@@ -869,6 +870,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     }
     set_limits(&srv);
     set_tls_threads();
+    notify_init();
     err = setup_pool(&srv);
     if (err) {
         goto out;
@@ -935,7 +937,9 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     }
     is_acceptor_started = true;
     log_started(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
+    notify_ready(); /* sockets and TUN are up; the control thread reports the client count */
     run_signals(&srv);
+    notify_stopping("shutting down");
     err = 0;
 out:
     shut_down(&srv, is_acceptor_started, n_started);

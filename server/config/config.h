@@ -367,6 +367,13 @@ struct config_mgmt {
     bool has_modifiers;     /* some management-* directive was given */
 };
 
+/* ovpnd's own Prometheus endpoint (server/ops/metrics.h); openvpn 2.6 has no such directive. */
+struct config_metrics {
+    char *host;      /* `metrics HOST PORT`: the address the HTTP endpoint binds; NULL: none */
+    int port;        /* 1-65535 */
+    bool per_client; /* metrics-per-client: series per connected client, by common name */
+};
+
 struct config {
     char *source; /* the config file path as given, or the name passed to config_parse_string */
     char *config_file; /* the first `config FILE` as given (scripts' $config, as 2.6); NULL if
@@ -383,6 +390,7 @@ struct config {
     struct config_proc proc;
     struct config_status status;
     struct config_mgmt mgmt;
+    struct config_metrics metrics;
 
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
     char **warnings;

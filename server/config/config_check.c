@@ -18,6 +18,7 @@
 #include <mbedtls/pk.h>
 #include <mbedtls/x509_crt.h>
 
+#include "proto/data_crypto.h"
 #include "proto/tls_crypt_v2.h"
 #include "server/config/topology.h"
 
@@ -134,10 +135,43 @@ static bool in_colon_list(const char *list, const char *name)
     return false;
 }
 
+/* The first CBC cipher in the colon list (or the single name) list, or NULL. */
+static const char *first_cbc(const char *list, char *buf, size_t buf_len)
+{
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        enum data_cipher c;
+
+        if (len < buf_len) {
+            memcpy(buf, p, len);
+            buf[len] = '\0';
+            if (data_cipher_from_name(buf, &c) == 0 && data_cipher_is_cbc(c)) {
+                return buf;
+            }
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
 /* options_postprocess_cipher: a server's --cipher outside --data-ciphers is ignored. */
 static int check_cipher(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
+    char name[64];
+    const char *cbc = first_cbc(cfg->tls.data_ciphers, name, sizeof(name));
+
+    if (!cbc) {
+        cbc = first_cbc(cfg->tls.data_ciphers_fallback, name, sizeof(name));
+    }
+    if (cbc && strcmp(cfg->tls.auth, "none") == 0) {
+        /* 2.6 runs such a channel without any integrity check; ovpnd does not offer it */
+        return config_error_at(ps, &ps->seen_auth, "auth",
+                               "auth none with the CBC cipher %s (no integrity protection) is "
+                               "not supported by ovpnd; use a digest such as SHA256",
+                               cbc);
+    }
 
     if (cfg->tls.cipher == NULL || in_colon_list(cfg->tls.data_ciphers, cfg->tls.cipher)) {
         return 0;
@@ -485,6 +519,7 @@ int config_finish(struct config_parser *ps)
         config_check_auth,
         config_check_auth_token,
         config_check_mgmt,
+        config_check_metrics,
         check_files,
     };
     int result = 0;

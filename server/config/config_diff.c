@@ -233,12 +233,13 @@ static void diff_tls(const struct config *oc, const struct config *nc, struct co
     RESTART_UNLESS(d,
                    o->tls_wrap_mode == n->tls_wrap_mode &&
                        blob_eq(&o->tls_wrap_key, &n->tls_wrap_key) &&
-                       o->key_direction == n->key_direction && str_eq(o->auth, n->auth),
+                       o->key_direction == n->key_direction,
                    o->tls_wrap_mode == CONFIG_TLS_WRAP_AUTH ? "tls-auth" : "tls-crypt");
     RESTART_UNLESS(d,
                    o->has_tls_crypt_v2 == n->has_tls_crypt_v2 &&
                        blob_eq(&o->tls_crypt_v2_key, &n->tls_crypt_v2_key),
                    "tls-crypt-v2");
+    RESTART_UNLESS(d, str_eq(o->auth, n->auth), "auth");
     RESTART_UNLESS(d, o->tls_crypt_v2_max_age_days == n->tls_crypt_v2_max_age_days,
                    "tls-crypt-v2-max-age");
     RESTART_UNLESS(d,
@@ -404,6 +405,11 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
             om->hold == nm->hold && om->client_auth == nm->client_auth,
         "management");
     RESTART_UNLESS(d, str_eq(oc->cd_dir, nc->cd_dir), "cd");
+    RESTART_UNLESS(d,
+                   str_eq(oc->metrics.host, nc->metrics.host) &&
+                       oc->metrics.port == nc->metrics.port &&
+                       oc->metrics.per_client == nc->metrics.per_client,
+                   "metrics");
 }
 
 void config_diff(const struct config *old, const struct config *next, struct config_diff *d)

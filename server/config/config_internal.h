@@ -343,6 +343,9 @@ int config_h_management_flag(struct config_parser *ps, int argc, char **argv);
 /* After the last line: management-* modifiers need `management`, client user/group a unix
  * socket; a TCP listener without a password file is warned about. 0 or -EINVAL. */
 int config_check_mgmt(struct config_parser *ps);
+int config_h_metrics(struct config_parser *ps, int argc, char **argv);
+int config_h_metrics_per_client(struct config_parser *ps, int argc, char **argv);
+int config_check_metrics(struct config_parser *ps);
 int config_h_status(struct config_parser *ps, int argc, char **argv);
 int config_h_status_version(struct config_parser *ps, int argc, char **argv);
 int config_h_persist_key(struct config_parser *ps, int argc, char **argv);

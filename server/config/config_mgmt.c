@@ -1,10 +1,11 @@
 /* server/config/config_mgmt.c: the management interface's directives: `management`,
  * management-client-user / -group, management-log-cache, management-hold, management-signal,
- * management-forget-disconnect. Facts from openvpn 2.6 src/openvpn/options.c (add_option and
- * options_postprocess_verify_ce) and manage.c.
+ * management-forget-disconnect; and ovpnd's own `metrics` and `metrics-per-client`. Facts from
+ * openvpn 2.6 src/openvpn/options.c (add_option and options_postprocess_verify_ce) and manage.c.
  */
 #include "server/config/config_internal.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,40 @@ int config_check_mgmt(struct config_parser *ps)
         return config_warn(ps, NULL,
                            "management: a TCP port WITHOUT a password file is STRONGLY "
                            "discouraged and insecure");
+    }
+    return 0;
+}
+
+/* metrics HOST PORT: ovpnd's own (server/ops/metrics.h). HOST is a literal address, so that what
+ * the endpoint binds is what the config says (no name lookup picking one address of several). */
+int config_h_metrics(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_metrics *m = &ps->cfg->metrics;
+    struct in6_addr a6;
+    struct in_addr a4;
+    int err;
+
+    (void)argc;
+    if (inet_pton(AF_INET, argv[1], &a4) != 1 && inet_pton(AF_INET6, argv[1], &a6) != 1) {
+        return config_error(ps, "'%s' is not an IPv4 or IPv6 address", argv[1]);
+    }
+    err = config_parse_int(ps, "port", argv[2], 1, 65535, &m->port);
+    return err ? err : config_set_str(ps, &m->host, argv[1]);
+}
+
+/* metrics-per-client: series per connected client, labelled by common name. */
+int config_h_metrics_per_client(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->metrics.per_client = true;
+    return 0;
+}
+
+int config_check_metrics(struct config_parser *ps)
+{
+    if (ps->cfg->metrics.per_client && !ps->cfg->metrics.host) {
+        return config_error_at(ps, NULL, NULL, "metrics-per-client needs a `metrics` directive");
     }
     return 0;
 }

@@ -196,6 +196,8 @@ static const struct config_directive directives[] = {
     IGNORE("max-routes", 1, 1, "deprecated in openvpn and without effect"),
     SET("max-routes-per-client", 1, 1, 0, config_h_max_routes_per_client),
     IGNORE("memstats", 1, 1, "ovpnd writes no memory statistics file"),
+    SET("metrics", 2, 2, 0, config_h_metrics),
+    SET("metrics-per-client", 0, 0, 0, config_h_metrics_per_client),
     REFUSED("mktun", ACTION),
     SET("mlock", 0, 0, 0, config_h_mlock),
     SET("mode", 1, 1, 0, config_h_mode),

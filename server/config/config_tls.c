@@ -22,9 +22,12 @@
 #define REPLAY_WINDOW_MAX 65536  /* packet_id.h MAX_SEQ_BACKTRACK */
 #define REPLAY_TIME_MAX 600      /* packet_id.h MAX_TIME_BACKTRACK */
 
-/* The data-channel ciphers ovpnd implements (AEAD only). */
-static const char *const supported_ciphers[] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM",
-                                                "CHACHA20-POLY1305"};
+/* The data-channel ciphers ovpnd implements: AEAD, and CBC + HMAC for clients that cannot
+ * negotiate (proto/data_cbc.h). */
+static const char *const supported_ciphers[] = {
+    "AES-128-GCM", "AES-192-GCM", "AES-256-GCM",      "CHACHA20-POLY1305", "AES-128-CBC",
+    "AES-192-CBC", "AES-256-CBC", "CAMELLIA-128-CBC", "CAMELLIA-192-CBC",  "CAMELLIA-256-CBC",
+};
 /* Digests ovpnd can use for tls-auth. */
 static const char *const supported_digests[] = {"SHA1", "SHA224", "SHA256", "SHA384", "SHA512"};
 
@@ -377,6 +380,7 @@ int config_h_auth(struct config_parser *ps, int argc, char **argv)
  * reported for the current line, or only a warning when is_optional ("?NAME" in a list). */
 static int check_cipher(struct config_parser *ps, const char *name, bool is_optional, bool *ok)
 {
+    const EVP_CIPHER *evp;
     const char *why;
 
     *ok =
@@ -384,10 +388,22 @@ static int check_cipher(struct config_parser *ps, const char *name, bool is_opti
     if (*ok) {
         return 0;
     }
+    evp = EVP_get_cipherbyname(name);
     if (strcmp(name, "NONE") == 0) {
         why = "cipher 'none' (no encryption)";
-    } else if (EVP_get_cipherbyname(name) != NULL) {
-        why = "only AES-256-GCM, AES-192-GCM, AES-128-GCM and CHACHA20-POLY1305 are";
+    } else if (evp != NULL && EVP_CIPHER_get_block_size(evp) == 8) {
+        /* 2.6 still takes them, with a warning; OpenSSL 3 needs its legacy provider for most */
+        why = "a 64-bit block cipher (SWEET32, CVE-2016-6329) is not offered; use AES-256-CBC "
+              "or AES-128-CBC for clients that cannot negotiate";
+    } else if (evp != NULL && (EVP_CIPHER_get_mode(evp) == EVP_CIPH_CFB_MODE ||
+                               EVP_CIPHER_get_mode(evp) == EVP_CIPH_OFB_MODE)) {
+        why = "CFB and OFB modes are not implemented (CBC and AEAD ciphers are)";
+    } else if (evp != NULL && EVP_CIPHER_get_mode(evp) == EVP_CIPH_CBC_MODE) {
+        why = "Mbed TLS 2.28, ovpnd's other data-channel backend, lacks it; the AES and "
+              "CAMELLIA CBC ciphers are offered";
+    } else if (evp != NULL) {
+        why = "only AES-256-GCM, AES-192-GCM, AES-128-GCM, CHACHA20-POLY1305 and the AES and "
+              "CAMELLIA CBC ciphers are";
     } else {
         if (is_optional) {
             return config_warn(ps, NULL, "%s: unknown optional cipher '%s' dropped", ps->name,
@@ -504,8 +520,10 @@ int config_h_no_replay(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    /* crypto.c, check_replay_consistency: fatal with any AEAD cipher, and ovpnd has no other. */
-    return config_error(ps, "cannot be used with AEAD ciphers, the only ones ovpnd offers");
+    /* crypto.c, check_replay_consistency: fatal with any AEAD cipher; 2.6 still takes it with
+     * CBC ones (deprecated), ovpnd always keeps the replay window. */
+    return config_error(ps, "turning replay protection off is not supported (fatal in openvpn "
+                            "2.6 with AEAD ciphers, deprecated there with CBC ones)");
 }
 
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv)

@@ -81,6 +81,7 @@ static void on_tick(uv_timer_t *t)
         }
     }
     trim_heap(a, now);
+    acc_notify_tick(a, now);
 }
 
 static void heap_trim_on_free(struct acceptor *a, struct ctl_session *cs)
@@ -142,6 +143,7 @@ static void stop_everything(struct acceptor *a)
         close_inbox(a);
     }
     mgmt_close(a->mgmt);
+    acc_metrics_stop(a); /* scrapes waiting for this thread give up; its HTTP thread is joined */
 }
 
 /* explicit-exit-notify on a server: tell every client to reconnect (2.6 sends "RESTART", or
@@ -450,6 +452,7 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     a->n_cleanups = sizeof(acc_cleanups) / sizeof(acc_cleanups[0]);
     a->fd = env->udp_fd;
     a->status_fd = -1;
+    a->n_clients_notified = SIZE_MAX; /* the first tick tells systemd the count */
     /* first, so that release() may free them whatever fails below */
     mbedtls_entropy_init(&a->crypto.entropy);
     mbedtls_ctr_drbg_init(&a->crypto.drbg);
@@ -500,6 +503,7 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         goto fail;
     }
     err = acc_mgmt_init(a, errbuf, errbuf_len);
+    err = err ? err : acc_metrics_init(a, errbuf, errbuf_len);
     if (err) {
         goto fail;
     }
@@ -617,5 +621,6 @@ static void release(struct acceptor *a)
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);
     mgmt_free(a->mgmt);
+    metrics_free(a->metrics); /* its requests left in the box were discarded by now */
     free(a);
 }

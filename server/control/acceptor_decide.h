@@ -26,12 +26,13 @@
 #define ACCEPTOR_DECIDE_COOKIE_KEY_LEN 32
 
 enum acceptor_dgram {
-    ACCEPTOR_DGRAM_DROP_EMPTY,   /* empty datagram */
-    ACCEPTOR_DGRAM_HAND_OVER,    /* P_DATA_V2 (steering missed): post it to worker *worker */
-    ACCEPTOR_DGRAM_IGNORE,       /* P_DATA_V2 shorter than its peer_id: dropped, uncounted */
-    ACCEPTOR_DGRAM_DROP_DATA_V1, /* clients without peer-id are not supported */
-    ACCEPTOR_DGRAM_DROP_OPCODE,  /* unknown or unsupported opcode */
-    ACCEPTOR_DGRAM_CONTROL,      /* unwrap, parse, then acceptor_decide_control() */
+    ACCEPTOR_DGRAM_DROP_EMPTY,  /* empty datagram */
+    ACCEPTOR_DGRAM_HAND_OVER,   /* P_DATA_V2 (steering missed): post it to worker *worker */
+    ACCEPTOR_DGRAM_IGNORE,      /* P_DATA_V2 shorter than its peer_id: dropped, uncounted */
+    ACCEPTOR_DGRAM_DATA_V1,     /* P_DATA_V1 (a client without peer-id): to the worker of
+                                 * the client at its source address */
+    ACCEPTOR_DGRAM_DROP_OPCODE, /* unknown or unsupported opcode */
+    ACCEPTOR_DGRAM_CONTROL,     /* unwrap, parse, then acceptor_decide_control() */
 };
 
 /* The first look at a datagram of len bytes (buf, read only) with n_workers (>= 1) workers;
@@ -53,7 +54,7 @@ static inline enum acceptor_dgram acceptor_decide_dgram(const uint8_t *buf, size
         return ACCEPTOR_DGRAM_HAND_OVER;
     }
     if (!packet_is_control(op)) {
-        return op == P_DATA_V1 ? ACCEPTOR_DGRAM_DROP_DATA_V1 : ACCEPTOR_DGRAM_DROP_OPCODE;
+        return op == P_DATA_V1 ? ACCEPTOR_DGRAM_DATA_V1 : ACCEPTOR_DGRAM_DROP_OPCODE;
     }
     return ACCEPTOR_DGRAM_CONTROL;
 }

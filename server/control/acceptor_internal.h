@@ -29,6 +29,7 @@
 #include "server/control/crl.h"
 #include "server/log/log.h"
 #include "server/ops/heap_trim.h"
+#include "server/ops/metrics.h"
 #include "server/data/udp.h"
 #include "server/thread/msgq.h"
 #include "server/config/ccd.h"
@@ -211,7 +212,7 @@ struct acceptor_stats {
         handshakes_ok, handshakes_failed, auth_failed,
         drop_wkc,        /* tls-crypt-v2: WKc missing, malformed, not ours, expired; no Kc */
         drop_v2_refused, /* tls-crypt-v2-verify refused the client key */
-        drop_handover;   /* P_DATA_V2 for a worker that is ACCEPTOR_POOL_MSGS behind */
+        drop_handover;   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
 };
 
 /* One TLS configuration (certificate, key, CA, CRL) with a count of the TLS sessions built on
@@ -294,7 +295,12 @@ struct acceptor {
     char options_string[KEY_METHOD2_OPTIONS_MAX];
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
-    struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
+    struct mgmt *mgmt;       /* the management interface (mgmt_ctl.c), NULL without `management` */
+    struct metrics *metrics; /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
+    struct metrics_control mx; /* what it shows of this thread: handshakes, auth, renegotiations */
+    uint64_t next_notify_ms;   /* the next STATUS= for systemd (metrics_ctl.c) */
+    size_t n_clients_notified; /* the client count that STATUS= said last */
+    uint64_t next_watchdog_ms; /* the next WATCHDOG=1 */
     bool is_stopping;
     bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */
     uint8_t rx_buf[CTL_BUF_LEN];
@@ -621,6 +627,12 @@ bool acc_auth_pending(struct acceptor *a, struct ctl_session *cs, struct key_sta
 
 /* status_writer.c */
 
+/* The status file's rows of the connected clients (calloc'd, the caller frees; *n_out of
+ * them), and, when workers is not NULL, the workers' rows (TUN_MAX_QUEUES entries). NULL when
+ * memory is short. The status file, the management interface and the metrics read these. */
+struct status_client *acc_status_rows(struct acceptor *a, size_t *n_out,
+                                      struct status_worker *workers);
+
 /* Write the status file now (status.h), when one is configured: a row per client and the
  * workers' counters. */
 void acc_write_status(struct acceptor *a);
@@ -639,6 +651,28 @@ void acc_write_pool_persist(struct acceptor *a);
 
 /* ifconfig-pool-persist timer callback (t->data is the acceptor): acc_write_pool_persist. */
 void acc_on_persist_timer(uv_timer_t *t);
+
+/* metrics_ctl.c */
+
+/* Start the metrics endpoint when the config has `metrics` (server/ops/metrics.h): at
+ * acceptor_new, on the main thread, before privileges are dropped. 0 or a negative code with
+ * the reason in errbuf. */
+int acc_metrics_init(struct acceptor *a, char *errbuf, size_t errbuf_len);
+
+/* Stop it (the acceptor is stopping; acceptor thread). */
+void acc_metrics_stop(struct acceptor *a);
+
+/* Count an authentication step's result for the metrics. */
+void acc_metrics_auth(struct acceptor *a, enum metrics_auth_method method,
+                      enum metrics_auth_result result);
+
+/* A refusal of cs (acc_refuse, acc_turn_away): a failed first negotiation, or a failed
+ * renegotiation of a connected client. */
+void acc_metrics_refused(struct acceptor *a, const struct ctl_session *cs);
+
+/* From the tick: systemd's STATUS= (the client count, when it changed) and WATCHDOG=1, when the
+ * service manager asked for them (server/ops/notify.h). */
+void acc_notify_tick(struct acceptor *a, uint64_t now_ms);
 
 /* worker_events.c */
 

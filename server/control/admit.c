@@ -56,6 +56,7 @@ void acc_refuse(struct acceptor *a, struct ctl_session *cs, const char *reason, 
     struct key_state *ks = refusal_ks(cs);
 
     a->stats.auth_failed++;
+    acc_metrics_refused(a, cs);
     acc_cs_log(a, cs, LOG_WARN, "refused: %s", reason);
     if (ks->in_use && !ks->job && !ks->has_sent_key_method2) {
         send_empty_key_method2(a, ks);
@@ -153,10 +154,12 @@ void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_sta
     enum wait_stage st = w && w->stage > WAIT_TLS_VERIFY ? w->stage - 1 : WAIT_TLS_VERIFY;
 
     if (w && w->req) {
+        acc_metrics_auth(a, METRICS_AUTH_USER_PASS, METRICS_AUTH_TIMEOUT);
         snprintf(why, sizeof(why),
                  "username '%.128s': check did not finish within hand-window (%d s)",
                  w->client ? w->client->username : "", a->cfg->timers.hand_window_s);
     } else if (w && w->is_mgmt_waiting) {
+        acc_metrics_auth(a, METRICS_AUTH_MANAGEMENT, METRICS_AUTH_TIMEOUT);
         snprintf(why, sizeof(why),
                  "username '%.128s': no client-auth or client-deny from the management "
                  "interface in time (%s)",
@@ -165,6 +168,9 @@ void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_sta
     } else {
         if (st == WAIT_REKEY || st == WAIT_PREPARE) {
             st = WAIT_CLIENT_CONNECT; /* PREPARE and REKEY are never waited for */
+        }
+        if (st == WAIT_TLS_VERIFY) {
+            acc_metrics_auth(a, METRICS_AUTH_TLS_VERIFY, METRICS_AUTH_TIMEOUT);
         }
         snprintf(why, sizeof(why), "%s did not finish within hand-window (%d s)", stage_names[st],
                  a->cfg->timers.hand_window_s);
@@ -186,6 +192,10 @@ static void hook_step_done(void *ctx, bool is_ok, const char *why)
     if (w->cs->state == CS_CLOSING) {
         auth_wait_free(w);
         return;
+    }
+    if (w->stage == WAIT_AUTH) { /* the step that finished was tls-verify */
+        acc_metrics_auth(w->a, METRICS_AUTH_TLS_VERIFY,
+                         is_ok ? METRICS_AUTH_OK : METRICS_AUTH_REFUSED);
     }
     if (!is_ok) {
         struct acceptor *a = w->a;
@@ -212,6 +222,9 @@ static bool start_hook_step(struct auth_wait *w, int rc, const char *what, bool 
         struct ctl_session *cs = w->cs;
 
         snprintf(why, sizeof(why), "cannot run %s: %s", what, strerror(-rc));
+        if (w->stage == WAIT_AUTH) {
+            acc_metrics_auth(a, METRICS_AUTH_TLS_VERIFY, METRICS_AUTH_ERROR);
+        }
         auth_wait_free(w);
         acc_auth_failed(a, cs, why);
         *is_gone = true;
@@ -401,6 +414,7 @@ static void auth_done(void *ctx, bool is_ok, const char *client_reason, const ch
         auth_wait_free(w);
         return;
     }
+    acc_metrics_auth(a, METRICS_AUTH_USER_PASS, is_ok ? METRICS_AUTH_OK : METRICS_AUTH_REFUSED);
     if (!is_ok) {
         snprintf(why, sizeof(why), "username '%.128s': %s%s", client->username, log_reason,
                  cs->peer ? " (at renegotiation)" : "");
@@ -433,6 +447,7 @@ bool acc_mgmt_answer(struct acceptor *a, struct ctl_session *cs, struct key_stat
         return false;
     }
     w->is_mgmt_waiting = false;
+    acc_metrics_auth(a, METRICS_AUTH_MANAGEMENT, is_auth ? METRICS_AUTH_OK : METRICS_AUTH_REFUSED);
     if (!is_auth) {
         snprintf(why, sizeof(why),
                  "username '%.128s': client-deny from the management interface: %.200s%s",
@@ -558,11 +573,13 @@ static bool start_auth(struct auth_wait *w)
     int err;
 
     if (client->username_too_long || client->password_too_long) {
+        acc_metrics_auth(a, METRICS_AUTH_USER_PASS, METRICS_AUTH_REFUSED);
         acc_auth_failed(a, cs, "username or password too long");
         return false;
     }
     if (!client->username[0] && !a->cfg->auth.auth_user_pass_optional) {
         /* ssl_verify.c: "peer provided a blank username". */
+        acc_metrics_auth(a, METRICS_AUTH_USER_PASS, METRICS_AUTH_REFUSED);
         acc_auth_failed(a, cs, "no username sent (is auth-user-pass in the client's profile?)");
         return false;
     }
@@ -578,9 +595,11 @@ static bool start_auth(struct auth_wait *w)
     }
     switch (acc_token_check(a, cs, client, &tenv, &token_reason, token_why, sizeof(token_why))) {
     case AUTH_TOKEN_REFUSED:
+        acc_metrics_auth(a, METRICS_AUTH_TOKEN, METRICS_AUTH_REFUSED);
         refuse_auth(a, cs, token_why, token_reason);
         return false;
     case AUTH_TOKEN_ACCEPTED:
+        acc_metrics_auth(a, METRICS_AUTH_TOKEN, METRICS_AUTH_OK);
         auth_succeeded(w, true);
         return true;
     default:
@@ -612,6 +631,7 @@ static bool start_auth(struct auth_wait *w)
         char why[128];
 
         snprintf(why, sizeof(why), "cannot run auth-user-pass-verify: %s", strerror(-err));
+        acc_metrics_auth(a, METRICS_AUTH_USER_PASS, METRICS_AUTH_ERROR);
         acc_auth_failed(a, cs, why);
         return false;
     }
@@ -673,7 +693,11 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     client_name_remap(client->password);
     if (cs->peer) {
         if (!acc_recheck_certificate(a, cs, ks)) {
+            acc_metrics_auth(a, METRICS_AUTH_CERTIFICATE, METRICS_AUTH_REFUSED);
             goto out;
+        }
+        if (mbedtls_ssl_get_peer_cert(&ks->tls->ssl)) {
+            acc_metrics_auth(a, METRICS_AUTH_CERTIFICATE, METRICS_AUTH_OK);
         }
         begin_checks(a, cs, ks, client); /* takes client */
         return;
@@ -681,7 +705,11 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     peer_info_parse(client->peer_info, strnlen(client->peer_info, sizeof(client->peer_info)),
                     &cs->client.pi);
     if (!acc_check_certificate(a, cs, ks)) {
+        acc_metrics_auth(a, METRICS_AUTH_CERTIFICATE, METRICS_AUTH_REFUSED);
         goto out;
+    }
+    if (mbedtls_ssl_get_peer_cert(&ks->tls->ssl)) {
+        acc_metrics_auth(a, METRICS_AUTH_CERTIFICATE, METRICS_AUTH_OK);
     }
     acc_cert_fingerprint(ks->tls, cs->client.cert_sha256);
     acc_cert_identity(ks, cs);

@@ -36,6 +36,7 @@ void acc_cert_fingerprint(const struct tls_session *tls, uint8_t out[32])
 void acc_turn_away(struct acceptor *a, struct ctl_session *cs, const char *reason)
 {
     a->stats.auth_failed++;
+    acc_metrics_refused(a, cs);
     acc_cs_log(a, cs, LOG_WARN, "turned away: %s (the client will retry)", reason);
     acc_cs_close(a, cs, 0);
 }
@@ -139,6 +140,7 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
     const struct key_method2 *server = sent;
     uint8_t block[KEY_BLOCK_LEN];
     bool use_ekm = (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) != 0;
+    enum data_digest digest = DATA_DIGEST_SHA1;
     int err;
 
     if (!server) {
@@ -153,9 +155,14 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
         err = kdf_openvpn_prf(client->pre_master, client->random1, server->random1, client->random2,
                               server->random2, cs->peer_sid, cs->own_sid, block);
     }
+    /* a CBC cipher's HMAC is `auth` (2.6 does not negotiate it); config_check.c made sure it
+     * names a digest whenever a CBC cipher can be chosen */
+    if (!err && data_cipher_is_cbc(cipher) && data_digest_from_name(a->cfg->tls.auth, &digest)) {
+        err = -PE_UNSUPPORTED;
+    }
     err = err ? err
-              : data_key_init(key, cipher, ks->key_id, block, true,
-                              (uint32_t)a->cfg->tls.replay_window);
+              : data_key_init_auth(key, data_crypto_default_backend(), cipher, digest, ks->key_id,
+                                   block, true, (uint32_t)a->cfg->tls.replay_window);
     mbedtls_platform_zeroize(block, sizeof(block));
     if (fresh) {
         key_method2_wipe(fresh);
@@ -194,6 +201,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
     ks->state = KS_ACTIVE;
     cs->primary = (int)(ks - cs->ks);
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    a->mx.renegotiations_ok++;
     acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
 }
 
@@ -340,6 +348,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
         mailbox_post(env->mb, p->worker, m);
     }
     a->stats.handshakes_ok++;
+    metrics_count_handshake(&a->mx, METRICS_HS_OK, acc_now_ms(a) - ks->start_ms);
     {
         char vaddr[INET_ADDRSTRLEN];
         struct in_addr in = {.s_addr = htonl(p->vaddr)};

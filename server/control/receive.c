@@ -282,6 +282,40 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
     }
 }
 
+/* A P_DATA_V1 carries no peer-id: the client is the one whose live session is at its source
+ * address (and TCP link), as 2.6 multi_get_create_instance_udp finds it by address. The packet
+ * goes to that client's worker, which opens it; a V1 client that moved is not followed (2.6
+ * floats only with the peer-id of P_DATA_V2). */
+static void forward_data_v1(struct acceptor *a, const uint8_t *buf, size_t len,
+                            const union udp_addr *from, uint64_t link)
+{
+    struct ctl_session *cs = a->sessions.table[acc_addr_hash(from, a->sessions.table_size)];
+    struct msg *m;
+
+    for (; cs; cs = cs->hnext) {
+        if (!cs->is_dead && cs->is_peer_live && cs->peer && cs->link == link &&
+            udp_addr_equal(&cs->remote, from)) {
+            break;
+        }
+    }
+    if (!cs) {
+        acc_drop_pkt(a, &a->stats.drop_no_session, from,
+                     "P_DATA_V1 from an address without a connected client");
+        return;
+    }
+    m = msg_pool_take(&a->pool, MSG_PACKET, buf, len);
+    if (!m) {
+        acc_drop_pkt(a, &a->stats.drop_handover, from,
+                     "P_DATA_V1 not handed over: its worker is behind");
+        return;
+    }
+    m->from = *from;
+    m->link = link;
+    m->is_data_v1 = true;
+    m->peer_id = cs->peer->peer_id;
+    mailbox_post(a->env->mb, cs->peer->worker, m);
+}
+
 /* With tls-crypt-v2, which key wraps a control packet: a client's own Kc for the packets that
  * carry its WKc and for the sessions that started with one; the key clients share (tls-auth or
  * tls-crypt, when the config has one beside tls-crypt-v2) for the rest. 2.6 read_control_auth()
@@ -326,9 +360,8 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         return;
     case ACCEPTOR_DGRAM_IGNORE:
         return;
-    case ACCEPTOR_DGRAM_DROP_DATA_V1:
-        acc_drop_pkt(a, &a->stats.drop_malformed, from,
-                     "P_DATA_V1 (clients without peer-id) is not supported");
+    case ACCEPTOR_DGRAM_DATA_V1:
+        forward_data_v1(a, buf, len, from, link);
         return;
     case ACCEPTOR_DGRAM_DROP_OPCODE:
         acc_drop_pkt(a, &a->stats.drop_malformed, from, "unknown or unsupported opcode");

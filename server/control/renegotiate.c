@@ -15,6 +15,7 @@ void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_sta
     acc_cs_log(a, cs, LOG_INFO,
                "renegotiation of key_id %u failed (%s): session closed (RESTART sent on key_id %u)",
                ks->key_id, why, acc_primary_ks(cs)->key_id);
+    a->mx.renegotiations_failed++;
     acc_ks_clear(ks);
     acc_send_message(a, cs, "RESTART");
     acc_cs_close(a, cs, CLOSE_LINGER_MS);
@@ -102,6 +103,7 @@ void acc_check_key_states(struct acceptor *a, struct ctl_session *cs, uint64_t n
                            "(hand-window)",
                            ks->key_id, a->cfg->timers.hand_window_s);
             } else {
+                metrics_count_handshake(&a->mx, METRICS_HS_TIMEOUT, 0);
                 /* Half-open sessions can come in floods: one rate limit for all of them. */
                 acc_drop_pkt(a, &a->stats.drop_handshake_timeout, &cs->remote,
                              "TLS key negotiation did not finish within hand-window");

@@ -41,10 +41,8 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
     return err;
 }
 
-/* The status rows of the connected clients (calloc'd, caller frees; *n_out of them) and the
- * workers' rows (TUN_MAX_QUEUES entries). NULL when memory is short. */
-static struct status_client *collect(struct acceptor *a, size_t *n_out,
-                                     struct status_worker *workers)
+struct status_client *acc_status_rows(struct acceptor *a, size_t *n_out,
+                                      struct status_worker *workers)
 {
     struct status_client *rows = calloc(a->sessions.n_clients + 1, sizeof(*rows));
     size_t n = 0;
@@ -86,7 +84,7 @@ static struct status_client *collect(struct acceptor *a, size_t *n_out,
             snprintf(r->cipher, sizeof(r->cipher), "%s", p->cipher);
         }
     }
-    for (int i = 0; i < a->env->n_workers && i < TUN_MAX_QUEUES; i++) {
+    for (int i = 0; workers && i < a->env->n_workers && i < TUN_MAX_QUEUES; i++) {
         const struct worker_stats *s = a->env->worker_stats[i];
 
         /* (the last write, at the stop, comes after the workers let go of every session) */
@@ -107,7 +105,7 @@ int acc_status_print(struct acceptor *a, int version, FILE *out)
 {
     struct status_worker workers[TUN_MAX_QUEUES];
     size_t n = 0;
-    struct status_client *rows = collect(a, &n, workers);
+    struct status_client *rows = acc_status_rows(a, &n, workers);
     int err;
 
     if (!rows) {
@@ -129,7 +127,7 @@ void acc_write_status(struct acceptor *a)
     if (!a->cfg->status.status_file) {
         return;
     }
-    rows = collect(a, &n, workers);
+    rows = acc_status_rows(a, &n, workers);
     if (!rows) {
         return;
     }

@@ -258,6 +258,9 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
     }
     if (ret) {
         a->stats.handshakes_failed++;
+        if (ks->key_id == 0 && !cs->peer) {
+            metrics_count_handshake(&a->mx, METRICS_HS_TLS_ERROR, 0);
+        }
         if (ks->key_id == 0) {
             acc_cs_log(a, cs, LOG_WARN, "%s", err);
         } else {

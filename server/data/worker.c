@@ -295,6 +295,8 @@ static void on_async(uv_async_t *a)
                     memcpy(pbuf_ptr(&b), m->data, m->len);
                     wk_route_tun_packet(w, &b);
                 }
+            } else if (m->is_data_v1) {
+                wk_handle_data_v1(w, m->peer_id, m->data, m->len, &m->from);
             } else {
                 wk_handle_datagram(w, m->data, m->len, &m->from);
             }

@@ -181,6 +181,48 @@ static inline enum worker_rx worker_decide_rx(const struct worker_decide_table *
     return WORKER_RX_ACCEPT;
 }
 
+/* A P_DATA_V1 of len bytes from `from` that the acceptor (by source address) or the client's TCP
+ * connection attributed to peer_id, which t's worker owns: opened like a P_DATA_V2 by
+ * worker_decide_rx(). There is no float for such clients (2.6 floats only with a peer-id): one
+ * from an address other than the peer's is dropped as WORKER_RX_FLOAT without a question. */
+static inline enum worker_rx worker_decide_rx_v1(const struct worker_decide_table *t,
+                                                 uint32_t peer_id, const uint8_t *pkt, size_t len,
+                                                 const union udp_addr *from, uint8_t *plain,
+                                                 size_t plain_cap, struct worker_rx_out *out)
+{
+    struct peer *p;
+    struct data_key *k;
+    int err;
+
+    if (len < 1) {
+        return WORKER_RX_DROP_EMPTY;
+    }
+    if (packet_opcode(pkt[0]) != P_DATA_V1) {
+        return WORKER_RX_TO_ACCEPTOR;
+    }
+    p = worker_decide_owner(t, peer_id) == t->index ? worker_decide_lookup(t, peer_id) : NULL;
+    if (!p) {
+        return WORKER_RX_DROP_UNKNOWN_PEER;
+    }
+    out->peer = p;
+    k = p->keys[packet_key_id(pkt[0])];
+    if (!k) {
+        return WORKER_RX_DROP_NO_KEY;
+    }
+    out->k = k;
+    err = data_key_open(k, pkt, len, plain, plain_cap, &out->plain_len);
+    if (err) {
+        out->err = err;
+        return err == -PE_REPLAY || err == -PE_TOO_OLD ? WORKER_RX_DROP_REPLAY
+                                                       : WORKER_RX_DROP_AUTH;
+    }
+    if (!udp_addr_equal(from, &p->remote)) {
+        out->is_float_ask = false;
+        return WORKER_RX_FLOAT;
+    }
+    return WORKER_RX_ACCEPT;
+}
+
 enum worker_deliver {
     WORKER_DELIVER_SEND,          /* this worker's peer *p: seal and send */
     WORKER_DELIVER_HAND_OVER,     /* another worker's (*owner): post the packet there */

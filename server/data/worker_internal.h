@@ -39,6 +39,10 @@ void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason);
 /* Handle one datagram of len bytes from `from` that reached w (from its socket or handed over). */
 void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
                         const union udp_addr *from);
+/* Handle a P_DATA_V1 of len bytes from `from` for the client with peer_id, which w owns: found
+ * by the acceptor from its source address (a UDP client) or by its TCP connection. */
+void wk_handle_data_v1(struct worker *w, uint32_t peer_id, const uint8_t *pkt, size_t len,
+                       const union udp_addr *from);
 /* Receive and handle what waits on w's UDP socket (at most 4 batches); the number of datagrams. */
 unsigned wk_udp_drain(struct worker *w);
 /* Take the acceptor's answer about p's float to `to` (is_ok: MSG_FLOAT_OK, else MSG_FLOAT_NO). */

@@ -8,6 +8,7 @@
  * too. Worker thread only; no lock, no allocation. */
 #include "server/data/worker_internal.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -80,7 +81,7 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         tcp_gro_add(&w->gro, plain, len); /* written by wk_tun_write_offload, at the latest when
                                            * the callback ends (wk_flush_out) */
     } else if (write(w->tun_fd, plain, len) < 0) {
-        wk_drop(w, &w->stats.drop_send, &p->remote, "TUN write failed");
+        wk_drop(w, &w->stats.drop_tun_write, &p->remote, "TUN write failed");
     }
 }
 
@@ -124,22 +125,19 @@ void wk_float_answered(struct worker *w, struct peer *p, const union udp_addr *t
     }
 }
 
-/* A datagram that the kernel steered to this worker. */
-void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
-                        const union udp_addr *from)
+/* Act on worker_decide_rx*()'s verdict about pkt (len bytes from `from`), whose plaintext, if
+ * any, is in plain (plain_size bytes, the payload behind COMP_HEADROOM). */
+static inline void handle_verdict(struct worker *w, enum worker_rx verdict,
+                                  struct worker_rx_out *out_p, const uint8_t *pkt, size_t len,
+                                  const union udp_addr *from, uint8_t *plain, size_t plain_size)
 {
     const struct worker_env *env = w->env;
-    const struct worker_decide_table t = wk_table(w);
-    /* Decrypted behind COMP_HEADROOM bytes: with client-to-client the payload may be framed
-     * again for another client in this buffer. */
-    uint8_t plain[COMP_HEADROOM + WORKER_BUF_LEN];
-    struct worker_rx_out out = {0};
+    struct worker_rx_out out = *out_p;
     struct pbuf payload;
     struct msg *m;
     struct peer *p;
 
-    switch (worker_decide_rx(&t, pkt, len, from, plain + COMP_HEADROOM, WORKER_BUF_LEN,
-                             uv_now(&w->loop), &out)) {
+    switch (verdict) {
     case WORKER_RX_DROP_EMPTY:
         wk_drop(w, &w->stats.drop_short, from, "empty datagram");
         return;
@@ -185,7 +183,7 @@ void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
         break;
     }
     p = out.peer;
-    payload = pbuf_make(plain, sizeof(plain), COMP_HEADROOM, out.plain_len);
+    payload = pbuf_make(plain, plain_size, COMP_HEADROOM, out.plain_len);
     /* A compressed payload is decompressed into the worker's comp_rx, bounded by its size. */
     switch (comp_unframe(p->comp.framing, &payload, w->comp_rx, sizeof(w->comp_rx))) {
     case 0:
@@ -223,6 +221,33 @@ void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
     handle_plaintext(w, p, &payload);
 }
 
+/* A datagram that the kernel steered to this worker. */
+void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
+                        const union udp_addr *from)
+{
+    const struct worker_decide_table t = wk_table(w);
+    /* Decrypted behind COMP_HEADROOM bytes: with client-to-client the payload may be framed
+     * again for another client in this buffer. */
+    uint8_t plain[COMP_HEADROOM + WORKER_BUF_LEN];
+    struct worker_rx_out out = {0};
+    enum worker_rx verdict = worker_decide_rx(&t, pkt, len, from, plain + COMP_HEADROOM,
+                                              WORKER_BUF_LEN, uv_now(&w->loop), &out);
+
+    handle_verdict(w, verdict, &out, pkt, len, from, plain, sizeof(plain));
+}
+
+void wk_handle_data_v1(struct worker *w, uint32_t peer_id, const uint8_t *pkt, size_t len,
+                       const union udp_addr *from)
+{
+    const struct worker_decide_table t = wk_table(w);
+    uint8_t plain[COMP_HEADROOM + WORKER_BUF_LEN];
+    struct worker_rx_out out = {0};
+    enum worker_rx verdict = worker_decide_rx_v1(&t, peer_id, pkt, len, from, plain + COMP_HEADROOM,
+                                                 WORKER_BUF_LEN, &out);
+
+    handle_verdict(w, verdict, &out, pkt, len, from, plain, sizeof(plain));
+}
+
 /* Receive and handle what waits on the UDP socket (at most 4 batches). Returns the number of
  * datagrams. */
 unsigned wk_udp_drain(struct worker *w)
@@ -246,6 +271,9 @@ unsigned wk_udp_drain(struct worker *w)
         }
         n = recvmmsg(w->udp_fd, msgs, WORKER_BATCH, MSG_DONTWAIT, NULL);
         if (n <= 0) {
+            if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                stat_inc(&w->stats.udp_recv_errors);
+            }
             return total;
         }
         total += (unsigned)n;

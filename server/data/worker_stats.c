@@ -15,9 +15,9 @@ void worker_stats_log(const struct worker_stats *s, int index)
         ", no route %" PRIu64 ", send %" PRIu64 ", IPv6 link-local source %" PRIu64
         "; client-to-client %" PRIu64 "; sent by UDP GSO %" PRIu64
         "; TUN super-packets read %" PRIu64 " (segments %" PRIu64 "), written %" PRIu64
-        " (segments %" PRIu64 "), TUN reads dropped %" PRIu64
-        ", TUN multicast not forwarded %" PRIu64 "; polling periods %" PRIu64
-        "; hand-overs dropped (owner behind) %" PRIu64
+        " (segments %" PRIu64 "), TUN reads dropped %" PRIu64 ", TUN writes failed %" PRIu64
+        ", UDP receive errors %" PRIu64 ", TUN multicast not forwarded %" PRIu64
+        "; polling periods %" PRIu64 "; hand-overs dropped (owner behind) %" PRIu64
         "; datagrams from an address not floated to %" PRIu64 "; compression: decompressed %" PRIu64
         ", compressed %" PRIu64 ", dropped compressed (not accepted) %" PRIu64
         ", dropped bad framing or compressed data %" PRIu64 "; TCP connections accepted %" PRIu64
@@ -30,12 +30,12 @@ void worker_stats_log(const struct worker_stats *s, int index)
         stat_get(&s->drop_not_ip), stat_get(&s->drop_no_route), stat_get(&s->drop_send),
         stat_get(&s->drop_link_local), stat_get(&s->client_to_client), stat_get(&s->tx_gso),
         stat_get(&s->tun_tso_reads), stat_get(&s->tun_tso_segments), stat_get(&s->tun_gro_writes),
-        stat_get(&s->tun_gro_segments), stat_get(&s->drop_tun_read),
-        stat_get(&s->drop_tun_multicast), stat_get(&s->polling_entered),
-        stat_get(&s->drop_handover), stat_get(&s->drop_float), stat_get(&s->comp_rx),
-        stat_get(&s->comp_tx), stat_get(&s->drop_compressed), stat_get(&s->drop_comp_malformed),
-        stat_get(&s->tcp_accepted), stat_get(&s->tcp_closed), stat_get(&s->tcp_bytes_in),
-        stat_get(&s->drop_tcp_queue), stat_get(&s->drop_tcp_framing),
+        stat_get(&s->tun_gro_segments), stat_get(&s->drop_tun_read), stat_get(&s->drop_tun_write),
+        stat_get(&s->udp_recv_errors), stat_get(&s->drop_tun_multicast),
+        stat_get(&s->polling_entered), stat_get(&s->drop_handover), stat_get(&s->drop_float),
+        stat_get(&s->comp_rx), stat_get(&s->comp_tx), stat_get(&s->drop_compressed),
+        stat_get(&s->drop_comp_malformed), stat_get(&s->tcp_accepted), stat_get(&s->tcp_closed),
+        stat_get(&s->tcp_bytes_in), stat_get(&s->drop_tcp_queue), stat_get(&s->drop_tcp_framing),
         stat_get(&s->drop_tcp_hand_window), stat_get(&s->drop_tcp_refused),
         stat_get(&s->tcp_port_share));
 }
@@ -46,7 +46,8 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_auth) + stat_get(&s->drop_replay) + stat_get(&s->drop_bad_source) +
            stat_get(&s->drop_not_ip) + stat_get(&s->drop_no_route) + stat_get(&s->drop_send) +
            stat_get(&s->drop_compressed) + stat_get(&s->drop_link_local) +
-           stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_multicast) +
-           stat_get(&s->drop_float) + stat_get(&s->drop_handover) +
-           stat_get(&s->drop_comp_malformed) + stat_get(&s->drop_tcp_queue);
+           stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_write) +
+           stat_get(&s->drop_tun_multicast) + stat_get(&s->drop_float) +
+           stat_get(&s->drop_handover) + stat_get(&s->drop_comp_malformed) +
+           stat_get(&s->drop_tcp_queue);
 }

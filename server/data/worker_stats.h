@@ -22,7 +22,8 @@ struct worker_stats {
     _Atomic uint64_t drop_handover; /* packets for another thread dropped: it is
                                      * WORKER_POOL_MSGS behind */
     _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
-        drop_bad_source, drop_not_ip, drop_no_route, drop_send, drop_compressed, drop_link_local;
+        drop_bad_source, drop_not_ip, drop_no_route, drop_compressed, drop_link_local;
+    _Atomic uint64_t drop_send; /* packets the kernel refused to send (UDP send, TCP write) */
     _Atomic uint64_t client_to_client;   /* packets forwarded between clients (client-to-client) */
     _Atomic uint64_t tx_gso;             /* datagrams that left inside UDP GSO sends */
     _Atomic uint64_t tun_tso_reads;      /* TCP super-packets read from the TUN device... */
@@ -30,6 +31,8 @@ struct worker_stats {
     _Atomic uint64_t tun_gro_writes;     /* super-packets written to the TUN device... */
     _Atomic uint64_t tun_gro_segments;   /* ...and the segments they carried */
     _Atomic uint64_t drop_tun_read;      /* TUN reads refused: bad offload header or too long */
+    _Atomic uint64_t drop_tun_write;     /* packets the TUN device refused (write failed) */
+    _Atomic uint64_t udp_recv_errors;    /* recvmmsg calls that failed (not EAGAIN) */
     _Atomic uint64_t drop_tun_multicast; /* multicast/broadcast read from the TUN device */
     _Atomic uint64_t polling_entered;    /* switches from waking per packet to polling */
     _Atomic uint64_t drop_float; /* authenticated datagrams from an address the session has not

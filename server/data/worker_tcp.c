@@ -327,6 +327,11 @@ static void conn_packet(struct worker *w, struct tcp_conn *c, const uint8_t *pkt
         wk_handle_datagram(w, pkt, len, &c->remote);
         return;
     }
+    if (packet_opcode(pkt[0]) == P_DATA_V1 && c->peer) {
+        /* a client without peer-id: its connection names it */
+        wk_handle_data_v1(w, c->peer->peer_id, pkt, len, &c->remote);
+        return;
+    }
     /* control (or junk): the acceptor judges it, as a datagram on its UDP socket */
     m = msg_pool_take(&w->pool, MSG_PACKET, pkt, len);
     stat_inc(&w->stats.handed_over);

@@ -106,7 +106,7 @@ void wk_tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pk
 
     vnet_hdr_put(hdr, h);
     if (writev(w->tun_fd, iov, 2) < 0) {
-        wk_drop(w, &w->stats.drop_send, NULL, "TUN write failed");
+        wk_drop(w, &w->stats.drop_tun_write, NULL, "TUN write failed");
         return;
     }
     if (h->gso_type != VNET_GSO_NONE) {

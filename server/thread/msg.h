@@ -60,6 +60,9 @@ struct msg {
                        * peer's id when sent */
     enum gone_reason reason;
     bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
+    /* MSG_PACKET acceptor -> worker: a P_DATA_V1 datagram (no peer-id in it) of the client whose
+     * peer_id the acceptor found by its source address */
+    bool is_data_v1;
     union udp_addr from;
     /* MSG_PACKET from a worker: the TCP connection a control packet came on (0: UDP);
      * MSG_LINK_*: the connection (server/data/tcp.h link ids) */

@@ -376,7 +376,7 @@ static void first_look(const uint8_t ev[4])
     case ACCEPTOR_DGRAM_IGNORE:
         CHECK(len < 4 && packet_opcode(buf[0]) == P_DATA_V2);
         break;
-    case ACCEPTOR_DGRAM_DROP_DATA_V1:
+    case ACCEPTOR_DGRAM_DATA_V1:
         CHECK(packet_opcode(buf[0]) == P_DATA_V1);
         break;
     case ACCEPTOR_DGRAM_DROP_OPCODE:

@@ -4,7 +4,8 @@
  * A server of 1 to 3 workers, each with a small peer table, and 4 clients. Each client has real
  * data-channel keys (its own side and the server's, from the same key block), so a datagram the
  * harness seals is authentic and one it alters is not. Input: 3 header bytes (n_workers,
- * peers per worker, client-to-client and the cipher), then events of 4 bytes, the first naming
+ * peers per worker, client-to-client and the cipher: AES-128-GCM, AES-256-GCM,
+ * CHACHA20-POLY1305 or AES-128-CBC), then events of 4 bytes, the first naming
  * the event:
  *   0 install client c as peer_id x (if its slot is free and in range, with a first key_id 0)
  *   1 remove client c
@@ -54,7 +55,7 @@
 #define N_RECORDS 48
 #define N_ACCEPTED 256
 #define PLAIN_MAX 64
-#define DGRAM_MAX (DATA_V2_HEADER_LEN + DATA_AEAD_OVERHEAD + PLAIN_MAX)
+#define DGRAM_MAX (DATA_V2_HEADER_LEN + DATA_CBC_OVERHEAD_MAX + PLAIN_MAX) /* CBC is the larger */
 
 /* A datagram the harness sent: its bytes and, if sealed by a client, by whom and how. */
 struct record {
@@ -66,6 +67,7 @@ struct record {
     uint8_t key_id;
     uint32_t gen; /* the key's generation, unique within an input */
     uint32_t packet_id;
+    size_t plain_len; /* the payload it carries, when sealed */
 };
 
 struct client {
@@ -327,7 +329,7 @@ static void receive(int w, const struct record *r, const uint8_t *dgram, size_t 
         CHECK(is_authentic);
         CHECK(!was_accepted(r->gen, r->packet_id));
         CHECK(out.peer == &c->p && out.k == c->p.keys[r->key_id]);
-        CHECK(out.plain_len == len - DATA_V2_HEADER_LEN - DATA_AEAD_OVERHEAD);
+        CHECK(out.plain_len == r->plain_len);
         if (s.n_accepted < N_ACCEPTED) {
             s.accepted[s.n_accepted].gen = r->gen;
             s.accepted[s.n_accepted++].packet_id = r->packet_id;
@@ -381,7 +383,8 @@ static void record_add(const struct record *r)
 static void reset(const uint8_t hdr[3])
 {
     static const enum data_cipher ciphers[] = {DATA_CIPHER_AES_128_GCM, DATA_CIPHER_AES_256_GCM,
-                                               DATA_CIPHER_CHACHA20_POLY1305};
+                                               DATA_CIPHER_CHACHA20_POLY1305,
+                                               DATA_CIPHER_AES_128_CBC};
 
     for (int i = 0; i < N_CLIENTS; i++) {
         for (int k = 0; k < PEER_N_KEY_IDS; k++) {
@@ -394,7 +397,7 @@ static void reset(const uint8_t hdr[3])
     s.n_workers = 1 + hdr[0] % N_WORKERS_MAX;
     s.max_local = 1 + hdr[1] % LOCAL_MAX;
     s.is_c2c = hdr[2] & 1;
-    s.cipher = ciphers[(hdr[2] >> 1) % 3];
+    s.cipher = ciphers[(hdr[2] >> 1) % 4]; /* CBC with HMAC-SHA1, 2.6's default auth */
     s.now_ms = 1000000;
     for (int a = 0; a < N_ADDRS; a++) {
         struct sockaddr_in *sin = &s.addrs[a].in4;
@@ -459,7 +462,8 @@ static void send_sealed(int i, uint8_t key_id, int w, int a, uint8_t len_byte)
     r.peer_id = c->p.peer_id;
     r.key_id = key_id;
     r.gen = c->tx_gen[key_id];
-    CHECK(data_key_seal(&c->tx[key_id], true, r.peer_id, plain, len_byte % (PLAIN_MAX + 1), r.bytes,
+    r.plain_len = len_byte % (PLAIN_MAX + 1);
+    CHECK(data_key_seal(&c->tx[key_id], true, r.peer_id, plain, r.plain_len, r.bytes,
                         sizeof(r.bytes), &r.len) == 0);
     r.packet_id = c->tx[key_id].tx_packet_id;
     record_add(&r);

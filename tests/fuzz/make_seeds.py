@@ -207,6 +207,10 @@ def aead_seeds():
         "seed-aes128-packet": one(0, 8, 3, bytes(range(200))),
         "seed-aes256-empty": one(1, 8, 1000, b""),
         "seed-chacha-long": one(2, 12, 777, bytes(i & 0xFF for i in range(1500))),
+        # the top bit: CBC + HMAC (cipher = low bits % 6; digest = first nonce byte % 5: SHA1 here)
+        "seed-cbc-aes256": one(0x82, 0, 5, bytes(range(100))),
+        "seed-cbc-camellia128-empty": one(0x83, 0, 70, b""),
+        "seed-cbc-aes128-long": one(0x80, 0, 999, bytes(i & 0xFF for i in range(1400))),
     }
 
 
@@ -223,7 +227,7 @@ def worker_decide_seeds():
     def install(client, peer_id):
         return (0, client, peer_id, 0)
 
-    return {
+    seeds = {
         "seed-basic": ev(install(0, 0), install(1, 1), send(0, 0, 20, 0, 0), send(1, 0, 30, 0, 1),
                          (4, 0, 0, 0), (134, 0, 5, 0), (5, 0, 40, 0), (5, 1, 44, 1)),
         "seed-float": ev(install(0, 0), send(0, 0, 20, 0, 2), send(0, 0, 20, 0, 2), (7, 0, 15, 0),
@@ -242,6 +246,11 @@ def worker_decide_seeds():
                        send(0, 0, 19, 0, 0), (8, 0, 1, 0), (1, 1, 0, 0), (8, 0, 1, 0),
                        send(0, 0, 17, 0, 0)),
     }
+    # the same with AES-128-CBC (cipher index 3 in the third header byte)
+    for name in ("seed-basic", "seed-rekey", "seed-float"):
+        data = seeds[name]
+        seeds[name.replace("seed-", "seed-cbc-")] = data[:2] + bytes([data[2] | 3 << 1]) + data[3:]
+    return seeds
 
 
 def acceptor_decide_seeds():

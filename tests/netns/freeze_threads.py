@@ -4,8 +4,8 @@ fallen behind, made certain. Standard library only (ptrace through ctypes); root
 
     freeze_threads.py --pid PID --thread NAME [--thread NAME ...] --release FILE [--max-seconds S]
 
-For each NAME, the first thread of PID with that name (/proc/PID/task/TID/comm; the lowest
-TID: threads a thread starts inherit its name, e.g. libuv's thread pool) is attached with
+For each NAME, the first thread of PID with that name (/proc/PID/task/TID/comm; the one that
+started first: threads a thread starts inherit its name, e.g. libuv's thread pool) is attached with
 PTRACE_SEIZE and stopped with PTRACE_INTERRUPT: that thread alone stops (a signal such as
 SIGSTOP would stop the whole process). Prints "frozen N thread(s)" once they are all stopped,
 then waits until FILE exists (or --max-seconds pass) and detaches, which lets them run on.
@@ -33,18 +33,28 @@ def ptrace(req, tid):
         raise OSError(e, "ptrace(%#x, %d): %s" % (req, tid, os.strerror(e)))
 
 
+def start_time(pid, tid):
+    """When thread tid started, in clock ticks since boot (/proc/PID/task/TID/stat field 22)."""
+    with open("/proc/%d/task/%d/stat" % (pid, tid)) as f:
+        stat = f.read()
+    return int(stat[stat.rindex(")") + 2:].split()[19])
+
+
 def threads_named(pid, names):
-    """{tid: name}: for each name, the lowest TID of a thread with that name."""
+    """{tid: name}: for each name, the thread with that name that started first (then the
+    lowest TID): thread IDs wrap around on a busy machine, so a thread started later may have
+    a lower one."""
     first = {}
-    for tid in sorted(int(t) for t in os.listdir("/proc/%d/task" % pid)):
+    for tid in (int(t) for t in os.listdir("/proc/%d/task" % pid)):
         try:
             with open("/proc/%d/task/%d/comm" % (pid, tid)) as f:
                 comm = f.read().strip()
-        except OSError:
+            key = (start_time(pid, tid), tid)
+        except (OSError, ValueError, IndexError):
             continue
-        if comm in names and comm not in first:
-            first[comm] = tid
-    return {tid: comm for comm, tid in first.items()}
+        if comm in names and (comm not in first or key < first[comm]):
+            first[comm] = key
+    return {key[1]: comm for comm, key in first.items()}
 
 
 def main():

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # ovpnd built on the other data-channel crypto backend (build/ovpnd-mbedtls in a default build,
 # where build/ovpnd uses OpenSSL libcrypto; see OVPND_DATA_CRYPTO in README.md) serves stock
-# openvpn 2.6 clients: its log names that backend, three clients with AES-256-GCM,
-# CHACHA20-POLY1305 and AES-128-GCM ping both ways with no loss, and 5 MiB cross the tunnel over
-# TCP in each direction with matching sha256.
+# openvpn 2.6 clients: its log names that backend, four clients with AES-256-GCM,
+# CHACHA20-POLY1305, AES-128-GCM and AES-256-CBC (HMAC SHA1) ping both ways with no loss, and
+# 5 MiB cross the tunnel over TCP in each direction with matching sha256.
 #   OVPND_OTHER_BACKEND_BIN  the server binary to test (set by CTest)
 #   OVPND_OTHER_BACKEND      mbedtls or openssl: the backend that binary was built with
 # ovt: optimised build only: it compares the two data-channel backends
@@ -22,9 +22,9 @@ openssl) want_log="data channel crypto: OpenSSL 3\." ;;
 esac
 ovt_init data_crypto_backend
 
-netns_setup 3
+netns_setup 4
 pki_make "$OVT_DIR"
-server_conf_write "$OVT_DIR"
+server_conf_write "$OVT_DIR" "data-ciphers AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305:AES-256-CBC"
 server_start "$OVT_DIR"
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     wait_server_log "$want_log" 5 ||
@@ -32,11 +32,11 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     ovt_log "$(server_log_since | grep -m1 -o 'data channel crypto: .*')"
 fi
 
-ciphers=(AES-256-GCM CHACHA20-POLY1305 AES-128-GCM)
-for i in 1 2 3; do
+ciphers=(AES-256-GCM CHACHA20-POLY1305 AES-128-GCM AES-256-CBC)
+for i in 1 2 3 4; do
     client_start "$OVT_DIR" "$i" "data-ciphers ${ciphers[$((i - 1))]}"
 done
-for i in 1 2 3; do
+for i in 1 2 3 4; do
     wait_tunnel "$i"
     want=${ciphers[$((i - 1))]}
     wait_for 5 grep -q "Data Channel: cipher '$want'" "$OVT_DIR/client$i.log" ||

@@ -372,6 +372,38 @@ static void management_directives(void **state)
                  "t.conf: management-* directives need a `management` directive");
 }
 
+/* ovpnd's own metrics endpoint: `metrics HOST PORT` with a literal address, and the opt-in
+ * per-client series. */
+static void metrics_directives(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE);
+    assert_null(cfg.metrics.host);
+    assert_false(cfg.metrics.per_client);
+    config_free(&cfg);
+
+    expect_ok(&cfg, "metrics 127.0.0.1 9176\n" BASE);
+    assert_string_equal(cfg.metrics.host, "127.0.0.1");
+    assert_int_equal(cfg.metrics.port, 9176);
+    assert_false(cfg.metrics.per_client);
+    config_free(&cfg);
+
+    expect_ok(&cfg, "metrics ::1 9176\nmetrics-per-client\n" BASE);
+    assert_string_equal(cfg.metrics.host, "::1");
+    assert_true(cfg.metrics.per_client);
+    config_free(&cfg);
+
+    expect_error("metrics localhost 9176\n" BASE,
+                 "t.conf:1: metrics: 'localhost' is not an IPv4 or IPv6 address");
+    expect_error("metrics 127.0.0.1 0\n" BASE,
+                 "t.conf:1: metrics: port '0' is out of range (1-65535)");
+    expect_error("metrics 127.0.0.1\n" BASE, "t.conf:1: metrics: takes 2 arguments, not 1");
+    expect_error("metrics-per-client\n" BASE,
+                 "t.conf: metrics-per-client needs a `metrics` directive");
+}
+
 static void every_implemented_directive(void **state)
 {
     struct config cfg;
@@ -1151,8 +1183,9 @@ static void implemented_with_bad_values(void **state)
                  "1.2 at most); append 'or-highest' to use the highest available");
     expect_error("tls-version-min 1.2\ntls-version-max 1.1\n" BASE,
                  "t.conf:2: tls-version-max 1.1 is below tls-version-min 1.2");
-    expect_error("no-replay\n" BASE, "t.conf:1: no-replay: cannot be used with AEAD ciphers, "
-                                     "the only ones ovpnd offers");
+    expect_error("no-replay\n" BASE,
+                 "t.conf:1: no-replay: turning replay protection off is not supported (fatal in "
+                 "openvpn 2.6 with AEAD ciphers, deprecated there with CBC ones)");
     expect_error("verify-client-cert none\n" BASE,
                  "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify or a "
                  "plugin to check clients");
@@ -1592,7 +1625,7 @@ static void not_implemented(void **state)
     static const char *const lines[] = {
         "route-pre-down /bin/true",
         "dev-type tap",
-        "data-ciphers AES-256-GCM:AES-256-CBC",
+        "data-ciphers AES-256-GCM:AES-256-CFB",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
         "mode p2p",
@@ -1818,6 +1851,49 @@ static void ciphers(void **state)
     expect_ok(&cfg, "tls-version-min 1.3 or-highest\n" BASE);
     assert_string_equal(cfg.tls.tls_version_min, "1.2");
     config_free(&cfg);
+}
+
+/* The CBC data channel: AES and CAMELLIA CBC ciphers in data-ciphers and data-ciphers-fallback,
+ * with the HMAC of auth; auth none with them, 64-bit block ciphers and CFB/OFB are refused with
+ * the reason. */
+static void cbc_ciphers(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, "data-ciphers AES-256-GCM:aes-256-cbc:Camellia-128-CBC\nauth sha512\n" BASE);
+    assert_string_equal(cfg.tls.data_ciphers, "AES-256-GCM:AES-256-CBC:CAMELLIA-128-CBC");
+    assert_string_equal(cfg.tls.auth, "SHA512");
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, "data-ciphers-fallback AES-128-CBC\n" BASE);
+    assert_string_equal(cfg.tls.data_ciphers_fallback, "AES-128-CBC");
+    assert_string_equal(cfg.tls.auth, "SHA1"); /* 2.6's default */
+    config_free(&cfg);
+    /* with cipher in data-ciphers, no warning any more */
+    expect_ok(&cfg, "cipher AES-256-CBC\ndata-ciphers AES-256-GCM:AES-256-CBC\n" BASE);
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    expect_error("auth none\ndata-ciphers AES-256-GCM:AES-192-CBC\n" BASE,
+                 "t.conf:1: auth: auth none with the CBC cipher AES-192-CBC (no integrity "
+                 "protection) is not supported by ovpnd; use a digest such as SHA256");
+    expect_error("data-ciphers-fallback AES-128-CBC\nauth none\n" BASE,
+                 "t.conf:2: auth: auth none with the CBC cipher AES-128-CBC (no integrity "
+                 "protection) is not supported by ovpnd; use a digest such as SHA256");
+    expect_ok(&cfg, "auth none\n" BASE); /* AEAD only: auth is not used */
+    config_free(&cfg);
+    expect_error_prefix("data-ciphers AES-256-GCM:BF-CBC\n" BASE,
+                        "t.conf:1: data-ciphers: not implemented yet in ovpnd (cipher BF-CBC: a "
+                        "64-bit block cipher (SWEET32");
+    expect_error_prefix("data-ciphers-fallback DES-EDE3-CBC\n" BASE,
+                        "t.conf:1: data-ciphers-fallback: not implemented yet in ovpnd (cipher "
+                        "DES-EDE3-CBC: a 64-bit block cipher");
+    expect_error_prefix("data-ciphers AES-256-CFB\n" BASE,
+                        "t.conf:1: data-ciphers: not implemented yet in ovpnd (cipher "
+                        "AES-256-CFB: CFB and OFB modes");
+    expect_error_prefix("data-ciphers ARIA-128-CBC\n" BASE,
+                        "t.conf:1: data-ciphers: not implemented yet in ovpnd (cipher "
+                        "ARIA-128-CBC: Mbed TLS 2.28");
 }
 
 /* ---- files ---- */
@@ -2355,7 +2431,9 @@ int main(void)
         cmocka_unit_test(push_texts),
         cmocka_unit_test(status_and_replay_ranges),
         cmocka_unit_test(management_directives),
+        cmocka_unit_test(metrics_directives),
         cmocka_unit_test(ciphers),
+        cmocka_unit_test(cbc_ciphers),
         cmocka_unit_test(required_and_missing_files),
         cmocka_unit_test(peer_fingerprint_lists),
         cmocka_unit_test(peer_fingerprint_errors),
