@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <netdb.h>
 #include <pwd.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -132,7 +134,7 @@ static int setup_pool(struct server *srv)
                 cfg->net.ifconfig_pool_persist_s == 0 ? " only (SECONDS 0: the file is not written)"
                                                       : "");
         srv->is_pool_persisted = cfg->net.ifconfig_pool_persist_s > 0;
-        if (srv->is_pool_persisted && (cfg->proc.user || cfg->proc.group)) {
+        if (srv->is_pool_persisted && (cfg->proc.user || cfg->proc.group || cfg->proc.chroot_dir)) {
             /* after the privilege drop the directory may not be writable: keep the file open
              * and rewrite it in place, as openvpn does */
             srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -194,10 +196,15 @@ static void reserve_ccd_addresses(struct server *srv)
 {
     struct ccd_reserve r = {.pool = &srv->pool};
     const char *dir = srv->cfg->net.client_config_dir;
+    char host[PATH_MAX];
     int n;
 
     if (!dir || srv->pool.n == 0) {
         return;
+    }
+    if (srv->cfg->proc.chroot_dir) { /* before the chroot: the jail's directory from outside */
+        snprintf(host, sizeof(host), "%s%s", srv->cfg->proc.chroot_dir, dir);
+        dir = host;
     }
     n = ccd_scan_dir(dir, reserve_one, &r);
     if (n < 0) {
@@ -349,25 +356,52 @@ static int resolve_port_share(struct server *srv)
     return 0;
 }
 
+/* `chroot DIR` (2.6 platform_chroot: chroot, then chdir("/")), after everything start-up opens
+ * and before the privilege drop. What is read later from paths is read inside it (config.h). */
+static int enter_chroot(const struct config *cfg)
+{
+    const char *dir = cfg->proc.chroot_dir;
+
+    if (dir == NULL) {
+        return 0;
+    }
+    tzset(); /* the local time zone for log lines, read while /etc/localtime is reachable */
+    if (chroot(dir) != 0 || chdir("/") != 0) {
+        log_msg(LOG_ERR, "chroot: cannot change root to %s: %s", dir, strerror(errno));
+        return -EPERM;
+    }
+    log_msg(LOG_INFO, "chroot to '%s' and '/' succeeded", dir);
+    return 0;
+}
+
 static int drop_privileges(const struct config *cfg)
 {
-    if (cfg->proc.group) {
-        struct group *g = getgrnam(cfg->proc.group);
+    /* looked up before the chroot: /etc/passwd and /etc/group are outside the jail */
+    struct group *g = cfg->proc.group ? getgrnam(cfg->proc.group) : NULL;
+    gid_t gid = g ? g->gr_gid : 0;
+    struct passwd *pw = cfg->proc.user ? getpwnam(cfg->proc.user) : NULL;
+    uid_t uid = pw ? pw->pw_uid : 0;
+    int err;
 
-        if (!g || setgroups(0, NULL) < 0 || setgid(g->gr_gid) < 0) {
-            log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->proc.group,
-                    g ? strerror(errno) : "no such group");
-            return -EPERM;
-        }
+    if (cfg->proc.group && !g) {
+        log_msg(LOG_ERR, "group %s: cannot switch: no such group", cfg->proc.group);
+        return -EPERM;
     }
-    if (cfg->proc.user) {
-        struct passwd *pw = getpwnam(cfg->proc.user);
-
-        if (!pw || setuid(pw->pw_uid) < 0) {
-            log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->proc.user,
-                    pw ? strerror(errno) : "no such user");
-            return -EPERM;
-        }
+    if (cfg->proc.user && !pw) {
+        log_msg(LOG_ERR, "user %s: cannot switch: no such user", cfg->proc.user);
+        return -EPERM;
+    }
+    err = enter_chroot(cfg);
+    if (err) {
+        return err;
+    }
+    if (cfg->proc.group && (setgroups(0, NULL) < 0 || setgid(gid) < 0)) {
+        log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->proc.group, strerror(errno));
+        return -EPERM;
+    }
+    if (cfg->proc.user && setuid(uid) < 0) {
+        log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->proc.user, strerror(errno));
+        return -EPERM;
     }
     if (cfg->proc.user || cfg->proc.group) {
         log_msg(LOG_INFO, "privileges dropped to user %s, group %s",
@@ -614,7 +648,8 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     dev.local = local;
     dev.remote_netmask = remote;
     err = hook_env_global(&env, cfg, &hs);
-    if (err == 0 && strcmp(script_type, "down") == 0) {
+    if (err == 0 &&
+        (strcmp(script_type, "down") == 0 || strcmp(script_type, "route-pre-down") == 0)) {
         /* 2.6 signal_description: the signal's name in lower case */
         err = script_env_add(&env, "signal", shutdown_signal == SIGINT ? "sigint" : "sigterm");
     }
@@ -633,6 +668,7 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
 {
     const struct config *cfg = srv->cfg;
     bool want_steering = env_switch("OVPND_STEERING");
+    struct socket_opts so = {.mark = cfg->net.mark, .bind_dev = cfg->net.bind_dev};
     char addr[UDP_ADDR_STR_MAX];
     int err;
 
@@ -642,26 +678,36 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
     }
     if (tcp_local) {
         /* one listening socket per worker: the kernel picks the worker at accept */
-        err = tcp_group_open(tcp_local, srv->n_workers, srv->tcp_fds);
+        err = tcp_group_open(tcp_local, &so, srv->n_workers, srv->tcp_fds);
         if (err) {
-            log_msg(LOG_ERR, "cannot listen on TCP %s: %s%s",
+            log_msg(LOG_ERR, "cannot listen on TCP %s: %s%s%s",
                     udp_addr_str(tcp_local, addr, sizeof(addr)), strerror(-err),
-                    err == -EADDRINUSE ? " (another server running?)" : "");
+                    err == -EADDRINUSE ? " (another server running?)" : "",
+                    err == -ENODEV ? " (bind-dev names no device)" : "");
             return err;
         }
     }
     if (udp_local) {
-        err = udp_group_open(udp_local, 1 + srv->n_workers, srv->udp_fds, want_steering,
+        err = udp_group_open(udp_local, &so, 1 + srv->n_workers, srv->udp_fds, want_steering,
                              &srv->is_steered);
         if (err) {
-            log_msg(LOG_ERR, "cannot bind UDP %s: %s%s",
+            log_msg(LOG_ERR, "cannot bind UDP %s: %s%s%s",
                     udp_addr_str(udp_local, addr, sizeof(addr)), strerror(-err),
-                    err == -EADDRINUSE ? " (another server running?)" : "");
+                    err == -EADDRINUSE ? " (another server running?)" : "",
+                    err == -ENODEV ? " (bind-dev names no device)" : "");
             return err;
         }
         if (want_steering && !srv->is_steered) {
             log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching "
                               "the wrong thread are handed over (slower)");
+        }
+        for (int i = 0; cfg->net.multihome && i < 1 + srv->n_workers; i++) {
+            err = udp_pktinfo_enable(srv->udp_fds[i], udp_local->sa.sa_family);
+            if (err) {
+                log_msg(LOG_ERR, "multihome: cannot ask for packet information: %s",
+                        strerror(-err));
+                return err;
+            }
         }
     }
     if (want_steering && srv->n_workers > 1) {
@@ -809,6 +855,13 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
         worker_discard(&srv->workers[i]);
     }
     tun_steer_close(&srv->tun_steer);
+    if (srv->is_up_done &&
+        (srv->cfg->net.n_routes > 0 || srv->plan.topology != CONFIG_TOPOLOGY_SUBNET)) {
+        /* 2.6 do_close_tun: before the routes it added are deleted (here: go with the device),
+         * when there are any (route lines, or the one `server` adds for net30 and p2p) */
+        (void)run_updown(srv, srv->cfg->hooks.route_pre_down, "route-pre-down",
+                         OVPN_PLUGIN_ROUTE_PREDOWN);
+    }
     if (srv->is_up_done && srv->cfg->hooks.down_pre) {
         (void)run_updown(srv, srv->cfg->hooks.down, "down", OVPN_PLUGIN_DOWN);
     }

@@ -21,6 +21,19 @@ union udp_addr {
     struct sockaddr_in6 in6;
 };
 
+/* The server's own address a client's datagram arrived on, for `multihome` (IP_PKTINFO /
+ * IPV6_PKTINFO): replies leave from it, as openvpn 2.6 sends them (socket.c, the link socket's
+ * packet info). family 0: not known (no multihome, or not seen yet); replies then leave from
+ * the address the kernel's routing picks. */
+struct udp_local {
+    sa_family_t family; /* AF_INET (also for v4-mapped clients of a dual-stack socket), AF_INET6 */
+    int ifindex;        /* the interface it arrived on */
+    union {
+        struct in_addr v4; /* in_pktinfo's ipi_spec_dst */
+        struct in6_addr v6;
+    } addr;
+};
+
 #define UDP_ADDR_STR_MAX 56 /* "[" + IPv6 text + "]:" + port + NUL */
 
 /* The socklen_t of a's family (sizeof struct sockaddr_in or sockaddr_in6). */

@@ -681,7 +681,9 @@ static void parser_clear(struct config_parser *ps)
                                         &ps->tls_wrap_key,
                                         &ps->tls_crypt_v2_key,
                                         &ps->crl,
-                                        &ps->auth_token_secret};
+                                        &ps->auth_token_secret,
+                                        &ps->ccd,
+                                        &ps->tmp_dir};
 
     for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
         free(pending[i]->path);
@@ -762,12 +764,14 @@ void config_free(struct config *cfg)
     char **strings[] = {&cfg->source,
                         &cfg->config_file,
                         &cfg->cd_dir,
+                        &cfg->proc.chroot_dir,
                         &cfg->net.local,
                         &cfg->net.sockets[0].host,
                         &cfg->net.sockets[1].host,
                         &cfg->net.port_share_host,
                         &cfg->net.port_share_dir,
                         &cfg->net.dev,
+                        &cfg->net.bind_dev,
                         &cfg->tls.auth,
                         &cfg->tls.data_ciphers,
                         &cfg->tls.data_ciphers_fallback,
@@ -835,6 +839,7 @@ void config_free(struct config *cfg)
     config_strv_free(cfg->hooks.client_crresponse);
     config_strv_free(cfg->hooks.up);
     config_strv_free(cfg->hooks.down);
+    config_strv_free(cfg->hooks.route_pre_down);
     config_strv_free(cfg->hooks.route_up);
     config_strv_free(cfg->hooks.learn_address);
     for (size_t i = 0; i < cfg->hooks.n_plugins; i++) {

@@ -132,6 +132,9 @@ struct config_net {
     uint16_t port;       /* `port` / `lport`, default 1194 */
     int proto;           /* CONFIG_PROTO_UDP (default), _UDP4, _UDP6, _TCP4, _TCP6 or _TCP */
     int tcp_queue_limit; /* `tcp-queue-limit N`: packets queued to one TCP client, default 64 */
+    bool multihome;      /* `multihome`: UDP replies leave from the address the client used */
+    int mark;            /* `mark N`: SO_MARK on the UDP and TCP sockets; 0 = none */
+    char *bind_dev;      /* `bind-dev DEV`: SO_BINDTODEVICE on them (e.g. a VRF); NULL = none */
     char *local;         /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     /* every `local` line; with two (one UDP, one TCP socket) each is complete after the checks,
      * with one its port and protocol went into port and proto */
@@ -301,6 +304,7 @@ struct config_hooks {
     char **client_disconnect;      /* `client-disconnect CMD` */
     char **learn_address;          /* `learn-address CMD` */
     char **up, **down, **route_up; /* `up CMD`, `down CMD`, `route-up CMD` */
+    char **route_pre_down;         /* `route-pre-down CMD`: before the routes go, at the end */
     bool down_pre;                 /* `down-pre`: down before the device is closed */
     char **client_crresponse;      /* `client-crresponse CMD` */
     struct config_plugin *plugins; /* `plugin PATH [ARGS...]`, in config order */
@@ -324,6 +328,10 @@ struct config_clients {
     int session_timeout_s;     /* `session-timeout N`: a client is disconnected N s after it
                                 * connected; 0 = off */
     int max_routes_per_client; /* `max-routes-per-client N`: default 256 (2.6) */
+    /* `stale-routes-check N [T]`: every T seconds (default N), the addresses of a client with no
+     * tunnel packet routed to or from it for N seconds are no longer routed (2.6 multi.c
+     * check_stale_routes); 0 = off */
+    int stale_routes_s, stale_routes_interval_s;
 };
 
 /* Process and logging */
@@ -333,8 +341,13 @@ struct config_proc {
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
     bool daemonize;                /* `daemon [NAME]` */
     bool mlock;                    /* `mlock`: keep all memory in RAM (mlockall) */
-    bool use_syslog;               /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
-    char *syslog_name;             /* NAME of the first of those, NULL if it had none */
+    /* `chroot DIR` (absolute; NULL: none): the server chroot()s here once everything opened at
+     * start-up is open, before dropping privileges. As in openvpn 2.6, client-config-dir,
+     * crl-verify, tls-export-cert, tmp-dir and the scripts run for clients are paths inside it
+     * (config_jail_host gives their names outside it, for start-up). */
+    char *chroot_dir;
+    bool use_syslog;   /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
+    char *syslog_name; /* NAME of the first of those, NULL if it had none */
     char *writepid;
     char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
     bool log_append;

@@ -121,6 +121,9 @@ int config_h_hook_script(struct config_parser *ps, int argc, char **argv)
         ps->seen_down = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.down);
     }
+    if (strcmp(argv[0], "route-pre-down") == 0) {
+        return split_command(ps, argv[1], &cfg->hooks.route_pre_down);
+    }
     if (strcmp(argv[0], "route-up") == 0) {
         ps->seen_route_up = config_here(ps);
         return split_command(ps, argv[1], &cfg->hooks.route_up);
@@ -171,23 +174,12 @@ int config_h_script_security(struct config_parser *ps, int argc, char **argv)
     return err;
 }
 
+/* Checked after the last line (config_check_jail): with `chroot` it is inside the jail. */
 int config_h_tmp_dir(struct config_parser *ps, int argc, char **argv)
 {
-    char *dir = config_resolve(ps, argv[1]);
-    int err;
-
     (void)argc;
-    if (dir == NULL) {
-        return config_nomem(ps);
-    }
-    if (access(dir, W_OK | X_OK) != 0) {
-        err = config_error(ps, "cannot use '%s': %s", argv[1], strerror(errno));
-        free(dir);
-        return err;
-    }
-    free(ps->cfg->hooks.tmp_dir);
-    ps->cfg->hooks.tmp_dir = dir;
-    return 0;
+    ps->tmp_dir.where = config_here(ps);
+    return config_set_str(ps, &ps->tmp_dir.path, argv[1]);
 }
 
 /* `setenv NAME [VALUE]` and `setenv-safe NAME [VALUE]` (the latter as OPENVPN_NAME): passed to
@@ -295,11 +287,13 @@ static int check_crl(struct config_parser *ps)
     int err = 0, ret;
 
     if (ps->crl.path != NULL) {
-        err = config_read_blob(ps, &ps->crl.where, "crl-verify", ps->crl.path, &cfg->tls.crl);
-        if (err == 0) {
-            cfg->tls.crl_file = config_resolve(ps, ps->crl.path);
-            err = cfg->tls.crl_file == NULL ? config_nomem(ps) : 0;
-        }
+        char *host = NULL;
+
+        /* with chroot, a file inside the jail (2.6 init_ssl prepends the chroot directory
+         * for the first read, and re-reads it inside the jail later) */
+        err = config_jail_path(ps, ps->crl.path, &host, &cfg->tls.crl_file);
+        err = err ? err : config_read_blob(ps, &ps->crl.where, "crl-verify", host, &cfg->tls.crl);
+        free(host);
     }
     if (err || cfg->tls.crl.data == NULL) {
         return err;
@@ -323,12 +317,13 @@ static int check_crl(struct config_parser *ps)
 static int check_program(struct config_parser *ps, const struct config_where *w, const char *name,
                          const char *program)
 {
-    char *path = config_resolve(ps, program);
+    char *path = NULL;
     const char *why = NULL;
     struct stat st;
     int err = 0;
 
-    if (path == NULL) {
+    /* these scripts run after the chroot: inside the jail (2.6 check_cmd_access) */
+    if (config_jail_path(ps, program, &path, NULL) != 0) {
         return config_nomem(ps);
     }
     if (access(path, X_OK) != 0 || stat(path, &st) != 0) {

@@ -484,14 +484,14 @@ static int dir_check(struct config_parser *ps, const struct config_pending *pend
                      const char *name, int mode, char **out)
 {
     const struct config_where *w = &pending->where;
-    char *full;
+    char *full = NULL, *runtime = NULL;
     struct stat st;
 
     if (pending->path == NULL) {
         return 0;
     }
-    full = config_resolve(ps, pending->path);
-    if (full == NULL) {
+    /* used after the chroot: inside the jail */
+    if (config_jail_path(ps, pending->path, &full, &runtime) != 0) {
         return config_nomem(ps);
     }
     const char *why = NULL;
@@ -507,10 +507,12 @@ static int dir_check(struct config_parser *ps, const struct config_pending *pend
         config_error_at(ps, w, name, "'%s' is not a directory ovpnd can %s: %s", full,
                         mode & W_OK ? "write to" : "read", why);
         free(full);
+        free(runtime);
         return -EINVAL;
     }
+    free(full);
     free(*out);
-    *out = full;
+    *out = runtime;
     return 0;
 }
 

@@ -507,20 +507,10 @@ int config_finish(struct config_parser *ps)
     /* Each group stops at its own first problem; all groups run, so that one run names every
      * problem (only -ENOMEM stops at once). dev comes before topology, which needs it. */
     static int (*const checks[])(struct config_parser *) = {
-        check_defaults,
-        check_dev,
-        check_topology,
-        note_topology,
-        check_local,
-        check_net_needs,
-        check_timers,
-        check_tls,
-        check_cipher,
-        config_check_auth,
-        config_check_auth_token,
-        config_check_mgmt,
-        config_check_metrics,
-        check_files,
+        check_defaults,    config_check_jail,    check_dev,         check_topology,
+        note_topology,     check_local,          check_net_needs,   check_timers,
+        check_tls,         check_cipher,         config_check_auth, config_check_auth_token,
+        config_check_mgmt, config_check_metrics, check_files,
     };
     int result = 0;
 

@@ -7,6 +7,9 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,6 +64,139 @@ int config_h_cd(struct config_parser *ps, int argc, char **argv)
     free(ps->cd);
     ps->cd = real;
     return config_set_str(ps, &ps->cfg->cd_dir, real);
+}
+
+/* `chroot DIR`: relative to `cd`, as 2.6 resolves it after its chdir. Checked at the end. */
+int config_h_chroot(struct config_parser *ps, int argc, char **argv)
+{
+    char *dir = config_resolve(ps, argv[1]);
+
+    (void)argc;
+    if (dir == NULL) {
+        return config_nomem(ps);
+    }
+    free(ps->cfg->proc.chroot_dir);
+    ps->cfg->proc.chroot_dir = dir;
+    ps->seen_chroot = config_here(ps);
+    return 0;
+}
+
+int config_jail_path(struct config_parser *ps, const char *path, char **host, char **runtime)
+{
+    const char *jail = ps->cfg->proc.chroot_dir;
+    char *in = NULL, *out = NULL;
+
+    if (jail == NULL) {
+        in = config_resolve(ps, path);
+    } else if (asprintf(&in, "%s%s", path[0] == '/' ? "" : "/", path) < 0) {
+        in = NULL;
+    }
+    if (in == NULL) {
+        return config_nomem(ps);
+    }
+    if (host != NULL) {
+        if (jail == NULL) {
+            out = strdup(in);
+        } else if (asprintf(&out, "%s%s", jail, in) < 0) {
+            out = NULL;
+        }
+        if (out == NULL) {
+            free(in);
+            return config_nomem(ps);
+        }
+        *host = out;
+    }
+    if (runtime != NULL) {
+        free(*runtime);
+        *runtime = in;
+    } else {
+        free(in);
+    }
+    return 0;
+}
+
+/* A directory used after the chroot, named at pending: it must allow mode; its runtime path
+ * goes to *out. Without chroot it is made absolute (realpath), so daemon mode and `cd` change
+ * nothing. */
+static int jail_dir(struct config_parser *ps, const struct config_pending *pending,
+                    const char *name, int mode, char **out)
+{
+    char *host = NULL, *runtime = NULL, *real = NULL;
+    const char *why = NULL;
+    struct stat st;
+
+    if (pending->path == NULL) {
+        return 0;
+    }
+    if (config_jail_path(ps, pending->path, &host, &runtime) != 0) {
+        return -ENOMEM;
+    }
+    if (stat(host, &st) != 0) {
+        why = strerror(errno);
+    } else if (!S_ISDIR(st.st_mode)) {
+        why = "not a directory";
+    } else if (access(host, mode) != 0) {
+        why = strerror(errno);
+    } else if (ps->cfg->proc.chroot_dir == NULL && (real = realpath(host, NULL)) == NULL) {
+        why = strerror(errno);
+    }
+    free(host);
+    if (why != NULL) {
+        free(runtime);
+        return config_error_at(ps, &pending->where, name, "cannot use '%s'%s: %s", pending->path,
+                               ps->cfg->proc.chroot_dir ? " (inside the chroot directory)" : "",
+                               why);
+    }
+    if (real != NULL) {
+        free(runtime);
+        runtime = real;
+    }
+    free(*out);
+    *out = runtime;
+    return 0;
+}
+
+int config_check_jail(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    struct stat st;
+    int err = 0;
+
+    if (cfg->proc.chroot_dir != NULL) {
+        const char *why = NULL;
+
+        if (stat(cfg->proc.chroot_dir, &st) != 0) {
+            why = strerror(errno);
+        } else if (!S_ISDIR(st.st_mode)) {
+            why = "not a directory";
+        } else if (access(cfg->proc.chroot_dir, R_OK | X_OK) != 0) {
+            why = strerror(errno);
+        }
+        if (why != NULL) { /* as 2.6 options.c "--chroot directory" */
+            return config_error_at(ps, &ps->seen_chroot, "chroot", "cannot use '%s': %s",
+                                   cfg->proc.chroot_dir, why);
+        }
+    }
+    err = jail_dir(ps, &ps->ccd, "client-config-dir", R_OK | X_OK, &cfg->net.client_config_dir);
+    if (err == -ENOMEM) {
+        return err;
+    }
+    if (ps->tmp_dir.path == NULL && cfg->proc.chroot_dir != NULL) {
+        /* 2.6 checks its default ($TMPDIR, else /tmp) inside the jail too, and stops if the
+         * directory is not there: scripts' and plugins' files are made in it */
+        const char *def = getenv("TMPDIR");
+
+        ps->tmp_dir.where = ps->seen_chroot;
+        if (config_set_str(ps, &ps->tmp_dir.path, def && def[0] ? def : "/tmp") != 0) {
+            return -ENOMEM;
+        }
+    }
+    {
+        int e = jail_dir(ps, &ps->tmp_dir, "tmp-dir", W_OK | X_OK, &cfg->hooks.tmp_dir);
+
+        err = err ? err : e;
+    }
+    return err;
 }
 
 static int set_name(struct config_parser *ps, char **dst, const char *value)
@@ -229,6 +365,37 @@ int config_h_mlock(struct config_parser *ps, int argc, char **argv)
     (void)argv;
     ps->cfg->proc.mlock = true;
     return 0;
+}
+
+/* `multihome` (2.6 socket.c, IP_PKTINFO / IPV6_RECVPKTINFO): for a server bound to several
+ * addresses (or to all), each UDP reply leaves from the address its client's datagrams arrived
+ * on. TCP connections do that by themselves. */
+int config_h_multihome(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->net.multihome = true;
+    return 0;
+}
+
+/* `mark N` (2.6 socket.c, Linux): the firewall mark SO_MARK puts on every packet the server's
+ * sockets send, for policy routing of the tunnel's outer packets. */
+int config_h_mark(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->net.mark);
+}
+
+/* `bind-dev DEV` (2.6 socket.c, Linux): SO_BINDTODEVICE on the server's sockets, typically a VRF
+ * device, so that the outer packets use that device's routing table. */
+int config_h_bind_dev(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strlen(argv[1]) == 0 || strlen(argv[1]) >= IFNAMSIZ) {
+        return config_error(ps, "'%s' is not a device name (1 to %d characters)", argv[1],
+                            IFNAMSIZ - 1);
+    }
+    return config_set_str(ps, &ps->cfg->net.bind_dev, argv[1]);
 }
 
 int config_h_down_pre(struct config_parser *ps, int argc, char **argv)

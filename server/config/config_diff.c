@@ -139,6 +139,9 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
 {
     RESTART_UNLESS(d, sockets_eq(o, n), "local/port/proto");
     RESTART_UNLESS(d, o->tcp_queue_limit == n->tcp_queue_limit, "tcp-queue-limit");
+    RESTART_UNLESS(d, o->multihome == n->multihome, "multihome");
+    RESTART_UNLESS(d, o->mark == n->mark, "mark");
+    RESTART_UNLESS(d, str_eq(o->bind_dev, n->bind_dev), "bind-dev");
     RESTART_UNLESS(d,
                    str_eq(o->port_share_host, n->port_share_host) &&
                        o->port_share_port == n->port_share_port &&
@@ -351,7 +354,8 @@ static void diff_hooks(const struct config_hooks *o, const struct config_hooks *
     RESTART_UNLESS(d, strv_eq(o->learn_address, n->learn_address), "learn-address");
     RESTART_UNLESS(d,
                    strv_eq(o->up, n->up) && strv_eq(o->down, n->down) &&
-                       strv_eq(o->route_up, n->route_up) && o->down_pre == n->down_pre,
+                       strv_eq(o->route_up, n->route_up) && o->down_pre == n->down_pre &&
+                       strv_eq(o->route_pre_down, n->route_pre_down),
                    "up/down/route-up");
     RESTART_UNLESS(d, strv_eq(o->client_crresponse, n->client_crresponse), "client-crresponse");
     RESTART_UNLESS(d, plugins_eq(o, n), "plugin");
@@ -374,6 +378,10 @@ static void diff_clients(const struct config_clients *o, const struct config_cli
     RESTART_UNLESS(d, o->session_timeout_s == n->session_timeout_s, "session-timeout");
     RESTART_UNLESS(d, o->max_routes_per_client == n->max_routes_per_client,
                    "max-routes-per-client");
+    RESTART_UNLESS(d,
+                   o->stale_routes_s == n->stale_routes_s &&
+                       o->stale_routes_interval_s == n->stale_routes_interval_s,
+                   "stale-routes-check");
 }
 
 static void diff_proc(const struct config *oc, const struct config *nc, struct config_diff *d)
@@ -384,6 +392,7 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
     RESTART_UNLESS(d, o->workers == n->workers, "workers");
     RESTART_UNLESS(d, str_eq(o->user, n->user), "user");
     RESTART_UNLESS(d, str_eq(o->group, n->group), "group");
+    RESTART_UNLESS(d, str_eq(o->chroot_dir, n->chroot_dir), "chroot");
     RESTART_UNLESS(d, o->daemonize == n->daemonize, "daemon");
     RESTART_UNLESS(d, o->mlock == n->mlock, "mlock");
     RESTART_UNLESS(d, o->use_syslog == n->use_syslog && str_eq(o->syslog_name, n->syslog_name),

@@ -62,6 +62,8 @@ struct config_parser {
     bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
 
     struct config_pending ca, cert, key, tls_wrap_key, tls_crypt_v2_key, crl;
+    struct config_pending ccd, tmp_dir; /* client-config-dir, tmp-dir: resolved at the end */
+    struct config_where seen_chroot;
     struct config_cert_pending certp;
     struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
     struct config_where seen_auth_gen_token;
@@ -291,8 +293,12 @@ int config_h_no_replay(struct config_parser *ps, int argc, char **argv);
 int config_h_hand_window(struct config_parser *ps, int argc, char **argv);
 int config_h_inactive(struct config_parser *ps, int argc, char **argv);
 int config_h_mlock(struct config_parser *ps, int argc, char **argv);
+int config_h_multihome(struct config_parser *ps, int argc, char **argv);
+int config_h_mark(struct config_parser *ps, int argc, char **argv);
+int config_h_bind_dev(struct config_parser *ps, int argc, char **argv);
 int config_h_down_pre(struct config_parser *ps, int argc, char **argv);
 int config_h_session_timeout(struct config_parser *ps, int argc, char **argv);
+int config_h_stale_routes_check(struct config_parser *ps, int argc, char **argv);
 int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv);
 int config_h_tran_window(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_timeout(struct config_parser *ps, int argc, char **argv);
@@ -325,6 +331,18 @@ void config_strv_free(char **v);
 /* config_daemon.c */
 int config_h_config(struct config_parser *ps, int argc, char **argv);
 int config_h_cd(struct config_parser *ps, int argc, char **argv);
+int config_h_chroot(struct config_parser *ps, int argc, char **argv);
+
+/* A path that is used after the chroot (client-config-dir, crl-verify, tls-export-cert, tmp-dir,
+ * the scripts run for clients), as written at line `where`: *runtime is what the server uses
+ * (without chroot: resolved against `cd`; with it: the path inside the jail, relative ones from
+ * its root, as 2.6 after its chdir("/")), *host the same file seen from outside the jail, for
+ * start-up checks. Either out-pointer may be NULL. Returns 0 or -ENOMEM. */
+int config_jail_path(struct config_parser *ps, const char *path, char **host, char **runtime);
+
+/* After the last line: the chroot directory must exist; client-config-dir and tmp-dir are
+ * resolved (inside the jail with chroot) and checked. 0, -EINVAL or -ENOMEM. */
+int config_check_jail(struct config_parser *ps);
 int config_h_user(struct config_parser *ps, int argc, char **argv);
 int config_h_group(struct config_parser *ps, int argc, char **argv);
 int config_h_daemon(struct config_parser *ps, int argc, char **argv);

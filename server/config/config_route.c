@@ -47,26 +47,13 @@ static bool has_host_bits(const uint8_t *addr, int len, int plen)
     return false;
 }
 
+/* Checked and made absolute after the last line (config_check_jail): with `chroot` it names a
+ * directory inside the jail. */
 int config_h_client_config_dir(struct config_parser *ps, int argc, char **argv)
 {
-    char *real;
-    int err;
-
     (void)argc;
-    /* Made absolute now: daemon mode and `cd` must not change what it names later. */
-    err = config_real_dir(ps, argv[1], &real);
-    if (err) {
-        return err;
-    }
-    if (access(real, R_OK | X_OK) < 0) {
-        int e = errno;
-
-        free(real);
-        return config_error(ps, "cannot read directory '%s': %s", argv[1], strerror(e));
-    }
-    free(ps->cfg->net.client_config_dir);
-    ps->cfg->net.client_config_dir = real;
-    return 0;
+    ps->ccd.where = config_here(ps);
+    return config_set_str(ps, &ps->ccd.path, argv[1]);
 }
 
 int config_h_ccd_exclusive(struct config_parser *ps, int argc, char **argv)

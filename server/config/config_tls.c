@@ -557,6 +557,19 @@ int config_h_session_timeout(struct config_parser *ps, int argc, char **argv)
     return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->clients.session_timeout_s);
 }
 
+/* `stale-routes-check N [T]`: both at least 1, T defaults to N (2.6 options.c). */
+int config_h_stale_routes_check(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_clients *c = &ps->cfg->clients;
+    int err = config_parse_int(ps, NULL, argv[1], 1, INT_MAX, &c->stale_routes_s);
+
+    c->stale_routes_interval_s = c->stale_routes_s;
+    if (err == 0 && argc > 2) {
+        err = config_parse_int(ps, NULL, argv[2], 1, INT_MAX, &c->stale_routes_interval_s);
+    }
+    return err;
+}
+
 int config_h_max_routes_per_client(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

@@ -456,7 +456,7 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     /* first, so that release() may free them whatever fails below */
     mbedtls_entropy_init(&a->crypto.entropy);
     mbedtls_ctr_drbg_init(&a->crypto.drbg);
-    if (cfg->status.status_file && (cfg->proc.user || cfg->proc.group)) {
+    if (cfg->status.status_file && (cfg->proc.user || cfg->proc.group || cfg->proc.chroot_dir)) {
         /* (as root: not through a symbolic link someone left there) */
         a->status_fd =
             open(cfg->status.status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);

@@ -157,6 +157,8 @@ struct cs_limits {
     uint64_t session_end_ms; /* session-timeout: when it ends (acc_now_ms); 0: never */
     uint64_t window_end_ms;  /* inactive with bytes: the end of the window being counted */
     uint64_t window_mark;    /* peer->tun_bytes when it began */
+    uint64_t stale_check_ms; /* stale-routes-check: its next look (acc_now_ms) */
+    bool is_unrouted;        /* stale-routes-check took its addresses' routes away */
 };
 
 /* auth-gen-token (token.c). */
@@ -171,7 +173,8 @@ struct ctl_session {
     unsigned next_kid;  /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
-    uint64_t link; /* the TCP connection it came on (server/data/tcp.h), 0 over UDP */
+    struct udp_local local; /* multihome: the address its datagrams arrive on, replies' source */
+    uint64_t link;          /* the TCP connection it came on (server/data/tcp.h), 0 over UDP */
     uint8_t own_sid[SESSION_ID_LEN];
     uint8_t peer_sid[SESSION_ID_LEN];
     struct key_state ks[2];
@@ -278,6 +281,8 @@ struct acceptor {
     uv_thread_t thread;
     uv_async_t async; /* wakes the loop for what arrives in its mailbox box */
     int fd;
+    struct udp_local rx_local; /* multihome: where the datagram being handled arrived, else
+                                * family 0 */
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t status_timer;
@@ -777,7 +782,7 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
  * refusing the client. */
 bool acc_reassign_addresses(struct acceptor *a, struct ctl_session *cs);
 
-/* ---- client_hooks.c: tls-verify, client-connect, client-disconnect, learn-address ---- */
+/* ---- client_hooks.c: tls-verify, client-disconnect, learn-address, client-crresponse ---- */
 
 struct acc_hook_wait; /* one step waiting for the scripts and plugins of one event */
 
@@ -797,21 +802,16 @@ bool acc_hooks_client_env_wanted(const struct acceptor *a);
 int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                          acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
 
+/* After the client's key-method-2 message and its username/password check, at every TLS
+ * negotiation: the TLS_FINAL plugins (2.6 ssl.c key_method_2_read, a last veto) with the
+ * certificate variables, untrusted_ip/port, common_name and username; one that fails refuses
+ * the client. Returns 0, 1 (no plugin wants it) or -errno as acc_tls_verify_start. */
+int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const char *username,
+                        acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+
 /* (Re)build cs->hooks.env, the client's environment, from its session, cs->peer's addresses,
  * cs->ccd and peer_info (the client's peer-info text). Returns 0 or -errno. */
 int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info);
-
-/* cs->peer has its addresses: build cs->hooks.env, then run the client-connect plugins and
- * script; their outputs are merged into cs->ccd (cs->hooks.needs_reassign tells whether addresses
- * or iroutes changed). Returns 0, 1 or -errno as acc_tls_verify_start. */
-int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
-                             acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
-
-/* Apply text (client-connect config lines, e.g. management's client-auth block; name for
- * errors) after what cs->ccd has, as a client-connect script's output. Returns 0, or -errno
- * with why (why_len bytes) saying what was wrong: a bad line, or `disable`. */
-int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
-                             const char *name, char *why, size_t why_len);
 
 /* The client's CR_RESPONSE (response: as sent, base64): the CLIENT_CRRESPONSE plugins
  * ($crresponse) and the client-crresponse script (the response in a file, its last argument),
@@ -834,10 +834,36 @@ void acc_hook_wait_cancel(struct acc_hook_wait *w);
  * what was learned, both in the background. Once per session. */
 void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
 
+/* learn-address "delete" (in the background) for every address learned for cs, which are
+ * forgotten. */
+void acc_hooks_unlearn(struct acceptor *a, struct ctl_session *cs);
+
 /* Session cleanups of the hooks: on_close runs acc_client_gone for a client that was connected
  * or had addresses learned; on_free frees what the hooks keep in cs. */
 void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs);
 void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs);
+
+/* ---- client_connect.c: the client-connect plugins and script, deferred answers ---- */
+
+struct acc_cc_wait; /* the client-connect handlers of one client, until they all answered */
+
+/* cs->peer has its addresses: build cs->hooks.env, then run the CLIENT_CONNECT plugins, the
+ * CLIENT_CONNECT_V2 plugins and the client-connect script in turn (2.6's order), waiting for the
+ * deferred answer of any of them; their outputs are merged into cs->ccd (cs->hooks.needs_reassign
+ * tells whether addresses or iroutes changed). The wait has no deadline of its own: the caller's
+ * hand-window cancels it. Returns 0 (cb follows, *out is the wait), 1 (nothing to run: cb is not
+ * called) or -errno. */
+int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
+                             acc_hook_cb cb, void *ctx, struct acc_cc_wait **out);
+
+/* Forget w: its callback is not called, its scripts are killed, its files removed. NULL: no-op. */
+void acc_cc_wait_cancel(struct acc_cc_wait *w);
+
+/* Apply text (client-connect config lines, e.g. management's client-auth block; name for
+ * errors) after what cs->ccd has, as a client-connect script's output. Returns 0, or -errno
+ * with why (why_len bytes) saying what was wrong: a bad line, or `disable`. */
+int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
+                             const char *name, char *why, size_t why_len);
 
 /* ---- token.c: auth-gen-token ---- */
 

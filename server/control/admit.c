@@ -85,6 +85,7 @@ enum wait_stage {
     WAIT_MGMT_CONFIG,
     WAIT_LEARN,
     WAIT_INSTALL,
+    WAIT_TLS_FINAL, /* between WAIT_AUTH and WAIT_REKEY/WAIT_PREPARE (last: stage_names) */
 };
 
 struct auth_wait {
@@ -95,6 +96,8 @@ struct auth_wait {
     enum wait_stage stage;
     struct auth_req *req;     /* the username/password check in progress */
     struct acc_hook_wait *hw; /* the scripts/plugins in progress */
+    struct acc_cc_wait *cc;   /* the client-connect handlers in progress */
+    bool is_in_tls_final;     /* hw is the TLS_FINAL plugins' run */
     bool has_cert;            /* the client presented a certificate in ks's handshake */
     bool is_user_pass_ok;     /* a username/password check accepted it for ks */
     /* management-client-auth: the management clients were asked and have not answered */
@@ -109,6 +112,7 @@ static void auth_wait_free(struct auth_wait *w)
     w->ks->auth_wait = NULL;
     auth_cancel(w->req);
     acc_hook_wait_cancel(w->hw);
+    acc_cc_wait_cancel(w->cc);
     if (w->client) {
         key_method2_wipe(w->client);
         free(w->client);
@@ -141,8 +145,9 @@ static void refuse_auth(struct acceptor *a, struct ctl_session *cs, const char *
 }
 
 static const char *const stage_names[] = {
-    "tls-verify",     "username/password check",       "renegotiation", "address assignment",
-    "client-connect", "management client-auth config", "learn-address", "install",
+    "tls-verify",       "username/password check",       "renegotiation", "address assignment",
+    "client-connect",   "management client-auth config", "learn-address", "install",
+    "TLS_FINAL plugin",
 };
 
 void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
@@ -169,6 +174,12 @@ void acc_auth_timeout(struct acceptor *a, struct ctl_session *cs, struct key_sta
         if (st == WAIT_REKEY || st == WAIT_PREPARE) {
             st = WAIT_CLIENT_CONNECT; /* PREPARE and REKEY are never waited for */
         }
+        if (w && w->stage == WAIT_TLS_FINAL) {
+            st = WAIT_AUTH; /* the stage after the username/password check */
+        }
+        if (w && w->is_in_tls_final) {
+            st = WAIT_TLS_FINAL;
+        }
         if (st == WAIT_TLS_VERIFY) {
             acc_metrics_auth(a, METRICS_AUTH_TLS_VERIFY, METRICS_AUTH_TIMEOUT);
         }
@@ -189,6 +200,8 @@ static void hook_step_done(void *ctx, bool is_ok, const char *why)
     struct auth_wait *w = ctx;
 
     w->hw = NULL;
+    w->cc = NULL;
+    w->is_in_tls_final = false;
     if (w->cs->state == CS_CLOSING) {
         auth_wait_free(w);
         return;
@@ -288,7 +301,7 @@ static void run_checks(struct auth_wait *w)
             }
             break;
         case WAIT_AUTH:
-            w->stage = cs->peer ? WAIT_REKEY : WAIT_PREPARE;
+            w->stage = WAIT_TLS_FINAL;
             if (auth_is_configured(a->checks.auth) || a->cfg->mgmt.client_auth) {
                 if (!start_auth(w)) {
                     auth_wait_free(w);
@@ -299,6 +312,18 @@ static void run_checks(struct auth_wait *w)
                 acc_cs_log(a, cs, LOG_DEBUG,
                            "client sent a username/password; no auth-user-pass-verify is "
                            "configured, so it is ignored");
+            }
+            break;
+        case WAIT_TLS_FINAL:
+            w->stage = cs->peer ? WAIT_REKEY : WAIT_PREPARE;
+            if (start_hook_step(
+                    w, acc_tls_final_start(a, cs, w->client->username, hook_step_done, w, &w->hw),
+                    "TLS_FINAL", &is_gone)) {
+                w->is_in_tls_final = true;
+                return;
+            }
+            if (is_gone) {
+                return;
             }
             break;
         case WAIT_REKEY:
@@ -329,7 +354,7 @@ static void run_checks(struct auth_wait *w)
             w->stage = WAIT_MGMT_CONFIG;
             if (start_hook_step(w,
                                 acc_client_connect_start(a, cs, w->client->peer_info,
-                                                         hook_step_done, w, &w->hw),
+                                                         hook_step_done, w, &w->cc),
                                 "client-connect", &is_gone) ||
                 is_gone) {
                 return;
@@ -483,7 +508,8 @@ bool acc_auth_pending(struct acceptor *a, struct ctl_session *cs, struct key_sta
         (unsigned)(t->reneg_sec / 2 > t->hand_window_s ? t->reneg_sec / 2 : t->hand_window_s);
     char text[CONTROL_MSG_MAX];
 
-    if (!w || w->stage != (cs->peer ? WAIT_REKEY : WAIT_PREPARE) || elapsed_s >= max_s ||
+    /* (during the username/password check the stage is already the next one) */
+    if (!w || w->stage != WAIT_TLS_FINAL || elapsed_s >= max_s ||
         strlen(extra) + 1 + sizeof("INFO_PRE,") > PUSH_BUNDLE_MAX) {
         return false;
     }

@@ -1,6 +1,8 @@
 /* server/control/client_hooks.c: the acceptor's calls of the operator's tls-verify,
- * client-connect, client-disconnect and learn-address scripts and plugins (server/hooks/hooks.h):
- * what each is told, and what is done with its answer. Acceptor thread only.
+ * client-disconnect, learn-address and client-crresponse scripts and plugins
+ * (server/hooks/hooks.h), and the client's environment they and client-connect get
+ * (client_connect.c runs that): what each is told, and what is done with its answer. Acceptor
+ * thread only.
  *
  * Where openvpn 2.6 blocks its one thread on these (a tls-verify script runs inside the TLS
  * handshake), ovpnd waits for them without holding up anything else: tls-verify runs once the
@@ -34,7 +36,7 @@
 #define TEMP_PATH_MAX 512
 #define LEARN_MAX 64 /* addresses of one client told to learn-address (its own two + iroutes) */
 
-enum hw_kind { HW_TLS_VERIFY, HW_CONNECT, HW_LEARN, HW_CRRESPONSE };
+enum hw_kind { HW_TLS_VERIFY, HW_TLS_FINAL, HW_LEARN, HW_CRRESPONSE };
 
 struct learn_item {
     char addr[72];
@@ -55,8 +57,8 @@ struct acc_hook_wait {
     char subject[HOOK_CERT_DEPTH_MAX][HOOK_SUBJECT_MAX];
     const mbedtls_x509_crt *chain[HOOK_CERT_DEPTH_MAX]; /* borrowed from the TLS session/conf */
     char peer_cert_file[TEMP_PATH_MAX]; /* tls-export-cert: the certificate at depth, as PEM */
-    /* client-connect: the files its plugins and script write */
-    char plugin_file[TEMP_PATH_MAX], script_file[TEMP_PATH_MAX], deferred_file[TEMP_PATH_MAX];
+    /* client-crresponse: the file with the response */
+    char script_file[TEMP_PATH_MAX];
     /* learn-address */
     struct learn_item items[LEARN_MAX];
     size_t n_items, next_item;
@@ -116,9 +118,7 @@ void acc_hook_wait_cancel(struct acc_hook_wait *w)
         script_env_clear(&w->cert_vars[i]);
     }
     remove_file(w->peer_cert_file);
-    remove_file(w->plugin_file);
     remove_file(w->script_file);
-    remove_file(w->deferred_file);
     free(w);
 }
 
@@ -291,6 +291,58 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
     return 0;
 }
 
+/* ---- TLS_FINAL ---- */
+
+static void on_tls_final(void *ctx, const struct hook_result *res)
+{
+    struct acc_hook_wait *w = ctx;
+    char why[600];
+
+    w->run = NULL;
+    snprintf(why, sizeof(why), "TLS_FINAL: %s", res->why);
+    hw_finish(w, res->is_ok, res->is_ok ? NULL : why);
+}
+
+int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const char *username,
+                        acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
+{
+    struct script_env env = {0};
+    struct acc_hook_wait *w;
+    struct hook_req req;
+    int err;
+
+    if (!hooks_wanted(a->checks.hooks, OVPN_PLUGIN_TLS_FINAL, NULL)) {
+        return 1;
+    }
+    w = hook_wait_new(a, cs, HW_TLS_FINAL, cb, ctx);
+    if (w == NULL) {
+        return -ENOMEM;
+    }
+    /* what 2.6's session environment holds by then (ssl.c key_method_2_read) */
+    err = hook_env_append(&env, &a->checks.global_env);
+    if (err == 0 && cs->hooks.tls_env != NULL) {
+        err = hook_env_append(&env, cs->hooks.tls_env);
+    }
+    err = err ? err : hook_env_addr(&env, "untrusted", &cs->remote);
+    err = err ? err : script_env_add(&env, "common_name", cs->client.cn);
+    if (err == 0 && username != NULL && username[0] != '\0') {
+        err = script_env_add(&env, "username", username);
+    }
+    memset(&req, 0, sizeof(req));
+    req.what = "TLS_FINAL";
+    req.types[0] = OVPN_PLUGIN_TLS_FINAL;
+    req.n_types = 1;
+    req.env = &env;
+    err = err ? err : hook_run_start(a->checks.hooks, &req, on_tls_final, w, &w->run);
+    script_env_clear(&env);
+    if (err) {
+        acc_hook_wait_cancel(w);
+        return err;
+    }
+    *out = w;
+    return 0;
+}
+
 /* ---- the client's environment ---- */
 
 int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char *peer_info)
@@ -334,183 +386,6 @@ int acc_client_env_build(struct acceptor *a, struct ctl_session *cs, const char 
     err = err ? err : hook_env_peer_info(env, peer_info);
     err = err ? err : acc_token_env_add(a, cs, env);
     return err ? err : hook_env_client(env, &hc);
-}
-
-/* ---- client-connect ---- */
-
-/* Apply one output (a file, or config text) after what cs->ccd has. */
-static int apply_output(struct ctl_session *cs, const char *file, const char *text,
-                        const char *name, bool *changes_addresses, char *why, size_t why_len)
-{
-    struct ccd out;
-    char errbuf[400];
-    bool found = false;
-    int err;
-
-    if (file != NULL) {
-        err = ccd_load_path(&out, file, name, &found, errbuf, sizeof(errbuf));
-    } else {
-        found = text[0] != '\0';
-        err = ccd_parse_string(&out, name, text, errbuf, sizeof(errbuf));
-        if (err == 0 && (out.path = strdup(name)) == NULL) {
-            err = -ENOMEM;
-        }
-    }
-    if (err == 0 && found) {
-        if (cs->ccd == NULL && (cs->ccd = calloc(1, sizeof(*cs->ccd))) == NULL) {
-            err = -ENOMEM;
-        }
-        if (err == 0) {
-            *changes_addresses = *changes_addresses || out.has_ifconfig_push ||
-                                 out.has_ifconfig_ipv6_push || out.n_iroutes > 0;
-            err = ccd_merge(cs->ccd, &out);
-        }
-    }
-    if (err) {
-        snprintf(why, why_len, "%s", err == -ENOMEM ? "out of memory" : errbuf);
-    }
-    ccd_free(&out);
-    return err;
-}
-
-/* `disable` in what cs->ccd has now: why says so. */
-static bool is_disabled(const struct ctl_session *cs, char *why, size_t why_len)
-{
-    if (cs->ccd && cs->ccd->is_disabled) {
-        snprintf(why, why_len, "disabled by 'disable' in %s", cs->ccd->path);
-        return true;
-    }
-    return false;
-}
-
-int acc_client_connect_apply(struct acceptor *a, struct ctl_session *cs, const char *text,
-                             const char *name, char *why, size_t why_len)
-{
-    bool changes = false;
-    int err;
-
-    (void)a;
-    err = apply_output(cs, NULL, text, name, &changes, why, why_len);
-    if (err == 0 && is_disabled(cs, why, why_len)) {
-        err = -EPERM;
-    }
-    cs->hooks.needs_reassign = cs->hooks.needs_reassign || changes;
-    return err;
-}
-
-static void on_client_connect(void *ctx, const struct hook_result *res)
-{
-    struct acc_hook_wait *w = ctx;
-    struct ctl_session *cs = w->cs;
-    bool changes = false;
-    char why[600], answer[2] = "";
-    int err = 0;
-
-    w->run = NULL;
-    if (!res->is_ok) {
-        hw_finish(w, false, res->why);
-        return;
-    }
-    if (w->deferred_file[0] != '\0') {
-        FILE *f = fopen(w->deferred_file, "r");
-
-        if (f != NULL) {
-            answer[0] = (char)fgetc(f);
-            fclose(f);
-        }
-        if (answer[0] == '0' || answer[0] == '2') {
-            hw_finish(w, false,
-                      answer[0] == '0' ? "client-connect script wrote 0 to "
-                                         "$client_connect_deferred_file"
-                                       : "client-connect script asked for a deferred answer "
-                                         "(2 in $client_connect_deferred_file): not "
-                                         "implemented in ovpnd");
-            return;
-        }
-    }
-    /* 2.6 order: the client-config-dir file (already in cs->ccd), CLIENT_CONNECT plugins'
-     * file, CLIENT_CONNECT_V2 plugins' "config", the script's file. */
-    if (w->plugin_file[0] != '\0') {
-        err = apply_output(cs, w->plugin_file, NULL, "client-connect plugin file", &changes, why,
-                           sizeof(why));
-    }
-    if (err == 0 && res->config[0] != '\0') {
-        err = apply_output(cs, NULL, res->config, "client-connect-v2 plugin config", &changes, why,
-                           sizeof(why));
-    }
-    if (err == 0 && w->script_file[0] != '\0') {
-        err = apply_output(cs, w->script_file, NULL, "client-connect script output", &changes, why,
-                           sizeof(why));
-    }
-    if (err) {
-        hw_finish(w, false, why);
-        return;
-    }
-    if (is_disabled(cs, why, sizeof(why))) {
-        hw_finish(w, false, why);
-        return;
-    }
-    cs->hooks.needs_reassign = changes;
-    hw_finish(w, true, NULL);
-}
-
-int acc_client_connect_start(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
-                             acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
-{
-    const struct config *cfg = a->cfg;
-    bool has_v1 = plugin_set_count(auth_plugins(a->checks.auth), OVPN_PLUGIN_CLIENT_CONNECT) > 0;
-    char *plugin_args[2] = {NULL, NULL}, *script_args[2] = {NULL, NULL};
-    struct script_env env = {0};
-    struct acc_hook_wait *w;
-    struct hook_req req;
-    int err;
-
-    if (!acc_hooks_client_env_wanted(a)) {
-        return 1;
-    }
-    err = acc_client_env_build(a, cs, peer_info);
-    if (err) {
-        return err;
-    }
-    if (!hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_CONNECT, cfg->hooks.client_connect) &&
-        !hooks_wanted(a->checks.hooks, OVPN_PLUGIN_CLIENT_CONNECT_V2, NULL)) {
-        return 1;
-    }
-    w = hook_wait_new(a, cs, HW_CONNECT, cb, ctx);
-    if (w == NULL) {
-        return -ENOMEM;
-    }
-    err = hook_env_append(&env, cs->hooks.env);
-    if (err == 0 && has_v1) {
-        err = script_make_temp(cfg->hooks.tmp_dir, "cc", w->plugin_file, TEMP_PATH_MAX);
-        plugin_args[0] = w->plugin_file;
-    }
-    if (err == 0 && cfg->hooks.client_connect != NULL) {
-        err = script_make_temp(cfg->hooks.tmp_dir, "cc", w->script_file, TEMP_PATH_MAX);
-        err = err ? err
-                  : script_make_temp(cfg->hooks.tmp_dir, "ccd", w->deferred_file, TEMP_PATH_MAX);
-        err = err ? err : script_env_add(&env, "client_connect_config_file", w->script_file);
-        err = err ? err : script_env_add(&env, "client_connect_deferred_file", w->deferred_file);
-        script_args[0] = w->script_file;
-    }
-    memset(&req, 0, sizeof(req));
-    req.what = "client-connect";
-    req.types[0] = OVPN_PLUGIN_CLIENT_CONNECT;
-    req.types[1] = OVPN_PLUGIN_CLIENT_CONNECT_V2;
-    req.n_types = 2;
-    req.type_argv[0] = plugin_args;
-    req.script = cfg->hooks.client_connect;
-    req.script_args = script_args;
-    req.script_type = "client-connect";
-    req.env = &env;
-    err = err ? err : hook_run_start(a->checks.hooks, &req, on_client_connect, w, &w->run);
-    script_env_clear(&env);
-    if (err) {
-        acc_hook_wait_cancel(w);
-        return err;
-    }
-    *out = w;
-    return 0;
 }
 
 /* ---- learn-address ---- */
@@ -721,6 +596,16 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
         script_env_clear(&env);
     }
     cs->hooks.is_disconnect_done = true;
+    acc_hooks_unlearn(a, cs);
+}
+
+void acc_hooks_unlearn(struct acceptor *a, struct ctl_session *cs)
+{
+    char who[PEER_CN_MAX + 64], addr[UDP_ADDR_STR_MAX];
+    int err;
+
+    snprintf(who, sizeof(who), "%s/%s", cs->client.cn,
+             udp_addr_str(&cs->remote, addr, sizeof(addr)));
     for (size_t i = 0; i < cs->hooks.n_learned; i++) {
         err = learn_run(a, "delete", cs->hooks.learned[i], NULL, NULL, NULL, who);
         if (err) {

@@ -54,6 +54,7 @@ void acc_answer_hard_reset(struct acceptor *a, const struct control_packet *pkt,
     }
     memset(&tmp, 0, sizeof(tmp));
     tmp.remote = *from;
+    tmp.local = a->rx_local;
     acceptor_decide_cookie_sid(
         a->crypto.cookie_key, from, pkt->session_id,
         acceptor_decide_cookie_slot((int64_t)time(NULL), a->cfg->timers.hand_window_s),

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,16 @@ int crl_watch_init(struct crl_watch *w, const struct config *cfg, struct tls_ser
         return -EINVAL;
     }
     w->path = cfg->tls.crl_file;
-    if (w->path != NULL && stat(w->path, &st) == 0) {
-        w->mtime = st.st_mtim;
-        w->size = st.st_size;
+    if (w->path != NULL) {
+        char host[PATH_MAX];
+
+        /* before a chroot, the jail's file is seen from outside (config.h chroot_dir) */
+        snprintf(host, sizeof(host), "%s%s", cfg->proc.chroot_dir ? cfg->proc.chroot_dir : "",
+                 w->path);
+        if (stat(host, &st) == 0) {
+            w->mtime = st.st_mtim;
+            w->size = st.st_size;
+        }
     }
     log_msg(LOG_INFO, "crl-verify: client certificates are checked against %s",
             cfg->tls.crl.origin ? cfg->tls.crl.origin : "the CRL");

@@ -123,6 +123,9 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint6
         return;
     }
     cs = acc_table_find_sid(a, from, link, pkt.session_id);
+    if (cs != NULL && a->rx_local.family != 0) {
+        cs->local = a->rx_local; /* multihome: answer from where the client sends to */
+    }
     facts.pkt = &pkt;
     facts.session_wrap_rx = cs ? &cs->wrap.rx : NULL;
     facts.is_wrapped = a->crypto.wrap.mode != TLS_WRAP_NONE || a->crypto.is_tls_crypt_v2;
@@ -395,13 +398,27 @@ void acc_on_udp(uv_poll_t *h, int status, int events)
     }
     for (int i = 0; i < 64; i++) {
         union udp_addr from;
-        socklen_t flen = sizeof(from);
-        ssize_t n = recvfrom(a->fd, a->rx_buf, sizeof(a->rx_buf), MSG_DONTWAIT,
-                             (struct sockaddr *)&from, &flen);
+        union {
+            struct cmsghdr align;
+            uint8_t buf[UDP_PKTINFO_SPACE];
+        } ctrl;
+        struct iovec iov = {a->rx_buf, sizeof(a->rx_buf)};
+        struct msghdr mh = {
+            .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1};
+        ssize_t n;
 
+        if (a->cfg->net.multihome) {
+            mh.msg_control = ctrl.buf;
+            mh.msg_controllen = sizeof(ctrl.buf);
+        }
+        n = recvmsg(a->fd, &mh, MSG_DONTWAIT);
         if (n < 0) {
             return;
         }
+        if (a->cfg->net.multihome) {
+            udp_pktinfo_read(&mh, &a->rx_local);
+        }
         acc_handle_datagram(a, a->rx_buf, (size_t)n, &from, 0);
+        a->rx_local.family = 0; /* datagrams handed over by workers do not say */
     }
 }

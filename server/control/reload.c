@@ -375,6 +375,15 @@ void acc_reload(struct acceptor *a)
         log_msg(LOG_WARN, "reload: the server was not started from a config it can read again");
         return;
     }
+    if (env->cfg->proc.chroot_dir) {
+        /* the config and the files it names are outside the jail now (2.6 cannot read them at
+         * its SIGHUP restart either) */
+        log_msg(LOG_WARN,
+                "reload: not possible after chroot %s: restart ovpnd to apply changes; "
+                "nothing changed",
+                env->cfg->proc.chroot_dir);
+        return;
+    }
     config_init(&next);
     /* relative paths: against the directory the server started in, as at start-up (the
      * process is in the `cd` directory by now) */

@@ -194,8 +194,26 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
         mailbox_post(a->env->mb, tcp_link_worker(cs->link), m);
         return 0;
     }
-    if (sendto(a->fd, wire, wire_len, 0, &cs->remote.sa, udp_addr_len(&cs->remote)) < 0) {
-        acc_cs_log(a, cs, LOG_DEBUG, "sendto: %s", strerror(errno));
+    {
+        union {
+            struct cmsghdr align;
+            uint8_t buf[UDP_PKTINFO_SPACE];
+        } ctrl;
+        struct iovec iov = {wire, wire_len};
+        struct msghdr mh = {.msg_name = &cs->remote,
+                            .msg_namelen = udp_addr_len(&cs->remote),
+                            .msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = ctrl.buf};
+
+        /* multihome: from the address the client sends to (2.6 socket.c link_socket_write) */
+        mh.msg_controllen = udp_pktinfo_write(&cs->local, ctrl.buf, sizeof(ctrl.buf));
+        if (mh.msg_controllen == 0) {
+            mh.msg_control = NULL;
+        }
+        if (sendmsg(a->fd, &mh, 0) < 0) {
+            acc_cs_log(a, cs, LOG_DEBUG, "sendmsg: %s", strerror(errno));
+        }
     }
     return 0;
 }
@@ -367,6 +385,7 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
         return NULL;
     }
     cs->remote = *from;
+    cs->local = a->rx_local;
     cs->link = link;
     cs->cid = a->sessions.next_cid++;
     cs->next_kid = 1; /* as a 2.6 server numbers them: its first negotiation's key is 1 */

@@ -50,7 +50,9 @@ struct peer {
     bool has_vaddr6;
     uint8_t vaddr6[16]; /* tunnel IPv6 address, network order, when has_vaddr6 */
     union udp_addr remote;
-    uint64_t link; /* its TCP connection (server/data/tcp.h), 0 for a UDP client */
+    struct udp_local local; /* multihome: the address its datagrams arrive on (set by the
+                             * acceptor at install, then by the worker from each datagram) */
+    uint64_t link;          /* its TCP connection (server/data/tcp.h), 0 for a UDP client */
     char common_name[PEER_CN_MAX];
     char cipher[32];
     time_t connected_since;

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int tcp_group_open(const union udp_addr *addr, int n, int *fds)
+int tcp_group_open(const union udp_addr *addr, const struct socket_opts *so, int n, int *fds)
 {
     int i, err = 0, one = 1, off = 0;
     int family = addr->sa.sa_family;
@@ -41,6 +41,7 @@ int tcp_group_open(const union udp_addr *addr, int n, int *fds)
          * openvpn's listening socket does (socket.c create_socket_tcp) */
         if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
             setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+            socket_opts_apply(fd, so) < 0 ||
             (family == AF_INET6 &&
              setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0) ||
             bind(fd, &addr->sa, len) < 0 || listen(fd, TCP_LISTEN_BACKLOG) < 0) {

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "server/addr/udp_addr.h"
+#include "server/data/udp.h"
 
 #define TCP_LISTEN_BACKLOG 1024
 
@@ -49,7 +50,8 @@ static inline uint32_t tcp_link_gen(uint64_t link)
 
 /* Open n (1..65535) non-blocking listening sockets bound to addr (AF_INET, or AF_INET6 with
  * IPV6_V6ONLY off so that "::" takes IPv4 clients too), one SO_REUSEPORT group, into
- * fds[0..n-1]. Returns 0 or -errno (all sockets closed again). Main thread, at start-up. */
-int tcp_group_open(const union udp_addr *addr, int n, int *fds);
+ * fds[0..n-1], each with so (socket_opts_apply; accepted connections inherit it). Returns 0 or
+ * -errno (all sockets closed again). Main thread, at start-up. */
+int tcp_group_open(const union udp_addr *addr, const struct socket_opts *so, int n, int *fds);
 
 #endif /* SERVER_DATA_TCP_H */

@@ -51,8 +51,90 @@ static int attach_steering(int fd, unsigned n_workers)
     return 0;
 }
 
-int udp_group_open(const union udp_addr *addr, int n, int *fds, bool want_steering,
-                   bool *is_steered)
+int udp_pktinfo_enable(int fd, int family)
+{
+    int one = 1;
+
+    if (setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0 ||
+        (family == AF_INET6 &&
+         setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) < 0)) {
+        return -errno;
+    }
+    return 0;
+}
+
+void udp_pktinfo_read(const struct msghdr *mh, struct udp_local *out)
+{
+    out->family = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL;
+         cm = CMSG_NXTHDR((struct msghdr *)(uintptr_t)mh, cm)) {
+        if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO &&
+            cm->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+            struct in_pktinfo pi;
+
+            memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+            out->family = AF_INET;
+            out->ifindex = pi.ipi_ifindex;
+            out->addr.v4 = pi.ipi_spec_dst;
+            return;
+        }
+        if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO &&
+            cm->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+            struct in6_pktinfo pi;
+
+            memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+            out->family = AF_INET6;
+            out->ifindex = (int)pi.ipi6_ifindex;
+            out->addr.v6 = pi.ipi6_addr;
+            return;
+        }
+    }
+}
+
+size_t udp_pktinfo_write(const struct udp_local *l, void *buf, size_t cap)
+{
+    struct msghdr mh = {.msg_control = buf, .msg_controllen = cap};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+    if (cm == NULL || cap < UDP_PKTINFO_SPACE) {
+        return 0;
+    }
+    if (l->family == AF_INET) {
+        /* as 2.6: the interface and the source address; the kernel routes from there */
+        struct in_pktinfo pi = {.ipi_ifindex = l->ifindex, .ipi_spec_dst = l->addr.v4};
+
+        cm->cmsg_level = IPPROTO_IP;
+        cm->cmsg_type = IP_PKTINFO;
+        cm->cmsg_len = CMSG_LEN(sizeof(pi));
+        memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+        return CMSG_SPACE(sizeof(pi));
+    }
+    if (l->family == AF_INET6) {
+        struct in6_pktinfo pi = {.ipi6_addr = l->addr.v6, .ipi6_ifindex = (unsigned)l->ifindex};
+
+        cm->cmsg_level = IPPROTO_IPV6;
+        cm->cmsg_type = IPV6_PKTINFO;
+        cm->cmsg_len = CMSG_LEN(sizeof(pi));
+        memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+        return CMSG_SPACE(sizeof(pi));
+    }
+    return 0;
+}
+
+int socket_opts_apply(int fd, const struct socket_opts *o)
+{
+    if (o->mark != 0 && setsockopt(fd, SOL_SOCKET, SO_MARK, &o->mark, sizeof(o->mark)) < 0) {
+        return -errno;
+    }
+    if (o->bind_dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o->bind_dev,
+                                  (socklen_t)strlen(o->bind_dev)) < 0) {
+        return -errno;
+    }
+    return 0;
+}
+
+int udp_group_open(const union udp_addr *addr, const struct socket_opts *so, int n, int *fds,
+                   bool want_steering, bool *is_steered)
 {
     int i, err = 0, one = 1, off = 0;
     int family = addr->sa.sa_family;
@@ -87,6 +169,11 @@ int udp_group_open(const union udp_addr *addr, int n, int *fds, bool want_steeri
             (family == AF_INET6 &&
              setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0)) {
             err = -errno;
+            i++;
+            goto fail;
+        }
+        err = socket_opts_apply(fd, so);
+        if (err) {
             i++;
             goto fail;
         }

@@ -30,12 +30,41 @@ struct sock_filter; /* <linux/filter.h> */
  * when cap is too small. Pure; any thread. */
 size_t udp_steering_program(unsigned n_workers, struct sock_filter *code, size_t cap);
 
+/* Socket options from the config, set on every socket before it is bound: `mark` (SO_MARK, 0 =
+ * none) and `bind-dev` (SO_BINDTODEVICE, NULL = none), as 2.6 socket.c does. */
+struct socket_opts {
+    int mark;
+    const char *bind_dev; /* borrowed */
+};
+
+/* Set o on fd. Returns 0 or -errno. Main thread, at start-up. */
+int socket_opts_apply(int fd, const struct socket_opts *o);
+
 /* Open n (2..65) non-blocking sockets bound to addr (AF_INET, or AF_INET6 with IPV6_V6ONLY off,
  * so that "::" takes IPv4 clients too, as openvpn does without `bind ipv6only`) into
- * fds[0..n-1], in order, and (when want_steering) try the steering program for n - 1 workers.
- * *is_steered tells whether the kernel took it.
- * Returns 0 or -errno (all sockets closed again). Main thread, at start-up. */
-int udp_group_open(const union udp_addr *addr, int n, int *fds, bool want_steering,
-                   bool *is_steered);
+ * fds[0..n-1], in order, each with so (socket_opts_apply), and (when want_steering) try the
+ * steering program for n - 1 workers. *is_steered tells whether the kernel took it. Returns 0 or
+ * -errno (all sockets closed again). Main thread, at start-up. */
+int udp_group_open(const union udp_addr *addr, const struct socket_opts *so, int n, int *fds,
+                   bool want_steering, bool *is_steered);
+
+/* Room for one packet-information control message (IPv4 or IPv6) in a msghdr's control
+ * buffer. */
+#define UDP_PKTINFO_SPACE CMSG_SPACE(sizeof(struct in6_pktinfo))
+
+/* `multihome`: ask the kernel for each datagram's destination address on fd, a socket of
+ * family (IP_PKTINFO; on AF_INET6 also IPV6_RECVPKTINFO, for the dual-stack socket's IPv4 and
+ * IPv6 clients). Returns 0 or -errno. Main thread, at start-up. */
+int udp_pktinfo_enable(int fd, int family);
+
+/* The destination of a datagram received with mh (its control buffer filled by recvmsg or
+ * recvmmsg) into *out; out->family is 0 when mh carries none. Any thread; no allocation. */
+void udp_pktinfo_read(const struct msghdr *mh, struct udp_local *out);
+
+/* Write the control message that makes a datagram leave from l into buf (cap bytes, at least
+ * UDP_PKTINFO_SPACE, aligned for struct cmsghdr). Returns the bytes used (for msg_controllen),
+ * 0 when l is not known. IPv4 (and v4-mapped destinations of a dual-stack socket) use
+ * IP_PKTINFO, which Linux also takes on an AF_INET6 socket. Any thread; no allocation. */
+size_t udp_pktinfo_write(const struct udp_local *l, void *buf, size_t cap);
 
 #endif /* SERVER_DATA_UDP_H */

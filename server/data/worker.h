@@ -20,6 +20,7 @@
 #include "server/log/log.h"
 #include "server/thread/msgq.h"
 #include "server/data/peer.h"
+#include "server/data/udp.h"
 #include "server/data/worker_stats.h"
 #include "server/thread/msg.h"
 #include "server/addr/vroute.h"
@@ -82,6 +83,14 @@ struct worker {
     struct mmsghdr tx_msgs[WORKER_BATCH];
     struct peer *tx_peer[WORKER_BATCH]; /* whose datagram each slot is (counted once sent) */
     unsigned n_tx;
+    /* multihome: each slot's source address (its peer's), and its control message */
+    struct udp_local tx_local[WORKER_BATCH];
+    union {
+        struct cmsghdr align;
+        uint8_t buf[UDP_PKTINFO_SPACE];
+    } tx_ctrl[WORKER_BATCH];
+    struct udp_local rx_local; /* multihome: where the datagram being handled arrived (family 0:
+                                * not known, e.g. handed over by another thread) */
     /* UDP GSO (UDP_SEGMENT, Linux 4.18+): runs of queued datagrams to one client with one size
      * leave in a single send; cleared for good when the kernel refuses it. Datagrams of
      * gso_seg_limit bytes or more go one by one: a GSO send whose segments exceed the path MTU
@@ -91,7 +100,10 @@ struct worker {
     unsigned gso_limit_ticks; /* ticks since gso_seg_limit was lowered (reset after a while) */
     bool is_gso_limit_logged;
     struct mmsghdr gso_msgs[WORKER_BATCH];
-    uint8_t gso_ctrl[WORKER_BATCH][CMSG_SPACE(sizeof(uint16_t))];
+    union {
+        struct cmsghdr align;
+        uint8_t buf[CMSG_SPACE(sizeof(uint16_t)) + UDP_PKTINFO_SPACE]; /* UDP_SEGMENT, pktinfo */
+    } gso_ctrl[WORKER_BATCH];
     unsigned gso_first[WORKER_BATCH]; /* the tx slot each gso_msgs entry starts at */
     /* TUN offloads (tun.h has_vnet_hdr): reads land in tun_buf (a virtio_net_hdr and up to 64
      * KiB), super-packets are cut into rx_bufs[0]; decrypted TCP segments are coalesced in gro

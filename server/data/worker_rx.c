@@ -204,6 +204,9 @@ static inline void handle_verdict(struct worker *w, enum worker_rx verdict,
     stat_inc(&w->stats.rx_packets);
     stat_add(&w->stats.rx_bytes, len);
     p->last_rx_ms = uv_now(&w->loop);
+    if (w->rx_local.family != 0) {
+        p->local = w->rx_local; /* multihome: replies leave from where this one arrived */
+    }
     if (out.k == p->pending_tx_key) {
         /* The client sends with the renegotiated key, so it has it: switch ours too. */
         p->tx_key = out.k;
@@ -255,6 +258,11 @@ unsigned wk_udp_drain(struct worker *w)
     struct mmsghdr msgs[WORKER_BATCH];
     struct iovec iov[WORKER_BATCH];
     union udp_addr from[WORKER_BATCH];
+    union {
+        struct cmsghdr align;
+        uint8_t buf[UDP_PKTINFO_SPACE];
+    } ctrl[WORKER_BATCH];
+    bool is_multihome = w->env->cfg->net.multihome;
     unsigned total = 0;
 
     for (int round = 0; round < 4; round++) {
@@ -268,6 +276,10 @@ unsigned wk_udp_drain(struct worker *w)
             msgs[i].msg_hdr.msg_iovlen = 1;
             msgs[i].msg_hdr.msg_name = &from[i];
             msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+            if (is_multihome) {
+                msgs[i].msg_hdr.msg_control = ctrl[i].buf;
+                msgs[i].msg_hdr.msg_controllen = sizeof(ctrl[i].buf);
+            }
         }
         n = recvmmsg(w->udp_fd, msgs, WORKER_BATCH, MSG_DONTWAIT, NULL);
         if (n <= 0) {
@@ -282,7 +294,11 @@ unsigned wk_udp_drain(struct worker *w)
                 wk_drop(w, &w->stats.drop_short, &from[i], "datagram larger than the buffer");
                 continue;
             }
+            if (is_multihome) {
+                udp_pktinfo_read(&msgs[i].msg_hdr, &w->rx_local);
+            }
             wk_handle_datagram(w, w->rx_bufs[i], msgs[i].msg_len, &from[i]);
+            w->rx_local.family = 0; /* handed-over datagrams do not say */
         }
         if (n < WORKER_BATCH) {
             return total;

@@ -60,22 +60,41 @@ static void gso_msg(struct worker *w, unsigned k, unsigned first, unsigned n, ui
     struct mmsghdr *mh = &w->gso_msgs[k];
     struct cmsghdr *cm;
 
+    uint8_t *ctrl = w->gso_ctrl[k].buf;
+    size_t used = 0;
+
     memset(mh, 0, sizeof(*mh));
     mh->msg_hdr.msg_name = &w->tx_addr[first];
     mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[first]);
     mh->msg_hdr.msg_iov = &w->tx_iov[first];
     mh->msg_hdr.msg_iovlen = n;
     w->gso_first[k] = first;
-    if (n < 2) {
-        return;
+    mh->msg_hdr.msg_control = ctrl;
+    mh->msg_hdr.msg_controllen = sizeof(w->gso_ctrl[k].buf);
+    if (n >= 2) {
+        cm = CMSG_FIRSTHDR(&mh->msg_hdr);
+        cm->cmsg_level = SOL_UDP;
+        cm->cmsg_type = UDP_SEGMENT;
+        cm->cmsg_len = CMSG_LEN(sizeof(seg));
+        memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+        used = CMSG_SPACE(sizeof(seg));
     }
-    mh->msg_hdr.msg_control = w->gso_ctrl[k];
-    mh->msg_hdr.msg_controllen = sizeof(w->gso_ctrl[k]);
-    cm = CMSG_FIRSTHDR(&mh->msg_hdr);
-    cm->cmsg_level = SOL_UDP;
-    cm->cmsg_type = UDP_SEGMENT;
-    cm->cmsg_len = CMSG_LEN(sizeof(seg));
-    memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+    used += udp_pktinfo_write(&w->tx_local[first], ctrl + used, sizeof(w->gso_ctrl[k].buf) - used);
+    mh->msg_hdr.msg_controllen = used;
+    if (used == 0) {
+        mh->msg_hdr.msg_control = NULL;
+    }
+}
+
+/* multihome: whether two slots leave from the same address (one GSO send has one source). */
+static bool same_local(const struct udp_local *a, const struct udp_local *b)
+{
+    if (a->family != b->family || a->ifindex != b->ifindex) {
+        return false;
+    }
+    return a->family == AF_INET    ? a->addr.v4.s_addr == b->addr.v4.s_addr
+           : a->family == AF_INET6 ? memcmp(&a->addr.v6, &b->addr.v6, 16) == 0
+                                   : true;
 }
 
 /* Send the queued datagrams. With UDP GSO, each run of datagrams to one client with one size
@@ -97,7 +116,8 @@ void wk_tx_flush(struct worker *w)
 
         while (j < w->n_tx && seg < w->gso_seg_limit && j - i < GSO_MAX_SEGMENTS &&
                w->tx_iov[j].iov_len <= seg && total + w->tx_iov[j].iov_len <= GSO_MAX_BYTES &&
-               udp_addr_equal(&w->tx_addr[j], &w->tx_addr[i])) {
+               udp_addr_equal(&w->tx_addr[j], &w->tx_addr[i]) &&
+               same_local(&w->tx_local[j], &w->tx_local[i])) {
             total += w->tx_iov[j].iov_len;
             if (w->tx_iov[j++].iov_len < seg) {
                 break; /* a shorter datagram ends the run */
@@ -228,6 +248,12 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
         mh->msg_hdr.msg_namelen = udp_addr_len(&w->tx_addr[slot]);
         mh->msg_hdr.msg_iov = &w->tx_iov[slot];
         mh->msg_hdr.msg_iovlen = 1;
+        w->tx_local[slot] = p->local;
+        if (p->local.family != 0) { /* multihome: from the address the client sends to */
+            mh->msg_hdr.msg_control = w->tx_ctrl[slot].buf;
+            mh->msg_hdr.msg_controllen =
+                udp_pktinfo_write(&p->local, w->tx_ctrl[slot].buf, sizeof(w->tx_ctrl[slot].buf));
+        }
         w->n_tx++;
     }
     p->tx_key->n_packets++;

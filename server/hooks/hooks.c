@@ -49,6 +49,7 @@ struct hook_run {
     struct script_env env;        /* for plugins */
     struct script_env script_env; /* env + script_type */
     bool is_script_after_failure, is_serial, is_detached, has_started;
+    bool is_deferrable, is_deferred;
     size_t ti, pi; /* next plugin: type index, plugin index */
     bool is_type_failed, is_failed, is_script_started;
     struct hook_call *call;
@@ -198,7 +199,9 @@ static void serial_next(struct hooks *h);
 static void finish(struct hook_run *r, bool is_ok)
 {
     struct hooks *h = r->h;
-    struct hook_result res = {is_ok, r->why, r->config ? r->config : ""};
+    bool is_deferred = is_ok && r->is_deferred;
+    struct hook_result res = {is_ok, r->why, r->config && !is_deferred ? r->config : "",
+                              is_deferred};
     bool was_serial_active = h->serial_active == r;
 
     r->script = NULL; /* ended */
@@ -287,6 +290,12 @@ static void call_discard(void *arg)
     call_free(arg);
 }
 
+/* The events whose plugins answer with "config" lines (2.6 plugin_return). */
+static bool returns_config(int type)
+{
+    return type == OVPN_PLUGIN_CLIENT_CONNECT_V2 || type == OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2;
+}
+
 /* The loop's thread (a MSG_CALL from on_call_done): the plugin's answer goes on with its run. */
 static void call_returned(void *arg)
 {
@@ -299,9 +308,11 @@ static void call_returned(void *arg)
 
         r->call = NULL;
         if (c->pc.result == OVPN_PLUGIN_FUNC_SUCCESS) {
-            if (type == OVPN_PLUGIN_CLIENT_CONNECT_V2) {
+            if (returns_config(type)) {
                 keep_config(r, c->pc.return_list);
             }
+        } else if (c->pc.result == OVPN_PLUGIN_FUNC_DEFERRED && r->is_deferrable) {
+            r->is_deferred = true; /* the caller waits for the answer */
         } else {
             r->is_type_failed = true;
             snprintf(r->why, sizeof(r->why), "%s plugin %s %s (status %d)", r->what, name,
@@ -360,7 +371,7 @@ static int start_call(struct hook_run *r)
     c->pc.type = type;
     c->pc.argv = c->argv;
     c->pc.envp = c->env.n > 0 ? c->env.vars : no_env; /* never NULL for a plugin */
-    c->pc.wants_return_list = type == OVPN_PLUGIN_CLIENT_CONNECT_V2;
+    c->pc.wants_return_list = returns_config(type);
     c->pc.done = on_call_done;
     err = plugin_call_start(r->h->plugins, r->pi, &c->pc);
     if (err) {
@@ -459,6 +470,7 @@ static int run_new(struct hooks *h, const struct hook_req *req, struct hook_run 
     }
     r->is_script_after_failure = req->is_script_after_failure;
     r->is_serial = req->is_serial;
+    r->is_deferrable = req->is_deferrable;
     if (err) {
         run_free(r);
         return err;

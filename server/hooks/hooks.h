@@ -8,8 +8,9 @@
  * request says the script runs regardless (learn-address). Plugins get the request's
  * environment without script_type (2.6 removes it for plugin calls); the script gets it with
  * script_type. A plugin call runs on that plugin's thread (server/hooks/plugin.h); the script is a
- * child process (server/hooks/script.h). OVPN_PLUGIN_FUNC_DEFERRED from these events counts as a
- * failure: deferred client-connect is not implemented.
+ * child process (server/hooks/script.h). OVPN_PLUGIN_FUNC_DEFERRED counts as a failure unless
+ * the request is deferrable (client-connect: the result then says so, and the caller waits for
+ * the answer, server/control/client_connect.c).
  *
  * Runs marked serial (learn-address) run one at a time in the order they were started, so that
  * an address's "delete" and a later "add" reach the script in that order, as 2.6 (one thread)
@@ -49,15 +50,20 @@ struct hook_req {
     bool is_script_after_failure;           /* learn-address: the script runs even when a plugin
                                              * failed (2.6 learn_address_script) */
     bool is_serial;                         /* one at a time, in start order (see above) */
+    bool is_deferrable; /* client-connect: a plugin's OVPN_PLUGIN_FUNC_DEFERRED is no failure;
+                         * the result says is_deferred (2.6 multi.c CC_RET_DEFERRED) */
 };
 
 /* How a run ended, passed to its callback: is_ok, why (the step that failed and how, for the
- * log; "" when ok), and config: the "config" values CLIENT_CONNECT_V2 plugins returned, one
- * per line ("" if none). Both strings belong to the run and are valid during the callback. */
+ * log; "" when ok), and config: the "config" values CLIENT_CONNECT_V2 and
+ * CLIENT_CONNECT_DEFER_V2 plugins returned, one per line ("" if none). Both strings belong to
+ * the run and are valid during the callback. is_deferred: a deferrable run's plugin answered
+ * OVPN_PLUGIN_FUNC_DEFERRED and none failed (is_ok is true then, config is dropped). */
 struct hook_result {
     bool is_ok;
     const char *why;
     const char *config;
+    bool is_deferred;
 };
 
 typedef void (*hook_done_cb)(void *ctx, const struct hook_result *res);

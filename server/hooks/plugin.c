@@ -21,7 +21,9 @@
      (1 << OVPN_PLUGIN_CLIENT_CONNECT) | (1 << OVPN_PLUGIN_CLIENT_CONNECT_V2) |                    \
      (1 << OVPN_PLUGIN_CLIENT_DISCONNECT) | (1 << OVPN_PLUGIN_LEARN_ADDRESS) |                     \
      (1 << OVPN_PLUGIN_CLIENT_CRRESPONSE) | (1 << OVPN_PLUGIN_UP) | (1 << OVPN_PLUGIN_DOWN) |      \
-     (1 << OVPN_PLUGIN_ROUTE_UP))
+     (1 << OVPN_PLUGIN_ROUTE_UP) | (1 << OVPN_PLUGIN_CLIENT_CONNECT_DEFER) |                       \
+     (1 << OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2) | (1 << OVPN_PLUGIN_ROUTE_PREDOWN) |               \
+     (1 << OVPN_PLUGIN_TLS_FINAL))
 
 struct plugin {
     const struct config_plugin *conf;
@@ -325,8 +327,9 @@ static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
         snprintf(errbuf, errbuf_len,
                  "%s: plugin: %s wants events ovpnd does not call plugins for (%s): not "
                  "implemented yet (implemented: TLS_VERIFY, AUTH_USER_PASS_VERIFY, "
-                 "CLIENT_CONNECT, CLIENT_CONNECT_V2, CLIENT_DISCONNECT, LEARN_ADDRESS, "
-                 "CLIENT_CRRESPONSE, UP, ROUTE_UP, DOWN)",
+                 "CLIENT_CONNECT, CLIENT_CONNECT_V2, CLIENT_CONNECT_DEFER, "
+                 "CLIENT_CONNECT_DEFER_V2, CLIENT_DISCONNECT, LEARN_ADDRESS, "
+                 "CLIENT_CRRESPONSE, TLS_FINAL, UP, ROUTE_UP, ROUTE_PREDOWN, DOWN)",
                  conf->where, conf->path, names);
         return -EINVAL;
     }

@@ -10,11 +10,11 @@
  *
  * Events ovpnd calls: AUTH_USER_PASS_VERIFY (server/hooks/auth.h), TLS_VERIFY, CLIENT_CONNECT,
  * CLIENT_CONNECT_V2, CLIENT_DISCONNECT, LEARN_ADDRESS and CLIENT_CRRESPONSE (server/hooks/hooks.h),
- * and UP, ROUTE_UP and DOWN (server/server.c, with the up/down scripts). A plugin that asks for
- * any other event (ROUTE_PREDOWN, TLS_FINAL, the deferred CLIENT_CONNECT_DEFER and
- * CLIENT_CONNECT_DEFER_V2 ...) is refused at start-up, naming the events
- * (openvpn 2.6 refuses unsupported types the same way), so that nothing it expects is silently
- * skipped.
+ * CLIENT_CONNECT_DEFER and CLIENT_CONNECT_DEFER_V2 while a client-connect answer is deferred
+ * (server/control/client_connect.c), TLS_FINAL (server/control/client_hooks.c), and UP,
+ * ROUTE_UP, ROUTE_PREDOWN and DOWN (server/server.c, with the up/down scripts). A plugin that asks
+ * for any other event (IPCHANGE ...) is refused at start-up, naming the events (openvpn 2.6 refuses
+ * unsupported types the same way), so that nothing it expects is silently skipped.
  */
 #ifndef SERVER_HOOKS_PLUGIN_H
 #define SERVER_HOOKS_PLUGIN_H

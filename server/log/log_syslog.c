@@ -10,8 +10,9 @@ static char syslog_name[LOG_SYSLOG_NAME_MAX];
 void log_syslog_open(const char *name)
 {
     snprintf(syslog_name, sizeof(syslog_name), "%s", name);
-    /* openvpn 2.6 error.c open_syslog: openlog(name, LOG_PID, LOG_DAEMON) */
-    openlog(syslog_name, LOG_PID, LOG_DAEMON);
+    /* openvpn 2.6 error.c open_syslog: openlog(name, LOG_PID, LOG_DAEMON); connected at once
+     * (LOG_NDELAY), so that /dev/log is reached after a chroot too */
+    openlog(syslog_name, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
 int log_syslog_priority(enum log_syslog_severity sev)

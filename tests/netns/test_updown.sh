@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The scripts around the TUN device (openvpn 2.6 init.c run_up_down, do_route): `up` and
-# `route-up` at start-up once the device has its address and routes, `down` at the end, after
+# `route-up` at start-up once the device has its address and routes, `route-pre-down` at the
+# end before the routes go (and before down-pre), `down` at the end, after
 # the device is closed (before it with `down-pre`), as the user the server runs as then. Each
 # gets 2.6's arguments (up/down: DEV TUN_MTU 0 LOCAL NETMASK init; route-up none) and
 # variables (script_type, dev, tun_mtu, ifconfig_local, script_context; down also signal).
@@ -27,6 +28,7 @@ for mode in plain down-pre; do
     [ "$mode" = down-pre ] && extra=("down-pre")
     server_conf_write "$OVT_DIR" "script-security 2" "up $OVT_DIR/rec.sh" \
         "route-up $OVT_DIR/rec.sh" "down $OVT_DIR/rec.sh" "route 198.19.64.0 255.255.255.0" \
+        "route-pre-down $OVT_DIR/rec.sh" \
         "${extra[@]}"
     server_start "$OVT_DIR"
     client_start "$OVT_DIR" 1
@@ -39,6 +41,7 @@ for mode in plain down-pre; do
     [ "$mode" = down-pre ] && down_state=present
     expected="up args=[$dev 1500 0 198.19.0.1 255.255.255.0 init] dev=$dev tun_mtu=1500 ifconfig_local=198.19.0.1 context=init signal= uid=0 device=present
 route-up args=[] dev=$dev tun_mtu=1500 ifconfig_local=198.19.0.1 context=init signal= uid=0 device=present
+route-pre-down args=[$dev 1500 0 198.19.0.1 255.255.255.0 init] dev=$dev tun_mtu=1500 ifconfig_local=198.19.0.1 context=init signal=sigterm uid=0 device=present
 down args=[$dev 1500 0 198.19.0.1 255.255.255.0 init] dev=$dev tun_mtu=1500 ifconfig_local=198.19.0.1 context=init signal=sigterm uid=0 device=$down_state"
     got=$(cat "$OVT_DIR/rec.log")
     [ "$got" = "$expected" ] || fail "$mode: the scripts recorded

@@ -1,7 +1,7 @@
 /* tests/plugin/test_plugin.c: an OpenVPN-interface plugin for tests/unit/test_auth.c and
  * tests/netns/test_hooks.sh.
- * open: argv[1] is "ok", "fail" (open fails), "want-defer" (asks for CLIENT_CONNECT_DEFER, which
- * ovpnd does not call), or "hooks LOG CN ADDRESS" (below).
+ * open: argv[1] is "ok", "fail" (open fails), "want-ipchange" (asks for IPCHANGE, which ovpnd
+ * does not call), or "hooks LOG CN ADDRESS" (below).
  * AUTH_USER_PASS_VERIFY ("ok"): username "good" succeeds, "defer" answers DEFERRED after
  * writing 1 to $auth_control_file, anything else fails; the call also fails unless argv[0] is
  * the plugin path and $password is "pw".
@@ -10,10 +10,15 @@
  * then common_name from the environment. CLIENT_CONNECT_V2 returns the config
  * "ifconfig-push ADDRESS 255.255.255.0" for the client whose common_name is CN. FLAGS "v1": it
  * also wants CLIENT_CONNECT, and writes a push line into the file named by argv[1]; "fail": every
- * call fails (after logging). */
+ * call fails (after logging); "defer DCN": CLIENT_CONNECT_V2 answers DEFERRED for the client whose
+ * common_name is DCN, and CLIENT_CONNECT_DEFER_V2 (logged too) answers DEFERRED until 3 s have
+ * passed, then returns the config "push \"route 198.19.72.0 255.255.255.0\""; "final" (with
+ * "defer DCN FCN"): it also wants TLS_FINAL (logged) and fails it for the client whose
+ * common_name is FCN. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "server/hooks/openvpn_plugin.h"
 
@@ -26,7 +31,9 @@ EXPORT int openvpn_plugin_func_v3(int version, const struct ovpn_plugin_func_in 
 EXPORT void openvpn_plugin_close_v1(void *handle);
 
 static char path[512], log_path[512], hook_cn[128], hook_addr[64];
+static char defer_cn[128], final_cn[128];
 static int is_hooks, is_v1, is_fail;
+static time_t defer_until;
 
 static const char *get_env(const char *name, const char **envp)
 {
@@ -49,8 +56,8 @@ int openvpn_plugin_open_v3(int version, const struct ovpn_plugin_open_in *in,
     }
     snprintf(path, sizeof(path), "%s", in->argv[0]);
     out->type_mask = 1 << OVPN_PLUGIN_AUTH_USER_PASS_VERIFY;
-    if (strcmp(in->argv[1], "want-defer") == 0) {
-        out->type_mask |= 1 << OVPN_PLUGIN_CLIENT_CONNECT_DEFER;
+    if (strcmp(in->argv[1], "want-ipchange") == 0) {
+        out->type_mask |= 1 << OVPN_PLUGIN_IPCHANGE;
     }
     if (strcmp(in->argv[1], "hooks") == 0) {
         if (in->argv[2] == NULL || in->argv[3] == NULL || in->argv[4] == NULL) {
@@ -67,6 +74,20 @@ int openvpn_plugin_open_v3(int version, const struct ovpn_plugin_open_in *in,
         if (is_v1) {
             out->type_mask |= 1 << OVPN_PLUGIN_CLIENT_CONNECT;
         }
+        if (in->argv[5] != NULL && strstr(in->argv[5], "defer") != NULL) {
+            if (in->argv[6] == NULL) {
+                return OVPN_PLUGIN_FUNC_ERROR;
+            }
+            snprintf(defer_cn, sizeof(defer_cn), "%s", in->argv[6]);
+            out->type_mask |= 1 << OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2;
+        }
+        if (in->argv[5] != NULL && strstr(in->argv[5], "final") != NULL) {
+            if (in->argv[6] == NULL || in->argv[7] == NULL) {
+                return OVPN_PLUGIN_FUNC_ERROR;
+            }
+            snprintf(final_cn, sizeof(final_cn), "%s", in->argv[7]);
+            out->type_mask |= 1 << OVPN_PLUGIN_TLS_FINAL;
+        }
     }
     out->handle = path;
     in->callbacks->plugin_log(OVPN_PLOG_NOTE, "test-plugin", "opened");
@@ -81,6 +102,8 @@ static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_f
         [OVPN_PLUGIN_CLIENT_CONNECT_V2] = "CLIENT_CONNECT_V2",
         [OVPN_PLUGIN_CLIENT_DISCONNECT] = "CLIENT_DISCONNECT",
         [OVPN_PLUGIN_LEARN_ADDRESS] = "LEARN_ADDRESS",
+        [OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2] = "CLIENT_CONNECT_DEFER_V2",
+        [OVPN_PLUGIN_TLS_FINAL] = "TLS_FINAL",
     };
     const char *cn = get_env("common_name", in->envp);
     FILE *f;
@@ -110,6 +133,28 @@ static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_f
         }
         fputs("push \"route 198.19.71.0 255.255.255.0\"\n", f);
         fclose(f);
+    }
+    if (in->type == OVPN_PLUGIN_TLS_FINAL) {
+        return strcmp(cn, final_cn) == 0 ? OVPN_PLUGIN_FUNC_ERROR : OVPN_PLUGIN_FUNC_SUCCESS;
+    }
+    if (in->type == OVPN_PLUGIN_CLIENT_CONNECT_V2 && defer_cn[0] != '\0' &&
+        strcmp(cn, defer_cn) == 0) {
+        defer_until = time(NULL) + 3;
+        return OVPN_PLUGIN_FUNC_DEFERRED;
+    }
+    if (in->type == OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2) {
+        struct ovpn_plugin_string_list *l;
+
+        if (time(NULL) < defer_until) {
+            return OVPN_PLUGIN_FUNC_DEFERRED;
+        }
+        l = calloc(1, sizeof(*l));
+        if (l == NULL || (l->name = strdup("config")) == NULL ||
+            (l->value = strdup("push \"route 198.19.72.0 255.255.255.0\"")) == NULL) {
+            return OVPN_PLUGIN_FUNC_ERROR;
+        }
+        *out->return_list = l;
+        return OVPN_PLUGIN_FUNC_SUCCESS;
     }
     if (in->type == OVPN_PLUGIN_CLIENT_CONNECT_V2 && strcmp(cn, hook_cn) == 0) {
         struct ovpn_plugin_string_list *l = calloc(1, sizeof(*l));

@@ -192,8 +192,8 @@ static void plugin_open_errors(void **state)
     (void)state;
     expect_open_error(TEST_PLUGIN, "fail",
                       "t.conf:3: plugin: " TEST_PLUGIN " failed to initialise");
-    expect_open_error(TEST_PLUGIN, "want-defer",
-                      "wants events ovpnd does not call plugins for (CLIENT_CONNECT_DEFER): not "
+    expect_open_error(TEST_PLUGIN, "want-ipchange",
+                      "wants events ovpnd does not call plugins for (IPCHANGE): not "
                       "implemented yet");
     expect_open_error(OVPND_BINARY_DIR "/tests/pam_test_otp.so", "x", "is not an OpenVPN plugin");
     expect_open_error("/nonexistent/plugin.so", "x", "t.conf:3: plugin: cannot load");

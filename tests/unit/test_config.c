@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <unistd.h>
 
@@ -592,10 +593,8 @@ static void duplicates_last_wins(void **state)
 static const struct {
     const char *name, *why;
 } known_gaps[] = {
-    {"bind-dev", "#24: SO_BINDTODEVICE on the sockets, with the TCP transport's"},
     {"block-ipv6", "#24"},
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
-    {"chroot", "#19 daemon"},
     {"client-nat", "#24"},
     {"compat-mode", "#24: changes several defaults"},
     {"force-tls-key-material-export", "#24"},
@@ -611,9 +610,7 @@ static const struct {
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
     {"management-up-down", "#17 management"},
-    {"mark", "#24: SO_MARK on the sockets, with the TCP transport's"},
     {"max-packet-size", "#24: MTU options"},
-    {"multihome", "#19 several addresses"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -622,8 +619,6 @@ static const struct {
     {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"proto-force", "#16 TCP transport"},
-    {"route-pre-down", "#19 scripts around the device"},
-    {"stale-routes-check", "#19 session limits"},
     {"udp-mtu", "#24: MTU options"},
 };
 
@@ -1623,13 +1618,11 @@ static void pool_directives(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "route-pre-down /bin/true",
         "dev-type tap",
         "data-ciphers AES-256-GCM:AES-256-CFB",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
         "mode p2p",
-        "chroot /var/empty",
     };
 
     (void)state;
@@ -2044,6 +2037,22 @@ static void verify_hash_and_ns_cert_type(void **state)
                         "t.conf:8: ns-cert-type: --ns-cert-type must be 'client' or 'server'");
 }
 
+/* mark N and bind-dev DEV (2.6 socket.c): kept for the sockets; bad values named. */
+static void mark_and_bind_dev(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "mark 42\nbind-dev vrf-blue\n");
+    assert_int_equal(cfg.net.mark, 42);
+    assert_string_equal(cfg.net.bind_dev, "vrf-blue");
+    config_free(&cfg);
+    expect_error_prefix(BASE "mark -1\n", "t.conf:8: mark: ");
+    expect_error_prefix(BASE "mark x\n", "t.conf:8: mark: ");
+    expect_error_prefix(BASE "bind-dev a-name-longer-than-15\n",
+                        "t.conf:8: bind-dev: 'a-name-longer-than-15' is not a device name");
+}
+
 /* verify-x509-name NAME [subject|name|name-prefix]: subject by default, as 2.6. */
 static void verify_x509_name_types(void **state)
 {
@@ -2191,6 +2200,53 @@ static void cd_directory(void **state)
     expect_error("cd " DATA_DIR "/ca.crt\n" BASE, "t.conf:1: cd: '" DATA_DIR "/ca.crt' is not a "
                                                   "directory");
     assert_int_equal(chdir(DATA_DIR), 0);
+}
+
+/* chroot DIR: client-config-dir, crl-verify and tmp-dir name paths inside the jail (2.6
+ * options.c check_file_access_chroot), checked there. */
+static void chroot_paths(void **state)
+{
+    char jail[] = "/tmp/ovpnd-jail-XXXXXX", path[PATH_MAX], text[1024];
+    struct config cfg;
+
+    (void)state;
+    assert_non_null(mkdtemp(jail));
+    snprintf(path, sizeof(path), "%s/ccd", jail);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/tmp", jail);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(text, sizeof(text), BASE "chroot %s\nclient-config-dir ccd\n", jail);
+    expect_ok(&cfg, text);
+    assert_string_equal(cfg.proc.chroot_dir, jail);
+    assert_string_equal(cfg.net.client_config_dir, "/ccd"); /* relative: from the jail's root */
+    assert_string_equal(cfg.hooks.tmp_dir, "/tmp");         /* the default, inside the jail */
+    config_free(&cfg);
+    /* a chroot line after the paths counts too (2.6 checks once all lines are read) */
+    snprintf(text, sizeof(text), BASE "client-config-dir /ccd\ntmp-dir tmp\nchroot %s\n", jail);
+    expect_ok(&cfg, text);
+    assert_string_equal(cfg.net.client_config_dir, "/ccd");
+    assert_string_equal(cfg.hooks.tmp_dir, "/tmp");
+    config_free(&cfg);
+    /* the directory must be inside the jail, not outside */
+    snprintf(text, sizeof(text), BASE "chroot %s\nclient-config-dir " DATA_DIR "\n", jail);
+    snprintf(path, sizeof(path),
+             "t.conf:9: client-config-dir: cannot use '" DATA_DIR
+             "' (inside the chroot directory): No such file or directory");
+    expect_error(text, path);
+    expect_error(BASE "chroot /nonexistent-ovpnd-jail\n",
+                 "t.conf:8: chroot: cannot use '/nonexistent-ovpnd-jail': No such file or "
+                 "directory");
+    snprintf(path, sizeof(path), "%s/ccd", jail);
+    rmdir(path);
+    snprintf(path, sizeof(path), "%s/tmp", jail);
+    rmdir(path);
+    /* without the jail's /tmp, as 2.6: tmp-dir's default is checked inside it */
+    snprintf(text, sizeof(text), BASE "chroot %s\n", jail);
+    snprintf(path, sizeof(path),
+             "t.conf:8: tmp-dir: cannot use '/tmp' (inside the chroot directory): No such file or "
+             "directory");
+    expect_error(text, path);
+    rmdir(jail);
 }
 
 /* route, route-ipv6, server-ipv6, client-config-dir, ccd-exclusive, client-to-client. IPv6
@@ -2438,11 +2494,13 @@ int main(void)
         cmocka_unit_test(peer_fingerprint_lists),
         cmocka_unit_test(peer_fingerprint_errors),
         cmocka_unit_test(verify_hash_and_ns_cert_type),
+        cmocka_unit_test(mark_and_bind_dev),
         cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(all_errors_at_once),
         cmocka_unit_test(includes),
         cmocka_unit_test(cd_directory),
+        cmocka_unit_test(chroot_paths),
         cmocka_unit_test(routing_directives),
         cmocka_unit_test(openvpn26_tolerances),
     };

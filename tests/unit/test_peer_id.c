@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
 #include <linux/filter.h>
 
 #include "proto/packet.h"
@@ -121,12 +122,51 @@ static void steering_program_needs_room(void **state)
     assert_int_equal(udp_steering_program(2, prog, 2), 0);
 }
 
+/* multihome: the control message written for a source address reads back as that address
+ * (IP_PKTINFO and IPV6_PKTINFO have one layout both ways); none for an unknown one. */
+static void pktinfo_round_trip(void **state)
+{
+    union {
+        struct cmsghdr align;
+        uint8_t buf[UDP_PKTINFO_SPACE];
+    } ctrl;
+    struct udp_local v4 = {.family = AF_INET, .ifindex = 3},
+                     v6 = {.family = AF_INET6, .ifindex = 4};
+    struct udp_local got, none = {0};
+    struct msghdr mh = {.msg_control = ctrl.buf};
+
+    (void)state;
+    v4.addr.v4.s_addr = htonl(0xc61200c8); /* 198.18.0.200 */
+    v6.addr.v6.s6_addr[0] = 0x20;
+    v6.addr.v6.s6_addr[1] = 0x01;
+    v6.addr.v6.s6_addr[3] = 0x02;
+    v6.addr.v6.s6_addr[15] = 0x07; /* 2001:2::7 */
+    mh.msg_controllen = udp_pktinfo_write(&v4, ctrl.buf, sizeof(ctrl.buf));
+    assert_int_equal(mh.msg_controllen, CMSG_SPACE(sizeof(struct in_pktinfo)));
+    udp_pktinfo_read(&mh, &got);
+    assert_int_equal(got.family, AF_INET);
+    assert_int_equal(got.ifindex, 3);
+    assert_int_equal(got.addr.v4.s_addr, v4.addr.v4.s_addr);
+    mh.msg_controllen = udp_pktinfo_write(&v6, ctrl.buf, sizeof(ctrl.buf));
+    assert_int_equal(mh.msg_controllen, CMSG_SPACE(sizeof(struct in6_pktinfo)));
+    udp_pktinfo_read(&mh, &got);
+    assert_int_equal(got.family, AF_INET6);
+    assert_int_equal(got.ifindex, 4);
+    assert_memory_equal(&got.addr.v6, &v6.addr.v6, 16);
+    assert_int_equal(udp_pktinfo_write(&none, ctrl.buf, sizeof(ctrl.buf)), 0);
+    assert_int_equal(udp_pktinfo_write(&v6, ctrl.buf, 8), 0); /* no room: nothing */
+    mh.msg_controllen = 0;
+    udp_pktinfo_read(&mh, &got);
+    assert_int_equal(got.family, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(make_and_split),
         cmocka_unit_test(steering_program_agrees),
         cmocka_unit_test(steering_program_needs_room),
+        cmocka_unit_test(pktinfo_round_trip),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
