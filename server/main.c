@@ -217,6 +217,7 @@ int main(int argc, char **argv)
     bool test_only = false;
     const char *bad = NULL;
     char errbuf[1024] = "";
+    char start_dir[4096];
     struct config cfg;
     char *text;
     int log_fd, err;
@@ -251,8 +252,8 @@ int main(int argc, char **argv)
     }
     config_init(&cfg);
     err = config_parse_string(&cfg, "command line", text, errbuf, sizeof(errbuf));
-    free(text);
     if (err) {
+        free(text);
         /* every refused line, so that the config can be fixed in one pass */
         for (size_t i = 0; i < cfg.n_errors; i++) {
             fprintf(stderr, "%s\n", cfg.errors[i]);
@@ -273,6 +274,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
     }
     if (test_only) {
+        free(text);
         /* what start-up checks beyond the config text: TLS setup, keys, plugins */
         err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
         if (err) {
@@ -284,15 +286,21 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 0;
     }
+    /* a reload reads the same command line, relative to where the server started */
+    if (!getcwd(start_dir, sizeof(start_dir))) {
+        start_dir[0] = '\0';
+    }
     if (cfg.cd_dir && chdir(cfg.cd_dir) < 0) {
         fprintf(stderr, "%s: cd: cannot change to %s: %s\n", cfg.source, cfg.cd_dir,
                 strerror(errno));
         config_free(&cfg);
+        free(text);
         return 1;
     }
     log_fd = open_log(&cfg);
     if (log_fd < 0) {
         config_free(&cfg);
+        free(text);
         return 1;
     }
     if (cfg.proc.use_syslog && !cfg.proc.log_file) {
@@ -305,15 +313,18 @@ int main(int argc, char **argv)
     if (cfg.proc.daemonize && daemon(1, log_fd == STDERR_FILENO ? 0 : 1) < 0) {
         log_msg(LOG_ERR, "daemon: %s", strerror(errno));
         config_free(&cfg);
+        free(text);
         return 1;
     }
     if (cfg.proc.writepid && write_pid(cfg.proc.writepid)) {
         config_free(&cfg);
+        free(text);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
     tune_malloc();
-    err = server_run(&cfg);
+    err = server_run(&cfg, text, start_dir[0] ? start_dir : NULL);
+    free(text);
     if (cfg.proc.writepid) {
         (void)unlink(cfg.proc.writepid); /* best effort: after user/group it may not be ours */
     }

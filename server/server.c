@@ -442,8 +442,16 @@ static void on_signal(uv_signal_t *h, int signum)
         }
     }
     if (signum == SIGHUP) {
-        log_msg(LOG_WARN, "SIGHUP: reloading the configuration is not implemented yet; "
-                          "restart ovpnd to apply changes");
+        /* openvpn 2.6 restarts (dropping every client); ovpnd re-reads the config on the
+         * acceptor thread and applies what can change with the clients connected (reload.c) */
+        struct msg *m = running ? msg_new(MSG_RELOAD, NULL, NULL, 0) : NULL;
+
+        log_msg(LOG_INFO, "SIGHUP: reloading the configuration");
+        if (m) {
+            mailbox_post(&running->mb, MAILBOX_ACCEPTOR, m);
+        } else if (running) {
+            log_msg(LOG_ERR, "SIGHUP: out of memory; the configuration is not reloaded");
+        }
         return;
     }
     if (signum == SIGUSR1) {
@@ -536,8 +544,6 @@ static void set_limits(struct server *srv)
     if (we->max_local_peers * (size_t)srv->n_workers > PEER_ID_MAX) {
         we->max_local_peers = PEER_ID_MAX / (size_t)srv->n_workers;
     }
-    we->ping_s = cfg->timers.ping_s;
-    we->ping_restart_s = cfg->timers.ping_restart_s;
     we->moderation_us = moderation_from_env();
     if (we->moderation_us != WORKER_MODERATION_US) {
         log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", we->moderation_us,
@@ -753,6 +759,9 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
         .ipv6_bits = srv->ipv6_bits,
         .is_pool_persisted = srv->is_pool_persisted,
         .persist_fd = srv->persist_fd,
+        .tun = &srv->tun,
+        .config_text = srv->config_text,
+        .start_dir = srv->start_dir,
     };
     memcpy(ae->server_addr6, srv->server_addr6, 16);
     err = acceptor_new(ae, &srv->acceptor, errbuf, errbuf_len);
@@ -889,7 +898,7 @@ static void shut_down(struct server *srv, bool is_acceptor_started, int n_starte
     free(srv->worker_stats);
 }
 
-int server_run(struct config *cfg)
+int server_run(struct config *cfg, const char *config_text, const char *start_dir)
 {
     struct server srv;
     union udp_addr udp_local, tcp_local;
@@ -904,6 +913,8 @@ int server_run(struct config *cfg)
     srv.tun_steer.map_fd = srv.tun_steer.map6_fd = srv.tun_steer.prog_fd = -1;
     srv.persist_fd = -1;
     srv.cfg = cfg;
+    srv.config_text = config_text;
+    srv.start_dir = start_dir;
     for (size_t i = 0; i < sizeof(srv.udp_fds) / sizeof(srv.udp_fds[0]); i++) {
         srv.udp_fds[i] = -1;
     }

@@ -47,13 +47,17 @@ struct server {
     const struct worker_stats **worker_stats; /* &workers[i].stats, for the status file */
     struct acceptor *acceptor;
     struct worker *workers;
-    int n_workers_built; /* workers[0 .. n_workers_built - 1] passed worker_init */
-    bool is_up_done;     /* the up script ran (or there is none): down runs at the end */
+    int n_workers_built;     /* workers[0 .. n_workers_built - 1] passed worker_init */
+    bool is_up_done;         /* the up script ran (or there is none): down runs at the end */
+    const char *config_text; /* what SIGHUP parses again (server_run), or NULL */
+    const char *start_dir;   /* where relative paths in it start, or NULL */
 };
 
 /* Run the server described by cfg until SIGINT/SIGTERM: TUN device, sockets, acceptor and
- * workers. Main thread. Returns 0 after a clean shutdown or a negative code when start-up failed
- * (the reason is logged). */
-int server_run(struct config *cfg);
+ * workers. config_text is the config text cfg was parsed from (the command line, borrowed until
+ * return; NULL: SIGHUP cannot reload) and start_dir the absolute directory the process started
+ * in (NULL: unknown), which SIGHUP reads again. Main thread. Returns 0 after a clean shutdown or
+ * a negative code when start-up failed (the reason is logged). */
+int server_run(struct config *cfg, const char *config_text, const char *start_dir);
 
 #endif /* SERVER_SERVER_H */

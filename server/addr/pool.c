@@ -449,6 +449,114 @@ size_t ip_pool_index(const struct ip_pool *p, uint32_t addr)
     return i;
 }
 
+size_t ip_pool_index_within(const struct ip_pool *p, uint32_t addr, size_t n_max)
+{
+    size_t i;
+
+    if (n_max == 0 || addr < p->base) {
+        return SIZE_MAX;
+    }
+    if (p->type == IP_POOL_NET30) {
+        if (((addr - p->base) & 3u) != 2) {
+            return SIZE_MAX;
+        }
+        i = (size_t)((addr - p->base) >> 2);
+    } else {
+        i = (size_t)(addr - p->base);
+    }
+    return i < n_max ? i : SIZE_MAX;
+}
+
+/* Shrink p to n entries: refused when an entry at n or above is in use; the others there leave
+ * the released list and forget their names. */
+static int shrink(struct ip_pool *p, const struct ip_pool *probe, char *why, size_t why_len)
+{
+    size_t n = probe->n;
+    struct in_addr in;
+    char a[INET_ADDRSTRLEN];
+
+    for (size_t i = n; i < p->n; i++) {
+        if (p->entries[i].in_use) {
+            in.s_addr = htonl(ip_pool_addr(p, i));
+            inet_ntop(AF_INET, &in, a, sizeof(a));
+            snprintf(why, why_len, "a client holds %s, beyond the new end", a);
+            return -EBUSY;
+        }
+    }
+    for (size_t i = n; i < p->n; i++) {
+        lru_unlink(p, i);
+        forget_cn(p, i);
+        p->entries[i].is_fixed = p->entries[i].is_reserved = false;
+        bit_set(p->free_bits, i, false);
+        bit_set(p->fresh_bits, i, false);
+    }
+    p->free_hint = p->free_hint < n ? p->free_hint : n;
+    p->fresh_hint = p->fresh_hint < n ? p->fresh_hint : n;
+    p->n4 = probe->n4;
+    p->n6 = probe->n6;
+    p->n = n;
+    return 0;
+}
+
+int ip_pool_resize(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len)
+{
+    struct ip_pool probe;
+    size_t n_words, old_words = (p->n + WORD_BITS - 1) / WORD_BITS;
+    struct ip_pool_entry *entries;
+    uint64_t *free_bits, *fresh_bits;
+    int err;
+
+    if (pp->type != p->type || pp->has_ipv6 != p->has_ipv6 || pp->duplicate_cn != p->duplicate_cn) {
+        snprintf(why, why_len, "the pool's type changed");
+        return -EINVAL;
+    }
+    err = ip_pool_init(&probe, pp, why, why_len, NULL, 0); /* the checks and sizes of init */
+    if (err) {
+        return err;
+    }
+    if (probe.base != p->base || memcmp(probe.base6, p->base6, 16) != 0) {
+        snprintf(why, why_len, "the pool does not start where it did");
+        ip_pool_clear(&probe);
+        return -EINVAL;
+    }
+    if (probe.n <= p->n) {
+        err = probe.n < p->n ? shrink(p, &probe, why, why_len) : 0;
+        ip_pool_clear(&probe);
+        return err;
+    }
+    n_words = (probe.n + WORD_BITS - 1) / WORD_BITS;
+    entries = realloc(p->entries, probe.n * sizeof(*entries));
+    if (entries) {
+        p->entries = entries;
+    }
+    free_bits = realloc(p->free_bits, n_words * sizeof(*free_bits));
+    if (free_bits) {
+        p->free_bits = free_bits;
+    }
+    fresh_bits = realloc(p->fresh_bits, n_words * sizeof(*fresh_bits));
+    if (fresh_bits) {
+        p->fresh_bits = fresh_bits;
+    }
+    if (!entries || !free_bits || !fresh_bits) {
+        ip_pool_clear(&probe); /* (the arrays kept are large enough for the old n) */
+        return -ENOMEM;
+    }
+    for (size_t k = old_words; k < n_words; k++) {
+        p->free_bits[k] = p->fresh_bits[k] = 0;
+    }
+    for (size_t i = p->n; i < probe.n; i++) {
+        memset(&p->entries[i], 0, sizeof(p->entries[i]));
+        p->entries[i].prev = p->entries[i].next = NO_ENTRY;
+        bit_set(p->free_bits, i, true);
+        bit_set(p->fresh_bits, i, true);
+    }
+    p->n4 = probe.n4;
+    p->n6 = probe.n6;
+    p->n = probe.n;
+    ip_pool_clear(&probe);
+    return 0;
+}
+
 void ip_pool_addr6(const struct ip_pool *p, size_t index, uint8_t out[16])
 {
     uint64_t n = index;

@@ -18,8 +18,10 @@
  * file names) is never handed out by these rules, only taken by ip_pool_take.
  *
  * Addresses are host byte order for IPv4, network order for IPv6. Caller-owned struct; not
- * thread-safe: only the acceptor thread changes it after start-up. The fields up to `n` are
- * fixed after ip_pool_init() and may be read by any thread (workers map addresses to indices).
+ * thread-safe: only the acceptor thread changes it after start-up. type, base and base6 are
+ * fixed after ip_pool_init() and may be read by any thread (workers map addresses to indices
+ * with ip_pool_index_within); n4, n6 and n change when a reload resizes the pool
+ * (ip_pool_resize), on the acceptor thread.
  */
 #ifndef SERVER_ADDR_POOL_H
 #define SERVER_ADDR_POOL_H
@@ -77,6 +79,15 @@ struct ip_pool {
  * is the smaller), else to "". */
 int ip_pool_init(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len,
                  char *note, size_t note_len);
+
+/* Grow or shrink p to the range of pp (a reload: `server` with a shorter or longer netmask). pp
+ * must describe the same pool but for its end: the same type, start, IPv6 base and bits. Entries
+ * keep their indices, holders and common names; new ones are free and fresh; a shrink is refused
+ * while a client holds an entry beyond the new end (the entries dropped forget their names and
+ * reservations). Acceptor thread. Returns 0 (also when the size stays); -EINVAL with why
+ * (why_len bytes) when pp is not the same pool or passes IP_POOL_MAX, -EBUSY (with why) for a
+ * shrink below a held entry, -ENOMEM; p is unchanged on error. */
+int ip_pool_resize(struct ip_pool *p, const struct ip_pool_params *pp, char *why, size_t why_len);
 
 /* Free what ip_pool_init allocated and zero p. Safe on a zeroed or already cleared pool. */
 void ip_pool_clear(struct ip_pool *p);
@@ -141,8 +152,13 @@ void ip_pool_addr6(const struct ip_pool *p, size_t index, uint8_t out[16]);
  * must be base6's), or SIZE_MAX. */
 size_t ip_pool_index6(const struct ip_pool *p, const uint8_t addr[16]);
 
-/* The entry whose client address is addr (NET30: only block + 2), or SIZE_MAX. Reads only the
- * fields fixed at init: any thread. */
+/* The entry whose client address is addr (NET30: only block + 2), or SIZE_MAX. Acceptor
+ * thread (reads n). */
 size_t ip_pool_index(const struct ip_pool *p, uint32_t addr);
+
+/* The same, for an entry below n_max instead of n: reads only type and base, fixed at init, so
+ * any thread may call it while the acceptor grows the pool (the caller's table of n_max entries
+ * says whether the entry is in use). */
+size_t ip_pool_index_within(const struct ip_pool *p, uint32_t addr, size_t n_max);
 
 #endif /* SERVER_ADDR_POOL_H */

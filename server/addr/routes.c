@@ -10,9 +10,11 @@ int routes_init(struct routes *r, struct ip_pool *pool, const struct routes_ops 
 {
     r->pool = pool;
     r->ops = *ops;
-    r->n_owner = pool->n > 0 ? pool->n : 1;
-    r->owner = calloc(r->n_owner, sizeof(*r->owner));
-    r->holder = calloc(r->n_owner, sizeof(*r->holder));
+    /* room for the largest pool (IP_POOL_MAX entries, 256 KiB of owners, pages touched only as
+     * entries are used), so that a reload can grow the pool while workers read owner */
+    r->n_owner = pool->n > 0 ? IP_POOL_MAX : 0;
+    r->owner = calloc(r->n_owner > 0 ? r->n_owner : 1, sizeof(*r->owner));
+    r->holder = calloc(r->n_owner > 0 ? r->n_owner : 1, sizeof(*r->holder));
     vroute_table_init(&r->table);
     if (!r->owner || !r->holder) {
         routes_free(r);

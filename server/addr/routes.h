@@ -42,7 +42,7 @@ struct routes_ops {
 struct routes {
     struct ip_pool *pool;      /* entries (free or taken): written here after start-up */
     _Atomic uint32_t *owner;   /* by pool entry: peer_id + 1 that packets go to, 0 for none */
-    size_t n_owner;            /* pool->n, at least 1 */
+    size_t n_owner;            /* IP_POOL_MAX with a pool (it may grow), else 0 */
     struct peer **holder;      /* by pool entry: whose it is (acceptor's view), or NULL */
     struct vroute_table table; /* what was announced: the acceptor's copy of the workers' tables */
     struct routes_ops ops;
@@ -59,7 +59,7 @@ void routes_free(struct routes *r);
  * (outside the pool, or no one installed there). Any thread: one acquire load. */
 static inline uint32_t routes_pool_owner(const struct routes *r, uint32_t addr)
 {
-    size_t idx = ip_pool_index(r->pool, addr);
+    size_t idx = ip_pool_index_within(r->pool, addr, r->n_owner);
     uint32_t owner;
 
     if (idx == SIZE_MAX || idx >= r->n_owner) {

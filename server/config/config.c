@@ -700,8 +700,8 @@ static void parser_clear(struct config_parser *ps)
     free(ps->cd);
 }
 
-static int parse_common(struct config *cfg, const char *name, const char *text, char *errbuf,
-                        size_t errbuf_len)
+static int parse_common(struct config *cfg, const char *name, const char *text, const char *dir,
+                        char *errbuf, size_t errbuf_len)
 {
     struct config_parser ps = {
         .cfg = cfg, .errbuf = errbuf, .errbuf_len = errbuf_len, .is_mssfix_default = true};
@@ -709,6 +709,12 @@ static int parse_common(struct config *cfg, const char *name, const char *text, 
 
     if (errbuf != NULL && errbuf_len > 0) {
         errbuf[0] = '\0';
+    }
+    if (dir != NULL) {
+        ps.cd = strdup(dir);
+        if (ps.cd == NULL) {
+            return -ENOMEM;
+        }
     }
     free(cfg->source);
     cfg->source = strdup(name);
@@ -735,13 +741,19 @@ static int parse_common(struct config *cfg, const char *name, const char *text, 
 
 int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t errbuf_len)
 {
-    return parse_common(cfg, path, NULL, errbuf, errbuf_len);
+    return parse_common(cfg, path, NULL, NULL, errbuf, errbuf_len);
 }
 
 int config_parse_string(struct config *cfg, const char *name, const char *text, char *errbuf,
                         size_t errbuf_len)
 {
-    return parse_common(cfg, name, text, errbuf, errbuf_len);
+    return parse_common(cfg, name, text, NULL, errbuf, errbuf_len);
+}
+
+int config_parse_string_in(struct config *cfg, const char *name, const char *text, const char *dir,
+                           char *errbuf, size_t errbuf_len)
+{
+    return parse_common(cfg, name, text, dir, errbuf, errbuf_len);
 }
 
 void config_free(struct config *cfg)

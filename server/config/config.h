@@ -11,7 +11,8 @@
  * refused as a client directive, or unknown. Errors read "FILE:LINE: directive: reason";
  * problems that belong to no line read "FILE: reason".
  *
- * Parsing runs on the main thread at start-up (or at reload into a fresh struct config). It
+ * Parsing runs on the main thread at start-up (and at a reload on the acceptor thread, into a
+ * fresh struct config: server/control/reload.c, server/config/config_diff.h). It
  * reads files (the config and its includes, ca/cert/key, the tls-auth/tls-crypt key) but never
  * changes the process state: `cd DIR` is recorded in cd_dir for the caller to chdir() into, as
  * openvpn does at that point, so that relative status/log/writepid paths mean the same thing.
@@ -438,6 +439,13 @@ int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t
  * the file name in messages and in cfg->source. Meant for tests and for embedding. */
 int config_parse_string(struct config *cfg, const char *name, const char *text, char *errbuf,
                         size_t errbuf_len);
+
+/* Same as config_parse_string(), with relative paths resolved against dir (absolute) until a
+ * `cd` says otherwise, whatever the process's working directory is: for a reload after start-up
+ * chdir()ed into cd_dir, dir being the directory the server started in. dir NULL: the process's
+ * working directory, as config_parse_string(). */
+int config_parse_string_in(struct config *cfg, const char *name, const char *text, const char *dir,
+                           char *errbuf, size_t errbuf_len);
 
 /* Release everything cfg owns, wiping key material, and zero the struct. The storage itself
  * stays the caller's. config_free(NULL) is a no-op. */

@@ -54,7 +54,10 @@ static void on_tick(uv_timer_t *t)
     uint64_t hand_window_ms = (uint64_t)a->cfg->timers.hand_window_s * 1000;
 
     auth_tick(a->checks.auth);
-    crl_watch_tick(&a->crypto.crl, &a->crypto.tls, &a->crypto.tls_conf_lock, now);
+    if (crl_watch_tick(&a->crypto.crl, &a->crypto.tls->conf, &a->crypto.tls_conf_lock, now)) {
+        acc_revoke_sweep(a); /* a revoked client goes now, not at its next renegotiation */
+    }
+    acc_tls_conf_sweep(a);
     for (size_t i = 0; i < a->sessions.table_size; i++) {
         struct ctl_session *cs = a->sessions.table[i], *next;
 
@@ -217,6 +220,9 @@ static void on_async(uv_async_t *h)
         case MSG_STATS:
             log_stats(a);
             break;
+        case MSG_RELOAD:
+            acc_reload(a);
+            break;
         case MSG_STOP:
             log_stats(a);
             say_goodbye(a);
@@ -289,61 +295,7 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
         }
         a->crypto.has_tls_conf_lock = true;
     }
-    /* No ca only with peer-fingerprint (config_check.c). */
-    err =
-        tls_server_conf_init(&a->crypto.tls, (const uint8_t *)cfg->tls.ca.data, cfg->tls.ca.len + 1,
-                             (const uint8_t *)cfg->tls.cert.data, cfg->tls.cert.len + 1,
-                             (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
-                             (enum tls_verify_client)cfg->tls.verify_client_cert,
-                             mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
-    if (err) {
-        return err;
-    }
-    if (cfg->tls.n_peer_fingerprints > 0) {
-        err = tls_server_conf_set_fingerprints(&a->crypto.tls,
-                                               (const uint8_t(*)[32])cfg->tls.peer_fingerprints,
-                                               cfg->tls.n_peer_fingerprints);
-        if (err) {
-            snprintf(errbuf, errbuf_len, "peer-fingerprint: out of memory");
-            return err;
-        }
-        if (!cfg->tls.ca.data) {
-            log_msg(LOG_INFO,
-                    "peer-fingerprint: no ca: client certificates are checked by their "
-                    "SHA-256 fingerprint alone (%zu listed)",
-                    cfg->tls.n_peer_fingerprints);
-        }
-    }
-    if (cfg->tls.n_verify_hashes > 0) {
-        err = tls_server_conf_set_verify_hashes(&a->crypto.tls,
-                                                (const uint8_t(*)[32])cfg->tls.verify_hashes,
-                                                cfg->tls.n_verify_hashes, cfg->tls.verify_hash_len);
-        if (err) {
-            snprintf(errbuf, errbuf_len, "verify-hash: out of memory");
-            return err;
-        }
-    }
-    if (cfg->tls.tls_groups) {
-        char bad[80];
-
-        err = tls_server_conf_set_groups(&a->crypto.tls, cfg->tls.tls_groups, bad, sizeof(bad));
-        if (err) {
-            snprintf(errbuf, errbuf_len, "tls-groups: unknown group '%s'", bad);
-            return err;
-        }
-    }
-    if (cfg->tls.tls_cert_profile) {
-        tls_server_conf_set_cert_profile(&a->crypto.tls,
-                                         tls_cert_profile_by_name(cfg->tls.tls_cert_profile));
-    }
-    if (cfg->tls.tls_cipher) {
-        err = tls_server_conf_set_ciphers(&a->crypto.tls, cfg->tls.tls_cipher);
-        if (err) {
-            snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
-            return err;
-        }
-    }
-    err = crl_watch_init(&a->crypto.crl, cfg, &a->crypto.tls, errbuf, errbuf_len);
+    err = acc_tls_conf_new(a, cfg, &a->crypto.tls, &a->crypto.crl, errbuf, errbuf_len);
     if (err) {
         return err;
     }
@@ -650,7 +602,14 @@ static void release(struct acceptor *a)
     script_env_clear(&a->checks.global_env);
     tls_wrap_wipe(&a->crypto.wrap);
     acc_v2_clear(a);
-    tls_server_conf_clear(&a->crypto.tls);
+    acc_tls_conf_free(a->crypto.tls);
+    while (a->crypto.retired) {
+        struct acc_tls_conf *t = a->crypto.retired;
+
+        a->crypto.retired = t->next_retired;
+        acc_tls_conf_free(t);
+    }
+    acc_reload_free(a);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {
         pthread_rwlock_destroy(&a->crypto.tls_conf_lock);

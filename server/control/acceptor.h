@@ -19,6 +19,7 @@ struct ip_pool;
 struct mailbox;
 struct routes;
 struct topology_plan;
+struct tun_dev;
 struct worker_stats;
 
 /* What the server gives the acceptor: set up by the main thread before acceptor_new, unchanged
@@ -28,9 +29,12 @@ struct acceptor_env {
     struct mailbox *mb;    /* the acceptor's box and the workers' (server/thread) */
     struct routes *routes; /* address ownership; the acceptor is its only writer */
     struct ip_pool *pool;  /* the same pool routes hands out (n 0 without one): read here */
-    const struct topology_plan *plan; /* what server / ifconfig* expand to */
-    const char *dev_name;             /* the TUN device, for scripts' $dev */
-    int udp_fd;                       /* socket 0 of the UDP group, not owned */
+    /* what server / ifconfig* expand to; the acceptor's after start-up (a reload that grows the
+     * pool replaces it) */
+    struct topology_plan *plan;
+    const struct tun_dev *tun; /* the TUN device, for a route when the pool grows */
+    const char *dev_name;      /* the TUN device, for scripts' $dev */
+    int udp_fd;                /* socket 0 of the UDP group, not owned */
     int n_workers;
     size_t max_local_peers;                         /* peer_id slots per worker */
     const struct worker_stats *const *worker_stats; /* n_workers of them, for the status file */
@@ -40,6 +44,10 @@ struct acceptor_env {
     int ipv6_bits;          /* its prefix length, pushed with pool addresses */
     bool is_pool_persisted; /* ifconfig-pool-persist with SECONDS > 0, no duplicate-cn */
     int persist_fd;         /* the persist file opened before privileges were dropped, or -1 */
+    /* what a reload parses again (reload.c): the command line as config text, NULL = no
+     * reload; and the directory the server started in (absolute, or NULL) */
+    const char *config_text;
+    const char *start_dir;
 };
 
 /* Build the acceptor: TLS configuration from the certificate blobs, the tls-auth / tls-crypt

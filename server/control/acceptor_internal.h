@@ -99,6 +99,11 @@ struct cs_client {
     char *username;          /* the verified username, or NULL */
     char cipher_name[32];    /* data cipher chosen for the client */
     uint8_t cert_sha256[32]; /* of the client certificate */
+    /* what a CRL names a certificate by (RFC 5280 5.3.3): its serial number and issuer, kept to
+     * check connected clients against a CRL read later (reload.c); n_serial 0: no certificate */
+    uint8_t serial[32];
+    size_t n_serial;
+    uint8_t issuer_sha256[32]; /* of the issuer name's DER */
 };
 
 /* The control channel's tls-auth / tls-crypt wrapping of this session (proto/tls_wrap.h). */
@@ -213,6 +218,15 @@ struct acceptor_stats {
         drop_handover;   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
 };
 
+/* One TLS configuration (certificate, key, CA, CRL) with a count of the TLS sessions built on
+ * it: a reload (reload.c) makes a new one for the handshakes that follow, and the one it replaces
+ * lives until its last session is cleared. */
+struct acc_tls_conf {
+    struct tls_server_conf conf; /* first: a session's conf pointer is cast back */
+    size_t n_sessions;
+    struct acc_tls_conf *next_retired;
+};
+
 /* The control channel's crypto: wrapping, randomness, the TLS configuration and the cookie key. */
 struct acc_crypto {
     struct tls_wrap_ctx wrap; /* tls-auth / tls-crypt; NONE with tls-crypt-v2 */
@@ -220,7 +234,8 @@ struct acc_crypto {
     struct tls_crypt_v2_server_key v2_key;
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;
-    struct tls_server_conf tls;
+    struct acc_tls_conf *tls;     /* new sessions are built on this one */
+    struct acc_tls_conf *retired; /* replaced by a reload, freed once without sessions */
     /* Read-locked by every handshake step on the thread pool, write-locked to replace the CRL
      * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
     pthread_rwlock_t tls_conf_lock;
@@ -248,9 +263,20 @@ struct acc_sessions {
     unsigned long next_cid;  /* the CID of the next session */
 };
 
+/* A config a reload put in force (reload.c): a shallow copy of the start-up config whose
+ * reloadable settings come from the file read at the reload and belong to it alone; the other
+ * pointers are the start-up config's. Kept until the acceptor is freed, since scripts and
+ * checks that started before a later reload may still read it. */
+struct acc_overlay {
+    struct config cfg;
+    struct acc_overlay *next;
+};
+
 struct acceptor {
     const struct acceptor_env *env; /* what the server gave it (acceptor.h) */
+    /* the config in force: env->cfg, or after a reload the newest overlay's (reload.c) */
     struct config *cfg;
+    struct acc_overlay *overlays; /* newest first */
     uv_loop_t loop;
     uv_thread_t thread;
     uv_async_t async; /* wakes the loop for what arrives in its mailbox box */
@@ -932,5 +958,43 @@ void acc_v2_on_free(struct acceptor *a, struct ctl_session *cs);
 /* Feed what ks's reliability layer has in order to its TLS session and drive it (receive.c).
  * Not while cs->wrap.v2_verify runs. */
 void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* ---- reload.c: SIGHUP re-reads the config without dropping clients ---- */
+
+/* Build a TLS configuration from cfg's ca, cert, key, peer-fingerprint, tls-groups,
+ * tls-cert-profile, tls-cipher and CRL (into *crl, which starts watching cfg's CRL file). At
+ * start-up and at a reload. *out is the caller's (acc_tls_conf_free). 0 or a negative code with
+ * the reason in errbuf (errbuf_len bytes). Acceptor or main thread. */
+int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tls_conf **out,
+                     struct crl_watch *crl, char *errbuf, size_t errbuf_len);
+
+/* Free t (NULL: nothing); its sessions must be gone. */
+void acc_tls_conf_free(struct acc_tls_conf *t);
+
+/* A TLS session built on conf (by acc_ks_init) is cleared: one session less on it. */
+void acc_tls_conf_put(struct tls_server_conf *conf);
+
+/* At the tick: free the retired TLS configurations no session uses any more. */
+void acc_tls_conf_sweep(struct acceptor *a);
+
+/* MSG_RELOAD: read the config again (the command line the server started with) and apply what
+ * can change without dropping a client; log what needs a restart; a config that does not parse
+ * or check changes nothing. Acceptor thread. */
+void acc_reload(struct acceptor *a);
+
+/* Record in cs->client the serial number and issuer of the client certificate of ks (nothing
+ * without one), for acc_revoke_sweep. */
+void acc_cert_identity(struct key_state *ks, struct ctl_session *cs);
+
+/* Whether the CRL in force lists the certificate recorded by acc_cert_identity. */
+bool acc_cert_is_revoked(struct acceptor *a, struct ctl_session *cs);
+
+/* Disconnect at once every connected client whose certificate the CRL in force revokes (after a
+ * reload or a change of the CRL file), as acc_auth_failed: AUTH_FAILED, logged with the client's
+ * name and address. */
+void acc_revoke_sweep(struct acceptor *a);
+
+/* Free the overlays of acc_reload (acceptor_free). */
+void acc_reload_free(struct acceptor *a);
 
 #endif /* SERVER_CONTROL_ACCEPTOR_INTERNAL_H */

@@ -738,6 +738,13 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
         acc_metrics_auth(a, METRICS_AUTH_CERTIFICATE, METRICS_AUTH_OK);
     }
     acc_cert_fingerprint(ks->tls, cs->client.cert_sha256);
+    acc_cert_identity(ks, cs);
+    if (acc_cert_is_revoked(a, cs)) {
+        /* a handshake that began on the configuration a reload replaced, checked against the
+         * CRL in force now */
+        acc_auth_failed(a, cs, "certificate revoked: the CRL now lists it (crl-verify)");
+        goto out;
+    }
     acc_cs_log(a, cs, LOG_INFO, "TLS handshake done, peer info: IV_VER=%s IV_PLAT=%s IV_PROTO=%u",
                cs->client.pi.version, cs->client.pi.platform, (unsigned)cs->client.pi.iv_proto);
     if (ncp_select(a->cfg->tls.data_ciphers, &cs->client.pi, client->options,

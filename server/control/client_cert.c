@@ -58,7 +58,7 @@ bool acc_check_certificate(struct acceptor *a, struct ctl_session *cs, struct ke
         } else if (ks->tls->is_verify_hash_refused) {
             char hex[96];
 
-            tls_fingerprint_format_len(ks->tls->verify_issuer_hash, a->crypto.tls.verify_hash_len,
+            tls_fingerprint_format_len(ks->tls->verify_issuer_hash, ks->tls->conf->verify_hash_len,
                                        hex, sizeof(hex));
             snprintf(info, sizeof(info),
                      "the fingerprint %s of its CA is not listed in verify-hash", hex);
@@ -71,8 +71,8 @@ bool acc_check_certificate(struct acceptor *a, struct ctl_session *cs, struct ke
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
         return false;
     }
-    if (a->cfg->cert.crl_dir &&
-        !crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls.ca, crl_why, sizeof(crl_why))) {
+    if (a->cfg->cert.crl_dir && !crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls->conf.ca,
+                                                crl_why, sizeof(crl_why))) {
         acc_auth_failed(a, cs, crl_why);
         return false;
     }
@@ -199,7 +199,7 @@ bool acc_recheck_certificate(struct acceptor *a, struct ctl_session *cs, struct 
     if (crt && a->cfg->cert.crl_dir) {
         char crl_why[CERT_CHECK_SUBJECT_MAX + 4200];
 
-        if (!crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls.ca, crl_why,
+        if (!crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls->conf.ca, crl_why,
                             sizeof(crl_why))) {
             acc_auth_failed(a, cs, crl_why);
             return false;

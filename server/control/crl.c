@@ -78,7 +78,7 @@ static ssize_t read_all(const char *path, char **out)
     return n;
 }
 
-void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
+bool crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
                     uint64_t now_ms)
 {
     int ret;
@@ -87,15 +87,15 @@ void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rw
     ssize_t len;
 
     if (w->path == NULL || now_ms < w->next_check_ms) {
-        return;
+        return false;
     }
     w->next_check_ms = now_ms + CRL_CHECK_MS;
     if (stat(w->path, &st) != 0) {
-        return; /* being replaced; the next look finds it */
+        return false; /* being replaced; the next look finds it */
     }
     if (st.st_mtim.tv_sec == w->mtime.tv_sec && st.st_mtim.tv_nsec == w->mtime.tv_nsec &&
         st.st_size == w->size) {
-        return;
+        return false;
     }
     w->mtime = st.st_mtim;
     w->size = st.st_size;
@@ -103,7 +103,7 @@ void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rw
     if (len < 0) {
         log_msg(LOG_WARN, "crl-verify: cannot read %s: %s; the previous CRL stays in use", w->path,
                 strerror((int)-len));
-        return;
+        return false;
     }
     pthread_rwlock_wrlock(lock); /* no handshake step may read the CRL meanwhile */
     ret = tls_server_conf_set_crl(tls, (const uint8_t *)text, (size_t)len + 1, err, sizeof(err));
@@ -114,4 +114,5 @@ void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rw
         log_msg(LOG_INFO, "crl-verify: %s changed, CRL reloaded", w->path);
     }
     free(text);
+    return ret == 0;
 }

@@ -7,6 +7,7 @@
 #define SERVER_CONTROL_CRL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -28,8 +29,9 @@ int crl_watch_init(struct crl_watch *w, const struct config *cfg, struct tls_ser
 
 /* At most once a second (now_ms: the loop's clock): if the file changed, read it and replace
  * the CRL, holding lock for writing meanwhile (handshake steps on other threads read-lock it);
- * a file that cannot be read or parsed is logged and the previous CRL kept. */
-void crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
+ * a file that cannot be read or parsed is logged and the previous CRL kept. Returns whether the
+ * CRL was replaced. */
+bool crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
                     uint64_t now_ms);
 
 #endif /* SERVER_CONTROL_CRL_H */

@@ -264,6 +264,8 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     cs->peer = p; /* from here on acc_cs_free() returns the address and the peer-id */
     p->ctl = cs;
     p->remote = cs->remote;
+    p->ping_s = a->cfg->timers.ping_s;
+    p->ping_restart_s = a->cfg->timers.ping_restart_s;
     p->local = cs->local;
     p->connected_since = time(NULL);
     atomic_store_explicit(&p->last_ref_s, (int64_t)p->connected_since, memory_order_relaxed);

@@ -296,11 +296,12 @@ int acc_ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32
     acc_ks_clear(ks);
     memset(ks, 0, sizeof(*ks));
     ks->tls = malloc(sizeof(*ks->tls));
-    if (!ks->tls || tls_session_init(ks->tls, &a->crypto.tls)) {
+    if (!ks->tls || tls_session_init(ks->tls, &a->crypto.tls->conf)) {
         free(ks->tls);
         ks->tls = NULL;
         return -ENOMEM;
     }
+    a->crypto.tls->n_sessions++; /* acc_tls_conf_put when the session is cleared */
     reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->timers.tls_timeout_s * 1000u);
     ks->key_id = key_id;
     ks->state = KS_TLS;

@@ -93,6 +93,7 @@ static void job_done(uv_work_t *req, int status)
 
     a->crypto.n_tls_jobs--;
     if (!ks) {
+        acc_tls_conf_put(job->tls->conf);
         tls_session_clear(job->tls);
         free(job->tls);
         free(job);
@@ -158,6 +159,7 @@ void acc_tls_release(struct key_state *ks)
         ks->job->ks = NULL; /* the step frees the session when it returns */
         ks->job = NULL;
     } else if (ks->tls) {
+        acc_tls_conf_put(ks->tls->conf);
         tls_session_clear(ks->tls);
         free(ks->tls);
     }

@@ -59,6 +59,10 @@ struct peer {
     bool use_data_v2;      /* the client announced IV_PROTO DATA_V2 */
     struct comp_peer comp; /* framing and compression: set by the acceptor before MSG_INSTALL,
                             * then the worker's */
+    /* keepalive as pushed to this client at its connect (a reload changes it only for clients
+     * that connect later): the server pings after ping_s idle and drops the client after
+     * ping_restart_s silent; 0 = off. Set by the acceptor before MSG_INSTALL. */
+    int ping_s, ping_restart_s;
 
     /* Data plane: the owning worker's once installed. */
     struct data_key key_store[2];

@@ -202,15 +202,14 @@ static void on_tick(uv_timer_t *t)
             p->pending_tx_key = NULL;
             p->is_reneg_requested = false;
         }
-        if (env->ping_restart_s > 0 &&
-            now - p->last_rx_ms >= (uint64_t)env->ping_restart_s * 1000) {
+        if (p->ping_restart_s > 0 && now - p->last_rx_ms >= (uint64_t)p->ping_restart_s * 1000) {
             log_msg(LOG_INFO, "peer %u %s: no packet for %d s (%s), dropping client", p->peer_id,
-                    p->common_name, env->ping_restart_s,
+                    p->common_name, p->ping_restart_s,
                     env->cfg->timers.is_ping_exit ? "ping-exit" : "ping-restart");
             wk_forget_peer(w, p, GONE_PING_TIMEOUT);
             continue;
         }
-        if (env->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)env->ping_s * 1000) {
+        if (p->ping_s > 0 && now - p->last_tx_ms >= (uint64_t)p->ping_s * 1000) {
             uint8_t ping[COMP_HEADROOM + sizeof(occ_ping_magic)];
             struct pbuf b = pbuf_make(ping, sizeof(ping), COMP_HEADROOM, sizeof(occ_ping_magic));
 

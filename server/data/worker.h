@@ -54,8 +54,6 @@ struct worker_env {
     bool has_vnet_hdr;      /* the TUN device's reads and writes carry offload headers */
     bool udp_gso;           /* send with UDP GSO where the kernel has it (OVPND_UDP_GSO) */
     unsigned moderation_us; /* polling period under load (OVPND_MODERATION_US), 0 off */
-    int ping_s;             /* the server's own keepalive: send a ping after ping_s idle */
-    int ping_restart_s;     /* drop a client silent for this long */
     uint16_t mss_max;       /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
     const union udp_addr *port_share; /* port-share server, or NULL (worker_proxy.c) */
 };

@@ -170,6 +170,13 @@ bool auth_is_configured(const struct auth *au)
     return au->cfg->auth.auth_user_pass_verify != NULL || au->n_plugins > 0;
 }
 
+void auth_set_config(struct auth *au, const struct config *cfg)
+{
+    if (au) {
+        au->cfg = cfg;
+    }
+}
+
 bool auth_admits(const struct config *cfg, bool has_cert, bool is_user_pass_ok, const char **why)
 {
     if (has_cert) {

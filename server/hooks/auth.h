@@ -87,6 +87,11 @@ void auth_free(struct auth *au);
  * variables auth_new knows from the config alone (server/hooks/hook_env.h, hook_env_global). */
 void auth_set_global_env(struct auth *au, const struct script_env *env);
 
+/* A reload (control/reload.c) put cfg in force: auth-user-pass-verify and its method come from
+ * it for the checks that start from now on (the plugins stay those opened at start-up). cfg must
+ * outlive au. Acceptor thread. */
+void auth_set_config(struct auth *au, const struct config *cfg);
+
 /* A deferred check wrote auth_pending_file (openvpn 2.6: timeout in seconds, a method the
  * client announced in IV_SSO, the text for INFO_PRE, e.g. "WEB_AUTH::https://..."): tell the
  * client (AUTH_PENDING, INFO_PRE) and let it wait up to timeout_s. ctx is auth_start's. Returns

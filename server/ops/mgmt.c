@@ -690,3 +690,11 @@ void mgmt_free(struct mgmt *m)
     pthread_mutex_destroy(&m->lock);
     free(m);
 }
+
+void mgmt_set_verb(struct mgmt *m, int verb, int mute)
+{
+    if (m) {
+        m->verb = verb;
+        m->mute = mute;
+    }
+}

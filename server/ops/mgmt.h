@@ -101,4 +101,8 @@ void mgmt_close(struct mgmt *m);
 /* Free m after mgmt_close and the loop's last run. NULL is a no-op. */
 void mgmt_free(struct mgmt *m);
 
+/* A reload (SIGHUP) set verb and mute: what the `verb` and `mute` commands show from now on. m
+ * NULL: nothing. Acceptor thread (the management interface's loop). */
+void mgmt_set_verb(struct mgmt *m, int verb, int mute);
+
 #endif /* SERVER_OPS_MGMT_H */

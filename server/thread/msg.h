@@ -28,6 +28,7 @@ enum msg_type {
     MSG_PACKET,      /* either way: a datagram or TUN packet that reached the wrong thread */
     MSG_STOP,        /* main -> any: leave the loop */
     MSG_STATS,       /* main -> any: log your counters (SIGUSR2) */
+    MSG_RELOAD,      /* main -> acceptor: read the config again (SIGHUP, control/reload.c) */
     MSG_ROUTE_ADD,   /* acceptor -> every worker: data[] is a struct vroute_key for peer_id */
     MSG_ROUTE_DEL,   /* acceptor -> every worker: drop that route if it is still peer_id's */
     MSG_KEY_RETIRE,  /* acceptor -> worker: data[0] is a key_id of peer whose key ran out */

@@ -415,6 +415,62 @@ static void reserved_entries(void **state)
     ip_pool_clear(&p);
 }
 
+/* A reload's resize (ip_pool_resize): the entries keep their holders and names, the new ones go
+ * out once the old range is used up (they are fresh: before any released entry); a shrink below
+ * a held entry and a range that starts elsewhere are refused and change nothing. */
+static void resize_keeps_entries(void **state)
+{
+    struct ip_pool_params pp = {.type = IP_POOL_INDIV, .start = IP(198, 19, 0, 2)};
+    struct ip_pool p;
+    char why[200];
+    size_t i = 0;
+
+    (void)state;
+    indiv(&p, IP(198, 19, 0, 2), IP(198, 19, 0, 4), false);
+    assert_int_equal(take(&p, "alice"), 0);
+    assert_int_equal(take(&p, "bob"), 1);
+    assert_int_equal(take(&p, "carol"), 2);
+    ip_pool_release(&p, 1);
+    assert_int_equal(ip_pool_acquire(&p, "dave", &i), 0); /* bob's, nothing fresh left */
+    assert_int_equal(i, 1);
+    pp.end = IP(198, 19, 1, 254);
+    assert_int_equal(ip_pool_resize(&p, &pp, why, sizeof(why)), 0);
+    assert_int_equal(p.n, 509);
+    assert_int_equal(p.n_used, 3);
+    assert_true(ip_pool_is_used(&p, 0) && ip_pool_is_used(&p, 2));
+    assert_string_equal(ip_pool_cn(&p, 0), "alice");
+    assert_int_equal(take(&p, "erin"), 3);
+    assert_int_equal(ip_pool_addr(&p, 3), IP(198, 19, 0, 5));
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 1, 10)), 264);
+    assert_int_equal(ip_pool_take(&p, 264), 0);
+    assert_int_equal(ip_pool_index_within(&p, IP(198, 19, 1, 10), 65536), 264);
+    assert_int_equal(ip_pool_index_within(&p, IP(198, 19, 1, 10), 0), SIZE_MAX);
+    pp.end = IP(198, 19, 0, 200); /* smaller, but 198.19.1.10 is held */
+    assert_int_equal(ip_pool_resize(&p, &pp, why, sizeof(why)), -EBUSY);
+    assert_string_equal(why, "a client holds 198.19.1.10, beyond the new end");
+    assert_int_equal(p.n, 509);
+    pp.start = IP(198, 19, 0, 3); /* starts elsewhere */
+    pp.end = IP(198, 19, 3, 254);
+    assert_int_equal(ip_pool_resize(&p, &pp, why, sizeof(why)), -EINVAL);
+    assert_int_equal(p.n, 509);
+    ip_pool_release(&p, 264); /* it leaves: now the pool may shrink */
+    ip_pool_release(&p, 3);   /* erin leaves too: her entry stays, with her name */
+    pp.start = IP(198, 19, 0, 2);
+    pp.end = IP(198, 19, 0, 200);
+    assert_int_equal(ip_pool_resize(&p, &pp, why, sizeof(why)), 0);
+    assert_int_equal(p.n, 199);
+    assert_int_equal(ip_pool_index(&p, IP(198, 19, 1, 10)), SIZE_MAX);
+    assert_string_equal(ip_pool_cn(&p, 3), "erin");
+    assert_int_equal(take(&p, "fred"), 4); /* the lowest fresh one */
+    assert_int_equal(p.n_used, 4);
+    /* and grows again: the entries beyond come back fresh */
+    pp.end = IP(198, 19, 1, 254);
+    assert_int_equal(ip_pool_resize(&p, &pp, why, sizeof(why)), 0);
+    assert_int_equal(ip_pool_take(&p, 264), 0);
+    assert_null(ip_pool_cn(&p, 264));
+    ip_pool_clear(&p);
+}
+
 static void range_limits(void **state)
 {
     struct ip_pool_params pp = {.type = IP_POOL_INDIV};
@@ -457,6 +513,7 @@ int main(void)
         cmocka_unit_test(persisted_entries),
         cmocka_unit_test(reserved_entries),
         cmocka_unit_test(range_limits),
+        cmocka_unit_test(resize_keeps_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
