@@ -59,13 +59,17 @@ client_start "$d" 3
 client_start "$d" 4 "auth-retry none"
 client_start "$d" 5 "auth-retry none"
 
+# has_route I PREFIX-ERE: client I's routing table has a route matching PREFIX-ERE (the client
+# adds its routes just after its address, so a check right after wait_tunnel waits for them).
+has_route() { ip -n "$(client_ns "$1")" -4 route show | grep -q "$2"; }
+
 # client 2 is up while client 1's answer is still outstanding.
 wait_tunnel 2 15
 [ -e "$d/answered-client1" ] &&
     fail "client 2 came up only after client 1's deferred answer: the deferred client held it up"
 grep -q "Initialization Sequence Completed" "$d/client1.log" &&
     fail "client 1 is up before its deferred client-connect answer"
-ip -n "$(client_ns 2)" -4 route show | grep -q '^198\.19\.71\.0/24 ' ||
+wait_for 5 has_route 2 '^198\.19\.71\.0/24 ' ||
     fail "client 2 lacks the route the plugin's CLIENT_CONNECT call wrote"
 grep -qE "^client_connect_deferred_file=/" "$d/cc-client1.env" ||
     fail "no client_connect_deferred_file in the client-connect environment"
@@ -75,7 +79,7 @@ wait_tunnel 1 20
 up1=$(date +%s.%N)
 awk -v a="$(cat "$d/answered-client1")" -v u="$up1" 'BEGIN { exit !(u >= a) }' ||
     fail "client 1 was up before its answer"
-ip -n "$(client_ns 1)" -4 route show | grep -q '^198\.19\.70\.0/24 ' ||
+wait_for 5 has_route 1 '^198\.19\.70\.0/24 ' ||
     fail "client 1 lacks the route written with the deferred answer"
 [ "$OVPN_SERVER_IMPL" = ovpnd ] && { server_log_grep "client1/.*client-connect script: deferred answer accepted after [0-9]+ ms" ||
     fail "the server log does not say client 1's deferred answer was accepted"; }
@@ -85,7 +89,7 @@ wait_tunnel 3 20
 grep -qx 'CLIENT_CONNECT_V2 cn=client3' "$d/plugin.log" || fail "plugin CLIENT_CONNECT_V2 not called for client 3"
 grep -qx 'CLIENT_CONNECT_DEFER_V2 cn=client3' "$d/plugin.log" ||
     fail "plugin CLIENT_CONNECT_DEFER_V2 not called for client 3"
-ip -n "$(client_ns 3)" -4 route show | grep -q '^198\.19\.72\.0/24 ' ||
+wait_for 5 has_route 3 '^198\.19\.72\.0/24 ' ||
     fail "client 3 lacks the route from the plugin's deferred answer"
 grep -q 'CLIENT_CONNECT_DEFER_V2' <(grep -v client3 "$d/plugin.log") &&
     fail "CLIENT_CONNECT_DEFER_V2 was called for a client that was not deferred"
