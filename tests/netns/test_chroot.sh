@@ -43,7 +43,8 @@ srv_pid=$(server_process_pid) || fail "no server process"
 client_start "$d" 1
 wait_tunnel 1
 [ "${CLIENT_TUN_IP[1]}" = 198.19.0.77 ] || fail "client 1 got ${CLIENT_TUN_IP[1]}, not its ccd file's 198.19.0.77"
-ip -n "$(client_ns 1)" -4 route show | grep -q '^198\.19\.73\.0/24 ' ||
+# (the client adds its routes just after its address: wait for them)
+wait_for 5 out_has '^198\.19\.73\.0/24 ' ip -n "$(client_ns 1)" -4 route show ||
     fail "client 1 lacks the route pushed by its ccd file in the jail"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 -> server"
 wait_for 5 grep -q "^client1," "$d/status.log" ||
