@@ -33,9 +33,9 @@ case "${1:-}" in
 esac
 
 jobs=$(nproc 2>/dev/null || echo 2)
-# The netns tests mostly wait (handshakes, pings, timers): the optimised pass runs one more test
-# than CPUs at a time; tests marked "# ovt: serial" still run alone. The sanitizer pass, whose
-# servers need several times the CPU, runs one per CPU.
+# The netns tests mostly wait (handshakes, pings, timers): both passes run one more test than
+# CPUs at a time (the sanitizer pass at one per CPU left the CPUs 40-70% idle on two cores);
+# tests marked "# ovt: serial" still run alone.
 ctest_jobs=$((jobs + 1))
 failed=()
 step() { printf '\n=== %s\n' "$*"; }
@@ -108,7 +108,8 @@ if cmake -S . -B build-asan -DOVPND_WERROR=ON -DOVPND_SANITIZE=ON &&
     cmake --build build-asan -j"$jobs"; then
     # OVT_SANITIZER_PASS: the slowest netns tests run a reduced matrix here (see each test).
     OVT_SANITIZER_PASS=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-        UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs" ||
+        UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure \
+        -j"$ctest_jobs" ||
         failed+=("ctest build-asan/")
 else
     failed+=("build-asan/")

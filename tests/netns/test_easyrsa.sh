@@ -6,6 +6,7 @@
 # the client leaves, its certificate is revoked (`easyrsa revoke`, `easyrsa gen-crl`), and on
 # reconnecting it is refused at the TLS handshake: the server reads the new crl.pem without a
 # restart and logs the refusal with the client's address and name.
+# ovt: optimised build only: an easy-rsa PKI (RSA 2048 key generation) around the CRL checks that test_crl_verify runs under the sanitizers
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"

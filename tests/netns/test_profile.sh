@@ -12,6 +12,7 @@
 # a key that is not the certificate's and a certificate of another CA, and writes the profile
 # mode 0600. With OVPN_SERVER_IMPL=openvpn the server is openvpn 2.6 on the same config (the
 # profiles are still ovpnd's).
+# ovt: optimised build only: the generator runs under the sanitizers in unit test_profile; the connects are the usual ones
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
