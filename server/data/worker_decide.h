@@ -128,6 +128,31 @@ static inline bool worker_decide_float_answer(struct peer *p, const union udp_ad
     return is_moved;
 }
 
+/* The part of worker_decide_rx() and worker_decide_rx_v1() after the peer p is found: its key
+ * for the packet's key_id, then data_key_open() into plain (plain_cap bytes). Returns
+ * WORKER_RX_ACCEPT when the packet authenticated (the caller then checks its source), or the
+ * drop verdict; fills out->peer, out->k, out->plain_len, out->err. */
+static inline enum worker_rx worker_decide_open(struct peer *p, const uint8_t *pkt, size_t len,
+                                                uint8_t *plain, size_t plain_cap,
+                                                struct worker_rx_out *out)
+{
+    struct data_key *k = p->keys[packet_key_id(pkt[0])];
+    int err;
+
+    out->peer = p;
+    if (!k) {
+        return WORKER_RX_DROP_NO_KEY;
+    }
+    out->k = k;
+    err = data_key_open(k, pkt, len, plain, plain_cap, &out->plain_len);
+    if (err) {
+        out->err = err;
+        return err == -PE_REPLAY || err == -PE_TOO_OLD ? WORKER_RX_DROP_REPLAY
+                                                       : WORKER_RX_DROP_AUTH;
+    }
+    return WORKER_RX_ACCEPT;
+}
+
 /* A datagram of len bytes from `from` that reached t's worker, at now_ms. A P_DATA_V2 of a peer
  * installed here is opened (data_key_open(): replay check, tag, then its packet_id committed)
  * into plain (plain_cap bytes); nothing else is touched but the key's replay window. Returns
@@ -140,7 +165,6 @@ static inline enum worker_rx worker_decide_rx(const struct worker_decide_table *
 {
     uint32_t peer_id;
     struct peer *p;
-    struct data_key *k;
     int err;
 
     if (len < 1) {
@@ -161,17 +185,9 @@ static inline enum worker_rx worker_decide_rx(const struct worker_decide_table *
     if (!p) {
         return WORKER_RX_DROP_UNKNOWN_PEER;
     }
-    out->peer = p;
-    k = p->keys[packet_key_id(pkt[0])];
-    if (!k) {
-        return WORKER_RX_DROP_NO_KEY;
-    }
-    out->k = k;
-    err = data_key_open(k, pkt, len, plain, plain_cap, &out->plain_len);
-    if (err) {
-        out->err = err;
-        return err == -PE_REPLAY || err == -PE_TOO_OLD ? WORKER_RX_DROP_REPLAY
-                                                       : WORKER_RX_DROP_AUTH;
+    err = worker_decide_open(p, pkt, len, plain, plain_cap, out);
+    if (err != WORKER_RX_ACCEPT) {
+        return err;
     }
     if (!udp_addr_equal(from, &p->remote)) {
         /* Authenticated and not a replay: the client may have moved. */
@@ -191,7 +207,6 @@ static inline enum worker_rx worker_decide_rx_v1(const struct worker_decide_tabl
                                                  size_t plain_cap, struct worker_rx_out *out)
 {
     struct peer *p;
-    struct data_key *k;
     int err;
 
     if (len < 1) {
@@ -204,17 +219,9 @@ static inline enum worker_rx worker_decide_rx_v1(const struct worker_decide_tabl
     if (!p) {
         return WORKER_RX_DROP_UNKNOWN_PEER;
     }
-    out->peer = p;
-    k = p->keys[packet_key_id(pkt[0])];
-    if (!k) {
-        return WORKER_RX_DROP_NO_KEY;
-    }
-    out->k = k;
-    err = data_key_open(k, pkt, len, plain, plain_cap, &out->plain_len);
-    if (err) {
-        out->err = err;
-        return err == -PE_REPLAY || err == -PE_TOO_OLD ? WORKER_RX_DROP_REPLAY
-                                                       : WORKER_RX_DROP_AUTH;
+    err = worker_decide_open(p, pkt, len, plain, plain_cap, out);
+    if (err != WORKER_RX_ACCEPT) {
+        return err;
     }
     if (!udp_addr_equal(from, &p->remote)) {
         out->is_float_ask = false;
