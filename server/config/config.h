@@ -166,6 +166,8 @@ struct config_net {
     uint32_t ifconfig_push_constraint_network, ifconfig_push_constraint_netmask;
     int tun_mtu;     /* default 1500 */
     int tun_mtu_occ; /* `tun-mtu N OCC`: MTU announced in OCC; 0 unset */
+    int tls_mtu;     /* `max-packet-size N`: control packets, IP and UDP headers included, are
+                      * at most this long (512..2048); default 1250, as 2.6 */
     int mssfix;      /* 0 = off; see mssfix_mode */
     int mssfix_mode; /* CONFIG_MSSFIX_*; default 1492 + MTU */
     struct config_push push;

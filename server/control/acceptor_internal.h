@@ -41,7 +41,6 @@
 #include "server/hooks/auth_token.h"
 
 #define ACCEPTOR_TICK_MS 200
-#define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
 #define IPV4_UDP_HDR 28
 #define CTL_BUF_LEN 2048
 #define ACCEPTOR_POOL_MSGS 256 /* P_DATA_V2 datagrams handed to workers and not yet consumed */
