@@ -533,6 +533,9 @@ static int check_defaults(struct config_parser *ps)
         err = set_default(ps, &cfg->tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
     }
     if (err == 0) {
+        err = config_apply_compat_mode(ps);
+    }
+    if (err == 0) {
         err = set_default(ps, &cfg->tls.tls_version_min, "1.2");
     }
     if (err == 0) {

@@ -79,7 +79,10 @@ struct config_parser {
         seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force;
     int link_mtu;    /* `link-mtu N` / `udp-mtu N`: the tun MTU is derived after the last line */
     int proto_force; /* `proto-force P`: CONFIG_PROTO_UDP or CONFIG_PROTO_TCP; 0 = none */
-    bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
+    struct config_where seen_compat_mode;
+    unsigned compat_version; /* `compat-mode X.Y.Z` as X * 10000 + Y * 100 + Z; 0 = none */
+    bool seen_compression;   /* compress, comp-lzo, comp-noadapt or allow-compression */
+    bool is_mssfix_default;  /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
 
@@ -260,6 +263,16 @@ int config_h_proto_force(struct config_parser *ps, int argc, char **argv);
 /* After the last line: the tun MTU from `link-mtu` (server/config/config_mtu.c). Returns 0 or
  * -EINVAL with the error reported. */
 int config_check_mtu(struct config_parser *ps);
+
+int config_h_compat_mode(struct config_parser *ps, int argc, char **argv);
+
+/* After the last line, once data-ciphers has its final value and before the other defaults:
+ * the defaults `compat-mode` brings back (server/config/config_compat.c). Returns 0, -EINVAL
+ * with the error reported, or -ENOMEM. */
+int config_apply_compat_mode(struct config_parser *ps);
+
+/* Whether ovpnd's data channel offers the cipher name (upper case, OpenVPN's spelling). */
+bool config_data_cipher_supported(const char *name);
 int config_h_keepalive(struct config_parser *ps, int argc, char **argv);
 int config_h_ping(struct config_parser *ps, int argc, char **argv);
 int config_h_ping_restart(struct config_parser *ps, int argc, char **argv);

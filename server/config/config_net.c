@@ -663,6 +663,7 @@ int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv)
 {
     struct comp_config *c = &ps->cfg->net.comp;
 
+    ps->seen_compression = true;
     if (argc == 2 && strcmp(argv[1], "no") == 0) {
         c->is_adaptive = false;
         return comp_alg_set(ps, "comp-lzo", COMP_FRAMING_LZO_STUB);
@@ -683,6 +684,7 @@ int config_h_comp_noadapt(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     (void)argv;
     ps->cfg->net.comp.is_adaptive = false;
+    ps->seen_compression = true;
     return 0;
 }
 
@@ -691,6 +693,7 @@ int config_h_compress(struct config_parser *ps, int argc, char **argv)
     enum comp_framing f;
     char option[64];
 
+    ps->seen_compression = true;
     snprintf(option, sizeof(option), "compress %s", argc == 2 ? argv[1] : "");
     if (!comp_option_parse(option, &f)) {
         return config_error(ps, "'%s' must be stub, stub-v2, migrate, lzo, lz4 or lz4-v2", argv[1]);
@@ -706,6 +709,7 @@ int config_h_allow_compression(struct config_parser *ps, int argc, char **argv)
     struct comp_config *c = &ps->cfg->net.comp;
 
     (void)argc;
+    ps->seen_compression = true;
     if (strcmp(argv[1], "no") == 0) {
         if (comp_framing_compresses(c->alg)) {
             return config_error(ps, "'allow-compression no' conflicts with enabling compression");

@@ -91,7 +91,7 @@ static const struct config_directive directives[] = {
     SET("client-to-client", 0, 0, 0, config_h_client_to_client),
     SET("comp-lzo", 0, 1, 0, config_h_comp_lzo),
     SET("comp-noadapt", 0, 0, 0, config_h_comp_noadapt),
-    TODO("compat-mode", 0, NULL),
+    SET("compat-mode", 1, 2, 0, config_h_compat_mode),
     REFUSED("compat-names", "removed in openvpn 2.5: update the configuration"),
     SET("compress", 0, 1, 0, config_h_compress),
     SET("config", 1, 1, 0, config_h_config),

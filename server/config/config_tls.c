@@ -28,6 +28,16 @@ static const char *const supported_ciphers[] = {
     "AES-128-GCM", "AES-192-GCM", "AES-256-GCM",      "CHACHA20-POLY1305", "AES-128-CBC",
     "AES-192-CBC", "AES-256-CBC", "CAMELLIA-128-CBC", "CAMELLIA-192-CBC",  "CAMELLIA-256-CBC",
 };
+bool config_data_cipher_supported(const char *name)
+{
+    for (size_t i = 0; i < sizeof(supported_ciphers) / sizeof(supported_ciphers[0]); i++) {
+        if (strcmp(supported_ciphers[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Digests ovpnd can use for tls-auth. */
 static const char *const supported_digests[] = {"SHA1", "SHA224", "SHA256", "SHA384", "SHA512"};
 

@@ -634,6 +634,54 @@ static void old_mtu_options_and_proto_force(void **state)
     expect_error(BASE "proto-force sctp\n", "t.conf:8: proto-force: bad protocol 'sctp'");
 }
 
+/* compat-mode: the defaults of older releases, as options_set_backwards_compatible_options. */
+static void compat_mode_defaults(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "compat-mode 2.6.0\n");
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
+    config_free(&cfg);
+    /* 2.5: compression allowed (asym) unless a line says otherwise */
+    expect_ok(&cfg, BASE "compat-mode 2.5.9\ncipher AES-256-CBC\n");
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_ASYM);
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "compat-mode 2.5.0\nallow-compression no\n");
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_NO);
+    config_free(&cfg);
+    /* 2.4: `cipher` joins data-ciphers */
+    expect_ok(&cfg, BASE "compat-mode 2.4.12\ncipher AES-256-CBC\n");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS ":AES-256-CBC");
+    assert_null(cfg.tls.data_ciphers_fallback);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "compat-mode 2.4.0\n");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+    config_free(&cfg);
+    /* 2.3: also the fallback; and BF-CBC, the old default, is refused as by 2.6 with OpenSSL 3 */
+    expect_ok(&cfg, BASE "compat-mode 2.3.18\ncipher AES-128-CBC\n");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS ":AES-128-CBC");
+    assert_string_equal(cfg.tls.data_ciphers_fallback, "AES-128-CBC");
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
+    config_free(&cfg);
+    expect_error(BASE "compat-mode 2.3.18\n",
+                 "t.conf:8: compat-mode: BF-CBC would join data-ciphers for peers before 2.5, "
+                 "and ovpnd does not offer it (the AES and CAMELLIA CBC ciphers and the AEAD "
+                 "ciphers are); set 'cipher' to one of them");
+    /* 2.3.6 and older: TLS 1.0 unless tls-version-min says */
+    expect_ok(&cfg, BASE "compat-mode 2.3.6\ncipher AES-256-CBC\n");
+    assert_string_equal(cfg.tls.tls_version_min, "1.0");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "compat-mode 2.3.6\ncipher AES-256-CBC\ntls-version-min 1.2\n");
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
+    config_free(&cfg);
+    expect_error(BASE "compat-mode 2.4\n", "t.conf:8: compat-mode: cannot parse version number "
+                                           "'2.4' (for example 2.4.0)");
+}
+
 static void duplicates_last_wins(void **state)
 {
     struct config cfg;
@@ -671,7 +719,6 @@ static const struct {
     {"block-ipv6", "#24"},
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24"},
-    {"compat-mode", "#24: changes several defaults"},
     {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
     {"ifconfig-noexec", "#24"},
@@ -2536,6 +2583,7 @@ int main(void)
         cmocka_unit_test(connect_freq_limits),
         cmocka_unit_test(mssfix_follows_tun_mtu),
         cmocka_unit_test(old_mtu_options_and_proto_force),
+        cmocka_unit_test(compat_mode_defaults),
         cmocka_unit_test(duplicates_last_wins),
         cmocka_unit_test(quoting_and_comments),
         cmocka_unit_test(tls_groups_and_ecdh_curve),
