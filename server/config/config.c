@@ -777,6 +777,7 @@ void config_free(struct config *cfg)
                         &cfg->tls.data_ciphers,
                         &cfg->tls.data_ciphers_fallback,
                         &cfg->tls.cipher,
+                        &cfg->tls.ekm_label,
                         &cfg->tls.tls_version_min,
                         &cfg->tls.tls_version_max,
                         &cfg->tls.tls_groups,

@@ -264,6 +264,8 @@ int config_h_proto_force(struct config_parser *ps, int argc, char **argv);
  * -EINVAL with the error reported. */
 int config_check_mtu(struct config_parser *ps);
 
+int config_h_keying_material_exporter(struct config_parser *ps, int argc, char **argv);
+int config_h_force_tls_key_material_export(struct config_parser *ps, int argc, char **argv);
 int config_h_compat_mode(struct config_parser *ps, int argc, char **argv);
 
 /* After the last line, once data-ciphers has its final value and before the other defaults:

@@ -803,10 +803,12 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
 
 /* After the client's key-method-2 message and its username/password check, at every TLS
  * negotiation: the TLS_FINAL plugins (2.6 ssl.c key_method_2_read, a last veto) with the
- * certificate variables, untrusted_ip/port, common_name and username; one that fails refuses
- * the client. Returns 0, 1 (no plugin wants it) or -errno as acc_tls_verify_start. */
-int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const char *username,
-                        acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+ * certificate variables, untrusted_ip/port, common_name, username and, with
+ * keying-material-exporter, exported_keying_material from ks's TLS session; one that fails
+ * refuses the client. Returns 0, 1 (no plugin wants it) or -errno as acc_tls_verify_start. */
+int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                        const char *username, acc_hook_cb cb, void *ctx,
+                        struct acc_hook_wait **out);
 
 /* (Re)build cs->hooks.env, the client's environment, from its session, cs->peer's addresses,
  * cs->ccd and peer_info (the client's peer-info text). Returns 0 or -errno. */
