@@ -352,8 +352,9 @@ struct config_proc {
     char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
     bool log_append;
     bool suppress_timestamps;
-    int verb; /* default 1 */
-    int mute; /* 0 = off */
+    bool machine_readable_output; /* log lines stamped as 2.6's machine-readable-output */
+    int verb;                     /* default 1 */
+    int mute;                     /* 0 = off */
 };
 
 /* The status file (server/ops/status.h) */

@@ -400,6 +400,8 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
     RESTART_UNLESS(d, str_eq(o->writepid, n->writepid), "writepid");
     RESTART_UNLESS(d, str_eq(o->log_file, n->log_file) && o->log_append == n->log_append, "log");
     RESTART_UNLESS(d, o->suppress_timestamps == n->suppress_timestamps, "suppress-timestamps");
+    RESTART_UNLESS(d, o->machine_readable_output == n->machine_readable_output,
+                   "machine-readable-output");
     APPLY_UNLESS(d, o->verb == n->verb && o->mute == n->mute, CONFIG_RELOAD_VERB);
     RESTART_UNLESS(d,
                    str_eq(oc->status.status_file, nc->status.status_file) &&

@@ -351,6 +351,7 @@ int config_h_writepid(struct config_parser *ps, int argc, char **argv);
 int config_h_log(struct config_parser *ps, int argc, char **argv);
 int config_h_log_append(struct config_parser *ps, int argc, char **argv);
 int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv);
+int config_h_machine_readable_output(struct config_parser *ps, int argc, char **argv);
 int config_h_verb(struct config_parser *ps, int argc, char **argv);
 int config_h_mute(struct config_parser *ps, int argc, char **argv);
 int config_h_management(struct config_parser *ps, int argc, char **argv);

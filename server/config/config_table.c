@@ -174,7 +174,7 @@ static const struct config_directive directives[] = {
     SET("log", 1, 1, 0, config_h_log),
     SET("log-append", 1, 1, 0, config_h_log_append),
     SET("lport", 1, 1, 0, config_h_port),
-    IGNORE("machine-readable-output", 0, 0, "ovpnd has one log format"),
+    SET("machine-readable-output", 0, 0, 0, config_h_machine_readable_output),
     SET("management", 2, 3, 0, config_h_management),
     TODO("management-client", 0, NULL),
     SET("management-client-auth", 0, 0, 0, config_h_management_flag),
