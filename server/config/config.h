@@ -177,6 +177,7 @@ struct config_net {
     size_t n_routes;
     int route_metric;        /* `route-metric N`: given to routes without a metric; -1 = none */
     bool route_noexec;       /* `route-noexec`: the routes above are not added to the kernel */
+    bool ifconfig_noexec;    /* `ifconfig-noexec`: the tun device is left to the up script */
     char *client_config_dir; /* absolute path, NULL = none */
     bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
                               * refused (openvpn ssl_verify.c) */

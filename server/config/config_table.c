@@ -150,7 +150,7 @@ static const struct config_directive directives[] = {
     SET("ifconfig-ipv6", 2, 2, 0, config_h_ifconfig_ipv6),
     SET("ifconfig-ipv6-pool", 1, 1, 0, config_h_ifconfig_ipv6_pool),
     CCD("ifconfig-ipv6-push"),
-    TODO("ifconfig-noexec", 0, NULL),
+    SET("ifconfig-noexec", 0, 0, 0, config_h_ifconfig_noexec),
     IGNORE("ifconfig-nowarn", 0, 0, "no options-consistency checks are made"),
     SET("ifconfig-pool", 2, 3, 0, config_h_ifconfig_pool),
     SET("ifconfig-pool-persist", 1, 2, 0, config_h_ifconfig_pool_persist),

@@ -600,7 +600,6 @@ static const struct {
     {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
     {"gremlin", "#24: a debugging aid that damages traffic on purpose"},
-    {"ifconfig-noexec", "#24"},
     {"keying-material-exporter", "#24"},
     {"link-mtu", "#24: MTU options"},
     {"management-client", "#17 management"},
