@@ -70,7 +70,7 @@ static const struct config_directive directives[] = {
     IGNORE("bcast-buffers", 1, 1, "only used with client-to-client"),
     IGNORE("bind", 0, 1, NULL), /* a server always binds its port */
     SET("bind-dev", 1, 1, 0, config_h_bind_dev),
-    TODO("block-ipv6", 0, NULL),
+    SET("block-ipv6", 0, 0, 0, config_h_block_ipv6),
     SET("ca", 1, 1, I, config_h_ca),
     REFUSED("capath", "a CA directory cannot be used with Mbed TLS, the TLS library of ovpnd "
                       "(openvpn 2.6 built with Mbed TLS refuses it too): put the CA "
@@ -87,7 +87,10 @@ static const struct config_directive directives[] = {
     SET("client-connect", 1, 1, 0, config_h_hook_script),
     SET("client-crresponse", 1, 1, 0, config_h_hook_script),
     SET("client-disconnect", 1, 1, 0, config_h_hook_script),
-    TODO("client-nat", 0, NULL),
+    REFUSED("client-nat",
+            "not implemented in ovpnd: a stateless one-to-one NAT of tunnel addresses, meant for "
+            "clients (pushed); openvpn 2.6 applies it on a server to every client's packets. "
+            "Use iptables NETMAP on the tun device for the same effect"),
     SET("client-to-client", 0, 0, 0, config_h_client_to_client),
     SET("comp-lzo", 0, 1, 0, config_h_comp_lzo),
     SET("comp-noadapt", 0, 0, 0, config_h_comp_noadapt),
