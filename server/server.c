@@ -558,6 +558,27 @@ static unsigned moderation_from_env(void)
     return (unsigned)v;
 }
 
+/* block-ipv6 (2.6 forward.c ipv6_send_icmp_unreachable): the answers come from the tunnel's
+ * IPv6 remote address, server-ipv6 NETWORK+2 (helper.c) or ifconfig-ipv6's REMOTE, else from
+ * fe80::7. */
+static void set_block_ipv6(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    struct worker_env *we = &srv->worker_env;
+    static const uint8_t fallback[16] = {0xfe, 0x80, [15] = 7};
+
+    we->block_ipv6 = cfg->net.block_ipv6;
+    memcpy(we->block_ipv6_src, fallback, 16);
+    if (cfg->net.has_ifconfig_ipv6) {
+        memcpy(we->block_ipv6_src, cfg->net.ifconfig_ipv6_remote, 16);
+    } else if (cfg->net.has_server_ipv6 && srv->plan.has_ipv6) {
+        /* local6 is NETWORK+1 */
+        memcpy(we->block_ipv6_src, srv->plan.local6, 16);
+        for (int i = 15; i >= 0 && ++we->block_ipv6_src[i] == 0; i--) {
+        }
+    }
+}
+
 /* The sizes and switches the threads run with: the number of workers, peer-id slots, and the
  * OVPND_* environment knobs. */
 static void set_limits(struct server *srv)
@@ -952,6 +973,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     if (err) {
         goto out;
     }
+    set_block_ipv6(&srv);
     reserve_ccd_addresses(&srv);
     err = mailbox_init(&srv.mb, srv.n_workers);
     err = err ? err : routes_init(&srv.routes, &srv.pool, &ops);

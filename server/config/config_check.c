@@ -467,17 +467,7 @@ static int check_net_needs(struct config_parser *ps)
                                "needs server-ipv6 or ifconfig-ipv6 (the tun device has no IPv6 "
                                "address)");
     }
-    if (ps->seen_block_ipv6.line && (cfg->net.has_server_ipv6 || cfg->net.has_ifconfig_ipv6)) {
-        /* 2.6 forward.c process_ip_header with PIPV6_IMCP_NOHOST_CLIENT from
-         * multi_process_incoming_tun, PIPV6_IMCP_NOHOST_SERVER from multi_get_queue */
-        return config_error_at(ps, &ps->seen_block_ipv6, "block-ipv6",
-                               "with IPv6 in the tunnel (server-ipv6 or ifconfig-ipv6), openvpn "
-                               "2.6 answers the IPv6 packets the tun device sends towards a "
-                               "client with an ICMPv6 'no route' and drops IPv6 between clients; "
-                               "not implemented in ovpnd yet (IPv6 from clients reaches the tun "
-                               "device in both)");
-    }
-    if (ps->seen_block_ipv6.line) {
+    if (ps->seen_block_ipv6.line && !cfg->net.has_server_ipv6 && !cfg->net.has_ifconfig_ipv6) {
         return config_warn(ps, &ps->seen_block_ipv6,
                            "block-ipv6: the tunnel carries no IPv6 (no server-ipv6 or "
                            "ifconfig-ipv6), so IPv6 packets are dropped anyway, as in openvpn "

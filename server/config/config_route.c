@@ -285,6 +285,7 @@ int config_h_block_ipv6(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     (void)argv;
     ps->seen_block_ipv6 = config_here(ps);
+    ps->cfg->net.block_ipv6 = true;
     return 0;
 }
 
