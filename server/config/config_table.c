@@ -181,7 +181,7 @@ static const struct config_directive directives[] = {
     SET("lport", 1, 1, 0, config_h_port),
     SET("machine-readable-output", 0, 0, 0, config_h_machine_readable_output),
     SET("management", 2, 3, 0, config_h_management),
-    TODO("management-client", 0, NULL),
+    SET("management-client", 0, 0, 0, config_h_management_flag),
     SET("management-client-auth", 0, 0, 0, config_h_management_flag),
     SET("management-client-group", 1, 1, 0, config_h_management_client_group),
     SET("management-client-user", 1, 1, 0, config_h_management_client_user),

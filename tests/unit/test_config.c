@@ -737,7 +737,6 @@ static const struct {
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24: refused, a stateless NAT that 2.6 applies to every client's packets"},
     {"fragment", "#19 data channel"},
-    {"management-client", "#17 management"},
     {"management-external-cert", "#17 management"},
     {"management-external-key", "#17 management"},
     {"management-query-passwords", "#17 management"},
