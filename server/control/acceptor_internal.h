@@ -144,8 +144,10 @@ struct cs_hooks {
     bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
-    struct acc_hook_wait *cr_wait; /* client-crresponse running */
-    struct acceptor *cr_acceptor;  /* for its answer */
+    struct acc_hook_wait *cr_wait;       /* client-crresponse running */
+    struct acceptor *cr_acceptor;        /* for its answer */
+    struct plugin_client *plugin_client; /* its plugins' per-client contexts (a reference; NULL
+                                          * when no plugin has them), from its creation */
 };
 
 /* inactive and session-timeout for a connected client (limits.c), from the config or its
