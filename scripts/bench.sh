@@ -5,7 +5,7 @@
 #                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH] [--clients-only]
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
 #                              [--other-backend] [--rate MBIT] [--churn ROUNDS [--settle SECS]]
-#                              [--proto udp|tcp]
+#                              [--proto udp|tcp] [--pki ec|rsa]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -39,6 +39,8 @@
 #                   `proto tcp-client` and ovpnd-loadgen `--proto tcp` (default udp); no UDP
 #                   search then (the TCP transport retransmits what the UDP search counts
 #                   as lost)
+#   --pki ec|rsa    the certificates and keys of CA, server and clients: EC P-256 (default)
+#                   or RSA 2048 (scripts/pki.sh --rsa), as easy-rsa makes by default
 #
 # For each server (ovpnd, then openvpn with the very same config file) and each cipher (the
 # server's "data-ciphers X"), with the stock openvpn client in its own namespace: iperf3 TCP
@@ -56,7 +58,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,43p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -77,6 +79,7 @@ other_backend=0
 churn_rounds=0
 churn_settle=8
 proto=udp
+pki_type=ec
 need_arg() { [ "$2" -ge 2 ] || {
     echo "bench.sh: $1 needs an argument" >&2
     usage
@@ -215,6 +218,17 @@ while [ $# -gt 0 ]; do
         esac
         shift
         ;;
+    --pki)
+        need_arg "$1" $#
+        case "$2" in
+        ec | rsa) pki_type=$2 ;;
+        *)
+            echo "bench.sh: --pki wants ec or rsa" >&2
+            exit 2
+            ;;
+        esac
+        shift
+        ;;
     -h | --help) usage 0 ;;
     *)
         echo "bench.sh: unknown argument '$1'" >&2
@@ -339,6 +353,7 @@ rec meta - - kernel "$(uname -r)"
 rec meta - - clk_tck "$(getconf CLK_TCK)"
 rec meta - - quick "$quick"
 rec meta - - proto "$proto"
+rec meta - - pki "$pki_type"
 rec meta - - tcp_secs "$tcp_secs"
 rec meta - - tcp_rate_mbps "${tcp_rate:-0}"
 rec meta - - udp_secs "$udp_secs"
@@ -373,7 +388,11 @@ rec meta - - rmem_max "$(cat /proc/sys/net/core/rmem_max 2>/dev/null || echo -)"
 rec meta - - loadavg_start "$(cut -d' ' -f1 /proc/loadavg)"
 
 netns_setup 1
-pki_make "$OVT_DIR"
+if [ "$pki_type" = rsa ]; then
+    pki_make "$OVT_DIR" --rsa
+else
+    pki_make "$OVT_DIR"
+fi
 CNS=$(client_ns 1)
 
 # cpu_ticks PID: utime + stime of the whole process (all its threads), in clock ticks.

@@ -259,6 +259,8 @@ def build(recs):
         if reports:
             ent.update(merge_loadgen(reports))
         if isinstance(ent.get("server_cpu_s"), (int, float)) and ent.get("connected"):
+            # server CPU over the run / connected clients: with --data-rate 0 and a short
+            # hold, the server CPU one connect (handshake) costs
             ent["server_cpu_ms_per_client"] = 1000.0 * ent["server_cpu_s"] / ent["connected"]
         out["loadgen"][server] = ent
     for server, kv in churn.items():
@@ -441,16 +443,17 @@ def markdown(out):
     if out["loadgen"]:
         lines.append("")
         conc = m.get("loadgen_concurrency")
-        lines.append("ovpnd-loadgen, %s simulated clients (duplicate-cn), %s, all held "
-                     "connected for %s s with ICMP echo at %s/s per client:" % (
+        lines.append("ovpnd-loadgen, %s simulated clients (duplicate-cn), %s certificates, %s, "
+                     "all held connected for %s s with ICMP echo at %s/s per client:" % (
                          m.get("clients", "?"),
+                         "RSA 2048" if m.get("pki") == "rsa" else "EC P-256",
                          "all started at once" if conc in (0, None) else
                          "at most %s handshakes in flight" % conc,
                          m.get("loadgen_secs", "?"), m.get("loadgen_pps_per_client", "?")))
         lines.append("")
         lines.append("| server | connected | failed | handshakes/s | connect_all_secs "
                      "| data_pps (replies/s) | keepalive pings received "
-                     "| server RSS MB | rss_per_client_kb | server CPU ms per client |")
+                     "| server RSS MB | rss_per_client_kb | server CPU ms per connect |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for s in SERVERS:
             e = out["loadgen"].get(s)
@@ -463,6 +466,13 @@ def markdown(out):
                 fmt(e.get("data_pps")), fmt(e.get("pings_rx")),
                 fmt(rss / 1024.0 if isinstance(rss, (int, float)) else None),
                 fmt(e.get("rss_per_client_kb")), fmt(e.get("server_cpu_ms_per_client"))))
+        a, b = out["loadgen"].get("ovpnd") or {}, out["loadgen"].get("openvpn") or {}
+        cpu_x = ratio(a.get("server_cpu_ms_per_client"), b.get("server_cpu_ms_per_client"))
+        hs_x = ratio(a.get("handshakes_per_sec"), b.get("handshakes_per_sec"))
+        if cpu_x is not None or hs_x is not None:
+            lines.append("")
+            lines.append("ovpnd / openvpn: server CPU per connect %s, handshakes/s %s" % (
+                fmt_x(cpu_x), fmt_x(hs_x)))
         for s in SERVERS:
             e = out["loadgen"].get(s) or {}
             if e.get("failures"):
