@@ -497,16 +497,20 @@ bench_conf() { # bench_conf CIPHER [EXTRA LINE...]
     server_conf_write "$OVT_DIR" "${extra[@]}" "$@"
 }
 
-# queue_sample: once, what the sockets on the pings' way hold now, raw, for bench_report.py:
-# each namespace's UDP sockets (Recv-Q, skmem) and TCP sockets (ss -i: the iperf3 sender's
-# srtt, cwnd and unacked segments).
+# queue_sample: once, what the queues on the pings' way hold now, raw, for bench_report.py:
+# each namespace's UDP sockets (Recv-Q, skmem), TCP sockets (ss -i: the iperf3 sender's srtt,
+# cwnd and unacked segments) and the packets its TUN devices dropped so far (their queue full).
 queue_sample() {
-    local ns
+    local ns side
     for ns in "$CNS" "$NS_SRV"; do
-        echo "@ $([ "$ns" = "$CNS" ] && echo client || echo server) udp"
+        side=$([ "$ns" = "$CNS" ] && echo client || echo server)
+        echo "@ $side udp"
         ip netns exec "$ns" ss -Huanm 2>/dev/null || true
-        echo "@ $([ "$ns" = "$CNS" ] && echo client || echo server) tcp"
+        echo "@ $side tcp"
         ip netns exec "$ns" ss -Htin 2>/dev/null || true
+        echo "@ $side tun"
+        ip netns exec "$ns" sh -c 'cat /sys/class/net/tun*/statistics/tx_dropped' 2>/dev/null ||
+            true
     done
     echo "@ end"
 }

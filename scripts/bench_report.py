@@ -180,8 +180,9 @@ def ss_field(info, name):
 
 def load_queues(path):
     """bench.sh --latency-under-load: the queue samples of one TCP run. Per sample: the bytes in
-    each namespace's UDP receive queues (the tunnel's sockets) and their drops, and the TCP
-    socket that has sent the most (the iperf3 sender): its srtt and unacked bytes. Medians over the samples."""
+    each namespace's UDP receive queues (the tunnel's sockets) and their drops, the drops of its
+    TUN devices (queue full), and the TCP socket that has sent the most (the iperf3 sender): its
+    srtt and unacked bytes. Medians over the samples."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
@@ -216,6 +217,8 @@ def load_queues(path):
                 cur[side + "_udp_recvq"] = cur.get(side + "_udp_recvq", 0) + int(parts[1])
             except (IndexError, ValueError):
                 pass
+        elif kind == "tun" and line.strip().isdigit():
+            cur[side + "_tun_drops"] = cur.get(side + "_tun_drops", 0) + int(line.strip())
         elif kind == "tcp":
             if not indented:
                 last_tcp = line
@@ -232,9 +235,11 @@ def load_queues(path):
             cur["sender_cwnd"] = ss_field(line, "cwnd")
     out = {"samples": len(samples)}
     for side in ("client", "server"):
-        ds = [x[side + "_udp_drops"] for x in samples if side + "_udp_drops" in x]
-        if len(ds) >= 2:
-            out[side + "_udp_drops"] = ds[-1] - ds[0]  # between the first and the last sample
+        for what in ("udp", "tun"):
+            key = "%s_%s_drops" % (side, what)
+            ds = [x[key] for x in samples if key in x]
+            if len(ds) >= 2:
+                out[key] = ds[-1] - ds[0]  # between the first and the last sample
     for key, scale, name in (("client_udp_recvq", 1 / 1024.0, "client_udp_recvq_kb"),
                              ("server_udp_recvq", 1 / 1024.0, "server_udp_recvq_kb"),
                              ("sender_unacked", 1 / 1024.0, "sender_unacked_kb"),
@@ -643,8 +648,9 @@ def load_table(out):
              "",
              "| server | cipher | load | Mbit/s | server CPU s/GB | ping median ms "
              "| ping p95 ms | pings (lost %) | sender srtt ms | sender unacked kB "
-             "| client UDP Recv-Q kB (drops) | server UDP Recv-Q kB (drops) |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| client UDP Recv-Q kB (drops) | server UDP Recv-Q kB (drops) "
+             "| TUN drops client, server |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in out["runs"]:
         for d, name in (("c2s", "upload (c->s)"), ("s2c", "download (s->c)")):
             e = r.get("load_" + d)
@@ -653,13 +659,14 @@ def load_table(out):
             p = e.get("ping") or {}
             q = e.get("queues") or {}
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s (%s) "
-                         "| %s (%s) |" % (
+                         "| %s (%s) | %s, %s |" % (
                 r["server"], r["cipher"], name, fmt(e.get("mbps"), 0),
                 fmt(e.get("server_cpu_s_per_gb"), 2), fmt(p.get("median_ms"), 2),
                 fmt(p.get("p95_ms"), 2), fmt(p.get("count")), fmt(p.get("loss_pct")),
                 fmt(q.get("sender_srtt_ms"), 2), fmt(q.get("sender_unacked_kb"), 0),
                 fmt(q.get("client_udp_recvq_kb"), 0), fmt(q.get("client_udp_drops")),
-                fmt(q.get("server_udp_recvq_kb"), 0), fmt(q.get("server_udp_drops"))))
+                fmt(q.get("server_udp_recvq_kb"), 0), fmt(q.get("server_udp_drops")),
+                fmt(q.get("client_tun_drops")), fmt(q.get("server_tun_drops"))))
     cmps = [c for c in out["comparison"] if c.get("load_c2s") or c.get("load_s2c")]
     if cmps:
         lines += ["", "Under load, ovpnd / openvpn (targets: ping median and p95 at most 0.8x, "
