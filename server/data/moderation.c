@@ -31,7 +31,7 @@ bool moderation_on_poll(struct moderation *m, const struct moderation_batch *b, 
     if (!m->is_polling) {
         return false;
     }
-    if (b->n_bulk >= MODERATION_MIN_BULK) {
+    if (b->n_bulk > 0) {
         m->last_bulk_us = now_us;
         return false;
     }

@@ -1,8 +1,8 @@
 /* server/data/moderation.h: when a worker stops waking for each datagram and polls its UDP
  * socket from a timer instead (adaptive interrupt moderation), decided apart from its I/O.
  *
- * Like a NIC's adaptive interrupt coalescing: the worker polls only while the datagrams come in
- * batches of bulk data (long datagrams, several per period), where a batch per wakeup is what
+ * Like a NIC's adaptive interrupt coalescing: the worker polls only while bulk data (long
+ * datagrams) comes in batches, where a batch per wakeup is what
  * recvmmsg, the TCP coalescing for the TUN device and UDP GSO need. A stream of short datagrams
  * (TCP ACKs of a download, pings, a call's voice packets) or a sparse one keeps waking the worker
  * at once: holding those back only adds latency (batched ACKs also let the inner TCP sender keep
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define MODERATION_BULK_LEN 576 /* bytes: a datagram this long or longer is bulk data */
-#define MODERATION_MIN_BULK 2   /* bulk datagrams a wakeup or a poll must find to (keep) poll */
+#define MODERATION_MIN_BULK 2   /* bulk datagrams one wakeup must find to start polling */
 
 struct moderation {
     uint32_t period_us;    /* polling period; 0: never poll (OVPND_MODERATION_US=0) */
@@ -52,9 +52,9 @@ static inline void moderation_count(const struct moderation *m, struct moderatio
 bool moderation_on_wakeup(struct moderation *m, const struct moderation_batch *b, uint64_t now_us);
 
 /* A polling period ended at now_us and the poll received b. True when the worker should go back
- * to waking for each datagram: the poll found fewer than MODERATION_MIN_BULK bulk datagrams (the
- * bulk stream ended or slowed down, or only short datagrams are left, which must not wait).
- * Clears is_polling then. */
+ * to waking for each datagram: the poll found no bulk datagram (the bulk stream ended; short
+ * datagrams left alone must not wait). A stream of one bulk datagram per period keeps polling,
+ * so a steady moderate upload does not switch modes on every datagram. Clears is_polling then. */
 bool moderation_on_poll(struct moderation *m, const struct moderation_batch *b, uint64_t now_us);
 
 #endif /* SERVER_DATA_MODERATION_H */

@@ -74,6 +74,11 @@ static void bulk_batches_poll_until_they_stop(void **state)
         assert_false(moderation_on_poll(&m, &b, now));
         assert_true(m.is_polling);
     }
+    /* it slows down to one long datagram per period: still polling (no switch per datagram) */
+    now += PERIOD_US;
+    b = batch(&m, 1, 0);
+    assert_false(moderation_on_poll(&m, &b, now));
+    assert_true(m.is_polling);
     /* the bulk stream ends: a poll finds only an ACK and a ping, so back to waking at once */
     now += PERIOD_US;
     b = batch(&m, 0, 2);
