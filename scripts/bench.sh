@@ -548,7 +548,7 @@ tcp_measure() {
     shift 5
     local out=$BD/$server.$cipher.tcp_$dir.json s0 c0 s1 c1
     [ -n "$tcp_rate" ] && set -- "$@" -b "${tcp_rate}M"
-    local ping_pid= sampler_pid=
+    local ping_pid='' sampler_pid=''
     if [ "$latency_under_load" = 1 ]; then
         load_probes_start "$BD/$server.$cipher.load_$dir"
         ping_pid=$LOAD_PING_PID
