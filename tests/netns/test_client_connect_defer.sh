@@ -58,7 +58,7 @@ server_start "$d"
 
 client_start "$d" 1
 client_start "$d" 2 "keying-material-exporter EXPORTER-ovpnd-test 32" \
-    "plugin $plugin hooks $d/client2-plugin.log nobody 198.19.0.88 final x nobody"
+    "plugin ${plugin%/*}/test_plugin_client.so hooks $d/client2-plugin.log nobody 198.19.0.88 final x nobody"
 client_start "$d" 3
 client_start "$d" 4 "auth-retry none"
 client_start "$d" 5 "auth-retry none"

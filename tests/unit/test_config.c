@@ -721,7 +721,6 @@ static const struct {
     {"client-nat", "#24"},
     {"fragment", "#19 data channel"},
     {"ifconfig-noexec", "#24"},
-    {"management-client", "#17 management"},
     {"management-external-cert", "#17 management"},
     {"management-external-key", "#17 management"},
     {"management-query-passwords", "#17 management"},
