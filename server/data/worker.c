@@ -118,8 +118,8 @@ static void on_udp(uv_poll_t *h, int status, int events)
     }
 }
 
-/* A polling period ended: drain the socket; back to event-driven when the poll found no batch
- * of bulk data (moderation_on_poll). */
+/* A polling period ended: drain the socket; back to event-driven when the poll found no bulk
+ * datagram (moderation_on_poll). */
 static void on_moderation(uv_poll_t *h, int status, int events)
 {
     struct worker *w = h->data;
