@@ -651,7 +651,9 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     struct updown_dev dev;
     int err;
 
-    if (cmd == NULL && (ps == NULL || plugin_set_count(ps, plugin_type) == 0)) {
+    bool is_mgmt_up = cfg->mgmt.up_down && strcmp(script_type, "route-up") == 0;
+
+    if (cmd == NULL && (ps == NULL || plugin_set_count(ps, plugin_type) == 0) && !is_mgmt_up) {
         return 0;
     }
     memset(&hs, 0, sizeof(hs));
@@ -679,6 +681,9 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
         (strcmp(script_type, "down") == 0 || strcmp(script_type, "route-pre-down") == 0)) {
         /* 2.6 signal_description: the signal's name in lower case */
         err = script_env_add(&env, "signal", shutdown_signal == SIGINT ? "sigint" : "sigterm");
+    }
+    if (err == 0 && is_mgmt_up) {
+        err = acceptor_set_updown_env(srv->acceptor, &env);
     }
     err = err ? err
               : updown_run(ps, plugin_type, cmd, script_type,

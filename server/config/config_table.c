@@ -191,7 +191,7 @@ static const struct config_directive directives[] = {
     CLIENT("management-query-proxy", 0, NULL),
     CLIENT("management-query-remote", 0, NULL),
     SET("management-signal", 0, 0, 0, config_h_management_flag),
-    TODO("management-up-down", 0, NULL),
+    SET("management-up-down", 0, 0, 0, config_h_management_flag),
     SET("mark", 1, 1, 0, config_h_mark),
     SET("max-clients", 1, 1, 0, config_h_max_clients),
     SET("max-packet-size", 1, 1, 0, config_h_max_packet_size),

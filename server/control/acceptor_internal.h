@@ -299,8 +299,9 @@ struct acceptor {
     char options_string[KEY_METHOD2_OPTIONS_MAX];
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
-    struct mgmt *mgmt;       /* the management interface (mgmt_ctl.c), NULL without `management` */
-    struct metrics *metrics; /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
+    struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
+    struct script_env updown_env; /* management-up-down: the UP/DOWN environment */
+    struct metrics *metrics;      /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
     struct metrics_control mx; /* what it shows of this thread: handshakes, auth, renegotiations */
     uint64_t next_notify_ms;   /* the next STATUS= for systemd (metrics_ctl.c) */
     size_t n_clients_notified; /* the client count that STATUS= said last */

@@ -726,7 +726,6 @@ static const struct {
     {"management-query-passwords", "#17 management"},
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
-    {"management-up-down", "#17 management"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
