@@ -579,6 +579,27 @@ static void set_block_ipv6(struct server *srv)
     }
 }
 
+/* OVPND_MODERATION_BULK_LEN: datagrams shorter than this many bytes never make a worker poll
+ * (moderation.h; 0 counts every datagram, as before adaptive moderation; default
+ * MODERATION_BULK_LEN). */
+static unsigned moderation_bulk_len_from_env(void)
+{
+    const char *env = getenv("OVPND_MODERATION_BULK_LEN");
+    char *end;
+    unsigned long v;
+
+    if (!env) {
+        return MODERATION_BULK_LEN;
+    }
+    v = strtoul(env, &end, 10);
+    if (*env == '\0' || *end != '\0' || v > 65535) {
+        log_msg(LOG_WARN, "OVPND_MODERATION_BULK_LEN=%s is not 0..65535: using %u", env,
+                MODERATION_BULK_LEN);
+        return MODERATION_BULK_LEN;
+    }
+    return (unsigned)v;
+}
+
 /* The sizes and switches the threads run with: the number of workers, peer-id slots, and the
  * OVPND_* environment knobs. */
 static void set_limits(struct server *srv)
@@ -604,6 +625,12 @@ static void set_limits(struct server *srv)
         log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", we->moderation_us,
                 we->moderation_us ? "workers poll at that period under load"
                                   : "interrupt moderation off, workers wake for every datagram");
+    }
+    we->moderation_bulk_len = moderation_bulk_len_from_env();
+    if (we->moderation_bulk_len != MODERATION_BULK_LEN) {
+        log_msg(LOG_WARN, "OVPND_MODERATION_BULK_LEN=%u: %s", we->moderation_bulk_len,
+                we->moderation_bulk_len ? "shorter datagrams never start polling"
+                                        : "every datagram counts towards polling");
     }
     we->udp_gso = env_switch("OVPND_UDP_GSO");
     if (!we->udp_gso) {
