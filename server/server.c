@@ -538,22 +538,21 @@ static bool env_switch(const char *name)
     return true;
 }
 
-/* OVPND_MODERATION_US: the workers' polling period under load in microseconds (0 turns it
- * off; default WORKER_MODERATION_US). */
-static unsigned moderation_from_env(void)
+/* The unsigned number in environment variable name, within 0..max; def when it is not set, or
+ * (with a warning) when it is not such a number. */
+static unsigned env_unsigned(const char *name, unsigned long max, unsigned def)
 {
-    const char *env = getenv("OVPND_MODERATION_US");
+    const char *env = getenv(name);
     char *end;
     unsigned long v;
 
     if (!env) {
-        return WORKER_MODERATION_US;
+        return def;
     }
     v = strtoul(env, &end, 10);
-    if (*env == '\0' || *end != '\0' || v > 100000) {
-        log_msg(LOG_WARN, "OVPND_MODERATION_US=%s is not 0..100000: using %u", env,
-                WORKER_MODERATION_US);
-        return WORKER_MODERATION_US;
+    if (*env == '\0' || *end != '\0' || v > max) {
+        log_msg(LOG_WARN, "%s=%s is not 0..%lu: using %u", name, env, max, def);
+        return def;
     }
     return (unsigned)v;
 }
@@ -579,27 +578,6 @@ static void set_block_ipv6(struct server *srv)
     }
 }
 
-/* OVPND_MODERATION_BULK_LEN: datagrams shorter than this many bytes never make a worker poll
- * (moderation.h; 0 counts every datagram, as before adaptive moderation; default
- * MODERATION_BULK_LEN). */
-static unsigned moderation_bulk_len_from_env(void)
-{
-    const char *env = getenv("OVPND_MODERATION_BULK_LEN");
-    char *end;
-    unsigned long v;
-
-    if (!env) {
-        return MODERATION_BULK_LEN;
-    }
-    v = strtoul(env, &end, 10);
-    if (*env == '\0' || *end != '\0' || v > 65535) {
-        log_msg(LOG_WARN, "OVPND_MODERATION_BULK_LEN=%s is not 0..65535: using %u", env,
-                MODERATION_BULK_LEN);
-        return MODERATION_BULK_LEN;
-    }
-    return (unsigned)v;
-}
-
 /* The sizes and switches the threads run with: the number of workers, peer-id slots, and the
  * OVPND_* environment knobs. */
 static void set_limits(struct server *srv)
@@ -620,13 +598,13 @@ static void set_limits(struct server *srv)
     if (we->max_local_peers * (size_t)srv->n_workers > PEER_ID_MAX) {
         we->max_local_peers = PEER_ID_MAX / (size_t)srv->n_workers;
     }
-    we->moderation_us = moderation_from_env();
+    we->moderation_us = env_unsigned("OVPND_MODERATION_US", 100000, WORKER_MODERATION_US);
     if (we->moderation_us != WORKER_MODERATION_US) {
         log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", we->moderation_us,
                 we->moderation_us ? "workers poll at that period under load"
                                   : "interrupt moderation off, workers wake for every datagram");
     }
-    we->moderation_bulk_len = moderation_bulk_len_from_env();
+    we->moderation_bulk_len = env_unsigned("OVPND_MODERATION_BULK_LEN", 65535, MODERATION_BULK_LEN);
     if (we->moderation_bulk_len != MODERATION_BULK_LEN) {
         log_msg(LOG_WARN, "OVPND_MODERATION_BULK_LEN=%u: %s", we->moderation_bulk_len,
                 we->moderation_bulk_len ? "shorter datagrams never start polling"

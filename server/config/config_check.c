@@ -122,7 +122,7 @@ static int check_tls(struct config_parser *ps)
     return 0;
 }
 
-static bool in_colon_list(const char *list, const char *name)
+bool config_in_colon_list(const char *list, const char *name)
 {
     size_t len = strlen(name);
 
@@ -173,7 +173,7 @@ static int check_cipher(struct config_parser *ps)
                                cbc);
     }
 
-    if (cfg->tls.cipher == NULL || in_colon_list(cfg->tls.data_ciphers, cfg->tls.cipher)) {
+    if (cfg->tls.cipher == NULL || config_in_colon_list(cfg->tls.data_ciphers, cfg->tls.cipher)) {
         return 0;
     }
     return config_warn(ps, &ps->seen_cipher,

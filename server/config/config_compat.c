@@ -29,19 +29,6 @@ static bool before(const struct config_parser *ps, unsigned version)
     return ps->compat_version != 0 && ps->compat_version < version;
 }
 
-static bool in_list(const char *list, const char *name)
-{
-    size_t len = strlen(name);
-
-    for (const char *p = list; p != NULL; p = strchr(p, ':')) {
-        p += *p == ':' ? 1 : 0;
-        if (strncmp(p, name, len) == 0 && (p[len] == ':' || p[len] == '\0')) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Appends name to data-ciphers, as 2.6 does for peers before 2.5. */
 static int append_cipher(struct config_parser *ps, const char *name)
 {
@@ -89,7 +76,7 @@ int config_apply_compat_mode(struct config_parser *ps)
         }
     }
     if (err == 0 && before(ps, 20500) && cfg->tls.cipher != NULL &&
-        !in_list(cfg->tls.data_ciphers, cfg->tls.cipher)) {
+        !config_in_colon_list(cfg->tls.data_ciphers, cfg->tls.cipher)) {
         err = append_cipher(ps, cfg->tls.cipher);
     }
     if (err == 0 && before(ps, 20600) && !ps->seen_compression) {

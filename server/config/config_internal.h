@@ -275,6 +275,9 @@ int config_h_compat_mode(struct config_parser *ps, int argc, char **argv);
  * with the error reported, or -ENOMEM. */
 int config_apply_compat_mode(struct config_parser *ps);
 
+/* Whether name is one of the entries of the colon-separated list (exact, case-sensitive). */
+bool config_in_colon_list(const char *list, const char *name);
+
 /* Whether ovpnd's data channel offers the cipher name (upper case, OpenVPN's spelling). */
 bool config_data_cipher_supported(const char *name);
 int config_h_keepalive(struct config_parser *ps, int argc, char **argv);

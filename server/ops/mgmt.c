@@ -295,6 +295,28 @@ static bool peer_allowed(struct mgmt *m, struct mgmt_client *c)
     return true;
 }
 
+/* A new management client c (accepted, or connected to with management-client) joins the list
+ * and gets the password prompt or the welcome. */
+static void client_begin(struct mgmt_client *c, const char *from_to)
+{
+    struct mgmt *m = c->m;
+
+    c->next = m->clients;
+    m->clients = c;
+    m->n_clients++;
+    log_msg(LOG_INFO, "MANAGEMENT: Client connected %s %s", from_to, c->peer);
+    if (uv_read_start(&c->u.s, on_alloc, on_read) != 0) {
+        mgmt_client_close(c);
+        return;
+    }
+    if (m->cfg->mgmt.password) {
+        mgmt_send_raw(c, "ENTER PASSWORD:", strlen("ENTER PASSWORD:")); /* no line end, as 2.6 */
+    } else {
+        c->is_authed = true;
+        mgmt_welcome(c);
+    }
+}
+
 static void on_connection(uv_stream_t *server, int status)
 {
     struct mgmt *m = server->data;
@@ -340,20 +362,7 @@ static void on_connection(uv_stream_t *server, int status)
         uv_close(&c->u.h, on_closed);
         return;
     }
-    c->next = m->clients;
-    m->clients = c;
-    m->n_clients++;
-    log_msg(LOG_INFO, "MANAGEMENT: Client connected from %s", c->peer);
-    if (uv_read_start(&c->u.s, on_alloc, on_read) != 0) {
-        mgmt_client_close(c);
-        return;
-    }
-    if (m->cfg->mgmt.password) {
-        mgmt_send_raw(c, "ENTER PASSWORD:", strlen("ENTER PASSWORD:")); /* no line end, as 2.6 */
-    } else {
-        c->is_authed = true;
-        mgmt_welcome(c);
-    }
+    client_begin(c, "from");
 }
 
 static void bytecount_one(void *arg, unsigned long cid, uint64_t in, uint64_t out)
@@ -435,20 +444,7 @@ static void on_connected(uv_connect_t *req, int status)
         }
         return;
     }
-    c->next = m->clients;
-    m->clients = c;
-    m->n_clients++;
-    log_msg(LOG_INFO, "MANAGEMENT: Client connected to %s", c->peer);
-    if (uv_read_start(&c->u.s, on_alloc, on_read) != 0) {
-        mgmt_client_close(c);
-        return;
-    }
-    if (m->cfg->mgmt.password) {
-        mgmt_send_raw(c, "ENTER PASSWORD:", strlen("ENTER PASSWORD:"));
-    } else {
-        c->is_authed = true;
-        mgmt_welcome(c);
-    }
+    client_begin(c, "to");
 }
 
 static int connect_out(struct mgmt *m, char *errbuf, size_t errbuf_len)
