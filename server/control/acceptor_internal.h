@@ -182,6 +182,10 @@ struct ctl_session {
     enum cs_state state;
     uint64_t created_ms;
     uint64_t close_at_ms;
+    /* its first TLS handshake is under way (counted in n_in_flight until it finishes or the
+     * session closes); the client gives up at hs_deadline_ms (admission_decide_deadline) */
+    bool is_in_flight;
+    uint64_t hs_deadline_ms;
     bool is_installed;     /* the worker confirmed MSG_INSTALL */
     struct ccd *ccd;       /* its client-config-dir file, read at connect; NULL if none */
     bool is_dead;          /* freed at the next sweep */
@@ -215,7 +219,10 @@ struct acceptor_stats {
         handshakes_ok, handshakes_failed, auth_failed,
         drop_wkc,        /* tls-crypt-v2: WKc missing, malformed, not ours, expired; no Kc */
         drop_v2_refused, /* tls-crypt-v2-verify refused the client key */
-        drop_handover;   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
+        drop_handover,   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
+        drop_busy,       /* hard resets left unanswered: the handshakes in flight at the bound */
+        drop_too_late;   /* handshakes dropped before a TLS step that would end past the
+                          * client's hand-window (admission_decide_too_late) */
 };
 
 /* One TLS configuration (certificate, key, CA, CRL) with a count of the TLS sessions built on
@@ -240,7 +247,9 @@ struct acc_crypto {
      * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
     pthread_rwlock_t tls_conf_lock;
     bool has_tls_conf_lock;
-    size_t n_tls_jobs; /* handshake steps queued or running */
+    size_t n_tls_jobs;  /* handshake steps queued or running */
+    long n_tls_threads; /* the thread pool's size (UV_THREADPOOL_SIZE) */
+    uint64_t step_us;   /* a handshake step's average duration on the pool (moving average) */
     struct crl_watch crl;
     uint8_t cookie_key[32];
 };
@@ -259,6 +268,10 @@ struct acc_sessions {
     size_t table_size;          /* a power of two */
     size_t n_sessions;
     size_t n_clients;
+    /* first TLS handshakes under way (ctl_session is_in_flight) and their bound
+     * (admission_decide.h): new clients' resets are answered only below it */
+    size_t n_in_flight;
+    size_t max_in_flight;
     struct peer_slots slots; /* peer_ids in use */
     unsigned long next_cid;  /* the CID of the next session */
 };
@@ -283,6 +296,9 @@ struct acceptor {
     int fd;
     struct udp_local rx_local; /* multihome: where the datagram being handled arrived, else
                                 * family 0 */
+    /* the time in the tls-auth / tls-crypt packet_id of the control packet being handled (the
+     * client's session start, admission_decide_deadline); 0 when unknown */
+    uint32_t rx_wrap_time;
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t status_timer;
@@ -463,8 +479,13 @@ void acc_free_peer(struct peer *p);
  * state; its peer too unless still live in a worker (freed when MSG_GONE comes). */
 void acc_cs_free(struct acceptor *a, struct ctl_session *cs);
 
+/* cs's first TLS handshake is no longer in flight (it finished, or the session closes): one
+ * less counted against the bound (admission_decide.h). No-op when it was not. */
+void acc_hs_landed(struct acceptor *a, struct ctl_session *cs);
+
 /* A new session for a client reset whose cookie verified (pkt, from; on TCP link, else 0):
- * session ids from pkt, key_id 0 in use, in the table. NULL when out of memory. */
+ * session ids from pkt, key_id 0 in use, in the table, its first handshake in flight (its
+ * deadline from a->rx_wrap_time, admission_decide_deadline). NULL when out of memory. */
 struct ctl_session *acc_session_create(struct acceptor *a, const struct control_packet *pkt,
                                        const union udp_addr *from, uint64_t link);
 

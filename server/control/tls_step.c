@@ -25,6 +25,7 @@
 #include "proto/push.h"
 #include "proto/tls_session.h"
 #include "server/control/acceptor_decide.h"
+#include "server/control/admission_decide.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -37,6 +38,7 @@ struct tls_job {
     struct key_state *ks; /* NULL once the key state was cleared: only free tls */
     struct tls_session *tls;
     int ret;
+    uint64_t step_us; /* how long the step ran on the pool */
     char err[256];
 };
 
@@ -77,10 +79,19 @@ static void free_held(struct key_state *ks)
 static void job_work(uv_work_t *req)
 {
     struct tls_job *job = req->data;
+    uint64_t t0 = uv_hrtime();
 
     pthread_rwlock_rdlock(&job->a->crypto.tls_conf_lock);
     job->ret = tls_session_handshake(job->tls, job->err, sizeof(job->err));
     pthread_rwlock_unlock(&job->a->crypto.tls_conf_lock);
+    job->step_us = (uv_hrtime() - t0) / 1000u;
+}
+
+/* The moving average of a handshake step's duration (1/8 of each new one), for
+ * admission_decide_too_late. */
+static void note_step_time(struct acceptor *a, uint64_t step_us)
+{
+    a->crypto.step_us = (a->crypto.step_us * 7 + step_us) / 8;
 }
 
 static void job_done(uv_work_t *req, int status)
@@ -92,6 +103,9 @@ static void job_done(uv_work_t *req, int status)
     bool has_held;
 
     a->crypto.n_tls_jobs--;
+    if (status != UV_ECANCELED) {
+        note_step_time(a, job->step_us);
+    }
     if (!ks) {
         acc_tls_conf_put(job->tls->conf);
         tls_session_clear(job->tls);
@@ -126,6 +140,17 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
     if (ks->job) {
         return;
     }
+    if (cs->is_in_flight && ks->key_id == 0 &&
+        admission_decide_too_late(acc_now_ms(a), cs->hs_deadline_ms, a->crypto.n_tls_jobs,
+                                  a->crypto.n_tls_threads, a->crypto.step_us)) {
+        /* the client gives up (hand-window) before this handshake could finish: no TLS work
+         * for it; a storm's client restarts its session and is admitted again */
+        metrics_count_handshake(&a->mx, METRICS_HS_TIMEOUT, 0);
+        acc_drop_pkt(a, &a->stats.drop_too_late, &cs->remote,
+                     "handshake dropped: it cannot finish within the client's hand-window");
+        acc_cs_close(a, cs, 0);
+        return;
+    }
     job = calloc(1, sizeof(*job));
     if (job) {
         job->req.data = job;
@@ -146,8 +171,11 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
         int ret;
 
         pthread_rwlock_rdlock(&a->crypto.tls_conf_lock);
+        uint64_t t0 = uv_hrtime();
+
         ret = tls_session_handshake(ks->tls, err, sizeof(err));
         pthread_rwlock_unlock(&a->crypto.tls_conf_lock);
+        note_step_time(a, (uv_hrtime() - t0) / 1000u);
         acc_tls_stepped(a, cs, ks, ret, err);
     }
 }
@@ -269,6 +297,9 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
         acc_flush_ks(a, cs, ks); /* deliver the TLS alert */
         acc_ks_fail(a, cs, ks, "TLS handshake failed");
         return;
+    }
+    if (ks->key_id == 0) {
+        acc_hs_landed(a, cs); /* the TLS work is done: room for another client */
     }
     read_tls_app_data(a, cs, ks);
     if (cs->state != CS_CLOSING) {
