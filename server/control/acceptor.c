@@ -82,6 +82,7 @@ static void on_tick(uv_timer_t *t)
         }
     }
     trim_heap(a, now);
+    acc_admission_tick(a, now);
     acc_notify_tick(a, now);
 }
 
@@ -179,13 +180,13 @@ static void log_stats(struct acceptor *a)
             ", hand-over to a worker behind %" PRIu64 ", tls-crypt-v2 client key %" PRIu64
             ", refused by tls-crypt-v2-verify %" PRIu64
             "; admission: resets not answered (busy) %" PRIu64 ", handshakes too late %" PRIu64
-            ", in flight %zu of %zu",
+            ", in flight %zu of %zu; TLS handshakes started %" PRIu64 ", finished %" PRIu64,
             a->sessions.n_clients, a->sessions.n_sessions, s->handshakes_ok, s->handshakes_failed,
             s->auth_failed, s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed,
             s->drop_cookie, s->drop_no_session, s->drop_window, s->drop_handshake_timeout,
             s->drop_connect_freq, s->drop_connect_freq_initial, s->drop_handover, s->drop_wkc,
             s->drop_v2_refused, s->drop_busy, s->drop_too_late, a->sessions.n_in_flight,
-            a->sessions.max_in_flight);
+            a->sessions.max_in_flight, s->tls_started, s->tls_done);
 }
 
 static void on_async(uv_async_t *h)
@@ -392,11 +393,15 @@ static void setup_admission(struct acceptor *a)
     if (a->crypto.n_tls_threads < 1) {
         a->crypto.n_tls_threads = 1;
     }
-    a->crypto.step_us = 5000; /* until steps are measured: a few ms (docs/benchmarks.md) */
-    a->sessions.max_in_flight =
-        admission_decide_bound(bound ? strtol(bound, NULL, 10) : 0, a->crypto.n_tls_threads);
-    log_msg(LOG_INFO, "admission control: at most %zu TLS handshakes in flight",
-            a->sessions.max_in_flight);
+    a->crypto.step_us = ADMISSION_HS_US_DEFAULT / 2; /* until steps are measured */
+    a->crypto.hs_us = ADMISSION_HS_US_DEFAULT;
+    a->sessions.configured_in_flight = bound ? strtol(bound, NULL, 10) : 0;
+    acc_admission_tick(a, acc_now_ms(a));
+    log_msg(LOG_INFO, "admission control: at most %zu TLS handshakes in flight%s",
+            a->sessions.max_in_flight,
+            a->sessions.configured_in_flight > 0
+                ? " (OVPND_HANDSHAKES_IN_FLIGHT)"
+                : " (to begin with: it follows the handshake rate)");
 }
 
 /* The loop's handles and timers (acceptor_new), with the acceptor's mailbox box. 0 or a

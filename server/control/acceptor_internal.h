@@ -73,6 +73,8 @@ struct key_state {
     enum ks_state state;
     bool has_sent_key_method2;
     uint64_t start_ms;
+    uint64_t tls_us;   /* time its handshake steps took on the TLS threads */
+    bool has_tls_work; /* a handshake step ran or was queued */
     struct reliable rel;
     /* Heap-allocated: a handshake step running on the thread pool keeps it alive after the key
      * state is cleared. While job is set, tls belongs to that step: the acceptor neither reads
@@ -221,8 +223,10 @@ struct acceptor_stats {
         drop_v2_refused, /* tls-crypt-v2-verify refused the client key */
         drop_handover,   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
         drop_busy,       /* hard resets left unanswered: the handshakes in flight at the bound */
-        drop_too_late;   /* handshakes dropped before a TLS step that would end past the
+        drop_too_late,   /* handshakes dropped before a TLS step that would end past the
                           * client's hand-window (admission_decide_too_late) */
+        tls_started,     /* first TLS handshakes that got TLS work (their first step) */
+        tls_done;        /* of those, finished (the TLS work was not lost) */
 };
 
 /* One TLS configuration (certificate, key, CA, CRL) with a count of the TLS sessions built on
@@ -250,6 +254,7 @@ struct acc_crypto {
     size_t n_tls_jobs;  /* handshake steps queued or running */
     long n_tls_threads; /* the thread pool's size (UV_THREADPOOL_SIZE) */
     uint64_t step_us;   /* a handshake step's average duration on the pool (moving average) */
+    uint64_t hs_us;     /* the TLS threads' time for one first handshake (moving average) */
     struct crl_watch crl;
     uint8_t cookie_key[32];
 };
@@ -272,8 +277,12 @@ struct acc_sessions {
      * (admission_decide.h): new clients' resets are answered only below it */
     size_t n_in_flight;
     size_t max_in_flight;
-    struct peer_slots slots; /* peer_ids in use */
-    unsigned long next_cid;  /* the CID of the next session */
+    long configured_in_flight; /* OVPND_HANDSHAKES_IN_FLIGHT, 0: the measured default */
+    uint64_t hs_rate;          /* first handshakes a second (admission_decide_rate) */
+    uint64_t tls_done_mark;    /* stats.tls_done at the last update of hs_rate */
+    uint64_t next_rate_ms;     /* the next update (acc_now_ms) */
+    struct peer_slots slots;   /* peer_ids in use */
+    unsigned long next_cid;    /* the CID of the next session */
 };
 
 /* A config a reload put in force (reload.c): a shallow copy of the start-up config whose
@@ -478,6 +487,10 @@ void acc_free_peer(struct peer *p);
 /* Free cs now: out of the table, its key states, client-config-dir file, hook and token
  * state; its peer too unless still live in a worker (freed when MSG_GONE comes). */
 void acc_cs_free(struct acceptor *a, struct ctl_session *cs);
+
+/* At the tick: once a second, the handshake rate and from it the bound on handshakes in flight
+ * (admission_decide.h). O(1). */
+void acc_admission_tick(struct acceptor *a, uint64_t now);
 
 /* cs's first TLS handshake is no longer in flight (it finished, or the session closes): one
  * less counted against the bound (admission_decide.h). No-op when it was not. */

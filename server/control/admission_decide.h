@@ -21,24 +21,46 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Handshakes in flight per TLS thread by default (admission_decide_bound). A handshake spends
- * most of its time waiting for the client (round trips, the client's own public-key work), not
- * on our threads, so several per thread keep the pool busy; beyond that they only queue. Chosen
- * by measuring the storm's handshake rate (docs/benchmarks.md, "Reconnect storm"). */
-#define ADMISSION_PER_THREAD 16
-#define ADMISSION_MIN 8
+/* The bound on handshakes in flight, unless configured: as many as the server finishes in a
+ * quarter of the hand-window at its handshake rate (Little's law: bound = rate x time in
+ * flight). Then a client admitted late in its hand-window (after resets that went unanswered)
+ * still connects, and the work admitted at one wave of retransmitted resets (2.6 clients send
+ * theirs again after 2, 6, 14 and 30 s) lasts until about the next one, so the TLS threads do
+ * not run dry between them. The rate is what the server showed it can do: the highest number
+ * of first handshakes finished in one second lately (decaying by 1/16 a second), and never less
+ * than half what its TLS threads could do at the measured TLS cost of a handshake, so that a
+ * storm after a quiet time is not throttled while the rate is learnt. */
+#define ADMISSION_MIN 16
+#define ADMISSION_MAX 100000
+#define ADMISSION_HS_US_DEFAULT 10000 /* a handshake's TLS work until one is measured: 10 ms */
 
-/* The bound on handshakes in flight: `configured` when > 0 (OVPND_HANDSHAKES_IN_FLIGHT), else
- * ADMISSION_PER_THREAD per TLS thread (n_threads, at least 1), at least ADMISSION_MIN. */
-static inline size_t admission_decide_bound(long configured, long n_threads)
+/* The handshake rate (per second) the bound is made from, once a second: the larger of
+ * finished_last_s (first handshakes finished in the last second), the previous rate decayed by
+ * 1/16, and half of n_threads (at least 1) TLS threads' rate at hs_us microseconds of TLS work a
+ * handshake (ADMISSION_HS_US_DEFAULT when 0). */
+static inline uint64_t admission_decide_rate(uint64_t prev_rate, uint64_t finished_last_s,
+                                             long n_threads, uint64_t hs_us)
 {
-    size_t n;
+    uint64_t threads = (uint64_t)(n_threads > 0 ? n_threads : 1);
+    uint64_t floor = threads * 1000000u / (hs_us ? hs_us : ADMISSION_HS_US_DEFAULT) / 2;
+    uint64_t r = prev_rate - prev_rate / 16;
+
+    r = finished_last_s > r ? finished_last_s : r;
+    return r > floor ? r : floor;
+}
+
+/* The bound: `configured` when > 0 (OVPND_HANDSHAKES_IN_FLIGHT); else rate (handshakes a
+ * second, admission_decide_rate) times a quarter of hand_window_ms, within [ADMISSION_MIN,
+ * ADMISSION_MAX]. */
+static inline size_t admission_decide_bound(long configured, uint64_t rate, uint64_t hand_window_ms)
+{
+    uint64_t n;
 
     if (configured > 0) {
         return (size_t)configured;
     }
-    n = (size_t)(n_threads > 0 ? n_threads : 1) * ADMISSION_PER_THREAD;
-    return n < ADMISSION_MIN ? ADMISSION_MIN : n;
+    n = rate * hand_window_ms / 4000u;
+    return (size_t)(n < ADMISSION_MIN ? ADMISSION_MIN : n > ADMISSION_MAX ? ADMISSION_MAX : n);
 }
 
 /* Whether a new client's hard reset is answered now: only while fewer than bound handshakes are

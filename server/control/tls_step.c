@@ -15,6 +15,7 @@
  * frees nothing: a key state cleared meanwhile (hand-window, session closed, server stopping)
  * hands its TLS session to the job, which frees it when the step returns.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,11 +88,43 @@ static void job_work(uv_work_t *req)
     job->step_us = (uv_hrtime() - t0) / 1000u;
 }
 
-/* The moving average of a handshake step's duration (1/8 of each new one), for
- * admission_decide_too_late. */
-static void note_step_time(struct acceptor *a, uint64_t step_us)
+/* A handshake step took step_us on a TLS thread: the moving average of a step (1/8 of each new
+ * one), for admission_decide_too_late, and the time of ks's handshake (NULL: cleared). */
+static void note_step_time(struct acceptor *a, struct key_state *ks, uint64_t step_us)
 {
     a->crypto.step_us = (a->crypto.step_us * 7 + step_us) / 8;
+    if (ks) {
+        ks->tls_us += step_us;
+    }
+}
+
+/* A first handshake finished after hs_us on the TLS threads: the moving average of a handshake's
+ * TLS cost (admission_decide_rate's floor). */
+static void note_handshake_cost(struct acceptor *a, uint64_t hs_us)
+{
+    a->crypto.hs_us = (a->crypto.hs_us * 7 + hs_us) / 8;
+}
+
+void acc_admission_tick(struct acceptor *a, uint64_t now)
+{
+    struct acc_sessions *s = &a->sessions;
+    size_t was = s->max_in_flight;
+
+    if (now < s->next_rate_ms) {
+        return;
+    }
+    s->hs_rate = admission_decide_rate(s->hs_rate, a->stats.tls_done - s->tls_done_mark,
+                                       a->crypto.n_tls_threads, a->crypto.hs_us);
+    s->tls_done_mark = a->stats.tls_done;
+    s->next_rate_ms = now + 1000;
+    s->max_in_flight = admission_decide_bound(s->configured_in_flight, s->hs_rate,
+                                              (uint64_t)a->cfg->timers.hand_window_s * 1000u);
+    if (s->max_in_flight != was && (s->max_in_flight >= was * 2 || s->max_in_flight * 2 <= was)) {
+        log_msg(LOG_INFO,
+                "admission control: at most %zu TLS handshakes in flight (%" PRIu64
+                " handshakes/s, %.1f ms of TLS work each)",
+                s->max_in_flight, s->hs_rate, (double)a->crypto.hs_us / 1000.0);
+    }
 }
 
 static void job_done(uv_work_t *req, int status)
@@ -104,7 +137,7 @@ static void job_done(uv_work_t *req, int status)
 
     a->crypto.n_tls_jobs--;
     if (status != UV_ECANCELED) {
-        note_step_time(a, job->step_us);
+        note_step_time(a, ks, job->step_us);
     }
     if (!ks) {
         acc_tls_conf_put(job->tls->conf);
@@ -151,6 +184,10 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
         acc_cs_close(a, cs, 0);
         return;
     }
+    if (!ks->has_tls_work) {
+        ks->has_tls_work = true;
+        a->stats.tls_started += cs->is_in_flight;
+    }
     job = calloc(1, sizeof(*job));
     if (job) {
         job->req.data = job;
@@ -175,7 +212,7 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
 
         ret = tls_session_handshake(ks->tls, err, sizeof(err));
         pthread_rwlock_unlock(&a->crypto.tls_conf_lock);
-        note_step_time(a, (uv_hrtime() - t0) / 1000u);
+        note_step_time(a, ks, (uv_hrtime() - t0) / 1000u);
         acc_tls_stepped(a, cs, ks, ret, err);
     }
 }
@@ -298,8 +335,10 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
         acc_ks_fail(a, cs, ks, "TLS handshake failed");
         return;
     }
-    if (ks->key_id == 0) {
+    if (ks->key_id == 0 && cs->is_in_flight) {
         acc_hs_landed(a, cs); /* the TLS work is done: room for another client */
+        a->stats.tls_done++;
+        note_handshake_cost(a, ks->tls_us);
     }
     read_tls_app_data(a, cs, ks);
     if (cs->state != CS_CLOSING) {

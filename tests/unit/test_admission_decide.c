@@ -11,15 +11,46 @@
 
 #include "server/control/admission_decide.h"
 
+static void rate(void **state)
+{
+    (void)state;
+    /* the floor: half of 2 threads at 5 ms a handshake (400/s) */
+    assert_int_equal(admission_decide_rate(0, 0, 2, 5000), 200);
+    assert_int_equal(admission_decide_rate(0, 0, 2, 0), 2 * 1000000 / ADMISSION_HS_US_DEFAULT / 2);
+    assert_int_equal(admission_decide_rate(0, 0, 0, 5000), 100); /* zero threads is one */
+    /* a second with more finished: taken at once */
+    assert_int_equal(admission_decide_rate(200, 350, 2, 5000), 350);
+    /* quieter seconds: decays by 1/16 a second down to the floor */
+    assert_int_equal(admission_decide_rate(320, 10, 2, 5000), 300);
+    assert_int_equal(admission_decide_rate(300, 290, 2, 5000), 290);
+    {
+        uint64_t r = 1000;
+
+        for (int i = 0; i < 200; i++) {
+            r = admission_decide_rate(r, 0, 2, 5000);
+        }
+        assert_int_equal(r, 200);
+    }
+    /* a costlier handshake lowers the floor, not a rate shown */
+    assert_int_equal(admission_decide_rate(0, 0, 2, 20000), 50);
+    assert_int_equal(admission_decide_rate(160, 0, 2, 20000), 150);
+}
+
 static void bound_default_and_configured(void **state)
 {
     (void)state;
-    assert_int_equal(admission_decide_bound(0, 2), 2 * ADMISSION_PER_THREAD);
-    assert_int_equal(admission_decide_bound(0, 4), 4 * ADMISSION_PER_THREAD);
-    assert_int_equal(admission_decide_bound(0, 0), ADMISSION_PER_THREAD); /* one thread */
-    assert_true(admission_decide_bound(0, 1) >= ADMISSION_MIN);
-    assert_int_equal(admission_decide_bound(5, 2), 5); /* the environment's, even below the min */
-    assert_int_equal(admission_decide_bound(-3, 2), 2 * ADMISSION_PER_THREAD);
+    /* 200 handshakes a second for a quarter of a 60 s hand-window */
+    assert_int_equal(admission_decide_bound(0, 200, 60000), 3000);
+    /* a 5 s hand-window: 1.25 s of handshakes */
+    assert_int_equal(admission_decide_bound(0, 200, 5000), 250);
+    assert_int_equal(admission_decide_bound(0, 145, 60000), 2175);
+    /* clamped */
+    assert_int_equal(admission_decide_bound(0, 10, 1000), ADMISSION_MIN);
+    assert_int_equal(admission_decide_bound(0, 0, 60000), ADMISSION_MIN);
+    assert_int_equal(admission_decide_bound(0, 1000000, 3600000), ADMISSION_MAX);
+    /* the environment's, even below the minimum; a bad one is ignored */
+    assert_int_equal(admission_decide_bound(5, 200, 60000), 5);
+    assert_int_equal(admission_decide_bound(-3, 200, 5000), 250);
 }
 
 static void answer_only_below_the_bound(void **state)
@@ -79,6 +110,7 @@ static void too_late(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rate),
         cmocka_unit_test(bound_default_and_configured),
         cmocka_unit_test(answer_only_below_the_bound),
         cmocka_unit_test(deadline_from_the_server_alone),
