@@ -73,8 +73,8 @@ struct key_state {
     enum ks_state state;
     bool has_sent_key_method2;
     uint64_t start_ms;
-    uint64_t tls_us;   /* time its handshake steps took on the TLS threads */
-    bool has_tls_work; /* a handshake step ran or was queued */
+    uint64_t tls_us;     /* time its handshake steps took on the TLS threads */
+    bool is_tls_working; /* the first handshake's TLS work started and has not finished */
     struct reliable rel;
     /* Heap-allocated: a handshake step running on the thread pool keeps it alive after the key
      * state is cleared. While job is set, tls belongs to that step: the acceptor neither reads
@@ -184,8 +184,8 @@ struct ctl_session {
     enum cs_state state;
     uint64_t created_ms;
     uint64_t close_at_ms;
-    /* its first TLS handshake is under way (counted in n_in_flight until it finishes or the
-     * session closes); the client gives up at hs_deadline_ms (admission_decide_deadline) */
+    /* its first negotiation is under way (counted in n_in_flight until the client is connected
+     * or the session closes); the client gives up at hs_deadline_ms (admission_decide_deadline) */
     bool is_in_flight;
     uint64_t hs_deadline_ms;
     bool is_installed;     /* the worker confirmed MSG_INSTALL */
@@ -226,7 +226,7 @@ struct acceptor_stats {
         drop_too_late,   /* handshakes dropped before a TLS step that would end past the
                           * client's hand-window (admission_decide_too_late) */
         tls_started,     /* first TLS handshakes that got TLS work (their first step) */
-        tls_done;        /* of those, finished (the TLS work was not lost) */
+        tls_done;        /* of those, whose TLS handshake finished (its work was not lost) */
 };
 
 /* One TLS configuration (certificate, key, CA, CRL) with a count of the TLS sessions built on
@@ -273,13 +273,14 @@ struct acc_sessions {
     size_t table_size;          /* a power of two */
     size_t n_sessions;
     size_t n_clients;
-    /* first TLS handshakes under way (ctl_session is_in_flight) and their bound
+    /* first negotiations under way, from the session's creation until the client is connected
+     * or the session closes (ctl_session is_in_flight), and their bound
      * (admission_decide.h): new clients' resets are answered only below it */
     size_t n_in_flight;
     size_t max_in_flight;
     long configured_in_flight; /* OVPND_HANDSHAKES_IN_FLIGHT, 0: the measured default */
     uint64_t hs_rate;          /* first handshakes a second (admission_decide_rate) */
-    uint64_t tls_done_mark;    /* stats.tls_done at the last update of hs_rate */
+    uint64_t connected_mark;   /* stats.handshakes_ok at the last update of hs_rate */
     uint64_t next_rate_ms;     /* the next update (acc_now_ms) */
     struct peer_slots slots;   /* peer_ids in use */
     unsigned long next_cid;    /* the CID of the next session */
@@ -492,8 +493,8 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs);
  * (admission_decide.h). O(1). */
 void acc_admission_tick(struct acceptor *a, uint64_t now);
 
-/* cs's first TLS handshake is no longer in flight (it finished, or the session closes): one
- * less counted against the bound (admission_decide.h). No-op when it was not. */
+/* cs's first negotiation is no longer in flight (the client is connected, or the session
+ * closes): one less counted against the bound (admission_decide.h). No-op when it was not. */
 void acc_hs_landed(struct acceptor *a, struct ctl_session *cs);
 
 /* A new session for a client reset whose cookie verified (pkt, from; on TCP link, else 0):

@@ -5,7 +5,7 @@
  * handshakes cost the server CPU (tls_step.c runs them on the thread pool), so serving all of
  * them at the same time makes each one slow: past hand-window they all time out, the clients
  * start over, and the work spent on them is lost. Instead the acceptor keeps a bound on the
- * handshakes in flight (a session created, its first TLS handshake not finished): a client's
+ * handshakes in flight (a session created, its client not yet connected): a client's
  * hard reset is answered (with the stateless cookie, cookie.c) only while there is room, so a
  * refusal costs nothing; the client sends its reset again with its reliability layer's backoff
  * (2 s, then doubling, as openvpn 2.6's reliable.c) and is answered once others have finished.

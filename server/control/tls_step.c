@@ -113,9 +113,9 @@ void acc_admission_tick(struct acceptor *a, uint64_t now)
     if (now < s->next_rate_ms) {
         return;
     }
-    s->hs_rate = admission_decide_rate(s->hs_rate, a->stats.tls_done - s->tls_done_mark,
+    s->hs_rate = admission_decide_rate(s->hs_rate, a->stats.handshakes_ok - s->connected_mark,
                                        a->crypto.n_tls_threads, a->crypto.hs_us);
-    s->tls_done_mark = a->stats.tls_done;
+    s->connected_mark = a->stats.handshakes_ok;
     s->next_rate_ms = now + 1000;
     s->max_in_flight = admission_decide_bound(s->configured_in_flight, s->hs_rate,
                                               (uint64_t)a->cfg->timers.hand_window_s * 1000u);
@@ -184,9 +184,9 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
         acc_cs_close(a, cs, 0);
         return;
     }
-    if (!ks->has_tls_work) {
-        ks->has_tls_work = true;
-        a->stats.tls_started += cs->is_in_flight;
+    if (!ks->tls_us && !ks->is_tls_working && cs->is_in_flight && ks->key_id == 0) {
+        ks->is_tls_working = true;
+        a->stats.tls_started++;
     }
     job = calloc(1, sizeof(*job));
     if (job) {
@@ -335,8 +335,9 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
         acc_ks_fail(a, cs, ks, "TLS handshake failed");
         return;
     }
-    if (ks->key_id == 0 && cs->is_in_flight) {
-        acc_hs_landed(a, cs); /* the TLS work is done: room for another client */
+    if (ks->key_id == 0 && cs->is_in_flight && ks->is_tls_working) {
+        /* the TLS work was not lost (the session stays in flight until it is connected) */
+        ks->is_tls_working = false;
         a->stats.tls_done++;
         note_handshake_cost(a, ks->tls_us);
     }

@@ -1153,8 +1153,11 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
         }
         return;
     }
+    /* hand-window: for the key negotiation (2.6 ssl.c, until S_ACTIVE), then again for the push
+     * reply (2.6 push.c: no reply to PUSH_REQUEST within hand-window restarts) */
     if (c->state < LOADGEN_CLIENT_CONNECTED &&
-        now - c->attempt_ms >= (uint64_t)cfg->hand_window_s * 1000u) {
+        now - (c->state == LOADGEN_CLIENT_PUSH ? c->km_done_ms : c->attempt_ms) >=
+            (uint64_t)cfg->hand_window_s * 1000u) {
         if (cfg->retry) {
             give_up_attempt(c, now);
             return;
