@@ -705,7 +705,7 @@ loadgen_server() {
 storm_run() {
     local server=$1 name=$2 n=$3 pki=$OVT_DIR/pki rc=0
     shift 3
-    timeout --kill-after=30 $((n / 10 + 400)) ip netns exec "$CNS" "$LOADGEN" \
+    timeout --kill-after=30 $((n / 20 + 180)) ip netns exec "$CNS" "$LOADGEN" \
         --server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt" \
         --key "$pki/client1.key" --tls-crypt "$pki/ta.key" --clients "$n" --rate 0 \
         --duration 2 --data-rate 0 --bind-range 198.18.0.100-101 --threads "$(nproc)" \
