@@ -648,6 +648,7 @@ void config_init(struct config *cfg)
     cfg->net.ifconfig_pool_persist_s = 600;
     cfg->net.route_metric = -1;
     cfg->net.tun_mtu = 1500;
+    cfg->net.tls_mtu = 1250;
     cfg->net.mssfix = 1492;
     cfg->net.mssfix_mode = CONFIG_MSSFIX_MTU;
     cfg->timers.hand_window_s = 60;
@@ -776,6 +777,7 @@ void config_free(struct config *cfg)
                         &cfg->tls.data_ciphers,
                         &cfg->tls.data_ciphers_fallback,
                         &cfg->tls.cipher,
+                        &cfg->tls.ekm_label,
                         &cfg->tls.tls_version_min,
                         &cfg->tls.tls_version_max,
                         &cfg->tls.tls_groups,

@@ -166,6 +166,8 @@ struct config_net {
     uint32_t ifconfig_push_constraint_network, ifconfig_push_constraint_netmask;
     int tun_mtu;     /* default 1500 */
     int tun_mtu_occ; /* `tun-mtu N OCC`: MTU announced in OCC; 0 unset */
+    int tls_mtu;     /* `max-packet-size N`: control packets, IP and UDP headers included, are
+                      * at most this long (512..2048); default 1250, as 2.6 */
     int mssfix;      /* 0 = off; see mssfix_mode */
     int mssfix_mode; /* CONFIG_MSSFIX_*; default 1492 + MTU */
     struct config_push push;
@@ -224,18 +226,23 @@ struct config_tls {
                    * a 2.6 server (options.c, options_postprocess_cipher); never negotiated */
     int replay_window, replay_time_s; /* default 64, 15 (openvpn packet_id.h) */
     bool no_replay;                   /* always false: `no-replay` is refused with AEAD */
-    char *tls_version_min;            /* "1.0", "1.1" or "1.2"; default "1.2" */
-    char *tls_version_max;            /* same set, NULL = no maximum */
-    char *tls_groups;                 /* tls-groups LIST as given, NULL = default order */
-    char *tls_cipher;                 /* tls-cipher LIST as given, NULL = Mbed TLS's default */
-    char *tls_cert_profile;           /* legacy|insecure|preferred|suiteb, NULL = Mbed TLS's */
-    int verify_client_cert;           /* CONFIG_VERIFY_* */
-    char *verify_client_cert_where;   /* "FILE:LINE" of `verify-client-cert`, for start-up
-                                       * errors; NULL when the config has none */
-    bool remote_cert_tls_client;      /* `remote-cert-tls client`: client certs need the
-                                       * TLS Web Client Authentication EKU and a key usage */
-    struct config_blob crl;           /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
-    char *crl_file;                   /* its path, to re-read when it changes; NULL when inline */
+    /* `keying-material-exporter LABEL LEN`: LEN bytes (16..4095) exported from each TLS session
+     * under LABEL (RFC 5705), given to TLS_FINAL plugins as exported_keying_material in hex */
+    char *ekm_label; /* NULL = none */
+    int ekm_len;
+    bool force_ekm;         /* `force-tls-key-material-export`: refuse clients without TLS-EKM */
+    char *tls_version_min;  /* "1.0", "1.1" or "1.2"; default "1.2" */
+    char *tls_version_max;  /* same set, NULL = no maximum */
+    char *tls_groups;       /* tls-groups LIST as given, NULL = default order */
+    char *tls_cipher;       /* tls-cipher LIST as given, NULL = Mbed TLS's default */
+    char *tls_cert_profile; /* legacy|insecure|preferred|suiteb, NULL = Mbed TLS's */
+    int verify_client_cert; /* CONFIG_VERIFY_* */
+    char *verify_client_cert_where; /* "FILE:LINE" of `verify-client-cert`, for start-up
+                                     * errors; NULL when the config has none */
+    bool remote_cert_tls_client;    /* `remote-cert-tls client`: client certs need the
+                                     * TLS Web Client Authentication EKU and a key usage */
+    struct config_blob crl;         /* `crl-verify FILE`: PEM/DER CRL(s), checked when parsed */
+    char *crl_file;                 /* its path, to re-read when it changes; NULL when inline */
     /* `peer-fingerprint`: SHA-256 digests of the client certificates admitted, in config order
      * (several lines and <peer-fingerprint> blocks add up, as in 2.6). Without `ca` they stand
      * in for the CA (self-signed certificates); with it they are checked as well. */

@@ -390,6 +390,41 @@ static int check_topology(struct config_parser *ps)
 
 /* The checks after the last line that do not depend on one another's success. */
 
+/* `proto-force P`: 2.6 disables the connection profiles of any other protocol and stops when
+ * none is left (options.c, options_postprocess_mutate_ce; "No usable connection profiles are
+ * present"). ovpnd's profiles are its sockets: one, or one UDP and one TCP. */
+static int apply_proto_force(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    bool want_tcp = ps->proto_force == CONFIG_PROTO_TCP;
+
+    if (cfg->net.n_sockets == 2) {
+        struct config_socket *s = cfg->net.sockets;
+        int keep = config_proto_is_tcp(s[0].proto) == want_tcp ? 0 : 1;
+
+        struct config_socket kept = s[keep];
+
+        free(s[1 - keep].host);
+        s[0] = kept;
+        memset(&s[1], 0, sizeof(s[1]));
+        cfg->net.n_sockets = 1;
+        cfg->net.port = s[0].port;
+        cfg->net.proto = s[0].proto;
+        if (config_set_str(ps, &cfg->net.local, s[0].host) != 0) {
+            return -ENOMEM;
+        }
+        return config_warn(ps, &ps->seen_proto_force, "proto-force: only the %s socket is opened",
+                           want_tcp ? "TCP" : "UDP");
+    }
+    if (config_proto_is_tcp(cfg->net.proto) != want_tcp) {
+        return config_error_at(ps, &ps->seen_proto_force, "proto-force",
+                               "no usable connection profiles are present (the server's proto "
+                               "is %s)",
+                               config_proto_is_tcp(cfg->net.proto) ? "tcp-server" : "udp");
+    }
+    return 0;
+}
+
 /* `local` lines (openvpn 2.7's multi-socket server): one is the server's socket, two are one UDP
  * and one TCP socket, each completed from `port` and `proto`; and port-share needs TCP. */
 static int check_sockets(struct config_parser *ps)
@@ -411,6 +446,13 @@ static int check_sockets(struct config_parser *ps)
                                    "not implemented yet in ovpnd: two %s sockets (two `local` "
                                    "lines must be one UDP and one TCP socket)",
                                    config_proto_is_tcp(s[0].proto) ? "TCP" : "UDP");
+        }
+    }
+    if (ps->proto_force != 0) {
+        int err = apply_proto_force(ps);
+
+        if (err) {
+            return err;
         }
     }
     if (cfg->net.port_share_host && !config_proto_is_tcp(cfg->net.proto) &&
@@ -491,7 +533,13 @@ static int check_defaults(struct config_parser *ps)
         err = set_default(ps, &cfg->tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
     }
     if (err == 0) {
+        err = config_apply_compat_mode(ps);
+    }
+    if (err == 0) {
         err = set_default(ps, &cfg->tls.tls_version_min, "1.2");
+    }
+    if (err == 0) {
+        err = config_check_mtu(ps); /* needs auth; before mssfix, which follows the tun MTU */
     }
     if (err == 0 && ps->is_mssfix_default) {
         /* options_postprocess_mutate_ce: the default 1492 only fits the default tun MTU;

@@ -76,10 +76,17 @@ struct config_parser {
         seen_tls_verify, seen_client_connect, seen_client_disconnect, seen_learn_address,
         seen_client_crresponse, seen_up, seen_down, seen_route_up, seen_server, seen_ifconfig,
         seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool, seen_server_ipv6,
-        seen_ifconfig_pool_persist;
-    bool is_mssfix_default; /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
+        seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force;
+    int link_mtu;    /* `link-mtu N` / `udp-mtu N`: the tun MTU is derived after the last line */
+    int proto_force; /* `proto-force P`: CONFIG_PROTO_UDP or CONFIG_PROTO_TCP; 0 = none */
+    struct config_where seen_compat_mode;
+    unsigned compat_version; /* `compat-mode X.Y.Z` as X * 10000 + Y * 100 + Z; 0 = none */
+    bool seen_compression;   /* compress, comp-lzo, comp-noadapt or allow-compression */
+    bool is_mssfix_default;  /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
 };
+
+#define TUN_MTU_MIN 100 /* openvpn mtu.h */
 
 /* The kinds of table rows. */
 enum config_kind {
@@ -249,6 +256,25 @@ int config_h_server(struct config_parser *ps, int argc, char **argv);
 int config_h_mode(struct config_parser *ps, int argc, char **argv);
 int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv);
 int config_h_mssfix(struct config_parser *ps, int argc, char **argv);
+int config_h_link_mtu(struct config_parser *ps, int argc, char **argv);
+int config_h_max_packet_size(struct config_parser *ps, int argc, char **argv);
+int config_h_proto_force(struct config_parser *ps, int argc, char **argv);
+
+/* After the last line: the tun MTU from `link-mtu` (server/config/config_mtu.c). Returns 0 or
+ * -EINVAL with the error reported. */
+int config_check_mtu(struct config_parser *ps);
+
+int config_h_keying_material_exporter(struct config_parser *ps, int argc, char **argv);
+int config_h_force_tls_key_material_export(struct config_parser *ps, int argc, char **argv);
+int config_h_compat_mode(struct config_parser *ps, int argc, char **argv);
+
+/* After the last line, once data-ciphers has its final value and before the other defaults:
+ * the defaults `compat-mode` brings back (server/config/config_compat.c). Returns 0, -EINVAL
+ * with the error reported, or -ENOMEM. */
+int config_apply_compat_mode(struct config_parser *ps);
+
+/* Whether ovpnd's data channel offers the cipher name (upper case, OpenVPN's spelling). */
+bool config_data_cipher_supported(const char *name);
 int config_h_keepalive(struct config_parser *ps, int argc, char **argv);
 int config_h_ping(struct config_parser *ps, int argc, char **argv);
 int config_h_ping_restart(struct config_parser *ps, int argc, char **argv);

@@ -16,7 +16,6 @@
 
 #define MAX_SECONDS 1000000  /* upper bound for timer values, about 11 days */
 #define PEER_ID_MAX 0xFFFFFE /* highest peer-id a client accepts (peer-id 0xFFFFFF = none) */
-#define TUN_MTU_MIN 100      /* openvpn mtu.h */
 #define POOL_MIN_NETBITS 16  /* openvpn pool.h IFCONFIG_POOL_MIN_NETBITS */
 #define TUN_MAX_NETBITS 29   /* helper.c: a tun server needs at least a /29 */
 
@@ -72,6 +71,39 @@ int config_h_proto(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     return parse_proto(ps, argv[1], &ps->cfg->net.proto);
+}
+
+/* 2.6 compares the forced protocol with the profile's as a whole: "udp", "udp4" and "udp6" are
+ * all UDP; a server's TCP is "tcp-server" (and its 4/6 forms), so "tcp" or "tcp-client" matches
+ * no server profile (2.6 then stops: no usable connection profiles). */
+int config_h_proto_force(struct config_parser *ps, int argc, char **argv)
+{
+    static const char *const udp[] = {"udp", "udp4", "udp6"};
+    static const char *const tcp_server[] = {"tcp-server", "tcp4-server", "tcp6-server"};
+    static const char *const tcp_other[] = {"tcp",        "tcp4",        "tcp6",
+                                            "tcp-client", "tcp4-client", "tcp6-client"};
+
+    (void)argc;
+    ps->seen_proto_force = config_here(ps);
+    for (size_t i = 0; i < 3; i++) {
+        if (strcmp(argv[1], udp[i]) == 0) {
+            ps->proto_force = CONFIG_PROTO_UDP;
+            return 0;
+        }
+        if (strcmp(argv[1], tcp_server[i]) == 0) {
+            ps->proto_force = CONFIG_PROTO_TCP;
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof(tcp_other) / sizeof(tcp_other[0]); i++) {
+        if (strcmp(argv[1], tcp_other[i]) == 0) {
+            return config_error(ps,
+                                "no usable connection profiles are present ('%s' is not a "
+                                "server protocol; a TCP server is tcp-server)",
+                                argv[1]);
+        }
+    }
+    return config_error(ps, "bad protocol '%s'", argv[1]);
 }
 
 int config_h_tcp_queue_limit(struct config_parser *ps, int argc, char **argv)
@@ -356,6 +388,8 @@ int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv)
 {
     int err = config_parse_int(ps, NULL, argv[1], TUN_MTU_MIN, 65535, &ps->cfg->net.tun_mtu);
 
+    ps->seen_tun_mtu = config_here(ps);
+
     if (err == 0 && argc == 3) {
         err = config_parse_int(ps, "OCC MTU", argv[2], 0, 65535, &ps->cfg->net.tun_mtu_occ);
     } else if (err == 0) {
@@ -629,6 +663,7 @@ int config_h_comp_lzo(struct config_parser *ps, int argc, char **argv)
 {
     struct comp_config *c = &ps->cfg->net.comp;
 
+    ps->seen_compression = true;
     if (argc == 2 && strcmp(argv[1], "no") == 0) {
         c->is_adaptive = false;
         return comp_alg_set(ps, "comp-lzo", COMP_FRAMING_LZO_STUB);
@@ -649,6 +684,7 @@ int config_h_comp_noadapt(struct config_parser *ps, int argc, char **argv)
     (void)argc;
     (void)argv;
     ps->cfg->net.comp.is_adaptive = false;
+    ps->seen_compression = true;
     return 0;
 }
 
@@ -657,6 +693,7 @@ int config_h_compress(struct config_parser *ps, int argc, char **argv)
     enum comp_framing f;
     char option[64];
 
+    ps->seen_compression = true;
     snprintf(option, sizeof(option), "compress %s", argc == 2 ? argv[1] : "");
     if (!comp_option_parse(option, &f)) {
         return config_error(ps, "'%s' must be stub, stub-v2, migrate, lzo, lz4 or lz4-v2", argv[1]);
@@ -672,6 +709,7 @@ int config_h_allow_compression(struct config_parser *ps, int argc, char **argv)
     struct comp_config *c = &ps->cfg->net.comp;
 
     (void)argc;
+    ps->seen_compression = true;
     if (strcmp(argv[1], "no") == 0) {
         if (comp_framing_compresses(c->alg)) {
             return config_error(ps, "'allow-compression no' conflicts with enabling compression");

@@ -28,6 +28,16 @@ static const char *const supported_ciphers[] = {
     "AES-128-GCM", "AES-192-GCM", "AES-256-GCM",      "CHACHA20-POLY1305", "AES-128-CBC",
     "AES-192-CBC", "AES-256-CBC", "CAMELLIA-128-CBC", "CAMELLIA-192-CBC",  "CAMELLIA-256-CBC",
 };
+bool config_data_cipher_supported(const char *name)
+{
+    for (size_t i = 0; i < sizeof(supported_ciphers) / sizeof(supported_ciphers[0]); i++) {
+        if (strcmp(supported_ciphers[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Digests ovpnd can use for tls-auth. */
 static const char *const supported_digests[] = {"SHA1", "SHA224", "SHA256", "SHA384", "SHA512"};
 
@@ -493,6 +503,33 @@ int config_h_data_ciphers_fallback(struct config_parser *ps, int argc, char **ar
 {
     (void)argc;
     return set_cipher_name(ps, &ps->cfg->tls.data_ciphers_fallback, argv[1], true);
+}
+
+/* 2.6 options.c, "keying-material-exporter": the label must begin with EXPORTER and must not
+ * be the one the data-channel keys come from. */
+int config_h_keying_material_exporter(struct config_parser *ps, int argc, char **argv)
+{
+    struct config_tls *tls = &ps->cfg->tls;
+    int err;
+
+    (void)argc;
+    if (strncmp(argv[1], "EXPORTER", 8) != 0) {
+        return config_error(ps, "the label must begin with \"EXPORTER\"");
+    }
+    if (strcmp(argv[1], "EXPORTER-OpenVPN-datakeys") == 0) {
+        return config_error(ps, "the label must not be 'EXPORTER-OpenVPN-datakeys' (the data "
+                                "channel's own keys)");
+    }
+    err = config_parse_int(ps, "length", argv[2], 16, 4095, &tls->ekm_len);
+    return err ? err : config_set_str(ps, &tls->ekm_label, argv[1]);
+}
+
+int config_h_force_tls_key_material_export(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->tls.force_ekm = true;
+    return 0;
 }
 
 /* For a 2.6 server `cipher` takes no part in negotiation; whether it is in data-ciphers is

@@ -41,7 +41,6 @@
 #include "server/hooks/auth_token.h"
 
 #define ACCEPTOR_TICK_MS 200
-#define TLS_MTU 1250 /* TLS_MTU_DEFAULT: max control packet incl. IP and UDP headers */
 #define IPV4_UDP_HDR 28
 #define CTL_BUF_LEN 2048
 #define ACCEPTOR_POOL_MSGS 256 /* P_DATA_V2 datagrams handed to workers and not yet consumed */
@@ -839,10 +838,12 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
 
 /* After the client's key-method-2 message and its username/password check, at every TLS
  * negotiation: the TLS_FINAL plugins (2.6 ssl.c key_method_2_read, a last veto) with the
- * certificate variables, untrusted_ip/port, common_name and username; one that fails refuses
- * the client. Returns 0, 1 (no plugin wants it) or -errno as acc_tls_verify_start. */
-int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const char *username,
-                        acc_hook_cb cb, void *ctx, struct acc_hook_wait **out);
+ * certificate variables, untrusted_ip/port, common_name, username and, with
+ * keying-material-exporter, exported_keying_material from ks's TLS session; one that fails
+ * refuses the client. Returns 0, 1 (no plugin wants it) or -errno as acc_tls_verify_start. */
+int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                        const char *username, acc_hook_cb cb, void *ctx,
+                        struct acc_hook_wait **out);
 
 /* (Re)build cs->hooks.env, the client's environment, from its session, cs->peer's addresses,
  * cs->ccd and peer_info (the client's peer-info text). Returns 0 or -errno. */

@@ -317,7 +317,8 @@ static void run_checks(struct auth_wait *w)
         case WAIT_TLS_FINAL:
             w->stage = cs->peer ? WAIT_REKEY : WAIT_PREPARE;
             if (start_hook_step(
-                    w, acc_tls_final_start(a, cs, w->client->username, hook_step_done, w, &w->hw),
+                    w,
+                    acc_tls_final_start(a, cs, ks, w->client->username, hook_step_done, w, &w->hw),
                     "TLS_FINAL", &is_gone)) {
                 w->is_in_tls_final = true;
                 return;
@@ -758,6 +759,16 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
                  cs->client.pi.ciphers, a->cfg->tls.data_ciphers);
         acc_refuse(a, cs, reason,
                    "AUTH_FAILED,Data channel cipher negotiation failed (no shared cipher)");
+        goto out;
+    }
+    if (a->cfg->tls.force_ekm && !(cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT)) {
+        /* 2.6 multi.c, multi_client_set_protocol_options */
+        acc_refuse(a, cs,
+                   "client does not support TLS Keying Material Exporters but "
+                   "force-tls-key-material-export is enabled",
+                   "AUTH_FAILED,Client incompatible with this server. Keying Material Exporters "
+                   "(RFC 5705) support missing. Upgrade to a client that supports this feature "
+                   "(OpenVPN 2.6.0+).");
         goto out;
     }
     begin_checks(a, cs, ks, client); /* takes client */

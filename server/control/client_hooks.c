@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <mbedtls/pem.h>
+#include <openssl/crypto.h>
 
 #include "server/hooks/auth.h"
 #include "server/hooks/hook_env.h"
@@ -303,8 +304,39 @@ static void on_tls_final(void *ctx, const struct hook_result *res)
     hw_finish(w, res->is_ok, res->is_ok ? NULL : why);
 }
 
-int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const char *username,
-                        acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
+/* 2.6 ssl.c, export_user_keying_material: the material in lower-case hex; left out (with a
+ * warning) when the export fails. */
+static int env_add_ekm(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                       struct script_env *env)
+{
+    size_t len = (size_t)a->cfg->tls.ekm_len;
+    uint8_t *ekm = malloc(len);
+    char *hex = malloc(2 * len + 1);
+    int err = 0;
+
+    if (ekm == NULL || hex == NULL) {
+        err = -ENOMEM;
+    } else if (tls_session_export(ks->tls, a->cfg->tls.ekm_label, ekm, len) != 0) {
+        acc_cs_log(a, cs, LOG_WARN, "WARNING: Export keying material failed!");
+    } else {
+        for (size_t i = 0; i < len; i++) {
+            snprintf(hex + 2 * i, 3, "%02x", ekm[i]);
+        }
+        err = script_env_add(env, "exported_keying_material", hex);
+    }
+    if (ekm != NULL) {
+        OPENSSL_cleanse(ekm, len);
+    }
+    if (hex != NULL) {
+        OPENSSL_cleanse(hex, 2 * len + 1);
+    }
+    free(ekm);
+    free(hex);
+    return err;
+}
+
+int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const struct key_state *ks,
+                        const char *username, acc_hook_cb cb, void *ctx, struct acc_hook_wait **out)
 {
     struct script_env env = {0};
     struct acc_hook_wait *w;
@@ -327,6 +359,9 @@ int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const char *
     err = err ? err : script_env_add(&env, "common_name", cs->client.cn);
     if (err == 0 && username != NULL && username[0] != '\0') {
         err = script_env_add(&env, "username", username);
+    }
+    if (err == 0 && a->cfg->tls.ekm_label != NULL) {
+        err = env_add_ekm(a, cs, ks, &env);
     }
     memset(&req, 0, sizeof(req));
     req.what = "TLS_FINAL";

@@ -228,7 +228,7 @@ static size_t max_chunk(const struct acceptor *a)
         overhead = TLS_CRYPT_OVERHEAD;
     }
 
-    return TLS_MTU - IPV4_UDP_HDR - overhead -
+    return (size_t)a->cfg->net.tls_mtu - IPV4_UDP_HDR - overhead -
            control_packet_header_len(CONTROL_SEND_ACK_MAX, true);
 }
 

@@ -11,7 +11,9 @@
 #    answers 3 s later with a pushed route: client 3 comes up with it;
 #  - client 4: the script defers, then writes 0: the client is refused (AUTH_FAILED);
 #  - the plugin's TLS_FINAL (after the TLS handshake and key-method-2 message, 2.6 ssl.c) is
-#    called for every client with its common_name; it refuses client 5, which gets AUTH_FAILED.
+#    called for every client with its common_name; it refuses client 5, which gets AUTH_FAILED;
+#  - keying-material-exporter on the server and on client 2 (which loads the test plugin too):
+#    both TLS_FINAL calls get the same exported_keying_material, 32 bytes under the label.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -50,11 +52,13 @@ server_conf_write "$d" \
     "script-security 2" \
     "client-connect $d/cc.sh" \
     "hand-window 20" \
+    "keying-material-exporter EXPORTER-ovpnd-test 32" \
     "plugin $plugin hooks $d/plugin.log nobody 198.19.0.88 v1,defer,final client3 client5"
 server_start "$d"
 
 client_start "$d" 1
-client_start "$d" 2
+client_start "$d" 2 "keying-material-exporter EXPORTER-ovpnd-test 32" \
+    "plugin ${plugin%/*}/test_plugin_client.so hooks $d/client2-plugin.log nobody 198.19.0.88 final x nobody"
 client_start "$d" 3
 client_start "$d" 4 "auth-retry none"
 client_start "$d" 5 "auth-retry none"
@@ -100,6 +104,12 @@ client_tun_ip 4 | grep -q . && fail "client 4 got an address"
 
 # TLS_FINAL: called for the admitted clients, refuses client 5.
 grep -qx 'TLS_FINAL cn=client2' "$d/plugin.log" || fail "plugin TLS_FINAL not called for client 2"
+ekm_server=$(awk '$1 == "EKM" && $2 == "cn=client2" { print $3 }' "$d/plugin.log")
+ekm_client=$(awk '$1 == "EKM" { print $3 }' "$d/client2-plugin.log")
+[[ $ekm_server =~ ^[0-9a-f]{64}$ ]] ||
+    fail "TLS_FINAL for client 2: exported_keying_material is '$ekm_server', not 32 bytes in hex"
+[ "$ekm_server" = "$ekm_client" ] ||
+    fail "exported keying material differs: server $ekm_server, client 2 $ekm_client"
 wait_for 20 grep -q "AUTH_FAILED" "$d/client5.log" || fail "client 5 (refused by TLS_FINAL) was not refused"
 grep -qx 'TLS_FINAL cn=client5' "$d/plugin.log" || fail "plugin TLS_FINAL not called for client 5"
 client_tun_ip 5 | grep -q . && fail "client 5 got an address"

@@ -6,6 +6,8 @@
 #    tun, all leave with an explicit exit, and the status client list is empty afterwards;
 #  - 5 clients without IV_PROTO REQUEST_PUSH (--no-request-push) each send one PUSH_REQUEST and
 #    get exactly one PUSH_REPLY.
+#  - 3 clients without TLS_KEY_EXPORT (--no-ekm) connect with PRF-derived keys; with
+#    force-tls-key-material-export such clients get AUTH_FAILED naming the reason, others connect.
 # ovt: serial (see tests/CMakeLists.txt)
 # ovt: optimised build only: 100 simulated clients: a scale test
 set -euo pipefail
@@ -132,4 +134,26 @@ json_check "$OVT_DIR/run3.json" \
     'r["connected"] == 3' 'r["completed"] == 3' 'all(c["echoed"] > 0 for c in per)' ||
     fail "run 3: PRF-keyed clients did not exchange data"
 wait_for "$gone_s" status_empty || fail "run 3: the status file still lists clients"
+server_alive || fail "server died"
+
+# --- force-tls-key-material-export: clients without TLS_KEY_EXPORT are refused, others connect
+ovt_log "force-tls-key-material-export: 2 clients with --no-ekm, 2 without"
+server_stop
+server_conf_write "$OVT_DIR" "duplicate-cn" "max-clients 200" "force-tls-key-material-export"
+server_start "$OVT_DIR"
+rc=0
+ovt_run 60 "$ns" "$LOADGEN" "${lg_args[@]}" --clients 2 --rate 0 --duration 2 --data-rate 5 \
+    --no-ekm --json "$OVT_DIR/run4.json" >"$OVT_DIR/loadgen4.log" 2>&1 || rc=$?
+cat "$OVT_DIR/loadgen4.log" >&2
+json_check "$OVT_DIR/run4.json" 'r["connected"] == 0' \
+    'all(c.get("fail_reason") == "AUTH_FAILED" for c in per)' ||
+    fail "run 4: clients without TLS-EKM were not refused with AUTH_FAILED"
+grep -q "Keying Material Exporters (RFC 5705) support missing" "$OVT_DIR/loadgen4.log" ||
+    fail "run 4: the AUTH_FAILED reason does not name the missing Keying Material Exporters"
+rc=0
+ovt_run 60 "$ns" "$LOADGEN" "${lg_args[@]}" --clients 2 --rate 0 --duration 2 --data-rate 5 \
+    --json "$OVT_DIR/run5.json" >"$OVT_DIR/loadgen5.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$OVT_DIR/loadgen5.log" >&2; fail "run 5: ovpnd-loadgen exited with $rc"; }
+json_check "$OVT_DIR/run5.json" 'r["connected"] == 2' 'all(c["echoed"] > 0 for c in per)' ||
+    fail "run 5: clients with TLS-EKM did not connect under force-tls-key-material-export"
 server_alive || fail "server died"

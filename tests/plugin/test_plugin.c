@@ -13,8 +13,9 @@
  * call fails (after logging); "defer DCN": CLIENT_CONNECT_V2 answers DEFERRED for the client whose
  * common_name is DCN, and CLIENT_CONNECT_DEFER_V2 (logged too) answers DEFERRED until 3 s have
  * passed, then returns the config "push \"route 198.19.72.0 255.255.255.0\""; "final" (with
- * "defer DCN FCN"): it also wants TLS_FINAL (logged) and fails it for the client whose
- * common_name is FCN. */
+ * "defer DCN FCN"): it also wants TLS_FINAL (logged, and a line "EKM cn=CN HEX" when the
+ * environment has exported_keying_material) and fails it for the client whose common_name is
+ * FCN; a client may load it this way too (TLS_FINAL then names the server). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,9 @@ static int hooks_call(const struct ovpn_plugin_func_in *in, struct ovpn_plugin_f
         fprintf(f, " %s", in->argv[i]);
     }
     fprintf(f, " cn=%s\n", cn);
+    if (in->type == OVPN_PLUGIN_TLS_FINAL && get_env("exported_keying_material", in->envp)[0]) {
+        fprintf(f, "EKM cn=%s %s\n", cn, get_env("exported_keying_material", in->envp));
+    }
     fclose(f);
     if (is_fail) {
         return OVPN_PLUGIN_FUNC_ERROR;

@@ -559,6 +559,129 @@ static void mssfix_follows_tun_mtu(void **state)
                                              "fixed)");
 }
 
+/* link-mtu / udp-mtu: the tun MTU 2.6 derives (each figure is what openvpn 2.6 set on its tun
+ * device with the same lines); max-packet-size: control packets and mssfix; proto-force. */
+static void old_mtu_options_and_proto_force(void **state)
+{
+    static const struct {
+        const char *lines;
+        int tun_mtu;
+    } link[] = {
+        {"link-mtu 1500\n", 1475},
+        {"udp-mtu 1400\n", 1375},
+        {"link-mtu 1500\nproto tcp-server\n", 1473},
+        {"link-mtu 1500\ncipher AES-256-GCM\n", 1451},
+        {"link-mtu 1500\ncipher CHACHA20-POLY1305\n", 1466},
+        {"link-mtu 1500\nauth SHA256\n", 1463},
+        {"link-mtu 1500\ndata-ciphers AES-128-CBC\ncipher AES-128-CBC\n", 1447},
+        {"link-mtu 1500\ndata-ciphers AES-256-CBC\ncipher AES-256-CBC\nauth SHA512\n", 1403},
+        {"link-mtu 1500\ndata-ciphers AES-256-GCM:AES-128-CBC\n"
+         "data-ciphers-fallback AES-128-CBC\n",
+         1447},
+    };
+    struct config cfg;
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(link) / sizeof(link[0]); i++) {
+        snprintf(text, sizeof(text), BASE "%s", link[i].lines);
+        expect_ok(&cfg, text);
+        assert_int_equal(cfg.net.tun_mtu, link[i].tun_mtu);
+        assert_int_equal(cfg.net.mssfix, 0); /* 2.6 derives no mssfix from link-mtu */
+        config_free(&cfg);
+    }
+    expect_ok(&cfg, BASE "link-mtu 1500\nmssfix 1400\n");
+    assert_int_equal(cfg.net.mssfix, 1400);
+    config_free(&cfg);
+    expect_error(BASE "link-mtu 1500\ntun-mtu 1400\n",
+                 "t.conf:8: link-mtu: only one of tun-mtu or link-mtu may be defined");
+    expect_error(BASE "link-mtu 110\n", "t.conf:8: link-mtu: the tun MTU it leaves (110 - 25 "
+                                        "bytes of overhead) must be at least 100");
+
+    expect_ok(&cfg, BASE);
+    assert_int_equal(cfg.net.tls_mtu, 1250);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "max-packet-size 1300\n");
+    assert_int_equal(cfg.net.tls_mtu, 1300);
+    assert_int_equal(cfg.net.mssfix, 1300);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_MTU);
+    assert_int_equal(cfg.net.tun_mtu, 1500);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "max-packet-size 3000\n");
+    assert_int_equal(cfg.net.tls_mtu, 2048);
+    assert_int_equal(cfg.net.mssfix, 3000);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "max-packet-size 100\n");
+    assert_int_equal(cfg.net.tls_mtu, 512);
+    config_free(&cfg);
+
+    expect_ok(&cfg, BASE "proto-force udp6\n");
+    assert_int_equal(cfg.net.proto, CONFIG_PROTO_UDP);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "proto tcp-server\nproto-force tcp4-server\n");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "local 198.18.0.1 1194 udp\nlocal 198.18.0.1 1194 tcp\n"
+                         "proto-force tcp-server\n");
+    assert_int_equal(cfg.net.n_sockets, 1);
+    assert_true(config_proto_is_tcp(cfg.net.proto));
+    config_free(&cfg);
+    expect_error(BASE "proto-force tcp-server\n", "t.conf:8: proto-force: no usable connection "
+                                                  "profiles are present (the server's proto is "
+                                                  "udp)");
+    expect_error(BASE "proto tcp-server\nproto-force tcp\n",
+                 "t.conf:9: proto-force: no usable connection profiles are present ('tcp' is "
+                 "not a server protocol; a TCP server is tcp-server)");
+    expect_error(BASE "proto-force sctp\n", "t.conf:8: proto-force: bad protocol 'sctp'");
+}
+
+/* compat-mode: the defaults of older releases, as options_set_backwards_compatible_options. */
+static void compat_mode_defaults(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "compat-mode 2.6.0\n");
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
+    config_free(&cfg);
+    /* 2.5: compression allowed (asym) unless a line says otherwise */
+    expect_ok(&cfg, BASE "compat-mode 2.5.9\ncipher AES-256-CBC\n");
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_ASYM);
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "compat-mode 2.5.0\nallow-compression no\n");
+    assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_NO);
+    config_free(&cfg);
+    /* 2.4: `cipher` joins data-ciphers */
+    expect_ok(&cfg, BASE "compat-mode 2.4.12\ncipher AES-256-CBC\n");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS ":AES-256-CBC");
+    assert_null(cfg.tls.data_ciphers_fallback);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "compat-mode 2.4.0\n");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS);
+    config_free(&cfg);
+    /* 2.3: also the fallback; and BF-CBC, the old default, is refused as by 2.6 with OpenSSL 3 */
+    expect_ok(&cfg, BASE "compat-mode 2.3.18\ncipher AES-128-CBC\n");
+    assert_string_equal(cfg.tls.data_ciphers, CONFIG_DEFAULT_DATA_CIPHERS ":AES-128-CBC");
+    assert_string_equal(cfg.tls.data_ciphers_fallback, "AES-128-CBC");
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
+    config_free(&cfg);
+    expect_error(BASE "compat-mode 2.3.18\n",
+                 "t.conf:8: compat-mode: BF-CBC would join data-ciphers for peers before 2.5, "
+                 "and ovpnd does not offer it (the AES and CAMELLIA CBC ciphers and the AEAD "
+                 "ciphers are); set 'cipher' to one of them");
+    /* 2.3.6 and older: TLS 1.0 unless tls-version-min says */
+    expect_ok(&cfg, BASE "compat-mode 2.3.6\ncipher AES-256-CBC\n");
+    assert_string_equal(cfg.tls.tls_version_min, "1.0");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "compat-mode 2.3.6\ncipher AES-256-CBC\ntls-version-min 1.2\n");
+    assert_string_equal(cfg.tls.tls_version_min, "1.2");
+    config_free(&cfg);
+    expect_error(BASE "compat-mode 2.4\n", "t.conf:8: compat-mode: cannot parse version number "
+                                           "'2.4' (for example 2.4.0)");
+}
+
 static void duplicates_last_wins(void **state)
 {
     struct config cfg;
@@ -596,13 +719,8 @@ static const struct {
     {"block-ipv6", "#24"},
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24"},
-    {"compat-mode", "#24: changes several defaults"},
-    {"force-tls-key-material-export", "#24"},
     {"fragment", "#19 data channel"},
-    {"gremlin", "#24: a debugging aid that damages traffic on purpose"},
     {"ifconfig-noexec", "#24"},
-    {"keying-material-exporter", "#24"},
-    {"link-mtu", "#24: MTU options"},
     {"management-client", "#17 management"},
     {"management-external-cert", "#17 management"},
     {"management-external-key", "#17 management"},
@@ -610,7 +728,6 @@ static const struct {
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
     {"management-up-down", "#17 management"},
-    {"max-packet-size", "#24: MTU options"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -618,8 +735,6 @@ static const struct {
     {"pkcs11-private-mode", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"proto-force", "#16 TCP transport"},
-    {"udp-mtu", "#24: MTU options"},
 };
 
 static bool is_known_gap(const char *name)
@@ -2465,6 +2580,8 @@ int main(void)
         cmocka_unit_test(keepalive_timers),
         cmocka_unit_test(connect_freq_limits),
         cmocka_unit_test(mssfix_follows_tun_mtu),
+        cmocka_unit_test(old_mtu_options_and_proto_force),
+        cmocka_unit_test(compat_mode_defaults),
         cmocka_unit_test(duplicates_last_wins),
         cmocka_unit_test(quoting_and_comments),
         cmocka_unit_test(tls_groups_and_ecdh_curve),
