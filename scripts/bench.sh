@@ -739,7 +739,7 @@ storm_server() {
     if [ "$server" = ovpnd ]; then
         kill -USR2 "$spid"
         stats_line() { server_log_since | grep -E 'TLS handshakes started [0-9]+' | tail -n 1; }
-        wait_for 10 stats_line || true
+        wait_for 10 stats_line >/dev/null || true
         line=$(stats_line || true)
         started=$(sed -nE 's/.*TLS handshakes started ([0-9]+).*/\1/p' <<<"$line")
         finished=$(sed -nE 's/.*TLS handshakes started [0-9]+, finished ([0-9]+).*/\1/p' <<<"$line")

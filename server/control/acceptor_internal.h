@@ -280,6 +280,7 @@ struct acc_sessions {
     long configured_in_flight; /* OVPND_HANDSHAKES_IN_FLIGHT, 0: the measured default */
     uint64_t hs_rate;          /* first handshakes a second (admission_decide_rate) */
     uint64_t connected_mark;   /* stats.handshakes_ok at the last update of hs_rate */
+    uint64_t timeouts_mark;    /* handshake timeouts and too-late drops then */
     uint64_t next_rate_ms;     /* the next update (acc_now_ms) */
     struct peer_slots slots;   /* peer_ids in use */
     unsigned long next_cid;    /* the CID of the next session */

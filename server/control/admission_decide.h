@@ -35,18 +35,22 @@
 #define ADMISSION_HS_US_DEFAULT 10000 /* a handshake's TLS work until one is measured: 10 ms */
 
 /* The handshake rate (per second) the bound is made from, once a second: the larger of
- * finished_last_s (first handshakes finished in the last second), the previous rate decayed by
- * 1/16, and half of n_threads (at least 1) TLS threads' rate at hs_us microseconds of TLS work a
- * handshake (ADMISSION_HS_US_DEFAULT when 0). */
+ * finished_last_s (first negotiations completed in the last second), the previous rate decayed
+ * by 1/16, and half of n_threads (at least 1) TLS threads' rate at hs_us microseconds of TLS
+ * work a handshake (ADMISSION_HS_US_DEFAULT when 0). But when handshakes in flight ran out of
+ * time in the last second (had_timeouts: hand-window, or dropped as too late), more were
+ * admitted than finish in time (the clients, or the machine, are slower than the TLS threads
+ * alone would say): then the larger of finished_last_s and half the previous rate, without the
+ * floor. */
 static inline uint64_t admission_decide_rate(uint64_t prev_rate, uint64_t finished_last_s,
-                                             long n_threads, uint64_t hs_us)
+                                             long n_threads, uint64_t hs_us, bool had_timeouts)
 {
     uint64_t threads = (uint64_t)(n_threads > 0 ? n_threads : 1);
     uint64_t floor = threads * 1000000u / (hs_us ? hs_us : ADMISSION_HS_US_DEFAULT) / 2;
-    uint64_t r = prev_rate - prev_rate / 16;
+    uint64_t r = had_timeouts ? prev_rate / 2 : prev_rate - prev_rate / 16;
 
     r = finished_last_s > r ? finished_last_s : r;
-    return r > floor ? r : floor;
+    return had_timeouts || r > floor ? r : floor;
 }
 
 /* The bound: `configured` when > 0 (OVPND_HANDSHAKES_IN_FLIGHT); else rate (handshakes a

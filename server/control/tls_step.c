@@ -113,9 +113,13 @@ void acc_admission_tick(struct acceptor *a, uint64_t now)
     if (now < s->next_rate_ms) {
         return;
     }
+    uint64_t timeouts = a->stats.drop_handshake_timeout + a->stats.drop_too_late;
+
     s->hs_rate = admission_decide_rate(s->hs_rate, a->stats.handshakes_ok - s->connected_mark,
-                                       a->crypto.n_tls_threads, a->crypto.hs_us);
+                                       a->crypto.n_tls_threads, a->crypto.hs_us,
+                                       timeouts != s->timeouts_mark);
     s->connected_mark = a->stats.handshakes_ok;
+    s->timeouts_mark = timeouts;
     s->next_rate_ms = now + 1000;
     s->max_in_flight = admission_decide_bound(s->configured_in_flight, s->hs_rate,
                                               (uint64_t)a->cfg->timers.hand_window_s * 1000u);

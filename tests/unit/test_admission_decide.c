@@ -15,25 +15,32 @@ static void rate(void **state)
 {
     (void)state;
     /* the floor: half of 2 threads at 5 ms a handshake (400/s) */
-    assert_int_equal(admission_decide_rate(0, 0, 2, 5000), 200);
-    assert_int_equal(admission_decide_rate(0, 0, 2, 0), 2 * 1000000 / ADMISSION_HS_US_DEFAULT / 2);
-    assert_int_equal(admission_decide_rate(0, 0, 0, 5000), 100); /* zero threads is one */
+    assert_int_equal(admission_decide_rate(0, 0, 2, 5000, false), 200);
+    assert_int_equal(admission_decide_rate(0, 0, 2, 0, false),
+                     2 * 1000000 / ADMISSION_HS_US_DEFAULT / 2);
+    assert_int_equal(admission_decide_rate(0, 0, 0, 5000, false), 100); /* zero threads is one */
     /* a second with more finished: taken at once */
-    assert_int_equal(admission_decide_rate(200, 350, 2, 5000), 350);
+    assert_int_equal(admission_decide_rate(200, 350, 2, 5000, false), 350);
     /* quieter seconds: decays by 1/16 a second down to the floor */
-    assert_int_equal(admission_decide_rate(320, 10, 2, 5000), 300);
-    assert_int_equal(admission_decide_rate(300, 290, 2, 5000), 290);
+    assert_int_equal(admission_decide_rate(320, 10, 2, 5000, false), 300);
+    assert_int_equal(admission_decide_rate(300, 290, 2, 5000, false), 290);
     {
         uint64_t r = 1000;
 
         for (int i = 0; i < 200; i++) {
-            r = admission_decide_rate(r, 0, 2, 5000);
+            r = admission_decide_rate(r, 0, 2, 5000, false);
         }
         assert_int_equal(r, 200);
     }
     /* a costlier handshake lowers the floor, not a rate shown */
-    assert_int_equal(admission_decide_rate(0, 0, 2, 20000), 50);
-    assert_int_equal(admission_decide_rate(160, 0, 2, 20000), 150);
+    assert_int_equal(admission_decide_rate(0, 0, 2, 20000, false), 50);
+    assert_int_equal(admission_decide_rate(160, 0, 2, 20000, false), 150);
+    /* handshakes ran out of time: half the rate, or what finished, without the floor */
+    assert_int_equal(admission_decide_rate(400, 30, 2, 5000, true), 200);
+    assert_int_equal(admission_decide_rate(40, 30, 2, 5000, true), 30);
+    assert_int_equal(admission_decide_rate(10, 0, 2, 5000, true), 5);
+    assert_int_equal(admission_decide_bound(0, admission_decide_rate(10, 0, 2, 5000, true), 60000),
+                     75);
 }
 
 static void bound_default_and_configured(void **state)
