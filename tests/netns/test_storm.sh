@@ -59,7 +59,7 @@ esac
 
 ovt_log "$STORM_N clients at once with --retry, hand-window $STORM_HAND_WINDOW s ($(cat /proc/loadavg))"
 rc=0
-ovt_run $((STORM_LIMIT_S * 4 + 60)) "$ns" "$LOADGEN" "${lg_args[@]}" --clients "$STORM_N" \
+ovt_run $((STORM_LIMIT_S * 2 + 60)) "$ns" "$LOADGEN" "${lg_args[@]}" --clients "$STORM_N" \
     --rate 0 --retry --hand-window "$STORM_HAND_WINDOW" --duration 1 --data-rate 0.5 \
     --bind-range 198.18.0.50-51 --threads 2 --json "$OVT_DIR/storm.json" \
     >"$OVT_DIR/storm.log" 2>&1 || rc=$?
