@@ -50,11 +50,13 @@ struct worker_env {
     struct mailbox *mb;          /* the workers' boxes and the acceptor's (server/thread) */
     const struct routes *routes; /* who holds each pool address (routes_pool_owner) */
     int n_workers;
-    size_t max_local_peers; /* per worker: peer_id_local() below this */
-    bool has_vnet_hdr;      /* the TUN device's reads and writes carry offload headers */
-    bool udp_gso;           /* send with UDP GSO where the kernel has it (OVPND_UDP_GSO) */
-    unsigned moderation_us; /* polling period under load (OVPND_MODERATION_US), 0 off */
-    uint16_t mss_max;       /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
+    size_t max_local_peers;     /* per worker: peer_id_local() below this */
+    bool has_vnet_hdr;          /* the TUN device's reads and writes carry offload headers */
+    bool udp_gso;               /* send with UDP GSO where the kernel has it (OVPND_UDP_GSO) */
+    unsigned moderation_us;     /* polling period under load (OVPND_MODERATION_US), 0 off */
+    uint16_t mss_max;           /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
+    bool block_ipv6;            /* block-ipv6: IPv6 towards clients gets ICMPv6 no route (2.6) */
+    uint8_t block_ipv6_src[16]; /* the source of those answers: the tunnel's IPv6 remote */
     const union udp_addr *port_share; /* port-share server, or NULL (worker_proxy.c) */
 };
 
