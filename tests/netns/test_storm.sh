@@ -13,6 +13,7 @@
 #    started, at most 20, or 25%, did not finish (SIGUSR2's statistics line; the load generator
 #    shares the machine, and those it cannot finish in time it abandons);
 #  - the clients then all leave with EXIT and the status file lists none of them.
+# Under the sanitizers: 200 clients, 120 s, and up to half of the TLS work may be lost (below).
 # Against openvpn 2.6 (OVPN_SERVER_IMPL=openvpn) the same storm runs and its figures are logged,
 # but nothing about it is asserted: 2.6 answers every reset and serves every handshake at once
 # (docs/benchmarks.md, "Reconnect storm").
@@ -27,10 +28,15 @@ LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
 STORM_N=${STORM_N:-1000}
 STORM_LIMIT_S=${STORM_LIMIT_S:-60}
 STORM_HAND_WINDOW=${STORM_HAND_WINDOW:-10}
+STORM_LOST_DIV=4 # at most 1/STORM_LOST_DIV of the TLS handshakes started may be lost
 if [ "${OVT_SANITIZER_PASS:-0}" = 1 ] || [[ "$OVPND" == *asan* ]]; then
-    # The sanitizers make each TLS handshake several times slower: a storm of the same length
-    # has fewer clients (the admission bound follows the measured cost by itself).
-    STORM_N=${STORM_N_ASAN:-300}
+    # The sanitizers make each TLS handshake several times slower, in the server and in the
+    # load generator alike: fewer clients, and more time (300 took 79 s at load average 5).
+    STORM_N=${STORM_N_ASAN:-200}
+    STORM_LIMIT_S=${STORM_LIMIT_ASAN_S:-120}
+    # and the sanitized load generator, slower still, gives up on more handshakes the server
+    # had finished its part of (30% of them in one run at load average 8)
+    STORM_LOST_DIV=2
 fi
 
 netns_setup 1
@@ -98,7 +104,7 @@ ovt_log "ovpnd: TLS handshakes started $started, finished $finished; resets left
     "$busy, handshakes dropped before TLS work as too late $late"
 lost=$((started - finished))
 [ "$finished" -ge "$STORM_N" ] || fail "ovpnd finished $finished TLS handshakes for $STORM_N clients"
-[ "$lost" -le 20 ] || [ "$lost" -le $((started / 4)) ] ||
+[ "$lost" -le 20 ] || [ "$lost" -le $((started / STORM_LOST_DIV)) ] ||
     fail "ovpnd lost the TLS work of $lost of $started handshakes"
 
 # every client said EXIT: none is listed any more
