@@ -6,6 +6,7 @@
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
 #                              [--other-backend] [--rate MBIT] [--churn ROUNDS [--settle SECS]]
 #                              [--proto udp|tcp] [--pki ec|rsa] [--latency-under-load]
+#                              [--storm N]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -35,6 +36,13 @@
 #   --ovpnd PATH    the ovpnd binary (default: $OVPND, else build/ovpnd)
 #   --other-backend also measure ovpnd on its other data-channel crypto backend: the
 #                   ovpnd-mbedtls (or ovpnd-openssl) binary beside the ovpnd binary
+#   --storm N       a reconnect storm instead of everything else: per server, first the steady
+#                   handshake rate (ovpnd-loadgen, --concurrency handshakes in flight, N
+#                   clients, at most 1000), then N clients (1..50000) started at once with
+#                   --retry (stock 2.6 clients: the hard reset retransmitted with 2.6's backoff,
+#                   restart after hand-window 60 s, connect-retry); reports the time to connect
+#                   all, what the steady rate predicts (N / rate) and their ratio, and for
+#                   ovpnd the TLS handshakes it started and finished (SIGUSR2's statistics)
 #   --proto tcp     the tunnel over TCP: both servers `proto tcp-server`, the client
 #                   `proto tcp-client` and ovpnd-loadgen `--proto tcp` (default udp); no UDP
 #                   search then (the TCP transport retransmits what the UDP search counts
@@ -64,7 +72,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,50p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,58p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -84,6 +92,7 @@ servers=(ovpnd openvpn)
 other_backend=0
 churn_rounds=0
 churn_settle=8
+storm_n=0
 proto=udp
 pki_type=ec
 latency_under_load=0
@@ -214,6 +223,16 @@ while [ $# -gt 0 ]; do
         churn_settle=$((10#$2))
         shift
         ;;
+    --storm)
+        need_arg "$1" $#
+        in_range "$2" 1 50000 || {
+            echo "bench.sh: --storm wants 1..50000 clients" >&2
+            exit 2
+        }
+        storm_n=$((10#$2))
+        clients_only=1
+        shift
+        ;;
     --proto)
         need_arg "$1" $#
         case "$2" in
@@ -246,6 +265,9 @@ while [ $# -gt 0 ]; do
     shift
 done
 
+if [ "$storm_n" -gt 0 ]; then
+    n_clients=$storm_n # the source addresses and the pool below are made for them
+fi
 if [ "$clients_only" = 1 ] && [ "$n_clients" = 0 ]; then
     echo "bench.sh: --clients-only needs --clients N" >&2
     exit 2
@@ -769,6 +791,69 @@ loadgen_server() {
     server_stop
 }
 
+# storm_run SERVER NAME N ARGS...: one ovpnd-loadgen process with N clients against the running
+# SERVER (keepalives only, hold 2 s), its report in $BD/SERVER.NAME.json; prints its
+# connect_all_secs (or "-" when not every client connected).
+storm_run() {
+    local server=$1 name=$2 n=$3 pki=$OVT_DIR/pki rc=0
+    shift 3
+    timeout --kill-after=30 $((n / 20 + 180)) ip netns exec "$CNS" "$LOADGEN" \
+        --server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt" \
+        --key "$pki/client1.key" --tls-crypt "$pki/ta.key" --clients "$n" --rate 0 \
+        --duration 2 --data-rate 0 --bind-range 198.18.0.100-101 --threads "$(nproc)" \
+        --json "$BD/$server.$name.json" "$@" >"$BD/$server.$name.log" 2>&1 || rc=$?
+    [ "$rc" = 0 ] || ovt_log "WARNING: ovpnd-loadgen ($name) against $server exited with $rc"
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+print(r["connect_all_secs"] if r["connected"] == r["clients"] and r["connect_all_secs"] else "-")' \
+        "$BD/$server.$name.json" 2>/dev/null || echo -
+}
+
+# storm_server SERVER: the steady handshake rate (lg_conc in flight), then a storm of storm_n
+# --retry clients started at once, each against a fresh SERVER process with the same config
+# (hand-window 60, connect-freq-initial raised as in loadgen_server). One line of results on
+# stdout.
+storm_server() {
+    local server=$1 spid n_steady secs_steady secs rate predicted ratio started=- finished=- line
+    OVPN_SERVER_IMPL=$server
+    bench_conf "${ciphers[0]}" "duplicate-cn" "max-clients $((storm_n + 16))" \
+        "connect-freq-initial 1000000 10"
+    sed -i 's/^server 198\.19\.0\.0 255\.255\.255\.0$/server 198.19.0.0 255.255.0.0/' \
+        "$OVT_DIR/server.conf"
+    n_steady=$((storm_n < 1000 ? storm_n : 1000))
+    ovt_log "----- $server: steady rate ($n_steady clients, $lg_conc in flight) (load $(cat /proc/loadavg))"
+    server_start "$OVT_DIR"
+    secs_steady=$(storm_run "$server" steady "$n_steady" --concurrency "$lg_conc")
+    server_stop
+    ovt_log "----- $server: storm of $storm_n clients with --retry (load $(cat /proc/loadavg))"
+    server_start "$OVT_DIR"
+    spid=$(ns_pid "$NS_SRV" "$server") || fail "no $server process in $NS_SRV"
+    secs=$(storm_run "$server" storm "$storm_n" --retry)
+    if [ "$server" = ovpnd ]; then
+        kill -USR2 "$spid"
+        stats_line() { server_log_since | grep -E 'TLS handshakes started [0-9]+' | tail -n 1; }
+        wait_for 10 stats_line >/dev/null || true
+        line=$(stats_line || true)
+        started=$(sed -nE 's/.*TLS handshakes started ([0-9]+).*/\1/p' <<<"$line")
+        finished=$(sed -nE 's/.*TLS handshakes started [0-9]+, finished ([0-9]+).*/\1/p' <<<"$line")
+    fi
+    server_alive || fail "$server died in the storm"
+    server_stop
+    read -r rate predicted ratio < <(awk -v n="$n_steady" -v s="$secs_steady" -v N="$storm_n" \
+        -v t="$secs" 'BEGIN {
+            if (s == "-" || s <= 0) { print "- - -"; exit }
+            r = n / s; p = N / r
+            printf "%.1f %.1f %s\n", r, p, (t == "-" ? "-" : sprintf("%.2f", t / p)) }')
+    rec storm "$server" - steady_rate "$rate"
+    rec storm "$server" - connect_all_secs "$secs"
+    rec storm "$server" - predicted_secs "$predicted"
+    printf '| %s | %s | %s/s | %s s | %s s | %s | %s | %s | %s |\n' "$server" "$storm_n" "$rate" \
+        "$predicted" "$secs" "$ratio" "$started" "$finished" "$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); print(r["restarts"], "restarts,", r["resets_sent"], "resets")' \
+            "$BD/$server.storm.json" 2>/dev/null || echo -)"
+    ovt_log "$server storm: steady $rate/s predicts $predicted s; all connected in $secs s" \
+        "(ratio $ratio); TLS handshakes started $started, finished $finished (load $(cat /proc/loadavg))"
+}
+
 # churn_server SERVER: churn_rounds rounds of n_clients clients against one SERVER process, one
 # ovpnd-loadgen process a round (closed loop, lg_conc handshakes in flight, every client held
 # for LG_SECS, then an explicit exit). churn_settle s after each round ends: the server's RSS
@@ -822,11 +907,17 @@ if [ "$n_clients" -gt 0 ]; then
         ip -n "$CNS" addr add "198.18.0.$((101 + 2 * p))/24" dev eth0
     done
 fi
+if [ "$storm_n" -gt 0 ]; then
+    echo "| server | clients | steady rate | predicted | all connected | ratio | TLS started | TLS finished | client side |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+fi
 for server in "${servers[@]}"; do
     if [ "$clients_only" = 0 ]; then
         measure_server "$server"
     fi
-    if [ "$churn_rounds" -gt 0 ]; then
+    if [ "$storm_n" -gt 0 ]; then
+        storm_server "$server"
+    elif [ "$churn_rounds" -gt 0 ]; then
         churn_server "$server"
     elif [ "$n_clients" -gt 0 ]; then
         loadgen_server "$server"
@@ -835,6 +926,10 @@ for server in "${servers[@]}"; do
         measure_server "$(basename "$OVPND_OTHER")" "$OVPND_OTHER"
     fi
 done
+if [ "$storm_n" -gt 0 ]; then # its table is printed as it goes (storm_server)
+    ovt_log "done in $((SECONDS - t_start)) s (load $(cat /proc/loadavg))"
+    exit 0
+fi
 rec meta - - elapsed_secs $((SECONDS - t_start))
 rec meta - - loadavg_end "$(cut -d' ' -f1 /proc/loadavg)"
 

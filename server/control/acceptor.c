@@ -21,6 +21,7 @@
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
 #include "server/control/acceptor_decide.h"
+#include "server/control/admission_decide.h"
 #include "server/hooks/auth.h"
 #include "server/hooks/hook_env.h"
 #include "server/hooks/hooks.h"
@@ -81,6 +82,7 @@ static void on_tick(uv_timer_t *t)
         }
     }
     trim_heap(a, now);
+    acc_admission_tick(a, now);
     acc_notify_tick(a, now);
 }
 
@@ -179,12 +181,15 @@ static void log_stats(struct acceptor *a)
             ", no session %" PRIu64 ", window %" PRIu64 ", handshake timeout %" PRIu64
             ", connect-freq %" PRIu64 ", connect-freq-initial %" PRIu64
             ", hand-over to a worker behind %" PRIu64 ", tls-crypt-v2 client key %" PRIu64
-            ", refused by tls-crypt-v2-verify %" PRIu64,
+            ", refused by tls-crypt-v2-verify %" PRIu64
+            "; admission: resets not answered (busy) %" PRIu64 ", handshakes too late %" PRIu64
+            ", in flight %zu of %zu; TLS handshakes started %" PRIu64 ", finished %" PRIu64,
             a->sessions.n_clients, a->sessions.n_sessions, s->handshakes_ok, s->handshakes_failed,
             s->auth_failed, s->drop_short, s->drop_wrap, s->drop_replay, s->drop_malformed,
             s->drop_cookie, s->drop_no_session, s->drop_window, s->drop_handshake_timeout,
             s->drop_connect_freq, s->drop_connect_freq_initial, s->drop_handover, s->drop_wkc,
-            s->drop_v2_refused);
+            s->drop_v2_refused, s->drop_busy, s->drop_too_late, a->sessions.n_in_flight,
+            a->sessions.max_in_flight, s->tls_started, s->tls_done);
 }
 
 static void on_async(uv_async_t *h)
@@ -379,6 +384,29 @@ static int setup_checks(struct acceptor *a, char *errbuf, size_t errbuf_len)
     return 0;
 }
 
+/* Admission control (admission_decide.h): the TLS threads (server.c sets UV_THREADPOOL_SIZE
+ * before the acceptor starts) and the bound on handshakes in flight, OVPND_HANDSHAKES_IN_FLIGHT
+ * from the environment or the default. */
+static void setup_admission(struct acceptor *a)
+{
+    const char *threads = getenv("UV_THREADPOOL_SIZE");
+    const char *bound = getenv("OVPND_HANDSHAKES_IN_FLIGHT");
+
+    a->crypto.n_tls_threads = threads ? strtol(threads, NULL, 10) : 4; /* libuv's default */
+    if (a->crypto.n_tls_threads < 1) {
+        a->crypto.n_tls_threads = 1;
+    }
+    a->crypto.step_us = ADMISSION_HS_US_DEFAULT / 2; /* until steps are measured */
+    a->crypto.hs_us = ADMISSION_HS_US_DEFAULT;
+    a->sessions.configured_in_flight = bound ? strtol(bound, NULL, 10) : 0;
+    acc_admission_tick(a, acc_now_ms(a));
+    log_msg(LOG_INFO, "admission control: at most %zu TLS handshakes in flight%s",
+            a->sessions.max_in_flight,
+            a->sessions.configured_in_flight > 0
+                ? " (OVPND_HANDSHAKES_IN_FLIGHT)"
+                : " (to begin with: it follows the handshake rate)");
+}
+
 /* The loop's handles and timers (acceptor_new), with the acceptor's mailbox box. 0 or a
  * negative code. */
 static int setup_loop(struct acceptor *a)
@@ -397,6 +425,7 @@ static int setup_loop(struct acceptor *a)
         return err;
     }
     mailbox_attach(env->mb, MAILBOX_ACCEPTOR, &a->async);
+    setup_admission(a);
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
     a->persist_timer.data = a;
     heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());

@@ -72,6 +72,8 @@ struct key_state {
     enum ks_state state;
     bool has_sent_key_method2;
     uint64_t start_ms;
+    uint64_t tls_us;     /* time its handshake steps took on the TLS threads */
+    bool is_tls_working; /* the first handshake's TLS work started and has not finished */
     struct reliable rel;
     /* Heap-allocated: a handshake step running on the thread pool keeps it alive after the key
      * state is cleared. While job is set, tls belongs to that step: the acceptor neither reads
@@ -183,6 +185,10 @@ struct ctl_session {
     enum cs_state state;
     uint64_t created_ms;
     uint64_t close_at_ms;
+    /* its first negotiation is under way (counted in n_in_flight until the client is connected
+     * or the session closes); the client gives up at hs_deadline_ms (admission_decide_deadline) */
+    bool is_in_flight;
+    uint64_t hs_deadline_ms;
     bool is_installed;     /* the worker confirmed MSG_INSTALL */
     struct ccd *ccd;       /* its client-config-dir file, read at connect; NULL if none */
     bool is_dead;          /* freed at the next sweep */
@@ -216,7 +222,12 @@ struct acceptor_stats {
         handshakes_ok, handshakes_failed, auth_failed,
         drop_wkc,        /* tls-crypt-v2: WKc missing, malformed, not ours, expired; no Kc */
         drop_v2_refused, /* tls-crypt-v2-verify refused the client key */
-        drop_handover;   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
+        drop_handover,   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
+        drop_busy,       /* hard resets left unanswered: the handshakes in flight at the bound */
+        drop_too_late,   /* handshakes dropped before a TLS step that would end past the
+                          * client's hand-window (admission_decide_too_late) */
+        tls_started,     /* first TLS handshakes that got TLS work (their first step) */
+        tls_done;        /* of those, whose TLS handshake finished (its work was not lost) */
 };
 
 /* One TLS configuration (certificate, key, CA, CRL) with a count of the TLS sessions built on
@@ -241,7 +252,10 @@ struct acc_crypto {
      * in tls (writer-preferring, so a stream of handshakes cannot starve a CRL reload). */
     pthread_rwlock_t tls_conf_lock;
     bool has_tls_conf_lock;
-    size_t n_tls_jobs; /* handshake steps queued or running */
+    size_t n_tls_jobs;  /* handshake steps queued or running */
+    long n_tls_threads; /* the thread pool's size (UV_THREADPOOL_SIZE) */
+    uint64_t step_us;   /* a handshake step's average duration on the pool (moving average) */
+    uint64_t hs_us;     /* the TLS threads' time for one first handshake (moving average) */
     struct crl_watch crl;
     uint8_t cookie_key[32];
 };
@@ -260,8 +274,18 @@ struct acc_sessions {
     size_t table_size;          /* a power of two */
     size_t n_sessions;
     size_t n_clients;
-    struct peer_slots slots; /* peer_ids in use */
-    unsigned long next_cid;  /* the CID of the next session */
+    /* first negotiations under way, from the session's creation until the client is connected
+     * or the session closes (ctl_session is_in_flight), and their bound
+     * (admission_decide.h): new clients' resets are answered only below it */
+    size_t n_in_flight;
+    size_t max_in_flight;
+    long configured_in_flight; /* OVPND_HANDSHAKES_IN_FLIGHT, 0: the measured default */
+    uint64_t hs_rate;          /* first handshakes a second (admission_decide_rate) */
+    uint64_t connected_mark;   /* stats.handshakes_ok at the last update of hs_rate */
+    uint64_t timeouts_mark;    /* handshake timeouts and too-late drops then */
+    uint64_t next_rate_ms;     /* the next update (acc_now_ms) */
+    struct peer_slots slots;   /* peer_ids in use */
+    unsigned long next_cid;    /* the CID of the next session */
 };
 
 /* A config a reload put in force (reload.c): a shallow copy of the start-up config whose
@@ -284,6 +308,9 @@ struct acceptor {
     int fd;
     struct udp_local rx_local; /* multihome: where the datagram being handled arrived, else
                                 * family 0 */
+    /* the time in the tls-auth / tls-crypt packet_id of the control packet being handled (the
+     * client's session start, admission_decide_deadline); 0 when unknown */
+    uint32_t rx_wrap_time;
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t status_timer;
@@ -465,8 +492,17 @@ void acc_free_peer(struct peer *p);
  * state; its peer too unless still live in a worker (freed when MSG_GONE comes). */
 void acc_cs_free(struct acceptor *a, struct ctl_session *cs);
 
+/* At the tick: once a second, the handshake rate and from it the bound on handshakes in flight
+ * (admission_decide.h). O(1). */
+void acc_admission_tick(struct acceptor *a, uint64_t now);
+
+/* cs's first negotiation is no longer in flight (the client is connected, or the session
+ * closes): one less counted against the bound (admission_decide.h). No-op when it was not. */
+void acc_hs_landed(struct acceptor *a, struct ctl_session *cs);
+
 /* A new session for a client reset whose cookie verified (pkt, from; on TCP link, else 0):
- * session ids from pkt, key_id 0 in use, in the table. NULL when out of memory. */
+ * session ids from pkt, key_id 0 in use, in the table, its first handshake in flight (its
+ * deadline from a->rx_wrap_time, admission_decide_deadline). NULL when out of memory. */
 struct ctl_session *acc_session_create(struct acceptor *a, const struct control_packet *pkt,
                                        const union udp_addr *from, uint64_t link);
 

@@ -349,6 +349,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
         mailbox_post(env->mb, p->worker, m);
     }
     a->stats.handshakes_ok++;
+    acc_hs_landed(a, cs); /* connected: room for another (admission_decide.h) */
     metrics_count_handshake(&a->mx, METRICS_HS_OK, acc_now_ms(a) - ks->start_ms);
     {
         char vaddr[INET_ADDRSTRLEN];

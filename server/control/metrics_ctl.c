@@ -31,6 +31,8 @@ static void op_snapshot(void *ctx, bool with_clients, struct metrics_snapshot *s
         {"handover_queue_full", s->drop_handover},
         {"tls_crypt_v2_client_key", s->drop_wkc},
         {"tls_crypt_v2_verify", s->drop_v2_refused},
+        {"handshakes_in_flight", s->drop_busy},
+        {"handshake_too_late", s->drop_too_late},
     };
     _Static_assert(sizeof(drops) / sizeof(drops[0]) <= METRICS_CONTROL_DROPS_MAX,
                    "room for the control drops");

@@ -13,6 +13,7 @@
 #include "proto/tls_crypt_v2.h"
 #include "proto/tls_wrap.h"
 #include "server/control/acceptor_decide.h"
+#include "server/control/admission_decide.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -165,6 +166,13 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint6
         a->stats.drop_replay++;
         return;
     case ACCEPTOR_CONTROL_ANSWER_RESET:
+        if (!admission_decide_answer(a->sessions.n_in_flight, a->sessions.max_in_flight)) {
+            /* a storm: the client sends its reset again (backoff) and is answered once
+             * handshakes in flight have finished; nothing is kept, no TLS work */
+            acc_drop_pkt(a, &a->stats.drop_busy, from,
+                         "hard reset not answered yet: handshakes in flight at their bound");
+            return;
+        }
         acc_answer_hard_reset(a, &pkt, from, v2 ? &v2->wrap : NULL);
         return;
     case ACCEPTOR_CONTROL_DROP_BAD_RESET:
@@ -278,7 +286,9 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
                                        "key (its WKc belongs to another packet?)"
                                      : proto_strerror(err));
     } else {
+        a->rx_wrap_time = wrap_time;
         handle_control(a, from, link, wrap_id, plain_len, has_wkc ? &v2 : NULL);
+        a->rx_wrap_time = 0;
     }
     if (has_wkc) {
         acc_v2_packet_wipe(&v2);
@@ -385,7 +395,9 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                                      : proto_strerror(err));
         return;
     }
+    a->rx_wrap_time = wrap_time; /* 0 without tls-auth / tls-crypt */
     handle_control(a, from, link, wrap_id, plain_len, NULL);
+    a->rx_wrap_time = 0;
 }
 
 void acc_on_udp(uv_poll_t *h, int status, int events)

@@ -16,6 +16,7 @@
 #include "proto/tls_session.h"
 #include "proto/tls_wrap.h"
 #include "server/control/acceptor_decide.h"
+#include "server/control/admission_decide.h"
 #include "server/data/peer.h"
 #include "server/data/tcp.h"
 #include "server/hooks/plugin.h"
@@ -346,6 +347,7 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
     if (cs->state == CS_CLOSING) {
         return;
     }
+    acc_hs_landed(a, cs);
     for (size_t i = 0; i < a->n_cleanups; i++) {
         if (a->cleanups[i].on_close) {
             a->cleanups[i].on_close(a, cs);
@@ -363,8 +365,17 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
     }
 }
 
+void acc_hs_landed(struct acceptor *a, struct ctl_session *cs)
+{
+    if (cs->is_in_flight) {
+        cs->is_in_flight = false;
+        a->sessions.n_in_flight--;
+    }
+}
+
 void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
 {
+    acc_hs_landed(a, cs);
     acc_table_unlink(a, cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
@@ -409,6 +420,11 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     }
     cs->state = CS_TLS;
     cs->created_ms = acc_now_ms(a);
+    cs->hs_deadline_ms = admission_decide_deadline(
+        cs->created_ms, (uint64_t)a->cfg->timers.hand_window_s * 1000u, a->rx_wrap_time != 0,
+        (int64_t)a->rx_wrap_time, (int64_t)time(NULL));
+    cs->is_in_flight = true;
+    a->sessions.n_in_flight++;
     acc_table_insert(a, cs);
     return cs;
 }

@@ -15,6 +15,7 @@
  * frees nothing: a key state cleared meanwhile (hand-window, session closed, server stopping)
  * hands its TLS session to the job, which frees it when the step returns.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "proto/push.h"
 #include "proto/tls_session.h"
 #include "server/control/acceptor_decide.h"
+#include "server/control/admission_decide.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -37,6 +39,7 @@ struct tls_job {
     struct key_state *ks; /* NULL once the key state was cleared: only free tls */
     struct tls_session *tls;
     int ret;
+    uint64_t step_us; /* how long the step ran on the pool */
     char err[256];
 };
 
@@ -77,10 +80,55 @@ static void free_held(struct key_state *ks)
 static void job_work(uv_work_t *req)
 {
     struct tls_job *job = req->data;
+    uint64_t t0 = uv_hrtime();
 
     pthread_rwlock_rdlock(&job->a->crypto.tls_conf_lock);
     job->ret = tls_session_handshake(job->tls, job->err, sizeof(job->err));
     pthread_rwlock_unlock(&job->a->crypto.tls_conf_lock);
+    job->step_us = (uv_hrtime() - t0) / 1000u;
+}
+
+/* A handshake step took step_us on a TLS thread: the moving average of a step (1/8 of each new
+ * one), for admission_decide_too_late, and the time of ks's handshake (NULL: cleared). */
+static void note_step_time(struct acceptor *a, struct key_state *ks, uint64_t step_us)
+{
+    a->crypto.step_us = (a->crypto.step_us * 7 + step_us) / 8;
+    if (ks) {
+        ks->tls_us += step_us;
+    }
+}
+
+/* A first handshake finished after hs_us on the TLS threads: the moving average of a handshake's
+ * TLS cost (admission_decide_rate's floor). */
+static void note_handshake_cost(struct acceptor *a, uint64_t hs_us)
+{
+    a->crypto.hs_us = (a->crypto.hs_us * 7 + hs_us) / 8;
+}
+
+void acc_admission_tick(struct acceptor *a, uint64_t now)
+{
+    struct acc_sessions *s = &a->sessions;
+    size_t was = s->max_in_flight;
+
+    if (now < s->next_rate_ms) {
+        return;
+    }
+    uint64_t timeouts = a->stats.drop_handshake_timeout + a->stats.drop_too_late;
+
+    s->hs_rate = admission_decide_rate(s->hs_rate, a->stats.handshakes_ok - s->connected_mark,
+                                       a->crypto.n_tls_threads, a->crypto.hs_us,
+                                       timeouts != s->timeouts_mark);
+    s->connected_mark = a->stats.handshakes_ok;
+    s->timeouts_mark = timeouts;
+    s->next_rate_ms = now + 1000;
+    s->max_in_flight = admission_decide_bound(s->configured_in_flight, s->hs_rate,
+                                              (uint64_t)a->cfg->timers.hand_window_s * 1000u);
+    if (s->max_in_flight != was && (s->max_in_flight >= was * 2 || s->max_in_flight * 2 <= was)) {
+        log_msg(LOG_INFO,
+                "admission control: at most %zu TLS handshakes in flight (%" PRIu64
+                " handshakes/s, %.1f ms of TLS work each)",
+                s->max_in_flight, s->hs_rate, (double)a->crypto.hs_us / 1000.0);
+    }
 }
 
 static void job_done(uv_work_t *req, int status)
@@ -92,6 +140,9 @@ static void job_done(uv_work_t *req, int status)
     bool has_held;
 
     a->crypto.n_tls_jobs--;
+    if (status != UV_ECANCELED) {
+        note_step_time(a, ks, job->step_us);
+    }
     if (!ks) {
         acc_tls_conf_put(job->tls->conf);
         tls_session_clear(job->tls);
@@ -126,6 +177,21 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
     if (ks->job) {
         return;
     }
+    if (cs->is_in_flight && ks->key_id == 0 &&
+        admission_decide_too_late(acc_now_ms(a), cs->hs_deadline_ms, a->crypto.n_tls_jobs,
+                                  a->crypto.n_tls_threads, a->crypto.step_us)) {
+        /* the client gives up (hand-window) before this handshake could finish: no TLS work
+         * for it; a storm's client restarts its session and is admitted again */
+        metrics_count_handshake(&a->mx, METRICS_HS_TIMEOUT, 0);
+        acc_drop_pkt(a, &a->stats.drop_too_late, &cs->remote,
+                     "handshake dropped: it cannot finish within the client's hand-window");
+        acc_cs_close(a, cs, 0);
+        return;
+    }
+    if (!ks->tls_us && !ks->is_tls_working && cs->is_in_flight && ks->key_id == 0) {
+        ks->is_tls_working = true;
+        a->stats.tls_started++;
+    }
     job = calloc(1, sizeof(*job));
     if (job) {
         job->req.data = job;
@@ -146,8 +212,11 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
         int ret;
 
         pthread_rwlock_rdlock(&a->crypto.tls_conf_lock);
+        uint64_t t0 = uv_hrtime();
+
         ret = tls_session_handshake(ks->tls, err, sizeof(err));
         pthread_rwlock_unlock(&a->crypto.tls_conf_lock);
+        note_step_time(a, ks, (uv_hrtime() - t0) / 1000u);
         acc_tls_stepped(a, cs, ks, ret, err);
     }
 }
@@ -269,6 +338,12 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
         acc_flush_ks(a, cs, ks); /* deliver the TLS alert */
         acc_ks_fail(a, cs, ks, "TLS handshake failed");
         return;
+    }
+    if (ks->key_id == 0 && cs->is_in_flight && ks->is_tls_working) {
+        /* the TLS work was not lost (the session stays in flight until it is connected) */
+        ks->is_tls_working = false;
+        a->stats.tls_done++;
+        note_handshake_cost(a, ks->tls_us);
     }
     read_tls_app_data(a, cs, ks);
     if (cs->state != CS_CLOSING) {

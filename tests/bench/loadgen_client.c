@@ -44,7 +44,7 @@ static const char *const state_names[] = {
     [LOADGEN_CLIENT_TLS] = "tls",         [LOADGEN_CLIENT_KEY_METHOD] = "key-method",
     [LOADGEN_CLIENT_PUSH] = "push",       [LOADGEN_CLIENT_CONNECTED] = "connected",
     [LOADGEN_CLIENT_EXITING] = "exiting", [LOADGEN_CLIENT_DONE] = "done",
-    [LOADGEN_CLIENT_FAILED] = "failed",
+    [LOADGEN_CLIENT_FAILED] = "failed",   [LOADGEN_CLIENT_RETRY_WAIT] = "connect-retry",
 };
 
 const char *loadgen_client_state_name(enum loadgen_client_state s)
@@ -248,6 +248,7 @@ static void flush(struct loadgen_client *c, uint64_t now)
         if (o->timeout_ms > c->rel.initial_timeout_ms) {
             c->st.retransmits++;
         }
+        c->st.resets_sent += o->opcode == P_CONTROL_HARD_RESET_CLIENT_V2;
         /* No ACKs before the server's session id is known: there is nothing to ACK yet. */
         reliable_take_acks(&c->rel, &acks, c->has_peer_sid ? CONTROL_SEND_ACK_MAX : 0);
         send_control(c, o->opcode, &acks, o->message_id, o->payload, o->payload_len);
@@ -840,6 +841,10 @@ static void handle_packet(struct loadgen_client *c, const uint8_t *p, ssize_t nr
     if (nread == 0 || loadgen_client_is_final(c)) {
         return;
     }
+    if (c->state == LOADGEN_CLIENT_RETRY_WAIT) {
+        c->st.drops++; /* the abandoned session's: no session until connect-retry ends */
+        return;
+    }
     op = packet_opcode(p[0]);
     if (op == P_DATA_V2 || op == P_DATA_V1) {
         handle_data(c, p, (size_t)nread, loadgen_now_ms());
@@ -997,6 +1002,8 @@ static int open_socket(struct loadgen_client *c, const struct sockaddr_in *local
 
 /* ---- life cycle ---- */
 
+static void begin_attempt(struct loadgen_client *c, uint64_t now);
+
 static void on_handle_closed(uv_handle_t *h)
 {
     struct loadgen_client *c = h->data;
@@ -1032,6 +1039,19 @@ void loadgen_client_start(struct loadgen_client *c, uint64_t now)
     c->data_timer.data = c;
     c->has_timer = true;
     w->n_open_handles++;
+    begin_attempt(c, now);
+}
+
+/* A new session on the client's socket: a fresh session id, wrap packet_id and time, TLS
+ * session and reliability layer, and the hard reset queued (sent now over UDP). */
+static void begin_attempt(struct loadgen_client *c, uint64_t now)
+{
+    struct loadgen_worker *w = c->w;
+    const struct loadgen_config *cfg = w->cfg;
+
+    c->state = LOADGEN_CLIENT_RESET;
+    c->attempt_ms = now;
+    c->has_peer_sid = false;
     do {
         if (mbedtls_ctr_drbg_random(&w->drbg, c->own_sid, sizeof(c->own_sid))) {
             fail(c, "random generator failed", NULL);
@@ -1055,6 +1075,37 @@ void loadgen_client_start(struct loadgen_client *c, uint64_t now)
     if (!cfg->is_tcp) {
         flush(c, now); /* over TCP once connected (on_tcp_connected) */
     }
+}
+
+/* --retry: the session did not connect within the hand-window. As a 2.6 client (ssl.c: "TLS key
+ * negotiation failed to occur within hand-window", then a SIGUSR1 restart; init.c
+ * socket_restart_pause): drop it, wait connect-retry (1 s; from the 5th failed attempt in a row
+ * doubled for each, at most 300 s), then start a new session. */
+static void give_up_attempt(struct loadgen_client *c, uint64_t now)
+{
+    uint64_t delay_s = 1;
+
+    c->n_failed_attempts++;
+    if (c->n_failed_attempts > 4) {
+        unsigned shift = c->n_failed_attempts - 4 < 15 ? c->n_failed_attempts - 4 : 15;
+
+        delay_s <<= shift;
+    }
+    if (delay_s > 300) {
+        delay_s = 300;
+    }
+    c->st.restarts++;
+    reliable_clear(&c->rel);
+    if (c->has_tls) {
+        tls_session_clear(&c->tls);
+        c->has_tls = false;
+    }
+    data_key_clear(&c->key);
+    wipe_secrets(c);
+    loadgen_push_init(&c->push);
+    c->km_done_ms = c->push_request_ms = 0;
+    c->state = LOADGEN_CLIENT_RETRY_WAIT;
+    c->retry_at_ms = now + delay_s * 1000u;
 }
 
 static void begin_exit(struct loadgen_client *c, uint64_t now)
@@ -1090,13 +1141,27 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
     if (c->state == LOADGEN_CLIENT_IDLE || loadgen_client_is_final(c)) {
         return;
     }
-    if (c->state < LOADGEN_CLIENT_CONNECTED && loadgen_worker_phase(c->w) >= LOADGEN_PHASE_EXIT) {
+    if ((c->state < LOADGEN_CLIENT_CONNECTED || c->state == LOADGEN_CLIENT_RETRY_WAIT) &&
+        loadgen_worker_phase(c->w) >= LOADGEN_PHASE_EXIT) {
         /* Only a stopped run (signal) gets here with clients still connecting. */
         fail(c, "the run was stopped before it connected", loadgen_client_state_name(c->state));
         return;
     }
+    if (c->state == LOADGEN_CLIENT_RETRY_WAIT) {
+        if (now >= c->retry_at_ms) {
+            begin_attempt(c, now);
+        }
+        return;
+    }
+    /* hand-window: for the key negotiation (2.6 ssl.c, until S_ACTIVE), then again for the push
+     * reply (2.6 push.c: no reply to PUSH_REQUEST within hand-window restarts) */
     if (c->state < LOADGEN_CLIENT_CONNECTED &&
-        now - c->start_ms >= (uint64_t)cfg->hand_window_s * 1000u) {
+        now - (c->state == LOADGEN_CLIENT_PUSH ? c->km_done_ms : c->attempt_ms) >=
+            (uint64_t)cfg->hand_window_s * 1000u) {
+        if (cfg->retry) {
+            give_up_attempt(c, now);
+            return;
+        }
         fail(c, "not connected within the hand-window", loadgen_client_state_name(c->state));
         return;
     }

@@ -37,6 +37,7 @@ enum loadgen_client_state {
     LOADGEN_CLIENT_EXITING,    /* EXIT sent, waiting for its ACK */
     LOADGEN_CLIENT_DONE,       /* left cleanly */
     LOADGEN_CLIENT_FAILED,
+    LOADGEN_CLIENT_RETRY_WAIT, /* --retry: a failed attempt, waiting connect-retry to start over */
 };
 
 /* Counters of one client, summed up in the report. */
@@ -55,6 +56,8 @@ struct loadgen_client_stats {
     uint64_t echo_answers; /* echo requests to our tunnel address, answered */
     uint64_t send_errors;
     uint64_t soft_resets_ignored;
+    uint64_t restarts;     /* --retry: sessions started over after hand-window */
+    uint64_t resets_sent;  /* hard resets sent, retransmissions and restarts included */
     uint64_t forged;       /* --lz4-v2-forge: bad compressed payloads sent */
     uint64_t decompressed; /* --lz4-v2-forge: compressed payloads received and decompressed */
 };
@@ -90,6 +93,10 @@ struct loadgen_client {
     uint64_t data_sent_in_run; /* echo requests sent since data_start_ms (rate keeping) */
     uint64_t start_ms, connected_ms, km_done_ms, push_request_ms, exit_ms, data_start_ms;
     uint64_t last_tx_ms, last_rx_ms;
+    /* --retry: when the current attempt (session) started, when the next one starts
+     * (RETRY_WAIT), and how many attempts failed in a row (connect-retry's backoff) */
+    uint64_t attempt_ms, retry_at_ms;
+    unsigned n_failed_attempts;
     struct loadgen_client_stats st;
     const char *fail_reason; /* static string, NULL unless FAILED */
     char fail_detail[160];

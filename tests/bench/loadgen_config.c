@@ -25,7 +25,7 @@ static const char usage_text[] =
     "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] "
     "[--lz4-v2-forge]\n"
     "         [--verbose]\n"
-    "         [--username U --password P] [--proto udp|tcp]\n"
+    "         [--username U --password P] [--proto udp|tcp] [--retry]\n"
     "\n"
     "Plays N OpenVPN 2.6 clients over UDP, or over TCP with --proto tcp (`proto tcp-client`,\n"
     "openvpn's 2-byte length framing, one connection per client; no tun): each connects (tls-crypt "
@@ -48,6 +48,11 @@ static const char usage_text[] =
     "bomb (a block of 60000 zero bytes), a block whose match points before its start, a block cut\n"
     "short, and an unknown 0x50 byte; the server must drop them and carry on.\n"
     "Every client answers the echo requests addressed to its tunnel address (client-to-client).\n"
+    "--retry behaves like a stock 2.6 client in a reconnect storm: the hard reset is sent again\n"
+    "with the reliability layer's backoff (2 s, doubling), a session not connected within the\n"
+    "hand-window starts over with a new session id after connect-retry (1 s, doubled for each\n"
+    "failed attempt after the 4th, at most 300 s), and the client fails only when the run ends.\n"
+    "The report counts restarts and hard resets sent. UDP only.\n"
     "--username and --password go into key-method 2 as given, byte for byte (a stock client\n"
     "drops control characters from its auth-user-pass file; this one does not).\n"
     "Exit status 0 when every client connected and completed its exit, 1 otherwise.\n";
@@ -84,6 +89,7 @@ enum {
     OPT_USERNAME,
     OPT_PASSWORD,
     OPT_PROTO,
+    OPT_RETRY,
     OPT_HELP,
 };
 
@@ -119,6 +125,7 @@ static const struct option long_options[] = {
     {"username", required_argument, NULL, OPT_USERNAME},
     {"password", required_argument, NULL, OPT_PASSWORD},
     {"proto", required_argument, NULL, OPT_PROTO},
+    {"retry", no_argument, NULL, OPT_RETRY},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -406,6 +413,9 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
     case OPT_LZ4V2_FORGE:
         cfg->lz4v2_forge = true;
         return 0;
+    case OPT_RETRY:
+        cfg->retry = true;
+        return 0;
     case OPT_USERNAME:
     case OPT_PASSWORD:
         if (strlen(arg) >= KEY_METHOD2_USERPASS_MAX) {
@@ -460,6 +470,10 @@ int loadgen_config_parse(struct loadgen_config *cfg, int argc, char **argv, char
     }
     if (cfg->wrap_mode == TLS_WRAP_NONE) {
         snprintf(errbuf, errbuf_len, "one of --tls-crypt and --tls-auth is required");
+        return -1;
+    }
+    if (cfg->retry && (cfg->is_tcp || cfg->half_open != LOADGEN_HALF_OPEN_NONE)) {
+        snprintf(errbuf, errbuf_len, "--retry goes with UDP clients that are not --half-open");
         return -1;
     }
     if (!cfg->barrier_path != !cfg->barrier_count) {

@@ -48,7 +48,11 @@ struct loadgen_config {
     const char *cipher;   /* --cipher: the only data cipher offered; NULL: 2.6's default list */
     uint32_t bind_first, bind_last; /* host order source addresses; 0: kernel's choice */
     int n_threads;
-    int hand_window_s;        /* a client that is not connected this long after its start fails */
+    int hand_window_s; /* a client that is not connected this long after its start fails */
+    /* --retry: as a stock client, a session not connected within hand_window_s starts over
+     * after connect-retry (1 s, doubling after the 4th failed attempt, at most 300 s) instead
+     * of failing; UDP only */
+    bool retry;
     size_t concurrency;       /* at most this many clients between start and connect; 0: no limit */
     const char *barrier_path; /* --barrier: shared with other processes of one run, or NULL */
     long barrier_count;       /* processes that must reach the barrier before the steady phase */

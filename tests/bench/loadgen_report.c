@@ -55,6 +55,8 @@ static void add_client(struct loadgen_report *r, const struct loadgen_client *c,
     r->pings_rx += st->pings_rx;
     r->pings_tx += st->pings_tx;
     r->retransmits += st->retransmits;
+    r->restarts += st->restarts;
+    r->resets_sent += st->resets_sent;
     r->drops += st->drops;
     r->early_data += st->early_data;
     r->forged += st->forged;
@@ -121,6 +123,8 @@ void loadgen_report_print(const struct loadgen_report *r, FILE *out)
             (unsigned long long)r->retransmits, (unsigned long long)r->drops,
             (unsigned long long)r->early_data, (unsigned long long)r->other_rx,
             (unsigned long long)r->echo_answers, (unsigned long long)r->send_errors);
+    fprintf(out, "sessions: %llu hard resets sent, %llu sessions started over after hand-window\n",
+            (unsigned long long)r->resets_sent, (unsigned long long)r->restarts);
     if (r->has_rss) {
         fprintf(out, "server RSS %ld kB, %.1f kB per connected client\n", r->server_rss_kb,
                 r->rss_per_client_kb);
@@ -226,14 +230,16 @@ int loadgen_report_write_json(const struct loadgen_report *r, const struct loadg
             "  \"pings_tx\": %llu,\n  \"retransmits\": %llu,\n  \"drops\": %llu,\n"
             "  \"early_data\": %llu,\n  \"other_rx\": %llu,\n  \"echo_answers\": %llu,\n"
             "  \"send_errors\": %llu,\n  \"soft_resets_ignored\": %llu,\n"
-            "  \"forged\": %llu,\n  \"decompressed\": %llu,\n",
+            "  \"forged\": %llu,\n  \"decompressed\": %llu,\n"
+            "  \"resets_sent\": %llu,\n  \"restarts\": %llu,\n",
             (unsigned long long)r->push_replies, (unsigned long long)r->push_requests,
             (unsigned long long)r->pings_rx, (unsigned long long)r->pings_tx,
             (unsigned long long)r->retransmits, (unsigned long long)r->drops,
             (unsigned long long)r->early_data, (unsigned long long)r->other_rx,
             (unsigned long long)r->echo_answers, (unsigned long long)r->send_errors,
             (unsigned long long)r->soft_resets_ignored, (unsigned long long)r->forged,
-            (unsigned long long)r->decompressed);
+            (unsigned long long)r->decompressed, (unsigned long long)r->resets_sent,
+            (unsigned long long)r->restarts);
     if (r->has_rss) {
         fprintf(f, "  \"server_rss_kb\": %ld,\n  \"rss_per_client_kb\": %.3f,\n", r->server_rss_kb,
                 r->rss_per_client_kb);

@@ -34,6 +34,7 @@ struct loadgen_report {
     double data_pps;           /* echo replies received in the steady phase per second */
     uint64_t sent, echoed, echoed_steady, min_echoed;
     double rtt_avg_ms;
+    uint64_t restarts, resets_sent; /* --retry: sessions started over; hard resets sent */
     uint64_t push_replies, push_requests, pings_rx, pings_tx, retransmits, drops, early_data,
         other_rx, echo_answers, send_errors, soft_resets_ignored, forged, decompressed;
     bool has_rss;
