@@ -389,6 +389,8 @@ struct config_mgmt {
     bool signal;            /* management-signal: recorded (a server's listener never resets) */
     bool forget_disconnect; /* management-forget-disconnect: recorded (no passwords to forget) */
     bool client_auth;       /* management-client-auth: management clients admit each client */
+    bool connect_out;       /* management-client: connect to addr instead of listening; the
+                             * server stops (SIGTERM) when that fails or the link closes */
     bool has_modifiers;     /* some management-* directive was given */
 };
 

@@ -178,7 +178,7 @@ static const struct config_directive directives[] = {
     SET("lport", 1, 1, 0, config_h_port),
     IGNORE("machine-readable-output", 0, 0, "ovpnd has one log format"),
     SET("management", 2, 3, 0, config_h_management),
-    TODO("management-client", 0, NULL),
+    SET("management-client", 0, 0, 0, config_h_management_flag),
     SET("management-client-auth", 0, 0, 0, config_h_management_flag),
     SET("management-client-group", 1, 1, 0, config_h_management_client_group),
     SET("management-client-user", 1, 1, 0, config_h_management_client_user),

@@ -130,6 +130,12 @@ void mgmt_client_close(struct mgmt_client *c)
     }
     log_msg(LOG_INFO, "MANAGEMENT: Client disconnected");
     uv_close(&c->u.h, on_closed);
+    if (m->cfg->mgmt.connect_out && !m->is_closed) {
+        /* management-client: the link going away stops the server (2.6 man_reset_client_socket:
+         * SIGTERM), handled by the main thread as a signal from outside */
+        log_msg(LOG_WARN, "MANAGEMENT: the link to the management client closed: exiting");
+        kill(getpid(), SIGTERM);
+    }
 }
 
 void mgmt_welcome(struct mgmt_client *c)
@@ -392,18 +398,112 @@ static int listen_unix(struct mgmt *m, char *errbuf, size_t errbuf_len)
     return err;
 }
 
-static int listen_tcp(struct mgmt *m, char *errbuf, size_t errbuf_len)
+static int tcp_address(struct mgmt *m, struct sockaddr_storage *ss, char *errbuf, size_t errbuf_len)
 {
-    struct sockaddr_storage ss;
-    int err;
+    int err = uv_ip4_addr(m->cfg->mgmt.addr, atoi(m->cfg->mgmt.port), (struct sockaddr_in *)ss);
 
-    err = uv_ip4_addr(m->cfg->mgmt.addr, atoi(m->cfg->mgmt.port), (struct sockaddr_in *)&ss);
     if (err) {
-        err = uv_ip6_addr(m->cfg->mgmt.addr, atoi(m->cfg->mgmt.port), (struct sockaddr_in6 *)&ss);
+        err = uv_ip6_addr(m->cfg->mgmt.addr, atoi(m->cfg->mgmt.port), (struct sockaddr_in6 *)ss);
     }
     if (err) {
         snprintf(errbuf, errbuf_len, "management: '%s' is not an IP address", m->cfg->mgmt.addr);
         return -EINVAL;
+    }
+    return 0;
+}
+
+/* management-client: the one management client is the end we connect to. */
+static void on_connected(uv_connect_t *req, int status)
+{
+    struct mgmt_client *c = req->data;
+    struct mgmt *m = c->m;
+
+    free(req);
+    if (status == UV_ECANCELED) {
+        return; /* mgmt_close closed the handle while the connect was under way */
+    }
+    m->connecting = NULL;
+    if (status < 0 || m->is_closed) {
+        if (status < 0) {
+            log_msg(LOG_ERR, "MANAGEMENT: connect to %s failed: %s; exiting", c->peer,
+                    uv_strerror(status));
+        }
+        c->is_closing = true;
+        uv_close(&c->u.h, on_closed);
+        if (!m->is_closed) {
+            kill(getpid(), SIGTERM); /* as 2.6: "Signal received from management interface" */
+        }
+        return;
+    }
+    c->next = m->clients;
+    m->clients = c;
+    m->n_clients++;
+    log_msg(LOG_INFO, "MANAGEMENT: Client connected to %s", c->peer);
+    if (uv_read_start(&c->u.s, on_alloc, on_read) != 0) {
+        mgmt_client_close(c);
+        return;
+    }
+    if (m->cfg->mgmt.password) {
+        mgmt_send_raw(c, "ENTER PASSWORD:", strlen("ENTER PASSWORD:"));
+    } else {
+        c->is_authed = true;
+        mgmt_welcome(c);
+    }
+}
+
+static int connect_out(struct mgmt *m, char *errbuf, size_t errbuf_len)
+{
+    struct sockaddr_storage ss;
+    struct mgmt_client *c;
+    uv_connect_t *req;
+    int err = m->cfg->mgmt.is_unix ? 0 : tcp_address(m, &ss, errbuf, errbuf_len);
+
+    if (err) {
+        return err;
+    }
+    c = calloc(1, sizeof(*c));
+    req = calloc(1, sizeof(*req));
+    if (!c || !req) {
+        free(c);
+        free(req);
+        return -ENOMEM;
+    }
+    c->m = m;
+    req->data = c;
+    err = m->cfg->mgmt.is_unix ? uv_pipe_init(m->loop, &c->u.pipe, 0)
+                               : uv_tcp_init(m->loop, &c->u.tcp);
+    if (err) {
+        free(c);
+        free(req);
+        return err;
+    }
+    c->u.h.data = c;
+    if (m->cfg->mgmt.is_unix) {
+        snprintf(c->peer, sizeof(c->peer), "unix:%s", m->cfg->mgmt.addr);
+        uv_pipe_connect(req, &c->u.pipe, m->cfg->mgmt.addr, on_connected);
+        m->connecting = c;
+        return 0;
+    }
+    snprintf(c->peer, sizeof(c->peer), "%s:%s", m->cfg->mgmt.addr, m->cfg->mgmt.port);
+    err = uv_tcp_connect(req, &c->u.tcp, (struct sockaddr *)&ss, on_connected);
+    if (err) {
+        snprintf(errbuf, errbuf_len, "management: cannot connect to %s: %s", c->peer,
+                 uv_strerror(err));
+        free(req);
+        uv_close(&c->u.h, on_closed);
+        return err;
+    }
+    m->connecting = c;
+    return 0;
+}
+
+static int listen_tcp(struct mgmt *m, char *errbuf, size_t errbuf_len)
+{
+    struct sockaddr_storage ss;
+    int err = tcp_address(m, &ss, errbuf, errbuf_len);
+
+    if (err) {
+        return err;
     }
     err = uv_tcp_init(m->loop, &m->listener.tcp);
     if (err) {
@@ -468,18 +568,20 @@ int mgmt_new(uv_loop_t *loop, const struct config *cfg, const struct mgmt_ops *o
     }
     m->listener.h.data = m;
     err = resolve_ids(m, errbuf, errbuf_len);
-    if (!err) {
+    if (!err && cfg->mgmt.connect_out) {
+        err = connect_out(m, errbuf, errbuf_len);
+    } else if (!err) {
         err = cfg->mgmt.is_unix ? listen_unix(m, errbuf, errbuf_len)
                                 : listen_tcp(m, errbuf, errbuf_len);
     }
     m->listener.h.data = m;
-    if (!err) {
+    if (!err && !cfg->mgmt.connect_out) {
         err = uv_listen(&m->listener.s, 8, on_connection);
         if (err) {
             snprintf(errbuf, errbuf_len, "management: cannot listen: %s", uv_strerror(err));
         }
     }
-    if (!err && cfg->mgmt.is_unix) {
+    if (!err && cfg->mgmt.is_unix && !cfg->mgmt.connect_out) {
         chmod(cfg->mgmt.addr, 0660); /* the owner and its group (management-client-group) */
     }
     err = err ? err : uv_async_init(loop, &m->log_async, on_log_async);
@@ -501,9 +603,10 @@ int mgmt_new(uv_loop_t *loop, const struct config *cfg, const struct mgmt_ops *o
         return err;
     }
     log_set_hook(on_log_line, m);
-    log_msg(LOG_INFO, "MANAGEMENT: %s interface listening on %s%s%s%s",
-            cfg->mgmt.is_unix ? "unix socket" : "TCP", cfg->mgmt.addr, cfg->mgmt.is_unix ? "" : ":",
-            cfg->mgmt.is_unix ? "" : cfg->mgmt.port,
+    log_msg(LOG_INFO, "MANAGEMENT: %s interface %s %s%s%s%s",
+            cfg->mgmt.is_unix ? "unix socket" : "TCP",
+            cfg->mgmt.connect_out ? "connecting to" : "listening on", cfg->mgmt.addr,
+            cfg->mgmt.is_unix ? "" : ":", cfg->mgmt.is_unix ? "" : cfg->mgmt.port,
             cfg->mgmt.hold ? " (holding start-up until `hold release`)" : "");
     *out = m;
     return 0;
@@ -663,6 +766,11 @@ void mgmt_close(struct mgmt *m)
     pthread_mutex_unlock(&m->lock);
     while (m->clients) {
         mgmt_client_close(m->clients);
+    }
+    if (m->connecting) {
+        m->connecting->is_closing = true;
+        uv_close(&m->connecting->u.h, on_closed); /* its connect ends with UV_ECANCELED */
+        m->connecting = NULL;
     }
     if (m->is_listener_open) {
         m->is_listener_open = false;

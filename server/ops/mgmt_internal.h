@@ -66,7 +66,8 @@ struct mgmt {
     bool are_handles_open;
     struct mgmt_client *clients;
     size_t n_clients;
-    int client_uid, client_gid; /* -1: any (management-client-user / -group) */
+    struct mgmt_client *connecting; /* management-client: the link while its connect runs */
+    int client_uid, client_gid;     /* -1: any (management-client-user / -group) */
     /* The log cache: written by any thread through the hook, so under lock. */
     pthread_mutex_t lock;
     struct log_item *cache;

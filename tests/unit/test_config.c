@@ -761,7 +761,6 @@ static const struct {
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24"},
     {"ifconfig-noexec", "#24"},
-    {"management-client", "#17 management"},
     {"management-external-cert", "#17 management"},
     {"management-external-key", "#17 management"},
     {"management-query-passwords", "#17 management"},
