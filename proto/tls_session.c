@@ -17,6 +17,7 @@
 #include "proto/client_name.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
+#include "proto/pk_libcrypto.h"
 
 #define TLS_BYTES_MAX (256u * 1024u)
 
@@ -80,6 +81,10 @@ static int load_credentials(struct tls_server_conf *c, const uint8_t *ca, size_t
         set_err(errbuf, errbuf_len, "key", ret);
         return ret;
     }
+    /* Our signature and the CA's checks of chains in libcrypto (proto/pk_libcrypto.h); a key it
+     * cannot take keeps Mbed TLS's code, so failing here is not fatal. */
+    (void)pk_libcrypto_wrap(&c->key, true, NULL, 0);
+    (void)pk_libcrypto_wrap_chain(&c->ca);
     return 0;
 }
 
@@ -457,12 +462,23 @@ void tls_server_conf_clear(struct tls_server_conf *c)
     mbedtls_pk_free(&c->key);
 }
 
-/* --remote-cert-tls server: the leaf must carry extendedKeyUsage serverAuth. Like openvpn's
- * x509_verify_cert_eku (ssl_verify_mbedtls.c), a certificate without the extension fails too. */
+/* The peer's own certificate (depth 0), once its chain is checked: its key verifies the peer's
+ * signature of the handshake (CertificateVerify on a server, ServerKeyExchange on a client)
+ * next, in libcrypto (proto/pk_libcrypto.h; a key libcrypto cannot take stays as it is). */
+static void peer_key_to_libcrypto(mbedtls_x509_crt *crt, int depth)
+{
+    if (depth == 0) {
+        (void)pk_libcrypto_wrap(&crt->pk, false, crt->pk_raw.p, crt->pk_raw.len);
+    }
+}
+
+/* Client side. ctx non-NULL: --remote-cert-tls server, the leaf must carry extendedKeyUsage
+ * serverAuth. Like openvpn's x509_verify_cert_eku (ssl_verify_mbedtls.c), a certificate without
+ * the extension fails too. */
 static int verify_server_eku(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
 {
-    (void)ctx;
-    if (depth != 0) {
+    peer_key_to_libcrypto(crt, depth);
+    if (depth != 0 || ctx == NULL) {
         return 0;
     }
     if (!(crt->ext_types & MBEDTLS_X509_EXT_EXTENDED_KEY_USAGE) ||
@@ -487,9 +503,7 @@ int tls_client_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
     }
     /* The server certificate must chain to ca; openvpn checks no host name. */
     mbedtls_ssl_conf_authmode(&c->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-    if (require_server_eku) {
-        mbedtls_ssl_conf_verify(&c->conf, verify_server_eku, NULL);
-    }
+    mbedtls_ssl_conf_verify(&c->conf, verify_server_eku, require_server_eku ? c : NULL);
     mbedtls_ssl_conf_renegotiation(&c->conf, MBEDTLS_SSL_RENEGOTIATION_DISABLED);
     mbedtls_ssl_conf_export_keys_ext_cb(&c->conf, export_keys_cb, NULL);
     return 0;
@@ -661,6 +675,7 @@ static int remember_cn(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *fl
     }
     check_fingerprint(s, depth, flags);
     check_verify_hash(s, crt, depth, flags);
+    peer_key_to_libcrypto(crt, depth);
     return 0;
 }
 

@@ -5,7 +5,7 @@
 #                              [--time SECS] [--ciphers A,B,...] [--ovpnd PATH] [--clients-only]
 #                              [--hold SECS] [--data-rate PPS] [--concurrency N] [--servers LIST]
 #                              [--other-backend] [--rate MBIT] [--churn ROUNDS [--settle SECS]]
-#                              [--proto udp|tcp]
+#                              [--proto udp|tcp] [--pki ec|rsa] [--latency-under-load]
 #
 #   --quick         one cipher (AES-256-GCM), 3 s TCP runs, no UDP search (under a minute)
 #   --json FILE     write every raw figure (and the comparison) as JSON
@@ -39,6 +39,14 @@
 #                   `proto tcp-client` and ovpnd-loadgen `--proto tcp` (default udp); no UDP
 #                   search then (the TCP transport retransmits what the UDP search counts
 #                   as lost)
+#   --pki ec|rsa    the certificates and keys of CA, server and clients: EC P-256 (default)
+#                   or RSA 2048 (scripts/pki.sh --rsa), as easy-rsa makes by default
+#   --latency-under-load
+#                   ping through the tunnel every 20 ms during each TCP run (after its first
+#                   second): RTT median and p95 under a saturating download and upload, beside
+#                   that run's throughput and server CPU per GB, and the queues the pings wait
+#                   in (UDP socket receive queues and TUN qdisc backlogs, sampled every 0.5 s);
+#                   no UDP search, one cipher (AES-256-GCM) unless --ciphers
 #
 # For each server (ovpnd, then openvpn with the very same config file) and each cipher (the
 # server's "data-ciphers X"), with the stock openvpn client in its own namespace: iperf3 TCP
@@ -56,7 +64,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,50p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -77,6 +85,8 @@ other_backend=0
 churn_rounds=0
 churn_settle=8
 proto=udp
+pki_type=ec
+latency_under_load=0
 need_arg() { [ "$2" -ge 2 ] || {
     echo "bench.sh: $1 needs an argument" >&2
     usage
@@ -215,6 +225,18 @@ while [ $# -gt 0 ]; do
         esac
         shift
         ;;
+    --pki)
+        need_arg "$1" $#
+        case "$2" in
+        ec | rsa) pki_type=$2 ;;
+        *)
+            echo "bench.sh: --pki wants ec or rsa" >&2
+            exit 2
+            ;;
+        esac
+        shift
+        ;;
+    --latency-under-load) latency_under_load=1 ;;
     -h | --help) usage 0 ;;
     *)
         echo "bench.sh: unknown argument '$1'" >&2
@@ -244,6 +266,10 @@ else
     tcp_secs=${tcp_secs:-10}
     udp_secs=2
     [ "$proto" = tcp ] && udp_secs=0
+fi
+if [ "$latency_under_load" = 1 ]; then
+    ciphers=(AES-256-GCM)
+    udp_secs=0
 fi
 if [ -n "$ciphers_arg" ]; then
     IFS=, read -r -a ciphers <<<"$ciphers_arg"
@@ -339,12 +365,14 @@ rec meta - - kernel "$(uname -r)"
 rec meta - - clk_tck "$(getconf CLK_TCK)"
 rec meta - - quick "$quick"
 rec meta - - proto "$proto"
+rec meta - - pki "$pki_type"
 rec meta - - tcp_secs "$tcp_secs"
 rec meta - - tcp_rate_mbps "${tcp_rate:-0}"
 rec meta - - udp_secs "$udp_secs"
 rec meta - - udp_steps "$([ "$udp_secs" -gt 0 ] && echo "$UDP_STEPS" || echo 0)"
 rec meta - - ping_count "$PING_COUNT"
 rec meta - - ping_interval_s "$PING_INTERVAL"
+rec meta - - latency_under_load "$latency_under_load"
 rec meta - - workers "${workers:--}"
 # ovpnd's tuning switches from the environment, when set (README, docs/benchmarks.md)
 rec meta - - ovpnd_env "$(env | grep -E '^(OVPND_(MODERATION_US|TUN_OFFLOAD|UDP_GSO|STEERING)|UV_THREADPOOL_SIZE)=' | sort | tr '\n' ' ' | sed 's/ $//' || true)"
@@ -373,7 +401,11 @@ rec meta - - rmem_max "$(cat /proc/sys/net/core/rmem_max 2>/dev/null || echo -)"
 rec meta - - loadavg_start "$(cut -d' ' -f1 /proc/loadavg)"
 
 netns_setup 1
-pki_make "$OVT_DIR"
+if [ "$pki_type" = rsa ]; then
+    pki_make "$OVT_DIR" --rsa
+else
+    pki_make "$OVT_DIR"
+fi
 CNS=$(client_ns 1)
 
 # cpu_ticks PID: utime + stime of the whole process (all its threads), in clock ticks.
@@ -458,9 +490,12 @@ mbps_of() { report iperf "$1" | awk '{ print $1 }'; }
 
 # ----- the underlay alone, once
 if [ "$clients_only" = 0 ]; then
-    ovt_log "direct (no VPN): RTT and TCP both ways, $tcp_secs s each"
+    ovt_log "direct (no VPN): RTT"
     ping_rtt "$CNS" "$OVT_SERVER_IP"
     rec_ping direct - -
+fi
+if [ "$clients_only" = 0 ] && [ "$latency_under_load" = 0 ]; then
+    ovt_log "direct (no VPN): TCP both ways, $tcp_secs s each"
     iperf_run "$BD/direct.tcp_c2s.json" "$OVT_SERVER_IP" "$tcp_secs"
     rec direct - - tcp_c2s "$BD/direct.tcp_c2s.json"
     iperf_run "$BD/direct.tcp_s2c.json" "$OVT_SERVER_IP" "$tcp_secs" -R
@@ -481,18 +516,74 @@ bench_conf() { # bench_conf CIPHER [EXTRA LINE...]
     server_conf_write "$OVT_DIR" "${extra[@]}" "$@"
 }
 
-# tcp_measure SERVER CIPHER DIR SRV_PID CLI_PID OPTIONS...: one TCP run with CPU accounting;
-# TCP_MBPS = its throughput.
+# queue_sample: once, what the queues on the pings' way hold now, raw, for bench_report.py:
+# each namespace's UDP sockets (Recv-Q, skmem), TCP sockets (ss -i: the iperf3 sender's srtt,
+# cwnd and unacked segments) and the packets its TUN devices dropped so far (their queue full).
+queue_sample() {
+    local ns side
+    for ns in "$CNS" "$NS_SRV"; do
+        side=$([ "$ns" = "$CNS" ] && echo client || echo server)
+        echo "@ $side udp"
+        ip netns exec "$ns" ss -Huanm 2>/dev/null || true
+        echo "@ $side tcp"
+        ip netns exec "$ns" ss -Htin 2>/dev/null || true
+        echo "@ $side tun"
+        ip netns exec "$ns" sh -c 'cat /sys/class/net/tun*/statistics/tx_dropped' 2>/dev/null ||
+            true
+    done
+    echo "@ end"
+}
+
+# load_probes_start PREFIX: for a TCP run about to start, a ping every PING_INTERVAL from its
+# second 1 to 0.5 s before its end (PREFIX.ping; the first second is the sender's slow start)
+# and a queue_sample every 0.5 s over the same time (PREFIX.queues). Sets LOAD_PING_PID (an
+# ovt_spawn process) and LOAD_SAMPLER_PID (a background job of this shell).
+load_probes_start() {
+    local prefix=$1 secs count
+    secs=$(awk -v t="$tcp_secs" 'BEGIN { printf "%.1f", (t > 2 ? t - 1.5 : 0.5) }')
+    count=$(awk -v s="$secs" -v i="$PING_INTERVAL" 'BEGIN { printf "%d", s / i }')
+    : >"$prefix.ping"
+    : >"$prefix.queues"
+    # a fixed delay on purpose: the probes measure a phase of the run, they wait for no state
+    ovt_spawn "$CNS" "$prefix.ping" sh -c "sleep 1; exec ping -n -i $PING_INTERVAL -c $count \
+        -W 2 $OVT_SERVER_TUN_IP"
+    LOAD_PING_PID=$OVT_LAST_PID
+    (
+        sleep 1
+        end=$(awk -v s="$secs" -v n="$(date +%s.%N)" 'BEGIN { printf "%.3f", n + s }')
+        while awk -v e="$end" -v n="$(date +%s.%N)" 'BEGIN { exit !(n < e) }'; do
+            queue_sample >>"$prefix.queues"
+            sleep 0.5
+        done
+    ) &
+    LOAD_SAMPLER_PID=$!
+}
+
+# tcp_measure SERVER CIPHER DIR SRV_PID CLI_PID OPTIONS...: one TCP run with CPU accounting
+# (and with --latency-under-load the pings and queue samples during it); TCP_MBPS = its
+# throughput.
 tcp_measure() {
     local server=$1 cipher=$2 dir=$3 spid=$4 cpid=$5
     shift 5
     local out=$BD/$server.$cipher.tcp_$dir.json s0 c0 s1 c1
     [ -n "$tcp_rate" ] && set -- "$@" -b "${tcp_rate}M"
+    local ping_pid='' sampler_pid=''
+    if [ "$latency_under_load" = 1 ]; then
+        load_probes_start "$BD/$server.$cipher.load_$dir"
+        ping_pid=$LOAD_PING_PID
+        sampler_pid=$LOAD_SAMPLER_PID
+    fi
     s0=$(cpu_ticks "$spid")
     c0=$(cpu_ticks "$cpid")
     iperf_run "$out" "$OVT_SERVER_TUN_IP" "$tcp_secs" "$@"
     s1=$(cpu_ticks "$spid")
     c1=$(cpu_ticks "$cpid")
+    if [ -n "$ping_pid" ]; then
+        ovt_wait "$ping_pid" || true
+        wait "$sampler_pid" || true
+        rec run "$server" "$cipher" "load_${dir}_ping" "$BD/$server.$cipher.load_$dir.ping"
+        rec run "$server" "$cipher" "load_${dir}_queues" "$BD/$server.$cipher.load_$dir.queues"
+    fi
     rec run "$server" "$cipher" "tcp_$dir" "$out"
     rec run "$server" "$cipher" "tcp_${dir}_server_ticks" $((s1 - s0))
     rec run "$server" "$cipher" "tcp_${dir}_client_ticks" $((c1 - c0))

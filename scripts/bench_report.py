@@ -10,6 +10,9 @@ prints the markdown report, writes the JSON report and the gnuplot input.
       the markdown report on stdout; OUT: every raw figure as JSON; PREFIX.dat and PREFIX.gp: the
       data and gnuplot script of the throughput chart (the script writes PREFIX.png).
 
+  With bench.sh --latency-under-load, run records load_c2s_ping / load_s2c_ping (ping output)
+  and load_c2s_queues / load_s2c_queues (bench.sh queue_sample blocks) add a latency table.
+
 Records (one per line, tab-separated): SECTION SERVER CIPHER KEY VALUE, where SECTION is meta,
 direct, run, loadgen or churn, and SERVER/CIPHER are "-" where they do not apply. Values that
 name an iperf3 or load-generator result are file paths; everything else is a number or a word.
@@ -122,6 +125,133 @@ def per_gb(results, key):
     return cpu / (nbytes / 1e9)
 
 
+def quantile(xs, q):
+    """The q-quantile (0..1) of the sorted list xs, interpolated between neighbours."""
+    if not xs:
+        return None
+    pos = q * (len(xs) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def load_pings(path):
+    """bench.sh --latency-under-load: the ping output of one TCP run -> median, p95, loss."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    times = []
+    sent = None
+    for line in text.splitlines():
+        if " time=" in line and line.endswith(" ms"):
+            try:
+                times.append(float(line.rsplit(" time=", 1)[1].split()[0]))
+            except ValueError:
+                pass
+        elif "packets transmitted" in line:
+            try:
+                sent = int(line.split()[0])
+            except ValueError:
+                pass
+    times.sort()
+    out = {"count": len(times)}
+    if times:
+        out["median_ms"] = quantile(times, 0.5)
+        out["p95_ms"] = quantile(times, 0.95)
+        out["max_ms"] = times[-1]
+    if sent:
+        out["loss_pct"] = round(100.0 * (sent - len(times)) / sent, 2)
+    return out
+
+
+def ss_field(info, name):
+    """The value after NAME: in an ss -i info line (the first number of a/b), or None."""
+    for tok in info.split():
+        if tok.startswith(name + ":"):
+            v = tok.split(":", 1)[1].split("/")[0].split(",")[0]
+            try:
+                return float(v)
+            except ValueError:
+                return None
+    return None
+
+
+def load_queues(path):
+    """bench.sh --latency-under-load: the queue samples of one TCP run. Per sample: the bytes in
+    each namespace's UDP receive queues (the tunnel's sockets) and their drops, the drops of its
+    TUN devices (queue full), and the TCP socket that has sent the most (the iperf3 sender): its
+    srtt and unacked bytes. Medians over the samples."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    samples = []
+    cur = {}
+    where = None
+    last_tcp = None
+    for line in lines:
+        if line.startswith("@ "):
+            if line == "@ end":
+                samples.append(cur)
+                cur = {}
+                where = None
+                continue
+            where = line[2:]
+            last_tcp = None
+            continue
+        if where is None or not line.strip():
+            continue
+        indented = line[0] in " \t"
+        side, kind = where.split()
+        if kind == "udp" and indented and "skmem:" in line:
+            # skmem's d: datagrams the socket dropped (receive buffer full), cumulative
+            for f in line.split("skmem:(", 1)[1].rstrip(") \t").split(","):
+                if f.startswith("d") and f[1:].isdigit():
+                    cur[side + "_udp_drops"] = cur.get(side + "_udp_drops", 0) + int(f[1:])
+        elif kind == "udp" and not indented:
+            parts = line.split()
+            try:
+                cur[side + "_udp_recvq"] = cur.get(side + "_udp_recvq", 0) + int(parts[1])
+            except (IndexError, ValueError):
+                pass
+        elif kind == "tun" and line.strip().isdigit():
+            cur[side + "_tun_drops"] = cur.get(side + "_tun_drops", 0) + int(line.strip())
+        elif kind == "tcp":
+            if not indented:
+                last_tcp = line
+                continue
+            if last_tcp is None:
+                continue
+            sent = ss_field(line, "bytes_sent")
+            if sent is None or sent <= cur.get("_sent", -1):
+                continue
+            cur["_sent"] = sent
+            unacked, mss = ss_field(line, "unacked") or 0, ss_field(line, "mss") or 0
+            cur["sender_unacked"] = unacked * mss
+            cur["sender_srtt_ms"] = ss_field(line, "rtt")
+            cur["sender_cwnd"] = ss_field(line, "cwnd")
+    out = {"samples": len(samples)}
+    for side in ("client", "server"):
+        for what in ("udp", "tun"):
+            key = "%s_%s_drops" % (side, what)
+            ds = [x[key] for x in samples if key in x]
+            if len(ds) >= 2:
+                out[key] = ds[-1] - ds[0]  # between the first and the last sample
+    for key, scale, name in (("client_udp_recvq", 1 / 1024.0, "client_udp_recvq_kb"),
+                             ("server_udp_recvq", 1 / 1024.0, "server_udp_recvq_kb"),
+                             ("sender_unacked", 1 / 1024.0, "sender_unacked_kb"),
+                             ("sender_srtt_ms", 1.0, "sender_srtt_ms"),
+                             ("sender_cwnd", 1.0, "sender_cwnd")):
+        xs = sorted(s[key] * scale for s in samples if s.get(key) is not None)
+        if xs:
+            out[name] = quantile(xs, 0.5)
+            out[name + "_max"] = xs[-1]
+    return out
+
+
 def build(recs):
     meta = {}
     direct = {}
@@ -176,6 +306,15 @@ def build(recs):
         if "rtt_ms" in run:
             if isinstance(run["rtt_ms"], (int, float)) and direct_rtt is not None:
                 run["added_rtt_ms"] = run["rtt_ms"] - direct_rtt
+        for d in ("c2s", "s2c"):
+            if "load_%s_ping" % d in one:
+                ent = {"ping": load_pings(one["load_%s_ping" % d])}
+                if "load_%s_queues" % d in one:
+                    ent["queues"] = load_queues(one["load_%s_queues" % d])
+                res = run.get("tcp_" + d)
+                ent["mbps"] = mbps(res)
+                ent["server_cpu_s_per_gb"] = per_gb([res], "server_cpu_s")
+                run["load_" + d] = ent
         if "udp_step" in kv:
             steps = []
             for v in kv["udp_step"]:
@@ -218,6 +357,18 @@ def build(recs):
                                   (b.get("udp") or {}).get("mbps"))
         for k in ("server_cpu_s_per_gb", "client_cpu_s_per_gb"):
             cmp_[k + "_ratio"] = ratio(a.get(k), b.get(k))
+        for d in ("c2s", "s2c"):
+            la, lb = a.get("load_" + d), b.get("load_" + d)
+            if not la or not lb:
+                continue
+            pa, pb = la.get("ping") or {}, lb.get("ping") or {}
+            cmp_["load_" + d] = {
+                "ping_median_ratio": ratio(pa.get("median_ms"), pb.get("median_ms")),
+                "ping_p95_ratio": ratio(pa.get("p95_ms"), pb.get("p95_ms")),
+                "mbps_ratio": ratio(la.get("mbps"), lb.get("mbps")),
+                "server_cpu_s_per_gb_ratio": ratio(la.get("server_cpu_s_per_gb"),
+                                                   lb.get("server_cpu_s_per_gb")),
+            }
         ar, br = a.get("added_rtt_ms"), b.get("added_rtt_ms")
         cmp_["added_rtt_diff_ms"] = ar - br if ar is not None and br is not None else None
         out["comparison"].append(cmp_)
@@ -259,6 +410,8 @@ def build(recs):
         if reports:
             ent.update(merge_loadgen(reports))
         if isinstance(ent.get("server_cpu_s"), (int, float)) and ent.get("connected"):
+            # server CPU over the run / connected clients: with --data-rate 0 and a short
+            # hold, the server CPU one connect (handshake) costs
             ent["server_cpu_ms_per_client"] = 1000.0 * ent["server_cpu_s"] / ent["connected"]
         out["loadgen"][server] = ent
     for server, kv in churn.items():
@@ -421,6 +574,8 @@ def markdown(out):
                     c["cipher"], fmt_x(c["tcp_c2s_ratio"]), fmt_x(c["tcp_s2c_ratio"]),
                     fmt_x(c["udp_ratio"]), fmt_x(c["server_cpu_s_per_gb_ratio"]),
                     fmt_x(c["client_cpu_s_per_gb_ratio"]), "-" if diff is None else "%+.3f" % diff))
+        if any(r.get("load_c2s") or r.get("load_s2c") for r in out["runs"]):
+            lines.extend(load_table(out))
         if out["backend_comparison"]:
             lines.append("")
             lines.append("%s (%s) relative to ovpnd (%s), throughput and server CPU per GB "
@@ -441,16 +596,17 @@ def markdown(out):
     if out["loadgen"]:
         lines.append("")
         conc = m.get("loadgen_concurrency")
-        lines.append("ovpnd-loadgen, %s simulated clients (duplicate-cn), %s, all held "
-                     "connected for %s s with ICMP echo at %s/s per client:" % (
+        lines.append("ovpnd-loadgen, %s simulated clients (duplicate-cn), %s certificates, %s, "
+                     "all held connected for %s s with ICMP echo at %s/s per client:" % (
                          m.get("clients", "?"),
+                         "RSA 2048" if m.get("pki") == "rsa" else "EC P-256",
                          "all started at once" if conc in (0, None) else
                          "at most %s handshakes in flight" % conc,
                          m.get("loadgen_secs", "?"), m.get("loadgen_pps_per_client", "?")))
         lines.append("")
         lines.append("| server | connected | failed | handshakes/s | connect_all_secs "
                      "| data_pps (replies/s) | keepalive pings received "
-                     "| server RSS MB | rss_per_client_kb | server CPU ms per client |")
+                     "| server RSS MB | rss_per_client_kb | server CPU ms per connect |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for s in SERVERS:
             e = out["loadgen"].get(s)
@@ -463,6 +619,13 @@ def markdown(out):
                 fmt(e.get("data_pps")), fmt(e.get("pings_rx")),
                 fmt(rss / 1024.0 if isinstance(rss, (int, float)) else None),
                 fmt(e.get("rss_per_client_kb")), fmt(e.get("server_cpu_ms_per_client"))))
+        a, b = out["loadgen"].get("ovpnd") or {}, out["loadgen"].get("openvpn") or {}
+        cpu_x = ratio(a.get("server_cpu_ms_per_client"), b.get("server_cpu_ms_per_client"))
+        hs_x = ratio(a.get("handshakes_per_sec"), b.get("handshakes_per_sec"))
+        if cpu_x is not None or hs_x is not None:
+            lines.append("")
+            lines.append("ovpnd / openvpn: server CPU per connect %s, handshakes/s %s" % (
+                fmt_x(cpu_x), fmt_x(hs_x)))
         for s in SERVERS:
             e = out["loadgen"].get(s) or {}
             if e.get("failures"):
@@ -482,6 +645,53 @@ def markdown(out):
     if out["churn"]:
         lines.extend(churn_table(out))
     return "\n".join(lines)
+
+
+def load_table(out):
+    """Markdown lines: ping under a saturating TCP run per direction, and ovpnd / openvpn."""
+    m = out["meta"]
+    lines = ["", "Latency under load: a ping every %s s through the tunnel during each TCP run "
+             "(from its second 1; load average %s before, %s after). Queues: medians of the "
+             "0.5 s samples (UDP receive queues of the tunnel's sockets; the iperf3 sender's "
+             "srtt and unacked data):" % (m.get("ping_interval_s", "?"),
+                                          m.get("loadavg_start", "?"), m.get("loadavg_end", "?")),
+             "",
+             "| server | cipher | load | Mbit/s | server CPU s/GB | ping median ms "
+             "| ping p95 ms | pings (lost %) | sender srtt ms | sender unacked kB "
+             "| client UDP Recv-Q kB (drops) | server UDP Recv-Q kB (drops) "
+             "| TUN drops client, server |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in out["runs"]:
+        for d, name in (("c2s", "upload (c->s)"), ("s2c", "download (s->c)")):
+            e = r.get("load_" + d)
+            if not e:
+                continue
+            p = e.get("ping") or {}
+            q = e.get("queues") or {}
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s (%s) "
+                         "| %s (%s) | %s, %s |" % (
+                r["server"], r["cipher"], name, fmt(e.get("mbps"), 0),
+                fmt(e.get("server_cpu_s_per_gb"), 2), fmt(p.get("median_ms"), 2),
+                fmt(p.get("p95_ms"), 2), fmt(p.get("count")), fmt(p.get("loss_pct")),
+                fmt(q.get("sender_srtt_ms"), 2), fmt(q.get("sender_unacked_kb"), 0),
+                fmt(q.get("client_udp_recvq_kb"), 0), fmt(q.get("client_udp_drops")),
+                fmt(q.get("server_udp_recvq_kb"), 0), fmt(q.get("server_udp_drops")),
+                fmt(q.get("client_tun_drops")), fmt(q.get("server_tun_drops"))))
+    cmps = [c for c in out["comparison"] if c.get("load_c2s") or c.get("load_s2c")]
+    if cmps:
+        lines += ["", "Under load, ovpnd / openvpn (targets: ping median and p95 at most 0.8x, "
+                  "throughput at least 1.4x, server CPU per GB at most 0.3x):", "",
+                  "| cipher | load | ping median | ping p95 | Mbit/s | server CPU s/GB |",
+                  "|---|---|---:|---:|---:|---:|"]
+        for c in cmps:
+            for d, name in (("c2s", "upload (c->s)"), ("s2c", "download (s->c)")):
+                e = c.get("load_" + d)
+                if not e:
+                    continue
+                lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                    c["cipher"], name, fmt_x(e["ping_median_ratio"]), fmt_x(e["ping_p95_ratio"]),
+                    fmt_x(e["mbps_ratio"]), fmt_x(e["server_cpu_s_per_gb_ratio"])))
+    return lines
 
 
 def churn_table(out):

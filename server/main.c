@@ -309,6 +309,10 @@ int main(int argc, char **argv)
         log_init_syslog(cfg.proc.syslog_name, log_level_from_verb(cfg.proc.verb));
     } else {
         log_init(log_fd, log_level_from_verb(cfg.proc.verb));
+        /* openvpn 2.6 error.c: machine-readable-output wins over suppress-timestamps */
+        log_set_stamp(cfg.proc.machine_readable_output ? LOG_STAMP_MACHINE
+                      : cfg.proc.suppress_timestamps   ? LOG_STAMP_NONE
+                                                       : LOG_STAMP_TIME);
     }
     if (cfg.proc.daemonize && daemon(1, log_fd == STDERR_FILENO ? 0 : 1) < 0) {
         log_msg(LOG_ERR, "daemon: %s", strerror(errno));

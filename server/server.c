@@ -78,7 +78,8 @@ static void steer_del(void *ctx, int family, const uint8_t *addr)
 }
 
 /* The tun device's IPv6 address (server-ipv6 NETWORK+1, or ifconfig-ipv6). Pool addresses are
- * paired with the IPv4 ones by entry (pool.h). */
+ * paired with the IPv4 ones by entry (pool.h). With ifconfig-noexec the address is only
+ * known (for the scripts), not given to the device. */
 static int setup_ipv6(struct server *srv)
 {
     char text[80];
@@ -87,6 +88,9 @@ static int setup_ipv6(struct server *srv)
     srv->has_ipv6 = true;
     srv->ipv6_bits = srv->plan.ipv6_bits;
     memcpy(srv->server_addr6, srv->plan.local6, 16);
+    if (srv->cfg->net.ifconfig_noexec) {
+        return 0;
+    }
     err = tun_configure_ipv6(&srv->tun, srv->server_addr6, srv->ipv6_bits);
     if (err) {
         log_msg(LOG_ERR, "cannot give %s the address %s: %s", srv->tun.name,
@@ -224,11 +228,10 @@ static void reserve_ccd_addresses(struct server *srv)
 }
 
 /* The tun device's IPv4 side: subnet as `ip addr add LOCAL/BITS`; net30 and p2p as a
- * point-to-point address plus, with `server`, a route to the whole network (helper.c). */
+ * point-to-point address (add_routes adds, with `server`, a route to the whole network). */
 static int configure_tun4(struct server *srv)
 {
     const struct topology_plan *plan = &srv->plan;
-    char net[80];
     int err;
 
     if (plan->topology == CONFIG_TOPOLOGY_SUBNET) {
@@ -239,8 +242,20 @@ static int configure_tun4(struct server *srv)
     }
     if (err) {
         log_msg(LOG_ERR, "cannot configure TUN device %s: %s", srv->tun.name, strerror(-err));
-        return err;
     }
+    return err;
+}
+
+/* The routes into the device: the one `server` adds for net30 and p2p (helper.c), then the
+ * `route` lines (none with route-noexec). 2.6 do_route: after the device has its address, or
+ * with ifconfig-noexec after the up script that gives it one. */
+static int add_routes(struct server *srv)
+{
+    const struct topology_plan *plan = &srv->plan;
+    const struct config *cfg = srv->cfg;
+    char net[80];
+    int err = 0;
+
     if (plan->has_route) {
         uint8_t a[4];
         uint32_t be = htonl(plan->route_network);
@@ -252,6 +267,25 @@ static int configure_tun4(struct server *srv)
                 LOG_ERR, "cannot add route %s into %s: %s",
                 vroute_prefix_str(4, a, __builtin_popcount(plan->route_netmask), net, sizeof(net)),
                 srv->tun.name, strerror(-err));
+            return err;
+        }
+    }
+    for (size_t i = 0; i < cfg->net.n_routes; i++) {
+        const struct config_route *r = &cfg->net.routes[i];
+
+        if (cfg->net.route_noexec) {
+            log_msg(LOG_INFO, "route-noexec: route %s into %s not added",
+                    vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)),
+                    srv->tun.name);
+            continue;
+        }
+        err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric);
+        if (err == -EEXIST) {
+            err = 0;
+        } else if (err) {
+            log_msg(LOG_ERR, "cannot add route %s into %s: %s",
+                    vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)), srv->tun.name,
+                    strerror(-err));
             return err;
         }
     }
@@ -524,6 +558,48 @@ static unsigned moderation_from_env(void)
     return (unsigned)v;
 }
 
+/* block-ipv6 (2.6 forward.c ipv6_send_icmp_unreachable): the answers come from the tunnel's
+ * IPv6 remote address, server-ipv6 NETWORK+2 (helper.c) or ifconfig-ipv6's REMOTE, else from
+ * fe80::7. */
+static void set_block_ipv6(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    struct worker_env *we = &srv->worker_env;
+    static const uint8_t fallback[16] = {0xfe, 0x80, [15] = 7};
+
+    we->block_ipv6 = cfg->net.block_ipv6;
+    memcpy(we->block_ipv6_src, fallback, 16);
+    if (cfg->net.has_ifconfig_ipv6) {
+        memcpy(we->block_ipv6_src, cfg->net.ifconfig_ipv6_remote, 16);
+    } else if (cfg->net.has_server_ipv6 && srv->plan.has_ipv6) {
+        /* local6 is NETWORK+1 */
+        memcpy(we->block_ipv6_src, srv->plan.local6, 16);
+        for (int i = 15; i >= 0 && ++we->block_ipv6_src[i] == 0; i--) {
+        }
+    }
+}
+
+/* OVPND_MODERATION_BULK_LEN: datagrams shorter than this many bytes never make a worker poll
+ * (moderation.h; 0 counts every datagram, as before adaptive moderation; default
+ * MODERATION_BULK_LEN). */
+static unsigned moderation_bulk_len_from_env(void)
+{
+    const char *env = getenv("OVPND_MODERATION_BULK_LEN");
+    char *end;
+    unsigned long v;
+
+    if (!env) {
+        return MODERATION_BULK_LEN;
+    }
+    v = strtoul(env, &end, 10);
+    if (*env == '\0' || *end != '\0' || v > 65535) {
+        log_msg(LOG_WARN, "OVPND_MODERATION_BULK_LEN=%s is not 0..65535: using %u", env,
+                MODERATION_BULK_LEN);
+        return MODERATION_BULK_LEN;
+    }
+    return (unsigned)v;
+}
+
 /* The sizes and switches the threads run with: the number of workers, peer-id slots, and the
  * OVPND_* environment knobs. */
 static void set_limits(struct server *srv)
@@ -549,6 +625,12 @@ static void set_limits(struct server *srv)
         log_msg(LOG_WARN, "OVPND_MODERATION_US=%u: %s", we->moderation_us,
                 we->moderation_us ? "workers poll at that period under load"
                                   : "interrupt moderation off, workers wake for every datagram");
+    }
+    we->moderation_bulk_len = moderation_bulk_len_from_env();
+    if (we->moderation_bulk_len != MODERATION_BULK_LEN) {
+        log_msg(LOG_WARN, "OVPND_MODERATION_BULK_LEN=%u: %s", we->moderation_bulk_len,
+                we->moderation_bulk_len ? "shorter datagrams never start polling"
+                                        : "every datagram counts towards polling");
     }
     we->udp_gso = env_switch("OVPND_UDP_GSO");
     if (!we->udp_gso) {
@@ -585,30 +667,20 @@ static int open_tun(struct server *srv)
                 "TUN read and write",
                 strerror(srv->tun.offload_errno));
     }
+    if (cfg->net.ifconfig_noexec) {
+        /* 2.6 do_open_tun: no address, MTU or link state; the scripts get the addresses, and the
+         * routes wait for the up script (server_run) */
+        log_msg(LOG_INFO,
+                "ifconfig-noexec: %s is left as opened (no address, MTU or link state): the up "
+                "script is expected to configure it; routes are added after it",
+                srv->tun.name);
+        return srv->plan.has_ipv6 ? setup_ipv6(srv) : 0;
+    }
     err = configure_tun4(srv);
     if (!err && srv->plan.has_ipv6) {
         err = setup_ipv6(srv);
     }
-    for (size_t i = 0; !err && i < cfg->net.n_routes; i++) {
-        const struct config_route *r = &cfg->net.routes[i];
-        char net[80];
-
-        if (cfg->net.route_noexec) {
-            log_msg(LOG_INFO, "route-noexec: route %s into %s not added",
-                    vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)),
-                    srv->tun.name);
-            continue;
-        }
-        err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric);
-        if (err == -EEXIST) {
-            err = 0;
-        } else if (err) {
-            log_msg(LOG_ERR, "cannot add route %s into %s: %s",
-                    vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)), srv->tun.name,
-                    strerror(-err));
-        }
-    }
-    return err;
+    return err ? err : add_routes(srv);
 }
 
 /* Run an up / route-up / down script (server/hooks/updown.h) with the device's arguments and the
@@ -625,7 +697,9 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     struct updown_dev dev;
     int err;
 
-    if (cmd == NULL && (ps == NULL || plugin_set_count(ps, plugin_type) == 0)) {
+    bool is_mgmt_up = cfg->mgmt.up_down && strcmp(script_type, "route-up") == 0;
+
+    if (cmd == NULL && (ps == NULL || plugin_set_count(ps, plugin_type) == 0) && !is_mgmt_up) {
         return 0;
     }
     memset(&hs, 0, sizeof(hs));
@@ -653,6 +727,9 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
         (strcmp(script_type, "down") == 0 || strcmp(script_type, "route-pre-down") == 0)) {
         /* 2.6 signal_description: the signal's name in lower case */
         err = script_env_add(&env, "signal", shutdown_signal == SIGINT ? "sigint" : "sigterm");
+    }
+    if (err == 0 && is_mgmt_up) {
+        err = acceptor_set_updown_env(srv->acceptor, &env);
     }
     err = err ? err
               : updown_run(ps, plugin_type, cmd, script_type,
@@ -929,6 +1006,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     if (err) {
         goto out;
     }
+    set_block_ipv6(&srv);
     reserve_ccd_addresses(&srv);
     err = mailbox_init(&srv.mb, srv.n_workers);
     err = err ? err : routes_init(&srv.routes, &srv.pool, &ops);
@@ -970,6 +1048,9 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     /* 2.6: up once the device is configured, route-up after the routes; here, once the
      * plugins are open, and as root */
     err = run_updown(&srv, cfg->hooks.up, "up", OVPN_PLUGIN_UP);
+    if (!err && cfg->net.ifconfig_noexec) {
+        err = add_routes(&srv); /* 2.6: once the up script configured the device */
+    }
     err = err ? err : run_updown(&srv, cfg->hooks.route_up, "route-up", OVPN_PLUGIN_ROUTE_UP);
     if (err) {
         goto out;

@@ -182,8 +182,10 @@ struct config_net {
     int server_ipv6_bits;            /* 64..124 */
     struct config_route *routes;     /* `route`, `route-ipv6`, in config order */
     size_t n_routes;
-    int route_metric;        /* `route-metric N`: given to routes without a metric; -1 = none */
-    bool route_noexec;       /* `route-noexec`: the routes above are not added to the kernel */
+    int route_metric;     /* `route-metric N`: given to routes without a metric; -1 = none */
+    bool route_noexec;    /* `route-noexec`: the routes above are not added to the kernel */
+    bool ifconfig_noexec; /* `ifconfig-noexec`: the tun device is left to the up script */
+    bool block_ipv6; /* `block-ipv6`: IPv6 towards clients answered with ICMPv6 (worker_tun.c) */
     char *client_config_dir; /* absolute path, NULL = none */
     bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
                               * refused (openvpn ssl_verify.c) */
@@ -364,8 +366,9 @@ struct config_proc {
     char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
     bool log_append;
     bool suppress_timestamps;
-    int verb; /* default 1 */
-    int mute; /* 0 = off */
+    bool machine_readable_output; /* log lines stamped as 2.6's machine-readable-output */
+    int verb;                     /* default 1 */
+    int mute;                     /* 0 = off */
 };
 
 /* The status file (server/ops/status.h) */
@@ -389,6 +392,7 @@ struct config_mgmt {
     bool signal;            /* management-signal: recorded (a server's listener never resets) */
     bool forget_disconnect; /* management-forget-disconnect: recorded (no passwords to forget) */
     bool client_auth;       /* management-client-auth: management clients admit each client */
+    bool up_down;           /* management-up-down: >UPDOWN:UP / DOWN notifications */
     bool connect_out;       /* management-client: connect to addr instead of listening; the
                              * server stops (SIGTERM) when that fails or the link closes */
     bool has_modifiers;     /* some management-* directive was given */

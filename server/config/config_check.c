@@ -509,6 +509,12 @@ static int check_net_needs(struct config_parser *ps)
                                "needs server-ipv6 or ifconfig-ipv6 (the tun device has no IPv6 "
                                "address)");
     }
+    if (ps->seen_block_ipv6.line && !cfg->net.has_server_ipv6 && !cfg->net.has_ifconfig_ipv6) {
+        return config_warn(ps, &ps->seen_block_ipv6,
+                           "block-ipv6: the tunnel carries no IPv6 (no server-ipv6 or "
+                           "ifconfig-ipv6), so IPv6 packets are dropped anyway, as in openvpn "
+                           "2.6: the line has no effect");
+    }
     return 0;
 }
 

@@ -280,6 +280,14 @@ int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv
     return 0;
 }
 
+int config_h_machine_readable_output(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->proc.machine_readable_output = true;
+    return 0;
+}
+
 int config_h_verb(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

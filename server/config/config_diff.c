@@ -193,6 +193,8 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
                        o->server_ipv6_bits == n->server_ipv6_bits,
                    "server-ipv6");
     RESTART_UNLESS(d, routes_eq(o, n), "route");
+    RESTART_UNLESS(d, o->ifconfig_noexec == n->ifconfig_noexec, "ifconfig-noexec");
+    RESTART_UNLESS(d, o->block_ipv6 == n->block_ipv6, "block-ipv6");
     RESTART_UNLESS(d, o->client_to_client == n->client_to_client, "client-to-client");
     RESTART_UNLESS(d, o->tcp_nodelay == n->tcp_nodelay, "tcp-nodelay");
     APPLY_UNLESS(d, strs_eq(o->push.items, o->push.n_items, n->push.items, n->push.n_items),
@@ -401,6 +403,8 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
     RESTART_UNLESS(d, str_eq(o->writepid, n->writepid), "writepid");
     RESTART_UNLESS(d, str_eq(o->log_file, n->log_file) && o->log_append == n->log_append, "log");
     RESTART_UNLESS(d, o->suppress_timestamps == n->suppress_timestamps, "suppress-timestamps");
+    RESTART_UNLESS(d, o->machine_readable_output == n->machine_readable_output,
+                   "machine-readable-output");
     APPLY_UNLESS(d, o->verb == n->verb && o->mute == n->mute, CONFIG_RELOAD_VERB);
     RESTART_UNLESS(d,
                    str_eq(oc->status.status_file, nc->status.status_file) &&

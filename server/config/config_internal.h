@@ -72,11 +72,12 @@ struct config_parser {
     struct config_where seen_topology, seen_dev_type, seen_dev, seen_keepalive, seen_ping,
         seen_ping_restart, seen_ping_exit, seen_verify_client_cert, seen_cipher,
         seen_tls_version_min, seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
-        seen_auth_user_pass_verify, seen_script_security, seen_local, seen_port_share,
-        seen_tls_verify, seen_client_connect, seen_client_disconnect, seen_learn_address,
-        seen_client_crresponse, seen_up, seen_down, seen_route_up, seen_server, seen_ifconfig,
-        seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool, seen_server_ipv6,
-        seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force, seen_fragment;
+        seen_block_ipv6, seen_auth_user_pass_verify, seen_script_security, seen_local,
+        seen_port_share, seen_tls_verify, seen_client_connect, seen_client_disconnect,
+        seen_learn_address, seen_client_crresponse, seen_up, seen_down, seen_route_up, seen_server,
+        seen_ifconfig, seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool,
+        seen_server_ipv6, seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force,
+        seen_fragment;
     int link_mtu;    /* `link-mtu N` / `udp-mtu N`: the tun MTU is derived after the last line */
     int proto_force; /* `proto-force P`: CONFIG_PROTO_UDP or CONFIG_PROTO_TCP; 0 = none */
     struct config_where seen_compat_mode;
@@ -235,6 +236,8 @@ int config_h_route(struct config_parser *ps, int argc, char **argv);
 int config_h_route_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_route_metric(struct config_parser *ps, int argc, char **argv);
 int config_h_route_gateway(struct config_parser *ps, int argc, char **argv);
+int config_h_ifconfig_noexec(struct config_parser *ps, int argc, char **argv);
+int config_h_block_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_route_noexec(struct config_parser *ps, int argc, char **argv);
 int config_h_dev_node(struct config_parser *ps, int argc, char **argv);
 int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv);
@@ -383,6 +386,7 @@ int config_h_writepid(struct config_parser *ps, int argc, char **argv);
 int config_h_log(struct config_parser *ps, int argc, char **argv);
 int config_h_log_append(struct config_parser *ps, int argc, char **argv);
 int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv);
+int config_h_machine_readable_output(struct config_parser *ps, int argc, char **argv);
 int config_h_verb(struct config_parser *ps, int argc, char **argv);
 int config_h_mute(struct config_parser *ps, int argc, char **argv);
 int config_h_management(struct config_parser *ps, int argc, char **argv);

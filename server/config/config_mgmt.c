@@ -101,6 +101,8 @@ int config_h_management_flag(struct config_parser *ps, int argc, char **argv)
         m->signal = true;
     } else if (strcmp(argv[0], "management-client-auth") == 0) {
         m->client_auth = true;
+    } else if (strcmp(argv[0], "management-up-down") == 0) {
+        m->up_down = true;
     } else if (strcmp(argv[0], "management-client") == 0) {
         m->connect_out = true;
     } else {

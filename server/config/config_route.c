@@ -278,6 +278,27 @@ int config_h_route_noexec(struct config_parser *ps, int argc, char **argv)
     return 0;
 }
 
+/* `block-ipv6`: checked once the config is read (config_check.c check_net_needs), as its
+ * effect depends on whether the tunnel carries IPv6. */
+int config_h_block_ipv6(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->seen_block_ipv6 = config_here(ps);
+    ps->cfg->net.block_ipv6 = true;
+    return 0;
+}
+
+/* `ifconfig-noexec`: 2.6 gives the device no address and leaves it to the up script, which
+ * gets the addresses in its arguments and ifconfig_* variables (init.c do_open_tun). */
+int config_h_ifconfig_noexec(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->net.ifconfig_noexec = true;
+    return 0;
+}
+
 /* `dev-node PATH`: the node opened to make the tun device. ovpnd opens the Linux clone device,
  * so only that one is taken. */
 int config_h_dev_node(struct config_parser *ps, int argc, char **argv)

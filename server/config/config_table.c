@@ -70,7 +70,7 @@ static const struct config_directive directives[] = {
     IGNORE("bcast-buffers", 1, 1, "only used with client-to-client"),
     IGNORE("bind", 0, 1, NULL), /* a server always binds its port */
     SET("bind-dev", 1, 1, 0, config_h_bind_dev),
-    TODO("block-ipv6", 0, NULL),
+    SET("block-ipv6", 0, 0, 0, config_h_block_ipv6),
     SET("ca", 1, 1, I, config_h_ca),
     REFUSED("capath", "a CA directory cannot be used with Mbed TLS, the TLS library of ovpnd "
                       "(openvpn 2.6 built with Mbed TLS refuses it too): put the CA "
@@ -87,7 +87,10 @@ static const struct config_directive directives[] = {
     SET("client-connect", 1, 1, 0, config_h_hook_script),
     SET("client-crresponse", 1, 1, 0, config_h_hook_script),
     SET("client-disconnect", 1, 1, 0, config_h_hook_script),
-    TODO("client-nat", 0, NULL),
+    REFUSED("client-nat",
+            "not implemented in ovpnd: a stateless one-to-one NAT of tunnel addresses, meant for "
+            "clients (pushed); openvpn 2.6 applies it on a server to every client's packets. "
+            "Use iptables NETMAP on the tun device for the same effect"),
     SET("client-to-client", 0, 0, 0, config_h_client_to_client),
     SET("comp-lzo", 0, 1, 0, config_h_comp_lzo),
     SET("comp-noadapt", 0, 0, 0, config_h_comp_noadapt),
@@ -152,7 +155,7 @@ static const struct config_directive directives[] = {
     SET("ifconfig-ipv6", 2, 2, 0, config_h_ifconfig_ipv6),
     SET("ifconfig-ipv6-pool", 1, 1, 0, config_h_ifconfig_ipv6_pool),
     CCD("ifconfig-ipv6-push"),
-    TODO("ifconfig-noexec", 0, NULL),
+    SET("ifconfig-noexec", 0, 0, 0, config_h_ifconfig_noexec),
     IGNORE("ifconfig-nowarn", 0, 0, "no options-consistency checks are made"),
     SET("ifconfig-pool", 2, 3, 0, config_h_ifconfig_pool),
     SET("ifconfig-pool-persist", 1, 2, 0, config_h_ifconfig_pool_persist),
@@ -176,7 +179,7 @@ static const struct config_directive directives[] = {
     SET("log", 1, 1, 0, config_h_log),
     SET("log-append", 1, 1, 0, config_h_log_append),
     SET("lport", 1, 1, 0, config_h_port),
-    IGNORE("machine-readable-output", 0, 0, "ovpnd has one log format"),
+    SET("machine-readable-output", 0, 0, 0, config_h_machine_readable_output),
     SET("management", 2, 3, 0, config_h_management),
     SET("management-client", 0, 0, 0, config_h_management_flag),
     SET("management-client-auth", 0, 0, 0, config_h_management_flag),
@@ -191,7 +194,7 @@ static const struct config_directive directives[] = {
     CLIENT("management-query-proxy", 0, NULL),
     CLIENT("management-query-remote", 0, NULL),
     SET("management-signal", 0, 0, 0, config_h_management_flag),
-    TODO("management-up-down", 0, NULL),
+    SET("management-up-down", 0, 0, 0, config_h_management_flag),
     SET("mark", 1, 1, 0, config_h_mark),
     SET("max-clients", 1, 1, 0, config_h_max_clients),
     SET("max-packet-size", 1, 1, 0, config_h_max_packet_size),

@@ -142,6 +142,9 @@ static void stop_everything(struct acceptor *a)
     if (a->checks.hooks == NULL) {
         close_inbox(a);
     }
+    if (!mgmt_is_held(a->mgmt)) { /* 2.6: only a tunnel that came up goes down */
+        mgmt_up_down(a->mgmt, "DOWN", (const char *const *)a->updown_env.vars, a->updown_env.n);
+    }
     mgmt_close(a->mgmt);
     acc_metrics_stop(a); /* scrapes waiting for this thread give up; its HTTP thread is joined */
 }
@@ -560,6 +563,12 @@ struct plugin_set *acceptor_plugins(const struct acceptor *a)
     return auth_plugins(a->checks.auth);
 }
 
+int acceptor_set_updown_env(struct acceptor *a, const struct script_env *env)
+{
+    script_env_clear(&a->updown_env);
+    return hook_env_append(&a->updown_env, env);
+}
+
 void acceptor_free(struct acceptor *a)
 {
     struct msg *m;
@@ -601,6 +610,7 @@ static void release(struct acceptor *a)
     auth_free(a->checks.auth); /* joins the plugin threads */
     hooks_free(a->checks.hooks);
     script_env_clear(&a->checks.global_env);
+    script_env_clear(&a->updown_env);
     tls_wrap_wipe(&a->crypto.wrap);
     acc_v2_clear(a);
     acc_tls_conf_free(a->crypto.tls);

@@ -14,6 +14,7 @@
 
 struct acceptor;
 struct plugin_set;
+struct script_env;
 struct config;
 struct ip_pool;
 struct mailbox;
@@ -80,5 +81,11 @@ void acceptor_free(struct acceptor *a);
 /* The `plugin`s the acceptor opened (server/hooks/plugin.h), for the events around the TUN
  * device; valid until acceptor_free. Main thread. */
 struct plugin_set *acceptor_plugins(const struct acceptor *a);
+
+/* management-up-down: env (the route-up environment: 2.6 announces UP in do_route, after the
+ * routes, with that environment) is copied; management clients get it as UP once start-up is
+ * released (at once, or at `hold release`), and as DOWN when the server stops. Main thread,
+ * before acceptor_start. Returns 0 or -ENOMEM. */
+int acceptor_set_updown_env(struct acceptor *a, const struct script_env *env);
 
 #endif /* SERVER_CONTROL_ACCEPTOR_H */

@@ -144,8 +144,10 @@ struct cs_hooks {
     bool is_disconnect_done; /* client-disconnect (and learn-address deletes) started */
     bool is_vaddr_unlearned; /* learn-address refused its IPv4 address: nothing is routed to it */
     bool needs_reassign;     /* client-connect output changed its addresses or iroutes */
-    struct acc_hook_wait *cr_wait; /* client-crresponse running */
-    struct acceptor *cr_acceptor;  /* for its answer */
+    struct acc_hook_wait *cr_wait;       /* client-crresponse running */
+    struct acceptor *cr_acceptor;        /* for its answer */
+    struct plugin_client *plugin_client; /* its plugins' per-client contexts (a reference; NULL
+                                          * when no plugin has them), from its creation */
 };
 
 /* inactive and session-timeout for a connected client (limits.c), from the config or its
@@ -299,8 +301,9 @@ struct acceptor {
     char options_string[KEY_METHOD2_OPTIONS_MAX];
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
-    struct mgmt *mgmt;       /* the management interface (mgmt_ctl.c), NULL without `management` */
-    struct metrics *metrics; /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
+    struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
+    struct script_env updown_env; /* management-up-down: the UP/DOWN environment */
+    struct metrics *metrics;      /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
     struct metrics_control mx; /* what it shows of this thread: handshakes, auth, renegotiations */
     uint64_t next_notify_ms;   /* the next STATUS= for systemd (metrics_ctl.c) */
     size_t n_clients_notified; /* the client count that STATUS= said last */

@@ -653,6 +653,7 @@ static bool start_auth(struct auth_wait *w)
     who.peer_info = client->peer_info;
     who.session_id = tenv.is_set ? tenv.session_id : NULL;
     who.session_state = tenv.is_set ? tenv.session_state : NULL;
+    who.client = cs->hooks.plugin_client;
     err = auth_start(a->checks.auth, &who, auth_done, w, &w->req);
     if (err) {
         char why[128];

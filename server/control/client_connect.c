@@ -331,6 +331,7 @@ static int run(struct acc_cc_wait *w, int type, bool with_files, bool with_scrip
     }
     req.env = &env;
     req.is_deferrable = true;
+    req.client = w->cs->hooks.plugin_client;
     err = err ? err : hook_run_start(a->checks.hooks, &req, on_run, w, &w->run);
     script_env_clear(&env);
     return err;

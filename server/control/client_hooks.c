@@ -235,6 +235,7 @@ static int start_tls_verify_depth(struct acc_hook_wait *w)
     req.script_args = args;
     req.script_type = "tls-verify";
     req.env = &env;
+    req.client = w->cs->hooks.plugin_client;
     err = err ? err : hook_run_start(a->checks.hooks, &req, on_tls_verify, w, &w->run);
     script_env_clear(&env);
     return err;
@@ -368,6 +369,7 @@ int acc_tls_final_start(struct acceptor *a, struct ctl_session *cs, const struct
     req.types[0] = OVPN_PLUGIN_TLS_FINAL;
     req.n_types = 1;
     req.env = &env;
+    req.client = cs->hooks.plugin_client;
     err = err ? err : hook_run_start(a->checks.hooks, &req, on_tls_final, w, &w->run);
     script_env_clear(&env);
     if (err) {
@@ -522,6 +524,8 @@ static int learn_run(struct acceptor *a, const char *op, const char *addr, const
     req.env = &env;
     req.is_script_after_failure = true;
     req.is_serial = true;
+    /* "delete" (no w) as 2.6 runs it for an address, with the server's contexts */
+    req.client = w ? w->cs->hooks.plugin_client : NULL;
     if (err == 0) {
         err = w ? hook_run_start(a->checks.hooks, &req, on_learn, w, &w->run)
                 : hook_run_detached(a->checks.hooks, &req, ctx_name);
@@ -624,6 +628,7 @@ void acc_client_gone(struct acceptor *a, struct ctl_session *cs)
         req.script = a->cfg->hooks.client_disconnect;
         req.script_type = "client-disconnect";
         req.env = &env;
+        req.client = cs->hooks.plugin_client;
         err = err ? err : hook_run_detached(a->checks.hooks, &req, who);
         if (err) {
             log_msg(LOG_WARN, "%s: cannot run client-disconnect: %s", who, strerror(-err));
@@ -736,6 +741,7 @@ int acc_crresponse_start(struct acceptor *a, struct ctl_session *cs,
     req.script_args = script_args;
     req.script_type = "client-crresponse";
     req.env = &env;
+    req.client = cs->hooks.plugin_client;
     req.is_script_after_failure = true;
     err = err ? err : hook_run_start(a->checks.hooks, &req, on_crresponse, w, &w->run);
     script_env_clear(&env);
@@ -760,6 +766,8 @@ void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs)
     (void)a;
     acc_hook_wait_cancel(cs->hooks.cr_wait);
     cs->hooks.cr_wait = NULL;
+    plugin_client_unref(cs->hooks.plugin_client); /* runs still going hold their own */
+    cs->hooks.plugin_client = NULL;
     for (size_t i = 0; i < cs->hooks.n_learned; i++) {
         free(cs->hooks.learned[i]);
     }

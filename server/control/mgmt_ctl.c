@@ -236,6 +236,7 @@ void acc_mgmt_started(struct acceptor *a)
         uv_poll_start(&a->poll, UV_READABLE, acc_on_udp);
     }
     if (a->mgmt) {
+        mgmt_up_down(a->mgmt, "UP", (const char *const *)a->updown_env.vars, a->updown_env.n);
         mgmt_set_connected(a->mgmt, a->env->server_addr, (uint16_t)a->cfg->net.port);
     }
 }

@@ -18,6 +18,7 @@
 #include "server/control/acceptor_decide.h"
 #include "server/data/peer.h"
 #include "server/data/tcp.h"
+#include "server/hooks/plugin.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -398,6 +399,12 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     packet_id_rx_init(&cs->wrap.rx, 64);
     /* The stateless reset exchange used message id 0 in both directions. */
     if (acc_ks_init(a, &cs->ks[0], 0, 1)) {
+        free(cs);
+        return NULL;
+    }
+    /* 2.6 makes the plugins' per-client contexts with the instance (multi_create_instance) */
+    if (plugin_client_new(acceptor_plugins(a), &cs->hooks.plugin_client) != 0) {
+        acc_ks_clear(&cs->ks[0]);
         free(cs);
         return NULL;
     }

@@ -91,7 +91,8 @@ static void set_polling(struct worker *w, bool on)
         its.it_value.tv_nsec = (long)w->moderation_us * 1000;
         its.it_interval = its.it_value;
         if (timerfd_settime(w->moderation_fd, 0, &its, NULL) < 0) {
-            return; /* stay event-driven */
+            w->mod.is_polling = false; /* stay event-driven */
+            return;
         }
         uv_poll_stop(&w->udp_poll);
         stat_inc(&w->stats.polling_entered);
@@ -99,46 +100,41 @@ static void set_polling(struct worker *w, bool on)
         timerfd_settime(w->moderation_fd, 0, &its, NULL);
         uv_poll_start(&w->udp_poll, UV_READABLE, on_udp);
     }
-    w->is_polling = on;
 }
 
-/* A datagram wakeup found n datagrams: go polling when they come faster than two moderation
- * periods apart. */
+/* A datagram wakeup: go polling when bulk data comes in batches (moderation_on_wakeup). */
 static void on_udp(uv_poll_t *h, int status, int events)
 {
     struct worker *w = h->data;
-    unsigned n = status < 0 ? 0 : wk_udp_drain(w);
-    uint64_t now;
+    struct moderation_batch b = {0, 0};
 
     (void)events;
-    wk_flush_out(w);
-    if (w->moderation_us == 0) {
-        return;
+    if (status >= 0) {
+        wk_udp_drain(w, &b);
     }
-    now = uv_hrtime() / 1000u;
-    if (n > 1 || now - w->last_wakeup_us < 2 * (uint64_t)w->moderation_us) {
+    wk_flush_out(w);
+    if (w->mod.period_us != 0 && moderation_on_wakeup(&w->mod, &b, uv_hrtime() / 1000u)) {
         set_polling(w, true);
     }
-    w->last_wakeup_us = now;
 }
 
-/* A polling period ended: drain the socket; back to event-driven when it was empty. */
+/* A polling period ended: drain the socket; back to event-driven when the poll found no bulk
+ * datagram (moderation_on_poll). */
 static void on_moderation(uv_poll_t *h, int status, int events)
 {
     struct worker *w = h->data;
+    struct moderation_batch b = {0, 0};
     uint64_t expirations;
-    unsigned n;
 
     (void)events;
     if (read(w->moderation_fd, &expirations, sizeof(expirations)) < 0 || status < 0 ||
-        !w->is_polling) {
+        !w->mod.is_polling) {
         return;
     }
-    n = wk_udp_drain(w);
+    wk_udp_drain(w, &b);
     wk_flush_out(w);
-    if (n == 0) {
+    if (moderation_on_poll(&w->mod, &b, uv_hrtime() / 1000u)) {
         set_polling(w, false);
-        w->last_wakeup_us = uv_hrtime() / 1000u;
     }
 }
 
@@ -386,6 +382,7 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
     w->wall_s = (int64_t)time(NULL);
     /* without a UDP socket (TCP only) there is nothing to poll */
     w->moderation_us = udp_fd >= 0 ? env->moderation_us : 0;
+    moderation_init(&w->mod, w->moderation_us, env->moderation_bulk_len);
     w->moderation_fd = -1;
     w->tcp_fd = -1;
     vroute_table_init(&w->routes);

@@ -19,6 +19,7 @@
 
 #include "server/log/log.h"
 #include "server/thread/msgq.h"
+#include "server/data/moderation.h"
 #include "server/data/peer.h"
 #include "server/data/udp.h"
 #include "server/data/worker_stats.h"
@@ -50,11 +51,15 @@ struct worker_env {
     struct mailbox *mb;          /* the workers' boxes and the acceptor's (server/thread) */
     const struct routes *routes; /* who holds each pool address (routes_pool_owner) */
     int n_workers;
-    size_t max_local_peers; /* per worker: peer_id_local() below this */
-    bool has_vnet_hdr;      /* the TUN device's reads and writes carry offload headers */
-    bool udp_gso;           /* send with UDP GSO where the kernel has it (OVPND_UDP_GSO) */
-    unsigned moderation_us; /* polling period under load (OVPND_MODERATION_US), 0 off */
-    uint16_t mss_max;       /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
+    size_t max_local_peers;       /* per worker: peer_id_local() below this */
+    bool has_vnet_hdr;            /* the TUN device's reads and writes carry offload headers */
+    bool udp_gso;                 /* send with UDP GSO where the kernel has it (OVPND_UDP_GSO) */
+    unsigned moderation_us;       /* polling period under load (OVPND_MODERATION_US), 0 off */
+    unsigned moderation_bulk_len; /* bytes: shorter datagrams never start polling
+                                   * (OVPND_MODERATION_BULK_LEN, moderation.h) */
+    uint16_t mss_max;             /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
+    bool block_ipv6;              /* block-ipv6: IPv6 towards clients gets ICMPv6 no route (2.6) */
+    uint8_t block_ipv6_src[16];   /* the source of those answers: the tunnel's IPv6 remote */
     const union udp_addr *port_share; /* port-share server, or NULL (worker_proxy.c) */
 };
 
@@ -111,13 +116,13 @@ struct worker {
     bool has_vnet_hdr;
     uint8_t *tun_buf;
     struct tcp_gro gro;
-    /* Interrupt moderation (worker.c set_polling): under load the sockets are polled every
-     * moderation_us microseconds from a timerfd instead of waking for each packet; 0: off. */
+    /* Adaptive interrupt moderation (worker.c set_polling, moderation.h): while bulk data
+     * comes in batches the UDP socket is polled every moderation_us microseconds from a
+     * timerfd instead of waking for each datagram; 0: off. */
     unsigned moderation_us;
     int moderation_fd;
     uv_poll_t moderation_poll;
-    bool is_polling;
-    uint64_t last_wakeup_us;
+    struct moderation mod;
     int64_t wall_s; /* time(NULL) at the last tick, for peers' last_ref_s */
     /* TCP clients (worker_tcp.c): the listening socket of the group (-1: none), the connections
      * by slot and each slot's generation (link ids, tcp.h), those with packets to write */

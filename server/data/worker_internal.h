@@ -44,7 +44,7 @@ void wk_handle_datagram(struct worker *w, const uint8_t *pkt, size_t len,
 void wk_handle_data_v1(struct worker *w, uint32_t peer_id, const uint8_t *pkt, size_t len,
                        const union udp_addr *from);
 /* Receive and handle what waits on w's UDP socket (at most 4 batches); the number of datagrams. */
-unsigned wk_udp_drain(struct worker *w);
+unsigned wk_udp_drain(struct worker *w, struct moderation_batch *b);
 /* Take the acceptor's answer about p's float to `to` (is_ok: MSG_FLOAT_OK, else MSG_FLOAT_NO). */
 void wk_float_answered(struct worker *w, struct peer *p, const union udp_addr *to, bool is_ok);
 

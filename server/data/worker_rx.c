@@ -298,8 +298,8 @@ void wk_handle_data_v1(struct worker *w, uint32_t peer_id, const uint8_t *pkt, s
 }
 
 /* Receive and handle what waits on the UDP socket (at most 4 batches). Returns the number of
- * datagrams. */
-unsigned wk_udp_drain(struct worker *w)
+ * datagrams; counts them into b (moderation_count) as well. */
+unsigned wk_udp_drain(struct worker *w, struct moderation_batch *b)
 {
     struct mmsghdr msgs[WORKER_BATCH];
     struct iovec iov[WORKER_BATCH];
@@ -336,6 +336,7 @@ unsigned wk_udp_drain(struct worker *w)
         }
         total += (unsigned)n;
         for (int i = 0; i < n; i++) {
+            moderation_count(&w->mod, b, msgs[i].msg_len);
             if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
                 wk_drop(w, &w->stats.drop_short, &from[i], "datagram larger than the buffer");
                 continue;

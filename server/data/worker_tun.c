@@ -6,12 +6,14 @@
 #include "server/data/worker_internal.h"
 
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "proto/comp.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
+#include "proto/icmp6.h"
 #include "proto/mss.h"
 #include "proto/pbuf.h"
 
@@ -31,6 +33,29 @@ uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst)
     return vroute_lookup(&w->routes, family, dst);
 }
 
+/* block-ipv6: write the ICMPv6 no-route answer to pkt into the TUN device. */
+static void block_ipv6_answer(struct worker *w, const struct pbuf *pkt)
+{
+    uint8_t out[VNET_HDR_LEN + ICMP6_UNREACH_MAX];
+    size_t off = w->has_vnet_hdr ? VNET_HDR_LEN : 0;
+    size_t n = icmp6_unreach_build(out + off, sizeof(out) - off, pbuf_ptr(pkt), pkt->len,
+                                   w->env->block_ipv6_src);
+
+    if (n == 0) {
+        return;
+    }
+    if (off > 0) {
+        struct vnet_hdr h;
+
+        memset(&h, 0, sizeof(h));
+        h.gso_type = VNET_GSO_NONE;
+        vnet_hdr_put(out, &h);
+    }
+    if (write(w->tun_fd, out, off + n) < 0) {
+        wk_drop(w, &w->stats.drop_tun_write, NULL, "TUN write failed");
+    }
+}
+
 /* A packet for peer_id's client (from the TUN device, or from another client with
  * client-to-client): send it if this worker owns that peer, else hand it to the owner. */
 void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
@@ -41,6 +66,15 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
     struct peer *p = NULL;
     int owner;
 
+    if (family == 6 && env->block_ipv6) {
+        /* 2.6 process_ip_header: from the TUN device (multi_process_incoming_tun) answered with
+         * an ICMPv6 no route into the device; between clients (multi_get_queue) dropped */
+        if (!is_from_client) {
+            block_ipv6_answer(w, pkt);
+        }
+        stat_inc(&w->stats.drop_no_route);
+        return;
+    }
     switch (worker_decide_deliver(&t, peer_id, &owner, &p)) {
     case WORKER_DELIVER_HAND_OVER: {
         struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, pbuf_ptr(pkt), pkt->len);

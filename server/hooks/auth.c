@@ -72,6 +72,7 @@ struct auth_req {
     char apf[AUTH_PATH_MAX];      /* auth_pending_file */
     char afr[AUTH_PATH_MAX];      /* auth_failed_reason_file */
     char iv_sso[AUTH_IV_SSO_MAX]; /* the client's IV_SSO: the pending methods it supports */
+    struct plugin_client *client; /* a reference to its plugin contexts, or NULL */
 };
 
 /* verify-client-cert none|optional lets a client in without a certificate: then its username
@@ -330,6 +331,7 @@ static void req_free(struct auth_req *r)
     remove_file(r->acf);
     remove_file(r->apf);
     remove_file(r->afr);
+    plugin_client_unref(r->client); /* after its call was queued: the destructors follow it */
     free(r);
 }
 
@@ -652,6 +654,7 @@ static int run_stage(struct auth_req *r)
             return -ENOMEM;
         }
         c->pc.type = OVPN_PLUGIN_AUTH_USER_PASS_VERIFY;
+        c->pc.client = r->client;
         c->pc.envp = c->env.vars;
         c->pc.done = on_call_done;
         err = plugin_call_start(au->plugins, r->stage, &c->pc);
@@ -692,6 +695,7 @@ int auth_start(struct auth *au, const struct auth_client *c, auth_done_cb done, 
     r->done = done;
     r->ctx = ctx;
     r->state = REQ_RUNNING;
+    r->client = plugin_client_ref(c->client);
     peer_info_value(c->peer_info, "IV_SSO", r->iv_sso, sizeof(r->iv_sso));
     err = make_temp(au, "acf", NULL, r->acf);
     err = err ? err : make_temp(au, "apf", NULL, r->apf);

@@ -42,6 +42,7 @@ struct auth;
 struct auth_req;
 struct mailbox;
 struct plugin_set;
+struct plugin_client;
 struct script_env;
 
 /* What the checks are told about the client. Borrowed for the duration of auth_start(). */
@@ -50,9 +51,11 @@ struct auth_client {
     const char *username;    /* as sent in key method 2, "" if none */
     const char *password;
     union udp_addr remote;
-    const char *peer_info;     /* the client's NAME=value\n peer-info lines ("" if none) */
-    const char *session_id;    /* auth-gen-token: $session_id, or NULL */
-    const char *session_state; /* auth-gen-token: $session_state, or NULL */
+    const char *peer_info;        /* the client's NAME=value\n peer-info lines ("" if none) */
+    const char *session_id;       /* auth-gen-token: $session_id, or NULL */
+    const char *session_state;    /* auth-gen-token: $session_state, or NULL */
+    struct plugin_client *client; /* its plugin contexts (server/hooks/plugin.h), or NULL; the
+                                   * request keeps a reference until it ends */
 };
 
 /* Result of a request, called once on the acceptor's loop (never from inside auth_start).

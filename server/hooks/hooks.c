@@ -50,7 +50,8 @@ struct hook_run {
     struct script_env script_env; /* env + script_type */
     bool is_script_after_failure, is_serial, is_detached, has_started;
     bool is_deferrable, is_deferred;
-    size_t ti, pi; /* next plugin: type index, plugin index */
+    struct plugin_client *client; /* a reference, or NULL */
+    size_t ti, pi;                /* next plugin: type index, plugin index */
     bool is_type_failed, is_failed, is_script_started;
     struct hook_call *call;
     struct script *script;
@@ -186,6 +187,8 @@ static void run_free(struct hook_run *r)
     script_env_clear(&r->env);
     script_env_clear(&r->script_env);
     free(r->config);
+    /* after r->call: a call still on its plugin's queue goes before the destructors */
+    plugin_client_unref(r->client);
     free(r);
     if (h->is_shutting_down && h->n_runs == 0) {
         close_handles(h);
@@ -369,6 +372,7 @@ static int start_call(struct hook_run *r)
         return -ENOMEM;
     }
     c->pc.type = type;
+    c->pc.client = r->client;
     c->pc.argv = c->argv;
     c->pc.envp = c->env.n > 0 ? c->env.vars : no_env; /* never NULL for a plugin */
     c->pc.wants_return_list = returns_config(type);
@@ -471,6 +475,7 @@ static int run_new(struct hooks *h, const struct hook_req *req, struct hook_run 
     r->is_script_after_failure = req->is_script_after_failure;
     r->is_serial = req->is_serial;
     r->is_deferrable = req->is_deferrable;
+    r->client = plugin_client_ref(req->client);
     if (err) {
         run_free(r);
         return err;

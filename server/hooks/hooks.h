@@ -33,6 +33,7 @@ struct mailbox;
 struct hooks;
 struct hook_run;
 struct plugin_set;
+struct plugin_client;
 
 #define HOOK_MAX_TYPES 2
 
@@ -52,6 +53,8 @@ struct hook_req {
     bool is_serial;                         /* one at a time, in start order (see above) */
     bool is_deferrable; /* client-connect: a plugin's OVPN_PLUGIN_FUNC_DEFERRED is no failure;
                          * the result says is_deferred (2.6 multi.c CC_RET_DEFERRED) */
+    struct plugin_client *client; /* the client's plugin contexts (the run takes a reference
+                                   * until it ends), or NULL: the server's (plugin.h) */
 };
 
 /* How a run ended, passed to its callback: is_ok, why (the step that failed and how, for the

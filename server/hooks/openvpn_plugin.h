@@ -9,6 +9,11 @@
  *   openvpn_plugin_func_v3 / _v2 / _v1   one event; returns OVPN_PLUGIN_FUNC_*
  *   openvpn_plugin_close_v1              (required) end
  *   openvpn_plugin_abort_v1              (optional) the server is going down abnormally
+ *   openvpn_plugin_client_constructor_v1 (optional) a per-client context: called with the handle
+ *                                        for each client instance (and once for the server's
+ *                                        own); what it returns is the per_client_context of
+ *                                        every later call for that instance
+ *   openvpn_plugin_client_destructor_v1  (optional) that context's end, when the instance goes
  * The newest version of open and of func that the object exports is used (openvpn 2.6
  * plugin.c, plugin_init_item and plugin_call_item). argv[0] of every call is the plugin path
  * as written in the config; for open the `plugin` line's arguments follow. envp is a
@@ -132,5 +137,7 @@ typedef int (*ovpn_plugin_func_v2_fn)(void *handle, int type, const char **argv,
 typedef int (*ovpn_plugin_func_v1_fn)(void *handle, int type, const char **argv, const char **envp);
 typedef void (*ovpn_plugin_close_v1_fn)(void *handle);
 typedef void (*ovpn_plugin_abort_v1_fn)(void *handle);
+typedef void *(*ovpn_plugin_client_constructor_v1_fn)(void *handle);
+typedef void (*ovpn_plugin_client_destructor_v1_fn)(void *handle, void *per_client_context);
 
 #endif /* SERVER_HOOKS_OPENVPN_PLUGIN_H */

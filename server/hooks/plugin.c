@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,13 @@
      (1 << OVPN_PLUGIN_CLIENT_CONNECT_DEFER_V2) | (1 << OVPN_PLUGIN_ROUTE_PREDOWN) |               \
      (1 << OVPN_PLUGIN_TLS_FINAL))
 
+/* Internal call types on a plugin's queue: a client context's constructor and destructor. */
+#define CALL_CONSTRUCT (-1)
+#define CALL_DESTRUCT (-2)
+
 struct plugin {
     const struct config_plugin *conf;
+    size_t index; /* in its set: the slot of its context in a plugin_client */
     void *dl;
     void *handle;
     unsigned int type_mask;
@@ -34,7 +40,10 @@ struct plugin {
     ovpn_plugin_func_v2_fn func2;
     ovpn_plugin_func_v1_fn func1;
     ovpn_plugin_close_v1_fn close1;
-    bool is_native; /* ovpnd's own interface (plugin_native.h) */
+    ovpn_plugin_client_constructor_v1_fn client_ctor; /* NULL: no per-client contexts */
+    ovpn_plugin_client_destructor_v1_fn client_dtor;
+    void *server_ctx; /* the server's own per-client context (2.6: the top instance's) */
+    bool is_native;   /* ovpnd's own interface (plugin_native.h) */
     struct native_plugin native;
     pthread_t thread;
     bool has_thread;
@@ -42,11 +51,25 @@ struct plugin {
     pthread_cond_t cond;
     struct plugin_call *head, **tail; /* queued calls */
     bool is_stopping;
+    bool is_exited; /* its thread has left its loop: nothing queued runs any more */
 };
 
 struct plugin_set {
     struct plugin *plugins;
     size_t n;
+};
+
+/* One plugin's part of a client: the calls that make and end its context, and the context. */
+struct client_slot {
+    struct plugin_call ctor, dtor;
+    void *ctx; /* plugin thread only */
+};
+
+struct plugin_client {
+    struct plugin_set *ps;
+    atomic_uint refs;
+    atomic_uint n_pending;      /* destructors queued and not yet done, + 1 while they are queued */
+    struct client_slot slots[]; /* one per plugin of ps, in its order */
 };
 
 static const char *const event_names[OVPN_PLUGIN_N_EVENTS] = {
@@ -175,7 +198,20 @@ static int call_plugin(struct plugin *p, struct plugin_call *c)
     const char *argv[CALL_MAX_ARGS + 2] = {p->conf->argv[0], NULL};
     const char **envp = cvec(c->envp);
     struct ovpn_plugin_string_list *list = NULL;
+    void *ctx = c->client != NULL ? c->client->slots[p->index].ctx : p->server_ctx;
     int ret;
+
+    if (c->type == CALL_CONSTRUCT) {
+        c->client->slots[p->index].ctx = p->client_ctor(p->handle);
+        return OVPN_PLUGIN_FUNC_SUCCESS;
+    }
+    if (c->type == CALL_DESTRUCT) {
+        if (ctx != NULL) { /* as 2.6: a constructor that returned NULL has no destructor call */
+            p->client_dtor(p->handle, ctx);
+        }
+        c->client->slots[p->index].ctx = NULL;
+        return OVPN_PLUGIN_FUNC_SUCCESS;
+    }
 
     for (size_t i = 0; c->argv != NULL && c->argv[i] != NULL && i < CALL_MAX_ARGS; i++) {
         argv[i + 1] = c->argv[i];
@@ -184,12 +220,12 @@ static int call_plugin(struct plugin *p, struct plugin_call *c)
     if (p->is_native) {
         ret = native_plugin_call(&p->native, c->type, argv, envp, &list);
     } else if (p->func3) {
-        struct ovpn_plugin_func_in in = {c->type, argv, envp, p->handle, NULL, -1, NULL};
+        struct ovpn_plugin_func_in in = {c->type, argv, envp, p->handle, ctx, -1, NULL};
         struct ovpn_plugin_func_out out = {&list};
 
         ret = p->func3(OVPN_PLUGIN_STRUCT_VERSION, &in, &out);
     } else if (p->func2) {
-        ret = p->func2(p->handle, c->type, argv, envp, NULL, &list);
+        ret = p->func2(p->handle, c->type, argv, envp, ctx, &list);
     } else {
         ret = p->func1(p->handle, c->type, argv, envp);
     }
@@ -220,7 +256,7 @@ static void *plugin_thread(void *arg)
         if (p->head == NULL) {
             p->tail = &p->head;
         }
-        if (p->is_stopping) {
+        if (p->is_stopping && c->type != CALL_DESTRUCT) {
             c->result = OVPN_PLUGIN_FUNC_ERROR;
         } else {
             pthread_mutex_unlock(&p->lock);
@@ -229,8 +265,28 @@ static void *plugin_thread(void *arg)
         }
         c->done(c);
     }
+    p->is_exited = true;
     pthread_mutex_unlock(&p->lock);
     return NULL;
+}
+
+/* Append c to p's queue. A closing plugin takes only destructors, until its thread exits.
+ * Returns 0 or -ESHUTDOWN. */
+static int enqueue(struct plugin *p, struct plugin_call *c)
+{
+    int err = 0;
+
+    pthread_mutex_lock(&p->lock);
+    if (p->is_exited || (p->is_stopping && c->type != CALL_DESTRUCT)) {
+        err = -ESHUTDOWN;
+    } else {
+        c->next = NULL;
+        *p->tail = c;
+        p->tail = &c->next;
+        pthread_cond_signal(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return err;
 }
 
 /* ---- open, close ---- */
@@ -286,6 +342,8 @@ static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
     *(void **)&p->func2 = dlsym(p->dl, "openvpn_plugin_func_v2");
     *(void **)&p->func1 = dlsym(p->dl, "openvpn_plugin_func_v1");
     *(void **)&p->close1 = dlsym(p->dl, "openvpn_plugin_close_v1");
+    *(void **)&p->client_ctor = dlsym(p->dl, "openvpn_plugin_client_constructor_v1");
+    *(void **)&p->client_dtor = dlsym(p->dl, "openvpn_plugin_client_destructor_v1");
     if ((!open3 && !open2 && !open1) || (!p->func3 && !p->func2 && !p->func1) || !p->close1) {
         snprintf(errbuf, errbuf_len,
                  "%s: plugin: %s is not an OpenVPN plugin (it lacks openvpn_plugin_open_vN, "
@@ -333,6 +391,10 @@ static int load(struct plugin *p, char **envp, char *errbuf, size_t errbuf_len)
                  conf->where, conf->path, names);
         return -EINVAL;
     }
+    if (p->client_ctor != NULL) {
+        /* 2.6 plugin_list_open: the server's own context, right after open */
+        p->server_ctx = p->client_ctor(p->handle);
+    }
     return log_loaded(p);
 }
 
@@ -350,6 +412,10 @@ static void close_one(struct plugin *p)
         if (p->is_native) {
             native_plugin_close(&p->native);
         } else {
+            if (p->server_ctx != NULL && p->client_dtor != NULL) {
+                p->client_dtor(p->handle, p->server_ctx);
+            }
+            p->server_ctx = NULL;
             p->close1(p->handle);
         }
         p->handle = NULL;
@@ -379,6 +445,7 @@ int plugin_set_open(const struct config *cfg, char **envp, struct plugin_set **o
         struct plugin *p = &ps->plugins[i];
 
         p->conf = &cfg->hooks.plugins[i];
+        p->index = i;
         p->tail = &p->head;
         pthread_mutex_init(&p->lock, NULL);
         pthread_cond_init(&p->cond, NULL);
@@ -445,23 +512,101 @@ const char *plugin_name(const struct plugin_set *ps, int type, size_t index)
 
 int plugin_call_start(struct plugin_set *ps, size_t index, struct plugin_call *call)
 {
-    struct plugin *p = find(ps, call->type, index);
-    int err = 0;
+    struct plugin *p = call->type >= 0 ? find(ps, call->type, index) : NULL;
 
     if (p == NULL) {
         return -EINVAL;
     }
-    pthread_mutex_lock(&p->lock);
-    if (p->is_stopping) {
-        err = -ESHUTDOWN;
-    } else {
-        call->next = NULL;
-        *p->tail = call;
-        p->tail = &call->next;
-        pthread_cond_signal(&p->cond);
+    return enqueue(p, call);
+}
+
+/* ---- per-client contexts ---- */
+
+static void ctor_done(struct plugin_call *call)
+{
+    (void)call; /* the context is in its slot; the object lives until the destructors ran */
+}
+
+static void client_release(struct plugin_client *pc)
+{
+    if (atomic_fetch_sub(&pc->n_pending, 1) == 1) {
+        free(pc);
     }
-    pthread_mutex_unlock(&p->lock);
-    return err;
+}
+
+static void dtor_done(struct plugin_call *call)
+{
+    client_release(call->client);
+}
+
+int plugin_client_new(struct plugin_set *ps, struct plugin_client **out)
+{
+    struct plugin_client *pc;
+    size_t n_ctor = 0;
+
+    *out = NULL;
+    for (size_t i = 0; ps != NULL && i < ps->n; i++) {
+        n_ctor += ps->plugins[i].client_ctor != NULL && !ps->plugins[i].is_native;
+    }
+    if (n_ctor == 0) {
+        return 0;
+    }
+    pc = calloc(1, sizeof(*pc) + ps->n * sizeof(pc->slots[0]));
+    if (pc == NULL) {
+        return -ENOMEM;
+    }
+    pc->ps = ps;
+    atomic_init(&pc->refs, 1);
+    atomic_init(&pc->n_pending, 0);
+    for (size_t i = 0; i < ps->n; i++) {
+        struct plugin *p = &ps->plugins[i];
+        struct client_slot *sl = &pc->slots[i];
+
+        if (p->client_ctor == NULL || p->is_native) {
+            continue;
+        }
+        sl->ctor.type = CALL_CONSTRUCT;
+        sl->ctor.client = pc;
+        sl->ctor.done = ctor_done;
+        (void)enqueue(p, &sl->ctor); /* a closing plugin: no context (NULL), as if it failed */
+    }
+    *out = pc;
+    return 0;
+}
+
+struct plugin_client *plugin_client_ref(struct plugin_client *pc)
+{
+    if (pc != NULL) {
+        atomic_fetch_add(&pc->refs, 1);
+    }
+    return pc;
+}
+
+void plugin_client_unref(struct plugin_client *pc)
+{
+    struct plugin_set *ps;
+
+    if (pc == NULL || atomic_fetch_sub(&pc->refs, 1) != 1) {
+        return;
+    }
+    ps = pc->ps;
+    atomic_store(&pc->n_pending, 1); /* held while queueing: a destructor may finish at once */
+    for (size_t i = 0; i < ps->n; i++) {
+        struct plugin *p = &ps->plugins[i];
+        struct client_slot *sl = &pc->slots[i];
+
+        if (p->client_ctor == NULL || p->is_native) {
+            continue;
+        }
+        sl->dtor.type = CALL_DESTRUCT;
+        sl->dtor.client = pc;
+        sl->dtor.done = dtor_done;
+        atomic_fetch_add(&pc->n_pending, 1);
+        if (enqueue(p, &sl->dtor) != 0) {
+            atomic_fetch_sub(&pc->n_pending, 1); /* its thread is gone: the context leaks */
+        }
+    }
+    client_release(pc);
 }
 
 /* plugin_call_all_sync: the call, first, so that its done callback finds the rest. */

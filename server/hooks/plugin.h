@@ -15,6 +15,19 @@
  * ROUTE_UP, ROUTE_PREDOWN and DOWN (server/server.c, with the up/down scripts). A plugin that asks
  * for any other event (IPCHANGE ...) is refused at start-up, naming the events (openvpn 2.6 refuses
  * unsupported types the same way), so that nothing it expects is silently skipped.
+ *
+ * Per-client contexts (openvpn 2.6 plugin.c, plugin_per_client_init and _destroy): a plugin
+ * that exports openvpn_plugin_client_constructor_v1 gets a context of its own for each client
+ * session (struct plugin_client, made when the session is, before its first event) and one for
+ * the server, made right after the plugin opens. Every call for a client passes the client's
+ * context as per_client_context (TLS_VERIFY, AUTH_USER_PASS_VERIFY, TLS_FINAL,
+ * CLIENT_CONNECT(_V2), CLIENT_CONNECT_DEFER(_V2), LEARN_ADDRESS add/update, CLIENT_DISCONNECT,
+ * CLIENT_CRRESPONSE); the events without a client (UP, DOWN, ROUTE_UP, ROUTE_PREDOWN and
+ * LEARN_ADDRESS delete, which 2.6 calls for an address, not a client) pass the server's.
+ * The constructor and destructor of a client's context run on the plugin's thread, in order
+ * with its other calls; the destructor after the last call made for that client (2.6 too
+ * skips it for a NULL context). The server's context is destroyed just before the plugin is
+ * closed.
  */
 #ifndef SERVER_HOOKS_PLUGIN_H
 #define SERVER_HOOKS_PLUGIN_H
@@ -27,6 +40,7 @@
 struct ovpn_plugin_string_list;
 
 struct plugin_set;
+struct plugin_client;
 
 /* One call into a plugin. Caller-owned until done runs; the plugin thread fills result. */
 struct plugin_call {
@@ -40,6 +54,9 @@ struct plugin_call {
      * plugin_string_list_free(). Otherwise it is freed at once. */
     bool wants_return_list;
     struct ovpn_plugin_string_list *return_list;
+    /* The client the call is for (its per-client contexts), or NULL: the server's context.
+     * Borrowed: the caller holds a reference (plugin_client_ref) when it queues the call. */
+    struct plugin_client *client;
     /* Called on the plugin's thread when the call has returned; must not block. */
     void (*done)(struct plugin_call *call);
     struct plugin_call *next; /* the plugin's queue */
@@ -71,6 +88,22 @@ int plugin_call_start(struct plugin_set *ps, size_t index, struct plugin_call *c
  * log), 0 when all succeeded or none wants the event. call is copied for each call (its done is
  * not used); call->result holds the last result. Main thread, while the set is open. */
 int plugin_call_all_sync(struct plugin_set *ps, struct plugin_call *call);
+
+/* A client's contexts: queue each constructor on its plugin's thread (none is called for
+ * plugins without one) and return the object with one reference, in *out. *out is NULL, and 0
+ * returned, when no plugin of ps has a constructor (then nothing is kept per client).
+ * Returns -ENOMEM (nothing queued). Any thread; ps must be open. */
+int plugin_client_new(struct plugin_set *ps, struct plugin_client **out);
+
+/* Another reference to pc (NULL: no-op); returns pc. Any thread. */
+struct plugin_client *plugin_client_ref(struct plugin_client *pc);
+
+/* Drop a reference (NULL: no-op). The last one queues each destructor on its plugin's thread,
+ * after every call already queued there; the object is freed when the last has run. No call
+ * for pc may be queued after that. Destructors still run while the set closes
+ * (plugin_set_close waits for them), so drop the last reference before plugin_set_close
+ * returns. Any thread. */
+void plugin_client_unref(struct plugin_client *pc);
 
 /* Free a list a plugin returned (each node, name and value were malloc'ed by the plugin, as
  * the OpenVPN plugin interface requires). NULL is a no-op. */

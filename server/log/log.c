@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
  * seeing the old level for a moment is harmless. */
 static atomic_int log_fd = 2;
 static atomic_int log_max_level = LOG_INFO;
+static atomic_int log_stamp = LOG_STAMP_TIME;
 static atomic_bool log_is_syslog; /* set once by log_init_syslog, before other threads start */
 
 static _Atomic(log_hook_fn) log_hook;
@@ -137,13 +139,66 @@ static size_t format_message_at(char *buf, size_t cap, size_t start, enum log_le
     return pos;
 }
 
-size_t log_format_line(char *buf, size_t cap, int64_t now_s, enum log_level lvl, const char *fmt,
-                       va_list ap)
+void log_set_stamp(enum log_stamp stamp)
+{
+    atomic_store_explicit(&log_stamp, (int)stamp, memory_order_relaxed);
+}
+
+/* openvpn 2.6's message flags (errlevel.h) for what ovpnd logs at lvl. */
+static unsigned machine_flags(enum log_level lvl)
+{
+    switch (lvl) {
+    case LOG_ERR:
+        return 0x20; /* M_NONFATAL */
+    case LOG_WARN:
+        return 0x40; /* M_WARN */
+    case LOG_INFO:
+        return 1; /* M_INFO */
+    case LOG_DEBUG:
+        return 4;
+    default:
+        return 5;
+    }
+}
+
+size_t log_format_stamp(char *buf, size_t cap, enum log_stamp stamp, int64_t now_s, long now_us,
+                        enum log_level lvl)
 {
     time_t t = (time_t)now_s;
     struct tm tm;
-    size_t pos;
-    int n;
+    int n = 0;
+
+    if (cap == 0) {
+        return 0;
+    }
+    buf[0] = '\0';
+    switch (stamp) {
+    case LOG_STAMP_NONE:
+        return 0;
+    case LOG_STAMP_MACHINE:
+        n = snprintf(buf, cap, "%" PRId64 ".%06ld %x ", now_s, now_us, machine_flags(lvl));
+        break;
+    default:
+        if (!localtime_r(&t, &tm)) {
+            memset(&tm, 0, sizeof(tm));
+        }
+        /* Same shape as openvpn's log prefix: "2026-11-30 12:00:00 ". */
+        n = snprintf(buf, cap, "%04d-%02d-%02d %02d:%02d:%02d ", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        break;
+    }
+    if (n < 0 || (size_t)n >= cap) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return (size_t)n;
+}
+
+/* log_format_line with the given stamp. */
+static size_t format_line(char *buf, size_t cap, enum log_stamp stamp, int64_t now_s, long now_us,
+                          enum log_level lvl, const char *fmt, va_list ap)
+{
+    size_t n, pos;
 
     if (cap < LOG_LINE_MIN) {
         if (cap > 0) {
@@ -151,19 +206,20 @@ size_t log_format_line(char *buf, size_t cap, int64_t now_s, enum log_level lvl,
         }
         return 0;
     }
-    if (!localtime_r(&t, &tm)) {
-        memset(&tm, 0, sizeof(tm));
-    }
-    /* Same shape as openvpn's log prefix: "2026-11-30 12:00:00 ". */
-    n = snprintf(buf, cap, "%04d-%02d-%02d %02d:%02d:%02d ", tm.tm_year + 1900, tm.tm_mon + 1,
-                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-    if (n < 0 || (size_t)n + LEVEL_WORD_MAX + sizeof(cut_marker) >= cap - 1) {
+    n = log_format_stamp(buf, cap, stamp, now_s, now_us, lvl);
+    if (n + LEVEL_WORD_MAX + sizeof(cut_marker) >= cap - 1) {
         n = 0; /* a year with many digits: drop the prefix rather than the message */
     }
-    pos = format_message_at(buf, cap - 1, (size_t)n, lvl, fmt, ap); /* one byte for the "\n" */
+    pos = format_message_at(buf, cap - 1, n, lvl, fmt, ap); /* one byte for the "\n" */
     buf[pos++] = '\n';
     buf[pos] = '\0';
     return pos;
+}
+
+size_t log_format_line(char *buf, size_t cap, int64_t now_s, enum log_level lvl, const char *fmt,
+                       va_list ap)
+{
+    return format_line(buf, cap, LOG_STAMP_TIME, now_s, 0, lvl, fmt, ap);
 }
 
 size_t log_format_message(char *buf, size_t cap, enum log_level lvl, const char *fmt, va_list ap)
@@ -208,17 +264,22 @@ __attribute__((format(printf, 2, 0))) static void vlog(enum log_level lvl, const
 {
     char line[LOG_LINE_MAX];
     size_t len;
-    int64_t now_s = (int64_t)time(NULL);
+    struct timespec now;
+    int64_t now_s;
     log_hook_fn hook = atomic_load(&log_hook);
     va_list ap2;
 
+    clock_gettime(CLOCK_REALTIME, &now);
+    now_s = (int64_t)now.tv_sec;
     va_copy(ap2, ap);
     if (atomic_load_explicit(&log_is_syslog, memory_order_relaxed)) {
         /* syslog adds the time itself */
         log_format_message(line, sizeof(line), lvl, fmt, ap);
         log_syslog_write(log_syslog_severity(lvl), line);
     } else {
-        len = log_format_line(line, sizeof(line), now_s, lvl, fmt, ap);
+        len = format_line(line, sizeof(line),
+                          (enum log_stamp)atomic_load_explicit(&log_stamp, memory_order_relaxed),
+                          now_s, now.tv_nsec / 1000, lvl, fmt, ap);
         write_line(line, len);
     }
     if (hook) {

@@ -61,6 +61,24 @@ typedef void (*log_hook_fn)(void *ctx, int64_t now_s, enum log_level lvl, const 
  * stop (the management interface's lifetime lies inside the acceptor's). */
 void log_set_hook(log_hook_fn fn, void *ctx);
 
+/* What starts each line written to the log file or standard error (not syslog, which stamps
+ * its own), as openvpn 2.6 error.c x_msg_va: LOG_STAMP_TIME, the local time
+ * "YYYY-MM-DD HH:MM:SS " (the default); LOG_STAMP_NONE, nothing (`suppress-timestamps`);
+ * LOG_STAMP_MACHINE, `machine-readable-output`: the Unix time in seconds and microseconds and
+ * the message's flags in hex as 2.6 numbers them ("1700000000.123456 1 "; flags by level:
+ * error 20 (M_NONFATAL), warning 40 (M_WARN), info 1, debug 4, trace 5, the verb level 2.6
+ * gives such messages). machine-readable-output wins over suppress-timestamps, as in 2.6. */
+enum log_stamp { LOG_STAMP_TIME, LOG_STAMP_NONE, LOG_STAMP_MACHINE };
+
+/* Set the stamp for the lines that follow. Any thread (main thread at start-up). */
+void log_set_stamp(enum log_stamp stamp);
+
+/* The stamp as log_msg writes it for a line at lvl, at now_s seconds and now_us microseconds,
+ * into buf of cap bytes (NUL-terminated; at least 40 bytes for the machine stamp). Returns its
+ * length. Any thread; used by log_msg and by tests. */
+size_t log_format_stamp(char *buf, size_t cap, enum log_stamp stamp, int64_t now_s, long now_us,
+                        enum log_level lvl);
+
 /* Reopen the log file at path (after logrotate moved it away): open it again for appending
  * (created mode 0640 if missing, not through a symbolic link) and put it in place of the
  * current log descriptor with dup2, so that a line written meanwhile goes whole to one file or

@@ -667,6 +667,24 @@ void mgmt_notify(struct mgmt *m, const char *line)
     }
 }
 
+void mgmt_up_down(struct mgmt *m, const char *what, const char *const *vars, size_t n_vars)
+{
+    if (!m || !m->cfg->mgmt.up_down) {
+        return;
+    }
+    for (struct mgmt_client *c = m->clients, *next; c; c = next) {
+        next = c->next;
+        if (!c->is_authed) {
+            continue;
+        }
+        mgmt_reply(c, ">UPDOWN:%s", what);
+        for (size_t i = 0; i < n_vars; i++) {
+            mgmt_reply(c, ">UPDOWN:ENV,%s", vars[i]);
+        }
+        mgmt_reply(c, ">UPDOWN:ENV,END");
+    }
+}
+
 /* 2.6 manage.c env_filter_match: level 0 shows every variable, 1 the X509_ ones and those
  * below, 2 (and above) only this short list. */
 static bool env_shown(const char *var, int level)

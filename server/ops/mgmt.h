@@ -98,6 +98,11 @@ bool mgmt_has_clients(const struct mgmt *m);
  * before the loop ran). */
 void mgmt_close(struct mgmt *m);
 
+/* management-up-down (2.6 manage.c management_up_down): ">UPDOWN:<what>" (UP or DOWN), then
+ * each of the n_vars "NAME=value" strings as ">UPDOWN:ENV,NAME=value" and ">UPDOWN:ENV,END", to
+ * every logged-in management client; nothing without the directive. Loop thread. */
+void mgmt_up_down(struct mgmt *m, const char *what, const char *const *vars, size_t n_vars);
+
 /* Free m after mgmt_close and the loop's last run. NULL is a no-op. */
 void mgmt_free(struct mgmt *m);
 

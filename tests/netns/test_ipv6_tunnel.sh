@@ -12,7 +12,8 @@
 #  - with 2 workers, IPv6 packets from the kernel to the clients' addresses land on the owning
 #    worker's TUN queue (eBPF steering): pings to both clients hand nothing over;
 #  - client 2 restarts (SIGUSR1, a new source port): its new session gets the CCD's fixed IPv6
-#    address again while the old one is still closing, and the host behind it is reached.
+#    address again while the old one is still closing, and the host behind it is reached;
+#  - block-ipv6 (a second server): IPv6 towards a client gets an ICMPv6 "no route" instead.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -125,4 +126,23 @@ fi
 client_restart 2
 [ "$(addr6 2)" = 2001:2:0:19::77 ] || fail "after its restart client 2 has IPv6 address '$(addr6 2)'"
 assert_ping "$NS_SRV" 2001:2:0:50::2 10 0.05 0 "server -> host behind client 2 after its restart"
+
+# block-ipv6 (2.6 forward.c process_ip_header from multi_process_incoming_tun): IPv6 that the
+# tun device sends towards a client is answered with an ICMPv6 "no route" from the tunnel's
+# remote address (server-ipv6 NETWORK+2) and dropped; IPv4 is untouched.
+client_stop 1
+client_stop 2
+server_stop
+server_conf_write "$OVT_DIR" "server-ipv6 2001:2:0:19::/64" "block-ipv6"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1
+wait_tunnel 1
+b1=$(addr6 1)
+[ -n "$b1" ] || fail "block-ipv6: client 1 got no IPv6 address"
+out=$(ip netns exec "$NS_SRV" ping -6 -n -c 2 -i 0.2 -W 2 "$b1" 2>&1 || true)
+grep -q "From 2001:2:0:19::2 icmp_seq=1 Destination unreachable: No route" <<<"$out" ||
+    fail "block-ipv6: no ICMPv6 'no route' from 2001:2:0:19::2 for a ping to client 1: $out"
+grep -q " 0 received" <<<"$out" || fail "block-ipv6: client 1 answered IPv6 pings: $out"
+assert_ping "$NS_SRV" "${CLIENT_TUN_IP[1]}" 3 0.05 0 "block-ipv6: IPv4 server -> client 1"
+ovt_log "block-ipv6: IPv6 towards client 1 answered with ICMPv6 no route, IPv4 fine"
 ovt_log "PASS"

@@ -6,7 +6,8 @@
 #    its lines reach syslog tagged NAME[PID] with the PID of its pid file, a client's connect
 #    among them; a refused client is logged as a warning (ovpnd; 2.6 logs its refusal as an
 #    error); nothing is written to its old standard error.
-#  - `daemon NAME` with `log-append FILE`: the file gets the lines, syslog none.
+#  - `daemon NAME` with `log-append FILE`: the file gets the lines, syslog none; with
+#    `machine-readable-output` each line is stamped "SECONDS.MICROSECONDS FLAGS " (2.6 error.c).
 #  - `syslog` with no name, in the foreground: the lines reach syslog tagged with the program's
 #    own name (ovpnd, or openvpn for 2.6).
 # There is no syslog daemon here: the server runs in a mount namespace of its own whose /dev/log
@@ -120,10 +121,12 @@ ovt_log "daemon without log: $n_daemon messages in syslog as ovt-syslog-test[$pi
 client_stop 1
 stop_server
 
-# 2. daemon NAME with log-append FILE: the file wins.
+# 2. daemon NAME with log-append FILE: the file wins; with machine-readable-output each line
+#    starts with the Unix time in microseconds and the message's flags in hex (2.6 error.c).
 n_before=$(wc -l <"$sink")
 server_conf_write "$OVT_DIR" "daemon ovt-syslog-test" "writepid $pidfile" \
-    "log-append $OVT_DIR/file.log"
+    "log-append $OVT_DIR/file.log" "machine-readable-output"
+t_start=$(date +%s)
 start_server
 wait_for 10 daemon_pid >/dev/null || fail "no pid file from the daemon"
 client_start "$OVT_DIR" 1
@@ -132,6 +135,13 @@ wait_for 10 log_has "$OVT_DIR/file.log" "client1/198\.18\.0\.2:[0-9]+" ||
     fail "client 1's connect is not in the log-append file"
 client_stop 1
 stop_server
+bad=$(grep -vE '^[0-9]{10}\.[0-9]{6} [0-9a-f]+ ' "$OVT_DIR/file.log" | head -n 3 || true)
+[ -z "$bad" ] || fail "machine-readable-output: lines not stamped 'SECONDS.MICROSECONDS FLAGS': $bad"
+grep -qE '^[0-9]{10}\.[0-9]{6} 1 .*client1/198\.18\.0\.2:[0-9]+' "$OVT_DIR/file.log" ||
+    fail "machine-readable-output: client 1's connect is not stamped with flags 1 (M_INFO)"
+awk -v t0="$t_start" -v t1="$(date +%s)" '{ if ($1 < t0 - 1 || $1 > t1 + 1) bad = 1 } END { exit bad }' \
+    "$OVT_DIR/file.log" || fail "machine-readable-output: a stamp outside the test's time"
+ovt_log "machine-readable-output: $(wc -l <"$OVT_DIR/file.log") lines, e.g. $(grep -m1 'client1/' "$OVT_DIR/file.log" | cut -c1-60)"
 [ "$(wc -l <"$sink")" = "$n_before" ] ||
     fail "with log-append, syslog still got: $(tail -n +$((n_before + 1)) "$sink" | head -n 3)"
 

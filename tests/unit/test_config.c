@@ -146,6 +146,24 @@ static void expect_warning(const char *text, const char *prefix)
     config_free(&cfg);
 }
 
+/* block-ipv6 on a server (openvpn 2.6 forward.c process_ip_header, multi.c multi_get_queue):
+ * without IPv6 in the tunnel it changes nothing (IPv6 is dropped anyway): accepted with a
+ * warning; with server-ipv6 it is in force (tests/netns/test_ipv6_tunnel.sh). client-nat:
+ * refused with its reason. */
+static void block_ipv6_and_client_nat(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_warning("block-ipv6\n" BASE, "t.conf:1: block-ipv6: the tunnel carries no IPv6");
+    expect_ok(&cfg, "block-ipv6\n" BASE "server-ipv6 2001:2:0:19::/64\n");
+    assert_true(cfg.net.block_ipv6);
+    assert_false(has_warning(&cfg, "t.conf:1: block-ipv6"));
+    config_free(&cfg);
+    expect_error_prefix("client-nat snat 198.19.0.0 255.255.255.0 198.19.9.0\n" BASE,
+                        "t.conf:1: client-nat: not implemented in ovpnd:");
+}
+
 /* tls-groups takes Mbed TLS's and OpenSSL's curve names; ecdh-curve is ignored with a warning,
  * as openvpn 2.6 does with OpenSSL 3. */
 static void tls_groups_and_ecdh_curve(void **state)
@@ -757,16 +775,13 @@ static void duplicates_last_wins(void **state)
 static const struct {
     const char *name, *why;
 } known_gaps[] = {
-    {"block-ipv6", "#24"},
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
-    {"client-nat", "#24"},
-    {"ifconfig-noexec", "#24"},
+    {"client-nat", "#24: refused, a stateless NAT that 2.6 applies to every client's packets"},
     {"management-external-cert", "#17 management"},
     {"management-external-key", "#17 management"},
     {"management-query-passwords", "#17 management"},
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
-    {"management-up-down", "#17 management"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -2625,6 +2640,7 @@ int main(void)
         cmocka_unit_test(duplicates_last_wins),
         cmocka_unit_test(quoting_and_comments),
         cmocka_unit_test(tls_groups_and_ecdh_curve),
+        cmocka_unit_test(block_ipv6_and_client_nat),
         cmocka_unit_test(tls_cipher_lists),
         cmocka_unit_test(dashes_bom_and_blank_lines),
         cmocka_unit_test(inline_blocks),

@@ -299,6 +299,43 @@ static void ratelimited_messages(void **state)
     close(p[1]);
 }
 
+/* suppress-timestamps and machine-readable-output (openvpn 2.6 error.c x_msg_va): the stamps,
+ * and log_msg writing with each. */
+static void stamps(void **state)
+{
+    char buf[LOG_LINE_MAX];
+    int p[2];
+
+    (void)state;
+    assert_int_equal(log_format_stamp(buf, sizeof(buf), LOG_STAMP_TIME, T0, 5, LOG_INFO), 20);
+    assert_string_equal(buf, "2026-11-30 00:44:50 ");
+    assert_int_equal(log_format_stamp(buf, sizeof(buf), LOG_STAMP_NONE, T0, 5, LOG_INFO), 0);
+    assert_string_equal(buf, "");
+    log_format_stamp(buf, sizeof(buf), LOG_STAMP_MACHINE, T0, 5, LOG_INFO);
+    assert_string_equal(buf, "1795999490.000005 1 ");
+    log_format_stamp(buf, sizeof(buf), LOG_STAMP_MACHINE, T0, 999999, LOG_WARN);
+    assert_string_equal(buf, "1795999490.999999 40 ");
+    log_format_stamp(buf, sizeof(buf), LOG_STAMP_MACHINE, T0, 0, LOG_ERR);
+    assert_string_equal(buf, "1795999490.000000 20 ");
+    assert_int_equal(log_format_stamp(buf, 10, LOG_STAMP_MACHINE, T0, 0, LOG_ERR), 0);
+
+    assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+    log_init(p[1], LOG_INFO);
+    log_set_stamp(LOG_STAMP_NONE);
+    log_msg(LOG_WARN, "no stamp %d", 1);
+    read_all(p[0], buf, sizeof(buf));
+    assert_string_equal(buf, "WARNING: no stamp 1\n");
+    log_set_stamp(LOG_STAMP_MACHINE);
+    log_msg(LOG_INFO, "machine");
+    read_all(p[0], buf, sizeof(buf));
+    assert_true(strlen(buf) == strlen("1795999490.000000 1 machine\n"));
+    assert_true(buf[10] == '.' && strcmp(buf + 17, " 1 machine\n") == 0);
+    log_set_stamp(LOG_STAMP_TIME);
+    log_init(2, LOG_INFO);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +348,7 @@ int main(void)
         cmocka_unit_test(ratelimit_burst_then_suppress),
         cmocka_unit_test(ratelimit_edges),
         cmocka_unit_test(ratelimited_messages),
+        cmocka_unit_test(stamps),
     };
 
     setenv("TZ", "UTC", 1);
