@@ -155,6 +155,7 @@ int occ_link_mtu(const struct occ_options *o, unsigned *link_mtu)
         total += TAP_MTU_EXTRA;
     }
     total += o->comp_v1_framing ? 1u : 0u;
+    total += o->fragment ? 4u : 0u; /* the fragment header */
     total += c->mode == MODE_CBC ? packet_id_len : 0;
     /* header: TCP length, opcode (2.6 counts 1 byte: no peer-id when the string is built) */
     total += (o->is_tcp ? 2u : 0u) + 1u;
@@ -264,6 +265,9 @@ int occ_options_string(const struct occ_options *o, char *out, size_t cap)
                               : ",proto TCPv4_CLIENT");
     if (o->comp) {
         sb_put(&b, ",comp-lzo");
+    }
+    if (o->fragment) {
+        sb_put(&b, ",mtu-dynamic"); /* 2.6 options_string: fragment's old name */
     }
     if (o->keydir == 0 || o->keydir == 1) {
         sb_put(&b, (o->keydir == 1) != o->remote ? ",keydir 1" : ",keydir 0");

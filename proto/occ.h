@@ -56,6 +56,7 @@ struct occ_options {
     bool remote;          /* build the string expected from the peer instead of our own */
     bool comp;            /* any compression option configured: ",comp-lzo" */
     bool comp_v1_framing; /* comp-lzo / compress stub / compress lz4: 1 framing byte in link-mtu */
+    bool fragment;        /* `fragment N`: ",mtu-dynamic" and its 4-byte header in link-mtu */
     int keydir;           /* tls-auth key direction 0 or 1, -1 for none (also for tls-crypt) */
     bool tls_auth;        /* tls-auth in use: ",tls-auth" */
     const char *cipher;   /* --cipher or --data-ciphers-fallback; NULL means 2.6's BF-CBC default */

@@ -170,6 +170,11 @@ struct config_net {
                       * at most this long (512..2048); default 1250, as 2.6 */
     int mssfix;      /* 0 = off; see mssfix_mode */
     int mssfix_mode; /* CONFIG_MSSFIX_*; default 1492 + MTU */
+    /* `fragment N [mtu]`: data-channel payloads are cut so that each datagram's UDP payload
+     * (with mtu: the whole IP packet) is at most N bytes (proto/fragment.h); 0 = off. UDP only.
+     * Sets mssfix's default to `mssfix N mtu`, as 2.6 */
+    int fragment;
+    bool fragment_mtu;
     struct config_push push;
     struct comp_config comp; /* compress, comp-lzo, comp-noadapt, allow-compression */
     bool has_server_ipv6;

@@ -547,7 +547,12 @@ static int check_defaults(struct config_parser *ps)
     if (err == 0) {
         err = config_check_mtu(ps); /* needs auth; before mssfix, which follows the tun MTU */
     }
-    if (err == 0 && ps->is_mssfix_default) {
+    if (err == 0 && ps->is_mssfix_default && cfg->net.fragment > 0) {
+        /* options_postprocess_mutate_ce: with fragment, mssfix defaults to its value (as
+         * `mssfix N mtu`) */
+        cfg->net.mssfix = cfg->net.fragment;
+        cfg->net.mssfix_mode = CONFIG_MSSFIX_MTU;
+    } else if (err == 0 && ps->is_mssfix_default) {
         /* options_postprocess_mutate_ce: the default 1492 only fits the default tun MTU;
          * otherwise TCP inside the tunnel is clamped to the tun MTU. */
         cfg->net.mssfix = cfg->net.tun_mtu == 1500 ? MSSFIX_DEFAULT : cfg->net.tun_mtu;
@@ -561,10 +566,22 @@ int config_finish(struct config_parser *ps)
     /* Each group stops at its own first problem; all groups run, so that one run names every
      * problem (only -ENOMEM stops at once). dev comes before topology, which needs it. */
     static int (*const checks[])(struct config_parser *) = {
-        check_defaults,    config_check_jail,    check_dev,         check_topology,
-        note_topology,     check_local,          check_net_needs,   check_timers,
-        check_tls,         check_cipher,         config_check_auth, config_check_auth_token,
-        config_check_mgmt, config_check_metrics, check_files,
+        check_defaults,
+        config_check_jail,
+        check_dev,
+        check_topology,
+        note_topology,
+        check_local,
+        config_check_fragment,
+        check_net_needs,
+        check_timers,
+        check_tls,
+        check_cipher,
+        config_check_auth,
+        config_check_auth_token,
+        config_check_mgmt,
+        config_check_metrics,
+        check_files,
     };
     int result = 0;
 

@@ -182,6 +182,7 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
                    "ifconfig-push-constraint");
     RESTART_UNLESS(d, o->tun_mtu == n->tun_mtu && o->tun_mtu_occ == n->tun_mtu_occ, "tun-mtu");
     RESTART_UNLESS(d, o->mssfix == n->mssfix && o->mssfix_mode == n->mssfix_mode, "mssfix");
+    RESTART_UNLESS(d, o->fragment == n->fragment && o->fragment_mtu == n->fragment_mtu, "fragment");
     RESTART_UNLESS(d,
                    o->comp.alg == n->comp.alg && o->comp.allow == n->comp.allow &&
                        o->comp.is_adaptive == n->comp.is_adaptive,

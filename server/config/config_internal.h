@@ -76,7 +76,8 @@ struct config_parser {
         seen_port_share, seen_tls_verify, seen_client_connect, seen_client_disconnect,
         seen_learn_address, seen_client_crresponse, seen_up, seen_down, seen_route_up, seen_server,
         seen_ifconfig, seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool,
-        seen_server_ipv6, seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force;
+        seen_server_ipv6, seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force,
+        seen_fragment;
     int link_mtu;    /* `link-mtu N` / `udp-mtu N`: the tun MTU is derived after the last line */
     int proto_force; /* `proto-force P`: CONFIG_PROTO_UDP or CONFIG_PROTO_TCP; 0 = none */
     struct config_where seen_compat_mode;
@@ -260,11 +261,17 @@ int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv);
 int config_h_mssfix(struct config_parser *ps, int argc, char **argv);
 int config_h_link_mtu(struct config_parser *ps, int argc, char **argv);
 int config_h_max_packet_size(struct config_parser *ps, int argc, char **argv);
+int config_h_fragment(struct config_parser *ps, int argc, char **argv);
 int config_h_proto_force(struct config_parser *ps, int argc, char **argv);
 
 /* After the last line: the tun MTU from `link-mtu` (server/config/config_mtu.c). Returns 0 or
  * -EINVAL with the error reported. */
 int config_check_mtu(struct config_parser *ps);
+
+/* After the last line and the sockets' checks: `fragment` needs a UDP socket, and 2.6's
+ * warnings about it and mssfix (server/config/config_mtu.c). Returns 0 or -EINVAL with the error
+ * reported. */
+int config_check_fragment(struct config_parser *ps);
 
 int config_h_keying_material_exporter(struct config_parser *ps, int argc, char **argv);
 int config_h_force_tls_key_material_export(struct config_parser *ps, int argc, char **argv);

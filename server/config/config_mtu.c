@@ -1,6 +1,7 @@
 /* server/config/config_mtu.c: the MTU directives that openvpn 2.6 keeps for old configs:
  * `link-mtu N` / `udp-mtu N` (the tun MTU is derived from them as 2.6 derives it) and
- * `max-packet-size N` (the control channel's packet size and mssfix). Facts from openvpn 2.6
+ * `max-packet-size N` (the control channel's packet size and mssfix); and `fragment N [mtu]`
+ * (openvpn's own fragmentation of data-channel packets, UDP only). Facts from openvpn 2.6
  * src/openvpn/options.c ("link-mtu", "max-packet-size", options_postprocess_verify_ce),
  * init.c (get_frame_mtu), mtu.c (frame_calculate_protocol_header_size) and crypto.c
  * (calculate_crypto_overhead).
@@ -9,6 +10,8 @@
 
 #include <openssl/evp.h>
 #include <string.h>
+
+#include "proto/fragment.h"
 
 #define TLS_MTU_MIN 512  /* 2.6 TLS_CHANNEL_MTU_MIN */
 #define TLS_MTU_MAX 2048 /* 2.6 TLS_CHANNEL_BUF_SIZE */
@@ -43,6 +46,62 @@ int config_h_max_packet_size(struct config_parser *ps, int argc, char **argv)
                            TLS_MTU_MIN, TLS_MTU_MAX, cfg->net.tls_mtu);
     }
     return 0;
+}
+
+int config_h_fragment(struct config_parser *ps, int argc, char **argv)
+{
+    struct config *cfg = ps->cfg;
+    int err;
+
+    ps->seen_fragment = config_here(ps);
+    /* 2.6 options.c "fragment": at least 68; the only flag is "mtu" (an unknown one stops 2.6
+     * reading a config file) */
+    err = config_parse_int(ps, NULL, argv[1], FRAGMENT_MIN, 65535, &cfg->net.fragment);
+    if (err) {
+        return err;
+    }
+    cfg->net.fragment_mtu = false;
+    if (argc == 3) {
+        if (strcmp(argv[2], "mtu") != 0) {
+            return config_error(ps, "unknown flag '%s' (mtu)", argv[2]);
+        }
+        cfg->net.fragment_mtu = true;
+    }
+    return 0;
+}
+
+int config_check_fragment(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    const struct config_where *at = &ps->seen_fragment;
+    int err = 0;
+
+    if (cfg->net.fragment == 0) {
+        return 0;
+    }
+    if (cfg->net.n_sockets < 2 && config_proto_is_tcp(cfg->net.proto)) {
+        /* 2.6 options.c: "--fragment can only be used with --proto udp" */
+        return config_error_at(ps, at, "fragment", "can only be used with proto udp");
+    }
+    if (cfg->net.n_sockets == 2) {
+        err = config_warn(ps, at,
+                          "fragment applies to the clients of the UDP socket only (openvpn 2.6 "
+                          "refuses fragment with proto tcp)");
+    }
+    /* 2.6 init.c, do_option_warnings: an mssfix that does not go with fragment */
+    if (!err && !ps->is_mssfix_default && cfg->net.mssfix > cfg->net.fragment) {
+        err = config_warn(ps, at,
+                          "if you use mssfix and fragment, you should set fragment (%d) larger "
+                          "or equal than mssfix (%d)",
+                          cfg->net.fragment, cfg->net.mssfix);
+    }
+    if (!err && !ps->is_mssfix_default && cfg->net.mssfix > 0 &&
+        cfg->net.fragment_mtu != (cfg->net.mssfix_mode == CONFIG_MSSFIX_MTU)) {
+        err = config_warn(ps, at,
+                          "if you use mssfix and fragment, you should use the \"mtu\" flag for "
+                          "both or none of them");
+    }
+    return err;
 }
 
 /* The block size 2.6 counts for cipher name (crypto_openssl.c, cipher_kt_block_size): OpenSSL
@@ -127,8 +186,9 @@ int config_check_mtu(struct config_parser *ps)
                                ps->link_mtu, overhead, TUN_MTU_MIN);
     }
     cfg->net.tun_mtu = ps->link_mtu - overhead;
-    if (ps->is_mssfix_default) {
-        /* 2.6 derives no mssfix from link-mtu: without an `mssfix` line it is off */
+    if (ps->is_mssfix_default && cfg->net.fragment == 0) {
+        /* 2.6 derives no mssfix from link-mtu: without an `mssfix` line it is off (with
+         * `fragment` it follows that, check_defaults) */
         ps->is_mssfix_default = false;
         cfg->net.mssfix = 0;
     }

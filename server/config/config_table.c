@@ -136,7 +136,7 @@ static const struct config_directive directives[] = {
     IGNORE("fast-io", 0, 0, "ovpnd's event loop has no such mode"),
     IGNORE("float", 0, 0, "a server always lets clients change address (peer-id)"),
     SET("force-tls-key-material-export", 0, 0, 0, config_h_force_tls_key_material_export),
-    TODO("fragment", 0, NULL),
+    SET("fragment", 1, 2, 0, config_h_fragment),
     REFUSED("genkey", ACTION),
     IGNORE("gremlin", 1, 1,
            "a debugging aid that damages traffic on purpose: ovpnd does not simulate network "

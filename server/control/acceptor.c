@@ -249,6 +249,7 @@ static void build_options_string(struct acceptor *a)
 
     occ_options_init(&o);
     o.tun_mtu = a->cfg->net.tun_mtu;
+    o.fragment = a->cfg->net.fragment > 0;
     o.is_server = true;
     o.tls_auth = a->cfg->tls.tls_wrap_mode == TLS_WRAP_AUTH;
     o.keydir = o.tls_auth ? a->cfg->tls.key_direction : -1;

@@ -12,6 +12,7 @@
 
 #include "proto/comp.h"
 #include "proto/cursor.h"
+#include "proto/fragment.h"
 #include "proto/kdf.h"
 #include "proto/key_method.h"
 #include "proto/occ.h"
@@ -20,6 +21,7 @@
 #include "proto/tls_session.h"
 #include "server/config/ccd.h"
 #include "server/data/peer.h"
+#include "server/data/worker.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -302,6 +304,31 @@ static const char *pushed_comp_option(const struct acceptor *a, const struct ctl
     return last;
 }
 
+/* `fragment N [mtu]` for p, a UDP client whose first key is installed: the reassembly
+ * buffers, and the largest payload per datagram for its packet header, cipher and address
+ * family (2.6 computes it per client once the cipher is negotiated: ssl.c
+ * tls_session_update_crypto_params, mss.c frame_calculate_fragment). Room around each
+ * reassembled packet as around any received one (COMP_HEADROOM/COMP_TAILROOM, so that
+ * client-to-client can frame it again). NULL when out of memory. Control thread. */
+static struct fragment *new_fragment(struct acceptor *a, const struct peer *p)
+{
+    const struct data_key *k = &p->key_store[0];
+    bool is_cbc = data_cipher_is_cbc(k->cipher);
+    bool is_v6 =
+        p->remote.sa.sa_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&p->remote.in6.sin6_addr);
+    size_t max_payload = fragment_max_payload(
+        a->cfg->net.fragment, a->cfg->net.fragment_mtu, is_v6 ? 48 : 28,
+        p->use_data_v2 ? DATA_V2_HEADER_LEN : DATA_V1_HEADER_LEN,
+        is_cbc ? DATA_CBC_IV_LEN + data_digest_len(k->digest) : DATA_AEAD_OVERHEAD,
+        is_cbc ? DATA_CBC_BLOCK_LEN : 0);
+    uint8_t first_seq_id = 0;
+
+    /* 2.6 starts at a random seq_id, so that a restarted session's pieces do not join the
+     * previous one's (fragment.c fragment_init) */
+    (void)mbedtls_ctr_drbg_random(&a->crypto.drbg, &first_seq_id, 1);
+    return fragment_new(WORKER_BUF_LEN, COMP_HEADROOM, COMP_TAILROOM, first_seq_id, max_payload);
+}
+
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                         const struct key_method2 *client, const struct key_method2 *sent)
 {
@@ -326,6 +353,13 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
      * and none configured here, a stub is pushed (2.6 "compress migrate"). */
     comp_choose(&a->cfg->net.comp, &cs->client.pi, occ_options_has_comp(client->options),
                 pushed_comp_option(a, cs), &p->comp, &cs->push.comp);
+    if (a->cfg->net.fragment > 0 && p->link == 0 && !p->frag) {
+        p->frag = new_fragment(a, p);
+        if (!p->frag) {
+            acc_auth_failed(a, cs, "out of memory");
+            return;
+        }
+    }
     ks->state = KS_ACTIVE;
     cs->state = CS_ACTIVE;
     cs->is_connected = true;

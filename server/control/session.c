@@ -338,6 +338,7 @@ void acc_free_peer(struct peer *p)
 {
     data_key_clear(&p->key_store[0]);
     data_key_clear(&p->key_store[1]);
+    fragment_free(p->frag);
     free(p);
 }
 

@@ -23,6 +23,7 @@
 
 #include "proto/comp.h"
 #include "proto/data_crypto.h"
+#include "proto/fragment.h"
 #include "server/log/log.h"
 #include "server/data/udp.h"
 #include "server/thread/msg.h"
@@ -59,6 +60,9 @@ struct peer {
     bool use_data_v2;      /* the client announced IV_PROTO DATA_V2 */
     struct comp_peer comp; /* framing and compression: set by the acceptor before MSG_INSTALL,
                             * then the worker's */
+    /* `fragment N` (UDP clients only, else NULL): allocated by the acceptor before MSG_INSTALL
+     * (its reassembly buffers, proto/fragment.h), then the worker's; freed with the peer */
+    struct fragment *frag;
     /* keepalive as pushed to this client at its connect (a reload changes it only for clients
      * that connect later): the server pings after ping_s idle and drops the client after
      * ping_restart_s silent; 0 = off. Set by the acceptor before MSG_INSTALL. */

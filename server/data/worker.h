@@ -141,6 +141,8 @@ struct worker {
     uint8_t comp_rx[COMP_HEADROOM + WORKER_BUF_LEN + COMP_TAILROOM];
     uint8_t comp_tx[COMP_WORK_OUT_LEN(WORKER_BUF_LEN)];
     struct comp_work comp;
+    /* `fragment`: a piece and its header, made here before it is sealed (worker_tx.c) */
+    uint8_t frag_tx[FRAGMENT_HEADER_LEN + WORKER_BUF_LEN];
 };
 
 /* Set up w as worker i (0 <= i < env->n_workers) reading udp_fd (its socket of the reuseport

@@ -18,6 +18,7 @@
 #include "proto/comp.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
+#include "proto/fragment.h"
 #include "proto/mss.h"
 #include "proto/occ.h"
 #include "proto/pbuf.h"
@@ -125,6 +126,60 @@ void wk_float_answered(struct worker *w, struct peer *p, const union udp_addr *t
     }
 }
 
+/* An authenticated datagram of p (len bytes, opened with key k): counted, and it keeps the
+ * session alive; the client sending with the renegotiated key switches ours too. */
+static inline void count_rx(struct worker *w, struct peer *p, struct data_key *k, size_t len)
+{
+    stat_inc(&w->stats.rx_packets);
+    stat_add(&w->stats.rx_bytes, len);
+    p->last_rx_ms = uv_now(&w->loop);
+    if (w->rx_local.family != 0) {
+        p->local = w->rx_local; /* multihome: replies leave from where this one arrived */
+    }
+    if (k == p->pending_tx_key) {
+        /* The client sends with the renegotiated key, so it has it: switch ours too. */
+        p->tx_key = k;
+        p->pending_tx_key = NULL;
+        p->is_reneg_requested = false;
+    }
+    atomic_store_explicit(&p->bytes_rx,
+                          atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
+                          memory_order_relaxed);
+    k->n_packets++;
+    k->n_bytes += len;
+    if (k == p->tx_key) {
+        wk_check_reneg(w, p);
+    }
+}
+
+/* `fragment`: the header in front of p's decrypted payload (after decryption, before
+ * decompression, as 2.6 forward.c process_incoming_link_part2). Returns 0 when payload now
+ * holds a whole packet (the datagram's, or one this piece completed, in p->frag's buffers), 1
+ * when a piece was kept and there is nothing to deliver yet, -1 when the datagram was dropped
+ * (counted and logged). */
+static int unfragment(struct worker *w, struct peer *p, struct pbuf *payload,
+                      const union udp_addr *from)
+{
+    struct fragment_rx_info info;
+    int rc = fragment_rx(p->frag, payload, uv_now(&w->loop), &info);
+
+    stat_add(&w->stats.frag_abandoned, info.n_abandoned);
+    if (rc < 0) {
+        wk_drop(w, &w->stats.drop_frag, from,
+                rc == -PE_NOSPACE ? "fragment reaching past the reassembly buffer"
+                : rc == -PE_SHORT ? "no fragment header (is fragment set on the client?)"
+                                  : "bad fragment header or size");
+        return -1;
+    }
+    if (info.is_piece) {
+        stat_inc(&w->stats.frag_rx_pieces);
+        if (rc == 0) {
+            stat_inc(&w->stats.frag_rx_packets);
+        }
+    }
+    return rc;
+}
+
 /* Act on worker_decide_rx*()'s verdict about pkt (len bytes from `from`), whose plaintext, if
  * any, is in plain (plain_size bytes, the payload behind COMP_HEADROOM). */
 static inline void handle_verdict(struct worker *w, enum worker_rx verdict,
@@ -184,6 +239,16 @@ static inline void handle_verdict(struct worker *w, enum worker_rx verdict,
     }
     p = out.peer;
     payload = pbuf_make(plain, plain_size, COMP_HEADROOM, out.plain_len);
+    if (p->frag) {
+        int rc = unfragment(w, p, &payload, from);
+
+        if (rc != 0) {
+            if (rc == 1) {
+                count_rx(w, p, out.k, len);
+            }
+            return;
+        }
+    }
     /* A compressed payload is decompressed into the worker's comp_rx, bounded by its size. */
     switch (comp_unframe(p->comp.framing, &payload, w->comp_rx, sizeof(w->comp_rx))) {
     case 0:
@@ -201,26 +266,7 @@ static inline void handle_verdict(struct worker *w, enum worker_rx verdict,
                 "the buffer");
         return;
     }
-    stat_inc(&w->stats.rx_packets);
-    stat_add(&w->stats.rx_bytes, len);
-    p->last_rx_ms = uv_now(&w->loop);
-    if (w->rx_local.family != 0) {
-        p->local = w->rx_local; /* multihome: replies leave from where this one arrived */
-    }
-    if (out.k == p->pending_tx_key) {
-        /* The client sends with the renegotiated key, so it has it: switch ours too. */
-        p->tx_key = out.k;
-        p->pending_tx_key = NULL;
-        p->is_reneg_requested = false;
-    }
-    atomic_store_explicit(&p->bytes_rx,
-                          atomic_load_explicit(&p->bytes_rx, memory_order_relaxed) + len,
-                          memory_order_relaxed);
-    out.k->n_packets++;
-    out.k->n_bytes += len;
-    if (out.k == p->tx_key) {
-        wk_check_reneg(w, p);
-    }
+    count_rx(w, p, out.k, len);
     handle_plaintext(w, p, &payload);
 }
 

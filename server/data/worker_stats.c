@@ -20,9 +20,12 @@ void worker_stats_log(const struct worker_stats *s, int index)
         "; polling periods %" PRIu64 "; hand-overs dropped (owner behind) %" PRIu64
         "; datagrams from an address not floated to %" PRIu64 "; compression: decompressed %" PRIu64
         ", compressed %" PRIu64 ", dropped compressed (not accepted) %" PRIu64
-        ", dropped bad framing or compressed data %" PRIu64 "; TCP connections accepted %" PRIu64
-        ", closed %" PRIu64 ", bytes read %" PRIu64 ", packets over tcp-queue-limit %" PRIu64
-        ", bad framing %" PRIu64 ", no handshake in hand-window %" PRIu64 ", refused %" PRIu64
+        ", dropped bad framing or compressed data %" PRIu64 "; fragments received %" PRIu64
+        " (packets reassembled %" PRIu64 ", given up %" PRIu64 "), packets fragmented %" PRIu64
+        " (fragments sent %" PRIu64 "), dropped bad fragments %" PRIu64
+        "; TCP connections accepted %" PRIu64 ", closed %" PRIu64 ", bytes read %" PRIu64
+        ", packets over tcp-queue-limit %" PRIu64 ", bad framing %" PRIu64
+        ", no handshake in hand-window %" PRIu64 ", refused %" PRIu64
         ", proxied (port-share) %" PRIu64,
         index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
         stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
@@ -34,10 +37,12 @@ void worker_stats_log(const struct worker_stats *s, int index)
         stat_get(&s->udp_recv_errors), stat_get(&s->drop_tun_multicast),
         stat_get(&s->polling_entered), stat_get(&s->drop_handover), stat_get(&s->drop_float),
         stat_get(&s->comp_rx), stat_get(&s->comp_tx), stat_get(&s->drop_compressed),
-        stat_get(&s->drop_comp_malformed), stat_get(&s->tcp_accepted), stat_get(&s->tcp_closed),
-        stat_get(&s->tcp_bytes_in), stat_get(&s->drop_tcp_queue), stat_get(&s->drop_tcp_framing),
-        stat_get(&s->drop_tcp_hand_window), stat_get(&s->drop_tcp_refused),
-        stat_get(&s->tcp_port_share));
+        stat_get(&s->drop_comp_malformed), stat_get(&s->frag_rx_pieces),
+        stat_get(&s->frag_rx_packets), stat_get(&s->frag_abandoned), stat_get(&s->frag_tx_packets),
+        stat_get(&s->frag_tx_pieces), stat_get(&s->drop_frag), stat_get(&s->tcp_accepted),
+        stat_get(&s->tcp_closed), stat_get(&s->tcp_bytes_in), stat_get(&s->drop_tcp_queue),
+        stat_get(&s->drop_tcp_framing), stat_get(&s->drop_tcp_hand_window),
+        stat_get(&s->drop_tcp_refused), stat_get(&s->tcp_port_share));
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -49,5 +54,5 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_write) +
            stat_get(&s->drop_tun_multicast) + stat_get(&s->drop_float) +
            stat_get(&s->drop_handover) + stat_get(&s->drop_comp_malformed) +
-           stat_get(&s->drop_tcp_queue);
+           stat_get(&s->drop_tcp_queue) + stat_get(&s->drop_frag);
 }

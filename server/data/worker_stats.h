@@ -48,6 +48,12 @@ struct worker_stats {
     _Atomic uint64_t comp_tx;              /* payloads to clients compressed */
     _Atomic uint64_t drop_comp_malformed;  /* bad compression framing, or a compressed block
                                             * that did not decompress within the buffer */
+    /* `fragment` (proto/fragment.h): pieces received and packets they completed, packets sent
+     * in pieces and the pieces, incomplete packets given up (timed out, pushed out of the
+     * window), and drops: bad pieces (header, size, past the buffer) and packets too long
+     * for 32 pieces */
+    _Atomic uint64_t frag_rx_pieces, frag_rx_packets, frag_tx_packets, frag_tx_pieces;
+    _Atomic uint64_t frag_abandoned, drop_frag;
 };
 
 /* Add one to a counter owned by the calling thread. */

@@ -14,6 +14,7 @@
 #include "proto/comp.h"
 #include "proto/data_crypto.h"
 #include "proto/errors.h"
+#include "proto/fragment.h"
 #include "proto/pbuf.h"
 
 /* Count tx slots [from, to) as sent: the worker's and their peers' packets and bytes out. */
@@ -183,12 +184,9 @@ void wk_tx_flush(struct worker *w)
     w->n_tx = 0;
 }
 
-/* Compress or frame, encrypt and queue one payload for p (wk_tx_flush sends it, at the end of
- * the current callback at the latest). A compressed payload is made in the worker's comp_tx;
- * otherwise the framing goes into pkt's headroom (and tailroom, or one byte more headroom, for
- * the swap framing): every buffer a packet for a client travels in has COMP_HEADROOM bytes of it
- * (a packet without is dropped and counted, never framed outside its buffer). */
-void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
+/* Encrypt plain (len bytes, a payload ready for the data channel) for p and queue the datagram
+ * (a UDP client's in the next send batch, a TCP client's in its connection's queue). */
+static void seal_and_queue(struct worker *w, struct peer *p, const uint8_t *plain, size_t len)
 {
     struct mmsghdr *mh;
     size_t out_len, out_cap = sizeof(w->tx_bufs[0]);
@@ -196,10 +194,6 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
     uint8_t *out;
     int err;
 
-    if (!p->tx_key) {
-        wk_drop(w, &w->stats.drop_no_key, NULL, "no send key");
-        return;
-    }
     if (p->conn) {
         /* a TCP client: sealed straight into its connection's queue (worker_tcp.c) */
         out = wk_tcp_reserve(w, p->conn, &out_cap);
@@ -213,19 +207,7 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
         slot = w->n_tx;
         out = w->tx_bufs[slot];
     }
-    if (p->comp.is_compress && comp_compress(&p->comp, pkt, &w->comp, uv_now(&w->loop)) == 1) {
-        stat_inc(&w->stats.comp_tx);
-        err = 0;
-    } else {
-        err = comp_frame(p->comp.framing, pkt);
-    }
-    if (err) {
-        wk_drop(w, &w->stats.drop_send, &p->remote,
-                "no room in front of the packet for its framing");
-        return;
-    }
-    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, pbuf_ptr(pkt), pkt->len, out,
-                        out_cap, &out_len);
+    err = data_key_seal(p->tx_key, p->use_data_v2, p->peer_id, plain, len, out, out_cap, &out_len);
     if (err) {
         wk_drop(w, &w->stats.drop_send, NULL, proto_strerror(err));
         return;
@@ -260,6 +242,83 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
     p->tx_key->n_bytes += out_len;
     wk_check_reneg(w, p);
     p->last_tx_ms = uv_now(&w->loop);
+}
+
+/* `fragment`: send p's framed payload pkt with a fragment header, whole when it fits the
+ * client's payload size, else cut into pieces, each sealed into a datagram of its own (after
+ * compression, before encryption, as 2.6 forward.c encrypt_sign). The header of a whole packet
+ * goes into pkt's headroom when there is room; pieces are made in w->frag_tx. */
+static void send_fragmented(struct worker *w, struct peer *p, struct pbuf *pkt)
+{
+    const uint8_t *src = pbuf_ptr(pkt);
+    size_t piece, len = pkt->len;
+    struct fragment_header h = {FRAGMENT_WHOLE, 0, 0, 0};
+    uint8_t *hdr;
+    unsigned n;
+
+    if (fragment_plan(len, fragment_max_payload_of(p->frag), &piece, &n) ||
+        piece > sizeof(w->frag_tx) - FRAGMENT_HEADER_LEN) {
+        wk_drop(w, &w->stats.drop_frag, &p->remote,
+                "packet too long for 32 fragments of the fragment size");
+        return;
+    }
+    if (n == 1) {
+        hdr = pbuf_push(pkt, FRAGMENT_HEADER_LEN);
+        if (hdr) {
+            fragment_header_write(&h, hdr);
+            seal_and_queue(w, p, hdr, pkt->len);
+            return;
+        }
+        fragment_header_write(&h, w->frag_tx);
+        memcpy(w->frag_tx + FRAGMENT_HEADER_LEN, src, len);
+        seal_and_queue(w, p, w->frag_tx, FRAGMENT_HEADER_LEN + len);
+        return;
+    }
+    h.seq_id = fragment_next_seq_id(p->frag);
+    h.size = (uint16_t)piece;
+    stat_inc(&w->stats.frag_tx_packets);
+    for (unsigned i = 0; i < n; i++) {
+        size_t off = (size_t)i * piece, n_bytes = i + 1 == n ? len - off : piece;
+
+        h.type = i + 1 == n ? FRAGMENT_LAST : FRAGMENT_NOT_LAST;
+        h.frag_id = (uint8_t)i;
+        fragment_header_write(&h, w->frag_tx);
+        memcpy(w->frag_tx + FRAGMENT_HEADER_LEN, src + off, n_bytes);
+        seal_and_queue(w, p, w->frag_tx, FRAGMENT_HEADER_LEN + n_bytes);
+        stat_inc(&w->stats.frag_tx_pieces);
+    }
+}
+
+/* Compress or frame, encrypt and queue one payload for p (wk_tx_flush sends it, at the end of
+ * the current callback at the latest). A compressed payload is made in the worker's comp_tx;
+ * otherwise the framing goes into pkt's headroom (and tailroom, or one byte more headroom, for
+ * the swap framing): every buffer a packet for a client travels in has COMP_HEADROOM bytes of it
+ * (a packet without is dropped and counted, never framed outside its buffer). With `fragment`
+ * the payload then gets its fragment header, or is cut into pieces (send_fragmented). */
+void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
+{
+    int err;
+
+    if (!p->tx_key) {
+        wk_drop(w, &w->stats.drop_no_key, NULL, "no send key");
+        return;
+    }
+    if (p->comp.is_compress && comp_compress(&p->comp, pkt, &w->comp, uv_now(&w->loop)) == 1) {
+        stat_inc(&w->stats.comp_tx);
+        err = 0;
+    } else {
+        err = comp_frame(p->comp.framing, pkt);
+    }
+    if (err) {
+        wk_drop(w, &w->stats.drop_send, &p->remote,
+                "no room in front of the packet for its framing");
+        return;
+    }
+    if (p->frag) {
+        send_fragmented(w, p, pkt);
+        return;
+    }
+    seal_and_queue(w, p, pbuf_ptr(pkt), pkt->len);
 }
 
 void wk_check_reneg(struct worker *w, struct peer *p)

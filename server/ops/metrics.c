@@ -172,6 +172,7 @@ static const struct worker_counter drop_reasons[] = {
     WS("float", drop_float),
     WS("handover_queue_full", drop_handover),
     WS("compression_malformed", drop_comp_malformed),
+    WS("fragment", drop_frag),
     WS("tcp_queue_limit", drop_tcp_queue),
 };
 

@@ -327,6 +327,28 @@ def comp_seeds():
     }
 
 
+def fragment_seeds():
+    # [max_len selector: 2048, 1000, 100, 4][time step (x 500 ms)][length (2 bytes)][bytes]...
+    def hdr(t, seq=0, fid=0, size=0):
+        v = t | seq << 2 | fid << 10 | ((size // 4) << 15 if t == 2 else 0)
+        return struct.pack(">I", v)
+
+    def rec(body, step=0):
+        return bytes([step]) + struct.pack(">H", len(body)) + body
+
+    ip = bytes([0x45]) + bytes(range(1, 100))
+    two = rec(hdr(1, 1, 0) + ip) + rec(hdr(2, 1, 1, 100) + b"tail")
+    return {
+        "seed-whole": b"\x00" + rec(hdr(0) + ip),
+        "seed-two-pieces": b"\x00" + two,
+        "seed-out-of-order": b"\x00" + rec(hdr(2, 9, 1, 100) + b"tail") + rec(hdr(1, 9, 0) + ip),
+        "seed-timeout": b"\x00" + rec(hdr(1, 3, 0) + ip) + rec(hdr(2, 3, 1, 100) + b"tail", 21),
+        "seed-overflow": b"\x02" + rec(hdr(2, 4, 31, 65532) + b"x" * 8),
+        "seed-window": b"\x01" + rec(hdr(1, 250, 0) + ip) + rec(hdr(1, 5, 0) + ip) +
+                       rec(hdr(2, 250, 1, 100) + b"tail"),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
@@ -336,7 +358,7 @@ def main():
                           ("fuzz_ccd", ccd_seeds()), ("fuzz_aead", aead_seeds()),
                           ("fuzz_worker_decide", worker_decide_seeds()),
                           ("fuzz_acceptor_decide", acceptor_decide_seeds()),
-                          ("fuzz_comp", comp_seeds())):
+                          ("fuzz_comp", comp_seeds()), ("fuzz_fragment", fragment_seeds())):
         d = os.path.join(corpus, target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():

@@ -652,6 +652,47 @@ static void old_mtu_options_and_proto_force(void **state)
     expect_error(BASE "proto-force sctp\n", "t.conf:8: proto-force: bad protocol 'sctp'");
 }
 
+/* fragment N [mtu]: at least 68, the flag mtu only, UDP only; mssfix then defaults to
+ * `mssfix N mtu` (2.6 options.c "fragment", options_postprocess_verify_ce, mutate_ce). */
+static void fragment_directive(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE);
+    assert_int_equal(cfg.net.fragment, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "fragment 1300\n");
+    assert_int_equal(cfg.net.fragment, 1300);
+    assert_false(cfg.net.fragment_mtu);
+    assert_int_equal(cfg.net.mssfix, 1300);
+    assert_int_equal(cfg.net.mssfix_mode, CONFIG_MSSFIX_MTU);
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "fragment 1000 mtu\nmssfix 1000 mtu\n");
+    assert_true(cfg.net.fragment_mtu);
+    assert_int_equal(cfg.net.mssfix, 1000);
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    /* with link-mtu too, mssfix still follows fragment */
+    expect_ok(&cfg, BASE "link-mtu 1500\nfragment 1200\n");
+    assert_int_equal(cfg.net.mssfix, 1200);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "fragment 68\n");
+    config_free(&cfg);
+    expect_error(BASE "fragment 67\n", "t.conf:8: fragment: '67' is out of range (68-65535)");
+    expect_error_prefix(BASE "fragment 1000 bytes\n", "t.conf:8: fragment: unknown flag 'bytes'");
+    expect_error(BASE "proto tcp-server\nfragment 1000\n",
+                 "t.conf:9: fragment: can only be used with proto udp");
+    expect_warning(BASE "fragment 1000\nmssfix 1400\n",
+                   "t.conf:8: if you use mssfix and fragment, you should set fragment (1000) "
+                   "larger or equal than mssfix (1400)");
+    expect_warning(BASE "fragment 1000 mtu\nmssfix 900\n",
+                   "t.conf:8: if you use mssfix and fragment, you should use the \"mtu\" flag");
+    expect_warning(BASE "local 198.18.0.1 1194 udp\nlocal 198.18.0.1 1194 tcp\nfragment 1000\n",
+                   "t.conf:10: fragment applies to the clients of the UDP socket only");
+}
+
 /* compat-mode: the defaults of older releases, as options_set_backwards_compatible_options. */
 static void compat_mode_defaults(void **state)
 {
@@ -736,7 +777,6 @@ static const struct {
 } known_gaps[] = {
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24: refused, a stateless NAT that 2.6 applies to every client's packets"},
-    {"fragment", "#19 data channel"},
     {"management-external-cert", "#17 management"},
     {"management-external-key", "#17 management"},
     {"management-query-passwords", "#17 management"},
@@ -2595,6 +2635,7 @@ int main(void)
         cmocka_unit_test(connect_freq_limits),
         cmocka_unit_test(mssfix_follows_tun_mtu),
         cmocka_unit_test(old_mtu_options_and_proto_force),
+        cmocka_unit_test(fragment_directive),
         cmocka_unit_test(compat_mode_defaults),
         cmocka_unit_test(duplicates_last_wins),
         cmocka_unit_test(quoting_and_comments),

@@ -134,6 +134,12 @@ static const struct str_case str_cases[] = {
      "V4,dev-type tun,link-mtu 1541,tun-mtu 1500,proto UDPv4,comp-lzo,auth SHA1,keysize 128,"
      "key-method 2,tls-server",
      NULL},
+    {"fragment 1000 (captured from the stock 2.6 client at verb 7)",
+     {BASE, .fragment = true},
+     "V4,dev-type tun,link-mtu 1545,tun-mtu 1500,proto UDPv4,mtu-dynamic,auth SHA1,keysize 128,"
+     "key-method 2,tls-server",
+     "V4,dev-type tun,link-mtu 1545,tun-mtu 1500,proto UDPv4,mtu-dynamic,auth SHA1,keysize 128,"
+     "key-method 2,tls-client"},
     {"dev tap",
      {BASE, .dev_type = "tap"},
      "V4,dev-type tap,link-mtu 1573,tun-mtu 1500,proto UDPv4,auth SHA1,keysize 128,key-method 2,"
