@@ -654,6 +654,32 @@ assert_ping() {
     ovt_log "$6: $3 pings to $2, $loss% loss"
 }
 
+# tcp_transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT [TIMEOUT_S]: send file SRC over TCP
+# from namespace SEND_NS to RECV_ADDR:PORT, where a receiver in RECV_NS writes it to DST
+# (tcpxfer.py); fails unless both ends finish within TIMEOUT_S (default 100) and DST's sha256 is
+# SRC's. Logs the sender's figures.
+tcp_transfer() {
+    local what=$1 rns=$2 raddr=$3 sns=$4 src=$5 dst=$6 port=$7 timeout_s=${8:-100}
+    local ready=$OVT_DIR/ready.$port xfer=$OVT_LIB_DIR/tcpxfer.py lpid
+    rm -f "$ready" "$dst"
+    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
+        --port "$port" --ready "$ready" --recv "$dst" --timeout "$timeout_s"
+    lpid=$OVT_LAST_PID
+    wait_for 30 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
+    if ! ovt_run $((timeout_s + 10)) "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" \
+        --port "$port" --send "$src" --timeout "$timeout_s" >"$OVT_DIR/connect.$port.log" 2>&1; then
+        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP transfer through the tunnel failed"
+    fi
+    ovt_wait "$lpid" || {
+        cat "$OVT_DIR/listen.$port.log" >&2
+        fail "$what: TCP receiver failed"
+    }
+    [ "$(sha256sum <"$src")" = "$(sha256sum <"$dst")" ] ||
+        fail "$what: sha256 mismatch ($(stat -c %s "$dst") of $(stat -c %s "$src") bytes arrived)"
+    ovt_log "$what: $(stat -c %s "$src") bytes, sha256 matches: $(cat "$OVT_DIR/connect.$port.log")"
+}
+
 # wait_server_log REGEX TIMEOUT_S: wait until the server log since the last start matches REGEX
 # (extended regular expression).
 wait_server_log() {

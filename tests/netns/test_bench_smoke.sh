@@ -22,7 +22,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ovt-bench-smoke.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 rc=0
-timeout --kill-after=10 150 bash "$src/scripts/bench.sh" --quick --json "$work/bench.json" \
+timeout --kill-after=10 150 bash "$src/scripts/bench.sh" --quick --time 1 --json "$work/bench.json" \
     >"$work/bench.md" 2>"$work/bench.err" || rc=$?
 if [ "$rc" = 77 ]; then
     tail -n 3 "$work/bench.err" >&2

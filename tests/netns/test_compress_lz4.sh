@@ -20,34 +20,12 @@ ovt_init compress_lz4
 
 netns_setup 3
 pki_make "$OVT_DIR"
-xfer=$OVT_LIB_DIR/tcpxfer.py
 size=$((1024 * 1024))
 head -c "$size" < <(yes "ovpnd compression test: the quick brown fox jumps over the lazy dog") \
     >"$OVT_DIR/text.bin"
 head -c "$size" /dev/urandom >"$OVT_DIR/random.bin"
 cns=$(client_ns 1)
 
-# transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT (as in test_tcp_transfer.sh)
-transfer() {
-    local what=$1 rns=$2 raddr=$3 sns=$4 src=$5 dst=$6 port=$7
-    local ready=$OVT_DIR/ready.$port
-    rm -f "$ready" "$dst"
-    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
-        --port "$port" --ready "$ready" --recv "$dst" --timeout 100
-    local lpid=$OVT_LAST_PID
-    wait_for 10 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
-    if ! ovt_run 110 "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" --port "$port" \
-        --send "$src" --timeout 100 >"$OVT_DIR/connect.$port.log" 2>&1; then
-        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP transfer through the tunnel failed"
-    fi
-    ovt_wait "$lpid" || {
-        cat "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP receiver failed"
-    }
-    [ "$(sha256sum <"$src")" = "$(sha256sum <"$dst")" ] ||
-        fail "$what: sha256 mismatch ($(stat -c %s "$dst") of $size bytes arrived)"
-}
 
 # The client's underlay byte counter (tx or rx) on its eth0.
 wire_bytes() {
@@ -72,16 +50,16 @@ run_case() { # run_case NAME SERVER_LINE ALLOW
     cip=${CLIENT_TUN_IP[1]}
 
     before=$(wire_bytes tx)
-    transfer "$name: text up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/text.bin" \
+    tcp_transfer "$name: text up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/text.bin" \
         "$OVT_DIR/recv.bin" $((port += 1))
     up_text=$(($(wire_bytes tx) - before))
     before=$(wire_bytes rx)
-    transfer "$name: text down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/text.bin" "$OVT_DIR/recv.bin" \
+    tcp_transfer "$name: text down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/text.bin" "$OVT_DIR/recv.bin" \
         $((port += 1))
     down_text=$(($(wire_bytes rx) - before))
-    transfer "$name: random up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/random.bin" \
+    tcp_transfer "$name: random up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/random.bin" \
         "$OVT_DIR/recv.bin" $((port += 1))
-    transfer "$name: random down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/random.bin" \
+    tcp_transfer "$name: random down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/random.bin" \
         "$OVT_DIR/recv.bin" $((port += 1))
     ovt_log "$name: checksums match; on the client's wire: text up $up_text bytes, text down" \
         "$down_text bytes (of $size)"

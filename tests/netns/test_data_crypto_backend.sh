@@ -45,31 +45,11 @@ for i in 1 2 3 4; do
     assert_ping "$NS_SRV" "${CLIENT_TUN_IP[$i]}" 10 0.05 0 "server -> client $i ($want)"
 done
 
-xfer=$OVT_LIB_DIR/tcpxfer.py
 # transfer WHAT RECV_NS RECV_ADDR SEND_NS PORT: 5 MiB of random bytes from SEND_NS to a
-# listener on RECV_ADDR (a tunnel address), then compare sha256.
+# listener on RECV_ADDR (a tunnel address), sha256 compared.
 transfer() {
-    local what=$1 rns=$2 raddr=$3 sns=$4 port=$5
-    local src=$OVT_DIR/send.$port dst=$OVT_DIR/recv.$port ready=$OVT_DIR/ready.$port
-    head -c $((5 * 1024 * 1024)) /dev/urandom >"$src"
-    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
-        --port "$port" --ready "$ready" --recv "$dst" --timeout 100
-    local lpid=$OVT_LAST_PID
-    wait_for 10 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
-    if ! ovt_run 110 "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" --port "$port" \
-        --send "$src" --timeout 100 >"$OVT_DIR/connect.$port.log" 2>&1; then
-        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP transfer through the tunnel failed"
-    fi
-    ovt_wait "$lpid" || {
-        cat "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP receiver failed"
-    }
-    local a b
-    a=$(sha256sum "$src" | cut -d' ' -f1)
-    b=$(sha256sum "$dst" | cut -d' ' -f1)
-    [ "$a" = "$b" ] || fail "$what: sha256 mismatch (sent $a, got $b)"
-    ovt_log "$what: 5 MiB, sha256 matches ($(cat "$OVT_DIR/connect.$port.log"))"
+    head -c $((5 * 1024 * 1024)) /dev/urandom >"$OVT_DIR/send.$5"
+    tcp_transfer "$1" "$2" "$3" "$4" "$OVT_DIR/send.$5" "$OVT_DIR/recv.$5" "$5"
 }
 transfer "client 1 (AES-256-GCM) -> server" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$(client_ns 1)" 5001
 transfer "server -> client 2 (CHACHA20-POLY1305)" "$(client_ns 2)" "${CLIENT_TUN_IP[2]}" "$NS_SRV" 5002

@@ -14,33 +14,10 @@ ovt_init fragment
 command -v tcpdump >/dev/null || ovt_skip "tcpdump not installed"
 netns_setup 1
 pki_make "$OVT_DIR"
-xfer=$OVT_LIB_DIR/tcpxfer.py
 size=$((256 * 1024))
 head -c "$size" /dev/urandom >"$OVT_DIR/random.bin"
 cns=$(client_ns 1)
 
-# transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT (as in test_tcp_transfer.sh)
-transfer() {
-    local what=$1 rns=$2 raddr=$3 sns=$4 src=$5 dst=$6 port=$7
-    local ready=$OVT_DIR/ready.$port
-    rm -f "$ready" "$dst"
-    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
-        --port "$port" --ready "$ready" --recv "$dst" --timeout 60
-    local lpid=$OVT_LAST_PID
-    wait_for 30 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
-    if ! ovt_run 70 "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" --port "$port" \
-        --send "$src" --timeout 60 >"$OVT_DIR/connect.$port.log" 2>&1; then
-        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP transfer through the tunnel failed"
-    fi
-    ovt_wait "$lpid" || {
-        cat "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP receiver failed"
-    }
-    [ "$(sha256sum <"$src")" = "$(sha256sum <"$dst")" ] ||
-        fail "$what: sha256 mismatch ($(stat -c %s "$dst") of $size bytes arrived)"
-    ovt_log "$what: $size bytes, sha256 matches"
-}
 
 # worker_sum SED_CAPTURE: the captured number of the workers' counters (logged at the stop),
 # summed over the workers.
@@ -64,9 +41,9 @@ cip=${CLIENT_TUN_IP[1]}
 assert_ping "$cns" "$OVT_SERVER_TUN_IP" 20 0.02 0 "ping -s 1400 (in pieces both ways)" -s 1400
 assert_ping "$cns" "$OVT_SERVER_TUN_IP" 20 0.02 0 "ping -s 100 (whole)" -s 100
 assert_ping "$NS_SRV" "$cip" 20 0.02 0 "server -> client, ping -s 1400" -s 1400
-transfer "TCP up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/random.bin" \
+tcp_transfer "TCP up" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/random.bin" \
     "$OVT_DIR/recv.bin" 5001
-transfer "TCP down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/random.bin" "$OVT_DIR/recv.bin" 5002
+tcp_transfer "TCP down" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/random.bin" "$OVT_DIR/recv.bin" 5002
 server_alive || fail "the server died"
 
 kill -INT "$tcpdump_pid" 2>/dev/null || true

@@ -21,33 +21,12 @@ client_start "$OVT_DIR" 1
 wait_tunnel 1
 cip=${CLIENT_TUN_IP[1]}
 cns=$(client_ns 1)
-xfer=$OVT_LIB_DIR/tcpxfer.py
 
 head -c $((20 * 1024 * 1024)) /dev/urandom >"$OVT_DIR/up.bin"
 head -c $((20 * 1024 * 1024)) /dev/urandom >"$OVT_DIR/down.bin"
 
-# transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT: the receiver listens on its tunnel
-# address, the sender connects to it through the tunnel and sends SRC; the receiver stores DST.
-transfer() {
-    local what=$1 rns=$2 raddr=$3 sns=$4 src=$5 dst=$6 port=$7
-    local ready=$OVT_DIR/ready.$port
-    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$xfer" listen --bind "$raddr" \
-        --port "$port" --ready "$ready" --recv "$dst" --timeout 150
-    local lpid=$OVT_LAST_PID
-    wait_for 10 test -s "$ready" || fail "$what: TCP listener on $raddr:$port did not start"
-    if ! ovt_run 160 "$sns" "$OVT_PY" "$xfer" connect --host "$raddr" --port "$port" \
-        --send "$src" --timeout 150 >"$OVT_DIR/connect.$port.log" 2>&1; then
-        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP transfer through the tunnel failed"
-    fi
-    ovt_wait "$lpid" || {
-        cat "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: TCP receiver failed"
-    }
-    ovt_log "$what: $(cat "$OVT_DIR/connect.$port.log")"
-}
-
-transfer "client->server" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/up.bin" "$OVT_DIR/up.recv" 5001
+tcp_transfer "client->server" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$cns" "$OVT_DIR/up.bin" "$OVT_DIR/up.recv" \
+    5001 150
 # worker_sum SED_CAPTURE [OFFSET]: the captured number summed over the workers' counter lines
 # in the server log from byte OFFSET on (default: this run's start)
 worker_sum() {
@@ -66,7 +45,8 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     polls_up=$(worker_sum 'polling periods \([0-9]*\);' "$usr2_off")
     stop_off=$(stat -c %s "$OVT_DIR/server.log")
 fi
-transfer "server->client" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/down.bin" "$OVT_DIR/down.recv" 5002
+tcp_transfer "server->client" "$cns" "$cip" "$NS_SRV" "$OVT_DIR/down.bin" "$OVT_DIR/down.recv" \
+    5002 150
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 check_same() { # check_same SENT RECEIVED WHAT

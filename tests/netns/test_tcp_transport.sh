@@ -59,25 +59,10 @@ ovt_log "status: $(tr '\n' ' ' <<<"$st")"
 # 20 MiB each way through client 1's tunnel.
 head -c $((20 * 1024 * 1024)) /dev/urandom >"$OVT_DIR/up.bin"
 head -c $((20 * 1024 * 1024)) /dev/urandom >"$OVT_DIR/down.bin"
-transfer() { # transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT
-    local what=$1 rns=$2 raddr=$3 sns=$4 src=$5 dst=$6 port=$7
-    ovt_spawn "$rns" "$OVT_DIR/listen.$port.log" "$OVT_PY" "$OVT_LIB_DIR/tcpxfer.py" listen \
-        --bind "$raddr" --port "$port" --ready "$OVT_DIR/ready.$port" --recv "$dst" --timeout 150
-    local lpid=$OVT_LAST_PID
-    wait_for 10 test -s "$OVT_DIR/ready.$port" || fail "$what: listener did not start"
-    ovt_run 160 "$sns" "$OVT_PY" "$OVT_LIB_DIR/tcpxfer.py" connect --host "$raddr" --port "$port" \
-        --send "$src" --timeout 150 >"$OVT_DIR/connect.$port.log" 2>&1 || {
-        cat "$OVT_DIR/connect.$port.log" "$OVT_DIR/listen.$port.log" >&2
-        fail "$what: transfer through the tunnel failed"
-    }
-    ovt_wait "$lpid" || fail "$what: receiver failed"
-    [ "$(sha256sum <"$src")" = "$(sha256sum <"$dst")" ] || fail "$what: sha256 mismatch"
-    ovt_log "$what: 20 MiB, sha256 matches: $(cat "$OVT_DIR/connect.$port.log")"
-}
-transfer "client 1 -> server" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$(client_ns 1)" "$OVT_DIR/up.bin" \
-    "$OVT_DIR/up.recv" 5001
-transfer "server -> client 1" "$(client_ns 1)" "${CLIENT_TUN_IP[1]}" "$NS_SRV" "$OVT_DIR/down.bin" \
-    "$OVT_DIR/down.recv" 5002
+tcp_transfer "client 1 -> server" "$NS_SRV" "$OVT_SERVER_TUN_IP" "$(client_ns 1)" \
+    "$OVT_DIR/up.bin" "$OVT_DIR/up.recv" 5001 150
+tcp_transfer "server -> client 1" "$(client_ns 1)" "${CLIENT_TUN_IP[1]}" "$NS_SRV" \
+    "$OVT_DIR/down.bin" "$OVT_DIR/down.recv" 5002 150
 
 # Restart: a new connection and session; the old connection goes.
 ip1=${CLIENT_TUN_IP[1]}

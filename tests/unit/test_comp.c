@@ -17,6 +17,7 @@
 #include "proto/comp.h"
 #include "proto/errors.h"
 #include "proto/peer_info.h"
+#include "tests/unit/alloc_count.h"
 
 static void lzo_stub_prefixes_fa(void **state)
 {
@@ -536,37 +537,9 @@ static void adaptive_lzo_pauses_when_it_does_not_pay(void **state)
     assert_false(cp.ac_is_paused);
 }
 
-/* Counts malloc/calloc/realloc calls from this program and the project's static libraries
- * (through the linker's --wrap, tests/CMakeLists.txt), to prove that the per-packet functions
- * make none. liblz4 and liblzo2 are shared libraries whose calls this does not see: the LZ4
- * block functions used keep their state on the stack (LZ4_HEAPMODE 0, Debian's build), the LZO
- * ones take the caller's work memory. */
-static unsigned long n_allocs;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-    n_allocs++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    n_allocs++;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    n_allocs++;
-    return __real_realloc(p, n);
-}
+/* n_allocs (alloc_count.h) does not see liblz4 and liblzo2, which are shared libraries: the
+ * LZ4 block functions used keep their state on the stack (LZ4_HEAPMODE 0, Debian's build), the
+ * LZO ones take the caller's work memory. */
 
 /* Compress, frame and unframe (with decompression) for every framing: no allocation. */
 static void per_packet_path_allocates_nothing(void **state)

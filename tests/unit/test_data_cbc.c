@@ -22,6 +22,7 @@
 
 #include "proto/data_crypto.h"
 #include "proto/errors.h"
+#include "tests/unit/alloc_count.h"
 
 static const enum data_aead_backend all_backends[] = {DATA_AEAD_OPENSSL, DATA_AEAD_MBEDTLS};
 #define N_BACKENDS (sizeof(all_backends) / sizeof(all_backends[0]))
@@ -38,34 +39,7 @@ static const enum data_digest all_digests[] = {DATA_DIGEST_SHA1, DATA_DIGEST_SHA
 #define N_DIGESTS (sizeof(all_digests) / sizeof(all_digests[0]))
 
 /* Allocation counter: libcrypto through CRYPTO_set_mem_functions, Mbed TLS and the rest through
- * the linker's --wrap (tests/CMakeLists.txt). */
-static unsigned long n_allocs;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-    n_allocs++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    n_allocs++;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    n_allocs++;
-    return __real_realloc(p, n);
-}
-
+ * the linker's --wrap (alloc_count.h). */
 static void *count_malloc(size_t n, const char *file, int line)
 {
     (void)file;

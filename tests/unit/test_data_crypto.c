@@ -30,6 +30,7 @@
 
 #include "proto/data_crypto.h"
 #include "proto/errors.h"
+#include "tests/unit/alloc_count.h"
 
 static const enum data_aead_backend all_backends[] = {DATA_AEAD_OPENSSL, DATA_AEAD_MBEDTLS};
 #define N_BACKENDS (sizeof(all_backends) / sizeof(all_backends[0]))
@@ -150,38 +151,12 @@ static size_t mbed_packet(enum data_cipher c, const uint8_t *half, bool v2, uint
  * libraries (the Mbed TLS backend's included) through the linker's --wrap (tests/CMakeLists.txt).
  * Mbed TLS's own library code is not seen; its GCM and ChaCha20-Poly1305 calls take caller
  * buffers and do not allocate. */
-static unsigned long n_crypto_allocs;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-    n_crypto_allocs++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    n_crypto_allocs++;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    n_crypto_allocs++;
-    return __real_realloc(p, n);
-}
 
 static void *count_malloc(size_t n, const char *file, int line)
 {
     (void)file;
     (void)line;
-    n_crypto_allocs++;
+    n_allocs++;
     return malloc(n);
 }
 
@@ -189,7 +164,7 @@ static void *count_realloc(void *p, size_t n, const char *file, int line)
 {
     (void)file;
     (void)line;
-    n_crypto_allocs++;
+    n_allocs++;
     return realloc(p, n);
 }
 
@@ -913,10 +888,10 @@ static void hot_path_does_not_allocate(void **state)
         struct data_key srv, cli;
         unsigned long before;
 
-        before = n_crypto_allocs;
+        before = n_allocs;
         make_pair(all_ciphers[ci], 0, (uint32_t)(1100 + ci), block, &srv, &cli);
-        assert_true(n_crypto_allocs > before); /* the counter works: init allocates */
-        before = n_crypto_allocs;
+        assert_true(n_allocs > before); /* the counter works: init allocates */
+        before = n_allocs;
         for (int i = 0; i < 100; i++) {
             assert_int_equal(
                 data_key_seal(&cli, i % 2, 0, plain, sizeof(plain), pkt, sizeof(pkt), &len), 0);
@@ -926,7 +901,7 @@ static void hot_path_does_not_allocate(void **state)
             assert_int_equal(data_key_open(&srv, pkt, len, out, sizeof(out), &out_len), 0);
             assert_int_equal(data_key_open(&srv, pkt, len, out, sizeof(out), &out_len), -PE_REPLAY);
         }
-        assert_int_equal(n_crypto_allocs, before);
+        assert_int_equal(n_allocs, before);
         data_key_clear(&srv);
         data_key_clear(&cli);
     }

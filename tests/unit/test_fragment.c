@@ -14,37 +14,11 @@
 
 #include "proto/errors.h"
 #include "proto/fragment.h"
+#include "tests/unit/alloc_count.h"
 
 #define MAX_LEN 2048
 #define HEAD 2
 #define TAIL 1
-
-static unsigned long n_allocs;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-    n_allocs++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    n_allocs++;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    n_allocs++;
-    return __real_realloc(p, n);
-}
 
 /* A datagram's payload: header then body, in a buffer of its own. */
 struct dgram {
