@@ -7,6 +7,8 @@
 # libpam-radius-auth, openvpn (the client and its auth-pam plugin), prometheus and curl.
 #
 #   sudo scripts/cluster-test.sh           # OVPND=... for another build; OVT_KEEP=1 keeps the files
+#   CLUSTER_AUTH=radiusplugin sudo scripts/cluster-test.sh   # Debian's openvpn-auth-radius plugin
+#                                           # (authentication and accounting) instead of PAM
 #
 # Topology:
 #   client LAN 198.18.0.0/26   edge .1; stock clients .11-.13; load generator .20-.24
@@ -15,7 +17,7 @@
 #              the client's address and port), health-checked by contrib/cluster/nft-health.sh
 #   pools      node N: 198.19.N.0/24, routed by the edge to node N
 # Each node: auth-user-pass checked by Debian's openvpn-plugin-auth-pam.so through pam_radius_auth
-# against freeradius, auth-gen-token with one shared auth-gen-token-secret, keepalive 2 8, the
+# against freeradius (or, with CLUSTER_AUTH=radiusplugin, by Debian's radiusplugin.so), auth-gen-token with one shared auth-gen-token-secret, keepalive 2 8, the
 # metrics listener (scraped by Prometheus every second, /health for the edge).
 #
 # The steps and what they assert (the issue's test):
@@ -49,6 +51,12 @@ pam_plugin=$(ls /usr/lib/*/openvpn/plugins/openvpn-plugin-auth-pam.so /usr/lib/o
     ovt_skip "pam_radius_auth.so not installed (Debian package libpam-radius-auth)"
 
 dir=$OVT_DIR
+AUTH=${CLUSTER_AUTH:-pam}
+case $AUTH in
+pam) ;;
+radiusplugin) [ -f /usr/lib/openvpn/radiusplugin.so ] || ovt_skip "radiusplugin.so not installed (Debian package openvpn-auth-radius)" ;;
+*) fail "CLUSTER_AUTH is pam or radiusplugin, not $AUTH" ;;
+esac
 SERVICE=198.18.0.200
 PORT=1194
 MPORT=9176
@@ -149,12 +157,34 @@ account required pam_permit.so
 EOF
 echo "$RAD_IP:1812 cluster-test-secret 3" >"$dir/pam_radius_auth.conf"
 chmod 600 "$dir/pam_radius_auth.conf"
-step "freeradius up (PAP, users ${USERS[*]} load); PAM service $service -> pam_radius_auth"
+step "freeradius up (PAP, users ${USERS[*]} load); nodes check passwords with $([ "$AUTH" = pam ] && echo "PAM service $service -> pam_radius_auth" || echo "radiusplugin.so")"
 
 # ---- nodes ----
 node_conf() { # node_conf I
-    local i=$1 pki=$dir/pki
+    local i=$1 pki=$dir/pki auth_plugin_line="plugin $pam_plugin $service"
     mkdir -p "$dir/node$i"
+    if [ "$AUTH" = radiusplugin ]; then
+        auth_plugin_line="plugin /usr/lib/openvpn/radiusplugin.so $dir/node$i/radiusplugin.cnf"
+        cat >"$dir/node$i/radiusplugin.cnf" <<EOF
+NAS-Identifier=node$i
+Service-Type=5
+Framed-Protocol=1
+NAS-Port-Type=5
+NAS-IP-Address=$(node_ip "$i")
+OpenVPNConfig=$dir/node$i/server.conf
+subnet=255.255.255.0
+overwriteccfiles=false
+server
+{
+    acctport=1813
+    authport=1812
+    name=$RAD_IP
+    retry=1
+    wait=2
+    sharedsecret=cluster-test-secret
+}
+EOF
+    fi
     cat >"$dir/node$i/server.conf" <<EOF
 port $PORT
 proto udp
@@ -171,7 +201,7 @@ keepalive 2 $PING_RESTART
 hand-window 10
 duplicate-cn
 max-clients 500
-plugin $pam_plugin $service
+$auth_plugin_line
 auth-gen-token 3600
 auth-gen-token-secret $dir/token.key
 status $dir/node$i/status.log 1
@@ -365,16 +395,23 @@ for i in $(seq 1 $N_STOCK); do
     stock_ping_ok "$i" || fail "stock client $i: no ping after the failure"
 done
 step "traffic: every client's bytes grow on nodes 1 and 3; stock clients ping both ways"
-for i in $(seq 1 $N_STOCK); do
-    u=${USERS[$((i - 1))]}
-    [ "$(access_requests "$u")" = 1 ] || fail "user $u sent its password again: $(access_requests "$u") Access-Requests"
-done
-for i in "${stock_on2[@]}"; do
-    grep -q "AUTH_FAILED" "$dir/client$i.log" && fail "stock client $i got AUTH_FAILED"
-    grep -q "authenticated by its auth-token" "$dir/node1/server.log" "$dir/node3/server.log" ||
-        fail "no node logged a reconnect by auth-token"
-done
-step "RADIUS Access-Requests per stock user: $(for u in "${USERS[@]}"; do printf '%s=%s ' "$u" "$(access_requests "$u")"; done)(load: $(access_requests load), its clients have no token)"
+if [ "$AUTH" = radiusplugin ]; then
+    # radiusplugin's client-connect refuses a user it did not authenticate itself ("User should
+    # be accounted but is unknown"): a client that comes back with its token is refused once,
+    # drops the token and sends its password. Reported, not asserted.
+    step "radiusplugin: stock clients' AUTH_FAILED after the move: $(cat "$dir"/client*.log | grep -c 'AUTH_FAILED' || true); plugin refusals: $(cat "$dir"/node*/server.log | grep -c 'should be accounted but is unknown' || true)"
+else
+    for i in $(seq 1 $N_STOCK); do
+        u=${USERS[$((i - 1))]}
+        [ "$(access_requests "$u")" = 1 ] || fail "user $u sent its password again: $(access_requests "$u") Access-Requests"
+    done
+    for i in "${stock_on2[@]}"; do
+        grep -q "AUTH_FAILED" "$dir/client$i.log" && fail "stock client $i got AUTH_FAILED"
+        grep -q "authenticated by its auth-token" "$dir/node1/server.log" "$dir/node3/server.log" ||
+            fail "no node logged a reconnect by auth-token"
+    done
+fi
+step "RADIUS Access-Requests per stock user: $(for u in "${USERS[@]}"; do printf '%s=%s ' "$u" "$(access_requests "$u")"; done)(load: $(access_requests load), its clients have no token); Accounting-Requests: $(grep -c 'Received Accounting-Request' "$dir/radius.log" || true)"
 for i in $(seq 1 $N_STOCK); do
     case $(stock_tun_ip "$i") in 198.19.2.*) fail "stock client $i still has node 2's address $(stock_tun_ip "$i")" ;; esac
 done
