@@ -293,6 +293,8 @@ else
         fail "BGP: the edge did not get 3 paths to $SERVICE and the 3 slices"
     }
     step "BGP: the edge has $(edge_paths) equal-cost paths to $SERVICE/32 and a route to each slice"
+    nhid=$(ip -n "$NS_EDGE" route show "$SERVICE/32" | sed -n 's/.*nhid \([0-9]*\).*/\1/p')
+    [ -n "$nhid" ] && step "  its next-hop group: $(ip -n "$NS_EDGE" nexthop show id "$nhid" 2>&1)"
 fi
 
 # ---- Prometheus ----
