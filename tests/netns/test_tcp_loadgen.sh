@@ -12,8 +12,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init tcp_loadgen
 
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+loadgen_find
 [ "$OVT_WRAP" = tls-crypt ] || ovt_skip "this test runs with tls-crypt"
 
 netns_setup 1
