@@ -392,7 +392,9 @@ dist="node 1: $(n_rows 1), node 2: $(n_rows 2), node 3: $(n_rows 3)"
 step "all $((N_LOAD + N_STOCK)) clients connected through $SERVICE: $dist"
 min=$(((N_LOAD + N_STOCK) * 20 / 100 + 1)) # at least 20% of 63: 13
 for i in 1 2 3; do
-    [ "$(n_rows "$i")" -ge "$min" ] || fail "node $i holds $(n_rows "$i") clients, under 20% ($dist)"
+    # (each flow's node is a hash of its address and port: for 63 flows a node gets under 13 by
+    # chance in about 2.7% of runs, binomial; no retry here hides that)
+    [ "$(n_rows "$i")" -ge "$min" ] || fail "node $i holds $(n_rows "$i") clients, under 20% ($dist; chance of this with an even hash: about 2.7% per run)"
 done
 for i in $(seq 1 $N_STOCK); do
     step "stock client $i (${USERS[$((i - 1))]}) on node $(where_is "$i"), $(stock_tun_ip "$i"); Access-Requests: $(access_requests "${USERS[$((i - 1))]}")"
@@ -427,6 +429,18 @@ done
 step "traffic: every client's bytes grow; stock clients ping their node and are pinged from the node LAN"
 
 # ---- node 2 fails ----
+# At least one stock client must be on node 2, or the token's move is not tested: restart stock
+# client 1 (SIGUSR1: a new source port, hashed again, and its token) until it lands there.
+stock_on_2() { [ "$(where_is 1)" = 2 ] || [ "$(where_is 2)" = 2 ] || [ "$(where_is 3)" = 2 ]; }
+n_tries=0
+while ! stock_on_2 && [ $n_tries -lt 15 ]; do
+    n=$(stock_inits 1)
+    kill -USR1 "$(ns_pid "$(stock_ns 1)" openvpn)"
+    wait_for 30 stock_up 1 $((n + 1)) || fail "stock client 1 did not come back from its restart"
+    n_tries=$((n_tries + 1))
+done
+stock_on_2 || fail "no stock client reached node 2 in 15 restarts"
+[ $n_tries -gt 0 ] && step "stock client 1 restarted $n_tries times (with its token) to land on node 2: now on node $(where_is 1)"
 on2_before=$(n_rows 2)
 stock_on2=()
 for i in $(seq 1 $N_STOCK); do
