@@ -186,7 +186,7 @@ static const struct config_directive directives[] = {
     SET("management-client-group", 1, 1, 0, config_h_management_client_group),
     SET("management-client-user", 1, 1, 0, config_h_management_client_user),
     TODO("management-external-cert", 0, NULL),
-    TODO("management-external-key", 0, NULL),
+    SET("management-external-key", 0, 4, 0, config_h_management_external_key),
     SET("management-forget-disconnect", 0, 0, 0, config_h_management_flag),
     SET("management-hold", 0, 0, 0, config_h_management_flag),
     SET("management-log-cache", 1, 1, 0, config_h_management_log_cache),

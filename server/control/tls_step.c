@@ -325,6 +325,10 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
         acc_flush(a, cs);
         return;
     }
+    if (ret == -PE_WANT_SIGN) {
+        acc_pk_sign_wanted(a, cs, ks);
+        return;
+    }
     if (ret) {
         a->stats.handshakes_failed++;
         if (ks->key_id == 0 && !cs->peer) {
