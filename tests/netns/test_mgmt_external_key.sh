@@ -33,10 +33,13 @@ start_server() {
     wait_for 10 test -S "$MADDR" || fail "no management socket"
     ovt_spawn "$NS_SRV" "$OVT_DIR/signer.stderr" "$OVT_PY" "$OVT_LIB_DIR/pk_signer.py" "$MADDR" \
         --key "$OVT_DIR/$pki/server.key" --modes "$MODES" --out "$SLOG"
-    wait_for 10 grep -q '^>INFO:' "$SLOG" || fail "signer not connected: $(cat "$OVT_DIR/signer.stderr")"
+    wait_for 20 grep -q "^>INFO:" "$SLOG" || fail "signer not connected: $(cat "$OVT_DIR/signer.stderr")"
 }
 
-pki_make "$OVT_DIR"
+pki_make "$OVT_DIR" --clients 2
+mkdir -p "$OVT_DIR/rsa" # (made meanwhile, for the last part)
+timeout 120 bash "$OVT_SRC/scripts/pki.sh" --rsa --clients 1 "$OVT_DIR/rsa" >"$OVT_DIR/pki-rsa.log" 2>&1 &
+rsa_pki_pid=$!
 echo "good garbage silent good" >"$MODES"
 start_server pki
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
@@ -82,8 +85,7 @@ server_stop
 
 # RSA: PKCS#1 v1.5 with a DigestInfo (ovpnd speaks TLS 1.2: it never asks for PSS). openvpn 2.6
 # with OpenSSL 3 asks for RSA-PSS, which the `pss` flag allows.
-mkdir -p "$OVT_DIR/rsa"
-bash "$OVT_SRC/scripts/pki.sh" --rsa "$OVT_DIR/rsa" >"$OVT_DIR/pki-rsa.log" 2>&1 || fail "pki.sh --rsa failed"
+wait "$rsa_pki_pid" || fail "pki.sh --rsa failed: $(cat "$OVT_DIR/pki-rsa.log")"
 echo good >"$MODES"
 start_server rsa pkcs1 pss
 OVT_CLIENT_CERT=$OVT_DIR/rsa/client1.crt OVT_CLIENT_KEY=$OVT_DIR/rsa/client1.key client_start "$OVT_DIR" 1 \
