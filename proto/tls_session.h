@@ -55,9 +55,9 @@ struct tls_server_conf {
                                    * verify_hash_len bytes each (20 or 32); owned, NULL when
                                    * none (tls_server_conf_set_verify_hashes) */
     size_t n_verify_hashes, verify_hash_len;
-    bool is_external_key;       /* key's signatures come from outside (tls_server_conf_set_
-                                 * external_key): each session gets a struct pk_ext_req */
-    struct pk_ext_rng ext_rng;  /* the caller's DRBG, behind pk_external_rng */
+    bool is_external_key;      /* key's signatures come from outside (tls_server_conf_set_
+                                * external_key): each session gets a struct pk_ext_req */
+    struct pk_ext_rng ext_rng; /* the caller's DRBG, behind pk_external_rng */
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
@@ -219,8 +219,8 @@ int tls_session_feed(struct tls_session *s, const uint8_t *data, size_t len);
 
 /* Advance the handshake with what was fed. Returns 0 when the handshake is complete (then
  * s->is_handshake_done), -PE_WANT_IO when it needs more input, -PE_WANT_SIGN when it waits for
- * the external key's signature (s->pk_req; tls_server_conf_set_external_key), -PE_TLS on a fatal TLS error
- * (errbuf gets mbedTLS's reason and, for certificate failures, the verify result: "client
+ * the external key's signature (s->pk_req; tls_server_conf_set_external_key), -PE_TLS on a fatal
+ * TLS error (errbuf gets mbedTLS's reason and, for certificate failures, the verify result: "client
  * certificate verification failed: ..." on a server, followed by " (CN 'name')" when the
  * certificate has one; "server certificate ..." on a client). */
 int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len);

@@ -636,6 +636,11 @@ int ccd_merge(struct ccd *into, struct ccd *from)
         into->has_max_routes = true;
         into->max_routes = from->max_routes;
     }
+    if (from->has_comp) {
+        into->has_comp = true;
+        into->comp_alg = from->comp_alg;
+        into->comp_is_adaptive = from->comp_is_adaptive;
+    }
     if (from->has_ifconfig_push) {
         into->has_ifconfig_push = true;
         into->ifconfig_local = from->ifconfig_local;

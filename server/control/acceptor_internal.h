@@ -631,7 +631,6 @@ void acc_pk_sign_free(struct acceptor *a);
 /* The session with CID cid that is not closing, or NULL (a walk over the sessions). */
 struct ctl_session *acc_mgmt_find_cid(struct acceptor *a, unsigned long cid);
 
-
 /* Open the listener of `management` (nothing without it). Main thread, in acceptor_new.
  * 0 or -errno with a reason in errbuf; on failure a->mgmt may be set: close and free it. */
 int acc_mgmt_init(struct acceptor *a, char *errbuf, size_t errbuf_len);

@@ -49,8 +49,7 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tl
                                (enum tls_verify_client)cfg->tls.verify_client_cert,
                                mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
     if (!err && cfg->mgmt.external_key) {
-        err = tls_server_conf_set_external_key(c, cfg->mgmt.external_key_flags, errbuf,
-                                               errbuf_len);
+        err = tls_server_conf_set_external_key(c, cfg->mgmt.external_key_flags, errbuf, errbuf_len);
         if (!err) {
             log_msg(LOG_INFO,
                     "management-external-key: the management client makes the server's "

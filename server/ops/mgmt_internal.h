@@ -90,7 +90,7 @@ struct mgmt {
     uint32_t link_addr;
     uint16_t link_port;
     int verb, mute;
-    bool is_pk_wanted; /* a >PK_SIGN is out: pk-sig is taken (mgmt_pk_sign) */
+    bool is_pk_wanted;                 /* a >PK_SIGN is out: pk-sig is taken (mgmt_pk_sign) */
     bool is_pk_answering, has_pk_next; /* the next request, asked during an answer */
     char pk_next[MGMT_PK_B64_MAX], pk_next_alg[64];
 };

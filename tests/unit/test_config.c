@@ -397,7 +397,7 @@ static void management_directives(void **state)
 static void management_external_key(void **state)
 {
 #define BASE_NO_KEY                                                                                \
-    "dev tun\ntopology subnet\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n"       \
+    "dev tun\ntopology subnet\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n"      \
     "keepalive 10 60\n"
     struct config cfg;
 
@@ -407,7 +407,8 @@ static void management_external_key(void **state)
     assert_int_equal(cfg.mgmt.external_key_flags, PK_EXT_PKCS1);
     assert_null(cfg.tls.key.data);
     config_free(&cfg);
-    expect_ok(&cfg, "management /run/m.sock unix\nmanagement-external-key nopadding pss\n" BASE_NO_KEY);
+    expect_ok(&cfg,
+              "management /run/m.sock unix\nmanagement-external-key nopadding pss\n" BASE_NO_KEY);
     assert_int_equal(cfg.mgmt.external_key_flags, PK_EXT_NOPADDING | PK_EXT_PSS);
     config_free(&cfg);
     expect_error("management-external-key\n" BASE_NO_KEY,
