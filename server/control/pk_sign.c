@@ -38,6 +38,7 @@ static struct key_state *find_ks(struct acceptor *a, const struct acc_pk_wait *w
     for (int i = 0; i < 2; i++) {
         struct key_state *ks = &cs->ks[i];
 
+        /* (no step runs meanwhile: acc_tls_step waits for the answer) */
         if (ks->in_use && ks->kid == w->kid && ks->tls && !ks->job && ks->tls->pk_req &&
             ks->tls->pk_req->state == PK_EXT_WANTED) {
             *cs_out = cs;
@@ -144,6 +145,11 @@ bool acc_pk_sign_answer(struct acceptor *a, const char *b64)
             fail_one(a, cs, ks,
                      "the management client's answer is not a valid signature of what was asked");
         }
+    } else {
+        log_msg(LOG_INFO,
+                "management-external-key: a signature came for CID %lu, which no "
+                "longer waits for one",
+                p->out.cid);
     }
     send_next(a);
     return ok;
