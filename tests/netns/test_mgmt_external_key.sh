@@ -9,7 +9,8 @@
 #  - no answer: that handshake fails after 5 s, and meanwhile the connected client's tunnel
 #    carries pings (ovpnd does not stop while it waits; openvpn 2.6 does, so this part is
 #    skipped for it);
-#  - RSA key: ">PK_SIGN:DATA,RSA_PKCS1_PADDING", the data a SHA-256 DigestInfo (51 bytes).
+#  - RSA key: ">PK_SIGN:DATA,RSA_PKCS1_PADDING", the data a SHA-256 DigestInfo (51 bytes); the
+#    client's renegotiation (reneg-sec 3) is signed the same way and the tunnel goes on.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -89,9 +90,14 @@ wait "$rsa_pki_pid" || fail "pki.sh --rsa failed: $(cat "$OVT_DIR/pki-rsa.log")"
 echo good >"$MODES"
 start_server rsa pkcs1 pss
 OVT_CLIENT_CERT=$OVT_DIR/rsa/client1.crt OVT_CLIENT_KEY=$OVT_DIR/rsa/client1.key client_start "$OVT_DIR" 1 \
-    "ca $OVT_DIR/rsa/ca.crt" "tls-crypt $OVT_DIR/rsa/ta.key"
+    "ca $OVT_DIR/rsa/ca.crt" "tls-crypt $OVT_DIR/rsa/ta.key" "reneg-sec 3"
 wait_tunnel 1
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 3 0.2 0 "client 1, RSA key signed by management"
+# the client renegotiates after 3 s: that handshake is signed by the management client too
+n_signed() { test "$(grep -c 'SUCCESS: pk-sign command succeeded' "$SLOG")" -ge "$1"; }
+wait_for 20 n_signed 2 ||
+    fail "no signature for the renegotiation: $(cat "$SLOG")"
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 3 0.2 0 "client 1 after a renegotiation"
 req=$(sed -n 's/^>PK_SIGN:\([^,]*\),\(.*\)$/\1 \2/p' "$SLOG" | head -n 1)
 alg=${req#* }
 len=$(printf '%s' "${req%% *}" | base64 -d | wc -c)
