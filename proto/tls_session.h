@@ -58,6 +58,7 @@ struct tls_server_conf {
     bool is_external_key;      /* key's signatures come from outside (tls_server_conf_set_
                                 * external_key): each session gets a struct pk_ext_req */
     struct pk_ext_rng ext_rng; /* the caller's DRBG, behind pk_external_rng */
+    bool is_ecdh_libcrypto;    /* X25519 runs in libcrypto (proto/ecdh_libcrypto.h) */
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
