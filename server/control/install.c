@@ -203,6 +203,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
     ks->state = KS_ACTIVE;
     cs->primary = (int)(ks - cs->ks);
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    acc_cs_touch(a, cs);
     a->mx.renegotiations_ok++;
     acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
 }

@@ -267,6 +267,7 @@ void acc_flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *
         reliable_take_acks(&ks->rel, &acks, CONTROL_MAX_ACKS);
         acc_send_control(a, cs, ks->key_id, P_ACK_V1, &acks, 0, NULL, 0);
     }
+    acc_cs_touch(a, cs); /* its next retransmission, or what is left to queue */
 }
 
 void acc_flush(struct acceptor *a, struct ctl_session *cs)
@@ -331,6 +332,7 @@ void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_
         acc_cs_log(a, cs, LOG_WARN, "cannot write control message");
         return;
     }
+    acc_cs_touch(a, cs); /* queued and sent at the next tick, unless flushed before */
     acc_cs_log(a, cs, LOG_DEBUG, "SENT CONTROL: '%s'", text);
 }
 
@@ -356,6 +358,7 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
     }
     cs->state = CS_CLOSING;
     cs->close_at_ms = acc_now_ms(a) + linger_ms;
+    acc_cs_touch(a, cs);
     if (cs->peer && cs->is_peer_live) {
         struct msg *m = msg_new(MSG_REMOVE, cs->peer, NULL, 0);
 
@@ -386,6 +389,8 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
             a->cleanups[i].on_free(a, cs);
         }
     }
+    /* last: what ran above may have touched it */
+    timer_heap_cancel(&a->sessions.timers, &cs->timer);
     free(cs);
 }
 
@@ -395,6 +400,11 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     struct ctl_session *cs = calloc(1, sizeof(*cs));
 
     if (!cs) {
+        return NULL;
+    }
+    timer_heap_entry_init(&cs->timer);
+    if (timer_heap_reserve(&a->sessions.timers, a->sessions.n_sessions + 1) != 0) {
+        free(cs);
         return NULL;
     }
     cs->remote = *from;
@@ -427,6 +437,7 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     cs->is_in_flight = true;
     a->sessions.n_in_flight++;
     acc_table_insert(a, cs);
+    acc_cs_touch(a, cs);
     return cs;
 }
 
@@ -441,14 +452,14 @@ static bool is_same_client(const struct ctl_session *cs, const struct ctl_sessio
            strcmp(cs->client.cn, o->client.cn) == 0;
 }
 
-void acc_link_closed(struct acceptor *a, uint64_t link)
+void acc_link_closed(struct acceptor *a, uint64_t link, const union udp_addr *from)
 {
-    for (size_t i = 0; i < a->sessions.table_size; i++) {
-        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
-            if (cs->link == link && !cs->is_dead && cs->state != CS_CLOSING) {
-                acc_cs_log(a, cs, LOG_INFO, "TCP connection closed: session ends");
-                acc_cs_close(a, cs, 0);
-            }
+    /* A TCP session never floats: its sessions are at the connection's address. */
+    for (struct ctl_session *cs = a->sessions.table[acc_addr_hash(from, a->sessions.table_size)];
+         cs; cs = cs->hnext) {
+        if (cs->link == link && !cs->is_dead && cs->state != CS_CLOSING) {
+            acc_cs_log(a, cs, LOG_INFO, "TCP connection closed: session ends");
+            acc_cs_close(a, cs, 0);
         }
     }
 }
