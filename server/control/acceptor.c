@@ -642,8 +642,9 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         a->sessions.table_size *= 2;
     }
     a->sessions.table = calloc(a->sessions.table_size, sizeof(*a->sessions.table));
+    a->sessions.by_cn = calloc(a->sessions.table_size, sizeof(*a->sessions.by_cn));
     timer_heap_init(&a->sessions.timers);
-    if (!a->sessions.table ||
+    if (!a->sessions.table || !a->sessions.by_cn ||
         peer_slots_init(&a->sessions.slots, env->n_workers, env->max_local_peers)) {
         err = -ENOMEM;
         goto fail;
@@ -786,6 +787,7 @@ static void release(struct acceptor *a)
     peer_slots_free(&a->sessions.slots);
     timer_heap_free(&a->sessions.timers);
     free(a->sessions.table);
+    free(a->sessions.by_cn);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);
     mgmt_free(a->mgmt);

@@ -177,6 +177,9 @@ struct ctl_session {
     /* its next deadline in sessions.timers (acceptor.c acc_cs_touch): the tick looks at a
      * session only when something of it is due */
     struct timer_heap_entry timer;
+    /* in sessions.by_cn once it has a peer (acc_install_prepare), when it has a common name */
+    struct ctl_session *cn_next;
+    bool is_cn_indexed;
     unsigned long cid;  /* the management interface's client ID (CID), never reused */
     unsigned next_kid;  /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
@@ -276,7 +279,10 @@ struct acc_checks {
 /* The sessions (session.c) and the clients among them. */
 struct acc_sessions {
     struct ctl_session **table; /* by the client's address and port (acc_addr_hash) */
-    size_t table_size;          /* a power of two */
+    /* the sessions with a peer by common name, table_size buckets (acc_cn_index_add): what
+     * duplicate-cn off compares at each connect */
+    struct ctl_session **by_cn;
+    size_t table_size; /* a power of two */
     size_t n_sessions;
     size_t n_clients;
     /* first negotiations under way, from the session's creation until the client is connected
@@ -486,6 +492,13 @@ void acc_table_insert(struct acceptor *a, struct ctl_session *cs);
 
 /* Take cs out of the session table (and n_sessions); no-op when it is not there. */
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs);
+
+/* Bucket of common name cn in a table of size buckets (a power of two). */
+size_t acc_cn_hash(const char *cn, size_t size);
+
+/* cs has its peer now: put it in sessions.by_cn under its common name (none without one, see
+ * cs_client has_cn); acc_cs_free takes it out. */
+void acc_cn_index_add(struct acceptor *a, struct ctl_session *cs);
 
 /* Build, wrap (tls-auth / tls-crypt) and send one control packet of cs: opcode on key_id with
  * acks and, for a reliable packet, message_id and payload. 0, or the build error (logged); a

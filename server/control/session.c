@@ -143,6 +143,47 @@ void acc_table_insert(struct acceptor *a, struct ctl_session *cs)
     a->sessions.n_sessions++;
 }
 
+size_t acc_cn_hash(const char *cn, size_t size)
+{
+    uint64_t k = 0xCBF29CE484222325ull;
+
+    for (const unsigned char *c = (const unsigned char *)cn; *c; c++) { /* FNV-1a */
+        k = (k ^ *c) * 0x100000001B3ull;
+    }
+    k *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(k >> 32) & (size_t)(size - 1);
+}
+
+void acc_cn_index_add(struct acceptor *a, struct ctl_session *cs)
+{
+    size_t h;
+
+    if (cs->is_cn_indexed || !cs->client.has_cn) {
+        return;
+    }
+    h = acc_cn_hash(cs->client.cn, a->sessions.table_size);
+    cs->cn_next = a->sessions.by_cn[h];
+    a->sessions.by_cn[h] = cs;
+    cs->is_cn_indexed = true;
+}
+
+static void cn_index_unlink(struct acceptor *a, struct ctl_session *cs)
+{
+    struct ctl_session **pp;
+
+    if (!cs->is_cn_indexed) {
+        return;
+    }
+    pp = &a->sessions.by_cn[acc_cn_hash(cs->client.cn, a->sessions.table_size)];
+    while (*pp && *pp != cs) {
+        pp = &(*pp)->cn_next;
+    }
+    if (*pp) {
+        *pp = cs->cn_next;
+    }
+    cs->is_cn_indexed = false;
+}
+
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs)
 {
     struct ctl_session **pp =
@@ -381,6 +422,7 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
 {
     acc_hs_landed(a, cs);
     acc_table_unlink(a, cs);
+    cn_index_unlink(a, cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
     free(cs->client.username);

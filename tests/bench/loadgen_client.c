@@ -1190,6 +1190,7 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
     case LOADGEN_CLIENT_EXITING:
         if (reliable_all_acked(&c->rel)) {
             c->state = LOADGEN_CLIENT_DONE;
+            c->exit_acked_ms = now;
         } else if (now - c->exit_ms >=
                    EXIT_ACK_TIMEOUT_MS + EXIT_ACK_MS_PER_CLIENT * (uint64_t)c->w->n_clients) {
             fail(c, "EXIT was not acknowledged", NULL);
