@@ -179,9 +179,10 @@ struct ctl_session {
     struct timer_heap_entry timer;
     /* in sessions.by_cn once it has a peer (acc_install_prepare), when it has a common name */
     struct ctl_session *cn_next;
-    bool is_cn_indexed;
-    unsigned long cid;  /* the management interface's client ID (CID), never reused */
-    unsigned next_kid;  /* the KID of this session's next key */
+    struct ctl_session **cn_pprev; /* what points at it there (O(1) unlink: with duplicate-cn,
+                                    * thousands share one name); NULL when not in the index */
+    unsigned long cid;             /* the management interface's client ID (CID), never reused */
+    unsigned next_kid;             /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
     struct udp_local local; /* multihome: the address its datagrams arrive on, replies' source */

@@ -158,30 +158,29 @@ void acc_cn_index_add(struct acceptor *a, struct ctl_session *cs)
 {
     size_t h;
 
-    if (cs->is_cn_indexed || !cs->client.has_cn) {
+    if (cs->cn_pprev || !cs->client.has_cn) {
         return;
     }
     h = acc_cn_hash(cs->client.cn, a->sessions.table_size);
     cs->cn_next = a->sessions.by_cn[h];
+    if (cs->cn_next) {
+        cs->cn_next->cn_pprev = &cs->cn_next;
+    }
     a->sessions.by_cn[h] = cs;
-    cs->is_cn_indexed = true;
+    cs->cn_pprev = &a->sessions.by_cn[h];
 }
 
-static void cn_index_unlink(struct acceptor *a, struct ctl_session *cs)
+static void cn_index_unlink(struct ctl_session *cs)
 {
-    struct ctl_session **pp;
-
-    if (!cs->is_cn_indexed) {
+    if (!cs->cn_pprev) {
         return;
     }
-    pp = &a->sessions.by_cn[acc_cn_hash(cs->client.cn, a->sessions.table_size)];
-    while (*pp && *pp != cs) {
-        pp = &(*pp)->cn_next;
+    *cs->cn_pprev = cs->cn_next;
+    if (cs->cn_next) {
+        cs->cn_next->cn_pprev = cs->cn_pprev;
     }
-    if (*pp) {
-        *pp = cs->cn_next;
-    }
-    cs->is_cn_indexed = false;
+    cs->cn_next = NULL;
+    cs->cn_pprev = NULL;
 }
 
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs)
@@ -422,7 +421,7 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
 {
     acc_hs_landed(a, cs);
     acc_table_unlink(a, cs);
-    cn_index_unlink(a, cs);
+    cn_index_unlink(cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
     free(cs->client.username);
