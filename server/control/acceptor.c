@@ -206,6 +206,7 @@ static void on_tick(uv_timer_t *t)
     run_session_timers(a, now, hand_window_ms);
     trim_heap(a, now);
     acc_admission_tick(a, now);
+    acc_pk_sign_tick(a, now);
     acc_notify_tick(a, now);
 }
 
@@ -778,6 +779,7 @@ static void release(struct acceptor *a)
     }
     acc_reload_free(a);
     acc_status_job_free(a);
+    acc_pk_sign_free(a);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {
         pthread_rwlock_destroy(&a->crypto.tls_conf_lock);
