@@ -13,7 +13,8 @@
 #   --png FILE      draw throughput per cipher per server with gnuplot (installs gnuplot-nox
 #                   with apt-get when it is missing)
 #   --clients N     also run ovpnd-loadgen with N (1..50000) simulated clients against each
-#                   server: handshakes/s, time to connect all, server RSS per connected client
+#                   server: handshakes/s, time to connect all, server RSS per connected client,
+#                   the rate over the first and the last 1,000 connects, the EXITs acknowledged
 #   --clients-only  only the load-generator runs (no throughput, latency or UDP runs)
 #   --hold SECS     load generator: how long every client stays connected (default 5)
 #   --data-rate PPS load generator: echo requests per second per client (default 100, and
@@ -72,7 +73,7 @@ BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_SRC=$(cd "$BENCH_SCRIPTS/.." && pwd)
 
 usage() {
-    sed -n '3,58p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,59p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 

@@ -397,11 +397,12 @@ def build(recs):
         paths = [v for k, v in sorted(kv.items(), key=lambda kv_: kv_[0])
                  if k == "json" or k.startswith("json.")]
         reports = []
+        per_client = []
         for path in paths:
             try:
                 with open(path, encoding="utf-8") as f:
                     lg = json.load(f)
-                lg.pop("per_client", None)
+                per_client += lg.pop("per_client", None) or []
                 reports.append(lg)
             except (OSError, ValueError):
                 pass
@@ -409,6 +410,7 @@ def build(recs):
             ent["error"] = "no JSON report" if not reports else "a JSON report is missing"
         if reports:
             ent.update(merge_loadgen(reports))
+            ent.update(connect_pace(per_client))
         if isinstance(ent.get("server_cpu_s"), (int, float)) and ent.get("connected"):
             # server CPU over the run / connected clients: with --data-rate 0 and a short
             # hold, the server CPU one connect (handshake) costs
@@ -451,6 +453,37 @@ LOADGEN_SUMS = ("clients", "connected", "failed", "completed", "clients_with_ech
                 "echoed", "echoed_steady", "push_replies", "push_requests", "pings_rx",
                 "pings_tx", "retransmits", "drops", "early_data", "other_rx", "send_errors",
                 "data_pps")
+
+
+PACE_WINDOW = 1000  # connects per handshake-rate window (first and last of the run)
+
+
+def connect_pace(per_client):
+    """From every client's times (ms of one monotonic clock, the same in all the load
+    generators of a run): the handshake rate over the first PACE_WINDOW connects and over the
+    last PACE_WINDOW (with nearly everyone else connected already), and the EXIT burst at the
+    end: how many EXITs were acknowledged and how long after the first EXIT the last
+    acknowledgment came."""
+    out = {}
+    at = sorted(c["connected_at_ms"] for c in per_client
+                if isinstance(c.get("connected_at_ms"), (int, float)) and c["connected_at_ms"] > 0)
+    if len(at) >= 2 * PACE_WINDOW:
+        def rate(i, j):
+            return (j - i) * 1000.0 / (at[j] - at[i]) if at[j] > at[i] else None
+        out["handshakes_per_sec_first"] = rate(0, PACE_WINDOW - 1)
+        out["handshakes_per_sec_last"] = rate(len(at) - PACE_WINDOW, len(at) - 1)
+        out["pace_window"] = PACE_WINDOW
+    exits = [c["exit_at_ms"] for c in per_client
+             if isinstance(c.get("exit_at_ms"), (int, float)) and c["exit_at_ms"] > 0]
+    acks = [c["exit_acked_at_ms"] for c in per_client
+            if isinstance(c.get("exit_acked_at_ms"), (int, float)) and c["exit_acked_at_ms"] > 0]
+    if exits:
+        out["exits_sent"] = len(exits)
+        out["exits_sent_within_secs"] = (max(exits) - min(exits)) / 1000.0
+        out["exits_acked"] = len(acks)
+        if acks:
+            out["exit_ack_all_secs"] = (max(acks) - min(exits)) / 1000.0
+    return out
 
 
 def merge_loadgen(reports):
@@ -619,6 +652,23 @@ def markdown(out):
                 fmt(e.get("data_pps")), fmt(e.get("pings_rx")),
                 fmt(rss / 1024.0 if isinstance(rss, (int, float)) else None),
                 fmt(e.get("rss_per_client_kb")), fmt(e.get("server_cpu_ms_per_client"))))
+        for s in SERVERS:
+            e = out["loadgen"].get(s) or {}
+            if e.get("handshakes_per_sec_last") is not None:
+                lines.append("")
+                lines.append("%s: handshakes/s over the first %d connects %s, over the last %d "
+                             "(%s already connected) %s: %s" % (
+                                 s, e["pace_window"], fmt(e.get("handshakes_per_sec_first")),
+                                 e["pace_window"], fmt(e.get("connected")),
+                                 fmt(e.get("handshakes_per_sec_last")),
+                                 fmt_x(ratio(e.get("handshakes_per_sec_last"),
+                                             e.get("handshakes_per_sec_first")))))
+            if e.get("exits_sent"):
+                lines.append("")
+                lines.append("%s: EXIT burst: %s EXITs sent within %s s, %s acknowledged, the "
+                             "last %s s after the first EXIT" % (
+                                 s, fmt(e.get("exits_sent")), fmt(e.get("exits_sent_within_secs")),
+                                 fmt(e.get("exits_acked")), fmt(e.get("exit_ack_all_secs"))))
         a, b = out["loadgen"].get("ovpnd") or {}, out["loadgen"].get("openvpn") or {}
         cpu_x = ratio(a.get("server_cpu_ms_per_client"), b.get("server_cpu_ms_per_client"))
         hs_x = ratio(a.get("handshakes_per_sec"), b.get("handshakes_per_sec"))

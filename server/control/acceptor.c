@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,149 @@ static void trim_heap(struct acceptor *a, uint64_t now)
     }
 }
 
+void acc_cs_touch(struct acceptor *a, struct ctl_session *cs)
+{
+    uint64_t now = acc_now_ms(a);
+
+    if (!timer_heap_is_set(&cs->timer) || cs->timer.due_ms > now) {
+        timer_heap_set(&a->sessions.timers, &cs->timer, now);
+    }
+}
+
+void acc_touch_all(struct acceptor *a)
+{
+    for (size_t i = 0; i < a->sessions.table_size; i++) {
+        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
+            acc_cs_touch(a, cs);
+        }
+    }
+}
+
+static uint64_t earliest(uint64_t x, uint64_t y)
+{
+    return x < y ? x : y;
+}
+
+/* When acc_flush has something to send for cs: ACKs or TLS output it can queue (now), or the
+ * next retransmission. A running handshake step owns its TLS output (its end flushes). */
+static uint64_t flush_due(const struct ctl_session *cs, uint64_t now)
+{
+    uint64_t due = UINT64_MAX;
+
+    for (int i = 0; i < 2; i++) {
+        const struct key_state *ks = &cs->ks[i];
+        size_t out_len = 0;
+
+        if (!ks->in_use) {
+            continue;
+        }
+        if (reliable_has_acks(&ks->rel)) {
+            return now;
+        }
+        if (!ks->job && ks->tls) {
+            (void)tls_session_out_peek(ks->tls, &out_len);
+            if (out_len > 0 && reliable_can_send(&ks->rel)) {
+                return now;
+            }
+        }
+        due = earliest(due, reliable_next_timeout(&ks->rel));
+    }
+    return due;
+}
+
+/* The earliest time the tick's look at cs (visit_session) can do something: the deadlines that
+ * visit_session and the functions it calls compare with the clock. UINT64_MAX: nothing until
+ * cs changes (acc_cs_touch). */
+static uint64_t session_due(struct acceptor *a, struct ctl_session *cs, uint64_t now,
+                            uint64_t hand_window_ms)
+{
+    uint64_t due = UINT64_MAX;
+    bool is_negotiating = false;
+
+    if (cs->is_dead) {
+        return now;
+    }
+    if (cs->state == CS_CLOSING) {
+        if (!cs->is_peer_live) {
+            due = cs->close_at_ms; /* freed then (a live peer: when its worker lets go) */
+        }
+        if (now < cs->close_at_ms) {
+            due = earliest(due, flush_due(cs, now)); /* ACKs and retransmissions meanwhile */
+        }
+        return due;
+    }
+    due = flush_due(cs, now);
+    for (int i = 0; i < 2; i++) { /* acc_check_key_states: hand-window, client-pending-auth */
+        const struct key_state *ks = &cs->ks[i];
+
+        if (!ks->in_use || ks->state != KS_TLS) {
+            continue;
+        }
+        is_negotiating = true;
+        due = earliest(due, ks->auth_wait && ks->auth_deadline_ms
+                                ? ks->auth_deadline_ms + 1
+                                : ks->start_ms + hand_window_ms + 1);
+    }
+    if (cs->state == CS_ACTIVE) {
+        if (cs->reneg.has_old_key) { /* tran-window */
+            due = earliest(due, cs->reneg.old_key_expire_ms);
+        }
+        if (!is_negotiating) { /* reneg-sec */
+            due = earliest(due, cs->reneg.next_ms);
+        }
+        due = earliest(due, acc_token_next_ms(a, cs));
+        due = earliest(due, acc_limits_next_ms(a, cs, now));
+    }
+    return due;
+}
+
+/* What the tick does for one session that is due: free it after its linger, hand-window,
+ * reneg-sec, tran-window, auth-gen-token renewal, inactive and session-timeout, and flush
+ * (retransmissions). Returns false when cs was freed. */
+static bool visit_session(struct acceptor *a, struct ctl_session *cs, uint64_t now,
+                          uint64_t hand_window_ms)
+{
+    if (cs->is_dead || (cs->state == CS_CLOSING && now >= cs->close_at_ms && !cs->is_peer_live)) {
+        acc_cs_free(a, cs);
+        return false;
+    }
+    if (cs->state != CS_CLOSING) {
+        acc_check_key_states(a, cs, now, hand_window_ms);
+    }
+    if (cs->state == CS_ACTIVE) {
+        acc_token_tick(a, cs, now);
+        acc_limits_tick(a, cs, now);
+    }
+    if (cs->state != CS_CLOSING || now < cs->close_at_ms) {
+        acc_flush(a, cs);
+    }
+    return true;
+}
+
+/* The sessions whose deadline has come, each once per tick, earliest first; each goes back in
+ * at its next deadline (at the next tick at the earliest). Work in proportion to what is due,
+ * not to the number of sessions. */
+static void run_session_timers(struct acceptor *a, uint64_t now, uint64_t hand_window_ms)
+{
+    struct timer_heap_entry *e;
+
+    while ((e = timer_heap_pop_due(&a->sessions.timers, now)) != NULL) {
+        struct ctl_session *cs =
+            (struct ctl_session *)((char *)e - offsetof(struct ctl_session, timer));
+        uint64_t due;
+
+        if (!visit_session(a, cs, now, hand_window_ms)) {
+            continue;
+        }
+        due = session_due(a, cs, now, hand_window_ms);
+        if (due == UINT64_MAX) {
+            timer_heap_cancel(&a->sessions.timers, &cs->timer); /* (touched while visited) */
+        } else {
+            timer_heap_set(&a->sessions.timers, &cs->timer, due > now ? due : now + 1);
+        }
+    }
+}
+
 static void on_tick(uv_timer_t *t)
 {
     struct acceptor *a = t->data;
@@ -59,28 +203,7 @@ static void on_tick(uv_timer_t *t)
         acc_revoke_sweep(a); /* a revoked client goes now, not at its next renegotiation */
     }
     acc_tls_conf_sweep(a);
-    for (size_t i = 0; i < a->sessions.table_size; i++) {
-        struct ctl_session *cs = a->sessions.table[i], *next;
-
-        for (; cs; cs = next) {
-            next = cs->hnext;
-            if (cs->is_dead ||
-                (cs->state == CS_CLOSING && now >= cs->close_at_ms && !cs->is_peer_live)) {
-                acc_cs_free(a, cs);
-                continue;
-            }
-            if (cs->state != CS_CLOSING) {
-                acc_check_key_states(a, cs, now, hand_window_ms);
-            }
-            if (cs->state == CS_ACTIVE) {
-                acc_token_tick(a, cs, now);
-                acc_limits_tick(a, cs, now);
-            }
-            if (cs->state != CS_CLOSING || now < cs->close_at_ms) {
-                acc_flush(a, cs);
-            }
-        }
-    }
+    run_session_timers(a, now, hand_window_ms);
     trim_heap(a, now);
     acc_admission_tick(a, now);
     acc_pk_sign_tick(a, now);
@@ -213,6 +336,7 @@ static void on_async(uv_async_t *h)
         case MSG_RENEGOTIATE:
             if (m->peer->ctl && m->peer->ctl->state == CS_ACTIVE) {
                 m->peer->ctl->reneg.next_ms = 0; /* at the next tick, unless one is running */
+                acc_cs_touch(a, m->peer->ctl);
             }
             break;
         case MSG_FLOAT:
@@ -224,13 +348,14 @@ static void on_async(uv_async_t *h)
             }
             break;
         case MSG_LINK_CLOSED:
-            acc_link_closed(a, m->link);
+            acc_link_closed(a, m->link, &m->from);
             break;
         case MSG_STATS:
             log_stats(a);
             break;
         case MSG_RELOAD:
             acc_reload(a);
+            acc_touch_all(a); /* its timers may have changed */
             break;
         case MSG_STOP:
             log_stats(a);
@@ -518,7 +643,9 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         a->sessions.table_size *= 2;
     }
     a->sessions.table = calloc(a->sessions.table_size, sizeof(*a->sessions.table));
-    if (!a->sessions.table ||
+    a->sessions.by_cn = calloc(a->sessions.table_size, sizeof(*a->sessions.by_cn));
+    timer_heap_init(&a->sessions.timers);
+    if (!a->sessions.table || !a->sessions.by_cn ||
         peer_slots_init(&a->sessions.slots, env->n_workers, env->max_local_peers)) {
         err = -ENOMEM;
         goto fail;
@@ -651,6 +778,7 @@ static void release(struct acceptor *a)
         acc_tls_conf_free(t);
     }
     acc_reload_free(a);
+    acc_status_job_free(a);
     acc_pk_sign_free(a);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {
@@ -659,7 +787,9 @@ static void release(struct acceptor *a)
     mbedtls_ctr_drbg_free(&a->crypto.drbg);
     mbedtls_entropy_free(&a->crypto.entropy);
     peer_slots_free(&a->sessions.slots);
+    timer_heap_free(&a->sessions.timers);
     free(a->sessions.table);
+    free(a->sessions.by_cn);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);
     mgmt_free(a->mgmt);

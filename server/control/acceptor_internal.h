@@ -27,6 +27,7 @@
 #include "server/control/acceptor.h"
 #include "server/control/connect_freq.h"
 #include "server/control/crl.h"
+#include "server/control/timer_heap.h"
 #include "server/log/log.h"
 #include "server/ops/heap_trim.h"
 #include "server/ops/metrics.h"
@@ -63,8 +64,9 @@ enum ks_state {
 
 /* One TLS negotiation (key_id) of a session: its own reliability state and TLS session. A
  * session has at most two: the primary and the one being negotiated or the lame duck. */
-struct auth_wait; /* admit.c: a key state whose username/password is being checked */
-struct tls_job;   /* tls_step.c: a handshake step running on the thread pool */
+struct auth_wait;      /* admit.c: a key state whose username/password is being checked */
+struct acc_status_job; /* status_writer.c: the status file's copy and its write */
+struct tls_job;        /* tls_step.c: a handshake step running on the thread pool */
 
 struct key_state {
     bool in_use;
@@ -172,8 +174,15 @@ struct cs_token {
 
 struct ctl_session {
     struct ctl_session *hnext;
-    unsigned long cid;  /* the management interface's client ID (CID), never reused */
-    unsigned next_kid;  /* the KID of this session's next key */
+    /* its next deadline in sessions.timers (acceptor.c acc_cs_touch): the tick looks at a
+     * session only when something of it is due */
+    struct timer_heap_entry timer;
+    /* in sessions.by_cn once it has a peer (acc_install_prepare), when it has a common name */
+    struct ctl_session *cn_next;
+    struct ctl_session **cn_pprev; /* what points at it there (O(1) unlink: with duplicate-cn,
+                                    * thousands share one name); NULL when not in the index */
+    unsigned long cid;             /* the management interface's client ID (CID), never reused */
+    unsigned next_kid;             /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
     struct udp_local local; /* multihome: the address its datagrams arrive on, replies' source */
@@ -272,7 +281,10 @@ struct acc_checks {
 /* The sessions (session.c) and the clients among them. */
 struct acc_sessions {
     struct ctl_session **table; /* by the client's address and port (acc_addr_hash) */
-    size_t table_size;          /* a power of two */
+    /* the sessions with a peer by common name, table_size buckets (acc_cn_index_add): what
+     * duplicate-cn off compares at each connect */
+    struct ctl_session **by_cn;
+    size_t table_size; /* a power of two */
     size_t n_sessions;
     size_t n_clients;
     /* first negotiations under way, from the session's creation until the client is connected
@@ -287,6 +299,10 @@ struct acc_sessions {
     uint64_t next_rate_ms;     /* the next update (acc_now_ms) */
     struct peer_slots slots;   /* peer_ids in use */
     unsigned long next_cid;    /* the CID of the next session */
+    /* every session with something due (a retransmission, hand-window, reneg-sec, tran-window,
+     * the linger's end, inactive, session-timeout ...), by its earliest deadline: room for
+     * every session is reserved when it is made (acc_session_create) */
+    struct timer_heap timers;
 };
 
 /* A config a reload put in force (reload.c): a shallow copy of the start-up config whose
@@ -330,8 +346,9 @@ struct acceptor {
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t status_timer;
-    uv_timer_t persist_timer; /* ifconfig-pool-persist SECONDS */
-    int status_fd;            /* open status file when privileges are dropped, else -1 */
+    uv_timer_t persist_timer;          /* ifconfig-pool-persist SECONDS */
+    int status_fd;                     /* open status file when privileges are dropped, else -1 */
+    struct acc_status_job *status_job; /* the status file's copy and writer (status_writer.c) */
     struct acc_crypto crypto;
     struct acc_checks checks;
     struct acc_sessions sessions;
@@ -362,6 +379,15 @@ struct acceptor {
 
 /* The acceptor loop's clock, in ms. */
 uint64_t acc_now_ms(struct acceptor *a);
+
+/* Something of cs changed (a packet, a message sent or queued, a state, a deadline): the next
+ * tick looks at it, as the tick used to look at every session, and works out when it is due
+ * next. Every change that can bring a deadline of cs forward calls this (or acc_flush, which
+ * does); O(log n) in the number of sessions. Acceptor thread. */
+void acc_cs_touch(struct acceptor *a, struct ctl_session *cs);
+
+/* acc_cs_touch for every session (a reload may change hand-window, reneg-sec and the rest). */
+void acc_touch_all(struct acceptor *a);
 
 /* Log a line about one client: prefixed with its CN and address; warnings rate-limited per
  * session. */
@@ -486,6 +512,13 @@ void acc_table_insert(struct acceptor *a, struct ctl_session *cs);
 /* Take cs out of the session table (and n_sessions); no-op when it is not there. */
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs);
 
+/* Bucket of common name cn in a table of size buckets (a power of two). */
+size_t acc_cn_hash(const char *cn, size_t size);
+
+/* cs has its peer now: put it in sessions.by_cn under its common name (none without one, see
+ * cs_client has_cn); acc_cs_free takes it out. */
+void acc_cn_index_add(struct acceptor *a, struct ctl_session *cs);
+
 /* Build, wrap (tls-auth / tls-crypt) and send one control packet of cs: opcode on key_id with
  * acks and, for a reliable packet, message_id and payload. 0, or the build error (logged); a
  * failed sendto is only logged. */
@@ -563,8 +596,9 @@ void acc_drop_pkt(struct acceptor *a, uint64_t *counter, const union udp_addr *f
 void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                          const union udp_addr *from, uint64_t link);
 
-/* A worker reports TCP link closed (MSG_LINK_CLOSED): the sessions on it end. */
-void acc_link_closed(struct acceptor *a, uint64_t link);
+/* A worker reports TCP link closed (MSG_LINK_CLOSED; from: the client's address on it): the
+ * sessions on it end. */
+void acc_link_closed(struct acceptor *a, uint64_t link, const union udp_addr *from);
 
 /* Session cleanup (on_free): a TCP session's connection is closed with it, unless another
  * session of the same client uses it (MSG_LINK_CLOSE). */
@@ -611,6 +645,11 @@ void acc_limits_start(struct acceptor *a, struct ctl_session *cs);
  * inactive too long. As 2.6 closes the client instance, the client is not told (it notices at
  * its ping-restart and reconnects). Acceptor thread. */
 void acc_limits_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
+
+/* When acc_limits_tick next has something to look at for cs (acc_now_ms; now_ms when it may be
+ * at once), UINT64_MAX: never (until cs changes). Acceptor thread. */
+uint64_t acc_limits_next_ms(const struct acceptor *a, const struct ctl_session *cs,
+                            uint64_t now_ms);
 
 /* pk_sign.c: management-external-key */
 
@@ -714,14 +753,20 @@ struct status_client *acc_status_rows(struct acceptor *a, size_t *n_out,
                                       struct status_worker *workers);
 
 /* Write the status file now (status.h), when one is configured: a row per client and the
- * workers' counters. */
+ * workers' counters. Synchronous (at the end, once the loop has stopped); the timer's writes go
+ * through the thread pool instead (acc_on_status_timer). No-op while such a write runs. */
 void acc_write_status(struct acceptor *a);
+
+/* Free the status job's buffers (release, once the loop has ended). */
+void acc_status_job_free(struct acceptor *a);
 
 /* The status text of the connected clients (status-version version: 1, 2 or 3) to out, as the
  * status file has it at this moment (the management `status` command). 0 or -errno. */
 int acc_status_print(struct acceptor *a, int version, FILE *out);
 
-/* Status timer callback (t->data is the acceptor): acc_write_status. */
+/* Status timer callback (t->data is the acceptor): copy the rows (O(clients), no formatting)
+ * and have the thread pool make the text and write it; when the previous write still runs,
+ * this one follows it. */
 void acc_on_status_timer(uv_timer_t *t);
 
 /* ifconfig-pool-persist: the pool's common names to the file (every SECONDS and at the end, as
@@ -976,6 +1021,10 @@ void acc_token_after_rekey(struct acceptor *a, struct ctl_session *cs);
 
 /* Renewal timer (renewal-time below reneg-sec): a new token every renewal-time. */
 void acc_token_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
+
+/* When acc_token_tick next has something to do for cs (acc_now_ms), UINT64_MAX: never (until
+ * cs changes). */
+uint64_t acc_token_next_ms(const struct acceptor *a, const struct ctl_session *cs);
 
 /* With auth-gen-token, add session_id and session_state as the username/password check left
  * them to env (client-connect and later scripts see them, as in 2.6). 0 or -ENOMEM. */

@@ -110,6 +110,7 @@ struct auth_wait {
 static void auth_wait_free(struct auth_wait *w)
 {
     w->ks->auth_wait = NULL;
+    acc_cs_touch(w->a, w->cs); /* hand-window applies again, instead of the check's deadline */
     auth_cancel(w->req);
     acc_hook_wait_cancel(w->hw);
     acc_cc_wait_cancel(w->cc);
@@ -533,6 +534,7 @@ bool acc_auth_pending(struct acceptor *a, struct ctl_session *cs, struct key_sta
     acc_send_message_on(a, cs, ks, text);
     acc_flush(a, cs);
     ks->auth_deadline_ms = now + (uint64_t)timeout_s * 1000;
+    acc_cs_touch(a, cs);
     acc_cs_log(a, cs, LOG_INFO, "authentication pending for up to %u s: %.200s", timeout_s, extra);
     return true;
 }

@@ -56,8 +56,16 @@ static size_t drop_duplicate_cn(struct acceptor *a, struct ctl_session *keep)
 {
     size_t n = 0;
 
-    for (size_t i = 0; i < a->sessions.table_size; i++) {
-        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
+    if (!keep->client.has_cn) {
+        return 0;
+    }
+    /* Only sessions with a peer can be replaced (the others are skipped below), and those are in
+     * the common-name index: one bucket instead of every session. */
+    {
+        struct ctl_session *cs =
+            a->sessions.by_cn[acc_cn_hash(keep->client.cn, a->sessions.table_size)];
+
+        for (; cs; cs = cs->cn_next) {
             /* A client without a common name is nobody's duplicate (2.6 multi_delete_dup
              * skips it: tls_common_name is NULL then). */
             if (cs == keep || cs->is_dead || !keep->client.has_cn || !cs->client.has_cn ||
@@ -204,6 +212,7 @@ void acc_rekey(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
     ks->state = KS_ACTIVE;
     cs->primary = (int)(ks - cs->ks);
     cs->reneg.next_ms = reneg_deadline(a, ks->start_ms);
+    acc_cs_touch(a, cs);
     a->mx.renegotiations_ok++;
     acc_cs_log(a, cs, LOG_INFO, "renegotiation done: data channel key_id %u", ks->key_id);
 }
@@ -265,6 +274,7 @@ bool acc_install_prepare(struct acceptor *a, struct ctl_session *cs,
     }
     a->sessions.n_clients++;
     cs->peer = p; /* from here on acc_cs_free() returns the address and the peer-id */
+    acc_cn_index_add(a, cs);
     p->ctl = cs;
     p->remote = cs->remote;
     p->ping_s = a->cfg->timers.ping_s;

@@ -29,6 +29,7 @@ void acc_limits_start(struct acceptor *a, struct ctl_session *cs)
         cs->peer ? atomic_load_explicit(&cs->peer->tun_bytes, memory_order_relaxed) : 0;
     l->stale_check_ms = now + (uint64_t)cc->stale_routes_interval_s * 1000;
     l->is_unrouted = false;
+    acc_cs_touch(a, cs);
 }
 
 /* stale-routes-check: 2.6 deletes each route of its table nobody looked up for N seconds, and
@@ -88,6 +89,34 @@ static bool is_inactive(struct ctl_session *cs, uint64_t now_ms)
     l->window_mark = bytes;
     l->window_end_ms = now_ms + (uint64_t)l->inactive_s * 1000;
     return false;
+}
+
+uint64_t acc_limits_next_ms(const struct acceptor *a, const struct ctl_session *cs, uint64_t now_ms)
+{
+    const struct cs_limits *l = &cs->limits;
+    uint64_t next = UINT64_MAX;
+
+    if (!cs->peer || !cs->is_connected) {
+        return next;
+    }
+    if (l->session_end_ms) {
+        next = l->session_end_ms;
+    }
+    if (l->inactive_s > 0 && l->inactive_bytes > 0 && l->window_end_ms < next) {
+        next = l->window_end_ms;
+    } else if (l->inactive_s > 0 && l->inactive_bytes == 0) {
+        /* the worker's last_ref_s is wall-clock seconds and moves on its own: look again a
+         * second before it can run out by the wall clock, then at every tick until it has */
+        int64_t last = atomic_load_explicit(&cs->peer->last_ref_s, memory_order_relaxed);
+        int64_t left_s = last + l->inactive_s - (int64_t)time(NULL);
+        uint64_t at = left_s <= 1 ? now_ms : now_ms + (uint64_t)(left_s - 1) * 1000;
+
+        next = at < next ? at : next;
+    }
+    if (a->cfg->clients.stale_routes_s > 0 && !l->is_unrouted && l->stale_check_ms < next) {
+        next = l->stale_check_ms;
+    }
+    return next;
 }
 
 void acc_limits_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms)

@@ -175,6 +175,7 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     }
     cs->push.is_sent = true;
     cs->push.sent_ms = acc_now_ms(a);
+    acc_cs_touch(a, cs); /* queued: flushed at the next tick unless the caller flushes */
     acc_cs_log(a, cs, LOG_DEBUG, "PUSH_REPLY sent (%zu options)", n);
 out:
     free(global);

@@ -70,6 +70,7 @@ struct key_state *acc_start_renegotiation(struct acceptor *a, struct ctl_session
     cs->reneg.has_old_key = true;
     cs->reneg.old_key_id = acc_primary_ks(cs)->key_id;
     cs->reneg.old_key_expire_ms = acc_now_ms(a) + (uint64_t)a->cfg->timers.tran_window_s * 1000;
+    acc_cs_touch(a, cs); /* its SOFT_RESET goes out, its hand-window runs */
     acc_cs_log(a, cs, LOG_INFO, "%s renegotiation of key_id %u",
                we_initiate ? "starting" : "client started", key_id);
     return ks;

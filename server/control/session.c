@@ -143,6 +143,46 @@ void acc_table_insert(struct acceptor *a, struct ctl_session *cs)
     a->sessions.n_sessions++;
 }
 
+size_t acc_cn_hash(const char *cn, size_t size)
+{
+    uint64_t k = 0xCBF29CE484222325ull;
+
+    for (const unsigned char *c = (const unsigned char *)cn; *c; c++) { /* FNV-1a */
+        k = (k ^ *c) * 0x100000001B3ull;
+    }
+    k *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(k >> 32) & (size_t)(size - 1);
+}
+
+void acc_cn_index_add(struct acceptor *a, struct ctl_session *cs)
+{
+    size_t h;
+
+    if (cs->cn_pprev || !cs->client.has_cn) {
+        return;
+    }
+    h = acc_cn_hash(cs->client.cn, a->sessions.table_size);
+    cs->cn_next = a->sessions.by_cn[h];
+    if (cs->cn_next) {
+        cs->cn_next->cn_pprev = &cs->cn_next;
+    }
+    a->sessions.by_cn[h] = cs;
+    cs->cn_pprev = &a->sessions.by_cn[h];
+}
+
+static void cn_index_unlink(struct ctl_session *cs)
+{
+    if (!cs->cn_pprev) {
+        return;
+    }
+    *cs->cn_pprev = cs->cn_next;
+    if (cs->cn_next) {
+        cs->cn_next->cn_pprev = cs->cn_pprev;
+    }
+    cs->cn_next = NULL;
+    cs->cn_pprev = NULL;
+}
+
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs)
 {
     struct ctl_session **pp =
@@ -267,6 +307,7 @@ void acc_flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *
         reliable_take_acks(&ks->rel, &acks, CONTROL_MAX_ACKS);
         acc_send_control(a, cs, ks->key_id, P_ACK_V1, &acks, 0, NULL, 0);
     }
+    acc_cs_touch(a, cs); /* its next retransmission, or what is left to queue */
 }
 
 void acc_flush(struct acceptor *a, struct ctl_session *cs)
@@ -331,6 +372,7 @@ void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_
         acc_cs_log(a, cs, LOG_WARN, "cannot write control message");
         return;
     }
+    acc_cs_touch(a, cs); /* queued and sent at the next tick, unless flushed before */
     acc_cs_log(a, cs, LOG_DEBUG, "SENT CONTROL: '%s'", text);
 }
 
@@ -356,6 +398,7 @@ void acc_cs_close(struct acceptor *a, struct ctl_session *cs, uint64_t linger_ms
     }
     cs->state = CS_CLOSING;
     cs->close_at_ms = acc_now_ms(a) + linger_ms;
+    acc_cs_touch(a, cs);
     if (cs->peer && cs->is_peer_live) {
         struct msg *m = msg_new(MSG_REMOVE, cs->peer, NULL, 0);
 
@@ -378,6 +421,7 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
 {
     acc_hs_landed(a, cs);
     acc_table_unlink(a, cs);
+    cn_index_unlink(cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
     free(cs->client.username);
@@ -386,6 +430,8 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
             a->cleanups[i].on_free(a, cs);
         }
     }
+    /* last: what ran above may have touched it */
+    timer_heap_cancel(&a->sessions.timers, &cs->timer);
     free(cs);
 }
 
@@ -395,6 +441,11 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     struct ctl_session *cs = calloc(1, sizeof(*cs));
 
     if (!cs) {
+        return NULL;
+    }
+    timer_heap_entry_init(&cs->timer);
+    if (timer_heap_reserve(&a->sessions.timers, a->sessions.n_sessions + 1) != 0) {
+        free(cs);
         return NULL;
     }
     cs->remote = *from;
@@ -427,6 +478,7 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     cs->is_in_flight = true;
     a->sessions.n_in_flight++;
     acc_table_insert(a, cs);
+    acc_cs_touch(a, cs);
     return cs;
 }
 
@@ -441,14 +493,14 @@ static bool is_same_client(const struct ctl_session *cs, const struct ctl_sessio
            strcmp(cs->client.cn, o->client.cn) == 0;
 }
 
-void acc_link_closed(struct acceptor *a, uint64_t link)
+void acc_link_closed(struct acceptor *a, uint64_t link, const union udp_addr *from)
 {
-    for (size_t i = 0; i < a->sessions.table_size; i++) {
-        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
-            if (cs->link == link && !cs->is_dead && cs->state != CS_CLOSING) {
-                acc_cs_log(a, cs, LOG_INFO, "TCP connection closed: session ends");
-                acc_cs_close(a, cs, 0);
-            }
+    /* A TCP session never floats: its sessions are at the connection's address. */
+    for (struct ctl_session *cs = a->sessions.table[acc_addr_hash(from, a->sessions.table_size)];
+         cs; cs = cs->hnext) {
+        if (cs->link == link && !cs->is_dead && cs->state != CS_CLOSING) {
+            acc_cs_log(a, cs, LOG_INFO, "TCP connection closed: session ends");
+            acc_cs_close(a, cs, 0);
         }
     }
 }

@@ -321,6 +321,7 @@ static void read_tls_app_data(struct acceptor *a, struct ctl_session *cs, struct
 void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_state *ks, int ret,
                      const char *err)
 {
+    acc_cs_touch(a, cs); /* the step's output and the key state's new state */
     if (cs->state == CS_CLOSING) {
         return;
     }

@@ -97,6 +97,7 @@ void acc_token_on_success(struct acceptor *a, struct ctl_session *cs,
         acc_cs_log(a, cs, LOG_WARN, "auth-gen-token: cannot make a token; none is pushed");
     }
     cs->token.renew_ms = acc_now_ms(a) + a->checks.token.renewal_s * 1000;
+    acc_cs_touch(a, cs);
 }
 
 /* Send the renewed token on the primary key state (2.6 send_push_reply_auth_token). */
@@ -138,6 +139,17 @@ void acc_token_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms)
     if (auth_token_renew(&a->checks.token, &cs->token.at, cs->client.username, wall_now_s()) == 0) {
         send_token(a, cs);
     }
+}
+
+uint64_t acc_token_next_ms(const struct acceptor *a, const struct ctl_session *cs)
+{
+    /* the conditions of acc_token_tick that no time changes */
+    if (!a->checks.token.is_enabled ||
+        a->checks.token.renewal_s >= (uint64_t)a->cfg->timers.reneg_sec || cs->state != CS_ACTIVE ||
+        !cs->push.is_sent || !cs->client.username) {
+        return UINT64_MAX;
+    }
+    return cs->token.renew_ms;
 }
 
 int acc_token_env_add(const struct acceptor *a, const struct ctl_session *cs,

@@ -17,6 +17,7 @@ void acc_handle_gone(struct acceptor *a, struct peer *p, enum gone_reason reason
         return;
     }
     cs->is_peer_live = false;
+    acc_cs_touch(a, cs); /* a closing session is freed once its linger is over */
     if (reason == GONE_PING_TIMEOUT || reason == GONE_EXIT || reason == GONE_LINK_CLOSED) {
         acc_cs_log(a, cs, LOG_INFO, "client disconnected (%s)",
                    reason == GONE_EXIT          ? "explicit exit notify"
@@ -35,6 +36,7 @@ void acc_handle_installed(struct acceptor *a, struct peer *p)
         return;
     }
     cs->is_installed = true;
+    acc_cs_touch(a, cs);
     if (cs->client.pi.iv_proto & IV_PROTO_REQUEST_PUSH || cs->push.is_requested) {
         acc_send_push_reply(a, cs);
         acc_flush(a, cs);

@@ -35,6 +35,19 @@
  * every client exits at once and the server acknowledges them one after another. */
 #define EXIT_ACK_TIMEOUT_MS 5000
 #define EXIT_ACK_MS_PER_CLIENT 4
+/* At the end the clients of a worker send their EXITs spread evenly over this time: all in the
+ * same second, as many laptops that leave together do, not in one burst of the same
+ * millisecond (whose retransmissions would come in bursts of the same millisecond too). */
+#define EXIT_SPREAD_MS 1000
+
+/* The spread in ms: EXIT_SPREAD_MS, or OVPND_LOADGEN_EXIT_SPREAD_MS from the environment (0:
+ * every client of a thread in the same tick, a burst). */
+static uint64_t exit_spread_ms(void)
+{
+    const char *v = getenv("OVPND_LOADGEN_EXIT_SPREAD_MS");
+
+    return v && *v ? strtoull(v, NULL, 10) : EXIT_SPREAD_MS;
+}
 #define DATA_BURST_MAX 64   /* echo requests sent at most per timer run when behind */
 #define KM2_BUF_LEN 2048    /* our key-method-2 message is about 400 bytes */
 #define N_FAILURES_LOGGED 5 /* per worker, unless --verbose */
@@ -1187,7 +1200,13 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
             return;
         }
         if (loadgen_worker_phase(c->w) >= LOADGEN_PHASE_EXIT) {
-            begin_exit(c, now);
+            if (!c->w->exit_start_ms) {
+                c->w->exit_start_ms = now;
+            }
+            if (now >= c->w->exit_start_ms + exit_spread_ms() * (uint64_t)(c - c->w->clients) /
+                                                 (c->w->n_clients ? c->w->n_clients : 1)) {
+                begin_exit(c, now);
+            }
             break;
         }
         if (c->push.ping_s > 0 && now - c->last_tx_ms >= (uint64_t)c->push.ping_s * 1000u &&
@@ -1198,6 +1217,7 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
     case LOADGEN_CLIENT_EXITING:
         if (reliable_all_acked(&c->rel)) {
             c->state = LOADGEN_CLIENT_DONE;
+            c->exit_acked_ms = now;
         } else if (now - c->exit_ms >=
                    EXIT_ACK_TIMEOUT_MS + EXIT_ACK_MS_PER_CLIENT * (uint64_t)c->w->n_clients) {
             fail(c, "EXIT was not acknowledged", NULL);

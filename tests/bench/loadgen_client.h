@@ -92,6 +92,7 @@ struct loadgen_client {
     uint16_t icmp_seq;
     uint64_t data_sent_in_run; /* echo requests sent since data_start_ms (rate keeping) */
     uint64_t start_ms, connected_ms, km_done_ms, push_request_ms, exit_ms, data_start_ms;
+    uint64_t exit_acked_ms; /* when the server acknowledged its EXIT (0: not, or not sent) */
     uint64_t last_tx_ms, last_rx_ms;
     /* --retry: when the current attempt (session) started, when the next one starts
      * (RETRY_WAIT), and how many attempts failed in a row (connect-retry's backoff) */

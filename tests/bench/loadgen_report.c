@@ -181,12 +181,16 @@ static void json_client(FILE *f, const struct loadgen_client *c)
     json_string(f, ip);
     fprintf(f,
             ", \"peer_id\": %ld, \"connect_ms\": %lld, \"sent\": %llu, \"echoed\": %llu, "
-            "\"push_replies\": %llu, \"push_requests\": %llu, \"retransmits\": %llu",
+            "\"push_replies\": %llu, \"push_requests\": %llu, \"retransmits\": %llu, "
+            "\"connected_at_ms\": %lld, \"exit_at_ms\": %lld, \"exit_acked_at_ms\": %lld",
             c->push.has_peer_id ? (long)c->push.peer_id : -1L,
             c->was_connected ? (long long)(c->connected_ms - c->start_ms) : -1LL,
             (unsigned long long)c->st.sent, (unsigned long long)c->st.echoed,
             (unsigned long long)c->st.push_replies, (unsigned long long)c->st.push_requests,
-            (unsigned long long)c->st.retransmits);
+            (unsigned long long)c->st.retransmits,
+            c->was_connected ? (long long)c->connected_ms : -1LL,
+            c->exit_ms ? (long long)c->exit_ms : -1LL,
+            c->exit_acked_ms ? (long long)c->exit_acked_ms : -1LL);
     fprintf(f, ", \"echo_answers\": %llu, \"framing\": ", (unsigned long long)c->st.echo_answers);
     json_string(f, framing_name(c->push.comp));
     if (c->fail_reason) {

@@ -64,7 +64,8 @@ struct loadgen_worker {
     size_t n_started;
     size_t n_settled; /* of this worker's clients: connected, or failed before connecting */
     size_t n_open_handles;
-    bool has_loop; /* loop and tick initialised */
+    uint64_t exit_start_ms; /* when this worker's tick first saw the exit phase (0: not yet) */
+    bool has_loop;          /* loop and tick initialised */
     bool is_closing;
     char errbuf[256]; /* set when loadgen_worker_init fails */
     /* Scratch space; the loop runs one callback at a time. */
