@@ -3,7 +3,6 @@
 
 #include "proto/cursor.h"
 
-#define IPV4_UDP_HDR_LEN 28
 #define INNER_IPV4_TCP_LEN 40
 #define IPPROTO_TCP_NUM 6
 #define TCP_FLAG_SYN 0x02
@@ -13,23 +12,25 @@
 #define IPV6_HDR_LEN 40
 #define IPV6_EXTRA_HDR_LEN 20 /* an IPv6 header is this much longer than IPv4's */
 
-uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, size_t data_overhead)
+uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, const struct mss_frame *f)
 {
     long v = mssfix_value;
 
     if (v <= 0) {
         return 0;
     }
-    switch (mode) {
-    case MSS_MODE_MTU:
-        v -= IPV4_UDP_HDR_LEN + (long)data_overhead + INNER_IPV4_TCP_LEN;
-        break;
-    case MSS_MODE_PAYLOAD:
-        v -= (long)data_overhead + INNER_IPV4_TCP_LEN;
-        break;
-    case MSS_MODE_FIXED:
+    if (mode == MSS_MODE_FIXED) {
         v -= INNER_IPV4_TCP_LEN;
-        break;
+    } else {
+        v -= (long)(f->header_len + f->crypto_len);
+        if (mode == MSS_MODE_MTU) {
+            v -= (long)f->transport_len;
+        }
+        if (f->cbc_block > 0 && v > 0) {
+            v -= v % (long)f->cbc_block; /* whole blocks, one byte of them padding */
+            v -= 1;
+        }
+        v -= (long)f->payload_len + INNER_IPV4_TCP_LEN;
     }
     if (v < 64) { /* never clamp to something silly */
         v = 64;

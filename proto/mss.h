@@ -18,11 +18,28 @@ enum mss_mode {
     MSS_MODE_FIXED,
 };
 
-/* The largest MSS to allow for mssfix value mssfix_value in mode, when each data packet adds
- * data_overhead bytes (opcode/peer-id, packet id, tag, compression framing) and the outer
- * transport is IPv4/UDP. 0 means clamping is off (mssfix 0). Inner IPv4 + TCP headers without
- * options take 40 bytes. */
-uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, size_t data_overhead);
+/* What one client's data packets add around a tunnelled IP packet, in bytes (2.6 mtu.c
+ * frame_calculate_protocol_header_size and frame_calculate_payload_overhead, per client once
+ * its cipher is negotiated). */
+struct mss_frame {
+    size_t transport_len; /* outer IP and UDP or TCP headers: 28 (IPv4/UDP), 48 (IPv6/UDP),
+                           * 40 (IPv4/TCP), 60 (IPv6/TCP) */
+    size_t header_len;    /* opcode (1, P_DATA_V1) or opcode and peer-id (4, P_DATA_V2), plus
+                           * the 2-byte length of the TCP framing */
+    size_t crypto_len;    /* AEAD: packet id and tag (20); CBC: IV and HMAC */
+    size_t cbc_block;     /* CBC: the block size (the space is rounded down to whole blocks
+                           * and one byte of padding taken off); 0 for AEAD */
+    size_t payload_len;   /* inside the encryption, before the IP packet: the 1-byte framing
+                           * of the v1 compression schemes, the 4-byte fragment header, CBC's
+                           * 4-byte packet id */
+};
+
+/* The largest MSS to allow for mssfix value mssfix_value in mode for a client whose packets
+ * add what f says: mssfix minus f's headers (the outer ones only in MSS_MODE_MTU, none in
+ * MSS_MODE_FIXED) minus the inner IPv4 and TCP headers without options (40 bytes), as 2.6
+ * mss.c frame_calculate_mssfix. 0 means clamping is off (mssfix 0); never below 64 otherwise.
+ * Any thread. */
+uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, const struct mss_frame *f);
 
 /* If pkt (len bytes, an IPv4 packet, modified in place) is a TCP SYN with an MSS option above
  * max_mss, lower it to max_mss and fix the TCP checksum. Anything else, including truncated or

@@ -18,7 +18,6 @@
 #include <sys/mman.h>
 
 #include "proto/data_crypto.h"
-#include "proto/mss.h"
 #include "server/control/acceptor.h"
 #include "server/config/ccd.h"
 #include "server/hooks/updown.h"
@@ -614,13 +613,6 @@ static void set_limits(struct server *srv)
     if (!we->udp_gso) {
         log_msg(LOG_WARN, "OVPND_UDP_GSO=off: datagrams are sent one by one");
     }
-    /* Data packets add P_DATA_V2 header, packet id and AEAD tag: 4 + 4 + 16 bytes; with
-     * `fragment` the fragment header's 4 more (2.6 mtu.c frame_calculate_payload_overhead). */
-    we->mss_max = mss_max_for(cfg->net.mssfix,
-                              cfg->net.mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU
-                              : cfg->net.mssfix_mode == CONFIG_MSSFIX_FIXED ? MSS_MODE_FIXED
-                                                                            : MSS_MODE_PAYLOAD,
-                              cfg->net.fragment > 0 ? 28 : 24);
 }
 
 /* The TUN device with its addresses and routes. */

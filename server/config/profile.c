@@ -59,12 +59,13 @@ static void usage(FILE *f)
             "                     [--auth-user-pass] [--no-verify-x509-name] [--no-tls-crypt-v2]\n"
             "\n"
             "Writes an inline client profile (.ovpn) for the server that SERVER-CONFIG runs:\n"
-            "proto and port, data-ciphers, compression and the tls-auth/tls-crypt key come from\n"
-            "it, as do the ca; --cert/--key are the client's certificate and key (PEM). With\n"
-            "tls-crypt-v2 a new client key is made from the server key (METADATA: base64 user\n"
-            "data for tls-crypt-v2-verify; default the creation time) unless --tls-crypt-v2-key\n"
-            "names one; --no-tls-crypt-v2 gives the server's tls-auth/tls-crypt key instead\n"
-            "where it has both. --out FILE is written with mode 0600; default standard output.\n");
+            "proto and port, data-ciphers, compression, fragment and the tls-auth/tls-crypt key\n"
+            "come from it, as do the ca; --cert/--key are the client's certificate and key\n"
+            "(PEM). With tls-crypt-v2 a new client key is made from the server key (METADATA:\n"
+            "base64 user data for tls-crypt-v2-verify; default the creation time) unless\n"
+            "--tls-crypt-v2-key names one; --no-tls-crypt-v2 gives the server's\n"
+            "tls-auth/tls-crypt key instead where it has both. --out FILE is written with mode\n"
+            "0600; default standard output.\n");
 }
 
 static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -639,6 +640,16 @@ int profile_main(int argc, char **argv)
     }
     if (is_all_udp) {
         text_add(&t, "explicit-exit-notify 1\n");
+    }
+    /* the server's `fragment` must be the client's too: it is not pushed (2.6), and a client
+     * takes it only with UDP remotes */
+    if (cfg.net.fragment > 0 && is_all_udp) {
+        text_add(&t, "fragment %d%s\n", cfg.net.fragment, cfg.net.fragment_mtu ? " mtu" : "");
+    } else if (cfg.net.fragment > 0) {
+        fprintf(stderr,
+                "ovpnd profile: warning: the server has `fragment %d`, which the profile "
+                "cannot give a TCP remote; a UDP client needs the same line\n",
+                cfg.net.fragment);
     }
     text_add(&t, "verb 3\n");
     add_inline(&t, "ca", cfg.tls.ca.data, cfg.tls.ca.len);

@@ -14,6 +14,7 @@
 #include "proto/cursor.h"
 #include "proto/fragment.h"
 #include "proto/kdf.h"
+#include "proto/mss.h"
 #include "proto/key_method.h"
 #include "proto/occ.h"
 #include "proto/peer_info.h"
@@ -329,6 +330,42 @@ static struct fragment *new_fragment(struct acceptor *a, const struct peer *p)
     return fragment_new(WORKER_BUF_LEN, COMP_HEADROOM, COMP_TAILROOM, first_seq_id, max_payload);
 }
 
+/* `mssfix` for p, a client whose first key is installed and whose framing is chosen: the
+ * largest MSS of the TCP SYNs to and from it, for its cipher, packet header, compression
+ * framing, `fragment` and transport (2.6 computes it per client once the cipher is negotiated:
+ * ssl.c tls_session_update_crypto_params, mss.c frame_calculate_mssfix). An IPv4 client on a
+ * dual-stack socket counts as IPv4 (2.6 counts the IPv6 header for it). Control thread. */
+static uint16_t peer_mss_max(const struct acceptor *a, const struct peer *p)
+{
+    const struct config_net *net = &a->cfg->net;
+    const struct data_key *k = &p->key_store[0];
+    bool is_cbc = data_cipher_is_cbc(k->cipher);
+    bool is_tcp = p->link != 0;
+    bool is_v6 =
+        p->remote.sa.sa_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&p->remote.in6.sin6_addr);
+    enum comp_framing fr = p->comp.framing;
+    struct mss_frame f = {
+        .transport_len = (is_v6 ? 40 : 20) + (is_tcp ? 20 : 8),
+        .header_len = (p->use_data_v2 ? DATA_V2_HEADER_LEN : DATA_V1_HEADER_LEN) + (is_tcp ? 2 : 0),
+        .crypto_len = is_cbc ? DATA_CBC_IV_LEN + data_digest_len(k->digest) : DATA_AEAD_OVERHEAD,
+        .cbc_block = is_cbc ? DATA_CBC_BLOCK_LEN : 0,
+        /* the v1 schemes' framing byte (2.6 counts it for lz4, stub and lzo, whose "comp-lzo
+         * no" is a stub too); the v2 ones add nothing to most packets */
+        .payload_len = (fr == COMP_FRAMING_LZO_STUB || fr == COMP_FRAMING_STUB ||
+                                fr == COMP_FRAMING_LZO || fr == COMP_FRAMING_LZ4
+                            ? 1
+                            : 0) +
+                       (net->fragment > 0 && !is_tcp ? FRAGMENT_HEADER_LEN : 0) +
+                       (is_cbc ? DATA_PACKET_ID_LEN : 0),
+    };
+
+    return mss_max_for(net->mssfix,
+                       net->mssfix_mode == CONFIG_MSSFIX_MTU     ? MSS_MODE_MTU
+                       : net->mssfix_mode == CONFIG_MSSFIX_FIXED ? MSS_MODE_FIXED
+                                                                 : MSS_MODE_PAYLOAD,
+                       &f);
+}
+
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                         const struct key_method2 *client, const struct key_method2 *sent)
 {
@@ -353,6 +390,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
      * and none configured here, a stub is pushed (2.6 "compress migrate"). */
     comp_choose(&a->cfg->net.comp, &cs->client.pi, occ_options_has_comp(client->options),
                 pushed_comp_option(a, cs), &p->comp, &cs->push.comp);
+    p->mss_max = peer_mss_max(a, p);
     if (a->cfg->net.fragment > 0 && p->link == 0 && !p->frag) {
         p->frag = new_fragment(a, p);
         if (!p->frag) {

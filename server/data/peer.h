@@ -63,6 +63,10 @@ struct peer {
     /* `fragment N` (UDP clients only, else NULL): allocated by the acceptor before MSG_INSTALL
      * (its reassembly buffers, proto/fragment.h), then the worker's; freed with the peer */
     struct fragment *frag;
+    /* `mssfix`: the MSS of TCP SYNs to and from this client is clamped to this (0 = off), for
+     * its cipher, packet header, compression framing and transport (proto/mss.h). Set by the
+     * acceptor before MSG_INSTALL. */
+    uint16_t mss_max;
     /* keepalive as pushed to this client at its connect (a reload changes it only for clients
      * that connect later): the server pings after ping_s idle and drops the client after
      * ping_restart_s silent; 0 = off. Set by the acceptor before MSG_INSTALL. */

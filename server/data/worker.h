@@ -57,7 +57,6 @@ struct worker_env {
     unsigned moderation_us;       /* polling period under load (OVPND_MODERATION_US), 0 off */
     unsigned moderation_bulk_len; /* bytes: shorter datagrams never start polling
                                    * (OVPND_MODERATION_BULK_LEN, moderation.h) */
-    uint16_t mss_max;             /* --mssfix: clamp the MSS of TCP SYNs to this (0 = off) */
     bool block_ipv6;              /* block-ipv6: IPv6 towards clients gets ICMPv6 no route (2.6) */
     uint8_t block_ipv6_src[16];   /* the source of those answers: the tunnel's IPv6 remote */
     const union udp_addr *port_share; /* port-share server, or NULL (worker_proxy.c) */

@@ -65,6 +65,13 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         return;
     }
     wk_touch_last_ref(w, p, len);
+    /* clamped with the sender's limit before it is routed, client-to-client too (2.6
+     * forward.c, process_incoming_link_part2) */
+    if (family == 4) {
+        mss_clamp_ipv4(plain, len, p->mss_max);
+    } else {
+        mss_clamp_ipv6(plain, len, p->mss_max);
+    }
     if (w->env->cfg->net.client_to_client && !wk_is_multicast(family, dst)) {
         to = wk_route_lookup(w, family, dst);
         if (worker_decide_c2c(true, false, to, p->peer_id)) {
@@ -72,11 +79,6 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
             wk_deliver(w, to, pkt, family, true);
             return;
         }
-    }
-    if (family == 4) {
-        mss_clamp_ipv4(plain, len, w->env->mss_max);
-    } else {
-        mss_clamp_ipv6(plain, len, w->env->mss_max);
     }
     if (w->has_vnet_hdr) {
         tcp_gro_add(&w->gro, plain, len); /* written by wk_tun_write_offload, at the latest when

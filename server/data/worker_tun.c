@@ -98,9 +98,9 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
         break;
     }
     if (family == 4) {
-        mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, env->mss_max);
+        mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, p->mss_max);
     } else {
-        mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, env->mss_max);
+        mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, p->mss_max);
     }
     wk_touch_last_ref(w, p, pkt->len);
     wk_send_to_peer(w, p, pkt);

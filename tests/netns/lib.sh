@@ -654,6 +654,27 @@ assert_ping() {
     ovt_log "$6: $3 pings to $2, $loss% loss"
 }
 
+# loadgen_find: sets LOADGEN to the load generator built beside $OVPND (or $OVPND_LOADGEN); the
+# test fails when there is none.
+loadgen_find() {
+    LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
+    [ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+}
+
+# loadgen_args PKI CLIENT: sets the array lg_args to the load generator's options for the server
+# of netns_setup, with CLIENT's certificate and key from PKI (pki_make) and the key that
+# OVT_WRAP wraps the control channel with. Skips the test for any other OVT_WRAP than tls-crypt
+# or tls-auth: the generator speaks no other.
+loadgen_args() {
+    lg_args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$1/ca.crt" --cert "$1/$2.crt"
+        --key "$1/$2.key")
+    case "$OVT_WRAP" in
+    tls-crypt) lg_args+=(--tls-crypt "$1/ta.key") ;;
+    tls-auth) lg_args+=(--tls-auth "$1/tls-auth.key" --key-direction 1) ;;
+    *) ovt_skip "the load generator needs tls-crypt or tls-auth, not OVT_WRAP=$OVT_WRAP" ;;
+    esac
+}
+
 # tcp_transfer WHAT RECV_NS RECV_ADDR SEND_NS SRC DST PORT [TIMEOUT_S]: send file SRC over TCP
 # from namespace SEND_NS to RECV_ADDR:PORT, where a receiver in RECV_NS writes it to DST
 # (tcpxfer.py); fails unless both ends finish within TIMEOUT_S (default 100) and DST's sha256 is

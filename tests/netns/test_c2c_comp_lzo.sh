@@ -12,8 +12,7 @@ set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 ovt_init c2c_comp_lzo
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || ovt_skip "no load generator at $LOADGEN"
+loadgen_find
 
 netns_setup 2
 pki_make "$OVT_DIR"

@@ -15,8 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init churn_memory
 
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+loadgen_find
 [ "$OVT_WRAP" = tls-crypt ] || ovt_skip "the test runs with tls-crypt only"
 ROUNDS=4
 CLIENTS=200

@@ -16,8 +16,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init connect_freq
 
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+loadgen_find
 [ "$OVT_WRAP" = tls-crypt ] || ovt_skip "written for tls-crypt, not OVT_WRAP=$OVT_WRAP"
 
 netns_setup 2

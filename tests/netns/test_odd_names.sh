@@ -121,15 +121,8 @@ fi
 # The stock client drops control characters from its auth-user-pass file; the load generator
 # sends them as they are: a TAB in the username, a newline in the password (which would be a
 # third line in the script's via-file file).
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
-lg_args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client4.crt"
-    --key "$pki/client4.key")
-case "$OVT_WRAP" in
-tls-crypt) lg_args+=(--tls-crypt "$pki/ta.key") ;;
-tls-auth) lg_args+=(--tls-auth "$pki/tls-auth.key" --key-direction 1) ;;
-*) ovt_skip "the load generator needs tls-crypt or tls-auth, not OVT_WRAP=$OVT_WRAP" ;;
-esac
+loadgen_find
+loadgen_args "$pki" client4
 ovt_spawn "$(client_ns 4)" "$dir/loadgen.log" "$LOADGEN" "${lg_args[@]}" --clients 1 --rate 0 --duration 4 --username $'lg\tuser' --password $'pw\nnext'
 lg=$OVT_LAST_PID
 lg_listed() {

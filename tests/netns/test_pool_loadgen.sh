@@ -10,8 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init pool_loadgen
 
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+loadgen_find
 [ "$OVPN_SERVER_IMPL" = ovpnd ] || ovt_skip "checks ovpnd's log lines"
 
 netns_setup 1
@@ -28,13 +27,7 @@ server_log_grep "ifconfig-pool-persist does not work with duplicate-cn" ||
     fail "the server did not say that duplicate-cn turns ifconfig-pool-persist off"
 
 pki=$OVT_DIR/pki
-lg_args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt"
-    --key "$pki/client1.key")
-case "$OVT_WRAP" in
-tls-crypt) lg_args+=(--tls-crypt "$pki/ta.key") ;;
-tls-auth) lg_args+=(--tls-auth "$pki/tls-auth.key" --key-direction 1) ;;
-*) ovt_skip "the load generator needs tls-crypt or tls-auth, not OVT_WRAP=$OVT_WRAP" ;;
-esac
+loadgen_args "$pki" client1
 
 # Virtual addresses of the version-1 status file's routing table.
 routing_addrs() {

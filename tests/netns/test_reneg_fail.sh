@@ -17,8 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init reneg_fail
 command -v tcpdump >/dev/null || ovt_skip "tcpdump not installed (run scripts/install-deps.sh)"
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+loadgen_find
 case "$OVT_WRAP" in
 tls-crypt | tls-auth) ;;
 *) ovt_skip "the load generator needs tls-crypt or tls-auth, not OVT_WRAP=$OVT_WRAP" ;;
@@ -42,12 +41,7 @@ reneg_s=4
 hand_s=5
 server_conf_write "$dir" "reneg-sec $reneg_s" "hand-window $hand_s"
 server_start "$dir"
-lg_args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt"
-    --key "$pki/client1.key")
-case "$OVT_WRAP" in
-tls-crypt) lg_args+=(--tls-crypt "$pki/ta.key") ;;
-tls-auth) lg_args+=(--tls-auth "$pki/tls-auth.key" --key-direction 1) ;;
-esac
+loadgen_args "$pki" client1
 ovt_spawn "$ns" "$dir/loadgen.log" "$LOADGEN" "${lg_args[@]}" --clients 1 --rate 0 \
     --duration 14 --data-rate 5 --json "$dir/loadgen.json"
 lg=$OVT_LAST_PID

@@ -15,8 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init steering
 [ "$OVPN_SERVER_IMPL" = ovpnd ] || ovt_skip "workers and steering are ovpnd's own"
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || ovt_skip "no load generator at $LOADGEN"
+loadgen_find
 
 netns_setup 1
 pki_make "$OVT_DIR"

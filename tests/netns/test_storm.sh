@@ -25,8 +25,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ovt_init storm
 
-LOADGEN=${OVPND_LOADGEN:-$(dirname "$OVPND")/ovpnd-loadgen}
-[ -x "$LOADGEN" ] || fail "load generator not found at $LOADGEN (build it, or set OVPND_LOADGEN)"
+loadgen_find
 
 STORM_N=${STORM_N:-1000}
 STORM_LIMIT_S=${STORM_LIMIT_S:-60}
@@ -58,13 +57,7 @@ server_start "$OVT_DIR"
 srv_pid=$(server_process_pid) || fail "cannot find the $OVPN_SERVER_IMPL process in $NS_SRV"
 
 pki=$OVT_DIR/pki
-lg_args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt" --cert "$pki/client1.crt"
-    --key "$pki/client1.key")
-case "$OVT_WRAP" in
-tls-crypt) lg_args+=(--tls-crypt "$pki/ta.key") ;;
-tls-auth) lg_args+=(--tls-auth "$pki/tls-auth.key" --key-direction 1) ;;
-*) ovt_skip "the load generator needs tls-crypt or tls-auth, not OVT_WRAP=$OVT_WRAP" ;;
-esac
+loadgen_args "$pki" client1
 
 ovt_log "$STORM_N clients at once with --retry, hand-window $STORM_HAND_WINDOW s ($(cat /proc/loadavg))"
 rc=0

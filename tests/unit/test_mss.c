@@ -165,15 +165,51 @@ static void clamps_ipv6_syn(void **state)
     assert_int_equal(mss_clamp_ipv6(p, 50, 1000), 0); /* truncated TCP header */
 }
 
+/* A client's frame as 2.6 counts it (mtu.c): AES-GCM, P_DATA_V2, UDP over IPv4. */
+static struct mss_frame gcm_udp4(void)
+{
+    struct mss_frame f = {.transport_len = 28, .header_len = 4, .crypto_len = 20};
+
+    return f;
+}
+
 static void limits_match_openvpn(void **state)
 {
+    struct mss_frame f = gcm_udp4();
+
     (void)state;
     /* 2.6 default mssfix 1492 (mtu) with AES-GCM and P_DATA_V2 (4 + 4 + 16 bytes): the stock
      * client logs "mss_fix:1400". */
-    assert_int_equal(mss_max_for(1492, MSS_MODE_MTU, 24), 1400);
-    assert_int_equal(mss_max_for(1450, MSS_MODE_PAYLOAD, 24), 1386);
-    assert_int_equal(mss_max_for(1300, MSS_MODE_FIXED, 24), 1260);
-    assert_int_equal(mss_max_for(0, MSS_MODE_MTU, 24), 0);
+    assert_int_equal(mss_max_for(1492, MSS_MODE_MTU, &f), 1400);
+    assert_int_equal(mss_max_for(1450, MSS_MODE_PAYLOAD, &f), 1386);
+    assert_int_equal(mss_max_for(1300, MSS_MODE_FIXED, &f), 1260);
+    assert_int_equal(mss_max_for(0, MSS_MODE_MTU, &f), 0);
+    /* over IPv6: 20 bytes more of outer header */
+    f.transport_len = 48;
+    assert_int_equal(mss_max_for(1492, MSS_MODE_MTU, &f), 1380);
+    assert_int_equal(mss_max_for(1450, MSS_MODE_PAYLOAD, &f), 1386); /* outer not counted */
+    /* over TCP/IPv4: the TCP header and the 2-byte packet length */
+    f = gcm_udp4();
+    f.transport_len = 40;
+    f.header_len = 6;
+    assert_int_equal(mss_max_for(1492, MSS_MODE_MTU, &f), 1386);
+    /* an old client without peer-id (P_DATA_V1: 1 byte), and `compress lz4` (1 byte) */
+    f = gcm_udp4();
+    f.header_len = 1;
+    f.payload_len = 1;
+    assert_int_equal(mss_max_for(1492, MSS_MODE_MTU, &f), 1402);
+    /* AES-256-CBC with SHA256: IV 16 + HMAC 32 outside, the packet id inside; 1492 - 28 - 4 -
+     * 48 = 1412, whole blocks 1408, one byte of padding 1407, minus 4 and 40 */
+    f = gcm_udp4();
+    f.crypto_len = 48;
+    f.cbc_block = 16;
+    f.payload_len = 4;
+    assert_int_equal(mss_max_for(1492, MSS_MODE_MTU, &f), 1363);
+    /* `fragment` adds its 4-byte header inside */
+    f = gcm_udp4();
+    f.payload_len = 4;
+    assert_int_equal(mss_max_for(1492, MSS_MODE_MTU, &f), 1396);
+    assert_int_equal(mss_max_for(100, MSS_MODE_MTU, &f), 64); /* never silly */
 }
 
 int main(void)

@@ -130,7 +130,8 @@ static void test_tls_auth_two_sockets(void **state)
 }
 
 /* key-direction 1 on the server: 0 on the client; none: no key-direction line. A port and
- * protocol on --remote make exactly that line. */
+ * protocol on --remote make exactly that line. The server's `fragment` goes into a UDP
+ * profile. */
 static void test_key_direction(void **state)
 {
     (void)state;
@@ -141,8 +142,9 @@ static void test_key_direction(void **state)
     assert_null(strstr(text, " udp\n"));
     assert_null(strstr(text, "\nauth SHA")); /* SHA1 is the default on both sides */
     teardown(NULL);
-    write_conf("tls-auth " DATA_DIR "/ta.key");
+    write_conf("tls-auth " DATA_DIR "/ta.key\nfragment 1300 mtu");
     assert_int_equal(run("--remote", "198.18.0.1", NULL), 0);
+    assert_true(has_line("fragment 1300 mtu")); /* not pushed: the client needs the line */
     assert_null(strstr(text, "key-direction"));
     assert_true(has_line("remote 198.18.0.1 1194 udp"));
     assert_true(has_line("explicit-exit-notify 1"));
