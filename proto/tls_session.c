@@ -744,6 +744,10 @@ void tls_session_clear(struct tls_session *s)
     if (!s->conf) {
         return;
     }
+    /* An idle, established session (one that ends after its EXIT, say): wipe only what records
+     * reached, as tls_session_release_buffers does, not both buffers whole as mbedtls_ssl_free
+     * would, faulting in pages nothing touched just before they are unmapped. */
+    tls_session_release_buffers(s);
     mbedtls_ssl_free(&s->ssl);
     bytes_free(&s->in);
     bytes_free(&s->out);
