@@ -18,6 +18,7 @@
 #include "proto/client_name.h"
 #include "proto/errors.h"
 #include "proto/kdf.h"
+#include "proto/ecdh_libcrypto.h"
 #include "proto/pk_libcrypto.h"
 
 #define TLS_BYTES_MAX (256u * 1024u)
@@ -344,6 +345,7 @@ static int conf_common(struct tls_server_conf *c, int endpoint, const uint8_t *c
     mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
     tls_groups_default(c->groups, sizeof(c->groups) / sizeof(c->groups[0]));
     mbedtls_ssl_conf_curves(&c->conf, c->groups);
+    c->is_ecdh_libcrypto = ecdh_libcrypto_is_live();
     ret = mbedtls_ssl_conf_own_cert(&c->conf, &c->cert, &c->key);
     if (ret) {
         set_err(errbuf, errbuf_len, "cert/key", ret);

@@ -53,6 +53,7 @@ struct tls_server_conf {
                                    * verify_hash_len bytes each (20 or 32); owned, NULL when
                                    * none (tls_server_conf_set_verify_hashes) */
     size_t n_verify_hashes, verify_hash_len;
+    bool is_ecdh_libcrypto; /* X25519 runs in libcrypto (proto/ecdh_libcrypto.h) */
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it

@@ -87,6 +87,7 @@ struct acceptor_control_facts {
     bool is_wrapped;  /* tls-auth or tls-crypt is on */
     uint32_t wrap_id; /* the packet_id of its wrapping (with is_wrapped) */
     bool is_stopping; /* the server is shutting down */
+    bool is_draining; /* ovpnd-drain on: no new sessions, the existing ones go on */
     /* tls-crypt-v2: the packet carried a WKc that authenticated with the server key (only
      * then may a P_CONTROL_HARD_RESET_CLIENT_V3 or P_CONTROL_WKC_V1 start anything), and its
      * wrap packet_id announced early negotiation (a 2.6 client: it sends the WKc again) */
@@ -113,6 +114,8 @@ enum acceptor_control {
     ACCEPTOR_CONTROL_CHECK_COOKIE,     /* check the echoed cookie, set facts.cookie, ask again */
     ACCEPTOR_CONTROL_DROP_COOKIE,      /* the echoed session id is not our cookie */
     ACCEPTOR_CONTROL_DROP_MAX_CLIENTS, /* max-clients reached; silent, like 2.6 */
+    ACCEPTOR_CONTROL_DROP_DRAINING,    /* draining: a new session is not answered, so that the
+                                        * client's server-poll-timeout moves it on */
     ACCEPTOR_CONTROL_CREATE,           /* step 3 of the stateless handshake (protocol section
                                         * 3.5): create the session if connect-freq allows */
 };
@@ -144,6 +147,9 @@ static inline enum acceptor_control acceptor_decide_control(const struct accepto
         if (f->is_stopping) {
             return ACCEPTOR_CONTROL_IGNORE;
         }
+        if (f->is_draining) {
+            return ACCEPTOR_CONTROL_DROP_DRAINING;
+        }
         if (pkt->key_id != 0 || pkt->acks.n_acks != 0 || pkt->message_id != 0 ||
             pkt->payload_len != 0) {
             return ACCEPTOR_CONTROL_DROP_BAD_RESET;
@@ -169,6 +175,9 @@ static inline enum acceptor_control acceptor_decide_control(const struct accepto
     }
     if (f->is_stopping) {
         return ACCEPTOR_CONTROL_IGNORE;
+    }
+    if (f->is_draining) { /* answered just before draining began: not created either */
+        return ACCEPTOR_CONTROL_DROP_DRAINING;
     }
     /* Like 2.6 ("new incoming connection would exceed maximum number of clients"): say nothing
      * to the client, which keeps retrying until a place is free. */

@@ -224,6 +224,7 @@ struct acceptor_stats {
         drop_v2_refused, /* tls-crypt-v2-verify refused the client key */
         drop_handover,   /* P_DATA_V2 or V1 for a worker that is ACCEPTOR_POOL_MSGS behind */
         drop_busy,       /* hard resets left unanswered: the handshakes in flight at the bound */
+        drop_draining,   /* new sessions not answered while draining (ovpnd-drain on) */
         drop_too_late,   /* handshakes dropped before a TLS step that would end past the
                           * client's hand-window (admission_decide_too_late) */
         tls_started,     /* first TLS handshakes that got TLS work (their first step) */
@@ -336,6 +337,7 @@ struct acceptor {
     size_t n_clients_notified; /* the client count that STATUS= said last */
     uint64_t next_watchdog_ms; /* the next WATCHDOG=1 */
     bool is_stopping;
+    bool is_draining;         /* ovpnd-drain on (mgmt_ctl.c): no new sessions; /health says 503 */
     bool are_workers_stopped; /* set by acceptor_free: post nothing to workers any more */
     uint8_t rx_buf[CTL_BUF_LEN];
     uint8_t plain_buf[CTL_BUF_LEN];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "server/ops/metrics.h"
+#include "server/ops/mgmt.h"
 #include "server/ops/notify.h"
 
 #include "server/control/acceptor_internal.h"
@@ -33,12 +34,15 @@ static void op_snapshot(void *ctx, bool with_clients, struct metrics_snapshot *s
         {"tls_crypt_v2_verify", s->drop_v2_refused},
         {"handshakes_in_flight", s->drop_busy},
         {"handshake_too_late", s->drop_too_late},
+        {"draining", s->drop_draining},
     };
     _Static_assert(sizeof(drops) / sizeof(drops[0]) <= METRICS_CONTROL_DROPS_MAX,
                    "room for the control drops");
 
     snap->n_clients = a->sessions.n_clients;
     snap->n_sessions = a->sessions.n_sessions;
+    snap->is_ready = !a->is_stopping && !mgmt_is_held(a->mgmt);
+    snap->is_draining = a->is_draining;
     snap->control = a->mx;
     memcpy(snap->control_drops, drops, sizeof(drops));
     snap->n_control_drops = sizeof(drops) / sizeof(drops[0]);

@@ -198,6 +198,21 @@ static bool op_client_pending_auth(void *ctx, unsigned long cid, unsigned kid, c
     return ks && acc_auth_pending(a, cs, ks, extra, timeout_s);
 }
 
+static bool op_drain(void *ctx, int set, uint64_t *n_clients)
+{
+    struct acceptor *a = ctx;
+
+    if (set >= 0 && a->is_draining != (set > 0)) {
+        a->is_draining = set > 0;
+        log_msg(LOG_INFO,
+                a->is_draining ? "draining: new clients are not answered, %zu connected stay"
+                               : "draining ended: new clients are answered again (%zu connected)",
+                a->sessions.n_clients);
+    }
+    *n_clients = a->sessions.n_clients;
+    return a->is_draining;
+}
+
 static void op_hold_release(void *ctx)
 {
     struct acceptor *a = ctx;
@@ -216,6 +231,7 @@ int acc_mgmt_init(struct acceptor *a, char *errbuf, size_t errbuf_len)
         .kill_cid = op_kill_cid,
         .each_client = op_each_client,
         .hold_release = op_hold_release,
+        .drain = op_drain,
         .client_auth = op_client_auth,
         .client_pending_auth = op_client_pending_auth,
     };

@@ -134,6 +134,7 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint6
     facts.is_early_neg = tls_crypt_v2_is_early_neg(wrap_id);
     facts.wrap_id = wrap_id;
     facts.is_stopping = a->is_stopping;
+    facts.is_draining = a->is_draining;
     facts.has_session_at_addr = acc_table_find(a, from, link) != NULL;
     facts.n_sessions = a->sessions.n_sessions;
     facts.max_clients = (size_t)a->cfg->clients.max_clients;
@@ -196,6 +197,11 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint6
         return;
     case ACCEPTOR_CONTROL_DROP_COOKIE:
         acc_drop_pkt(a, &a->stats.drop_cookie, from, "session id cookie did not verify");
+        return;
+    case ACCEPTOR_CONTROL_DROP_DRAINING:
+        /* Silent, as for max-clients: the client's server-poll-timeout (or hand-window) sends
+         * it to its next remote, and an edge that withdrew this node sends it elsewhere. */
+        acc_drop_pkt(a, &a->stats.drop_draining, from, "draining: new connection not answered");
         return;
     case ACCEPTOR_CONTROL_DROP_MAX_CLIENTS:
         /* Like 2.6: say nothing, the client retries until a place is free. */

@@ -49,6 +49,7 @@ struct metrics {
  * the MSG_CALL until it has run or been discarded; the last to let go frees it. */
 struct snapshot_req {
     struct metrics *m;
+    bool with_clients; /* per-client rows wanted (a scrape with metrics-per-client) */
     int n_refs;
     bool is_done, is_ok;
     struct metrics_snapshot snap;
@@ -268,6 +269,10 @@ static void render_control(FILE *out, const struct metrics_snapshot *s)
     family(out, "ovpnd_control_sessions", "gauge",
            "Sessions of the control channel: connected clients and negotiations under way.");
     fprintf(out, "ovpnd_control_sessions %" PRIu64 "\n", s->n_sessions);
+    family(out, "ovpnd_draining", "gauge",
+           "1 while the server drains (ovpnd-drain on): connected clients stay, new ones are not "
+           "answered.");
+    fprintf(out, "ovpnd_draining %d\n", s->is_draining ? 1 : 0);
     family(out, "ovpnd_handshakes_total", "counter",
            "First negotiations of a session, by result: ok (connected), tls_error, timeout "
            "(hand-window), refused (after TLS: authentication, max-clients, addresses).");
@@ -371,7 +376,7 @@ static void req_run(void *arg)
     struct snapshot_req *r = arg;
     struct metrics *m = r->m;
 
-    m->ops.snapshot(m->ops.ctx, m->is_per_client, &r->snap);
+    m->ops.snapshot(m->ops.ctx, r->with_clients, &r->snap);
     pthread_mutex_lock(&m->lock);
     r->is_done = r->is_ok = true;
     pthread_cond_broadcast(&m->cond);
@@ -392,8 +397,23 @@ static void req_discard(void *arg)
     pthread_mutex_unlock(&m->lock);
 }
 
-/* The exposition text (malloc'd, *len bytes) or NULL with *status the HTTP error to answer. */
-static char *scrape(struct metrics *m, size_t *len, unsigned *status)
+unsigned metrics_health(const struct metrics_snapshot *snap, const char **text)
+{
+    if (!snap->is_ready) {
+        *text = "not ready\n";
+        return METRICS_HTTP_UNAVAILABLE;
+    }
+    if (snap->is_draining) {
+        *text = "draining\n";
+        return METRICS_HTTP_UNAVAILABLE;
+    }
+    *text = "serving\n";
+    return METRICS_HTTP_OK;
+}
+
+/* The exposition text, or with is_health the /health body (malloc'd, *len bytes; *status
+ * METRICS_HTTP_OK or metrics_health()'s), or NULL with *status the HTTP error to answer. */
+static char *scrape(struct metrics *m, bool is_health, size_t *len, unsigned *status)
 {
     struct snapshot_req *r = calloc(1, sizeof(*r));
     struct msg *msg = r ? msg_call_new(req_run, req_discard, r) : NULL;
@@ -408,6 +428,7 @@ static char *scrape(struct metrics *m, size_t *len, unsigned *status)
         return NULL;
     }
     r->m = m;
+    r->with_clients = m->is_per_client && !is_health;
     r->n_refs = 2;
     mailbox_post(m->mb, m->owner, msg);
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -430,13 +451,22 @@ static char *scrape(struct metrics *m, size_t *len, unsigned *status)
         return NULL;
     }
     pthread_mutex_unlock(&m->lock); /* done: the control thread no longer touches r->snap */
-    out = open_memstream(&text, len);
-    if (out) {
+    if (is_health) {
+        const char *body;
+
+        *status = metrics_health(&r->snap, &body);
+        text = strdup(body);
+        *len = strlen(body);
+    } else if ((out = open_memstream(&text, len)) != NULL) {
+        *status = MHD_HTTP_OK;
         err = metrics_render(out, &r->snap, m->ws, m->n_workers, m->is_per_client, m->start_time);
         if (fclose(out) != 0 || err) {
             free(text);
             text = NULL;
         }
+    }
+    if (!text) {
+        *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
     pthread_mutex_lock(&m->lock);
     req_release_locked(r);
@@ -522,7 +552,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     (void)upload_data;
     (void)upload_data_size;
     (void)state;
-    if (strcmp(url, "/metrics") != 0) {
+    bool is_health = strcmp(url, "/health") == 0;
+
+    if (strcmp(url, "/metrics") != 0 && !is_health) {
         log_request(m, conn, method, url, MHD_HTTP_NOT_FOUND);
         return answer(conn, MHD_HTTP_NOT_FOUND, NULL, 0, false);
     }
@@ -530,12 +562,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         log_request(m, conn, method, url, MHD_HTTP_METHOD_NOT_ALLOWED);
         return answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, 0, false);
     }
-    text = scrape(m, &len, &status);
+    text = scrape(m, is_health, &len, &status);
     if (!text) {
         log_request(m, conn, method, url, status);
         return answer(conn, status, NULL, 0, false);
     }
-    return answer(conn, MHD_HTTP_OK, text, len, true);
+    return answer(conn, status, text, len, !is_health);
 }
 
 /* libmicrohttpd's own messages (a malformed request, a refused connection), rate-limited: a

@@ -12,7 +12,10 @@
  *     the mailbox), so they are read on the thread that owns them. A control thread that does not
  *     answer within METRICS_SNAPSHOT_WAIT_MS makes the scrape fail with 503.
  *
- * Only GET (and HEAD) of /metrics is served; any other path is 404, any other method 405. The
+ * GET (and HEAD) of /metrics and of /health are served; any other path is 404, any other method
+ * 405. /health answers for an edge's health check (metrics_health()): 200 while the server takes
+ * new clients, 503 while it drains (`ovpnd-drain on`) or is not serving yet (management-hold), or
+ * when the control thread does not answer, as a scrape. The
  * listener binds the configured address only. libmicrohttpd bounds what a client can take:
  * METRICS_MAX_CONNECTIONS connections (METRICS_MAX_PER_IP from one address), each closed after
  * METRICS_IDLE_TIMEOUT_S idle seconds, with METRICS_CONN_MEMORY bytes for its request.
@@ -99,6 +102,8 @@ struct metrics_drop {
 struct metrics_snapshot {
     uint64_t n_clients;  /* clients connected (the status file's rows) */
     uint64_t n_sessions; /* sessions of the control thread, clients and handshakes */
+    bool is_ready;       /* serving: start-up is not held by management-hold, not stopping */
+    bool is_draining;    /* ovpnd-drain on: new clients are not answered */
     struct metrics_control control;
     struct metrics_drop control_drops[METRICS_CONTROL_DROPS_MAX];
     size_t n_control_drops;
@@ -123,6 +128,14 @@ struct metrics_ops {
 int metrics_render(FILE *out, const struct metrics_snapshot *snap,
                    const struct worker_stats *const *ws, int n_workers, bool per_client,
                    time_t start_time);
+
+#define METRICS_HTTP_OK 200
+#define METRICS_HTTP_UNAVAILABLE 503
+
+/* The /health answer for snap: METRICS_HTTP_OK ("serving") while the server takes new clients,
+ * METRICS_HTTP_UNAVAILABLE ("draining" or "not ready") otherwise; *text is set to a static body
+ * of one line. Any thread. */
+unsigned metrics_health(const struct metrics_snapshot *snap, const char **text);
 
 /* Start the endpoint of cfg->metrics (which must be set): binds HOST:PORT now (call before
  * privileges are dropped) and starts libmicrohttpd's thread. Scrapes post a MSG_CALL to box

@@ -57,6 +57,10 @@ struct mgmt_ops {
      * NULL) for key kid of client cid. Whether it counted (2.6 tls_authenticate_key). */
     bool (*client_auth)(void *ctx, unsigned long cid, unsigned kid, bool is_auth,
                         const char *reason, const char *client_reason, const char *config);
+    /* ovpnd-drain (ovpnd's own command): set draining to 1 (new clients are not answered, the
+     * connected ones stay) or 0 (serve again), or -1 to leave it; returns whether the server
+     * drains now and the clients connected in *n_clients. */
+    bool (*drain)(void *ctx, int set, uint64_t *n_clients);
     /* client-pending-auth CID KID EXTRA TIMEOUT (seconds). Whether it was sent. */
     bool (*client_pending_auth)(void *ctx, unsigned long cid, unsigned kid, const char *extra,
                                 unsigned timeout_s);

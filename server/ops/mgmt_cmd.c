@@ -91,6 +91,8 @@ static const char *const help_lines[] = {
     "                         + show last N lines or 'all' for entire history.",
     "mute [n]               : Set log mute level to n, or show level if n is absent.",
     "nclients               : Show the number of connected clients.",
+    "ovpnd-drain [on|off]   : Show or set draining: new clients are not answered,",
+    "                         connected ones stay (ovpnd's own; /health says 503).",
     "pid                    : Show process ID of the current OpenVPN process.",
     "signal s               : Send signal s to daemon,",
     "                         s = SIGHUP|SIGTERM|SIGUSR1|SIGUSR2.",
@@ -481,6 +483,26 @@ static void unsupported(struct mgmt_client *c, const char *name)
     mgmt_reply(c, "ERROR: The '%s' command is not supported by the current daemon mode", name);
 }
 
+/* ovpnd-drain [on|off]: ovpnd's own command, named so that no openvpn command can clash. */
+static void cmd_drain(struct mgmt_client *c, const char *parm)
+{
+    struct mgmt *m = c->m;
+    uint64_t n = 0;
+    int set = -1;
+    bool is_draining;
+
+    if (parm && strcmp(parm, "on") == 0) {
+        set = 1;
+    } else if (parm && strcmp(parm, "off") == 0) {
+        set = 0;
+    } else if (parm) {
+        mgmt_reply(c, "ERROR: ovpnd-drain takes on, off or nothing");
+        return;
+    }
+    is_draining = m->ops.drain(m->ops.ctx, set, &n);
+    mgmt_reply(c, "SUCCESS: draining=%s nclients=%" PRIu64, is_draining ? "on" : "off", n);
+}
+
 static void dispatch(struct mgmt_client *c, char **p)
 {
     struct mgmt *m = c->m;
@@ -561,6 +583,8 @@ static void dispatch(struct mgmt_client *c, char **p)
         if (need(c, p, 4, false)) {
             cmd_client_pending_auth(c, p);
         }
+    } else if (strcmp(cmd, "ovpnd-drain") == 0) {
+        cmd_drain(c, p[1]);
     } else if (strcmp(cmd, "push-update-broad") == 0 || strcmp(cmd, "push-update-cid") == 0) {
         /* openvpn 2.7's; a stock 2.6 client does not read PUSH_UPDATE messages */
         mgmt_reply(c, "ERROR: %s is not supported: openvpn 2.6 clients do not take PUSH_UPDATE",

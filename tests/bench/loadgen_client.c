@@ -581,11 +581,13 @@ static void connect_data(struct loadgen_client *c, uint64_t now)
     c->tun_addr = c->push.ifconfig_local;
     c->gateway = loadgen_push_gateway(&c->push);
     c->state = LOADGEN_CLIENT_CONNECTED;
-    c->was_connected = true;
     c->connected_ms = now;
     c->last_rx_ms = now;
     c->last_tx_ms = now;
-    loadgen_worker_settled(c->w, true, now);
+    if (!c->was_connected) { /* a --reconnect settled at its first connect */
+        c->was_connected = true;
+        loadgen_worker_settled(c->w, true, now);
+    }
     start_data(c, now);
 }
 
@@ -1175,6 +1177,12 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now)
     case LOADGEN_CLIENT_CONNECTED:
         if (c->push.ping_restart_s > 0 &&
             now - c->last_rx_ms >= (uint64_t)c->push.ping_restart_s * 1000u) {
+            if (cfg->reconnect) { /* as a 2.6 client's SIGUSR1 restart: a new session */
+                stop_data(c);
+                c->n_failed_attempts = 0;
+                give_up_attempt(c, now);
+                return;
+            }
             fail(c, "ping-restart: nothing heard from the server", NULL);
             return;
         }

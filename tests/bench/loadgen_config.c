@@ -25,7 +25,7 @@ static const char usage_text[] =
     "         [--barrier FILE --barrier-count K] [--half-open reset|ack] [--comp-lzo] "
     "[--lz4-v2-forge]\n"
     "         [--verbose]\n"
-    "         [--username U --password P] [--proto udp|tcp] [--retry]\n"
+    "         [--username U --password P] [--proto udp|tcp] [--retry [--reconnect]]\n"
     "\n"
     "Plays N OpenVPN 2.6 clients over UDP, or over TCP with --proto tcp (`proto tcp-client`,\n"
     "openvpn's 2-byte length framing, one connection per client; no tun): each connects (tls-crypt "
@@ -53,6 +53,9 @@ static const char usage_text[] =
     "hand-window starts over with a new session id after connect-retry (1 s, doubled for each\n"
     "failed attempt after the 4th, at most 300 s), and the client fails only when the run ends.\n"
     "The report counts restarts and hard resets sent. UDP only.\n"
+    "--reconnect (with --retry): a connected client that hears nothing for the pushed\n"
+    "ping-restart starts a new session after connect-retry, from the same socket, as a 2.6\n"
+    "client's ping-restart does (counted in restarts), instead of failing.\n"
     "--username and --password go into key-method 2 as given, byte for byte (a stock client\n"
     "drops control characters from its auth-user-pass file; this one does not).\n"
     "Exit status 0 when every client connected and completed its exit, 1 otherwise.\n";
@@ -90,6 +93,7 @@ enum {
     OPT_PASSWORD,
     OPT_PROTO,
     OPT_RETRY,
+    OPT_RECONNECT,
     OPT_HELP,
 };
 
@@ -126,6 +130,7 @@ static const struct option long_options[] = {
     {"password", required_argument, NULL, OPT_PASSWORD},
     {"proto", required_argument, NULL, OPT_PROTO},
     {"retry", no_argument, NULL, OPT_RETRY},
+    {"reconnect", no_argument, NULL, OPT_RECONNECT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -416,6 +421,9 @@ static int apply_option(struct loadgen_config *cfg, int opt, const char *arg, ch
     case OPT_RETRY:
         cfg->retry = true;
         return 0;
+    case OPT_RECONNECT:
+        cfg->reconnect = true;
+        return 0;
     case OPT_USERNAME:
     case OPT_PASSWORD:
         if (strlen(arg) >= KEY_METHOD2_USERPASS_MAX) {
@@ -470,6 +478,10 @@ int loadgen_config_parse(struct loadgen_config *cfg, int argc, char **argv, char
     }
     if (cfg->wrap_mode == TLS_WRAP_NONE) {
         snprintf(errbuf, errbuf_len, "one of --tls-crypt and --tls-auth is required");
+        return -1;
+    }
+    if (cfg->reconnect && !cfg->retry) {
+        snprintf(errbuf, errbuf_len, "--reconnect goes with --retry");
         return -1;
     }
     if (cfg->retry && (cfg->is_tcp || cfg->half_open != LOADGEN_HALF_OPEN_NONE)) {

@@ -53,6 +53,8 @@ struct loadgen_config {
      * after connect-retry (1 s, doubling after the 4th failed attempt, at most 300 s) instead
      * of failing; UDP only */
     bool retry;
+    /* --reconnect (with retry): ping-restart starts a new session instead of failing */
+    bool reconnect;
     size_t concurrency;       /* at most this many clients between start and connect; 0: no limit */
     const char *barrier_path; /* --barrier: shared with other processes of one run, or NULL */
     long barrier_count;       /* processes that must reach the barrier before the steady phase */

@@ -287,6 +287,9 @@ static void control(const struct control_packet *pkt, int a, int sid_ix, uint32_
     case ACCEPTOR_CONTROL_IGNORE:
         CHECK(!x && s.is_stopping);
         break;
+    case ACCEPTOR_CONTROL_DROP_DRAINING: /* the model never drains */
+        CHECK(!x && f.is_draining);
+        break;
     case ACCEPTOR_CONTROL_DROP_V3:
     case ACCEPTOR_CONTROL_DROP_NO_SESSION:
         CHECK(!x);

@@ -12,6 +12,11 @@
 #     `promtool check metrics`; the endpoint listens on its address only; other paths and
 #     methods are refused and junk requests change nothing; a frozen control thread makes a
 #     scrape fail (503) in bounded time and does not stop the clients' traffic.
+#   - draining, for taking a node of a cluster out of service (docs/scale-out.md): /health says
+#     200 "serving"; after the management command `ovpnd-drain on` it says 503 "draining",
+#     ovpnd_draining is 1, client 1 keeps pinging, client 2's restart is not answered (its hard
+#     resets are counted as dropped, reason "draining"); after `ovpnd-drain off` /health is 200
+#     again and client 2 comes back.
 # openvpn 2.6 has no metrics endpoint and no watchdog, and its STATUS= does not count clients:
 # against it only READY=1 is checked.
 set -euo pipefail
@@ -28,6 +33,7 @@ if [ "$is_ovpnd" = 1 ]; then
 fi
 check=$OVT_LIB_DIR/metrics_check.py
 METRICS_PORT=9176
+MGMT_PORT=7505
 metrics_url=http://$OVT_SERVER_IP:$METRICS_PORT
 prom_url=http://127.0.0.1:9090
 
@@ -37,7 +43,8 @@ pki_make "$OVT_DIR" --clients 1
 pki_sign_client "$OVT_DIR/quote" '"quoted" first' "ec -pkeyopt ec_paramgen_curve:P-256" -days 30
 extra=()
 if [ "$is_ovpnd" = 1 ]; then
-    extra=("workers 2" "metrics $OVT_SERVER_IP $METRICS_PORT" "metrics-per-client")
+    extra=("workers 2" "metrics $OVT_SERVER_IP $METRICS_PORT" "metrics-per-client"
+        "management 127.0.0.1 $MGMT_PORT")
     # The unit's capability bounding set, for the server run below (as systemd would set it).
     unit=$(dirname "$OVPND")/contrib/ovpnd@.service
     [ -f "$unit" ] || fail "no rendered unit at $unit (the build writes it)"
@@ -221,6 +228,37 @@ wait_for 5 watchdogs_over "$n_wd2" ||
 code=$(scrape -o /dev/null -w '%{http_code}') || true
 [ "$code" = 200 ] || fail "after the freeze a scrape answered $code"
 ovt_log "frozen control thread: scrape 503, watchdog paused ($n_wd -> $n_wd2), pings went on"
+
+# Draining: new clients are not answered, connected ones stay; /health tells the edge.
+health() { # health: "CODE BODY" of GET /health
+    ovt_run 10 "$NS_SRV" curl -s --max-time 5 -w ' %{http_code}' "$metrics_url/health" |
+        tr -d '\n' | awk '{ print $NF, $1 }' || true
+}
+mgmt() { ovt_run 10 "$NS_SRV" "$OVT_PY" "$OVT_LIB_DIR/mgmt_client.py" run "127.0.0.1:$MGMT_PORT" "$@"; }
+drained() { # drained: the draining drops the endpoint shows (0 if none)
+    scrape 2>/dev/null | awk '/^ovpnd_control_dropped_packets_total\{reason="draining"\}/ { n = $2 }
+        END { print n + 0 }'
+}
+drained_over() { [ "$(drained)" -gt "$1" ]; }
+[ "$(health)" = "200 serving" ] || fail "/health while serving: $(health)"
+out=$(mgmt "ovpnd-drain on") || fail "management: $out"
+grep -q "SUCCESS: draining=on nclients=2" <<<"$out" || fail "ovpnd-drain on answered: $out"
+[ "$(health)" = "503 draining" ] || fail "/health while draining: $(health)"
+grep -qx "ovpnd_draining 1" <<<"$(scrape)" || fail "ovpnd_draining is not 1 while draining"
+n_drained=$(drained)
+n_init2=$(grep -c "Initialization Sequence Completed" "$OVT_DIR/client2.log" || true)
+kill -USR1 "$(client_process_pid 2)"
+wait_for 10 drained_over "$n_drained" || fail "client 2's new hard reset was not dropped as draining"
+loss=$(ping_loss "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.05)
+[ "$loss" = 0 ] || fail "client 1 lost $loss% of its pings while the server drained"
+client_inits_at_least 2 $((n_init2 + 1)) && fail "client 2 was let in while the server drained"
+server_log_grep "draining: new connection not answered" || fail "no log line for the refused reset"
+out=$(mgmt "ovpnd-drain off") || fail "management: $out"
+grep -q "SUCCESS: draining=off nclients=" <<<"$out" || fail "ovpnd-drain off answered: $out"
+[ "$(health)" = "200 serving" ] || fail "/health after draining: $(health)"
+# (restarted at once rather than waiting for its reset's next retransmission, up to 8 s away)
+client_restart 2 20
+ovt_log "draining: /health 503, client 1 pinged on, client 2's resets dropped ($(drained)); off: client 2 back"
 
 client_stop 1
 client_stop 2
