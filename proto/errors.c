@@ -32,6 +32,8 @@ const char *proto_strerror(int err)
         return "needs more input";
     case PE_TLS:
         return "TLS error";
+    case PE_WANT_SIGN:
+        return "waits for an external signature";
     default:
         break;
     }

@@ -19,6 +19,7 @@ enum proto_error {
     PE_WINDOW,       /* outside the reliability window */
     PE_WANT_IO,      /* needs more input from the peer before it can go on */
     PE_TLS,          /* the TLS engine reported a fatal error */
+    PE_WANT_SIGN,    /* waits for a signature from outside (management-external-key) */
 };
 
 /* Name of an error code: -PE_* or -errno. Returns a static string; never NULL. Any thread. */

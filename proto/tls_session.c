@@ -78,7 +78,7 @@ static int load_credentials(struct tls_server_conf *c, const uint8_t *ca, size_t
         set_err(errbuf, errbuf_len, "cert", ret);
         return ret;
     }
-    ret = mbedtls_pk_parse_key(&c->key, key, key_len, NULL, 0);
+    ret = key == NULL ? 0 : mbedtls_pk_parse_key(&c->key, key, key_len, NULL, 0);
     if (ret < 0) {
         set_err(errbuf, errbuf_len, "key", ret);
         return ret;
@@ -409,6 +409,22 @@ int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_
     return 0;
 }
 
+int tls_server_conf_set_external_key(struct tls_server_conf *c, unsigned flags, char *errbuf,
+                                     size_t errbuf_len)
+{
+    int ret = pk_external_setup(&c->key, &c->cert.pk, flags);
+
+    if (ret) {
+        set_err(errbuf, errbuf_len, "management-external-key", ret);
+        return -PE_UNSUPPORTED;
+    }
+    c->ext_rng.f_rng = c->conf.f_rng;
+    c->ext_rng.p_rng = c->conf.p_rng;
+    mbedtls_ssl_conf_rng(&c->conf, pk_external_rng, &c->ext_rng);
+    c->is_external_key = true;
+    return 0;
+}
+
 int tls_server_conf_set_fingerprints(struct tls_server_conf *c, const uint8_t (*fps)[32], size_t n)
 {
     uint8_t(*copy)[32] = NULL;
@@ -734,6 +750,13 @@ int tls_session_init(struct tls_session *s, struct tls_server_conf *conf)
         return -PE_CRYPTO;
     }
     mbedtls_ssl_set_bio(&s->ssl, s, bio_send, bio_recv, NULL);
+    if (conf->is_external_key) {
+        s->pk_req = calloc(1, sizeof(*s->pk_req));
+        if (!s->pk_req) {
+            mbedtls_ssl_free(&s->ssl);
+            return -PE_CRYPTO;
+        }
+    }
     if (conf->conf.endpoint == MBEDTLS_SSL_IS_SERVER) {
         /* (A client keeps its configuration's callback: a per-session one replaces it.) */
         mbedtls_ssl_set_verify(&s->ssl, remember_cn, s);
@@ -751,6 +774,11 @@ void tls_session_clear(struct tls_session *s)
      * would, faulting in pages nothing touched just before they are unmapped. */
     tls_session_release_buffers(s);
     mbedtls_ssl_free(&s->ssl);
+    if (s->pk_req) {
+        mbedtls_platform_zeroize(s->pk_req, sizeof(*s->pk_req));
+        free(s->pk_req);
+        s->pk_req = NULL;
+    }
     bytes_free(&s->in);
     bytes_free(&s->out);
     mbedtls_platform_zeroize(s->master_secret, sizeof(s->master_secret));
@@ -771,11 +799,17 @@ int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len
         return 0;
     }
     export_target = s;
+    pk_external_enter(s->pk_req, &s->ssl);
     ret = mbedtls_ssl_handshake(&s->ssl);
+    pk_external_leave();
     export_target = NULL;
     if (ret == 0) {
         s->is_handshake_done = true;
         return 0;
+    }
+    if (ret == MBEDTLS_ERR_SSL_ASYNC_IN_PROGRESS && s->pk_req &&
+        s->pk_req->state == PK_EXT_WANTED) {
+        return -PE_WANT_SIGN;
     }
     if (ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
         return -PE_WANT_IO;

@@ -24,6 +24,8 @@
 #include <mbedtls/x509_crt.h>
 #include <mbedtls/pk.h>
 
+#include "proto/pk_external.h"
+
 struct tls_session;
 
 enum tls_verify_client {
@@ -53,7 +55,10 @@ struct tls_server_conf {
                                    * verify_hash_len bytes each (20 or 32); owned, NULL when
                                    * none (tls_server_conf_set_verify_hashes) */
     size_t n_verify_hashes, verify_hash_len;
-    bool is_ecdh_libcrypto; /* X25519 runs in libcrypto (proto/ecdh_libcrypto.h) */
+    bool is_external_key;      /* key's signatures come from outside (tls_server_conf_set_
+                                * external_key): each session gets a struct pk_ext_req */
+    struct pk_ext_rng ext_rng; /* the caller's DRBG, behind pk_external_rng */
+    bool is_ecdh_libcrypto;    /* X25519 runs in libcrypto (proto/ecdh_libcrypto.h) */
 };
 
 /* A growable byte queue: bytes [off, len) are pending. Owned by the session; freed whenever it
@@ -97,6 +102,8 @@ struct tls_session {
     bool is_fingerprint_refused;    /* its fingerprint is not in the peer-fingerprint list */
     bool is_verify_hash_refused;    /* the certificate at depth 1 is not in the verify-hash list */
     uint8_t verify_issuer_hash[32]; /* that certificate's fingerprint (verify_hash_len bytes) */
+    struct pk_ext_req *pk_req;      /* the signature this handshake waits for, with an external
+                                     * key (owned; NULL otherwise) */
 };
 
 /* Parse openvpn 2.6's --tls-cipher LIST for TLS 1.2: suite names separated by ':', as Mbed TLS
@@ -188,6 +195,15 @@ void tls_fingerprint_format(const uint8_t fp[32], char *out, size_t out_len);
 /* The same for a fingerprint of len bytes (20 for SHA-1): out needs len * 3 bytes. */
 void tls_fingerprint_format_len(const uint8_t *fp, size_t len, char *out, size_t out_len);
 
+/* management-external-key: the server's signature in each handshake comes from outside (proto/
+ * pk_external.h) for the certificate's public key; flags PK_EXT_*. c must have been made by
+ * tls_server_conf_init with key NULL. A handshake step that needs the signature returns
+ * -PE_WANT_SIGN; the owner passes s->pk_req on (pk_external_request), gives the answer
+ * (pk_external_answer or pk_external_fail) and steps again. Main thread, before any session.
+ * Returns 0 or -PE_UNSUPPORTED (a key type other than RSA and EC; errbuf says so). */
+int tls_server_conf_set_external_key(struct tls_server_conf *c, unsigned flags, char *errbuf,
+                                     size_t errbuf_len);
+
 /* Free everything held by c (a server or a client configuration). */
 void tls_server_conf_clear(struct tls_server_conf *c);
 
@@ -218,8 +234,9 @@ void tls_session_clear(struct tls_session *s);
 int tls_session_feed(struct tls_session *s, const uint8_t *data, size_t len);
 
 /* Advance the handshake with what was fed. Returns 0 when the handshake is complete (then
- * s->is_handshake_done), -PE_WANT_IO when it needs more input, -PE_TLS on a fatal TLS error
- * (errbuf gets mbedTLS's reason and, for certificate failures, the verify result: "client
+ * s->is_handshake_done), -PE_WANT_IO when it needs more input, -PE_WANT_SIGN when it waits for
+ * the external key's signature (s->pk_req; tls_server_conf_set_external_key), -PE_TLS on a fatal
+ * TLS error (errbuf gets mbedTLS's reason and, for certificate failures, the verify result: "client
  * certificate verification failed: ..." on a server, followed by " (CN 'name')" when the
  * certificate has one; "server certificate ..." on a client). */
 int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len);

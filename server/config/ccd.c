@@ -165,8 +165,6 @@ static const char *const not_yet[] = {
     "ping-restart",
     "echo",
     "setenv",
-    "comp-lzo",
-    "compress",
     "push-peer-info",
     "ifconfig-push-constraint",
     "override-username",
@@ -219,6 +217,39 @@ static int parse_limit(struct ccd_parser *cp, int argc, char **argv)
         c->has_session_timeout = true;
         c->session_timeout_s = (int)v;
     }
+    return 0;
+}
+
+/* compress [stub|stub-v2|migrate|lzo|lz4|lz4-v2], comp-lzo [yes|no|adaptive]: as the server
+ * config's (config_net.c); allow-compression is the server's, checked at connect. */
+static int parse_comp(struct ccd_parser *cp, int argc, char **argv)
+{
+    struct ccd *c = cp->c;
+    enum comp_framing f;
+    char option[64];
+    int err;
+
+    if ((err = check_args(cp, argc, 0, 1))) {
+        return err;
+    }
+    if (strcmp(argv[0], "comp-lzo") == 0) {
+        const char *mode = argc == 2 ? argv[1] : "adaptive";
+
+        if (strcmp(mode, "no") != 0 && strcmp(mode, "yes") != 0 && strcmp(mode, "adaptive") != 0) {
+            return ccd_error(cp, "'%s' must be yes, no or adaptive", mode);
+        }
+        c->comp_alg = strcmp(mode, "no") == 0 ? COMP_FRAMING_LZO_STUB : COMP_FRAMING_LZO;
+        c->comp_is_adaptive = strcmp(mode, "adaptive") == 0;
+        c->has_comp = true;
+        return 0;
+    }
+    snprintf(option, sizeof(option), "compress %s", argc == 2 ? argv[1] : "");
+    if (!comp_option_parse(option, &f)) {
+        return ccd_error(cp, "'%s' must be stub, stub-v2, migrate, lzo, lz4 or lz4-v2", argv[1]);
+    }
+    c->comp_alg = f;
+    c->comp_is_adaptive = false; /* "compress lzo" is never adaptive */
+    c->has_comp = true;
     return 0;
 }
 
@@ -324,6 +355,9 @@ static int handle_line(struct ccd_parser *cp, int argc, char **argv)
     if (strcmp(d, "inactive") == 0 || strcmp(d, "session-timeout") == 0 ||
         strcmp(d, "max-routes-per-client") == 0) {
         return parse_limit(cp, argc, argv);
+    }
+    if (strcmp(d, "compress") == 0 || strcmp(d, "comp-lzo") == 0) {
+        return parse_comp(cp, argc, argv);
     }
     for (size_t i = 0; not_yet[i]; i++) {
         if (strcmp(d, not_yet[i]) == 0) {
@@ -601,6 +635,11 @@ int ccd_merge(struct ccd *into, struct ccd *from)
     if (from->has_max_routes) {
         into->has_max_routes = true;
         into->max_routes = from->max_routes;
+    }
+    if (from->has_comp) {
+        into->has_comp = true;
+        into->comp_alg = from->comp_alg;
+        into->comp_is_adaptive = from->comp_is_adaptive;
     }
     if (from->has_ifconfig_push) {
         into->has_ifconfig_push = true;

@@ -65,6 +65,11 @@ struct ccd {
     uint64_t inactive_bytes;
     int session_timeout_s;
     int max_routes;
+    /* `compress [ALG]` / `comp-lzo [MODE]`: this client's compression instead of the server's
+     * (2.6 takes them in a client instance, OPT_P_COMP); comp_alg is an enum comp_framing */
+    bool has_comp;
+    int comp_alg;
+    bool comp_is_adaptive;
 };
 
 /* Parse text (NUL-terminated) as the content of the file called name into c (zeroed by this

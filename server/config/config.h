@@ -396,6 +396,8 @@ struct config_mgmt {
     bool connect_out;       /* management-client: connect to addr instead of listening; the
                              * server stops (SIGTERM) when that fails or the link closes */
     bool has_modifiers;     /* some management-* directive was given */
+    bool external_key;      /* management-external-key: the management client signs (>PK_SIGN) */
+    unsigned external_key_flags; /* its flags, PK_EXT_* of proto/pk_external.h */
 };
 
 /* ovpnd's own Prometheus endpoint (server/ops/metrics.h); openvpn 2.6 has no such directive. */

@@ -396,6 +396,9 @@ static int key_decrypt(struct config_parser *ps)
     BIO *in, *out;
     int rc, err;
 
+    if (key->data == NULL) {
+        return 0; /* management-external-key */
+    }
     mbedtls_pk_init(&pk);
     rc = mbedtls_pk_parse_key(&pk, (const unsigned char *)key->data, key->len + 1, NULL, 0);
     mbedtls_pk_free(&pk);

@@ -234,6 +234,16 @@ static int check_certs(struct config_parser *ps)
         err = tls_error(ps, &ps->cert.where, "cert", &cfg->tls.cert, "not a valid certificate", rc);
         goto out;
     }
+    if (cfg->mgmt.external_key) {
+        /* the management client holds the key: only its kind is known here */
+        if (!mbedtls_pk_can_do(&cert.pk, MBEDTLS_PK_RSA) &&
+            !mbedtls_pk_can_do(&cert.pk, MBEDTLS_PK_ECKEY)) {
+            err = config_error_at(ps, &ps->cert.where, "cert",
+                                  "%s: management-external-key needs an RSA or EC key",
+                                  cfg->tls.cert.origin);
+        }
+        goto out;
+    }
     rc = mbedtls_pk_parse_key(&key, (const unsigned char *)cfg->tls.key.data, cfg->tls.key.len + 1,
                               NULL, 0);
     if (rc == MBEDTLS_ERR_PK_PASSWORD_REQUIRED) {
@@ -293,7 +303,15 @@ static int check_files(struct config_parser *ps)
     struct config_blob *blobs[] = {&cfg->tls.ca, &cfg->tls.cert, &cfg->tls.key};
     int err = config_cert_before_files(ps);
 
+    if (cfg->mgmt.external_key && (ps->key.path != NULL || cfg->tls.key.data != NULL)) {
+        /* 2.6 options.c: they are mutually exclusive */
+        return config_error_at(ps, &ps->key.where, "key",
+                               "key and management-external-key cannot be used together");
+    }
     for (int i = 0; i < 3 && err == 0; i++) {
+        if (i == 2 && cfg->mgmt.external_key) {
+            break; /* the management client signs */
+        }
         if (pending[i]->path == NULL && blobs[i]->data == NULL) {
             if (i == 0 && cfg->tls.n_peer_fingerprints > 0) {
                 continue; /* 2.6: the fingerprints stand in for the CA (options.c) */

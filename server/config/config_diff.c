@@ -411,13 +411,15 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
                        oc->status.status_interval_s == nc->status.status_interval_s &&
                        oc->status.status_version == nc->status.status_version,
                    "status");
-    RESTART_UNLESS(
-        d,
-        str_eq(om->addr, nm->addr) && str_eq(om->port, nm->port) && om->is_unix == nm->is_unix &&
-            str_eq(om->password, nm->password) && str_eq(om->client_user, nm->client_user) &&
-            str_eq(om->client_group, nm->client_group) && om->log_cache == nm->log_cache &&
-            om->hold == nm->hold && om->client_auth == nm->client_auth,
-        "management");
+    RESTART_UNLESS(d,
+                   str_eq(om->addr, nm->addr) && str_eq(om->port, nm->port) &&
+                       om->is_unix == nm->is_unix && str_eq(om->password, nm->password) &&
+                       str_eq(om->client_user, nm->client_user) &&
+                       str_eq(om->client_group, nm->client_group) &&
+                       om->log_cache == nm->log_cache && om->hold == nm->hold &&
+                       om->client_auth == nm->client_auth && om->external_key == nm->external_key &&
+                       om->external_key_flags == nm->external_key_flags,
+                   "management");
     RESTART_UNLESS(d, str_eq(oc->cd_dir, nc->cd_dir), "cd");
     RESTART_UNLESS(d,
                    str_eq(oc->metrics.host, nc->metrics.host) &&

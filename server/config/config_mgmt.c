@@ -5,6 +5,8 @@
  */
 #include "server/config/config_internal.h"
 
+#include "proto/pk_external.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -108,6 +110,40 @@ int config_h_management_flag(struct config_parser *ps, int argc, char **argv)
     } else {
         m->forget_disconnect = true;
     }
+    return 0;
+}
+
+/* management-external-key [nopadding] [pkcs1] [pss] [digest] (2.6 options.c): the server's
+ * signature comes from the management client; without pkcs1 or nopadding, pkcs1. */
+int config_h_management_external_key(struct config_parser *ps, int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        unsigned flag;
+    } flags[] = {{"nopadding", PK_EXT_NOPADDING},
+                 {"pkcs1", PK_EXT_PKCS1},
+                 {"pss", PK_EXT_PSS},
+                 {"digest", PK_EXT_DIGEST}};
+    struct config_mgmt *m = &ps->cfg->mgmt;
+    unsigned set = 0;
+
+    for (int i = 1; i < argc; i++) {
+        size_t j = 0;
+
+        while (j < sizeof(flags) / sizeof(flags[0]) && strcmp(argv[i], flags[j].name) != 0) {
+            j++;
+        }
+        if (j == sizeof(flags) / sizeof(flags[0])) {
+            return config_error(ps, "unknown flag '%s' (nopadding, pkcs1, pss, digest)", argv[i]);
+        }
+        set |= flags[j].flag;
+    }
+    if (!(set & (PK_EXT_PKCS1 | PK_EXT_NOPADDING))) {
+        set |= PK_EXT_PKCS1;
+    }
+    m->has_modifiers = true;
+    m->external_key = true;
+    m->external_key_flags = set;
     return 0;
 }
 

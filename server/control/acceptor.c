@@ -83,6 +83,7 @@ static void on_tick(uv_timer_t *t)
     }
     trim_heap(a, now);
     acc_admission_tick(a, now);
+    acc_pk_sign_tick(a, now);
     acc_notify_tick(a, now);
 }
 
@@ -650,6 +651,7 @@ static void release(struct acceptor *a)
         acc_tls_conf_free(t);
     }
     acc_reload_free(a);
+    acc_pk_sign_free(a);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {
         pthread_rwlock_destroy(&a->crypto.tls_conf_lock);

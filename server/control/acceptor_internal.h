@@ -298,6 +298,21 @@ struct acc_overlay {
     struct acc_overlay *next;
 };
 
+/* management-external-key (pk_sign.c): handshakes waiting for the management client's
+ * signature, in order; one request is out at a time. */
+#define PK_SIGN_TIMEOUT_MS 5000 /* an unanswered request fails its handshake after this */
+struct acc_pk_wait {
+    unsigned long cid; /* the session's CID and its key's KID */
+    unsigned kid;
+};
+struct acc_pk_sign {
+    struct acc_pk_wait *q; /* not yet sent, oldest first */
+    size_t n, cap;
+    bool is_out; /* out is waiting for its answer since sent_ms */
+    struct acc_pk_wait out;
+    uint64_t sent_ms;
+};
+
 struct acceptor {
     const struct acceptor_env *env; /* what the server gave it (acceptor.h) */
     /* the config in force: env->cfg, or after a reload the newest overlay's (reload.c) */
@@ -330,6 +345,7 @@ struct acceptor {
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
     struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
+    struct acc_pk_sign pk_sign;   /* management-external-key (pk_sign.c) */
     struct script_env updown_env; /* management-up-down: the UP/DOWN environment */
     struct metrics *metrics;      /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
     struct metrics_control mx; /* what it shows of this thread: handshakes, auth, renegotiations */
@@ -596,7 +612,26 @@ void acc_limits_start(struct acceptor *a, struct ctl_session *cs);
  * its ping-restart and reconnects). Acceptor thread. */
 void acc_limits_tick(struct acceptor *a, struct ctl_session *cs, uint64_t now_ms);
 
+/* pk_sign.c: management-external-key */
+
+/* ks's handshake step returned -PE_WANT_SIGN: send what it already wrote and queue its request
+ * (once). */
+void acc_pk_sign_wanted(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* The management client's `pk-sig` answer (its base64 lines joined) for the request that is
+ * out: checked, and the handshake goes on or fails. Whether it was a good signature. */
+bool acc_pk_sign_answer(struct acceptor *a, const char *b64);
+
+/* At the tick: the request out for PK_SIGN_TIMEOUT_MS fails its handshake. */
+void acc_pk_sign_tick(struct acceptor *a, uint64_t now_ms);
+
+/* Free the queue (acceptor_free). */
+void acc_pk_sign_free(struct acceptor *a);
+
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
+
+/* The session with CID cid that is not closing, or NULL (a walk over the sessions). */
+struct ctl_session *acc_mgmt_find_cid(struct acceptor *a, unsigned long cid);
 
 /* Open the listener of `management` (nothing without it). Main thread, in acceptor_new.
  * 0 or -errno with a reason in errbuf; on failure a->mgmt may be set: close and free it. */

@@ -372,11 +372,26 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     const struct acceptor_env *env = a->env;
     struct peer *p = cs->peer;
     enum data_cipher cipher;
+    struct comp_config comp;
     const char *why;
 
     if (data_cipher_from_name(cs->client.cipher_name, &cipher)) {
         acc_auth_failed(a, cs, "data cipher lost");
         return;
+    }
+    comp = a->cfg->net.comp;
+    if (cs->ccd && cs->ccd->has_comp) {
+        /* its client-config-dir file's compress / comp-lzo replaces the server's for it (2.6
+         * applies them to the client instance and refuses the client when allow-compression no
+         * forbids them: multi.c check_compression_settings_valid) */
+        comp.alg = (enum comp_framing)cs->ccd->comp_alg;
+        comp.is_adaptive = cs->ccd->comp_is_adaptive;
+        if (comp.allow == COMP_ALLOW_NO && comp_framing_compresses(comp.alg)) {
+            acc_auth_failed(a, cs,
+                            "its client-config-dir file enables compression, which "
+                            "allow-compression no forbids");
+            return;
+        }
     }
     why = answer_key_method2(a, cs, ks, client, sent, cipher, &p->key_store[0]);
     if (why) {
@@ -388,7 +403,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     /* The framing the client will use and whether to compress towards it, once the push list
      * is final (client-config-dir, client-connect); with compression in the client's config
      * and none configured here, a stub is pushed (2.6 "compress migrate"). */
-    comp_choose(&a->cfg->net.comp, &cs->client.pi, occ_options_has_comp(client->options),
+    comp_choose(&comp, &cs->client.pi, occ_options_has_comp(client->options),
                 pushed_comp_option(a, cs), &p->comp, &cs->push.comp);
     p->mss_max = peer_mss_max(a, p);
     if (a->cfg->net.fragment > 0 && p->link == 0 && !p->frag) {

@@ -154,9 +154,8 @@ static void op_each_client(void *ctx,
     each_active(ctx, report_one, &e);
 }
 
-/* The session with CID cid that is not closing, or NULL. Management commands are rare: a walk
- * over the sessions is cheaper than keeping an index for them. */
-static struct ctl_session *find_cid(struct acceptor *a, unsigned long cid)
+/* Management commands are rare: a walk over the sessions is cheaper than keeping an index. */
+struct ctl_session *acc_mgmt_find_cid(struct acceptor *a, unsigned long cid)
 {
     for (size_t i = 0; i < a->sessions.table_size; i++) {
         for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
@@ -182,7 +181,7 @@ static bool op_client_auth(void *ctx, unsigned long cid, unsigned kid, bool is_a
                            const char *reason, const char *client_reason, const char *config)
 {
     struct acceptor *a = ctx;
-    struct ctl_session *cs = find_cid(a, cid);
+    struct ctl_session *cs = acc_mgmt_find_cid(a, cid);
     struct key_state *ks = cs ? find_kid(cs, kid) : NULL;
 
     return ks && acc_mgmt_answer(a, cs, ks, is_auth, reason, client_reason, config);
@@ -192,7 +191,7 @@ static bool op_client_pending_auth(void *ctx, unsigned long cid, unsigned kid, c
                                    unsigned timeout_s)
 {
     struct acceptor *a = ctx;
-    struct ctl_session *cs = find_cid(a, cid);
+    struct ctl_session *cs = acc_mgmt_find_cid(a, cid);
     struct key_state *ks = cs ? find_kid(cs, kid) : NULL;
 
     return ks && acc_auth_pending(a, cs, ks, extra, timeout_s);
@@ -211,6 +210,11 @@ static bool op_drain(void *ctx, int set, uint64_t *n_clients)
     }
     *n_clients = a->sessions.n_clients;
     return a->is_draining;
+}
+
+static bool op_pk_sig(void *ctx, const char *b64)
+{
+    return acc_pk_sign_answer(ctx, b64);
 }
 
 static void op_hold_release(void *ctx)
@@ -234,6 +238,7 @@ int acc_mgmt_init(struct acceptor *a, char *errbuf, size_t errbuf_len)
         .drain = op_drain,
         .client_auth = op_client_auth,
         .client_pending_auth = op_client_pending_auth,
+        .pk_sig = op_pk_sig,
     };
 
     if (!a->cfg->mgmt.addr) {

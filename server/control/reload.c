@@ -48,6 +48,16 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tl
                                (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
                                (enum tls_verify_client)cfg->tls.verify_client_cert,
                                mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
+    if (!err && cfg->mgmt.external_key) {
+        err = tls_server_conf_set_external_key(c, cfg->mgmt.external_key_flags, errbuf, errbuf_len);
+        if (!err) {
+            log_msg(LOG_INFO,
+                    "management-external-key: the management client makes the server's "
+                    "signature in each TLS handshake (>PK_SIGN); a handshake waits for it "
+                    "without holding other clients, one request at a time, at most %d s each",
+                    PK_SIGN_TIMEOUT_MS / 1000);
+        }
+    }
     if (err) {
         goto fail;
     }

@@ -177,6 +177,9 @@ void acc_tls_step(struct acceptor *a, struct ctl_session *cs, struct key_state *
     if (ks->job) {
         return;
     }
+    if (ks->tls->pk_req && ks->tls->pk_req->state == PK_EXT_WANTED && ks->tls->pk_req->is_asked) {
+        return; /* waits for the management client's signature (pk_sign.c): nothing to do yet */
+    }
     if (cs->is_in_flight && ks->key_id == 0 &&
         admission_decide_too_late(acc_now_ms(a), cs->hs_deadline_ms, a->crypto.n_tls_jobs,
                                   a->crypto.n_tls_threads, a->crypto.step_us)) {
@@ -323,6 +326,10 @@ void acc_tls_stepped(struct acceptor *a, struct ctl_session *cs, struct key_stat
     }
     if (ret == -PE_WANT_IO) {
         acc_flush(a, cs);
+        return;
+    }
+    if (ret == -PE_WANT_SIGN) {
+        acc_pk_sign_wanted(a, cs, ks);
         return;
     }
     if (ret) {

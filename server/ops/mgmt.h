@@ -64,6 +64,9 @@ struct mgmt_ops {
     /* client-pending-auth CID KID EXTRA TIMEOUT (seconds). Whether it was sent. */
     bool (*client_pending_auth)(void *ctx, unsigned long cid, unsigned kid, const char *extra,
                                 unsigned timeout_s);
+    /* management-external-key: the answer to the >PK_SIGN that is out (b64: its lines joined,
+     * borrowed). Whether it was a good signature. */
+    bool (*pk_sig)(void *ctx, const char *b64);
 };
 
 /* Open the listener of cfg->mgmt on loop (the socket is bound now: call before privileges are
@@ -106,6 +109,16 @@ void mgmt_close(struct mgmt *m);
  * each of the n_vars "NAME=value" strings as ">UPDOWN:ENV,NAME=value" and ">UPDOWN:ENV,END", to
  * every logged-in management client; nothing without the directive. Loop thread. */
 void mgmt_up_down(struct mgmt *m, const char *what, const char *const *vars, size_t n_vars);
+
+/* management-external-key (2.6 manage.c management_query_pk_sig): ask for a signature of the
+ * base64 data b64 with algorithm alg (2.6's names: "RSA_PKCS1_PADDING", "ECDSA", ...):
+ * ">PK_SIGN:b64,alg" to clients that said `version 3` or more, ">PK_SIGN:b64" for version 2,
+ * ">RSA_SIGN:b64" otherwise; the first `pk-sig` (or `rsa-sig`) block ending in END goes to
+ * ops->pk_sig. One request at a time. Loop thread. */
+void mgmt_pk_sign(struct mgmt *m, const char *b64, const char *alg);
+
+/* The request is given up (timeout): a later pk-sig is refused. m NULL: nothing. Loop thread. */
+void mgmt_pk_sign_cancel(struct mgmt *m);
 
 /* Free m after mgmt_close and the loop's last run. NULL is a no-op. */
 void mgmt_free(struct mgmt *m);

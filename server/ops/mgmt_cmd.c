@@ -513,7 +513,9 @@ static void dispatch(struct mgmt_client *c, char **p)
     } else if (strcmp(cmd, "help") == 0) {
         cmd_help(c);
     } else if (strcmp(cmd, "version") == 0) {
-        if (!p[1]) { /* with an argument 2.6 records the client's version and says nothing */
+        if (p[1]) { /* 2.6 records the client's version and says nothing */
+            c->version = atoi(p[1]);
+        } else {
             mgmt_reply(c, "OpenVPN Version: ovpnd %s", OVPND_VERSION);
             mgmt_reply(c, "Management Version: %d", MGMT_VERSION);
             mgmt_reply(c, "END");
@@ -585,6 +587,8 @@ static void dispatch(struct mgmt_client *c, char **p)
         }
     } else if (strcmp(cmd, "ovpnd-drain") == 0) {
         cmd_drain(c, p[1]);
+    } else if (strcmp(cmd, "pk-sig") == 0 || strcmp(cmd, "rsa-sig") == 0) {
+        mgmt_pk_cmd(c, cmd);
     } else if (strcmp(cmd, "push-update-broad") == 0 || strcmp(cmd, "push-update-cid") == 0) {
         /* openvpn 2.7's; a stock 2.6 client does not read PUSH_UPDATE messages */
         mgmt_reply(c, "ERROR: %s is not supported: openvpn 2.6 clients do not take PUSH_UPDATE",
@@ -631,6 +635,10 @@ void mgmt_cmd_line(struct mgmt_client *c, char *line)
     }
     if (c->is_in_block) {
         block_line(c, line);
+        return;
+    }
+    if (c->is_in_pk_block) {
+        mgmt_pk_line(c, line);
         return;
     }
     if (split(line, p) > 0) {

@@ -16,6 +16,7 @@
 
 #define READ_CHUNK 4096
 #define MGMT_BLOCK_MAX 65536 /* bytes of one client-auth config block */
+#define MGMT_PK_B64_MAX 2048 /* a pk-sig answer: the base64 of an RSA 8192 signature fits */
 
 union mgmt_stream {
     uv_handle_t h;
@@ -45,6 +46,12 @@ struct mgmt_client {
     char *block;
     size_t block_len;
     uint64_t next_bytecount_ms;
+    int version; /* `version N`: the client's management version (2.6: 1 until it says) */
+    /* pk-sig / rsa-sig's base64 lines, being read up to END (mgmt_pk.c) */
+    bool is_in_pk_block;
+    bool is_pk_overflow;
+    char pk_b64[MGMT_PK_B64_MAX];
+    size_t pk_b64_len;
     bool is_closing;
     char rbuf[READ_CHUNK];
 };
@@ -83,6 +90,9 @@ struct mgmt {
     uint32_t link_addr;
     uint16_t link_port;
     int verb, mute;
+    bool is_pk_wanted;                 /* a >PK_SIGN is out: pk-sig is taken (mgmt_pk_sign) */
+    bool is_pk_answering, has_pk_next; /* the next request, asked during an answer */
+    char pk_next[MGMT_PK_B64_MAX], pk_next_alg[64];
 };
 
 /* The loop's clock in ms. */
@@ -113,6 +123,14 @@ bool mgmt_log_format(struct mgmt *m, uint64_t seq, char *buf, size_t cap);
  * already dropped): the password while one is needed, else a command. c may be closed on
  * return (exit, three wrong passwords, output over MGMT_OUT_MAX). */
 void mgmt_cmd_line(struct mgmt_client *c, char *line);
+
+/* mgmt_pk.c: pk-sig and rsa-sig (management-external-key). */
+
+/* The command cmd ("pk-sig" or "rsa-sig"): its lines follow, up to END, while a request is out. */
+void mgmt_pk_cmd(struct mgmt_client *c, const char *cmd);
+
+/* A line of that block. */
+void mgmt_pk_line(struct mgmt_client *c, const char *line);
 
 /* The CONNECTED state entry as `state` and >STATE print it (2.6 log_entry_print), into buf. */
 void mgmt_cmd_state_format(const struct mgmt *m, char *buf, size_t cap);

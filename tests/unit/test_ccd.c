@@ -20,6 +20,7 @@
 #include "proto/errors.h"
 #include "proto/peer_info.h"
 #include "proto/push.h"
+#include "proto/comp.h"
 #include "server/config/ccd.h"
 #include "server/addr/vroute.h"
 
@@ -514,6 +515,31 @@ static void session_limits(void **state)
     ccd_free(&b);
 }
 
+/* compress / comp-lzo: that client's compression (2.6 OPT_P_COMP in a client instance); a later
+ * file's line wins. */
+static void compression(void **state)
+{
+    struct ccd a, b;
+
+    (void)state;
+    parse_ok(&a, "compress lz4-v2\n");
+    assert_true(a.has_comp);
+    assert_int_equal(a.comp_alg, COMP_FRAMING_LZ4_V2);
+    parse_ok(&b, "comp-lzo\n");
+    assert_int_equal(b.comp_alg, COMP_FRAMING_LZO);
+    assert_true(b.comp_is_adaptive);
+    assert_int_equal(ccd_merge(&a, &b), 0);
+    assert_int_equal(a.comp_alg, COMP_FRAMING_LZO);
+    ccd_free(&a);
+    ccd_free(&b);
+    parse_ok(&a, "comp-lzo no\n");
+    assert_int_equal(a.comp_alg, COMP_FRAMING_LZO_STUB);
+    ccd_free(&a);
+    parse_error("compress zstd\n",
+                "ccd/alice:1: compress: 'zstd' must be stub, stub-v2, migrate, lzo, lz4 or lz4-v2");
+    parse_error("comp-lzo maybe\n", "ccd/alice:1: comp-lzo: 'maybe' must be yes, no or adaptive");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +549,7 @@ int main(void)
         cmocka_unit_test(sample_file),       cmocka_unit_test(merge_outputs),
         cmocka_unit_test(load_written_file), cmocka_unit_test(session_limits),
         cmocka_unit_test(scan_directory),    cmocka_unit_test(load_slash_name_and_fifo),
+        cmocka_unit_test(compression),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "proto/cert_check.h"
+#include "proto/pk_external.h"
 #include "server/config/config.h"
 #include "server/config/config_internal.h"
 
@@ -389,6 +390,35 @@ static void management_directives(void **state)
                         "t.conf:1: management: cannot read the password file '/nonexistent/pw'");
     expect_error("management-client-auth\n" BASE,
                  "t.conf: management-* directives need a `management` directive");
+}
+
+/* management-external-key (2.6 options.c): flags, pkcs1 when none of pkcs1/nopadding; needs
+ * `management` and `cert`, and excludes `key`. */
+static void management_external_key(void **state)
+{
+#define BASE_NO_KEY                                                                                \
+    "dev tun\ntopology subnet\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n"      \
+    "keepalive 10 60\n"
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, "management /run/m.sock unix\nmanagement-external-key\n" BASE_NO_KEY);
+    assert_true(cfg.mgmt.external_key);
+    assert_int_equal(cfg.mgmt.external_key_flags, PK_EXT_PKCS1);
+    assert_null(cfg.tls.key.data);
+    config_free(&cfg);
+    expect_ok(&cfg,
+              "management /run/m.sock unix\nmanagement-external-key nopadding pss\n" BASE_NO_KEY);
+    assert_int_equal(cfg.mgmt.external_key_flags, PK_EXT_NOPADDING | PK_EXT_PSS);
+    config_free(&cfg);
+    expect_error("management-external-key\n" BASE_NO_KEY,
+                 "t.conf: management-* directives need a `management` directive");
+    expect_error("management /run/m.sock unix\nmanagement-external-key\n" BASE,
+                 "t.conf:8: key: key and management-external-key cannot be used together");
+    expect_error("management /run/m.sock unix\nmanagement-external-key sha1\n" BASE_NO_KEY,
+                 "t.conf:2: management-external-key: unknown flag 'sha1' (nopadding, pkcs1, pss, "
+                 "digest)");
+#undef BASE_NO_KEY
 }
 
 /* ovpnd's own metrics endpoint: `metrics HOST PORT` with a literal address, and the opt-in
@@ -777,9 +807,8 @@ static const struct {
 } known_gaps[] = {
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"client-nat", "#24: refused, a stateless NAT that 2.6 applies to every client's packets"},
-    {"management-external-cert", "#17 management"},
-    {"management-external-key", "#17 management"},
-    {"management-query-passwords", "#17 management"},
+    {"management-external-cert", "#24: refused, the certificate is read before management runs"},
+    {"management-query-passwords", "#24: refused, the key is read before management runs"},
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -2660,6 +2689,7 @@ int main(void)
         cmocka_unit_test(push_texts),
         cmocka_unit_test(status_and_replay_ranges),
         cmocka_unit_test(management_directives),
+        cmocka_unit_test(management_external_key),
         cmocka_unit_test(metrics_directives),
         cmocka_unit_test(ciphers),
         cmocka_unit_test(cbc_ciphers),
