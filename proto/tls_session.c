@@ -13,6 +13,7 @@
 #include <mbedtls/platform_util.h>
 #include <mbedtls/sha1.h>
 #include <mbedtls/sha256.h>
+#include <mbedtls/ssl_internal.h> /* MBEDTLS_SSL_IN_BUFFER_LEN, MBEDTLS_SSL_OUT_BUFFER_LEN */
 
 #include "proto/client_name.h"
 #include "proto/errors.h"
@@ -585,10 +586,22 @@ static void bytes_release_if_empty(struct tls_bytes *b)
     }
 }
 
+/* A record reached [p, p + len) of the record buffer base (cap bytes): raise *used to its end. */
+static void note_used(size_t *used, const unsigned char *base, size_t cap, const unsigned char *p,
+                      size_t len)
+{
+    if (base && p >= base && p < base + cap) {
+        size_t end = (size_t)(p - base) + len;
+
+        *used = end < cap ? (end > *used ? end : *used) : cap;
+    }
+}
+
 static int bio_send(void *ctx, const unsigned char *buf, size_t len)
 {
     struct tls_session *s = ctx;
 
+    note_used(&s->out_buf_used, s->ssl.out_buf, MBEDTLS_SSL_OUT_BUFFER_LEN, buf, len);
     if (bytes_append(&s->out, buf, len)) {
         return MBEDTLS_ERR_SSL_ALLOC_FAILED;
     }
@@ -607,6 +620,7 @@ static int bio_recv(void *ctx, unsigned char *buf, size_t len)
         len = avail;
     }
     memcpy(buf, s->in.data + s->in.off, len);
+    note_used(&s->in_buf_used, s->ssl.in_buf, MBEDTLS_SSL_IN_BUFFER_LEN, buf, len);
     s->in.off += len;
     bytes_release_if_empty(&s->in);
     return (int)len;
@@ -755,6 +769,10 @@ void tls_session_clear(struct tls_session *s)
     if (!s->conf) {
         return;
     }
+    /* An idle, established session (one that ends after its EXIT, say): wipe only what records
+     * reached, as tls_session_release_buffers does, not both buffers whole as mbedtls_ssl_free
+     * would, faulting in pages nothing touched just before they are unmapped. */
+    tls_session_release_buffers(s);
     mbedtls_ssl_free(&s->ssl);
     if (s->pk_req) {
         mbedtls_platform_zeroize(s->pk_req, sizeof(*s->pk_req));
@@ -836,11 +854,145 @@ int tls_session_handshake(struct tls_session *s, char *errbuf, size_t errbuf_len
     return -PE_TLS;
 }
 
+/* Releasing the record buffers (tls_session_release_buffers).
+ *
+ * Mbed TLS 2.28 allocates its two record buffers when the session is set up and keeps them until
+ * it is freed; Debian builds it without MBEDTLS_SSL_VARIABLE_BUFFER_LENGTH, and
+ * mbedtls_ssl_context_save works for DTLS only, so the library offers no way to shrink an idle
+ * TLS session. With ovpnd's M_MMAP_THRESHOLD (server/main.c) each buffer is a mapping of its own
+ * of which a control channel touches the first page only (the handshake's largest record, the
+ * certificate, fits in it), so an idle session holds two resident pages, 8 KiB, for nothing.
+ *
+ * The context's record-layer fields are public in 2.28, and between two calls on an idle,
+ * established TLS session the buffers hold no state but the first bytes: in_buf begins with the
+ * 8-byte counter of incoming records (TLS keeps it there and increments it in place after every
+ * record; a record decrypted with a wrong counter fails its MAC or AEAD tag), followed by the
+ * header and explicit-IV space of the next record, which are written before they are read. The
+ * outgoing counter lives in the context (cur_out_ctr) and is copied into out_buf for each record
+ * before it is used, and after mbedtls_ssl_flush_output the output pointers are back at their
+ * starting offsets. "Idle" is checked on the fields that say otherwise: a record partly received
+ * (in_left) or partly sent (out_left), application data not yet read (in_offt), a message kept
+ * for the next call (keep_current_message), or a record holding more handshake data than the
+ * message just handled (in_msglen beyond in_hslen, which the next read would move to the front).
+ * Then the bytes in front of in_msg and out_msg are copied aside with every pointer's offset, the
+ * part of each buffer that records reached is wiped (as mbedtls_ssl_free would), and both are
+ * freed; the pointers are set to NULL, so a call that bypassed take_back_buffers would crash
+ * instead of writing into freed memory. take_back_buffers allocates new ones, restores the
+ * prefix and the pointers, and Mbed TLS goes on as if nothing happened. mbedtls_ssl_free skips
+ * NULL buffers, so a released session is freed without touching them.
+ */
+static bool record_layer_is_idle(const mbedtls_ssl_context *ssl)
+{
+    return ssl->state == MBEDTLS_SSL_HANDSHAKE_OVER && ssl->handshake == NULL &&
+           ssl->in_left == 0 && ssl->out_left == 0 && ssl->in_offt == NULL &&
+           ssl->keep_current_message == 0 &&
+           (ssl->in_msglen == 0 || (ssl->in_hslen != 0 && ssl->in_hslen == ssl->in_msglen));
+}
+
+void tls_session_release_buffers(struct tls_session *s)
+{
+    mbedtls_ssl_context *ssl = &s->ssl;
+    struct tls_released *r = &s->released;
+    unsigned char *const in_ptrs[5] = {ssl->in_ctr, ssl->in_hdr, ssl->in_len, ssl->in_iv,
+                                       ssl->in_msg};
+    unsigned char *const out_ptrs[5] = {ssl->out_ctr, ssl->out_hdr, ssl->out_len, ssl->out_iv,
+                                        ssl->out_msg};
+    size_t in_pre = (size_t)(ssl->in_msg - ssl->in_buf);
+    size_t out_pre = (size_t)(ssl->out_msg - ssl->out_buf);
+
+    if (r->is_released || !s->is_handshake_done || !ssl->in_buf || !ssl->out_buf ||
+        !record_layer_is_idle(ssl)) {
+        return;
+    }
+    for (int i = 0; i < 5; i++) {
+        if (in_ptrs[i] < ssl->in_buf || in_ptrs[i] > ssl->in_msg || out_ptrs[i] < ssl->out_buf ||
+            out_ptrs[i] > ssl->out_msg) {
+            return; /* not the layout this code knows: keep the buffers */
+        }
+    }
+    if (in_pre > sizeof(r->in_prefix) || out_pre > sizeof(r->out_prefix)) {
+        return;
+    }
+    for (int i = 0; i < 5; i++) {
+        r->in_off[i] = (uint16_t)(in_ptrs[i] - ssl->in_buf);
+        r->out_off[i] = (uint16_t)(out_ptrs[i] - ssl->out_buf);
+    }
+    memcpy(r->in_prefix, ssl->in_buf, in_pre);
+    memcpy(r->out_prefix, ssl->out_buf, out_pre);
+    /* Only what records reached can hold anything but zeros; wiping the rest would fault in
+     * pages that were never touched. */
+    mbedtls_platform_zeroize(ssl->in_buf, s->in_buf_used > in_pre ? s->in_buf_used : in_pre);
+    mbedtls_platform_zeroize(ssl->out_buf, s->out_buf_used > out_pre ? s->out_buf_used : out_pre);
+    free(ssl->in_buf);
+    free(ssl->out_buf);
+    ssl->in_buf = ssl->in_ctr = ssl->in_hdr = ssl->in_len = ssl->in_iv = ssl->in_msg = NULL;
+    ssl->out_buf = ssl->out_ctr = ssl->out_hdr = ssl->out_len = ssl->out_iv = ssl->out_msg = NULL;
+    s->in_buf_used = s->out_buf_used = 0;
+    r->is_released = true;
+}
+
+/* New record buffers for a released session, as they were. Returns 0 or -PE_TLS (no memory;
+ * the session stays released). */
+static int take_back_buffers(struct tls_session *s)
+{
+    mbedtls_ssl_context *ssl = &s->ssl;
+    struct tls_released *r = &s->released;
+    unsigned char *in, *out;
+
+    if (!r->is_released) {
+        return 0;
+    }
+    /* (mbedtls_calloc is calloc in Debian's build: mbedtls_ssl_free frees these with free) */
+    in = calloc(1, MBEDTLS_SSL_IN_BUFFER_LEN);
+    out = calloc(1, MBEDTLS_SSL_OUT_BUFFER_LEN);
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return -PE_TLS;
+    }
+    memcpy(in, r->in_prefix, r->in_off[4]);
+    memcpy(out, r->out_prefix, r->out_off[4]);
+    ssl->in_buf = in;
+    ssl->in_ctr = in + r->in_off[0];
+    ssl->in_hdr = in + r->in_off[1];
+    ssl->in_len = in + r->in_off[2];
+    ssl->in_iv = in + r->in_off[3];
+    ssl->in_msg = in + r->in_off[4];
+    ssl->out_buf = out;
+    ssl->out_ctr = out + r->out_off[0];
+    ssl->out_hdr = out + r->out_off[1];
+    ssl->out_len = out + r->out_off[2];
+    ssl->out_iv = out + r->out_off[3];
+    ssl->out_msg = out + r->out_off[4];
+    mbedtls_platform_zeroize(r, sizeof(*r));
+    return 0;
+}
+
+void tls_session_release_peer_cert(struct tls_session *s)
+{
+    mbedtls_ssl_session *session = s->ssl.session;
+
+    if (!s->is_handshake_done || s->ssl.handshake != NULL || !session || !session->peer_cert) {
+        return;
+    }
+    /* as mbedtls_ssl_session_free does it */
+    mbedtls_x509_crt_free(session->peer_cert);
+    free(session->peer_cert);
+    session->peer_cert = NULL;
+}
+
 int tls_session_read(struct tls_session *s, uint8_t *buf, size_t cap, size_t *n)
 {
-    int ret = mbedtls_ssl_read(&s->ssl, buf, cap);
+    int ret;
 
     *n = 0;
+    if (s->released.is_released && s->in.len == s->in.off) {
+        return 0; /* nothing arrived: Mbed TLS would only ask for more */
+    }
+    if (take_back_buffers(s)) {
+        return -PE_TLS;
+    }
+    ret = mbedtls_ssl_read(&s->ssl, buf, cap);
     if (ret > 0) {
         *n = (size_t)ret;
         return 0;
@@ -855,6 +1007,9 @@ int tls_session_write(struct tls_session *s, const uint8_t *data, size_t len)
 {
     size_t done = 0;
 
+    if (take_back_buffers(s)) {
+        return -PE_TLS;
+    }
     while (done < len) {
         int ret = mbedtls_ssl_write(&s->ssl, data + done, len - done);
 

@@ -70,11 +70,26 @@ struct tls_bytes {
     size_t off;
 };
 
+/* The record layer of a session whose record buffers were released
+ * (tls_session_release_buffers): where Mbed TLS's pointers pointed, as offsets into each buffer,
+ * and the bytes in front of the message in each (the incoming record counter is kept there). */
+#define TLS_RECORD_PREFIX_MAX 48
+struct tls_released {
+    bool is_released;
+    uint16_t in_off[5];  /* in_ctr, in_hdr, in_len, in_iv, in_msg */
+    uint16_t out_off[5]; /* out_ctr, out_hdr, out_len, out_iv, out_msg */
+    uint8_t in_prefix[TLS_RECORD_PREFIX_MAX];
+    uint8_t out_prefix[TLS_RECORD_PREFIX_MAX];
+};
+
 struct tls_session {
     mbedtls_ssl_context ssl;
     struct tls_server_conf *conf; /* borrowed */
     struct tls_bytes in;          /* peer's ciphertext not yet read by mbedTLS */
     struct tls_bytes out;         /* our ciphertext not yet sent */
+    /* how far into Mbed TLS's record buffers records have reached (bytes), to wipe no more */
+    size_t in_buf_used, out_buf_used;
+    struct tls_released released;
     bool is_handshake_done;
     bool has_export;
     uint8_t master_secret[48];
@@ -232,6 +247,22 @@ int tls_session_read(struct tls_session *s, uint8_t *buf, size_t cap, size_t *n)
 
 /* Encrypt len bytes of application data as one record into s->out. Returns 0 or -PE_TLS. */
 int tls_session_write(struct tls_session *s, const uint8_t *data, size_t len);
+
+/* Give the two record buffers of an established, idle session back to the allocator (about
+ * 16.7 KB each in Debian's Mbed TLS 2.28, MBEDTLS_SSL_IN/OUT_BUFFER_LEN). Does nothing during
+ * the handshake, while decrypted data waits to be read, or while a record is half sent or half
+ * received; s keeps working as before: the next tls_session_read or tls_session_write takes
+ * new buffers first. Calling thread: whoever owns s. */
+void tls_session_release_buffers(struct tls_session *s);
+
+/* Free the peer's certificate that Mbed TLS keeps after the handshake
+ * (MBEDTLS_SSL_KEEP_PEER_CERTIFICATE, about 2 KB with its key). Only once whatever reads it
+ * (mbedtls_ssl_get_peer_cert, tls_session_peer_cn) is done for good: both see no certificate
+ * afterwards. Does nothing before the handshake is complete. TLS renegotiation, which would
+ * compare a new certificate with it, is off in every configuration made here; an OpenVPN
+ * renegotiation is a new TLS session with a certificate of its own. Calling thread: whoever
+ * owns s. */
+void tls_session_release_peer_cert(struct tls_session *s);
 
 /* Pending ciphertext to send: pointer and length (borrowed until the next call on s). */
 const uint8_t *tls_session_out_peek(const struct tls_session *s, size_t *len);

@@ -297,6 +297,17 @@ void acc_flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *
         }
         tls_session_out_consume(ks->tls, n);
     }
+    if (!ks->job && ks->state == KS_ACTIVE && cs->push.is_sent && !ks->auth_wait) {
+        /* Connected and quiet: the control channel may say nothing more for an hour, so the
+         * TLS session's record buffers go back (8 KiB of resident memory per client; a later
+         * message takes new ones, see tls_session_release_buffers). Not earlier: key method 2
+         * and the push exchange would each pay for new buffers. */
+        tls_session_release_buffers(ks->tls);
+        /* Every check on the certificate has run (what later checks need, the certificate's
+         * fingerprint, serial and issuer and the scripts' variables, was copied into cs), and
+         * a renegotiation brings a certificate of its own. */
+        tls_session_release_peer_cert(ks->tls);
+    }
     while ((o = reliable_next_due(&ks->rel, now)) != NULL) {
         reliable_take_acks(&ks->rel, &acks, CONTROL_SEND_ACK_MAX);
         acc_send_control(a, cs, ks->key_id, o->opcode, &acks, o->message_id, o->payload,
