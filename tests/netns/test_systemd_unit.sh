@@ -38,8 +38,10 @@ mkdir -p "$OVT_DIR/units"
 sed "s|^ExecStart=$prefix/sbin/ovpnd |ExecStart=$OVPND |" "$unit" >"$OVT_DIR/units/ovpnd@.service"
 [ "$(diff "$unit" "$OVT_DIR/units/ovpnd@.service" | grep -c '^[<>]')" = 2 ] ||
     fail "the copy for systemd-analyze differs in more than ExecStart"
+# (Lines about the host's own units, which verify loads too, are not the unit's: a Debian
+# package's unit may draw a deprecation warning, e.g. freeradius.service's MemoryLimit=.)
 if ! systemd-analyze verify "$OVT_DIR/units/ovpnd@test.service" >"$OVT_DIR/verify.log" 2>&1 ||
-    [ -s "$OVT_DIR/verify.log" ]; then
+    grep -v -E '^(/usr)?/lib/systemd/|^/etc/systemd/' "$OVT_DIR/verify.log" | grep -q .; then
     cat "$OVT_DIR/verify.log" >&2
     fail "systemd-analyze verify does not pass on the unit"
 fi
