@@ -824,6 +824,7 @@ void config_free(struct config *cfg)
     }
     free(cfg->net.push.items);
     free(cfg->net.routes);
+    free(cfg->net.client_nat);
     for (size_t i = 0; i < cfg->n_warnings; i++) {
         free(cfg->warnings[i]);
     }

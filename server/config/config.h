@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/client_nat.h"
 #include "proto/comp.h"
 
 #define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
@@ -186,12 +187,14 @@ struct config_net {
     bool route_noexec;    /* `route-noexec`: the routes above are not added to the kernel */
     bool ifconfig_noexec; /* `ifconfig-noexec`: the tun device is left to the up script */
     bool block_ipv6; /* `block-ipv6`: IPv6 towards clients answered with ICMPv6 (worker_tun.c) */
-    char *client_config_dir; /* absolute path, NULL = none */
-    bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
-                              * refused (openvpn ssl_verify.c) */
-    bool client_to_client;   /* forward packets between clients inside the server */
-    bool tcp_nodelay;        /* `socket-flags TCP_NODELAY` or `tcp-nodelay`: TCP_NODELAY on TCP
-                              * connections (UDP is unaffected, as in 2.6) */
+    struct client_nat *client_nat; /* `client-nat` rules in config order (proto/client_nat.h),
+                                    * applied by the workers; NULL = none */
+    char *client_config_dir;       /* absolute path, NULL = none */
+    bool ccd_exclusive;            /* a client without its own CCD file (DEFAULT does not count) is
+                                    * refused (openvpn ssl_verify.c) */
+    bool client_to_client;         /* forward packets between clients inside the server */
+    bool tcp_nodelay; /* `socket-flags TCP_NODELAY` or `tcp-nodelay`: TCP_NODELAY on TCP
+                       * connections (UDP is unaffected, as in 2.6) */
 };
 
 /* Timers, in seconds (openvpn 2.6 options.c defaults) */

@@ -102,6 +102,13 @@ static void diff_server(const struct config_net *o, const struct config_net *n,
     need_restart(d, "server");
 }
 
+static bool client_nat_eq(const struct client_nat *o, const struct client_nat *n)
+{
+    size_t n_o = o ? o->n_rules : 0, n_n = n ? n->n_rules : 0;
+
+    return n_o == n_n && (n_o == 0 || mem_eq(o->rules, n->rules, n_o * sizeof(o->rules[0])));
+}
+
 static bool routes_eq(const struct config_net *o, const struct config_net *n)
 {
     if (o->n_routes != n->n_routes || o->route_metric != n->route_metric ||
@@ -195,6 +202,7 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
     RESTART_UNLESS(d, routes_eq(o, n), "route");
     RESTART_UNLESS(d, o->ifconfig_noexec == n->ifconfig_noexec, "ifconfig-noexec");
     RESTART_UNLESS(d, o->block_ipv6 == n->block_ipv6, "block-ipv6");
+    RESTART_UNLESS(d, client_nat_eq(o->client_nat, n->client_nat), "client-nat");
     RESTART_UNLESS(d, o->client_to_client == n->client_to_client, "client-to-client");
     RESTART_UNLESS(d, o->tcp_nodelay == n->tcp_nodelay, "tcp-nodelay");
     APPLY_UNLESS(d, strs_eq(o->push.items, o->push.n_items, n->push.items, n->push.n_items),

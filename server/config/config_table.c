@@ -87,10 +87,7 @@ static const struct config_directive directives[] = {
     SET("client-connect", 1, 1, 0, config_h_hook_script),
     SET("client-crresponse", 1, 1, 0, config_h_hook_script),
     SET("client-disconnect", 1, 1, 0, config_h_hook_script),
-    REFUSED("client-nat",
-            "not implemented in ovpnd: a stateless one-to-one NAT of tunnel addresses, meant for "
-            "clients (pushed); openvpn 2.6 applies it on a server to every client's packets. "
-            "Use iptables NETMAP on the tun device for the same effect"),
+    SET("client-nat", 4, 4, 0, config_h_client_nat),
     SET("client-to-client", 0, 0, 0, config_h_client_to_client),
     SET("comp-lzo", 0, 1, 0, config_h_comp_lzo),
     SET("comp-noadapt", 0, 0, 0, config_h_comp_noadapt),
