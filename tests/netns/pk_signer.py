@@ -5,12 +5,13 @@
 (management-query-passwords, ">PASSWORD:Need" and `password`) for the netns tests.
 
   pk_signer.py ADDR --out LOG [--key KEY [--modes FILE]] [--version N] [--password PW]
-               [--cert FILE] [--go FILE]
+               [--cert FILE] [--go FILE] [--hold-release]
 
 Connect to ADDR (a unix socket path, or HOST:PORT; with --go, once FILE exists: Python starts
 slowly, so a test starts this early and says when), send `version N` (default 3), then answer
 ">PASSWORD:Need 'TYPE' password" with `password "TYPE" "PW"` (with --password),
-">NEED-CERTIFICATE:TAG" with `certificate`, the lines of FILE and END (with --cert), and
+">NEED-CERTIFICATE:TAG" with `certificate`, the lines of FILE and END (with --cert),
+">HOLD:Waiting for hold release" with `hold release` (with --hold-release), and
 each >PK_SIGN:DATA[,ALG] (or >RSA_SIGN:DATA) by the next word of FILE (read at each request;
 "good" once the words run out, or without --modes):
   good     sign DATA with KEY through `openssl pkeyutl` as ALG says (RSA_PKCS1_PADDING: PKCS#1
@@ -20,7 +21,7 @@ each >PK_SIGN:DATA[,ALG] (or >RSA_SIGN:DATA) by the next word of FILE (read at e
   garbage  answer with 64 random bytes
   silent   no answer
 Every line received and every answer sent ("SENT<TAB>mode alg", "SENT<TAB>password",
-"SENT<TAB>certificate") is appended to LOG.
+"SENT<TAB>certificate", "SENT<TAB>hold release") is appended to LOG.
 """
 import argparse
 import base64
@@ -72,6 +73,7 @@ def main():
     ap.add_argument("--password")
     ap.add_argument("--cert")
     ap.add_argument("--go")
+    ap.add_argument("--hold-release", action="store_true")
     a = ap.parse_args()
     while a.go and not os.path.exists(a.go):
         time.sleep(0.02)
@@ -87,6 +89,10 @@ def main():
             kind = line.split("'")[1]
             f.write(('password "%s" "%s"\n' % (quote(kind), quote(a.password))).encode())
             log.write("SENT\tpassword\n")
+            continue
+        if line.startswith(">HOLD:Waiting for hold release") and a.hold_release:
+            f.write(b"hold release\n")
+            log.write("SENT\thold release\n")
             continue
         if line.startswith(">NEED-CERTIFICATE:") and a.cert:
             with open(a.cert) as c:

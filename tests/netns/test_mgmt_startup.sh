@@ -2,9 +2,9 @@
 # What start-up asks the management client for (openvpn 2.6 doc/management-notes.txt, manage.c
 # management_query_user_pass and management_query_cert), answered by pk_signer.py:
 #  - management-query-passwords with an encrypted key: the server logs that it waits, asks
-#    ">PASSWORD:Need 'Private Key' password", and serves clients only after `password`; a stock
-#    client connects. SIGHUP asks nothing again (2.6 keeps the password; ovpnd reloads with the
-#    key it decrypted at start-up);
+#    ">PASSWORD:Need 'Private Key' password" (after management-hold is released), and serves
+#    clients only after `password`; a stock client connects. SIGHUP asks nothing again (2.6
+#    keeps the password; ovpnd reloads with the key it decrypted at start-up);
 #  - a wrong password: ">PASSWORD:Verification Failed: 'Private Key'" and the server exits, as
 #    2.6 does ("private key password verification failed");
 #  - `--test-config` on that config does not wait for a management client (ovpnd only);
@@ -97,11 +97,14 @@ wait_for 10 grep -qx ">PASSWORD:Verification Failed: 'Private Key'" "$ALOG" ||
 server_exits_failing "private key password verification failed"
 ovt_log "wrong password: verification failed, the server exited"
 
-# The right password: the server starts, a client connects.
-conf "key $OVT_DIR/server-enc.key" "management-query-passwords"
-start_asking "Need password\(s\) from management interface, waiting" --password "$PASS"
+# The right password: the server starts, a client connects. With management-hold, the hold
+# comes first, then the question (2.6 order).
+conf "key $OVT_DIR/server-enc.key" "management-query-passwords" "management-hold"
+start_asking "Need hold release from management interface, waiting" --password "$PASS" --hold-release
 wait_server_log "Initialization Sequence Completed" 15 || fail "not serving after the password"
 grep -qx ">PASSWORD:Need 'Private Key' password" "$ALOG" || fail "no >PASSWORD request: $(cat "$ALOG")"
+[ "$(grep -m1 -E '^>(HOLD|PASSWORD):' "$ALOG")" = ">HOLD:Waiting for hold release:0" ] ||
+    fail "the password was asked before the hold was released: $(cat "$ALOG")"
 grep -qx "SUCCESS: 'Private Key' password entered, but not yet verified" "$ALOG" ||
     fail "no SUCCESS for the password: $(cat "$ALOG")"
 client_start "$OVT_DIR" 1
