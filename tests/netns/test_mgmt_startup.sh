@@ -4,7 +4,8 @@
 #  - management-query-passwords with an encrypted key: the server logs that it waits, asks
 #    ">PASSWORD:Need 'Private Key' password" (after management-hold is released), and serves
 #    clients only after `password`; a stock client connects. SIGHUP asks nothing again (2.6
-#    keeps the password; ovpnd reloads with the key it decrypted at start-up);
+#    keeps the password; ovpnd reloads with the key it decrypted at start-up, and refuses a
+#    reload once the key file's encrypted text changed);
 #  - a wrong password: ">PASSWORD:Verification Failed: 'Private Key'" and the server exits, as
 #    2.6 does ("private key password verification failed");
 #  - `--test-config` on that config does not wait for a management client (ovpnd only);
@@ -119,6 +120,17 @@ else
     wait_for 20 inits_at_least 2 || fail "openvpn did not restart after SIGHUP"
 fi
 count_lines "^>PASSWORD:Need" "$ALOG" 1 || fail "the password was asked again after SIGHUP: $(cat "$ALOG")"
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    # the key file encrypted again (a new salt): ovpnd cannot decrypt it without asking, and
+    # refuses the reload (2.6 would decrypt it with the password it kept)
+    openssl pkey -in "$OVT_DIR/pki/server.key" -aes256 -passout "pass:$PASS" \
+        -out "$OVT_DIR/server-enc.key" 2>"$OVT_DIR/openssl.log" || fail "cannot encrypt the key again"
+    ovt_signal "$(server_process_pid)" HUP
+    wait_server_log "the encrypted key is not the one start-up decrypted" 10 ||
+        fail "a reload with a changed encrypted key was not refused"
+    server_log_grep "reload: refused, nothing changed" || fail "no 'reload: refused' line"
+    assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 2 0.2 0 "client 1 after the refused reload"
+fi
 ovt_log "password from management: client connected; SIGHUP asked nothing"
 client_stop 1
 server_stop
