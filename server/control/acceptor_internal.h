@@ -298,6 +298,7 @@ struct acc_sessions {
     uint64_t timeouts_mark;    /* handshake timeouts and too-late drops then */
     uint64_t next_rate_ms;     /* the next update (acc_now_ms) */
     struct peer_slots slots;   /* peer_ids in use */
+    struct peer **by_peer_id;  /* the peer holding each slot of slots, or NULL (acc_peer_by_id) */
     unsigned long next_cid;    /* the CID of the next session */
     /* every session with something due (a retransmission, hand-window, reneg-sec, tran-window,
      * the linger's end, inactive, session-timeout ...), by its earliest deadline: room for
@@ -430,8 +431,9 @@ void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_
 void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                       const char *why);
 
-/* The peer that holds peer_id, or NULL (a scan over the sessions: for the rare case of two
- * clients claiming one address or route). */
+/* The peer that holds peer_id (the one a hand-over gave it to), or NULL: O(1), from the index
+ * acc_pick_peer_slot, acc_peer_slot_hand_over and acc_release_peer_slot keep. A peer whose
+ * session is gone (ctl NULL) may still be returned until its worker lets it go. */
 struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id);
 
 /* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
