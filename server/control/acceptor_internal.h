@@ -182,6 +182,7 @@ struct ctl_session {
     struct ctl_session **cn_pprev; /* what points at it there (O(1) unlink: with duplicate-cn,
                                     * thousands share one name); NULL when not in the index */
     unsigned long cid;             /* the management interface's client ID (CID), never reused */
+    struct ctl_session *cid_next;  /* in sessions.by_cid from creation to free */
     unsigned next_kid;             /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
@@ -284,6 +285,9 @@ struct acc_sessions {
     /* the sessions with a peer by common name, table_size buckets (acc_cn_index_add): what
      * duplicate-cn off compares at each connect */
     struct ctl_session **by_cn;
+    /* every session by its CID, table_size buckets (CIDs are sequential: a chain is about one
+     * long): what management commands naming a CID look up (acc_mgmt_find_cid) */
+    struct ctl_session **by_cid;
     size_t table_size; /* a power of two */
     size_t n_sessions;
     size_t n_clients;
@@ -526,6 +530,10 @@ void acc_table_insert(struct acceptor *a, struct ctl_session *cs);
 /* Take cs out of the session table (and n_sessions); no-op when it is not there. */
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs);
 
+/* The session with CID cid, whatever its state (closing or dead too), or NULL: sessions are in
+ * sessions.by_cid from acc_session_create to acc_cs_free. O(1). */
+struct ctl_session *acc_find_cid(struct acceptor *a, unsigned long cid);
+
 /* Bucket of common name cn in a table of size buckets (a power of two). */
 size_t acc_cn_hash(const char *cn, size_t size);
 
@@ -683,7 +691,7 @@ void acc_pk_sign_free(struct acceptor *a);
 
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
 
-/* The session with CID cid that is not closing, or NULL (a walk over the sessions). */
+/* The session with CID cid that is not closing, or NULL (acc_find_cid). */
 struct ctl_session *acc_mgmt_find_cid(struct acceptor *a, unsigned long cid);
 
 /* Open the listener of `management` (nothing without it). Main thread, in acceptor_new.
