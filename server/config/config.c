@@ -793,6 +793,7 @@ void config_free(struct config *cfg)
                         &cfg->mgmt.port,
                         &cfg->mgmt.client_user,
                         &cfg->mgmt.client_group,
+                        &cfg->mgmt.external_cert,
                         &cfg->metrics.host,
                         &cfg->net.client_config_dir,
                         &cfg->hooks.tmp_dir,

@@ -272,6 +272,11 @@ struct config_tls {
     unsigned remote_cert_ku[CONFIG_MAX_REMOTE_CERT_KU];
     size_t n_remote_cert_ku;
     char *remote_cert_eku; /* `remote-cert-eku OID-or-name`: NULL = not checked */
+    /* management-query-passwords and an encrypted `key` without `askpass FILE`: key holds the
+     * encrypted text until start-up asks for its password (config_key_unlock); the SHA-256 of
+     * that text tells a reload whether the key file changed */
+    bool is_key_locked;
+    uint8_t key_locked_sha256[32];
 };
 
 /* Certificate options beyond ca/cert/key (config_cert.c; openvpn 2.6 options.c, ssl_verify.c) */
@@ -401,6 +406,12 @@ struct config_mgmt {
     bool has_modifiers;     /* some management-* directive was given */
     bool external_key;      /* management-external-key: the management client signs (>PK_SIGN) */
     unsigned external_key_flags; /* its flags, PK_EXT_* of proto/pk_external.h */
+    /* management-query-passwords: an encrypted key's password comes from the management client
+     * (>PASSWORD), unless `askpass FILE` gives it (2.6 misc.c get_user_pass_cr) */
+    bool query_passwords;
+    /* management-external-cert TAG: the server certificate comes from the management client
+     * (>NEED-CERTIFICATE:TAG) at start-up, instead of `cert`; NULL: not given */
+    char *external_cert;
 };
 
 /* ovpnd's own Prometheus endpoint (server/ops/metrics.h); openvpn 2.6 has no such directive. */
@@ -469,6 +480,20 @@ int config_parse_string(struct config *cfg, const char *name, const char *text, 
  * working directory, as config_parse_string(). */
 int config_parse_string_in(struct config *cfg, const char *name, const char *text, const char *dir,
                            char *errbuf, size_t errbuf_len);
+
+/* management-query-passwords: decrypt cfg's locked key (cfg->tls.is_key_locked) with password
+ * (NUL-terminated, borrowed), keep it as unencrypted PEM in memory as an `askpass` password
+ * would, and check it against the certificate. Returns 0; -EACCES when the password does not
+ * decrypt it (2.6: "private key password verification failed"); -EINVAL when the key does not
+ * match the certificate; -ENOMEM. errbuf (errbuf_len bytes) gets the reason. Main thread at
+ * start-up, or on a config no other thread uses. */
+int config_key_unlock(struct config *cfg, const char *password, char *errbuf, size_t errbuf_len);
+
+/* management-external-cert: pem (the PEM text the management client gave, NUL-terminated,
+ * borrowed) becomes cfg's certificate, with extra-certs appended as for `cert`. It must hold a
+ * certificate with an RSA or EC key (management-external-key signs with it). Returns 0, -EINVAL
+ * (not a certificate; errbuf says why) or -ENOMEM. The same threads as config_key_unlock. */
+int config_cert_set_external(struct config *cfg, const char *pem, char *errbuf, size_t errbuf_len);
 
 /* Release everything cfg owns, wiping key material, and zero the struct. The storage itself
  * stays the caller's. config_free(NULL) is a no-op. */

@@ -426,7 +426,9 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
                        str_eq(om->client_group, nm->client_group) &&
                        om->log_cache == nm->log_cache && om->hold == nm->hold &&
                        om->client_auth == nm->client_auth && om->external_key == nm->external_key &&
-                       om->external_key_flags == nm->external_key_flags,
+                       om->external_key_flags == nm->external_key_flags &&
+                       om->query_passwords == nm->query_passwords &&
+                       str_eq(om->external_cert, nm->external_cert),
                    "management");
     RESTART_UNLESS(d, str_eq(oc->cd_dir, nc->cd_dir), "cd");
     RESTART_UNLESS(d,

@@ -398,6 +398,7 @@ int config_h_management_client_user(struct config_parser *ps, int argc, char **a
 int config_h_management_client_group(struct config_parser *ps, int argc, char **argv);
 int config_h_management_log_cache(struct config_parser *ps, int argc, char **argv);
 int config_h_management_external_key(struct config_parser *ps, int argc, char **argv);
+int config_h_management_external_cert(struct config_parser *ps, int argc, char **argv);
 int config_h_management_flag(struct config_parser *ps, int argc, char **argv);
 /* After the last line: management-* modifiers need `management`, client user/group a unix
  * socket; a TCP listener without a password file is warned about. 0 or -EINVAL. */

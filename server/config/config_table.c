@@ -182,18 +182,12 @@ static const struct config_directive directives[] = {
     SET("management-client-auth", 0, 0, 0, config_h_management_flag),
     SET("management-client-group", 1, 1, 0, config_h_management_client_group),
     SET("management-client-user", 1, 1, 0, config_h_management_client_user),
-    REFUSED("management-external-cert",
-            "not supported: ovpnd builds its TLS configuration from the certificate at start-up, "
-            "before the management interface runs; give the certificate with cert (the key can "
-            "stay with the management client: management-external-key)"),
+    SET("management-external-cert", 1, 1, 0, config_h_management_external_cert),
     SET("management-external-key", 0, 4, 0, config_h_management_external_key),
     SET("management-forget-disconnect", 0, 0, 0, config_h_management_flag),
     SET("management-hold", 0, 0, 0, config_h_management_flag),
     SET("management-log-cache", 1, 1, 0, config_h_management_log_cache),
-    REFUSED("management-query-passwords",
-            "not supported: ovpnd reads the private key's passphrase while it loads the config, "
-            "before the management interface runs; use askpass FILE, or keep the key with the "
-            "management client (management-external-key)"),
+    SET("management-query-passwords", 0, 0, 0, config_h_management_flag),
     CLIENT("management-query-proxy", 0, NULL),
     CLIENT("management-query-remote", 0, NULL),
     SET("management-signal", 0, 0, 0, config_h_management_flag),

@@ -412,6 +412,13 @@ void acc_reload(struct acceptor *a)
     for (size_t i = 0; i < next.n_warnings; i++) {
         log_msg(LOG_WARN, "%s", next.warnings[i]);
     }
+    /* management-query-passwords, management-external-cert: what start-up was given */
+    err = acc_mgmt_startup_reload(a, &next, errbuf, sizeof(errbuf));
+    if (err) {
+        log_refused(&next, errbuf);
+        config_free(&next);
+        return;
+    }
     config_diff(a->cfg, &next, &d);
     applied = d.applied;
     o = calloc(1, sizeof(*o));

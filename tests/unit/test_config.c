@@ -815,8 +815,6 @@ static const struct {
     const char *name, *why;
 } known_gaps[] = {
     {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
-    {"management-external-cert", "#24: refused, the certificate is read before management runs"},
-    {"management-query-passwords", "#24: refused, the key is read before management runs"},
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
