@@ -207,13 +207,14 @@ void acc_revoke_sweep(struct acceptor *a)
             if (cs->state == CS_CLOSING || cs->is_dead || !cs->peer || !is_revoked(a, cs)) {
                 continue;
             }
-            acc_auth_failed(a, cs, "certificate revoked: the CRL now lists it (crl-verify)");
+            acc_auth_failed(
+                a, cs, "certificate revoked: a CRL in force now lists it (crl-verify, capath)");
             n++;
         }
     }
     if (n > 0) {
-        log_msg(LOG_INFO, "crl-verify: %zu connected client%s disconnected (certificate revoked)",
-                n, n == 1 ? "" : "s");
+        log_msg(LOG_INFO, "CRL: %zu connected client%s disconnected (certificate revoked)", n,
+                n == 1 ? "" : "s");
     }
 }
 

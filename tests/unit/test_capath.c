@@ -1,7 +1,8 @@
 /* tests/unit/test_capath.c: server/control/capath.c, the `capath DIR` hash directory: which
  * file names OpenSSL's hash directory lookup opens (by_dir.c: "%08lx.%s%d", counting up from 0
  * until a file cannot be loaded), and what capath_load takes from a directory with good, bad,
- * misnamed and unreachable files, and when capath_signature changes.
+ * misnamed and unreachable files, and when capath_signature changes; and that a crl-verify
+ * CRL read again keeps the directory's CRLs (proto/tls_session.c).
  *
  * Files: tests/unit/data/config/ca.crt (a CA certificate) and crl.pem (a CRL); the test names
  * copies of them by OpenSSL's hashes in a temporary directory.
@@ -245,12 +246,62 @@ static void load_takes_good_files_only(void **state)
     free(crl);
 }
 
+static size_t n_crls(const mbedtls_x509_crl *c)
+{
+    size_t n = 0;
+
+    for (; c && c->version != 0; c = c->next) {
+        n++;
+    }
+    return n;
+}
+
+/* crl-verify's CRL, read again while the server runs, keeps capath's CRLs behind it. */
+static void crl_reload_keeps_capath_crls(void **state)
+{
+    char *crl = slurp(DATA "crl.pem"), *ca = slurp(DATA "ca.crt");
+    char err[200] = "";
+    mbedtls_x509_crl dir_crls;
+    mbedtls_x509_crt dir_cas;
+    struct tls_server_conf c;
+
+    (void)state;
+    mbedtls_x509_crl_init(&dir_crls);
+    mbedtls_x509_crt_init(&dir_cas);
+    assert_int_equal(mbedtls_x509_crl_parse(&dir_crls, (const unsigned char *)crl, strlen(crl) + 1),
+                     0);
+    assert_int_equal(mbedtls_x509_crt_parse(&dir_cas, (const unsigned char *)ca, strlen(ca) + 1),
+                     0);
+    conf_zero(&c);
+    assert_int_equal(
+        tls_server_conf_set_crl(&c, (const uint8_t *)crl, strlen(crl) + 1, err, sizeof(err)), 0);
+    assert_int_equal(tls_server_conf_add_trust(&c, &dir_cas, &dir_crls, err, sizeof(err)), 0);
+    assert_int_equal(n_crls(&c.crl), 2);
+    assert_int_equal(c.n_crl_own, 1);
+    assert_non_null(c.ca.raw.p);
+    assert_null(c.ca.next);
+    assert_int_equal(
+        tls_server_conf_set_crl(&c, (const uint8_t *)crl, strlen(crl) + 1, err, sizeof(err)), 0);
+    assert_int_equal(n_crls(&c.crl), 2);
+    assert_int_equal(c.n_crl_own, 1);
+    /* a CRL that does not parse changes nothing */
+    assert_int_not_equal(tls_server_conf_set_crl(&c, (const uint8_t *)"junk", 5, err, sizeof(err)),
+                         0);
+    assert_int_equal(n_crls(&c.crl), 2);
+    tls_server_conf_clear(&c);
+    mbedtls_x509_crl_free(&dir_crls);
+    mbedtls_x509_crt_free(&dir_cas);
+    free(crl);
+    free(ca);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_openssl_opens),
         cmocka_unit_test(select_stops_at_the_first_gap),
         cmocka_unit_test(load_takes_good_files_only),
+        cmocka_unit_test(crl_reload_keeps_capath_crls),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
