@@ -1,6 +1,6 @@
 /* server/config/config_cert.c: handlers for the certificate options beyond ca/cert/key:
  * x509-username-field, x509-track, tls-export-cert, extra-certs, crl-verify DIR dir, pkcs12,
- * askpass (capath is refused in config_table.c). Facts from
+ * askpass, capath (its directory is read by server/control/capath.c). Facts from
  * openvpn 2.6 src/openvpn/options.c (add_option, options_postprocess_verify_ce), ssl.c
  * (init_ssl), ssl_openssl.c (tls_ctx_load_pkcs12, tls_ctx_load_extra_certs), ssl_mbedtls.c
  * (tls_ctx_load_ca) and ssl_verify.c (verify_cert, verify_check_crl_dir).
@@ -42,6 +42,7 @@ void config_cert_clear(struct config_cert *c)
 {
     free(c->username_fields);
     free(c->crl_dir);
+    free(c->capath);
     free(c->x509_track);
     free(c->tls_export_cert_dir);
     config_blob_clear(&c->extra_certs);
@@ -55,6 +56,7 @@ void config_cert_pending_clear(struct config_cert_pending *p)
     free(p->askpass.path);
     free(p->crl_dir.path);
     free(p->export_cert.path);
+    free(p->capath.path);
     config_blob_clear(&p->pkcs12_inline);
     memset(p, 0, sizeof(*p));
 }
@@ -111,6 +113,17 @@ int config_h_tls_export_cert(struct config_parser *ps, int argc, char **argv)
     ps->certp.export_cert.path = NULL;
     ps->certp.export_cert.where = config_here(ps);
     return config_set_str(ps, &ps->certp.export_cert.path, argv[1]);
+}
+
+/* `capath DIR` (2.6 options.c, OpenSSL builds): the last line wins; checked after the last line
+ * (a later `cd` moves it, a `chroot` puts it inside the jail). */
+int config_h_capath(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    free(ps->certp.capath.path);
+    ps->certp.capath.path = NULL;
+    ps->certp.capath.where = config_here(ps);
+    return config_set_str(ps, &ps->certp.capath.path, argv[1]);
 }
 
 /* `crl-verify DIR dir` (called by config_h_crl_verify for the two-word form): a directory
@@ -325,6 +338,10 @@ static int pkcs12_load(struct config_parser *ps)
         cfg->tls.key.data != NULL) {
         return config_error_at(ps, &cp->pkcs12.where, "pkcs12",
                                "cannot be used with cert or key (as in openvpn 2.6)");
+    }
+    if (cp->capath.path != NULL) { /* 2.6 options.c, options_postprocess_verify_ce */
+        return config_error_at(ps, &cp->capath.where, "capath",
+                               "cannot be used with pkcs12 (as in openvpn 2.6)");
     }
     p12 = pkcs12_read(ps, &origin);
     if (p12 == NULL) {
@@ -646,11 +663,47 @@ static int dir_check(struct config_parser *ps, const struct config_pending *pend
     return 0;
 }
 
+/* capath DIR: 2.6 checks only that it can read DIR (options.c check_file_access_chroot, R_OK) and
+ * starts; OpenSSL then finds nothing in what is not a directory. The same here, with a warning
+ * for that case. The path as the running server sees it goes to cfg->cert.capath. */
+static int capath_check(struct config_parser *ps)
+{
+    const struct config_pending *p = &ps->certp.capath;
+    char *full = NULL, *runtime = NULL;
+    struct stat st;
+    int err = 0;
+
+    if (p->path == NULL) {
+        return 0;
+    }
+    if (config_jail_path(ps, p->path, &full, &runtime) != 0) {
+        return config_nomem(ps);
+    }
+    if (stat(full, &st) != 0 || access(full, R_OK) != 0) {
+        err =
+            config_error_at(ps, &p->where, "capath", "cannot read '%s': %s", full, strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        err = config_warn(ps, &p->where,
+                          "capath: '%s' is not a directory: no CA certificate or CRL is "
+                          "read from it (openvpn 2.6 starts with it too)",
+                          full);
+    }
+    free(full);
+    if (err) {
+        free(runtime);
+        return err;
+    }
+    free(ps->cfg->cert.capath);
+    ps->cfg->cert.capath = runtime;
+    return 0;
+}
+
 int config_cert_after_files(struct config_parser *ps)
 {
     int err = key_decrypt(ps);
 
     err = err ? err : extra_certs_load(ps);
+    err = err ? err : capath_check(ps);
     err =
         err ? err
             : dir_check(ps, &ps->certp.crl_dir, "crl-verify", R_OK | X_OK, &ps->cfg->cert.crl_dir);

@@ -213,7 +213,7 @@ static int check_certs(struct config_parser *ps)
     mbedtls_x509_crt_init(&cert);
     mbedtls_pk_init(&key);
     /* PEM input is given to mbed TLS with its terminating NUL, as it requires. No ca is
-     * allowed only with peer-fingerprint (check_files). */
+     * allowed only with capath or peer-fingerprint (check_files). */
     rc = cfg->tls.ca.data == NULL
              ? 0
              : mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->tls.ca.data,
@@ -350,11 +350,12 @@ static int check_files(struct config_parser *ps)
             break; /* the management client signs */
         }
         if (pending[i]->path == NULL && blobs[i]->data == NULL) {
-            if (i == 0 && cfg->tls.n_peer_fingerprints > 0) {
-                continue; /* 2.6: the fingerprints stand in for the CA (options.c) */
+            if (i == 0 && (cfg->tls.n_peer_fingerprints > 0 || ps->certp.capath.path != NULL)) {
+                continue; /* 2.6 options.c check_ca_required: the fingerprints or a CA
+                           * directory stand in for the CA file */
             }
             return config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
-                                   i == 0 ? " (or peer-fingerprint)" : "");
+                                   i == 0 ? " (or capath, or peer-fingerprint)" : "");
         }
         err = load(ps, pending[i], names[i], blobs[i]);
         if (err) {

@@ -242,7 +242,8 @@ static void diff_tls(const struct config *oc, const struct config *nc, struct co
                  CONFIG_RELOAD_TLS);
     APPLY_UNLESS(d,
                  blob_eq(&o->crl, &n->crl) && str_eq(o->crl_file, n->crl_file) &&
-                     str_eq(oc->cert.crl_dir, nc->cert.crl_dir),
+                     str_eq(oc->cert.crl_dir, nc->cert.crl_dir) &&
+                     str_eq(oc->cert.capath, nc->cert.capath),
                  CONFIG_RELOAD_CRL);
     RESTART_UNLESS(d,
                    o->tls_wrap_mode == n->tls_wrap_mode &&
@@ -495,6 +496,7 @@ void config_reload_take(struct config *dst, struct config *src)
     TAKE(dst, src, tls.crl);
     TAKE(dst, src, tls.crl_file);
     TAKE(dst, src, cert.crl_dir);
+    TAKE(dst, src, cert.capath);
     TAKE(dst, src, hooks.tls_crypt_v2_verify);
     TAKE(dst, src, hooks.tls_verify);
     TAKE(dst, src, hooks.client_connect);
@@ -531,6 +533,7 @@ void config_reload_free(struct config *c)
     config_blob_clear(&c->tls.crl);
     free(c->tls.crl_file);
     free(c->cert.crl_dir);
+    free(c->cert.capath);
     free(c->net.client_config_dir);
     for (size_t i = 0; i < sizeof(strv) / sizeof(strv[0]); i++) {
         config_strv_free(strv[i]);

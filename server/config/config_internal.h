@@ -34,7 +34,7 @@ struct config_pending {
 
 /* The certificate options' files, read after the last line (config_cert.c). */
 struct config_cert_pending {
-    struct config_pending extra_certs, pkcs12, crl_dir, export_cert;
+    struct config_pending extra_certs, pkcs12, crl_dir, export_cert, capath;
     struct config_pending askpass;    /* path NULL: the terminal; where.line 0: not given */
     struct config_blob pkcs12_inline; /* <pkcs12> block: the file in base64 */
 };
@@ -188,19 +188,20 @@ int config_finish(struct config_parser *ps);
 
 /* Handlers, by area. */
 /* config_cert.c: certificate options (x509-username-field, x509-track, tls-export-cert,
- * extra-certs, pkcs12, askpass, crl-verify DIR dir) */
+ * extra-certs, pkcs12, askpass, crl-verify DIR dir, capath) */
 int config_h_x509_username_field(struct config_parser *ps, int argc, char **argv);
 int config_h_extra_certs(struct config_parser *ps, int argc, char **argv);
 int config_h_pkcs12(struct config_parser *ps, int argc, char **argv);
 int config_h_askpass(struct config_parser *ps, int argc, char **argv);
 int config_h_x509_track(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_export_cert(struct config_parser *ps, int argc, char **argv);
+int config_h_capath(struct config_parser *ps, int argc, char **argv);
 /* `crl-verify DIR dir` for config_h_crl_verify. 0 or -ENOMEM. */
 int config_crl_verify_dir(struct config_parser *ps, const char *dir);
 /* After the last line, before ca/cert/key are read: pkcs12 fills them. 0, -EINVAL, -ENOMEM. */
 int config_cert_before_files(struct config_parser *ps);
 /* After ca/cert/key are read, before they are checked: an encrypted key decrypted (askpass),
- * extra-certs appended to the cert chain, the crl-verify directory checked. */
+ * extra-certs appended to the cert chain, the crl-verify and capath directories checked. */
 int config_cert_after_files(struct config_parser *ps);
 /* Free what struct config_cert / struct config_cert_pending hold. */
 void config_cert_clear(struct config_cert *c);

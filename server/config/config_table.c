@@ -72,9 +72,7 @@ static const struct config_directive directives[] = {
     SET("bind-dev", 1, 1, 0, config_h_bind_dev),
     SET("block-ipv6", 0, 0, 0, config_h_block_ipv6),
     SET("ca", 1, 1, I, config_h_ca),
-    REFUSED("capath", "a CA directory cannot be used with Mbed TLS, the TLS library of ovpnd "
-                      "(openvpn 2.6 built with Mbed TLS refuses it too): put the CA "
-                      "certificates into one file for 'ca', and CRLs into 'crl-verify'"),
+    SET("capath", 1, 1, 0, config_h_capath),
     SET("ccd-exclusive", 0, 0, 0, config_h_ccd_exclusive),
     SET("cd", 1, 1, 0, config_h_cd),
     SET("cert", 1, 1, I, config_h_cert),

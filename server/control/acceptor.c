@@ -199,7 +199,12 @@ static void on_tick(uv_timer_t *t)
     uint64_t hand_window_ms = (uint64_t)a->cfg->timers.hand_window_s * 1000;
 
     auth_tick(a->checks.auth);
-    if (crl_watch_tick(&a->crypto.crl, &a->crypto.tls->conf, &a->crypto.tls_conf_lock, now)) {
+    unsigned changed =
+        crl_watch_tick(&a->crypto.crl, &a->crypto.tls->conf, &a->crypto.tls_conf_lock, now);
+
+    if (changed & CRL_WATCH_CAPATH) {
+        acc_tls_conf_renew(a); /* new CAs and CRLs for new handshakes; sweeps as below */
+    } else if (changed & CRL_WATCH_CRL) {
         acc_revoke_sweep(a); /* a revoked client goes now, not at its next renegotiation */
     }
     acc_tls_conf_sweep(a);
@@ -430,7 +435,9 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
         }
         a->crypto.has_tls_conf_lock = true;
     }
-    err = acc_tls_conf_new(a, cfg, &a->crypto.tls, &a->crypto.crl, errbuf, errbuf_len);
+    /* before the chroot (server.c): its files are seen from outside */
+    err = acc_tls_conf_new(a, cfg, cfg->proc.chroot_dir, &a->crypto.tls, &a->crypto.crl, errbuf,
+                           errbuf_len);
     if (err) {
         return err;
     }

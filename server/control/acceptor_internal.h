@@ -1135,11 +1135,20 @@ void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_sta
 /* ---- reload.c: SIGHUP re-reads the config without dropping clients ---- */
 
 /* Build a TLS configuration from cfg's ca, cert, key, peer-fingerprint, tls-groups,
- * tls-cert-profile, tls-cipher and CRL (into *crl, which starts watching cfg's CRL file). At
- * start-up and at a reload. *out is the caller's (acc_tls_conf_free). 0 or a negative code with
- * the reason in errbuf (errbuf_len bytes). Acceptor or main thread. */
-int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tls_conf **out,
-                     struct crl_watch *crl, char *errbuf, size_t errbuf_len);
+ * tls-cert-profile, tls-cipher, CRL and capath directory (into *crl, which starts watching cfg's
+ * CRL file and capath directory; crl_watch_init). root: the chroot directory while the server
+ * has not entered it yet (start-up), else NULL. At start-up, at a reload, and when the capath
+ * directory changes. *out is the caller's (acc_tls_conf_free). 0 or a negative code with the
+ * reason in errbuf (errbuf_len bytes). Acceptor or main thread. */
+int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, const char *root,
+                     struct acc_tls_conf **out, struct crl_watch *crl, char *errbuf,
+                     size_t errbuf_len);
+
+/* The capath directory changed (crl_watch_tick): new handshakes get a TLS configuration built
+ * again from the config in force (acc_tls_conf_new), the current one is retired (freed once its
+ * sessions are gone), and connected clients whose certificate a CRL now lists are disconnected
+ * (acc_revoke_sweep). On failure (logged) the current configuration stays. Acceptor thread. */
+void acc_tls_conf_renew(struct acceptor *a);
 
 /* Free t (NULL: nothing); its sessions must be gone. */
 void acc_tls_conf_free(struct acc_tls_conf *t);

@@ -814,7 +814,6 @@ static void duplicates_last_wins(void **state)
 static const struct {
     const char *name, *why;
 } known_gaps[] = {
-    {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -2101,7 +2100,7 @@ static void required_and_missing_files(void **state)
     expect_error("server 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\nkey server.key\n",
                  "t.conf: dev is required (e.g. 'dev tun')");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
-                 "t.conf: ca is required (or peer-fingerprint)");
+                 "t.conf: ca is required (or capath, or peer-fingerprint)");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\nkey server.key\n",
                  "t.conf: cert is required");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n",
@@ -2164,7 +2163,7 @@ static void peer_fingerprint_lists(void **state)
     config_free(&cfg);
     /* an empty block adds nothing, and then ca is required again */
     expect_error(BASE_NO_CA "<peer-fingerprint>\n# none yet\n</peer-fingerprint>\n",
-                 "t.conf: ca is required (or peer-fingerprint)");
+                 "t.conf: ca is required (or capath, or peer-fingerprint)");
 }
 
 static void peer_fingerprint_errors(void **state)
@@ -2195,7 +2194,7 @@ static void peer_fingerprint_errors(void **state)
                         "t.conf:8: peer-fingerprint: line 3 of the block: 'not-hex': not of the "
                         "form");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
-                 "t.conf: ca is required (or peer-fingerprint)");
+                 "t.conf: ca is required (or capath, or peer-fingerprint)");
 }
 
 /* verify-hash HASH [SHA1|SHA256] (2.6: SHA-1 on a line without an algorithm, SHA-256 in a

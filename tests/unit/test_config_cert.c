@@ -122,10 +122,29 @@ static void extra_certs_follow_the_certificate(void **state)
 static void capath_and_crl_dir(void **state)
 {
     struct config cfg;
+    bool has_warning = false;
 
     (void)state;
-    expect_error_prefix(BASE "capath .\n", "t.conf:7: capath: a CA directory cannot be used with "
-                                           "Mbed TLS");
+    /* capath with ca, and alone (2.6 options.c check_ca_required takes either) */
+    expect_ok(&cfg, BASE "capath " CN "\n");
+    assert_non_null(cfg.cert.capath);
+    assert_non_null(strstr(cfg.cert.capath, "cert_name"));
+    assert_non_null(cfg.tls.ca.data);
+    config_free(&cfg);
+    expect_ok(&cfg, NET "capath .\ncert server.crt\nkey server.key\n");
+    assert_non_null(cfg.cert.capath);
+    assert_null(cfg.tls.ca.data);
+    config_free(&cfg);
+    /* 2.6 starts with a capath that is not a directory (only R_OK is checked): a warning */
+    expect_ok(&cfg, BASE "capath ca.crt\n");
+    for (size_t i = 0; i < cfg.n_warnings; i++) {
+        has_warning = has_warning || strstr(cfg.warnings[i], "capath: ") != NULL;
+    }
+    assert_true(has_warning);
+    config_free(&cfg);
+    expect_error_prefix(BASE "capath missing.d\n", "t.conf:7: capath: cannot read '");
+    expect_error_prefix(NET "capath .\npkcs12 " CN "server-nopass.p12\n",
+                        "t.conf:4: capath: cannot be used with pkcs12");
     expect_ok(&cfg, BASE "crl-verify " CN " dir\n");
     assert_non_null(cfg.cert.crl_dir);
     assert_non_null(strstr(cfg.cert.crl_dir, "cert_name"));
