@@ -336,13 +336,15 @@ struct acc_pk_sign {
 
 /* What start-up got from the management client (mgmt_startup.c), for the reloads after it. */
 struct acc_mgmt_startup {
-    bool is_waiting;        /* start-up runs the loop for an answer: `hold release` only ends
-                             * that wait (the UDP socket is not set up yet) */
-    int signum;             /* SIGINT or SIGTERM while waiting: start-up stops; else 0 */
-    uv_signal_t sigs[5];    /* the signals caught while waiting */
-    char *cert;             /* management-external-cert: the PEM text given, NULL without */
-    bool has_key_sha256;    /* management-query-passwords unlocked the key: */
-    uint8_t key_sha256[32]; /*   the SHA-256 of its encrypted text */
+    bool is_waiting;         /* start-up runs the loop for an answer: `hold release` only ends
+                              * that wait (the UDP socket is not set up yet) */
+    int signum;              /* SIGINT or SIGTERM while waiting: start-up stops; else 0 */
+    uv_signal_t sigs[5];     /* the signals caught while waiting */
+    uv_timer_t notify_timer; /* systemd told of the wait every NOTIFY_WAIT_EVERY_MS */
+    const char *waiting_for; /* what the wait is for (notify_waiting), NULL between waits */
+    char *cert;              /* management-external-cert: the PEM text given, NULL without */
+    bool has_key_sha256;     /* management-query-passwords unlocked the key: */
+    uint8_t key_sha256[32];  /*   the SHA-256 of its encrypted text */
 };
 
 struct acceptor {
