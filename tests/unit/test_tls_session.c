@@ -98,6 +98,86 @@ static void rsa_records_after_release(void **state)
     records_after_release("rsa");
 }
 
+/* tls_buf_hooks that keep the blocks given back and hand them out again, checking that each
+ * one comes back all zero (nothing of a record left for the next session that takes it). */
+struct kept_blocks {
+    void *block[8];
+    size_t len[8];
+    size_t n, n_given, n_taken;
+};
+
+static void *hook_take(void *ctx, size_t len)
+{
+    struct kept_blocks *k = ctx;
+
+    k->n_taken++;
+    for (size_t i = k->n; i-- > 0;) {
+        if (k->len[i] == len) {
+            void *b = k->block[i];
+
+            k->block[i] = k->block[k->n - 1];
+            k->len[i] = k->len[k->n - 1];
+            k->n--;
+            return b;
+        }
+    }
+    return calloc(1, len);
+}
+
+static void hook_give(void *ctx, void *block, size_t len)
+{
+    struct kept_blocks *k = ctx;
+    const uint8_t *b = block;
+
+    k->n_given++;
+    assert_true(len == tls_session_buf_len(true) || len == tls_session_buf_len(false));
+    for (size_t i = 0; i < len; i++) {
+        if (b[i] != 0) {
+            print_error("byte %zu of a %zu-byte block given back is not zero\n", i, len);
+            fail();
+        }
+    }
+    if (k->n < sizeof(k->block) / sizeof(k->block[0])) {
+        k->block[k->n] = block;
+        k->len[k->n++] = len;
+    } else {
+        free(block);
+    }
+}
+
+/* The server's buffers go through hooks: released buffers (the handshake's, then ones taken
+ * back) are given back all zero after records of every size both ways, and the records still
+ * pass when the next ones are taken from what was given; the session's end gives its buffers
+ * back too. */
+static void records_through_hooks(void **state)
+{
+    static const size_t sizes[] = {1, 5000, 16384, 37, 9000, 200};
+    struct kept_blocks k = {0};
+    const struct tls_buf_hooks hooks = {hook_take, hook_give, &k};
+    struct tls_pair e;
+
+    (void)state;
+    connect_ends(&e, "ec");
+    e.s.buf_hooks = &hooks;
+    tls_session_release_buffers(&e.s);
+    assert_int_equal(k.n_given, 2);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        send_message(&e.c, &e.s, sizes[i], (unsigned)i);
+        tls_session_release_buffers(&e.s);
+        send_message(&e.s, &e.c, sizes[(i + 1) % 6], (unsigned)i + 50);
+        tls_session_release_buffers(&e.s);
+    }
+    assert_int_equal(k.n_taken, 24);
+    assert_int_equal(k.n_given, 26);
+    send_message(&e.c, &e.s, 3000, 7); /* the session ends holding buffers (taken back) */
+    assert_int_equal(k.n_taken, 26);
+    tls_pair_clear(&e);
+    assert_int_equal(k.n_given, 28);
+    while (k.n > 0) {
+        free(k.block[--k.n]);
+    }
+}
+
 /* Data not yet read out of a record (a read into a short buffer) keeps the buffers: releasing
  * them then would lose it. The rest still arrives; then they go. */
 static void pending_data_keeps_buffers(void **state)
@@ -231,10 +311,10 @@ static void peer_cert_released(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ec_records_after_release),   cmocka_unit_test(rsa_records_after_release),
-        cmocka_unit_test(pending_data_keeps_buffers), cmocka_unit_test(fed_but_unread),
-        cmocka_unit_test(handshake_keeps_buffers),    cmocka_unit_test(clear_after_release),
-        cmocka_unit_test(peer_cert_released),
+        cmocka_unit_test(ec_records_after_release), cmocka_unit_test(rsa_records_after_release),
+        cmocka_unit_test(records_through_hooks),    cmocka_unit_test(pending_data_keeps_buffers),
+        cmocka_unit_test(fed_but_unread),           cmocka_unit_test(handshake_keeps_buffers),
+        cmocka_unit_test(clear_after_release),      cmocka_unit_test(peer_cert_released),
     };
 
     return cmocka_run_group_tests(tests, tls_pair_setup, tls_pair_teardown);
