@@ -809,6 +809,14 @@ print(r["connect_all_secs"] if r["connected"] == r["clients"] and r["connect_all
         "$BD/$server.$name.json" 2>/dev/null || echo -
 }
 
+# udp_rcvbuf_errors NS: UDP datagrams the kernel dropped in namespace NS for a full receive
+# buffer (both address families), since the namespace was made.
+udp_rcvbuf_errors() {
+    ip netns exec "$1" awk '$1 == "Udp:" && !h++ { for (i = 2; i <= NF; i++) col[$i] = i; next }
+        $1 == "Udp:" { n += $(col["RcvbufErrors"]) } $1 == "Udp6RcvbufErrors" { n += $2 }
+        END { print n + 0 }' /proc/net/snmp /proc/net/snmp6 2>/dev/null || echo 0
+}
+
 # storm_server SERVER: the steady handshake rate (lg_conc in flight), then a storm of storm_n
 # --retry clients started at once, each against a fresh SERVER process with the same config
 # (hand-window 60, connect-freq-initial raised as in loadgen_server). One line of results on
@@ -828,12 +836,16 @@ storm_server() {
     ovt_log "----- $server: storm of $storm_n clients with --retry (load $(cat /proc/loadavg))"
     server_start "$OVT_DIR"
     spid=$(ns_pid "$NS_SRV" "$server") || fail "no $server process in $NS_SRV"
+    rcvbuf_errors0=$(udp_rcvbuf_errors "$NS_SRV")
     secs=$(storm_run "$server" storm "$storm_n" --retry)
+    ovt_log "$server storm: datagrams the server's UDP sockets dropped (receive buffer full):" \
+        "$(($(udp_rcvbuf_errors "$NS_SRV") - rcvbuf_errors0))"
     if [ "$server" = ovpnd ]; then
         kill -USR2 "$spid"
         stats_line() { server_log_since | grep -E 'TLS handshakes started [0-9]+' | tail -n 1; }
         wait_for 10 stats_line >/dev/null || true
         line=$(stats_line || true)
+        ovt_log "$server storm: $line"
         started=$(sed -nE 's/.*TLS handshakes started ([0-9]+).*/\1/p' <<<"$line")
         finished=$(sed -nE 's/.*TLS handshakes started [0-9]+, finished ([0-9]+).*/\1/p' <<<"$line")
     fi

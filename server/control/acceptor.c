@@ -646,8 +646,12 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     }
     a->sessions.table = calloc(a->sessions.table_size, sizeof(*a->sessions.table));
     a->sessions.by_cn = calloc(a->sessions.table_size, sizeof(*a->sessions.by_cn));
+    a->sessions.by_cid = calloc(a->sessions.table_size, sizeof(*a->sessions.by_cid));
+    a->sessions.by_peer_id =
+        calloc((size_t)env->n_workers * env->max_local_peers, sizeof(*a->sessions.by_peer_id));
     timer_heap_init(&a->sessions.timers);
-    if (!a->sessions.table || !a->sessions.by_cn ||
+    if (!a->sessions.table || !a->sessions.by_cn || !a->sessions.by_cid ||
+        !a->sessions.by_peer_id ||
         peer_slots_init(&a->sessions.slots, env->n_workers, env->max_local_peers)) {
         err = -ENOMEM;
         goto fail;
@@ -792,6 +796,8 @@ static void release(struct acceptor *a)
     timer_heap_free(&a->sessions.timers);
     free(a->sessions.table);
     free(a->sessions.by_cn);
+    free(a->sessions.by_cid);
+    free(a->sessions.by_peer_id);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);
     acc_blocks_clear(a);

@@ -183,6 +183,7 @@ struct ctl_session {
     struct ctl_session **cn_pprev; /* what points at it there (O(1) unlink: with duplicate-cn,
                                     * thousands share one name); NULL when not in the index */
     unsigned long cid;             /* the management interface's client ID (CID), never reused */
+    struct ctl_session *cid_next;  /* in sessions.by_cid from creation to free */
     unsigned next_kid;             /* the KID of this session's next key */
     bool is_mgmt_asked; /* >CLIENT:CONNECT went out: DISCONNECT and ADDRESS follow (2.6) */
     union udp_addr remote;
@@ -285,6 +286,9 @@ struct acc_sessions {
     /* the sessions with a peer by common name, table_size buckets (acc_cn_index_add): what
      * duplicate-cn off compares at each connect */
     struct ctl_session **by_cn;
+    /* every session by its CID, table_size buckets (CIDs are sequential: a chain is about one
+     * long): what management commands naming a CID look up (acc_mgmt_find_cid) */
+    struct ctl_session **by_cid;
     size_t table_size; /* a power of two */
     size_t n_sessions;
     size_t n_clients;
@@ -299,6 +303,7 @@ struct acc_sessions {
     uint64_t timeouts_mark;    /* handshake timeouts and too-late drops then */
     uint64_t next_rate_ms;     /* the next update (acc_now_ms) */
     struct peer_slots slots;   /* peer_ids in use */
+    struct peer **by_peer_id;  /* the peer holding each slot of slots, or NULL (acc_peer_by_id) */
     unsigned long next_cid;    /* the CID of the next session */
     /* every session with something due (a retransmission, hand-window, reneg-sec, tran-window,
      * the linger's end, inactive, session-timeout ...), by its earliest deadline: room for
@@ -424,8 +429,9 @@ void acc_send_message_on(struct acceptor *a, struct ctl_session *cs, struct key_
 void acc_reneg_failed(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                       const char *why);
 
-/* The peer that holds peer_id, or NULL (a scan over the sessions: for the rare case of two
- * clients claiming one address or route). */
+/* The peer that holds peer_id (the one a hand-over gave it to), or NULL: O(1), from the index
+ * acc_pick_peer_slot, acc_peer_slot_hand_over and acc_release_peer_slot keep. A peer whose
+ * session is gone (ctl NULL) may still be returned until its worker lets it go. */
 struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id);
 
 /* Close cs: ask its worker to drop the peer, keep the session linger_ms for ACKs, then free. */
@@ -517,6 +523,10 @@ void acc_table_insert(struct acceptor *a, struct ctl_session *cs);
 
 /* Take cs out of the session table (and n_sessions); no-op when it is not there. */
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs);
+
+/* The session with CID cid, whatever its state (closing or dead too), or NULL: sessions are in
+ * sessions.by_cid from acc_session_create to acc_cs_free. O(1). */
+struct ctl_session *acc_find_cid(struct acceptor *a, unsigned long cid);
 
 /* Bucket of common name cn in a table of size buckets (a power of two). */
 size_t acc_cn_hash(const char *cn, size_t size);
@@ -693,7 +703,7 @@ void acc_pk_sign_free(struct acceptor *a);
 
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
 
-/* The session with CID cid that is not closing, or NULL (a walk over the sessions). */
+/* The session with CID cid that is not closing, or NULL (acc_find_cid). */
 struct ctl_session *acc_mgmt_find_cid(struct acceptor *a, unsigned long cid);
 
 /* Open the listener of `management` (nothing without it). Main thread, in acceptor_new.

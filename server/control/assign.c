@@ -74,19 +74,6 @@ static bool in_prefix(const uint8_t *addr, const uint8_t *net, int plen)
     return memcmp(a_key.addr, n_key.addr, 16) == 0;
 }
 
-struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id)
-{
-    for (size_t h = 0; h < a->sessions.table_size; h++) {
-        for (struct ctl_session *cs = a->sessions.table[h]; cs; cs = cs->hnext) {
-            /* a handed-over peer shares its peer-id with the session that took it */
-            if (cs->peer && cs->peer->peer_id == peer_id && !cs->peer->is_slot_handed_over) {
-                return cs->peer;
-            }
-        }
-    }
-    return NULL;
-}
-
 /* The checks openvpn 2.6 makes (or that ovpnd adds) on a client-config-dir `ifconfig-push
  * LOCAL REMOTE_NETMASK`, by topology. 0, or -1 with the reason in why. */
 static int check_ifconfig_push(struct acceptor *a, const struct ccd *c, char *why, size_t why_len)

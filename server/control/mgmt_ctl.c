@@ -154,17 +154,11 @@ static void op_each_client(void *ctx,
     each_active(ctx, report_one, &e);
 }
 
-/* Management commands are rare: a walk over the sessions is cheaper than keeping an index. */
 struct ctl_session *acc_mgmt_find_cid(struct acceptor *a, unsigned long cid)
 {
-    for (size_t i = 0; i < a->sessions.table_size; i++) {
-        for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
-            if (cs->cid == cid && cs->state != CS_CLOSING && !cs->is_dead) {
-                return cs;
-            }
-        }
-    }
-    return NULL;
+    struct ctl_session *cs = acc_find_cid(a, cid);
+
+    return cs && cs->state != CS_CLOSING && !cs->is_dead ? cs : NULL;
 }
 
 static struct key_state *find_kid(struct ctl_session *cs, unsigned kid)

@@ -13,6 +13,25 @@
 
 #include "server/control/acceptor_internal.h"
 
+/* peer_id's entry in a->sessions.by_peer_id (the slot layout of peer_slot.h). */
+static struct peer **holder_of(struct acceptor *a, uint32_t peer_id)
+{
+    int worker = peer_id_worker(peer_id, a->env->n_workers);
+    size_t local = peer_id_local(peer_id, a->env->n_workers);
+
+    if (worker < 0 || worker >= a->env->n_workers || local >= a->env->max_local_peers) {
+        return NULL;
+    }
+    return &a->sessions.by_peer_id[(size_t)worker * a->env->max_local_peers + local];
+}
+
+struct peer *acc_peer_by_id(struct acceptor *a, uint32_t peer_id)
+{
+    struct peer **h = holder_of(a, peer_id);
+
+    return h ? *h : NULL;
+}
+
 int acc_pick_peer_slot(struct acceptor *a, struct peer *p)
 {
     uint32_t peer_id;
@@ -24,6 +43,7 @@ int acc_pick_peer_slot(struct acceptor *a, struct peer *p)
     }
     p->peer_id = peer_id;
     p->worker = peer_id_worker(peer_id, a->env->n_workers);
+    *holder_of(a, peer_id) = p; /* a slot peer_slots gave out is in range */
     return 0;
 }
 
@@ -65,6 +85,7 @@ void acc_peer_slot_hand_over(struct acceptor *a, struct peer *prev, struct peer 
     prev->is_slot_handed_over = true;
     p->peer_id = prev->peer_id;
     p->worker = prev->worker;
+    *holder_of(a, p->peer_id) = p;
 }
 
 void acc_release_peer_slot(struct acceptor *a, struct peer *p)
@@ -76,6 +97,11 @@ void acc_release_peer_slot(struct acceptor *a, struct peer *p)
     }
     withdraw_routes(a, p);
     if (!p->is_slot_handed_over) { /* else the peer-id is the next session's now */
+        struct peer **h = holder_of(a, p->peer_id);
+
+        if (*h == p) {
+            *h = NULL;
+        }
         peer_slots_release(&a->sessions.slots, p->peer_id);
     }
     a->sessions.n_clients--;

@@ -493,11 +493,39 @@ void acc_hs_landed(struct acceptor *a, struct ctl_session *cs)
     }
 }
 
+static struct ctl_session **cid_bucket(struct acceptor *a, unsigned long cid)
+{
+    return &a->sessions.by_cid[cid & (a->sessions.table_size - 1)];
+}
+
+struct ctl_session *acc_find_cid(struct acceptor *a, unsigned long cid)
+{
+    for (struct ctl_session *cs = *cid_bucket(a, cid); cs; cs = cs->cid_next) {
+        if (cs->cid == cid) {
+            return cs;
+        }
+    }
+    return NULL;
+}
+
+static void cid_index_unlink(struct acceptor *a, struct ctl_session *cs)
+{
+    struct ctl_session **pp = cid_bucket(a, cs->cid);
+
+    while (*pp && *pp != cs) {
+        pp = &(*pp)->cid_next;
+    }
+    if (*pp) {
+        *pp = cs->cid_next;
+    }
+}
+
 void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
 {
     acc_hs_landed(a, cs);
     acc_table_unlink(a, cs);
     cn_index_unlink(cs);
+    cid_index_unlink(a, cs);
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
     free(cs->client.username);
@@ -553,6 +581,8 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
         (int64_t)a->rx_wrap_time, (int64_t)time(NULL));
     cs->is_in_flight = true;
     a->sessions.n_in_flight++;
+    cs->cid_next = *cid_bucket(a, cs->cid);
+    *cid_bucket(a, cs->cid) = cs;
     acc_table_insert(a, cs);
     acc_cs_touch(a, cs);
     return cs;

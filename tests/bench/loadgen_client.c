@@ -78,6 +78,18 @@ bool loadgen_client_is_final(const struct loadgen_client *c)
     return c->state == LOADGEN_CLIENT_DONE || c->state == LOADGEN_CLIENT_FAILED;
 }
 
+bool loadgen_client_is_quiet(const struct loadgen_client *c)
+{
+    size_t out_len = 0;
+
+    if (c->state != LOADGEN_CLIENT_CONNECTED || loadgen_worker_phase(c->w) >= LOADGEN_PHASE_EXIT ||
+        !reliable_all_acked(&c->rel) || reliable_has_acks(&c->rel)) {
+        return false;
+    }
+    (void)tls_session_out_peek(&c->tls, &out_len);
+    return out_len == 0;
+}
+
 static void wipe_secrets(struct loadgen_client *c)
 {
     mbedtls_platform_zeroize(c->pre_master, sizeof(c->pre_master));

@@ -117,6 +117,11 @@ void loadgen_client_tick(struct loadgen_client *c, uint64_t now_ms);
 /* True once the client will do nothing more: DONE or FAILED. */
 bool loadgen_client_is_final(const struct loadgen_client *c);
 
+/* True for a connected client with nothing outstanding (no control packet unacknowledged, no
+ * ACK or TLS output waiting) before the run's exit phase: its tick only times keepalives and
+ * ping-restart, whole seconds, so the worker ticks it less often (loadgen_worker.c). */
+bool loadgen_client_is_quiet(const struct loadgen_client *c);
+
 /* Mark a client that never started as failed ("not started"); no-op otherwise. */
 void loadgen_client_abandon(struct loadgen_client *c);
 

@@ -65,6 +65,7 @@ struct loadgen_worker {
     size_t n_settled; /* of this worker's clients: connected, or failed before connecting */
     size_t n_open_handles;
     uint64_t exit_start_ms; /* when this worker's tick first saw the exit phase (0: not yet) */
+    uint64_t n_ticks;       /* ticks so far (which quiet clients a tick looks at) */
     bool has_loop;          /* loop and tick initialised */
     bool is_closing;
     char errbuf[256]; /* set when loadgen_worker_init fails */
