@@ -1,6 +1,7 @@
 /* proto/mss.c: TCP MSS clamping for packets passing through the tunnel. */
 #include "proto/mss.h"
 
+#include "proto/csum.h"
 #include "proto/cursor.h"
 
 #define INNER_IPV4_TCP_LEN 40
@@ -36,19 +37,6 @@ uint16_t mss_max_for(int mssfix_value, enum mss_mode mode, const struct mss_fram
         v = 64;
     }
     return v > 65535 ? 65535 : (uint16_t)v;
-}
-
-/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') in one's complement arithmetic. */
-static uint16_t csum_replace16(uint16_t check, uint16_t old_val, uint16_t new_val)
-{
-    uint32_t sum = (uint16_t)~check;
-
-    sum += (uint16_t)~old_val;
-    sum += new_val;
-    while (sum >> 16) {
-        sum = (sum & 0xFFFFu) + (sum >> 16);
-    }
-    return (uint16_t)~sum;
 }
 
 /* Clamp the MSS option of a TCP SYN segment (tcp_len bytes from tcp, checksum fixed in place). */

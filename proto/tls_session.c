@@ -386,10 +386,45 @@ fail:
     return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? -PE_CRYPTO : -PE_MALFORMED;
 }
 
+/* The node of list at position n (0: the head), or NULL when the list is shorter. */
+static const mbedtls_x509_crl *crl_nth(const mbedtls_x509_crl *list, size_t n)
+{
+    for (; list && list->version != 0; list = list->next) {
+        if (n-- == 0) {
+            return list;
+        }
+    }
+    return NULL;
+}
+
+/* Append a copy of from and the CRLs after it to *to. 0 or an Mbed TLS error. */
+static int crl_copy(mbedtls_x509_crl *to, const mbedtls_x509_crl *from)
+{
+    for (; from && from->version != 0; from = from->next) {
+        int ret = mbedtls_x509_crl_parse_der(to, from->raw.p, from->raw.len);
+
+        if (ret) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
+static size_t crl_count(const mbedtls_x509_crl *list)
+{
+    size_t n = 0;
+
+    for (; list && list->version != 0; list = list->next) {
+        n++;
+    }
+    return n;
+}
+
 int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_t crl_len,
                             char *errbuf, size_t errbuf_len)
 {
     mbedtls_x509_crl fresh;
+    size_t n_own;
     int ret;
 
     mbedtls_x509_crl_init(&fresh);
@@ -399,13 +434,48 @@ int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_
         mbedtls_x509_crl_free(&fresh);
         return -PE_MALFORMED;
     }
+    n_own = crl_count(&fresh);
+    /* capath's CRLs stay after crl-verify's */
+    ret = c->has_crl ? crl_copy(&fresh, crl_nth(&c->crl, c->n_crl_own)) : 0;
+    if (ret) {
+        set_err(errbuf, errbuf_len, "CRL", ret);
+        mbedtls_x509_crl_free(&fresh);
+        return -PE_CRYPTO;
+    }
     mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, NULL);
     if (c->has_crl) {
         mbedtls_x509_crl_free(&c->crl);
     }
     c->crl = fresh; /* the list's own pointers stay valid: only its head moves */
     c->has_crl = true;
+    c->n_crl_own = n_own;
     mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, &c->crl);
+    return 0;
+}
+
+int tls_server_conf_add_trust(struct tls_server_conf *c, const mbedtls_x509_crt *certs,
+                              const mbedtls_x509_crl *crls, char *errbuf, size_t errbuf_len)
+{
+    int ret = 0;
+
+    c->is_fingerprint_no_ca = false;
+    for (; certs && certs->raw.p && ret == 0; certs = certs->next) {
+        ret = mbedtls_x509_crt_parse_der(&c->ca, certs->raw.p, certs->raw.len);
+    }
+    (void)pk_libcrypto_wrap_chain(&c->ca); /* (keys wrapped before are left as they are) */
+    if (ret == 0 && crls && crls->version != 0) {
+        if (!c->has_crl) {
+            mbedtls_x509_crl_init(&c->crl);
+            c->n_crl_own = 0;
+        }
+        ret = crl_copy(&c->crl, crls);
+        c->has_crl = c->crl.version != 0;
+    }
+    mbedtls_ssl_conf_ca_chain(&c->conf, &c->ca, c->has_crl ? &c->crl : NULL);
+    if (ret) {
+        set_err(errbuf, errbuf_len, "capath", ret);
+        return -PE_CRYPTO;
+    }
     return 0;
 }
 

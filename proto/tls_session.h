@@ -39,9 +39,11 @@ enum tls_verify_client {
 
 struct tls_server_conf {
     mbedtls_ssl_config conf;
-    mbedtls_x509_crl crl; /* crl-verify; empty until tls_server_conf_set_crl */
+    mbedtls_x509_crl crl; /* crl-verify, then capath's CRLs; empty until one is set */
     bool has_crl;
-    mbedtls_x509_crt ca;
+    size_t n_crl_own;    /* the first n_crl_own CRLs of crl are crl-verify's (set_crl), the rest
+                          * capath's (tls_server_conf_add_trust) */
+    mbedtls_x509_crt ca; /* `ca`, then capath's certificates */
     mbedtls_x509_crt cert;
     mbedtls_pk_context key;
     /* ECDHE groups in order of preference, MBEDTLS_ECP_DP_NONE-terminated (tls_groups_default) */
@@ -192,6 +194,18 @@ int tls_server_conf_set_verify_hashes(struct tls_server_conf *c, const uint8_t (
 
 int tls_server_conf_set_crl(struct tls_server_conf *c, const uint8_t *crl, size_t crl_len,
                             char *errbuf, size_t errbuf_len);
+
+/* capath (openvpn 2.6 with OpenSSL, ssl_openssl.c tls_ctx_load_ca: a hash directory beside the
+ * `ca` file in one store): trust the certificates of certs as well as the `ca` ones, and check
+ * chains against the CRLs of crls as well as crl-verify's (tls_server_conf_set_crl keeps them).
+ * Both lists are copied (the caller keeps and frees them); either may be NULL or empty. From
+ * here on the configuration has a CA even when the certificates are none: peer-fingerprint no
+ * longer stands in for one (2.6 options.c sets verify_hash_no_ca only without ca and capath).
+ * Call on a configuration no session uses yet, after tls_server_conf_init (and after
+ * tls_server_conf_set_fingerprints); main or acceptor thread. Returns 0, or -PE_CRYPTO (out of
+ * memory; errbuf says so; c keeps what was added before the failure). */
+int tls_server_conf_add_trust(struct tls_server_conf *c, const mbedtls_x509_crt *certs,
+                              const mbedtls_x509_crl *crls, char *errbuf, size_t errbuf_len);
 
 /* peer-fingerprint (openvpn 2.6 ssl_verify.c, verify_cert; ssl_verify_mbedtls.c): from now on
  * the client's own certificate (depth 0) must have one of the n SHA-256 fingerprints in fps

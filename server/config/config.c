@@ -793,6 +793,7 @@ void config_free(struct config *cfg)
                         &cfg->mgmt.port,
                         &cfg->mgmt.client_user,
                         &cfg->mgmt.client_group,
+                        &cfg->mgmt.external_cert,
                         &cfg->metrics.host,
                         &cfg->net.client_config_dir,
                         &cfg->hooks.tmp_dir,
@@ -824,6 +825,7 @@ void config_free(struct config *cfg)
     }
     free(cfg->net.push.items);
     free(cfg->net.routes);
+    free(cfg->net.client_nat);
     for (size_t i = 0; i < cfg->n_warnings; i++) {
         free(cfg->warnings[i]);
     }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/client_nat.h"
 #include "proto/comp.h"
 
 #define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
@@ -186,12 +187,14 @@ struct config_net {
     bool route_noexec;    /* `route-noexec`: the routes above are not added to the kernel */
     bool ifconfig_noexec; /* `ifconfig-noexec`: the tun device is left to the up script */
     bool block_ipv6; /* `block-ipv6`: IPv6 towards clients answered with ICMPv6 (worker_tun.c) */
-    char *client_config_dir; /* absolute path, NULL = none */
-    bool ccd_exclusive;      /* a client without its own CCD file (DEFAULT does not count) is
-                              * refused (openvpn ssl_verify.c) */
-    bool client_to_client;   /* forward packets between clients inside the server */
-    bool tcp_nodelay;        /* `socket-flags TCP_NODELAY` or `tcp-nodelay`: TCP_NODELAY on TCP
-                              * connections (UDP is unaffected, as in 2.6) */
+    struct client_nat *client_nat; /* `client-nat` rules in config order (proto/client_nat.h),
+                                    * applied by the workers; NULL = none */
+    char *client_config_dir;       /* absolute path, NULL = none */
+    bool ccd_exclusive;            /* a client without its own CCD file (DEFAULT does not count) is
+                                    * refused (openvpn ssl_verify.c) */
+    bool client_to_client;         /* forward packets between clients inside the server */
+    bool tcp_nodelay; /* `socket-flags TCP_NODELAY` or `tcp-nodelay`: TCP_NODELAY on TCP
+                       * connections (UDP is unaffected, as in 2.6) */
 };
 
 /* Timers, in seconds (openvpn 2.6 options.c defaults) */
@@ -269,6 +272,11 @@ struct config_tls {
     unsigned remote_cert_ku[CONFIG_MAX_REMOTE_CERT_KU];
     size_t n_remote_cert_ku;
     char *remote_cert_eku; /* `remote-cert-eku OID-or-name`: NULL = not checked */
+    /* management-query-passwords and an encrypted `key` without `askpass FILE`: key holds the
+     * encrypted text until start-up asks for its password (config_key_unlock); the SHA-256 of
+     * that text tells a reload whether the key file changed */
+    bool is_key_locked;
+    uint8_t key_locked_sha256[32];
 };
 
 /* Certificate options beyond ca/cert/key (config_cert.c; openvpn 2.6 options.c, ssl_verify.c) */
@@ -279,6 +287,10 @@ struct config_cert {
     size_t n_username_fields;
     struct config_blob extra_certs; /* `extra-certs`: PEM, appended to tls.cert when checked */
     char *crl_dir;                  /* `crl-verify DIR dir`: absolute path; NULL = not given */
+    /* `capath DIR`: absolute path (inside the chroot); NULL = not given. CA certificates and
+     * CRLs in OpenSSL's hashed layout (server/control/capath.h), read when the TLS
+     * configuration is built and again when the directory changes */
+    char *capath;
     /* `x509-track [+]ATTR` lines, in config order (struct cert_track, proto/cert_name.h); owned,
      * NULL when none: scripts then get every subject field as X509_{depth}_{field} */
     struct cert_track *x509_track;
@@ -398,6 +410,12 @@ struct config_mgmt {
     bool has_modifiers;     /* some management-* directive was given */
     bool external_key;      /* management-external-key: the management client signs (>PK_SIGN) */
     unsigned external_key_flags; /* its flags, PK_EXT_* of proto/pk_external.h */
+    /* management-query-passwords: an encrypted key's password comes from the management client
+     * (>PASSWORD), unless `askpass FILE` gives it (2.6 misc.c get_user_pass_cr) */
+    bool query_passwords;
+    /* management-external-cert TAG: the server certificate comes from the management client
+     * (>NEED-CERTIFICATE:TAG) at start-up, instead of `cert`; NULL: not given */
+    char *external_cert;
 };
 
 /* ovpnd's own Prometheus endpoint (server/ops/metrics.h); openvpn 2.6 has no such directive. */
@@ -466,6 +484,20 @@ int config_parse_string(struct config *cfg, const char *name, const char *text, 
  * working directory, as config_parse_string(). */
 int config_parse_string_in(struct config *cfg, const char *name, const char *text, const char *dir,
                            char *errbuf, size_t errbuf_len);
+
+/* management-query-passwords: decrypt cfg's locked key (cfg->tls.is_key_locked) with password
+ * (NUL-terminated, borrowed), keep it as unencrypted PEM in memory as an `askpass` password
+ * would, and check it against the certificate. Returns 0; -EACCES when the password does not
+ * decrypt it (2.6: "private key password verification failed"); -EINVAL when the key does not
+ * match the certificate; -ENOMEM. errbuf (errbuf_len bytes) gets the reason. Main thread at
+ * start-up, or on a config no other thread uses. */
+int config_key_unlock(struct config *cfg, const char *password, char *errbuf, size_t errbuf_len);
+
+/* management-external-cert: pem (the PEM text the management client gave, NUL-terminated,
+ * borrowed) becomes cfg's certificate, with extra-certs appended as for `cert`. It must hold a
+ * certificate with an RSA or EC key (management-external-key signs with it). Returns 0, -EINVAL
+ * (not a certificate; errbuf says why) or -ENOMEM. The same threads as config_key_unlock. */
+int config_cert_set_external(struct config *cfg, const char *pem, char *errbuf, size_t errbuf_len);
 
 /* Release everything cfg owns, wiping key material, and zero the struct. The storage itself
  * stays the caller's. config_free(NULL) is a no-op. */

@@ -1,6 +1,6 @@
 /* server/config/config_cert.c: handlers for the certificate options beyond ca/cert/key:
  * x509-username-field, x509-track, tls-export-cert, extra-certs, crl-verify DIR dir, pkcs12,
- * askpass (capath is refused in config_table.c). Facts from
+ * askpass, capath (its directory is read by server/control/capath.c). Facts from
  * openvpn 2.6 src/openvpn/options.c (add_option, options_postprocess_verify_ce), ssl.c
  * (init_ssl), ssl_openssl.c (tls_ctx_load_pkcs12, tls_ctx_load_extra_certs), ssl_mbedtls.c
  * (tls_ctx_load_ca) and ssl_verify.c (verify_cert, verify_check_crl_dir).
@@ -8,10 +8,14 @@
  * pkcs12 and an encrypted `key` are turned into the PEM text the other certificate options hold
  * (OpenSSL's libcrypto reads PKCS#12 files and encrypted keys that Mbed TLS 2.28 cannot), and
  * extra-certs is appended to the `cert` chain, so the TLS setup sees plain ca/cert/key blobs.
+ * The two the management client gives at start-up (management-query-passwords: an encrypted
+ * key's password; management-external-cert: the certificate) go the same way, through
+ * config_key_unlock and config_cert_set_external.
  */
 #include "server/config/config_internal.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +23,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <mbedtls/error.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/platform_util.h>
+#include <mbedtls/sha256.h>
 #include <mbedtls/x509_crt.h>
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -36,6 +42,7 @@ void config_cert_clear(struct config_cert *c)
 {
     free(c->username_fields);
     free(c->crl_dir);
+    free(c->capath);
     free(c->x509_track);
     free(c->tls_export_cert_dir);
     config_blob_clear(&c->extra_certs);
@@ -49,6 +56,7 @@ void config_cert_pending_clear(struct config_cert_pending *p)
     free(p->askpass.path);
     free(p->crl_dir.path);
     free(p->export_cert.path);
+    free(p->capath.path);
     config_blob_clear(&p->pkcs12_inline);
     memset(p, 0, sizeof(*p));
 }
@@ -105,6 +113,17 @@ int config_h_tls_export_cert(struct config_parser *ps, int argc, char **argv)
     ps->certp.export_cert.path = NULL;
     ps->certp.export_cert.where = config_here(ps);
     return config_set_str(ps, &ps->certp.export_cert.path, argv[1]);
+}
+
+/* `capath DIR` (2.6 options.c, OpenSSL builds): the last line wins; checked after the last line
+ * (a later `cd` moves it, a `chroot` puts it inside the jail). */
+int config_h_capath(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    free(ps->certp.capath.path);
+    ps->certp.capath.path = NULL;
+    ps->certp.capath.where = config_here(ps);
+    return config_set_str(ps, &ps->certp.capath.path, argv[1]);
 }
 
 /* `crl-verify DIR dir` (called by config_h_crl_verify for the two-word form): a directory
@@ -217,8 +236,8 @@ static int askpass_read(struct config_parser *ps, const struct config_where *w_f
     return 0;
 }
 
-/* The PEM text OpenSSL wrote into mem, appended to blob (which may be empty). */
-static int blob_append_bio(struct config_parser *ps, struct config_blob *blob, BIO *mem)
+/* The PEM text OpenSSL wrote into mem, appended to blob (which may be empty). 0 or -ENOMEM. */
+static int blob_append_mem(struct config_blob *blob, BIO *mem)
 {
     char *data;
     long n = BIO_get_mem_data(mem, &data);
@@ -229,7 +248,7 @@ static int blob_append_bio(struct config_parser *ps, struct config_blob *blob, B
     }
     grown = malloc(blob->len + (size_t)n + 1);
     if (grown == NULL) {
-        return config_nomem(ps);
+        return -ENOMEM;
     }
     if (blob->len > 0) {
         memcpy(grown, blob->data, blob->len);
@@ -243,6 +262,11 @@ static int blob_append_bio(struct config_parser *ps, struct config_blob *blob, B
     blob->data = grown;
     blob->len += (size_t)n;
     return 0;
+}
+
+static int blob_append_bio(struct config_parser *ps, struct config_blob *blob, BIO *mem)
+{
+    return blob_append_mem(blob, mem) ? config_nomem(ps) : 0;
 }
 
 /* A PKCS#12 file's bytes: the file (DER), or the inline block (base64). Caller frees *out. */
@@ -315,6 +339,10 @@ static int pkcs12_load(struct config_parser *ps)
         return config_error_at(ps, &cp->pkcs12.where, "pkcs12",
                                "cannot be used with cert or key (as in openvpn 2.6)");
     }
+    if (cp->capath.path != NULL) { /* 2.6 options.c, options_postprocess_verify_ce */
+        return config_error_at(ps, &cp->capath.where, "capath",
+                               "cannot be used with pkcs12 (as in openvpn 2.6)");
+    }
     p12 = pkcs12_read(ps, &origin);
     if (p12 == NULL) {
         free(origin);
@@ -322,7 +350,16 @@ static int pkcs12_load(struct config_parser *ps)
     }
     if (!PKCS12_parse(p12, "", &pkey, &cert, &cas)) {
         cas = NULL;
-        err = askpass_read(ps, &cp->pkcs12.where, "pkcs12", origin ? origin : "pkcs12", pw);
+        if (cfg->mgmt.query_passwords && cp->askpass.path == NULL) {
+            /* (2.6 asks the management client; here the file is read with the config) */
+            err = config_error_at(ps, &cp->pkcs12.where, "pkcs12",
+                                  "%s is encrypted: its password cannot come from the "
+                                  "management interface (management-query-passwords); give it "
+                                  "with askpass FILE",
+                                  origin ? origin : "the block");
+        }
+        err = err ? err
+                  : askpass_read(ps, &cp->pkcs12.where, "pkcs12", origin ? origin : "pkcs12", pw);
         if (err == 0 && !PKCS12_parse(p12, pw, &pkey, &cert, &cas)) {
             err = config_error_at(ps, &cp->pkcs12.where, "pkcs12",
                                   "cannot decode %s: wrong password (askpass), or an "
@@ -384,16 +421,46 @@ int config_cert_before_files(struct config_parser *ps)
     return pkcs12_load(ps);
 }
 
-/* An encrypted `key` (PEM: traditional or PKCS#8) decrypted with the askpass password by
- * OpenSSL, which reads every cipher and key derivation a current openssl writes (Mbed TLS 2.28
- * does not: PBES2 with AES and HMAC-SHA256), and kept as unencrypted PKCS#8 PEM in memory. */
+/* key (encrypted PEM: traditional or PKCS#8) decrypted with pw by OpenSSL, which reads every
+ * cipher and key derivation a current openssl writes (Mbed TLS 2.28 does not: PBES2 with AES and
+ * HMAC-SHA256), and replaced by the unencrypted PKCS#8 PEM (origin kept). 0; -EACCES when pw does
+ * not decrypt it; -ENOMEM. */
+static int key_blob_decrypt(struct config_blob *key, const char *pw)
+{
+    EVP_PKEY *pkey = NULL;
+    BIO *in, *out;
+    int err = 0;
+
+    in = BIO_new_mem_buf(key->data, (int)key->len);
+    pkey = in ? PEM_read_bio_PrivateKey(in, NULL, NULL, (void *)(uintptr_t)pw) : NULL;
+    BIO_free(in);
+    if (pkey == NULL) {
+        return -EACCES;
+    }
+    out = BIO_new(BIO_s_secmem());
+    if (out == NULL || !PEM_write_bio_PrivateKey(out, pkey, NULL, NULL, 0, NULL, NULL)) {
+        err = -ENOMEM;
+    } else {
+        char *origin = key->origin;
+
+        key->origin = NULL;
+        config_blob_clear(key);
+        key->origin = origin;
+        err = blob_append_mem(key, out);
+    }
+    BIO_free(out);
+    EVP_PKEY_free(pkey);
+    return err;
+}
+
+/* An encrypted `key` decrypted with the askpass password; with management-query-passwords and no
+ * askpass FILE left locked for start-up to ask the management client (2.6 misc.c
+ * get_user_pass_cr: a password file first, else the management interface, never the terminal). */
 static int key_decrypt(struct config_parser *ps)
 {
     struct config_blob *key = &ps->cfg->tls.key;
     mbedtls_pk_context pk;
     char pw[ASKPASS_MAX];
-    EVP_PKEY *pkey = NULL;
-    BIO *in, *out;
     int rc, err;
 
     if (key->data == NULL) {
@@ -405,32 +472,106 @@ static int key_decrypt(struct config_parser *ps)
     if (rc != MBEDTLS_ERR_PK_PASSWORD_REQUIRED) {
         return 0; /* not encrypted (or not a key: check_certs says so) */
     }
+    if (ps->cfg->mgmt.query_passwords && ps->certp.askpass.path == NULL) {
+        ps->cfg->tls.is_key_locked = true;
+        mbedtls_sha256_ret((const unsigned char *)key->data, key->len,
+                           ps->cfg->tls.key_locked_sha256, 0);
+        return 0;
+    }
     err = askpass_read(ps, &ps->key.where, "key", key->origin, pw);
     if (err) {
         return err;
     }
-    in = BIO_new_mem_buf(key->data, (int)key->len);
-    pkey = in ? PEM_read_bio_PrivateKey(in, NULL, NULL, pw) : NULL;
+    err = key_blob_decrypt(key, pw);
     mbedtls_platform_zeroize(pw, sizeof(pw));
-    BIO_free(in);
-    if (pkey == NULL) {
+    if (err == -EACCES) {
         return config_error_at(ps, &ps->key.where, "key",
                                "cannot decrypt %s: wrong password (askpass)", key->origin);
     }
-    out = BIO_new(BIO_s_secmem());
-    if (out == NULL || !PEM_write_bio_PrivateKey(out, pkey, NULL, NULL, 0, NULL, NULL)) {
-        err = config_nomem(ps);
-    } else {
-        char *origin = key->origin;
+    return err ? config_nomem(ps) : 0;
+}
 
-        key->origin = NULL;
-        config_blob_clear(key);
-        key->origin = origin;
-        err = blob_append_bio(ps, key, out);
+int config_key_unlock(struct config *cfg, const char *password, char *errbuf, size_t errbuf_len)
+{
+    struct config_blob *key = &cfg->tls.key;
+    mbedtls_x509_crt cert;
+    mbedtls_pk_context pk;
+    int err, rc;
+
+    if (!cfg->tls.is_key_locked) {
+        return 0;
     }
-    BIO_free(out);
-    EVP_PKEY_free(pkey);
+    err = key_blob_decrypt(key, password);
+    if (err) {
+        snprintf(errbuf, errbuf_len, "%s",
+                 err == -EACCES ? "the password does not decrypt it" : "out of memory");
+        return err;
+    }
+    cfg->tls.is_key_locked = false;
+    /* as check_certs does for a key given in clear (2.6 tls_ctx_load_priv_file) */
+    mbedtls_x509_crt_init(&cert);
+    mbedtls_pk_init(&pk);
+    rc = mbedtls_x509_crt_parse(&cert, (const unsigned char *)cfg->tls.cert.data,
+                                cfg->tls.cert.len + 1);
+    if (rc == 0) {
+        rc = mbedtls_pk_parse_key(&pk, (const unsigned char *)key->data, key->len + 1, NULL, 0);
+    }
+    if (rc == 0) {
+        rc = mbedtls_pk_check_pair(&cert.pk, &pk);
+    }
+    if (rc != 0) {
+        snprintf(errbuf, errbuf_len, "Private key does not match the certificate %s",
+                 cfg->tls.cert.origin ? cfg->tls.cert.origin : "");
+        err = -EINVAL;
+    }
+    mbedtls_pk_free(&pk);
+    mbedtls_x509_crt_free(&cert);
     return err;
+}
+
+int config_cert_set_external(struct config *cfg, const char *pem, char *errbuf, size_t errbuf_len)
+{
+    const struct config_blob *extra = &cfg->cert.extra_certs;
+    struct config_blob blob = {0};
+    mbedtls_x509_crt cert;
+    size_t len = strlen(pem);
+    char text[128];
+    int rc;
+
+    /* 2.6 tls_ctx_load_cert_file reads PEM only, the first certificate and the chain after it */
+    mbedtls_x509_crt_init(&cert);
+    rc = strstr(pem, "-----BEGIN CERTIFICATE-----") == NULL
+             ? MBEDTLS_ERR_X509_INVALID_FORMAT
+             : mbedtls_x509_crt_parse(&cert, (const unsigned char *)pem, len + 1);
+    if (rc == 0 && !mbedtls_pk_can_do(&cert.pk, MBEDTLS_PK_RSA) &&
+        !mbedtls_pk_can_do(&cert.pk, MBEDTLS_PK_ECKEY)) {
+        snprintf(errbuf, errbuf_len, "its key is neither RSA nor EC (management-external-key)");
+        mbedtls_x509_crt_free(&cert);
+        return -EINVAL;
+    }
+    mbedtls_x509_crt_free(&cert);
+    if (rc != 0) {
+        mbedtls_strerror(rc, text, sizeof(text));
+        snprintf(errbuf, errbuf_len, "not PEM certificates (%s)", text);
+        return -EINVAL;
+    }
+    blob.len = len + (extra->data ? 1 + extra->len : 0);
+    blob.data = malloc(blob.len + 1);
+    if (blob.data == NULL ||
+        asprintf(&blob.origin, "management-external-cert %s", cfg->mgmt.external_cert) < 0) {
+        blob.origin = NULL;
+        config_blob_clear(&blob);
+        snprintf(errbuf, errbuf_len, "out of memory");
+        return -ENOMEM;
+    }
+    memcpy(blob.data, pem, len + 1);
+    if (extra->data) { /* extra-certs: sent after it, as after `cert` (extra_certs_load) */
+        blob.data[len] = '\n';
+        memcpy(blob.data + len + 1, extra->data, extra->len + 1);
+    }
+    config_blob_clear(&cfg->tls.cert);
+    cfg->tls.cert = blob;
+    return 0;
 }
 
 /* extra-certs: read, every certificate checked, appended to the `cert` chain (PEM). */
@@ -458,6 +599,9 @@ static int extra_certs_load(struct config_parser *ps)
                                "%s: not PEM certificates (or one of them "
                                "cannot be read)",
                                extra->origin);
+    }
+    if (cfg->mgmt.external_cert) {
+        return 0; /* appended to the certificate from the management client */
     }
     if (strstr(cfg->tls.cert.data, "-----BEGIN") == NULL) {
         return config_error_at(ps, w, "extra-certs",
@@ -519,11 +663,47 @@ static int dir_check(struct config_parser *ps, const struct config_pending *pend
     return 0;
 }
 
+/* capath DIR: 2.6 checks only that it can read DIR (options.c check_file_access_chroot, R_OK) and
+ * starts; OpenSSL then finds nothing in what is not a directory. The same here, with a warning
+ * for that case. The path as the running server sees it goes to cfg->cert.capath. */
+static int capath_check(struct config_parser *ps)
+{
+    const struct config_pending *p = &ps->certp.capath;
+    char *full = NULL, *runtime = NULL;
+    struct stat st;
+    int err = 0;
+
+    if (p->path == NULL) {
+        return 0;
+    }
+    if (config_jail_path(ps, p->path, &full, &runtime) != 0) {
+        return config_nomem(ps);
+    }
+    if (stat(full, &st) != 0 || access(full, R_OK) != 0) {
+        err =
+            config_error_at(ps, &p->where, "capath", "cannot read '%s': %s", full, strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        err = config_warn(ps, &p->where,
+                          "capath: '%s' is not a directory: no CA certificate or CRL is "
+                          "read from it (openvpn 2.6 starts with it too)",
+                          full);
+    }
+    free(full);
+    if (err) {
+        free(runtime);
+        return err;
+    }
+    free(ps->cfg->cert.capath);
+    ps->cfg->cert.capath = runtime;
+    return 0;
+}
+
 int config_cert_after_files(struct config_parser *ps)
 {
     int err = key_decrypt(ps);
 
     err = err ? err : extra_certs_load(ps);
+    err = err ? err : capath_check(ps);
     err =
         err ? err
             : dir_check(ps, &ps->certp.crl_dir, "crl-verify", R_OK | X_OK, &ps->cfg->cert.crl_dir);

@@ -213,7 +213,7 @@ static int check_certs(struct config_parser *ps)
     mbedtls_x509_crt_init(&cert);
     mbedtls_pk_init(&key);
     /* PEM input is given to mbed TLS with its terminating NUL, as it requires. No ca is
-     * allowed only with peer-fingerprint (check_files). */
+     * allowed only with capath or peer-fingerprint (check_files). */
     rc = cfg->tls.ca.data == NULL
              ? 0
              : mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->tls.ca.data,
@@ -227,6 +227,9 @@ static int check_certs(struct config_parser *ps)
                           "ca: %s: %d certificate(s) could not be read and "
                           "are left out",
                           cfg->tls.ca.origin, rc);
+    }
+    if (cfg->mgmt.external_cert) {
+        goto out; /* the certificate comes at start-up (config_cert_set_external checks it) */
     }
     rc = mbedtls_x509_crt_parse(&cert, (const unsigned char *)cfg->tls.cert.data,
                                 cfg->tls.cert.len + 1);
@@ -243,6 +246,9 @@ static int check_certs(struct config_parser *ps)
                                   cfg->tls.cert.origin);
         }
         goto out;
+    }
+    if (cfg->tls.is_key_locked) {
+        goto out; /* its password comes at start-up (config_key_unlock checks the pair) */
     }
     rc = mbedtls_pk_parse_key(&key, (const unsigned char *)cfg->tls.key.data, cfg->tls.key.len + 1,
                               NULL, 0);
@@ -295,6 +301,33 @@ static int check_tls_crypt_v2_key(struct config_parser *ps)
     return 0;
 }
 
+/* management-external-cert: instead of cert (and pkcs12), with management-external-key (2.6
+ * options.c options_postprocess_verify_ce, in its words). */
+static int check_external_cert(struct config_parser *ps)
+{
+    const struct config *cfg = ps->cfg;
+
+    if (!cfg->mgmt.external_cert) {
+        return 0;
+    }
+    if (ps->certp.pkcs12.path != NULL || ps->certp.pkcs12_inline.data != NULL) {
+        return config_error_at(ps, &ps->certp.pkcs12.where, "pkcs12",
+                               "Parameter --management-external-cert cannot be used when "
+                               "--pkcs12 is also specified (as in openvpn 2.6)");
+    }
+    if (ps->cert.path != NULL || cfg->tls.cert.data != NULL) {
+        return config_error_at(ps, &ps->cert.where, "cert",
+                               "--cert and --management-external-cert are mutually exclusive "
+                               "(as in openvpn 2.6)");
+    }
+    if (!cfg->mgmt.external_key) {
+        return config_error_at(ps, NULL, NULL,
+                               "--management-external-cert must be used with "
+                               "--management-external-key (as in openvpn 2.6)");
+    }
+    return 0;
+}
+
 static int check_files(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
@@ -308,16 +341,21 @@ static int check_files(struct config_parser *ps)
         return config_error_at(ps, &ps->key.where, "key",
                                "key and management-external-key cannot be used together");
     }
+    err = err ? err : check_external_cert(ps);
     for (int i = 0; i < 3 && err == 0; i++) {
+        if (i == 1 && cfg->mgmt.external_cert) {
+            continue; /* asked from the management client at start-up */
+        }
         if (i == 2 && cfg->mgmt.external_key) {
             break; /* the management client signs */
         }
         if (pending[i]->path == NULL && blobs[i]->data == NULL) {
-            if (i == 0 && cfg->tls.n_peer_fingerprints > 0) {
-                continue; /* 2.6: the fingerprints stand in for the CA (options.c) */
+            if (i == 0 && (cfg->tls.n_peer_fingerprints > 0 || ps->certp.capath.path != NULL)) {
+                continue; /* 2.6 options.c check_ca_required: the fingerprints or a CA
+                           * directory stand in for the CA file */
             }
             return config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
-                                   i == 0 ? " (or peer-fingerprint)" : "");
+                                   i == 0 ? " (or capath, or peer-fingerprint)" : "");
         }
         err = load(ps, pending[i], names[i], blobs[i]);
         if (err) {

@@ -102,6 +102,13 @@ static void diff_server(const struct config_net *o, const struct config_net *n,
     need_restart(d, "server");
 }
 
+static bool client_nat_eq(const struct client_nat *o, const struct client_nat *n)
+{
+    size_t n_o = o ? o->n_rules : 0, n_n = n ? n->n_rules : 0;
+
+    return n_o == n_n && (n_o == 0 || mem_eq(o->rules, n->rules, n_o * sizeof(o->rules[0])));
+}
+
 static bool routes_eq(const struct config_net *o, const struct config_net *n)
 {
     if (o->n_routes != n->n_routes || o->route_metric != n->route_metric ||
@@ -195,6 +202,7 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
     RESTART_UNLESS(d, routes_eq(o, n), "route");
     RESTART_UNLESS(d, o->ifconfig_noexec == n->ifconfig_noexec, "ifconfig-noexec");
     RESTART_UNLESS(d, o->block_ipv6 == n->block_ipv6, "block-ipv6");
+    RESTART_UNLESS(d, client_nat_eq(o->client_nat, n->client_nat), "client-nat");
     RESTART_UNLESS(d, o->client_to_client == n->client_to_client, "client-to-client");
     RESTART_UNLESS(d, o->tcp_nodelay == n->tcp_nodelay, "tcp-nodelay");
     APPLY_UNLESS(d, strs_eq(o->push.items, o->push.n_items, n->push.items, n->push.n_items),
@@ -234,7 +242,8 @@ static void diff_tls(const struct config *oc, const struct config *nc, struct co
                  CONFIG_RELOAD_TLS);
     APPLY_UNLESS(d,
                  blob_eq(&o->crl, &n->crl) && str_eq(o->crl_file, n->crl_file) &&
-                     str_eq(oc->cert.crl_dir, nc->cert.crl_dir),
+                     str_eq(oc->cert.crl_dir, nc->cert.crl_dir) &&
+                     str_eq(oc->cert.capath, nc->cert.capath),
                  CONFIG_RELOAD_CRL);
     RESTART_UNLESS(d,
                    o->tls_wrap_mode == n->tls_wrap_mode &&
@@ -418,7 +427,9 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
                        str_eq(om->client_group, nm->client_group) &&
                        om->log_cache == nm->log_cache && om->hold == nm->hold &&
                        om->client_auth == nm->client_auth && om->external_key == nm->external_key &&
-                       om->external_key_flags == nm->external_key_flags,
+                       om->external_key_flags == nm->external_key_flags &&
+                       om->query_passwords == nm->query_passwords &&
+                       str_eq(om->external_cert, nm->external_cert),
                    "management");
     RESTART_UNLESS(d, str_eq(oc->cd_dir, nc->cd_dir), "cd");
     RESTART_UNLESS(d,
@@ -485,6 +496,7 @@ void config_reload_take(struct config *dst, struct config *src)
     TAKE(dst, src, tls.crl);
     TAKE(dst, src, tls.crl_file);
     TAKE(dst, src, cert.crl_dir);
+    TAKE(dst, src, cert.capath);
     TAKE(dst, src, hooks.tls_crypt_v2_verify);
     TAKE(dst, src, hooks.tls_verify);
     TAKE(dst, src, hooks.client_connect);
@@ -521,6 +533,7 @@ void config_reload_free(struct config *c)
     config_blob_clear(&c->tls.crl);
     free(c->tls.crl_file);
     free(c->cert.crl_dir);
+    free(c->cert.capath);
     free(c->net.client_config_dir);
     for (size_t i = 0; i < sizeof(strv) / sizeof(strv[0]); i++) {
         config_strv_free(strv[i]);

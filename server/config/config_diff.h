@@ -16,7 +16,7 @@
 
 /* The parts a reload applies (bits of config_diff.applied). */
 #define CONFIG_RELOAD_TLS (1u << 0)       /* ca, cert, key, extra-certs: new handshakes */
-#define CONFIG_RELOAD_CRL (1u << 1)       /* crl-verify (file, inline or dir) */
+#define CONFIG_RELOAD_CRL (1u << 1)       /* crl-verify (file, inline or dir), capath */
 #define CONFIG_RELOAD_V2_VERIFY (1u << 2) /* tls-crypt-v2-verify */
 #define CONFIG_RELOAD_PUSH (1u << 3)      /* push options and routes */
 #define CONFIG_RELOAD_CCD (1u << 4)       /* client-config-dir, ccd-exclusive */
@@ -46,7 +46,7 @@ struct config_diff {
 void config_diff(const struct config *old, const struct config *next, struct config_diff *d);
 
 /* Move the reloadable settings from src into dst (a shallow copy of the config in force):
- * ca, cert, key, extra-certs, the CRL (crl-verify, its file and dir), tls-crypt-v2-verify,
+ * ca, cert, key, extra-certs, the CRL (crl-verify, its file and dir), capath, tls-crypt-v2-verify,
  * push, client-config-dir and ccd-exclusive, the auth scripts, keepalive / ping / ping-restart,
  * verb, mute, connect-freq and connect-freq-initial. dst's previous pointers for them are
  * overwritten, not freed (they belong to the config they were copied from); src's are left

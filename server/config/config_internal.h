@@ -34,7 +34,7 @@ struct config_pending {
 
 /* The certificate options' files, read after the last line (config_cert.c). */
 struct config_cert_pending {
-    struct config_pending extra_certs, pkcs12, crl_dir, export_cert;
+    struct config_pending extra_certs, pkcs12, crl_dir, export_cert, capath;
     struct config_pending askpass;    /* path NULL: the terminal; where.line 0: not given */
     struct config_blob pkcs12_inline; /* <pkcs12> block: the file in base64 */
 };
@@ -188,19 +188,20 @@ int config_finish(struct config_parser *ps);
 
 /* Handlers, by area. */
 /* config_cert.c: certificate options (x509-username-field, x509-track, tls-export-cert,
- * extra-certs, pkcs12, askpass, crl-verify DIR dir) */
+ * extra-certs, pkcs12, askpass, crl-verify DIR dir, capath) */
 int config_h_x509_username_field(struct config_parser *ps, int argc, char **argv);
 int config_h_extra_certs(struct config_parser *ps, int argc, char **argv);
 int config_h_pkcs12(struct config_parser *ps, int argc, char **argv);
 int config_h_askpass(struct config_parser *ps, int argc, char **argv);
 int config_h_x509_track(struct config_parser *ps, int argc, char **argv);
 int config_h_tls_export_cert(struct config_parser *ps, int argc, char **argv);
+int config_h_capath(struct config_parser *ps, int argc, char **argv);
 /* `crl-verify DIR dir` for config_h_crl_verify. 0 or -ENOMEM. */
 int config_crl_verify_dir(struct config_parser *ps, const char *dir);
 /* After the last line, before ca/cert/key are read: pkcs12 fills them. 0, -EINVAL, -ENOMEM. */
 int config_cert_before_files(struct config_parser *ps);
 /* After ca/cert/key are read, before they are checked: an encrypted key decrypted (askpass),
- * extra-certs appended to the cert chain, the crl-verify directory checked. */
+ * extra-certs appended to the cert chain, the crl-verify and capath directories checked. */
 int config_cert_after_files(struct config_parser *ps);
 /* Free what struct config_cert / struct config_cert_pending hold. */
 void config_cert_clear(struct config_cert *c);
@@ -238,6 +239,7 @@ int config_h_route_metric(struct config_parser *ps, int argc, char **argv);
 int config_h_route_gateway(struct config_parser *ps, int argc, char **argv);
 int config_h_ifconfig_noexec(struct config_parser *ps, int argc, char **argv);
 int config_h_block_ipv6(struct config_parser *ps, int argc, char **argv);
+int config_h_client_nat(struct config_parser *ps, int argc, char **argv);
 int config_h_route_noexec(struct config_parser *ps, int argc, char **argv);
 int config_h_dev_node(struct config_parser *ps, int argc, char **argv);
 int config_h_server_ipv6(struct config_parser *ps, int argc, char **argv);
@@ -397,6 +399,7 @@ int config_h_management_client_user(struct config_parser *ps, int argc, char **a
 int config_h_management_client_group(struct config_parser *ps, int argc, char **argv);
 int config_h_management_log_cache(struct config_parser *ps, int argc, char **argv);
 int config_h_management_external_key(struct config_parser *ps, int argc, char **argv);
+int config_h_management_external_cert(struct config_parser *ps, int argc, char **argv);
 int config_h_management_flag(struct config_parser *ps, int argc, char **argv);
 /* After the last line: management-* modifiers need `management`, client user/group a unix
  * socket; a TCP listener without a password file is warned about. 0 or -EINVAL. */

@@ -1,6 +1,7 @@
 /* server/config/config_mgmt.c: the management interface's directives: `management`,
  * management-client-user / -group, management-log-cache, management-hold, management-signal,
- * management-forget-disconnect; and ovpnd's own `metrics` and `metrics-per-client`. Facts from
+ * management-forget-disconnect, management-query-passwords, management-external-key and
+ * management-external-cert; and ovpnd's own `metrics` and `metrics-per-client`. Facts from
  * openvpn 2.6 src/openvpn/options.c (add_option and options_postprocess_verify_ce) and manage.c.
  */
 #include "server/config/config_internal.h"
@@ -107,6 +108,8 @@ int config_h_management_flag(struct config_parser *ps, int argc, char **argv)
         m->up_down = true;
     } else if (strcmp(argv[0], "management-client") == 0) {
         m->connect_out = true;
+    } else if (strcmp(argv[0], "management-query-passwords") == 0) {
+        m->query_passwords = true;
     } else {
         m->forget_disconnect = true;
     }
@@ -145,6 +148,15 @@ int config_h_management_external_key(struct config_parser *ps, int argc, char **
     m->external_key = true;
     m->external_key_flags = set;
     return 0;
+}
+
+/* management-external-cert TAG (2.6 options.c): the certificate comes from the management
+ * client, which is asked for it by TAG; the last line wins. */
+int config_h_management_external_cert(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    ps->cfg->mgmt.has_modifiers = true;
+    return config_set_str(ps, &ps->cfg->mgmt.external_cert, argv[1]);
 }
 
 int config_check_mgmt(struct config_parser *ps)

@@ -2,6 +2,7 @@
  * ccd-exclusive, client-to-client, route, route-ipv6, server-ipv6. Rules from openvpn 2.6
  * src/openvpn/options.c (add_option, options_postprocess_verify_ce), helper.c
  * (helper_client_server: server-ipv6) and route.c (route and route-ipv6 arguments). */
+#include "proto/client_nat.h"
 #include "server/config/config_internal.h"
 
 #include <arpa/inet.h>
@@ -286,6 +287,31 @@ int config_h_block_ipv6(struct config_parser *ps, int argc, char **argv)
     (void)argv;
     ps->seen_block_ipv6 = config_here(ps);
     ps->cfg->net.block_ipv6 = true;
+    return 0;
+}
+
+/* `client-nat snat|dnat NETWORK NETMASK ALIAS`: one more rule (proto/client_nat.h); beyond
+ * CLIENT_NAT_MAX, 2.6 warns and drops the rule ("client-nat table overflow"), and so does ovpnd. */
+int config_h_client_nat(struct config_parser *ps, int argc, char **argv)
+{
+    struct client_nat_rule rule;
+    char why[160];
+
+    (void)argc;
+    if (client_nat_parse(argv[1], argv[2], argv[3], argv[4], &rule, why, sizeof(why))) {
+        return config_error(ps, "%s", why);
+    }
+    if (!ps->cfg->net.client_nat) {
+        ps->cfg->net.client_nat = calloc(1, sizeof(*ps->cfg->net.client_nat));
+        if (!ps->cfg->net.client_nat) {
+            return -ENOMEM;
+        }
+    }
+    if (ps->cfg->net.client_nat->n_rules == CLIENT_NAT_MAX) {
+        return config_warn(ps, NULL, "more than %d rules: this one is ignored (as openvpn 2.6)",
+                           CLIENT_NAT_MAX);
+    }
+    ps->cfg->net.client_nat->rules[ps->cfg->net.client_nat->n_rules++] = rule;
     return 0;
 }
 

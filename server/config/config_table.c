@@ -72,9 +72,7 @@ static const struct config_directive directives[] = {
     SET("bind-dev", 1, 1, 0, config_h_bind_dev),
     SET("block-ipv6", 0, 0, 0, config_h_block_ipv6),
     SET("ca", 1, 1, I, config_h_ca),
-    REFUSED("capath", "a CA directory cannot be used with Mbed TLS, the TLS library of ovpnd "
-                      "(openvpn 2.6 built with Mbed TLS refuses it too): put the CA "
-                      "certificates into one file for 'ca', and CRLs into 'crl-verify'"),
+    SET("capath", 1, 1, 0, config_h_capath),
     SET("ccd-exclusive", 0, 0, 0, config_h_ccd_exclusive),
     SET("cd", 1, 1, 0, config_h_cd),
     SET("cert", 1, 1, I, config_h_cert),
@@ -87,10 +85,7 @@ static const struct config_directive directives[] = {
     SET("client-connect", 1, 1, 0, config_h_hook_script),
     SET("client-crresponse", 1, 1, 0, config_h_hook_script),
     SET("client-disconnect", 1, 1, 0, config_h_hook_script),
-    REFUSED("client-nat",
-            "not implemented in ovpnd: a stateless one-to-one NAT of tunnel addresses, meant for "
-            "clients (pushed); openvpn 2.6 applies it on a server to every client's packets. "
-            "Use iptables NETMAP on the tun device for the same effect"),
+    SET("client-nat", 4, 4, 0, config_h_client_nat),
     SET("client-to-client", 0, 0, 0, config_h_client_to_client),
     SET("comp-lzo", 0, 1, 0, config_h_comp_lzo),
     SET("comp-noadapt", 0, 0, 0, config_h_comp_noadapt),
@@ -185,18 +180,12 @@ static const struct config_directive directives[] = {
     SET("management-client-auth", 0, 0, 0, config_h_management_flag),
     SET("management-client-group", 1, 1, 0, config_h_management_client_group),
     SET("management-client-user", 1, 1, 0, config_h_management_client_user),
-    REFUSED("management-external-cert",
-            "not supported: ovpnd builds its TLS configuration from the certificate at start-up, "
-            "before the management interface runs; give the certificate with cert (the key can "
-            "stay with the management client: management-external-key)"),
+    SET("management-external-cert", 1, 1, 0, config_h_management_external_cert),
     SET("management-external-key", 0, 4, 0, config_h_management_external_key),
     SET("management-forget-disconnect", 0, 0, 0, config_h_management_flag),
     SET("management-hold", 0, 0, 0, config_h_management_flag),
     SET("management-log-cache", 1, 1, 0, config_h_management_log_cache),
-    REFUSED("management-query-passwords",
-            "not supported: ovpnd reads the private key's passphrase while it loads the config, "
-            "before the management interface runs; use askpass FILE, or keep the key with the "
-            "management client (management-external-key)"),
+    SET("management-query-passwords", 0, 0, 0, config_h_management_flag),
     CLIENT("management-query-proxy", 0, NULL),
     CLIENT("management-query-remote", 0, NULL),
     SET("management-signal", 0, 0, 0, config_h_management_flag),

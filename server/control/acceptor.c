@@ -199,7 +199,12 @@ static void on_tick(uv_timer_t *t)
     uint64_t hand_window_ms = (uint64_t)a->cfg->timers.hand_window_s * 1000;
 
     auth_tick(a->checks.auth);
-    if (crl_watch_tick(&a->crypto.crl, &a->crypto.tls->conf, &a->crypto.tls_conf_lock, now)) {
+    unsigned changed =
+        crl_watch_tick(&a->crypto.crl, &a->crypto.tls->conf, &a->crypto.tls_conf_lock, now);
+
+    if (changed & CRL_WATCH_CAPATH) {
+        acc_tls_conf_renew(a); /* new CAs and CRLs for new handshakes; sweeps as below */
+    } else if (changed & CRL_WATCH_CRL) {
         acc_revoke_sweep(a); /* a revoked client goes now, not at its next renegotiation */
     }
     acc_tls_conf_sweep(a);
@@ -431,7 +436,9 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
         }
         a->crypto.has_tls_conf_lock = true;
     }
-    err = acc_tls_conf_new(a, cfg, &a->crypto.tls, &a->crypto.crl, errbuf, errbuf_len);
+    /* before the chroot (server.c): its files are seen from outside */
+    err = acc_tls_conf_new(a, cfg, cfg->proc.chroot_dir, &a->crypto.tls, &a->crypto.crl, errbuf,
+                           errbuf_len);
     if (err) {
         return err;
     }
@@ -586,7 +593,18 @@ int acceptor_test_config(struct config *cfg, char *errbuf, size_t errbuf_len)
     a->status_fd = -1;
     mbedtls_entropy_init(&a->crypto.entropy);
     mbedtls_ctr_drbg_init(&a->crypto.drbg);
-    err = setup_crypto(a, errbuf, errbuf_len);
+    if (acc_mgmt_startup_pending(cfg)) {
+        /* no management client to ask here: what it would give is checked when it gives it */
+        log_msg(LOG_INFO, "%s%s%s: not checked (no management client to ask at --test-config)",
+                cfg->mgmt.external_cert ? "the certificate (management-external-cert)" : "",
+                cfg->mgmt.external_cert && cfg->tls.is_key_locked ? " and " : "",
+                cfg->tls.is_key_locked
+                    ? "the encrypted key and its password (management-query-passwords)"
+                    : "");
+        err = 0;
+    } else {
+        err = setup_crypto(a, errbuf, errbuf_len);
+    }
     if (err == 0) {
         /* The loop and mailbox are only kept for calls, and none is made: opening the plugins
          * and asking what they handle is all that happens. */
@@ -632,11 +650,6 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         err = -ENOMEM;
         goto fail;
     }
-    err = setup_crypto(a, errbuf, errbuf_len);
-    if (err) {
-        goto fail;
-    }
-    build_options_string(a);
     connect_freq_init(&a->cf, cfg->clients.connect_freq_max, cfg->clients.connect_freq_per_s);
     connect_freq_initial_init(&a->cf_initial, cfg->clients.connect_freq_initial_max,
                               cfg->clients.connect_freq_initial_per_s);
@@ -661,15 +674,19 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         goto fail;
     }
     has_loop = true;
+    /* management first: it may have to give what the TLS configuration is built from */
+    err = acc_mgmt_init(a, errbuf, errbuf_len);
+    err = err ? err : acc_mgmt_startup(a, errbuf, errbuf_len);
+    err = err ? err : setup_crypto(a, errbuf, errbuf_len);
+    if (err) {
+        goto fail;
+    }
+    build_options_string(a);
     err = setup_checks(a, errbuf, errbuf_len);
     if (err) {
         goto fail;
     }
     err = setup_loop(a);
-    if (err) {
-        goto fail;
-    }
-    err = acc_mgmt_init(a, errbuf, errbuf_len);
     err = err ? err : acc_metrics_init(a, errbuf, errbuf_len);
     if (err) {
         goto fail;
@@ -786,6 +803,7 @@ static void release(struct acceptor *a)
     acc_reload_free(a);
     acc_status_job_free(a);
     acc_pk_sign_free(a);
+    acc_mgmt_startup_free(a);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {
         pthread_rwlock_destroy(&a->crypto.tls_conf_lock);

@@ -335,6 +335,17 @@ struct acc_pk_sign {
     uint64_t sent_ms;
 };
 
+/* What start-up got from the management client (mgmt_startup.c), for the reloads after it. */
+struct acc_mgmt_startup {
+    bool is_waiting;        /* start-up runs the loop for an answer: `hold release` only ends
+                             * that wait (the UDP socket is not set up yet) */
+    int signum;             /* SIGINT or SIGTERM while waiting: start-up stops; else 0 */
+    uv_signal_t sigs[5];    /* the signals caught while waiting */
+    char *cert;             /* management-external-cert: the PEM text given, NULL without */
+    bool has_key_sha256;    /* management-query-passwords unlocked the key: */
+    uint8_t key_sha256[32]; /*   the SHA-256 of its encrypted text */
+};
+
 struct acceptor {
     const struct acceptor_env *env; /* what the server gave it (acceptor.h) */
     /* the config in force: env->cfg, or after a reload the newest overlay's (reload.c) */
@@ -373,9 +384,10 @@ struct acceptor {
     const struct acc_cleanup *cleanups; /* n_cleanups of them (acceptor.c acc_cleanups) */
     size_t n_cleanups;
     struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
-    struct acc_pk_sign pk_sign;   /* management-external-key (pk_sign.c) */
-    struct script_env updown_env; /* management-up-down: the UP/DOWN environment */
-    struct metrics *metrics;      /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
+    struct acc_pk_sign pk_sign;           /* management-external-key (pk_sign.c) */
+    struct acc_mgmt_startup mgmt_startup; /* management-query-passwords / -external-cert */
+    struct script_env updown_env;         /* management-up-down: the UP/DOWN environment */
+    struct metrics *metrics;   /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
     struct metrics_control mx; /* what it shows of this thread: handshakes, auth, renegotiations */
     uint64_t next_notify_ms;   /* the next STATUS= for systemd (metrics_ctl.c) */
     size_t n_clients_notified; /* the client count that STATUS= said last */
@@ -713,6 +725,31 @@ int acc_mgmt_init(struct acceptor *a, char *errbuf, size_t errbuf_len);
 /* Start-up is done: unless management-hold holds it, start reading the UDP socket and record
  * the CONNECTED state; under hold this runs again at `hold release`. Acceptor thread. */
 void acc_mgmt_started(struct acceptor *a);
+
+/* mgmt_startup.c: what start-up waits for on the management interface */
+
+/* Whether cfg needs an answer from the management client before the TLS configuration can be
+ * built: the password of an encrypted key (management-query-passwords) or the certificate
+ * (management-external-cert). */
+bool acc_mgmt_startup_pending(const struct config *cfg);
+
+/* Ask the management client for what a->cfg lacks and wait for the answers, running a's loop
+ * on the calling (main) thread, before the TLS configuration is built (acceptor_new, after
+ * acc_mgmt_init): management-hold first (2.6 holds before it asks), then the certificate, then
+ * the key's password; each wait is logged and lasts until answered, or until SIGINT / SIGTERM.
+ * Puts the answers into a->cfg (config_cert_set_external, config_key_unlock). 0; -EACCES for a
+ * wrong password (">PASSWORD:Verification Failed" told), -EINVAL for a certificate that does
+ * not read, -EINTR for a signal, each with the reason in errbuf (errbuf_len bytes). */
+int acc_mgmt_startup(struct acceptor *a, char *errbuf, size_t errbuf_len);
+
+/* A reload's config next (parsed, not in force): its locked key and missing certificate are
+ * the ones start-up got, unless they changed; a locked key that changed cannot be unlocked
+ * without asking. 0, or -EINVAL / -ENOMEM with the reason in errbuf. Acceptor thread. */
+int acc_mgmt_startup_reload(struct acceptor *a, struct config *next, char *errbuf,
+                            size_t errbuf_len);
+
+/* Free what start-up kept (the certificate). */
+void acc_mgmt_startup_free(struct acceptor *a);
 
 /* cs is fully connected: >CLIENT:ESTABLISHED with its variables. Acceptor thread. */
 void acc_mgmt_established(struct acceptor *a, struct ctl_session *cs);
@@ -1122,11 +1159,20 @@ void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_sta
 /* ---- reload.c: SIGHUP re-reads the config without dropping clients ---- */
 
 /* Build a TLS configuration from cfg's ca, cert, key, peer-fingerprint, tls-groups,
- * tls-cert-profile, tls-cipher and CRL (into *crl, which starts watching cfg's CRL file). At
- * start-up and at a reload. *out is the caller's (acc_tls_conf_free). 0 or a negative code with
- * the reason in errbuf (errbuf_len bytes). Acceptor or main thread. */
-int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tls_conf **out,
-                     struct crl_watch *crl, char *errbuf, size_t errbuf_len);
+ * tls-cert-profile, tls-cipher, CRL and capath directory (into *crl, which starts watching cfg's
+ * CRL file and capath directory; crl_watch_init). root: the chroot directory while the server
+ * has not entered it yet (start-up), else NULL. At start-up, at a reload, and when the capath
+ * directory changes. *out is the caller's (acc_tls_conf_free). 0 or a negative code with the
+ * reason in errbuf (errbuf_len bytes). Acceptor or main thread. */
+int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, const char *root,
+                     struct acc_tls_conf **out, struct crl_watch *crl, char *errbuf,
+                     size_t errbuf_len);
+
+/* The capath directory changed (crl_watch_tick): new handshakes get a TLS configuration built
+ * again from the config in force (acc_tls_conf_new), the current one is retired (freed once its
+ * sessions are gone), and connected clients whose certificate a CRL now lists are disconnected
+ * (acc_revoke_sweep). On failure (logged) the current configuration stays. Acceptor thread. */
+void acc_tls_conf_renew(struct acceptor *a);
 
 /* Free t (NULL: nothing); its sessions must be gone. */
 void acc_tls_conf_free(struct acc_tls_conf *t);

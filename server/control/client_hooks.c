@@ -246,7 +246,9 @@ int acc_tls_verify_start(struct acceptor *a, struct ctl_session *cs, struct key_
 {
     const mbedtls_x509_crt *chain[HOOK_CERT_DEPTH_MAX];
     const mbedtls_x509_crt *leaf = mbedtls_ssl_get_peer_cert(&ks->tls->ssl);
-    size_t n = hook_cert_chain(leaf, &a->crypto.tls->conf.ca, chain, HOOK_CERT_DEPTH_MAX);
+    /* the CAs of the configuration this handshake verified with: it lives as long as the session
+     * (a reload or a capath change retires, but does not free, a configuration in use) */
+    size_t n = hook_cert_chain(leaf, &ks->tls->conf->ca, chain, HOOK_CERT_DEPTH_MAX);
     bool wants_tls_verify =
         hooks_wanted(a->checks.hooks, OVPN_PLUGIN_TLS_VERIFY, a->cfg->hooks.tls_verify);
     struct acc_hook_wait *w;

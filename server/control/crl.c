@@ -10,40 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/control/capath.h"
 #include "server/log/log.h"
 
 #define CRL_CHECK_MS 1000
 #define CRL_MAX_LEN (16 << 20) /* a CRL of a large CA can be several MB */
-
-int crl_watch_init(struct crl_watch *w, const struct config *cfg, struct tls_server_conf *tls,
-                   char *errbuf, size_t errbuf_len)
-{
-    struct stat st;
-
-    memset(w, 0, sizeof(*w));
-    if (cfg->tls.crl.data == NULL) {
-        return 0;
-    }
-    if (tls_server_conf_set_crl(tls, (const uint8_t *)cfg->tls.crl.data, cfg->tls.crl.len + 1,
-                                errbuf, errbuf_len)) {
-        return -EINVAL;
-    }
-    w->path = cfg->tls.crl_file;
-    if (w->path != NULL) {
-        char host[PATH_MAX];
-
-        /* before a chroot, the jail's file is seen from outside (config.h chroot_dir) */
-        snprintf(host, sizeof(host), "%s%s", cfg->proc.chroot_dir ? cfg->proc.chroot_dir : "",
-                 w->path);
-        if (stat(host, &st) == 0) {
-            w->mtime = st.st_mtim;
-            w->size = st.st_size;
-        }
-    }
-    log_msg(LOG_INFO, "crl-verify: client certificates are checked against %s",
-            cfg->tls.crl.origin ? cfg->tls.crl.origin : "the CRL");
-    return 0;
-}
 
 /* The whole file, NUL-terminated, into *out (caller frees). Returns its length or -errno. */
 static ssize_t read_all(const char *path, char **out)
@@ -78,18 +49,14 @@ static ssize_t read_all(const char *path, char **out)
     return n;
 }
 
-bool crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
-                    uint64_t now_ms)
+/* The CRL file, if it changed. Whether the CRL was replaced. */
+static bool file_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock)
 {
     int ret;
     char err[256] = "", *text = NULL;
     struct stat st;
     ssize_t len;
 
-    if (w->path == NULL || now_ms < w->next_check_ms) {
-        return false;
-    }
-    w->next_check_ms = now_ms + CRL_CHECK_MS;
     if (stat(w->path, &st) != 0) {
         return false; /* being replaced; the next look finds it */
     }
@@ -115,4 +82,103 @@ bool crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rw
     }
     free(text);
     return ret == 0;
+}
+
+unsigned crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
+                        uint64_t now_ms)
+{
+    unsigned changed = 0;
+
+    if ((w->path == NULL && w->capath == NULL) || now_ms < w->next_check_ms) {
+        return 0;
+    }
+    w->next_check_ms = now_ms + CRL_CHECK_MS;
+    if (w->path != NULL && file_tick(w, tls, lock)) {
+        changed |= CRL_WATCH_CRL;
+    }
+    if (w->capath != NULL) {
+        uint64_t sig = 0;
+
+        if (capath_signature(w->capath, &sig) != 0) {
+            sig = 0; /* gone or unreadable: that is a change too (nothing is trusted from it) */
+        }
+        if (sig != w->capath_sig) {
+            w->capath_sig = sig; /* reported once; the new configuration records it again */
+            log_msg(LOG_INFO, "capath: the hashed files in %s changed: reading them again",
+                    w->capath);
+            changed |= CRL_WATCH_CAPATH;
+        }
+    }
+    return changed;
+}
+
+/* The CRL of cfg into tls: the file read now (a configuration built while the server runs must
+ * not take the copy read at start-up), or the config's copy when the file cannot be used. */
+static int crl_init(struct crl_watch *w, const struct config *cfg, const char *root,
+                    struct tls_server_conf *tls, char *errbuf, size_t errbuf_len)
+{
+    char host[PATH_MAX], *text = NULL;
+    ssize_t len = -1;
+    struct stat st;
+
+    w->path = cfg->tls.crl_file;
+    if (w->path != NULL) {
+        /* before a chroot, the jail's file is seen from outside (config.h chroot_dir) */
+        snprintf(host, sizeof(host), "%s%s", root ? root : "", w->path);
+        if (stat(host, &st) == 0) {
+            w->mtime = st.st_mtim;
+            w->size = st.st_size;
+            len = read_all(host, &text);
+        }
+    }
+    if (len < 0 || tls_server_conf_set_crl(tls, (const uint8_t *)text, (size_t)len + 1, errbuf,
+                                           errbuf_len) != 0) {
+        memset(&w->mtime, 0, sizeof(w->mtime)); /* the next tick reads the file again */
+        if (tls_server_conf_set_crl(tls, (const uint8_t *)cfg->tls.crl.data, cfg->tls.crl.len + 1,
+                                    errbuf, errbuf_len)) {
+            free(text);
+            return -EINVAL;
+        }
+    }
+    free(text);
+    log_msg(LOG_INFO, "crl-verify: client certificates are checked against %s",
+            cfg->tls.crl.origin ? cfg->tls.crl.origin : "the CRL");
+    return 0;
+}
+
+int crl_watch_init(struct crl_watch *w, const struct config *cfg, const char *root,
+                   struct tls_server_conf *tls, char *errbuf, size_t errbuf_len)
+{
+    struct capath_stats st;
+    char host[PATH_MAX];
+    int err;
+
+    memset(w, 0, sizeof(*w));
+    if (cfg->tls.crl.data != NULL) {
+        err = crl_init(w, cfg, root, tls, errbuf, errbuf_len);
+        if (err) {
+            return err;
+        }
+    }
+    if (cfg->cert.capath == NULL) {
+        return 0;
+    }
+    w->capath = cfg->cert.capath;
+    snprintf(host, sizeof(host), "%s%s", root ? root : "", w->capath);
+    if (capath_signature(host, &w->capath_sig) != 0) {
+        w->capath_sig = 0;
+    }
+    err = capath_load(host, tls, &st);
+    if (err == -ENOMEM) {
+        snprintf(errbuf, errbuf_len, "capath: out of memory");
+        return err;
+    }
+    log_msg(LOG_INFO,
+            "capath %s: %zu CA certificate%s and %zu CRL%s from %zu hashed file%s%s; each "
+            "certificate of a client's chain is checked against its issuer's CRL where the "
+            "directory or crl-verify has one (openvpn 2.6 calls capath experimental)",
+            w->capath, st.n_certs, st.n_certs == 1 ? "" : "s", st.n_crls, st.n_crls == 1 ? "" : "s",
+            st.n_files, st.n_files == 1 ? "" : "s",
+            st.n_skipped ? " (some hashed files not used: logged above)" : "");
+    return 0;
 }

@@ -1,7 +1,12 @@
-/* server/control/crl.h: crl-verify at run time: the CRL is handed to the TLS configuration at
- * start-up and read again whenever its file changes, so that revoking a certificate needs no
- * restart (openvpn 2.6 does the same, ssl.c tls_ctx_reload_crl: it compares the file's mtime at
- * each new connection). Acceptor thread only: the TLS configuration is the acceptor's.
+/* server/control/crl.h: crl-verify and capath at run time: the CRL is handed to the TLS
+ * configuration at start-up and read again whenever its file changes, so that revoking a
+ * certificate needs no restart (openvpn 2.6 does the same, ssl.c tls_ctx_reload_crl: it compares
+ * the file's mtime at each new connection); the certificates and CRLs of a `capath` directory
+ * (capath.h) are read when the configuration is built, and a change to the directory's hashed
+ * files is reported so that the caller builds a new one (2.6's OpenSSL opens the hashed files at
+ * each verification, so a file added while it runs counts at the next handshake). The checks run
+ * once a second on the acceptor's timer, never in a handshake: a handshake does no file I/O for
+ * them. Acceptor thread only: the TLS configuration is the acceptor's.
  */
 #ifndef SERVER_CONTROL_CRL_H
 #define SERVER_CONTROL_CRL_H
@@ -19,19 +24,26 @@ struct crl_watch {
     const char *path; /* borrowed from the config; NULL: inline CRL or none, nothing to watch */
     struct timespec mtime;
     off_t size;
+    const char *capath;  /* borrowed from the config (`capath DIR`, inside a chroot); NULL: none */
+    uint64_t capath_sig; /* capath_signature of it when tls was built (0: unreadable) */
     uint64_t next_check_ms;
 };
 
-/* Give tls the CRL of cfg (if any) and start watching its file. errbuf gets the reason on
- * failure. Returns 0 or -EINVAL. */
-int crl_watch_init(struct crl_watch *w, const struct config *cfg, struct tls_server_conf *tls,
-                   char *errbuf, size_t errbuf_len);
+/* Give tls the CRL of cfg (if any: the file read again, or the config's copy of it when it
+ * cannot be) and the certificates and CRLs of its capath directory, and start watching both.
+ * root: prefixed to the paths (the chroot directory, before the server has entered it), NULL
+ * for none. errbuf gets the reason on failure. Returns 0, -EINVAL or -ENOMEM. */
+int crl_watch_init(struct crl_watch *w, const struct config *cfg, const char *root,
+                   struct tls_server_conf *tls, char *errbuf, size_t errbuf_len);
 
-/* At most once a second (now_ms: the loop's clock): if the file changed, read it and replace
- * the CRL, holding lock for writing meanwhile (handshake steps on other threads read-lock it);
- * a file that cannot be read or parsed is logged and the previous CRL kept. Returns whether the
- * CRL was replaced. */
-bool crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
-                    uint64_t now_ms);
+#define CRL_WATCH_CRL 1u    /* the CRL file changed: tls has the new CRL */
+#define CRL_WATCH_CAPATH 2u /* the capath directory changed: build a new TLS configuration */
+
+/* At most once a second (now_ms: the loop's clock): if the CRL file changed, read it and
+ * replace the CRL, holding lock for writing meanwhile (handshake steps on other threads
+ * read-lock it); a file that cannot be read or parsed is logged and the previous CRL kept. If the
+ * capath directory's hashed files changed, say so (once per change). Returns CRL_WATCH_* bits. */
+unsigned crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
+                        uint64_t now_ms);
 
 #endif /* SERVER_CONTROL_CRL_H */

@@ -215,6 +215,9 @@ static void op_hold_release(void *ctx)
 {
     struct acceptor *a = ctx;
 
+    if (a->mgmt_startup.is_waiting) {
+        return; /* start-up goes on from its wait (mgmt_startup.c) */
+    }
     acc_mgmt_started(a);
 }
 

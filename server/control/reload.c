@@ -30,8 +30,9 @@
 #include "server/hooks/auth.h"
 #include "server/ops/mgmt.h"
 
-int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tls_conf **out,
-                     struct crl_watch *crl, char *errbuf, size_t errbuf_len)
+int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, const char *root,
+                     struct acc_tls_conf **out, struct crl_watch *crl, char *errbuf,
+                     size_t errbuf_len)
 {
     struct acc_tls_conf *t = calloc(1, sizeof(*t));
     struct tls_server_conf *c;
@@ -73,7 +74,7 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tl
             snprintf(errbuf, errbuf_len, "peer-fingerprint: out of memory");
             goto fail;
         }
-        if (!cfg->tls.ca.data) {
+        if (!cfg->tls.ca.data && !cfg->cert.capath) {
             log_msg(LOG_INFO,
                     "peer-fingerprint: no ca: client certificates are checked by their "
                     "SHA-256 fingerprint alone (%zu listed)",
@@ -107,7 +108,7 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, struct acc_tl
             goto fail;
         }
     }
-    err = crl_watch_init(crl, cfg, c, errbuf, errbuf_len);
+    err = crl_watch_init(crl, cfg, root, c, errbuf, errbuf_len);
     if (err) {
         goto fail;
     }
@@ -206,13 +207,14 @@ void acc_revoke_sweep(struct acceptor *a)
             if (cs->state == CS_CLOSING || cs->is_dead || !cs->peer || !is_revoked(a, cs)) {
                 continue;
             }
-            acc_auth_failed(a, cs, "certificate revoked: the CRL now lists it (crl-verify)");
+            acc_auth_failed(
+                a, cs, "certificate revoked: a CRL in force now lists it (crl-verify, capath)");
             n++;
         }
     }
     if (n > 0) {
-        log_msg(LOG_INFO, "crl-verify: %zu connected client%s disconnected (certificate revoked)",
-                n, n == 1 ? "" : "s");
+        log_msg(LOG_INFO, "CRL: %zu connected client%s disconnected (certificate revoked)", n,
+                n == 1 ? "" : "s");
     }
 }
 
@@ -333,6 +335,29 @@ static void apply(struct acceptor *a, struct acc_overlay *o, unsigned applied,
     }
 }
 
+void acc_tls_conf_renew(struct acceptor *a)
+{
+    struct acc_tls_conf *tls = NULL;
+    struct crl_watch crl;
+    char errbuf[512] = "";
+    /* inside the chroot by now, if there is one: paths as the config gives them */
+    int err = acc_tls_conf_new(a, a->cfg, NULL, &tls, &crl, errbuf, sizeof(errbuf));
+
+    if (err) {
+        log_msg(LOG_ERR,
+                "capath: the TLS configuration could not be built again (%s); the "
+                "previous certificates and CRLs stay in use",
+                errbuf);
+        return;
+    }
+    a->crypto.tls->next_retired = a->crypto.retired;
+    a->crypto.retired = a->crypto.tls;
+    a->crypto.tls = tls;
+    a->crypto.crl = crl;
+    acc_tls_conf_sweep(a);
+    acc_revoke_sweep(a); /* a CRL that now lists a connected client: it goes at once */
+}
+
 /* "a, b, c" of the parts in bits, into buf. */
 static void part_names(unsigned bits, char *buf, size_t len)
 {
@@ -412,6 +437,13 @@ void acc_reload(struct acceptor *a)
     for (size_t i = 0; i < next.n_warnings; i++) {
         log_msg(LOG_WARN, "%s", next.warnings[i]);
     }
+    /* management-query-passwords, management-external-cert: what start-up was given */
+    err = acc_mgmt_startup_reload(a, &next, errbuf, sizeof(errbuf));
+    if (err) {
+        log_refused(&next, errbuf);
+        config_free(&next);
+        return;
+    }
     config_diff(a->cfg, &next, &d);
     applied = d.applied;
     o = calloc(1, sizeof(*o));
@@ -429,7 +461,8 @@ void acc_reload(struct acceptor *a)
     }
     config_reload_take(&o->cfg, &next);
     if (applied & (CONFIG_RELOAD_TLS | CONFIG_RELOAD_CRL)) {
-        err = acc_tls_conf_new(a, &o->cfg, &tls, &crl, errbuf, sizeof(errbuf));
+        /* (no chroot here: a reload is refused after one) */
+        err = acc_tls_conf_new(a, &o->cfg, NULL, &tls, &crl, errbuf, sizeof(errbuf));
         if (err) {
             log_msg(LOG_ERR, "%s: %s", o->cfg.source ? o->cfg.source : "config", errbuf);
             log_msg(LOG_ERR, "reload: refused, nothing changed: the certificates or the CRL do "

@@ -289,7 +289,7 @@ static void on_async(uv_async_t *a)
                     struct pbuf b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, m->len);
 
                     memcpy(pbuf_ptr(&b), m->data, m->len);
-                    wk_route_tun_packet(w, &b);
+                    wk_route_tun_packet(w, &b, m->is_from_client);
                 }
             } else if (m->is_data_v1) {
                 wk_handle_data_v1(w, m->peer_id, m->data, m->len, &m->from);

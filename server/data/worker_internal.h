@@ -64,8 +64,10 @@ uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst)
 /* Send pkt to peer_id's client if w owns it, else hand it to the owning worker. */
 void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
                 bool is_from_client);
-/* Route a packet read from the TUN device (or handed over by another worker) to its peer. */
-void wk_route_tun_packet(struct worker *w, struct pbuf *pkt);
+/* Route a packet read from the TUN device to its peer; or one another worker handed over (read
+ * from its TUN device, or with is_from_client a client-to-client packet, which is not given the
+ * TUN device's treatment: client-nat, block-ipv6's answer). */
+void wk_route_tun_packet(struct worker *w, struct pbuf *pkt, bool is_from_client);
 /* tcp_gro's output callback (ctx: the worker): write one packet to the TUN device. */
 void wk_tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pkt, size_t len);
 /* The TUN queue's readiness callback (h->data: the worker): read, route, flush. */

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "proto/client_nat.h"
 #include "proto/comp.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
@@ -79,6 +80,9 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
             wk_deliver(w, to, pkt, family, true);
             return;
         }
+    }
+    if (family == 4) { /* 2.6 process_outgoing_tun: only what goes to the TUN device */
+        (void)client_nat_apply(w->env->cfg->net.client_nat, plain, len, CLIENT_NAT_INCOMING);
     }
     if (w->has_vnet_hdr) {
         tcp_gro_add(&w->gro, plain, len); /* written by wk_tun_write_offload, at the latest when

@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "proto/client_nat.h"
 #include "proto/comp.h"
 #include "proto/cursor.h"
 #include "proto/errors.h"
@@ -88,6 +89,7 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
             return;
         }
         m->from_tun = true;
+        m->is_from_client = is_from_client;
         mailbox_post(env->mb, owner, m);
         return;
     }
@@ -98,6 +100,12 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
         break;
     }
     if (family == 4) {
+        /* 2.6 translates what comes from the TUN device (process_incoming_tun), not what
+         * goes between clients (multi_get_queue) */
+        if (!is_from_client) {
+            (void)client_nat_apply(env->cfg->net.client_nat, pbuf_ptr(pkt), pkt->len,
+                                   CLIENT_NAT_OUTGOING);
+        }
         mss_clamp_ipv4(pbuf_ptr(pkt), pkt->len, p->mss_max);
     } else {
         mss_clamp_ipv6(pbuf_ptr(pkt), pkt->len, p->mss_max);
@@ -107,7 +115,7 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
 }
 
 /* A packet read from the TUN device (or handed over by another worker): route it to its peer. */
-void wk_route_tun_packet(struct worker *w, struct pbuf *pkt)
+void wk_route_tun_packet(struct worker *w, struct pbuf *pkt, bool is_from_client)
 {
     const uint8_t *src, *dst;
     int family = wk_ip_addrs(pbuf_ptr(pkt), pkt->len, &src, &dst);
@@ -128,7 +136,7 @@ void wk_route_tun_packet(struct worker *w, struct pbuf *pkt)
         wk_drop(w, &w->stats.drop_no_route, NULL, "no client has this address");
         return;
     }
-    wk_deliver(w, peer_id, pkt, family, false);
+    wk_deliver(w, peer_id, pkt, family, is_from_client);
 }
 
 /* tcp_gro's output: one packet for the TUN device, behind its virtio_net_hdr. */
@@ -173,7 +181,7 @@ static void tun_offload_packet(struct worker *w, size_t n)
             return;
         }
         b = pbuf_make(w->tun_buf, COMP_HEADROOM + TUN_READ_LEN, COMP_HEADROOM + VNET_HDR_LEN, len);
-        wk_route_tun_packet(w, &b);
+        wk_route_tun_packet(w, &b, false);
         return;
     }
     rc = tso_begin(&it, pkt, len, &h);
@@ -186,7 +194,7 @@ static void tun_offload_packet(struct worker *w, size_t n)
                           &seg_len)) == 1) {
         stat_inc(&w->stats.tun_tso_segments);
         b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, seg_len);
-        wk_route_tun_packet(w, &b);
+        wk_route_tun_packet(w, &b, false);
     }
     if (rc < 0) {
         wk_drop(w, &w->stats.drop_tun_read, NULL, "TUN super-packet segment too long");
@@ -215,7 +223,7 @@ static unsigned tun_drain(struct worker *w)
             break;
         }
         b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, (size_t)n);
-        wk_route_tun_packet(w, &b);
+        wk_route_tun_packet(w, &b, false);
     }
     return i;
 }

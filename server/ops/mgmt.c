@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <mbedtls/platform_util.h>
 
 #include "server/config/config.h"
 #include "server/log/log.h"
@@ -145,6 +146,7 @@ void mgmt_welcome(struct mgmt_client *c)
     if (c->m->is_held) {
         mgmt_reply(c, ">HOLD:Waiting for hold release:0");
     }
+    mgmt_query_welcome(c);
 }
 
 /* ---- the log cache (the hook runs on any thread) ---- */
@@ -809,6 +811,10 @@ void mgmt_free(struct mgmt *m)
         free(m->cache[i].text);
     }
     free(m->cache);
+    if (m->query_answer) {
+        mbedtls_platform_zeroize(m->query_answer, strlen(m->query_answer));
+        free(m->query_answer);
+    }
     pthread_mutex_destroy(&m->lock);
     free(m);
 }

@@ -120,6 +120,31 @@ void mgmt_pk_sign(struct mgmt *m, const char *b64, const char *alg);
 /* The request is given up (timeout): a later pk-sig is refused. m NULL: nothing. Loop thread. */
 void mgmt_pk_sign_cancel(struct mgmt *m);
 
+/* What start-up asks the management client for (2.6 manage.c management_query_user_pass,
+ * management_query_cert): an encrypted key's password (management-query-passwords) or the
+ * server certificate (management-external-cert). */
+enum mgmt_query {
+    MGMT_QUERY_NONE,
+    MGMT_QUERY_PASSWORD, /* ">PASSWORD:Need 'TYPE' password", answered by `password TYPE PW` */
+    MGMT_QUERY_CERT,     /* ">NEED-CERTIFICATE:TAG", answered by `certificate`, lines, END */
+};
+
+/* Ask for kind, what being the password's type ("Private Key") or the certificate's TAG (at
+ * most 127 bytes are kept): the request goes to every client past its password now and to each
+ * one that gets there later (after its >INFO line), until the first good answer, which
+ * mgmt_query_take then returns. One request at a time: a new one replaces the last. Loop
+ * thread. */
+void mgmt_query_start(struct mgmt *m, enum mgmt_query kind, const char *what);
+
+/* The answer, once one came: true with *out the password or the certificate's PEM lines joined
+ * by "\n" (malloc'd, NUL-terminated; the caller wipes and frees it), and the request is over;
+ * false while it is still out (or none is). Loop thread. */
+bool mgmt_query_take(struct mgmt *m, char **out);
+
+/* The password of type was wrong: ">PASSWORD:Verification Failed: 'TYPE'" to every client
+ * past its password (2.6 manage.c management_auth_failure). Loop thread. */
+void mgmt_query_failed(struct mgmt *m, const char *type);
+
 /* Free m after mgmt_close and the loop's last run. NULL is a no-op. */
 void mgmt_free(struct mgmt *m);
 

@@ -69,6 +69,9 @@ static bool need(struct mgmt_client *c, char **p, int n, bool is_at_least)
 static const char *const help_lines[] = {
     "Commands:",
     "bytecount n            : Show bytes in/out, update every n secs (0=off).",
+    "certificate            : Enter a client certificate in response to >NEED-CERTIFICATE",
+    "                         notification. Enter certificate base64 on subsequent lines",
+    "                         followed by END",
     "client-auth CID KID    : Authenticate client-id/key-id CID/KID (MULTILINE)",
     "client-auth-nt CID KID : Authenticate client-id/key-id CID/KID",
     "client-deny CID KID R [CR] : Deny auth client-id/key-id CID/KID with log reason",
@@ -81,6 +84,7 @@ static const char *const help_lines[] = {
     "echo [on|off] [N|all]  : Like log, but only show messages in echo buffer.",
     "env-filter [level]     : Set env-var filter level",
     "exit|quit              : Close management session.",
+    "forget-passwords       : Forget passwords entered so far.",
     "help                   : Print this message.",
     "hold [on|off|release]  : Set/show hold flag to on/off state, or",
     "                         release current hold and start tunnel.",
@@ -93,6 +97,7 @@ static const char *const help_lines[] = {
     "nclients               : Show the number of connected clients.",
     "ovpnd-drain [on|off]   : Show or set draining: new clients are not answered,",
     "                         connected ones stay (ovpnd's own; /health says 503).",
+    "password type p        : Enter password p for a queried OpenVPN password.",
     "pid                    : Show process ID of the current OpenVPN process.",
     "signal s               : Send signal s to daemon,",
     "                         s = SIGHUP|SIGTERM|SIGUSR1|SIGUSR2.",
@@ -589,6 +594,15 @@ static void dispatch(struct mgmt_client *c, char **p)
         cmd_drain(c, p[1]);
     } else if (strcmp(cmd, "pk-sig") == 0 || strcmp(cmd, "rsa-sig") == 0) {
         mgmt_pk_cmd(c, cmd);
+    } else if (strcmp(cmd, "password") == 0 || strcmp(cmd, "username") == 0) {
+        if (need(c, p, 2, false)) {
+            mgmt_query_password_cmd(c, cmd, p[1], p[2]);
+        }
+    } else if (strcmp(cmd, "certificate") == 0) {
+        mgmt_query_cert_cmd(c);
+    } else if (strcmp(cmd, "forget-passwords") == 0) {
+        /* the decrypted key stays in use; no password is kept (nothing to forget) */
+        mgmt_reply(c, "SUCCESS: Passwords were forgotten");
     } else if (strcmp(cmd, "push-update-broad") == 0 || strcmp(cmd, "push-update-cid") == 0) {
         /* openvpn 2.7's; a stock 2.6 client does not read PUSH_UPDATE messages */
         mgmt_reply(c, "ERROR: %s is not supported: openvpn 2.6 clients do not take PUSH_UPDATE",
@@ -639,6 +653,10 @@ void mgmt_cmd_line(struct mgmt_client *c, char *line)
     }
     if (c->is_in_pk_block) {
         mgmt_pk_line(c, line);
+        return;
+    }
+    if (c->is_in_cert_block) {
+        mgmt_query_cert_line(c, line);
         return;
     }
     if (split(line, p) > 0) {

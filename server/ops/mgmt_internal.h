@@ -52,6 +52,7 @@ struct mgmt_client {
     bool is_pk_overflow;
     char pk_b64[MGMT_PK_B64_MAX];
     size_t pk_b64_len;
+    bool is_in_cert_block; /* `certificate`'s lines, up to END, go into block (mgmt_query.c) */
     bool is_closing;
     char rbuf[READ_CHUNK];
 };
@@ -93,6 +94,9 @@ struct mgmt {
     bool is_pk_wanted;                 /* a >PK_SIGN is out: pk-sig is taken (mgmt_pk_sign) */
     bool is_pk_answering, has_pk_next; /* the next request, asked during an answer */
     char pk_next[MGMT_PK_B64_MAX], pk_next_alg[64];
+    enum mgmt_query query; /* what start-up waits for (mgmt_query.c); NONE: nothing */
+    char query_what[128];  /* its password type or certificate tag */
+    char *query_answer;    /* the answer, until mgmt_query_take hands it over */
 };
 
 /* The loop's clock in ms. */
@@ -131,6 +135,22 @@ void mgmt_pk_cmd(struct mgmt_client *c, const char *cmd);
 
 /* A line of that block. */
 void mgmt_pk_line(struct mgmt_client *c, const char *line);
+
+/* mgmt_query.c: start-up's questions (management-query-passwords, management-external-cert). */
+
+/* The open request again, for a client that just got its >INFO line (2.6 man_welcome shows the
+ * pending special state). */
+void mgmt_query_welcome(struct mgmt_client *c);
+
+/* `password TYPE PW` (and `username TYPE NAME`, which a server never asks for). */
+void mgmt_query_password_cmd(struct mgmt_client *c, const char *cmd, const char *type,
+                             const char *value);
+
+/* `certificate`: its PEM lines follow, up to END, while the certificate is asked for. */
+void mgmt_query_cert_cmd(struct mgmt_client *c);
+
+/* A line of that block. */
+void mgmt_query_cert_line(struct mgmt_client *c, const char *line);
 
 /* The CONNECTED state entry as `state` and >STATE print it (2.6 log_entry_print), into buf. */
 void mgmt_cmd_state_format(const struct mgmt *m, char *buf, size_t cap);

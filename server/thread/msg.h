@@ -59,7 +59,8 @@ struct msg {
     uint32_t peer_id; /* MSG_NEW_KEY, MSG_REMOVE, MSG_ROUTE_*, MSG_FLOAT*, MSG_KEY_RETIRE: the
                        * peer's id when sent */
     enum gone_reason reason;
-    bool from_tun; /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
+    bool from_tun;       /* MSG_PACKET: a TUN packet (else a datagram from `from`) */
+    bool is_from_client; /* MSG_PACKET from_tun: a client-to-client packet, not the device's */
     /* MSG_PACKET acceptor -> worker: a P_DATA_V1 datagram (no peer-id in it) of the client whose
      * peer_id the acceptor found by its source address */
     bool is_data_v1;

@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
 """A management client that holds the server's private key (management-external-key; openvpn
-2.6 doc/management-notes.txt, ">PK_SIGN" and `pk-sig`) for the netns tests.
+2.6 doc/management-notes.txt, ">PK_SIGN" and `pk-sig`), its certificate
+(management-external-cert, ">NEED-CERTIFICATE" and `certificate`) or its key's password
+(management-query-passwords, ">PASSWORD:Need" and `password`) for the netns tests.
 
-  pk_signer.py ADDR --key KEY --modes FILE --out LOG [--version N]
+  pk_signer.py ADDR --out LOG [--key KEY [--modes FILE]] [--version N] [--password PW]
+               [--cert FILE] [--go FILE] [--hold-release]
 
-Connect to ADDR (a unix socket path, or HOST:PORT), send `version N` (default 3), then answer
+Connect to ADDR (a unix socket path, or HOST:PORT; with --go, once FILE exists: Python starts
+slowly, so a test starts this early and says when), send `version N` (default 3), then answer
+">PASSWORD:Need 'TYPE' password" with `password "TYPE" "PW"` (with --password),
+">NEED-CERTIFICATE:TAG" with `certificate`, the lines of FILE and END (with --cert),
+">HOLD:Waiting for hold release" with `hold release` (with --hold-release), and
 each >PK_SIGN:DATA[,ALG] (or >RSA_SIGN:DATA) by the next word of FILE (read at each request;
-"good" once the words run out):
+"good" once the words run out, or without --modes):
   good     sign DATA with KEY through `openssl pkeyutl` as ALG says (RSA_PKCS1_PADDING: PKCS#1
            v1.5 padding of DATA, a DigestInfo; RSA_NO_PADDING: DATA as it is;
            RSA_PKCS1_PSS_PADDING,hashalg=H,saltlen=S: PSS of the hash DATA; ECDSA: DATA is the
            hash, the answer a DER signature)
   garbage  answer with 64 random bytes
   silent   no answer
-Every line received and every answer sent ("SENT<TAB>mode alg") is appended to LOG.
+Every line received and every answer sent ("SENT<TAB>mode alg", "SENT<TAB>password",
+"SENT<TAB>certificate", "SENT<TAB>hold release") is appended to LOG.
 """
 import argparse
 import base64
@@ -21,6 +29,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 
 def connect(addr):
@@ -49,14 +58,25 @@ def sign(key, data, alg):
     return subprocess.run(cmd, input=data, capture_output=True, check=True).stdout
 
 
+def quote(text):
+    """text for a double-quoted word of a management command (2.6 parse_line)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("addr")
-    ap.add_argument("--key", required=True)
-    ap.add_argument("--modes", required=True)
+    ap.add_argument("--key")
+    ap.add_argument("--modes")
     ap.add_argument("--out", required=True)
     ap.add_argument("--version", default="3")
+    ap.add_argument("--password")
+    ap.add_argument("--cert")
+    ap.add_argument("--go")
+    ap.add_argument("--hold-release", action="store_true")
     a = ap.parse_args()
+    while a.go and not os.path.exists(a.go):
+        time.sleep(0.02)
     s = connect(a.addr)
     f = s.makefile("rwb", buffering=0)
     log = open(a.out, "a", buffering=1)
@@ -65,12 +85,29 @@ def main():
     for raw in f:
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
         log.write(line + "\n")
+        if line.startswith(">PASSWORD:Need '") and a.password is not None:
+            kind = line.split("'")[1]
+            f.write(('password "%s" "%s"\n' % (quote(kind), quote(a.password))).encode())
+            log.write("SENT\tpassword\n")
+            continue
+        if line.startswith(">HOLD:Waiting for hold release") and a.hold_release:
+            f.write(b"hold release\n")
+            log.write("SENT\thold release\n")
+            continue
+        if line.startswith(">NEED-CERTIFICATE:") and a.cert:
+            with open(a.cert) as c:
+                pem = c.read().strip().splitlines()
+            f.write(("certificate\n" + "\n".join(pem) + "\nEND\n").encode())
+            log.write("SENT\tcertificate\n")
+            continue
         if not (line.startswith(">PK_SIGN:") or line.startswith(">RSA_SIGN:")):
             continue
         body = line.split(":", 1)[1]
         b64, _, alg = body.partition(",")
-        with open(a.modes) as m:
-            words = m.read().split()
+        words = []
+        if a.modes:
+            with open(a.modes) as m:
+                words = m.read().split()
         mode = words[n] if n < len(words) else "good"
         n += 1
         if mode == "silent":

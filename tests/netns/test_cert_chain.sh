@@ -9,8 +9,7 @@
 #  3. `crl-verify DIR dir`: a file named by a client certificate's decimal serial number in DIR
 #     revokes it: that client is refused with the serial in the log, the other connects; a file
 #     added for a connected client refuses it at its next renegotiation.
-#  4. `capath DIR`: ovpnd refuses it at start-up with the reason (2.6 with Mbed TLS refuses it
-#     too; Debian's 2.6 is built with OpenSSL and accepts it: not run against openvpn).
+# (`capath DIR`: test_capath.sh.)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -120,11 +119,3 @@ client_stop 1
 server_stop
 ovt_log "crl-verify dir: a serial added while the client is connected refuses it at renegotiation"
 
-# 4. capath (ovpnd only)
-if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
-    conf_with "ca $dir/bundle.crt" "cert $dir/chain.crt" "key $dir/srvint.key" "capath $dir"
-    out=$("$OVPND" --config "$dir/server.conf" --test-config 2>&1) &&
-        fail "capath was accepted: $out"
-    grep -q "capath:.*Mbed TLS" <<<"$out" || fail "capath refused without the reason: $out"
-    ovt_log "capath: refused at start-up with the reason"
-fi

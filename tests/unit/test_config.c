@@ -150,7 +150,7 @@ static void expect_warning(const char *text, const char *prefix)
 /* block-ipv6 on a server (openvpn 2.6 forward.c process_ip_header, multi.c multi_get_queue):
  * without IPv6 in the tunnel it changes nothing (IPv6 is dropped anyway): accepted with a
  * warning; with server-ipv6 it is in force (tests/netns/test_ipv6_tunnel.sh). client-nat:
- * refused with its reason. */
+ * rules in config order (tests/netns/test_client_nat.sh), a bad one an error naming its word. */
 static void block_ipv6_and_client_nat(void **state)
 {
     struct config cfg;
@@ -161,8 +161,17 @@ static void block_ipv6_and_client_nat(void **state)
     assert_true(cfg.net.block_ipv6);
     assert_false(has_warning(&cfg, "t.conf:1: block-ipv6"));
     config_free(&cfg);
-    expect_error_prefix("client-nat snat 198.19.0.0 255.255.255.0 198.19.9.0\n" BASE,
-                        "t.conf:1: client-nat: not implemented in ovpnd:");
+    expect_ok(&cfg, "client-nat snat 198.19.0.0 255.255.255.0 198.19.9.0\n" BASE
+                    "client-nat dnat 198.18.0.0 255.255.0.0 198.19.10.0\n");
+    assert_non_null(cfg.net.client_nat);
+    assert_int_equal(cfg.net.client_nat->n_rules, 2);
+    assert_int_equal(cfg.net.client_nat->rules[0].type, CLIENT_NAT_SNAT);
+    assert_int_equal(cfg.net.client_nat->rules[0].alias, 0xC6130900u);
+    assert_int_equal(cfg.net.client_nat->rules[1].type, CLIENT_NAT_DNAT);
+    assert_int_equal(cfg.net.client_nat->rules[1].netmask, 0xFFFF0000u);
+    config_free(&cfg);
+    expect_error_prefix("client-nat snat 198.19.0.0 255.255.255.0 fe80::1\n" BASE,
+                        "t.conf:1: client-nat: bad alias 'fe80::1'");
 }
 
 /* tls-groups takes Mbed TLS's and OpenSSL's curve names; ecdh-curve is ignored with a warning,
@@ -805,10 +814,6 @@ static void duplicates_last_wins(void **state)
 static const struct {
     const char *name, *why;
 } known_gaps[] = {
-    {"capath", "#18: refused, Mbed TLS cannot use a CA directory (as 2.6 built with it)"},
-    {"client-nat", "#24: refused, a stateless NAT that 2.6 applies to every client's packets"},
-    {"management-external-cert", "#24: refused, the certificate is read before management runs"},
-    {"management-query-passwords", "#24: refused, the key is read before management runs"},
     {"management-query-proxy", "#17 management (a client feature)"},
     {"management-query-remote", "#17 management (a client feature)"},
     {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
@@ -2095,7 +2100,7 @@ static void required_and_missing_files(void **state)
     expect_error("server 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\nkey server.key\n",
                  "t.conf: dev is required (e.g. 'dev tun')");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
-                 "t.conf: ca is required (or peer-fingerprint)");
+                 "t.conf: ca is required (or capath, or peer-fingerprint)");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\nkey server.key\n",
                  "t.conf: cert is required");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n",
@@ -2158,7 +2163,7 @@ static void peer_fingerprint_lists(void **state)
     config_free(&cfg);
     /* an empty block adds nothing, and then ca is required again */
     expect_error(BASE_NO_CA "<peer-fingerprint>\n# none yet\n</peer-fingerprint>\n",
-                 "t.conf: ca is required (or peer-fingerprint)");
+                 "t.conf: ca is required (or capath, or peer-fingerprint)");
 }
 
 static void peer_fingerprint_errors(void **state)
@@ -2189,7 +2194,7 @@ static void peer_fingerprint_errors(void **state)
                         "t.conf:8: peer-fingerprint: line 3 of the block: 'not-hex': not of the "
                         "form");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\ncert server.crt\nkey server.key\n",
-                 "t.conf: ca is required (or peer-fingerprint)");
+                 "t.conf: ca is required (or capath, or peer-fingerprint)");
 }
 
 /* verify-hash HASH [SHA1|SHA256] (2.6: SHA-1 on a line without an algorithm, SHA-256 in a

@@ -1,7 +1,8 @@
 /* tests/unit/test_config_cert.c: the certificate options of server/config/config_cert.c:
  * askpass with an encrypted key, pkcs12, extra-certs, capath, crl-verify DIR dir,
  * x509-username-field, x509-track and tls-export-cert, as openvpn 2.6 takes them (options.c,
- * ssl_openssl.c).
+ * ssl_openssl.c); management-query-passwords and management-external-cert, whose key password
+ * and certificate come later (config_key_unlock, config_cert_set_external).
  *
  * Files: tests/unit/data/config (ca.crt, server.crt, server.key) and tests/unit/data/cert_name:
  * server-enc.key (server.key as PKCS#8 with AES-256-CBC and PBKDF2-HMAC-SHA256, what openssl 3
@@ -121,10 +122,29 @@ static void extra_certs_follow_the_certificate(void **state)
 static void capath_and_crl_dir(void **state)
 {
     struct config cfg;
+    bool has_warning = false;
 
     (void)state;
-    expect_error_prefix(BASE "capath .\n", "t.conf:7: capath: a CA directory cannot be used with "
-                                           "Mbed TLS");
+    /* capath with ca, and alone (2.6 options.c check_ca_required takes either) */
+    expect_ok(&cfg, BASE "capath " CN "\n");
+    assert_non_null(cfg.cert.capath);
+    assert_non_null(strstr(cfg.cert.capath, "cert_name"));
+    assert_non_null(cfg.tls.ca.data);
+    config_free(&cfg);
+    expect_ok(&cfg, NET "capath .\ncert server.crt\nkey server.key\n");
+    assert_non_null(cfg.cert.capath);
+    assert_null(cfg.tls.ca.data);
+    config_free(&cfg);
+    /* 2.6 starts with a capath that is not a directory (only R_OK is checked): a warning */
+    expect_ok(&cfg, BASE "capath ca.crt\n");
+    for (size_t i = 0; i < cfg.n_warnings; i++) {
+        has_warning = has_warning || strstr(cfg.warnings[i], "capath: ") != NULL;
+    }
+    assert_true(has_warning);
+    config_free(&cfg);
+    expect_error_prefix(BASE "capath missing.d\n", "t.conf:7: capath: cannot read '");
+    expect_error_prefix(NET "capath .\npkcs12 " CN "server-nopass.p12\n",
+                        "t.conf:4: capath: cannot be used with pkcs12");
     expect_ok(&cfg, BASE "crl-verify " CN " dir\n");
     assert_non_null(cfg.cert.crl_dir);
     assert_non_null(strstr(cfg.cert.crl_dir, "cert_name"));
@@ -157,6 +177,82 @@ static void x509_username_field_lines(void **state)
                         "t.conf:7: x509-username-field: 'ext:keyUsage': only the extensions");
 }
 
+#define MGMT "management /run/m.sock unix\n"
+
+/* management-query-passwords (2.6 misc.c get_user_pass_cr: an askpass FILE first, else the
+ * management client): an encrypted key without askpass FILE stays locked until start-up gives
+ * config_key_unlock the management client's password. */
+static void query_passwords_leaves_the_key_locked(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    (void)state;
+    expect_ok(&cfg, MGMT "management-query-passwords\n" NET "ca ca.crt\ncert server.crt\nkey " CN
+                         "server-enc.key\n");
+    assert_true(cfg.mgmt.query_passwords);
+    assert_true(cfg.tls.is_key_locked);
+    assert_non_null(strstr(cfg.tls.key.data, "ENCRYPTED"));
+    assert_int_equal(config_key_unlock(&cfg, "wrong horse", err, sizeof(err)), -EACCES);
+    assert_true(cfg.tls.is_key_locked);
+    assert_int_equal(config_key_unlock(&cfg, "correct horse", err, sizeof(err)), 0);
+    assert_false(cfg.tls.is_key_locked);
+    assert_non_null(strstr(cfg.tls.key.data, "-----BEGIN PRIVATE KEY-----"));
+    config_free(&cfg);
+    /* askpass FILE still gives it */
+    expect_ok(&cfg, MGMT "management-query-passwords\n" NET "ca ca.crt\ncert server.crt\nkey " CN
+                         "server-enc.key\naskpass " CN "askpass.txt\n");
+    assert_false(cfg.tls.is_key_locked);
+    config_free(&cfg);
+    /* a key in clear: nothing to ask */
+    expect_ok(&cfg, MGMT "management-query-passwords\n" BASE);
+    assert_false(cfg.tls.is_key_locked);
+    config_free(&cfg);
+    assert_int_equal(
+        parse(&cfg, MGMT "management-query-passwords\n" NET "pkcs12 " CN "server.p12\n", err),
+        -EINVAL);
+    assert_non_null(strstr(err, "t.conf:6: pkcs12: "));
+    assert_non_null(strstr(err, "its password cannot come from the management interface"));
+    config_free(&cfg);
+}
+
+/* management-external-cert TAG (2.6 options.c): instead of cert, with management-external-key;
+ * config_cert_set_external takes PEM certificates only. */
+static void external_cert_comes_later(void **state)
+{
+#define EXT MGMT "management-external-key\nmanagement-external-cert srv\n"
+    struct config cfg;
+    char err[ERR_LEN], pem[8192];
+    FILE *f = fopen("server.crt", "r");
+    size_t len = f ? fread(pem, 1, sizeof(pem) - 1, f) : 0;
+
+    (void)state;
+    if (f) {
+        fclose(f);
+    }
+    pem[len] = '\0';
+    assert_true(len > 0);
+    expect_ok(&cfg, EXT NET "ca ca.crt\nextra-certs ca.crt\n");
+    assert_string_equal(cfg.mgmt.external_cert, "srv");
+    assert_null(cfg.tls.cert.data);
+    assert_int_equal(config_cert_set_external(&cfg, "not a certificate", err, sizeof(err)),
+                     -EINVAL);
+    assert_int_equal(config_cert_set_external(&cfg, "", err, sizeof(err)), -EINVAL);
+    assert_null(cfg.tls.cert.data);
+    assert_int_equal(config_cert_set_external(&cfg, pem, err, sizeof(err)), 0);
+    /* extra-certs after it, as after `cert` */
+    assert_int_equal(count(cfg.tls.cert.data, "-----BEGIN CERTIFICATE-----"), 2);
+    assert_string_equal(cfg.tls.cert.origin, "management-external-cert srv");
+    config_free(&cfg);
+    expect_error_prefix(EXT NET "ca ca.crt\ncert server.crt\n",
+                        "t.conf:8: cert: --cert and --management-external-cert are mutually "
+                        "exclusive");
+    expect_error_prefix(MGMT "management-external-cert srv\n" NET "ca ca.crt\nkey server.key\n",
+                        "t.conf: --management-external-cert must be used with "
+                        "--management-external-key");
+#undef EXT
+}
+
 static void x509_track_and_export_dir(void **state)
 {
     struct config cfg;
@@ -186,6 +282,8 @@ int main(void)
         cmocka_unit_test(capath_and_crl_dir),
         cmocka_unit_test(x509_username_field_lines),
         cmocka_unit_test(x509_track_and_export_dir),
+        cmocka_unit_test(query_passwords_leaves_the_key_locked),
+        cmocka_unit_test(external_cert_comes_later),
     };
 
     if (chdir(OVPND_SOURCE_DIR "/tests/unit/data/config") != 0) {

@@ -167,6 +167,13 @@ static void restart_only_directives_are_named(void **state)
     assert_true(names(&d, "tls-crypt"));
     d = diff(BASE SERVER24, BASE "topology net30\n" SERVER24);
     assert_true(names(&d, "topology"));
+    d = diff(BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.7.0\n",
+             BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.8.0\n");
+    assert_true(names(&d, "client-nat"));
+    assert_int_equal(d.n_restart, 1);
+    d = diff(BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.7.0\n",
+             BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.7.0\n");
+    assert_int_equal(d.n_restart, 0);
 }
 
 /* The overlay the server builds: a copy of the config in force that takes the reloadable

@@ -57,7 +57,9 @@ static struct acceptor *acceptor(void)
     assert_non_null(a);
     a->sessions.table_size = TABLE_SIZE;
     a->sessions.table = calloc(TABLE_SIZE, sizeof(*a->sessions.table));
+    a->sessions.by_cid = calloc(TABLE_SIZE, sizeof(*a->sessions.by_cid)); /* as acceptor_new */
     assert_non_null(a->sessions.table);
+    assert_non_null(a->sessions.by_cid);
     assert_int_equal(uv_loop_init(&a->loop), 0);
     return a;
 }
@@ -66,6 +68,7 @@ static void acceptor_done(struct acceptor *a)
 {
     assert_int_equal(uv_loop_close(&a->loop), 0);
     free(a->sessions.table);
+    free(a->sessions.by_cid);
     free(a);
 }
 
