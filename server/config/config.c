@@ -733,8 +733,12 @@ static int parse_common(struct config *cfg, const char *name, const char *text, 
     } else {
         err = config_parse_include(&ps, name);
     }
-    if (err == 0) {
-        err = config_finish(&ps);
+    if (err == 0 || err == -EINVAL) {
+        /* the whole-config checks run after lines with errors too, so that one run names
+         * every problem (a `dev tap` as well as a typo elsewhere) */
+        int e = config_finish(&ps);
+
+        err = err ? err : e;
     }
     parser_clear(&ps);
     return err;
