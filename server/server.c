@@ -108,7 +108,7 @@ static int setup_pool(struct server *srv)
     int err = topology_plan_make(cfg, &srv->plan, &directive, why, sizeof(why));
 
     if (err) {
-        log_msg(LOG_ERR, "%s: %s: %s", cfg->source, directive, why);
+        log_msg(LOG_ERR, "%s: %s: %s", config_origin(cfg), directive, why);
         return err;
     }
     srv->server_addr = srv->plan.local;
@@ -117,7 +117,7 @@ static int setup_pool(struct server *srv)
     }
     err = ip_pool_init(&srv->pool, &srv->plan.pool, why, sizeof(why), note, sizeof(note));
     if (err) {
-        log_msg(LOG_ERR, "%s: address pool: %s", cfg->source,
+        log_msg(LOG_ERR, "%s: address pool: %s", config_origin(cfg),
                 err == -ENOMEM ? "out of memory" : why);
         return err;
     }
@@ -348,7 +348,7 @@ static int resolve_local(const struct config *cfg, const struct config_socket *s
     hints.ai_socktype = SOCK_DGRAM;
     err = getaddrinfo(sock->host, NULL, &hints, &res);
     if (err || !res) {
-        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", cfg->source,
+        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", config_origin(cfg),
                 sock->host, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
         return -EINVAL;
     }
@@ -378,7 +378,7 @@ static int resolve_port_share(struct server *srv)
     snprintf(port, sizeof(port), "%u", cfg->net.port_share_port);
     err = getaddrinfo(cfg->net.port_share_host, port, &hints, &res);
     if (err || !res) {
-        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", cfg->source,
+        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", config_origin(cfg),
                 cfg->net.port_share_host, gai_strerror(err));
         return -EINVAL;
     }
@@ -1018,7 +1018,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     }
     err = build_threads(&srv, errbuf, sizeof(errbuf));
     if (err) {
-        log_msg(LOG_ERR, "%s: %s", cfg->source, errbuf[0] ? errbuf : strerror(-err));
+        log_msg(LOG_ERR, "%s: %s", config_origin(cfg), errbuf[0] ? errbuf : strerror(-err));
         goto out;
     }
     if (cfg->proc.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
