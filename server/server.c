@@ -424,6 +424,14 @@ static int drop_privileges(const struct config *cfg)
         log_msg(LOG_ERR, "user %s: cannot switch: no such user", cfg->proc.user);
         return -EPERM;
     }
+    if ((cfg->proc.user || cfg->proc.group) &&
+        (err = log_give_file(pw ? uid : (uid_t)-1, g ? gid : (gid_t)-1)) != 0) {
+        log_msg(LOG_WARN,
+                "log: cannot give %s to user %s, group %s: %s; after a rotation it "
+                "cannot be reopened",
+                cfg->proc.log_file, cfg->proc.user ? cfg->proc.user : "-",
+                cfg->proc.group ? cfg->proc.group : "-", strerror(-err));
+    }
     err = enter_chroot(cfg);
     if (err) {
         return err;
