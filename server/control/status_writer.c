@@ -31,8 +31,7 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
     if (!mem) {
         return -errno;
     }
-    err =
-        status_print(mem, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n, workers, n_workers);
+    err = status_print(mem, version, OVPND_TITLE, time(NULL), rows, n, workers, n_workers);
     if (fclose(mem) != 0 && !err) {
         err = -EIO;
     }
@@ -136,7 +135,7 @@ int acc_status_print(struct acceptor *a, int version, FILE *out)
     if (!rows) {
         return -ENOMEM;
     }
-    err = status_print(out, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n, workers,
+    err = status_print(out, version, OVPND_TITLE, time(NULL), rows, n, workers,
                        (size_t)a->env->n_workers);
     free(rows);
     return err;
@@ -239,8 +238,8 @@ static int write_job(const struct acc_status_job *job)
         return status_rewrite_fd(job->fd, job->version, job->rows, job->n_rows, job->workers,
                                  job->n_workers);
     }
-    return status_write(job->path, job->version, "ovpnd " OVPND_VERSION, job->now, job->rows,
-                        job->n_rows, job->workers, job->n_workers);
+    return status_write(job->path, job->version, OVPND_TITLE, job->now, job->rows, job->n_rows,
+                        job->workers, job->n_workers);
 }
 
 static void log_write_error(const struct acc_status_job *job, int err)

@@ -40,6 +40,13 @@
 #include <sys/socket.h>
 #include <time.h>
 
+/* What the server calls itself where openvpn 2.6 gives its title_string: the management
+ * interface's `version` ("OpenVPN Version: ...") and the status file's TITLE. Dashboards read
+ * the word after "OpenVPN" as openvpn's version to choose the status layout (openvpn-monitor:
+ * 2.4 and later have the IPv6 and client-ID columns ovpnd writes), so it starts like 2.6's.
+ * No comma: it is a field of status version 2. */
+#define OVPND_TITLE "OpenVPN 2.6.0 compatible (ovpnd " OVPND_VERSION ")"
+
 #include "server/addr/vroute.h"
 
 /* One connected client as the status file shows it: a snapshot the caller fills. The strings
