@@ -479,7 +479,7 @@ int config_h_ping_exit(struct config_parser *ps, int argc, char **argv)
 }
 
 /* `socket-flags FLAG...` (2.6 options.c: TCP_NODELAY is the only flag; others are warned about).
- * The flag only changes TCP sockets. */
+ * The flag only changes TCP sockets: check_sockets warns when no TCP socket is configured. */
 int config_h_socket_flags(struct config_parser *ps, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -487,9 +487,7 @@ int config_h_socket_flags(struct config_parser *ps, int argc, char **argv)
 
         if (strcmp(argv[i], "TCP_NODELAY") == 0) {
             ps->cfg->net.tcp_nodelay = true;
-            err = config_warn(ps, NULL,
-                              "socket-flags: TCP_NODELAY only applies to TCP connections "
-                              "(proto udp is not affected)");
+            ps->seen_socket_flags_nodelay = config_here(ps);
         } else {
             err = config_warn(ps, NULL, "socket-flags: unknown socket flag '%s' ignored", argv[i]);
         }

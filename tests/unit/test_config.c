@@ -1674,6 +1674,18 @@ static void openvpn26_tolerances(void **state)
     assert_true(cfg.net.tcp_nodelay);
     assert_int_equal(cfg.net.push.n_items, 0);
     config_free(&cfg);
+    /* ... and no warning when a TCP socket is configured, whichever line comes first */
+    expect_ok(&cfg, BASE "proto tcp-server\nsocket-flags TCP_NODELAY\n");
+    assert_true(cfg.net.tcp_nodelay);
+    assert_false(has_warning(&cfg, "t.conf:9: socket-flags"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "socket-flags TCP_NODELAY\nproto tcp\n");
+    assert_false(has_warning(&cfg, "t.conf:8: socket-flags"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "socket-flags TCP_NODELAY\nlocal 198.18.0.1 1194 udp\n"
+                         "local 198.18.0.1 1194 tcp\n");
+    assert_false(has_warning(&cfg, "t.conf:8: socket-flags"));
+    config_free(&cfg);
     expect_warning(BASE "socket-flags FAST\n",
                    "t.conf:8: socket-flags: unknown socket flag 'FAST'");
     expect_ok(&cfg, BASE "tcp-nodelay\n");
