@@ -650,7 +650,7 @@ static int comp_alg_set(struct config_parser *ps, const char *directive, enum co
     }
     if (c->allow != COMP_ALLOW_YES) {
         return config_warn(ps, NULL,
-                           "WARNING: Compression for receiving enabled. Compression has been "
+                           "Compression for receiving enabled. Compression has been "
                            "used in the past to break encryption. Sent packets are not "
                            "compressed unless \"allow-compression yes\" is also set.");
     }
@@ -727,7 +727,7 @@ int config_h_allow_compression(struct config_parser *ps, int argc, char **argv)
     }
     c->allow = COMP_ALLOW_YES;
     return config_warn(ps, NULL,
-                       "WARNING: Compression for sending and receiving enabled. Compression has "
+                       "Compression for sending and receiving enabled. Compression has "
                        "been used in the past to break encryption. Allowing compression allows "
                        "attacks that break encryption. Using \"--allow-compression yes\" is "
                        "strongly discouraged for common usage. See --compress in the manual "

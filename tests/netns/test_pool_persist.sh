@@ -10,7 +10,8 @@
 #    and the file is rewritten while the server runs;
 #  - a file that cannot be opened (its directory is missing) does not stop the start-up: a
 #    warning names it and the reason, and once the directory is made the file is written
-#    within SECONDS, the failures in between logged once.
+#    within SECONDS, the failures in between logged once;
+#  - (start-up) the admission control bound is logged once.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +25,9 @@ file_is() { [ "$(cat "$ipp" 2>/dev/null)" = "$1" ]; }
 
 server_conf_write "$OVT_DIR" "ifconfig-pool-persist $ipp"
 server_start "$OVT_DIR"
+# (the bound follows the handshake rate: with none yet, it stays as it started)
+n=$(server_log_since | grep -c "admission control: at most") || true
+[ "$n" = 1 ] || fail "the start-up logged the admission control bound $n times, not once"
 client_start "$OVT_DIR" 1
 wait_tunnel 1
 client_start "$OVT_DIR" 2

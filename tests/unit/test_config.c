@@ -2627,7 +2627,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
     config_free(&cfg);
     expect_warning(BASE "compress lz4-v2\n",
-                   "t.conf:8: WARNING: Compression for receiving enabled. Compression has been "
+                   "t.conf:8: Compression for receiving enabled. Compression has been "
                    "used in the past to break encryption. Sent packets are not compressed unless "
                    "\"allow-compression yes\" is also set.");
     expect_ok(&cfg, BASE "compress lz4\nallow-compression asym\n");
@@ -2635,7 +2635,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_ASYM);
     config_free(&cfg);
     expect_warning(BASE "allow-compression yes\ncomp-lzo\n",
-                   "t.conf:8: WARNING: Compression for sending and receiving enabled.");
+                   "t.conf:8: Compression for sending and receiving enabled.");
     expect_ok(&cfg, BASE "allow-compression yes\ncomp-lzo\n");
     assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_LZO);
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_YES);
