@@ -54,7 +54,7 @@ static int open_log(const struct config *cfg)
                   (cfg->proc.log_append ? O_APPEND : O_TRUNC),
               0640);
     if (fd < 0) {
-        fprintf(stderr, "%s: log: cannot open %s: %s\n", cfg->source, cfg->proc.log_file,
+        fprintf(stderr, "%s: log: cannot open %s: %s\n", config_origin(cfg), cfg->proc.log_file,
                 strerror(errno));
     }
     return fd;
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
         start_dir[0] = '\0';
     }
     if (cfg.cd_dir && chdir(cfg.cd_dir) < 0) {
-        fprintf(stderr, "%s: cd: cannot change to %s: %s\n", cfg.source, cfg.cd_dir,
+        fprintf(stderr, "%s: cd: cannot change to %s: %s\n", config_origin(&cfg), cfg.cd_dir,
                 strerror(errno));
         config_free(&cfg);
         free(text);

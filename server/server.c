@@ -109,7 +109,7 @@ static int setup_pool(struct server *srv)
     int err = topology_plan_make(cfg, &srv->plan, &directive, why, sizeof(why));
 
     if (err) {
-        log_msg(LOG_ERR, "%s: %s: %s", cfg->source, directive, why);
+        log_msg(LOG_ERR, "%s: %s: %s", config_origin(cfg), directive, why);
         return err;
     }
     srv->server_addr = srv->plan.local;
@@ -118,7 +118,7 @@ static int setup_pool(struct server *srv)
     }
     err = ip_pool_init(&srv->pool, &srv->plan.pool, why, sizeof(why), note, sizeof(note));
     if (err) {
-        log_msg(LOG_ERR, "%s: address pool: %s", cfg->source,
+        log_msg(LOG_ERR, "%s: address pool: %s", config_origin(cfg),
                 err == -ENOMEM ? "out of memory" : why);
         return err;
     }
@@ -373,7 +373,7 @@ static int resolve_local(const struct config *cfg, const struct config_socket *s
     hints.ai_socktype = SOCK_DGRAM;
     err = getaddrinfo(sock->host, NULL, &hints, &res);
     if (err || !res) {
-        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", cfg->source,
+        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", config_origin(cfg),
                 sock->host, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
         return -EINVAL;
     }
@@ -403,7 +403,7 @@ static int resolve_port_share(struct server *srv)
     snprintf(port, sizeof(port), "%u", cfg->net.port_share_port);
     err = getaddrinfo(cfg->net.port_share_host, port, &hints, &res);
     if (err || !res) {
-        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", cfg->source,
+        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", config_origin(cfg),
                 cfg->net.port_share_host, gai_strerror(err));
         return -EINVAL;
     }
@@ -774,6 +774,16 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
             log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching "
                               "the wrong thread are handed over (slower)");
         }
+        /* Every control packet lands on the acceptor's socket: a burst of them (every client's
+         * EXIT at once) waits in its queue, which holds one from each client. */
+        err = udp_rcvbuf_force(srv->udp_fds[0],
+                               udp_rcvbuf_for_clients((long)cfg->clients.max_clients));
+        if (err) {
+            log_msg(LOG_WARN,
+                    "cannot raise the control socket's receive buffer above net.core.rmem_max "
+                    "(%s): a burst of control packets beyond it is dropped",
+                    strerror(-err));
+        }
         for (int i = 0; cfg->net.multihome && i < 1 + srv->n_workers; i++) {
             err = udp_pktinfo_enable(srv->udp_fds[i], udp_local->sa.sa_family);
             if (err) {
@@ -1034,7 +1044,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     }
     err = build_threads(&srv, errbuf, sizeof(errbuf));
     if (err) {
-        log_msg(LOG_ERR, "%s: %s", cfg->source, errbuf[0] ? errbuf : strerror(-err));
+        log_msg(LOG_ERR, "%s: %s", config_origin(cfg), errbuf[0] ? errbuf : strerror(-err));
         goto out;
     }
     if (cfg->proc.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {

@@ -2345,7 +2345,9 @@ static void all_errors_at_once(void **state)
     config_init(&cfg);
     assert_int_equal(config_parse_string(&cfg, "t.conf", text, err, sizeof(err)), -EINVAL);
     assert_int_equal(cfg.n_errors, CONFIG_MAX_ERRORS);
-    assert_int_equal(cfg.n_errors_dropped, 5);
+    /* the five lines over the limit, and the whole-config check (no `dev`) that runs after
+     * them */
+    assert_int_equal(cfg.n_errors_dropped, 6);
     config_free(&cfg);
     /* Whole-config checks: a bad certificate file and a bad combination, both reported. */
     config_init(&cfg);
@@ -2359,6 +2361,29 @@ static void all_errors_at_once(void **state)
     assert_int_equal(cfg.n_errors, 2);
     assert_string_equal(cfg.errors[0], "t.conf:8: ccd-exclusive: needs client-config-dir");
     assert_true(strncmp(cfg.errors[1], "t.conf:6: key: cannot read", 26) == 0);
+    config_free(&cfg);
+    /* Every file that cannot be read is named, not only the first. */
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf",
+                                         "dev tun\ntopology subnet\nserver 198.19.0.0 "
+                                         "255.255.255.0\nca /nonexistent/ca.crt\n"
+                                         "cert /nonexistent/server.crt\nkey server.key\n"
+                                         "tls-crypt /nonexistent/ta.key\n",
+                                         err, sizeof(err)),
+                     -EINVAL);
+    assert_int_equal(cfg.n_errors, 3);
+    assert_true(strncmp(cfg.errors[0], "t.conf:4: ca: cannot read", 25) == 0);
+    assert_true(strncmp(cfg.errors[1], "t.conf:5: cert: cannot read", 27) == 0);
+    assert_true(strncmp(cfg.errors[2], "t.conf:7: tls-crypt: cannot read", 32) == 0);
+    config_free(&cfg);
+    /* The whole-config checks run after lines with errors too: a typo and a `dev tap`. */
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf", "pusj x\n" BASE "dev tap\n", err,
+                                         sizeof(err)),
+                     -EINVAL);
+    assert_int_equal(cfg.n_errors, 2);
+    assert_string_equal(cfg.errors[0], "t.conf:1: pusj: unknown directive");
+    assert_true(strncmp(cfg.errors[1], "t.conf:9: dev: not implemented", 30) == 0);
     config_free(&cfg);
 }
 
