@@ -299,10 +299,10 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 1;
     }
-    for (size_t i = 0; i < cfg.n_warnings; i++) {
-        fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
-    }
     if (test_only) {
+        for (size_t i = 0; i < cfg.n_warnings; i++) {
+            fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
+        }
         free(text);
         /* what start-up checks beyond the config text: TLS setup, keys, plugins */
         err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
@@ -342,6 +342,10 @@ int main(int argc, char **argv)
         log_set_stamp(cfg.proc.machine_readable_output ? LOG_STAMP_MACHINE
                       : cfg.proc.suppress_timestamps   ? LOG_STAMP_NONE
                                                        : LOG_STAMP_TIME);
+    }
+    /* the config's warnings where the server logs (a `log` file, syslog), as the rest */
+    for (size_t i = 0; i < cfg.n_warnings; i++) {
+        log_msg(LOG_WARN, "%s", cfg.warnings[i]);
     }
     if (cfg.proc.daemonize && daemon(1, log_fd == STDERR_FILENO ? 0 : 1) < 0) {
         log_msg(LOG_ERR, "daemon: %s", strerror(errno));
