@@ -36,7 +36,8 @@ static void usage(FILE *f)
                "                  2.6's format; TYPE is tls-crypt, tls-auth, secret,\n"
                "                  tls-crypt-v2-server, tls-crypt-v2-client (wrapped with the\n"
                "                  --tls-crypt-v2 server key; METADATA: base64 user data, else\n"
-               "                  the creation time) or auth-token\n"
+               "                  the creation time) or auth-token; the old form\n"
+               "                  --genkey --secret FILE writes a static key (deprecated)\n"
                "  profile ...     write an inline client profile (.ovpn) for this server:\n"
                "                  'ovpnd profile --help' lists its options\n");
 }
@@ -166,10 +167,13 @@ static void tune_malloc(void)
 
 /* `--genkey TYPE [FILE] [METADATA]`, with `--tls-crypt-v2 SERVER-KEY` before or after it for
  * tls-crypt-v2-client keys, as openvpn 2.6 takes them (argv from main, genkey_at the index of
- * "--genkey"). */
+ * "--genkey"). Also the old `--genkey --secret FILE [DIRECTION]` (either order; TYPE absent or
+ * secret/tls-auth/tls-crypt), which 2.6 still takes with a deprecation warning (init.c
+ * do_genkey): a static key to FILE, the direction ignored. */
 static int genkey(int argc, char **argv, int genkey_at)
 {
     const char *server_key = NULL;
+    char *secret_path = NULL;
     char *words[3];
     int n_words = 0;
     char errbuf[256];
@@ -186,10 +190,35 @@ static int genkey(int argc, char **argv, int genkey_at)
             i--;
         } else if (strcmp(argv[i], "--tls-crypt-v2") == 0 && i + 1 < argc) {
             server_key = argv[++i];
+        } else if (strcmp(argv[i], "--secret") == 0 && i + 1 < argc) {
+            secret_path = argv[++i];
+            if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+                i++; /* the key direction of `secret FILE 0|1`: not used for writing */
+            }
         } else {
             fprintf(stderr, "ovpnd: --genkey: unexpected argument '%s'\n", argv[i]);
             return 2;
         }
+    }
+    if (secret_path) {
+        if (n_words > 1) {
+            fprintf(stderr,
+                    "ovpnd: --genkey: give the file to --genkey or to --secret, not both\n");
+            return 2;
+        }
+        if (n_words == 1 && strcmp(words[0], "secret") != 0 && strcmp(words[0], "tls-auth") != 0 &&
+            strcmp(words[0], "tls-crypt") != 0) {
+            fprintf(stderr,
+                    "ovpnd: --genkey %s: --secret FILE is for static keys only; use "
+                    "--genkey %s FILE\n",
+                    words[0], words[0]);
+            return 2;
+        }
+        fprintf(stderr, "ovpnd: WARNING: --genkey --secret FILE is deprecated (in openvpn 2.6 "
+                        "too); write --genkey secret FILE\n");
+        words[0] = n_words == 1 ? words[0] : "secret";
+        words[1] = secret_path;
+        n_words = 2;
     }
     if (n_words == 0) {
         fprintf(stderr, "ovpnd: --genkey needs a key type\n");

@@ -27,6 +27,7 @@
 #include "server/hooks/script.h"
 #include "server/log/log.h"
 #include "server/ops/notify.h"
+#include "server/ops/status.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
 #include "server/addr/pool_persist.h"
@@ -127,10 +128,20 @@ static int setup_pool(struct server *srv)
     if (cfg->net.ifconfig_pool_persist && !cfg->clients.duplicate_cn) {
         const char *path = cfg->net.ifconfig_pool_persist;
         int n = pool_persist_load(&srv->pool, path, cfg->net.ifconfig_pool_persist_s == 0);
+        bool is_warned = n < 0; /* one warning for the file */
 
-        if (n < 0) {
+        if (n == -ENOMEM || n == -ELOOP) { /* (-ELOOP: a symbolic link there, never followed) */
             log_msg(LOG_ERR, "ifconfig-pool-persist: cannot read %s: %s", path, strerror(-n));
             return n;
+        }
+        if (n < 0) {
+            /* openvpn 2.6 starts then too (pool.c, status.c status_open: "Note: cannot
+             * open"), with no address kept */
+            status_warn_unopened("ifconfig-pool-persist", path,
+                                 cfg->net.ifconfig_pool_persist_s > 0 ? O_RDWR : O_RDONLY, n,
+                                 cfg->proc.chroot_dir == NULL);
+            srv->persist_err = n;
+            n = 0;
         }
         log_msg(LOG_INFO, "ifconfig-pool-persist: %d address%s of %s kept for their common names%s",
                 n, n == 1 ? "" : "es", path,
@@ -141,11 +152,25 @@ static int setup_pool(struct server *srv)
             /* after the privilege drop the directory may not be writable: keep the file open
              * and rewrite it in place, as openvpn does */
             srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-            if (srv->persist_fd < 0) {
-                err = -errno;
-                log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path, strerror(-err));
-                return err;
+            if (srv->persist_fd < 0 && errno == ELOOP) {
+                log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path,
+                        strerror(ELOOP));
+                return -ELOOP;
             }
+            if (srv->persist_fd < 0) {
+                /* not a reason to stop (openvpn 2.6 starts too): written by its path at each
+                 * write, unless a chroot makes that path name another file */
+                if (!is_warned) {
+                    srv->persist_err = -errno;
+                    status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, srv->persist_err,
+                                         cfg->proc.chroot_dir == NULL);
+                }
+                srv->is_pool_persisted = cfg->proc.chroot_dir == NULL;
+            }
+        } else if (srv->is_pool_persisted && !is_warned &&
+                   (err = status_probe_file(path, O_RDWR)) != 0) {
+            srv->persist_err = err;
+            status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, err, true);
         }
     } else if (cfg->net.ifconfig_pool_persist) {
         log_msg(LOG_WARN,
@@ -825,6 +850,7 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
         .ipv6_bits = srv->ipv6_bits,
         .is_pool_persisted = srv->is_pool_persisted,
         .persist_fd = srv->persist_fd,
+        .persist_err = srv->persist_err,
         .tun = &srv->tun,
         .config_text = srv->config_text,
         .start_dir = srv->start_dir,

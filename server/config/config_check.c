@@ -533,6 +533,12 @@ static int check_sockets(struct config_parser *ps)
                                "only works with a TCP socket (proto tcp-server, or a `local` "
                                "line with tcp)");
     }
+    if (ps->seen_socket_flags_nodelay.line && !config_proto_is_tcp(cfg->net.proto) &&
+        cfg->net.n_sockets < 2) {
+        return config_warn(ps, &ps->seen_socket_flags_nodelay,
+                           "socket-flags: TCP_NODELAY only applies to TCP connections "
+                           "(proto udp is not affected)");
+    }
     return 0;
 }
 

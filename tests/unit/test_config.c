@@ -1674,6 +1674,18 @@ static void openvpn26_tolerances(void **state)
     assert_true(cfg.net.tcp_nodelay);
     assert_int_equal(cfg.net.push.n_items, 0);
     config_free(&cfg);
+    /* ... and no warning when a TCP socket is configured, whichever line comes first */
+    expect_ok(&cfg, BASE "proto tcp-server\nsocket-flags TCP_NODELAY\n");
+    assert_true(cfg.net.tcp_nodelay);
+    assert_false(has_warning(&cfg, "t.conf:9: socket-flags"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "socket-flags TCP_NODELAY\nproto tcp\n");
+    assert_false(has_warning(&cfg, "t.conf:8: socket-flags"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "socket-flags TCP_NODELAY\nlocal 198.18.0.1 1194 udp\n"
+                         "local 198.18.0.1 1194 tcp\n");
+    assert_false(has_warning(&cfg, "t.conf:8: socket-flags"));
+    config_free(&cfg);
     expect_warning(BASE "socket-flags FAST\n",
                    "t.conf:8: socket-flags: unknown socket flag 'FAST'");
     expect_ok(&cfg, BASE "tcp-nodelay\n");
@@ -2640,7 +2652,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
     config_free(&cfg);
     expect_warning(BASE "compress lz4-v2\n",
-                   "t.conf:8: WARNING: Compression for receiving enabled. Compression has been "
+                   "t.conf:8: Compression for receiving enabled. Compression has been "
                    "used in the past to break encryption. Sent packets are not compressed unless "
                    "\"allow-compression yes\" is also set.");
     expect_ok(&cfg, BASE "compress lz4\nallow-compression asym\n");
@@ -2648,7 +2660,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_ASYM);
     config_free(&cfg);
     expect_warning(BASE "allow-compression yes\ncomp-lzo\n",
-                   "t.conf:8: WARNING: Compression for sending and receiving enabled.");
+                   "t.conf:8: Compression for sending and receiving enabled.");
     expect_ok(&cfg, BASE "allow-compression yes\ncomp-lzo\n");
     assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_LZO);
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_YES);
