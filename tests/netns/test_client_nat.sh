@@ -8,6 +8,7 @@
 # would not match the client's connection). Client-to-client traffic is not translated (2.6
 # multi_get_queue): client 2 reaches client 1 at its own address. A bad rule gets a start-up
 # error naming the file and line (ovpnd's --test-config). Also against openvpn 2.6.
+# ovt: optimised build only: the translation itself runs under the sanitizers in unit test_client_nat
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
