@@ -320,7 +320,7 @@ static int env_add_ekm(struct acceptor *a, struct ctl_session *cs, const struct 
     if (ekm == NULL || hex == NULL) {
         err = -ENOMEM;
     } else if (tls_session_export(ks->tls, a->cfg->tls.ekm_label, ekm, len) != 0) {
-        acc_cs_log(a, cs, LOG_WARN, "WARNING: Export keying material failed!");
+        acc_cs_log(a, cs, LOG_WARN, "Export keying material failed!");
     } else {
         for (size_t i = 0; i < len; i++) {
             snprintf(hex + 2 * i, 3, "%02x", ekm[i]);
