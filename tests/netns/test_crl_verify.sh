@@ -17,7 +17,7 @@ pki_make "$OVT_DIR" --clients 5
 dir=$OVT_DIR
 pki=$dir/pki
 bash "$OVT_SRC/scripts/pki.sh" --revoke client2 "$pki"
-install -m 644 "$pki/crl.pem" "$dir/crl.pem"
+install -m 600 "$pki/crl.pem" "$dir/crl.pem" # as easy-rsa writes it: read at start-up, as root
 chmod 644 "$pki/ta.key" # (2.6 reads the tls-crypt key again for each client, as nobody)
 
 # refused_re I CN: the server's log line refusing client namespace I's certificate CN as revoked
