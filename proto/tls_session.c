@@ -834,6 +834,11 @@ int tls_session_init(struct tls_session *s, struct tls_server_conf *conf)
     return 0;
 }
 
+size_t tls_session_buf_len(bool is_in)
+{
+    return is_in ? MBEDTLS_SSL_IN_BUFFER_LEN : MBEDTLS_SSL_OUT_BUFFER_LEN;
+}
+
 void tls_session_clear(struct tls_session *s)
 {
     if (!s->conf) {
@@ -993,8 +998,13 @@ void tls_session_release_buffers(struct tls_session *s)
      * pages that were never touched. */
     mbedtls_platform_zeroize(ssl->in_buf, s->in_buf_used > in_pre ? s->in_buf_used : in_pre);
     mbedtls_platform_zeroize(ssl->out_buf, s->out_buf_used > out_pre ? s->out_buf_used : out_pre);
-    free(ssl->in_buf);
-    free(ssl->out_buf);
+    if (s->buf_hooks) {
+        s->buf_hooks->give(s->buf_hooks->ctx, ssl->in_buf, MBEDTLS_SSL_IN_BUFFER_LEN);
+        s->buf_hooks->give(s->buf_hooks->ctx, ssl->out_buf, MBEDTLS_SSL_OUT_BUFFER_LEN);
+    } else {
+        free(ssl->in_buf);
+        free(ssl->out_buf);
+    }
     ssl->in_buf = ssl->in_ctr = ssl->in_hdr = ssl->in_len = ssl->in_iv = ssl->in_msg = NULL;
     ssl->out_buf = ssl->out_ctr = ssl->out_hdr = ssl->out_len = ssl->out_iv = ssl->out_msg = NULL;
     s->in_buf_used = s->out_buf_used = 0;
@@ -1013,10 +1023,15 @@ static int take_back_buffers(struct tls_session *s)
         return 0;
     }
     /* (mbedtls_calloc is calloc in Debian's build: mbedtls_ssl_free frees these with free) */
-    in = calloc(1, MBEDTLS_SSL_IN_BUFFER_LEN);
-    out = calloc(1, MBEDTLS_SSL_OUT_BUFFER_LEN);
+    if (s->buf_hooks) {
+        in = s->buf_hooks->take(s->buf_hooks->ctx, MBEDTLS_SSL_IN_BUFFER_LEN);
+        out = s->buf_hooks->take(s->buf_hooks->ctx, MBEDTLS_SSL_OUT_BUFFER_LEN);
+    } else {
+        in = calloc(1, MBEDTLS_SSL_IN_BUFFER_LEN);
+        out = calloc(1, MBEDTLS_SSL_OUT_BUFFER_LEN);
+    }
     if (!in || !out) {
-        free(in);
+        free(in); /* (a block of the hooks may be freed: see tls_buf_hooks) */
         free(out);
         return -PE_TLS;
     }

@@ -84,11 +84,27 @@ struct tls_released {
     uint8_t out_prefix[TLS_RECORD_PREFIX_MAX];
 };
 
+/* Where a session's record buffers go when it releases them (tls_session_release_buffers, and
+ * tls_session_clear of a session that could release them) and where it takes new ones from
+ * (tls_session_read and tls_session_write of a released session), so that a caller can keep a
+ * few for the next session instead of having them unmapped and mapped again (each is above
+ * glibc's mmap threshold as ovpnd sets it). take: a block of len bytes
+ * (tls_session_buf_len()) that is all zero and that free() can release (Mbed TLS frees it so
+ * when the session ends with it), or NULL when out of memory. give: such a block, all zero (its
+ * bytes were wiped as far as records reached, the rest never written), now the callee's. Both
+ * run on the thread that called the session's function. */
+struct tls_buf_hooks {
+    void *(*take)(void *ctx, size_t len);
+    void (*give)(void *ctx, void *block, size_t len);
+    void *ctx;
+};
+
 struct tls_session {
     mbedtls_ssl_context ssl;
-    struct tls_server_conf *conf; /* borrowed */
-    struct tls_bytes in;          /* peer's ciphertext not yet read by mbedTLS */
-    struct tls_bytes out;         /* our ciphertext not yet sent */
+    struct tls_server_conf *conf;          /* borrowed */
+    const struct tls_buf_hooks *buf_hooks; /* borrowed; NULL (tls_session_init's): calloc, free */
+    struct tls_bytes in;                   /* peer's ciphertext not yet read by mbedTLS */
+    struct tls_bytes out;                  /* our ciphertext not yet sent */
     /* how far into Mbed TLS's record buffers records have reached (bytes), to wipe no more */
     size_t in_buf_used, out_buf_used;
     struct tls_released released;
@@ -239,6 +255,10 @@ int tls_client_conf_init(struct tls_server_conf *c, const uint8_t *ca, size_t ca
 /* Set up caller-owned s on conf, a server (tls_server_conf_init) or client (tls_client_conf_init)
  * configuration. Returns 0 or -PE_CRYPTO (out of memory). */
 int tls_session_init(struct tls_session *s, struct tls_server_conf *conf);
+
+/* The length of Mbed TLS's incoming (is_in) or outgoing record buffer in bytes (about 16.7 KB,
+ * fixed when the library is built), as tls_buf_hooks sees them. */
+size_t tls_session_buf_len(bool is_in);
 
 /* Free s, wiping its secrets. Safe on a zeroed struct. */
 void tls_session_clear(struct tls_session *s);

@@ -749,6 +749,16 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
             log_msg(LOG_WARN, "the kernel refused the UDP steering program: packets reaching "
                               "the wrong thread are handed over (slower)");
         }
+        /* Every control packet lands on the acceptor's socket: a burst of them (every client's
+         * EXIT at once) waits in its queue, which holds one from each client. */
+        err = udp_rcvbuf_force(srv->udp_fds[0],
+                               udp_rcvbuf_for_clients((long)cfg->clients.max_clients));
+        if (err) {
+            log_msg(LOG_WARN,
+                    "cannot raise the control socket's receive buffer above net.core.rmem_max "
+                    "(%s): a burst of control packets beyond it is dropped",
+                    strerror(-err));
+        }
         for (int i = 0; cfg->net.multihome && i < 1 + srv->n_workers; i++) {
             err = udp_pktinfo_enable(srv->udp_fds[i], udp_local->sa.sa_family);
             if (err) {

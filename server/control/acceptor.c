@@ -210,6 +210,7 @@ static void on_tick(uv_timer_t *t)
     acc_tls_conf_sweep(a);
     run_session_timers(a, now, hand_window_ms);
     trim_heap(a, now);
+    acc_blocks_tick(a, now);
     acc_admission_tick(a, now);
     acc_pk_sign_tick(a, now);
     acc_notify_tick(a, now);
@@ -563,6 +564,7 @@ static int setup_loop(struct acceptor *a)
     a->async.data = a->poll.data = a->tick.data = a->status_timer.data = a;
     a->persist_timer.data = a;
     heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());
+    acc_blocks_init(a);
     err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
     if (!err && cfg->status.status_file) {
         uint64_t ms =
@@ -816,6 +818,7 @@ static void release(struct acceptor *a)
     free(a->sessions.by_peer_id);
     /* every worker is joined and its inbox drained: no message of the pool is left in use */
     msg_pool_clear(&a->pool);
+    acc_blocks_clear(a);
     mgmt_free(a->mgmt);
     metrics_free(a->metrics); /* its requests left in the box were discarded by now */
     free(a);

@@ -27,6 +27,7 @@
 #include "server/control/acceptor.h"
 #include "server/control/connect_freq.h"
 #include "server/control/crl.h"
+#include "server/control/block_cache.h"
 #include "server/control/timer_heap.h"
 #include "server/log/log.h"
 #include "server/ops/heap_trim.h"
@@ -336,13 +337,15 @@ struct acc_pk_sign {
 
 /* What start-up got from the management client (mgmt_startup.c), for the reloads after it. */
 struct acc_mgmt_startup {
-    bool is_waiting;        /* start-up runs the loop for an answer: `hold release` only ends
-                             * that wait (the UDP socket is not set up yet) */
-    int signum;             /* SIGINT or SIGTERM while waiting: start-up stops; else 0 */
-    uv_signal_t sigs[5];    /* the signals caught while waiting */
-    char *cert;             /* management-external-cert: the PEM text given, NULL without */
-    bool has_key_sha256;    /* management-query-passwords unlocked the key: */
-    uint8_t key_sha256[32]; /*   the SHA-256 of its encrypted text */
+    bool is_waiting;         /* start-up runs the loop for an answer: `hold release` only ends
+                              * that wait (the UDP socket is not set up yet) */
+    int signum;              /* SIGINT or SIGTERM while waiting: start-up stops; else 0 */
+    uv_signal_t sigs[5];     /* the signals caught while waiting */
+    uv_timer_t notify_timer; /* systemd told of the wait every NOTIFY_WAIT_EVERY_MS */
+    const char *waiting_for; /* what the wait is for (notify_waiting), NULL between waits */
+    char *cert;              /* management-external-cert: the PEM text given, NULL without */
+    bool has_key_sha256;     /* management-query-passwords unlocked the key: */
+    uint8_t key_sha256[32];  /*   the SHA-256 of its encrypted text */
 };
 
 struct acceptor {
@@ -371,6 +374,11 @@ struct acceptor {
     struct connect_freq cf;                 /* connect-freq */
     struct connect_freq_initial cf_initial; /* connect-freq-initial */
     struct heap_trim heap_trim;             /* free heap back to the kernel after clients leave */
+    /* blocks above M_MMAP_THRESHOLD kept for the next connect or control message
+     * (block_cache.h): key-method-2 messages, and the TLS record buffers that sessions release
+     * and take again through tls_bufs (session.c) */
+    struct block_cache km2_blocks, tls_in_blocks, tls_out_blocks;
+    struct tls_buf_hooks tls_bufs;
     struct acceptor_stats stats;
     struct log_ratelimit rl;
     struct msg_pool pool; /* P_DATA_V2 handed to workers (steering off); cleared by acceptor_free */
@@ -553,6 +561,24 @@ void acc_flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *
 
 /* acc_flush_ks for each key state of cs in use. */
 void acc_flush(struct acceptor *a, struct ctl_session *cs);
+
+/* A zeroed struct key_method2 for one handshake, kept from an earlier one when it can
+ * (block_cache.h): the caller gives it back with acc_km2_give. NULL if out of memory. */
+struct key_method2 *acc_km2_take(struct acceptor *a);
+
+/* Wipe km (pre_master, randoms, a password) and keep it for the next handshake. NULL is a no-op.
+ */
+void acc_km2_give(struct acceptor *a, struct key_method2 *km);
+
+/* Set up the kept blocks and the record-buffer hooks every key state's TLS session gets (none
+ * kept yet). acceptor_new, before the loop runs. */
+void acc_blocks_init(struct acceptor *a);
+
+/* The acceptor's tick: free the kept blocks once connects and control messages have stopped. */
+void acc_blocks_tick(struct acceptor *a, uint64_t now);
+
+/* Free every kept block (acceptor_free, once every session is freed). */
+void acc_blocks_clear(struct acceptor *a);
 
 /* Start ks afresh for key_id: a new TLS session and reliability state whose first message id
  * is first_id each way. 0 or -ENOMEM. */
@@ -920,9 +946,9 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
                         const struct key_method2 *client, const struct key_method2 *sent);
 
 /* Our key-method-2 message on ks with fresh randoms and our options string (keys are made from
- * it later, by acc_rekey / acc_install_finish). Returns the message (owned by the caller, wipe
- * and free it) or NULL when out of memory, the random generator or TLS write failed, or ks's
- * TLS handshake is not done (or a step on the thread pool holds it). */
+ * it later, by acc_rekey / acc_install_finish). Returns the message (the caller's; it gives it
+ * back with acc_km2_give) or NULL when out of memory, the random generator or TLS write failed,
+ * or ks's TLS handshake is not done (or a step on the thread pool holds it). */
 struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *ks);
 
 /* assign.c */

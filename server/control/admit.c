@@ -30,12 +30,7 @@
  * 2.6 does, and then says AUTH_FAILED. */
 static void send_empty_key_method2(struct acceptor *a, struct key_state *ks)
 {
-    struct key_method2 *server = acc_send_key_method2(a, ks);
-
-    if (server) {
-        key_method2_wipe(server);
-        free(server);
-    }
+    acc_km2_give(a, acc_send_key_method2(a, ks));
 }
 
 /* The key state a refusal goes on: at a renegotiation the new one once its TLS handshake is
@@ -114,14 +109,8 @@ static void auth_wait_free(struct auth_wait *w)
     auth_cancel(w->req);
     acc_hook_wait_cancel(w->hw);
     acc_cc_wait_cancel(w->cc);
-    if (w->client) {
-        key_method2_wipe(w->client);
-        free(w->client);
-    }
-    if (w->server) {
-        key_method2_wipe(w->server);
-        free(w->server);
-    }
+    acc_km2_give(w->a, w->client);
+    acc_km2_give(w->a, w->server);
     free(w->mgmt_config);
     free(w);
 }
@@ -677,8 +666,7 @@ static void begin_checks(struct acceptor *a, struct ctl_session *cs, struct key_
     struct auth_wait *w = calloc(1, sizeof(*w));
 
     if (!w) {
-        key_method2_wipe(client);
-        free(client);
+        acc_km2_give(a, client);
         acc_auth_failed(a, cs, "out of memory");
         return;
     }
@@ -697,7 +685,7 @@ static void begin_checks(struct acceptor *a, struct ctl_session *cs, struct key_
 void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                             const uint8_t *msg, size_t len)
 {
-    struct key_method2 *client = calloc(1, sizeof(*client));
+    struct key_method2 *client = acc_km2_take(a);
     enum data_cipher cipher;
     int err;
 
@@ -777,6 +765,5 @@ void acc_handle_key_method2(struct acceptor *a, struct ctl_session *cs, struct k
     begin_checks(a, cs, ks, client); /* takes client */
     return;
 out:
-    key_method2_wipe(client);
-    free(client);
+    acc_km2_give(a, client);
 }

@@ -113,7 +113,7 @@ static uint64_t reneg_deadline(struct acceptor *a, uint64_t start_ms)
 
 struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *ks)
 {
-    struct key_method2 *server = calloc(1, sizeof(*server));
+    struct key_method2 *server = acc_km2_take(a);
     uint8_t out[1024];
     size_t out_len;
 
@@ -121,7 +121,7 @@ struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *k
         return NULL;
     }
     if (ks->job || !ks->tls->is_handshake_done) { /* the TLS session is not ours to write */
-        free(server);
+        acc_km2_give(a, server);
         return NULL;
     }
     snprintf(server->options, sizeof(server->options), "%s", a->options_string);
@@ -129,8 +129,7 @@ struct key_method2 *acc_send_key_method2(struct acceptor *a, struct key_state *k
         mbedtls_ctr_drbg_random(&a->crypto.drbg, server->random2, sizeof(server->random2)) ||
         key_method2_write(server, false, out, sizeof(out), &out_len) ||
         tls_session_write(ks->tls, out, out_len)) {
-        key_method2_wipe(server);
-        free(server);
+        acc_km2_give(a, server);
         return NULL;
     }
     ks->has_sent_key_method2 = true;
@@ -175,10 +174,7 @@ static const char *answer_key_method2(struct acceptor *a, struct ctl_session *cs
               : data_key_init_auth(key, data_crypto_default_backend(), cipher, digest, ks->key_id,
                                    block, true, (uint32_t)a->cfg->tls.replay_window);
     mbedtls_platform_zeroize(block, sizeof(block));
-    if (fresh) {
-        key_method2_wipe(fresh);
-        free(fresh);
-    }
+    acc_km2_give(a, fresh);
     return err ? "data channel key setup failed" : NULL;
 }
 

@@ -30,6 +30,7 @@
 #include <mbedtls/platform_util.h>
 
 #include "server/ops/mgmt.h"
+#include "server/ops/notify.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -100,17 +101,34 @@ static void release_signals(struct acceptor *a)
     }
 }
 
-/* Run the loop until the hold is released (answer NULL) or an answer came (into *answer), or
- * SIGINT / SIGTERM (-EINTR). */
-static int wait_for(struct acceptor *a, char **answer)
+static void on_notify_timer(uv_timer_t *t)
 {
-    while (a->mgmt_startup.signum == 0) {
+    struct acceptor *a = t->data;
+
+    if (a->mgmt_startup.waiting_for) {
+        notify_waiting(a->mgmt_startup.waiting_for);
+    }
+}
+
+/* Run the loop until the hold is released (answer NULL) or an answer came (into *answer), or
+ * SIGINT / SIGTERM (-EINTR). A service manager is told what the wait is for (what), and that it
+ * goes on, so that a unit's start-up timeout does not end it (notify_waiting). */
+static int wait_for(struct acceptor *a, char **answer, const char *what)
+{
+    struct acc_mgmt_startup *ms = &a->mgmt_startup;
+    int err = -EINTR;
+
+    ms->waiting_for = what;
+    notify_waiting(what);
+    while (ms->signum == 0) {
         if (answer ? mgmt_query_take(a->mgmt, answer) : !mgmt_is_held(a->mgmt)) {
-            return 0;
+            err = 0;
+            break;
         }
         uv_run(&a->loop, UV_RUN_ONCE);
     }
-    return -EINTR;
+    ms->waiting_for = NULL;
+    return err;
 }
 
 /* management-external-cert TAG: the certificate, kept for reloads. */
@@ -126,7 +144,9 @@ static int get_cert(struct acceptor *a, char *errbuf, size_t errbuf_len)
             "the server certificate, >NEED-CERTIFICATE:%s)",
             tag);
     mgmt_query_start(a->mgmt, MGMT_QUERY_CERT, tag);
-    err = wait_for(a, &pem);
+    err = wait_for(a, &pem,
+                   "the management client: the server certificate "
+                   "(management-external-cert)");
     if (err) {
         return err;
     }
@@ -160,7 +180,9 @@ static int get_key_password(struct acceptor *a, char *errbuf, size_t errbuf_len)
             "the password of the encrypted key %s, >PASSWORD:Need '%s' password)",
             origin, KEY_PASSWORD_TYPE);
     mgmt_query_start(a->mgmt, MGMT_QUERY_PASSWORD, KEY_PASSWORD_TYPE);
-    err = wait_for(a, &pw);
+    err = wait_for(a, &pw,
+                   "the management client: the password of the private key "
+                   "(management-query-passwords)");
     if (err) {
         return err;
     }
@@ -204,9 +226,20 @@ int acc_mgmt_startup(struct acceptor *a, char *errbuf, size_t errbuf_len)
     if (err) {
         snprintf(errbuf, errbuf_len, "cannot catch signals: %s", uv_strerror(err));
     }
+    if (!err && notify_is_enabled()) {
+        err = uv_timer_init(&a->loop, &ms->notify_timer);
+        if (!err) {
+            ms->notify_timer.data = a;
+            err = uv_timer_start(&ms->notify_timer, on_notify_timer, NOTIFY_WAIT_EVERY_MS,
+                                 NOTIFY_WAIT_EVERY_MS);
+        }
+        if (err) {
+            snprintf(errbuf, errbuf_len, "cannot start a timer: %s", uv_strerror(err));
+        }
+    }
     if (!err && mgmt_is_held(a->mgmt)) {
         log_msg(LOG_INFO, "Need hold release from management interface, waiting...");
-        err = wait_for(a, NULL);
+        err = wait_for(a, NULL, "the management client: hold release (management-hold)");
     }
     if (!err && a->cfg->mgmt.external_cert) {
         err = get_cert(a, errbuf, errbuf_len);
@@ -224,6 +257,9 @@ int acc_mgmt_startup(struct acceptor *a, char *errbuf, size_t errbuf_len)
     /* the last lines (SUCCESS, or >PASSWORD:Verification Failed) out before anything else */
     uv_run(&a->loop, UV_RUN_NOWAIT);
     release_signals(a);
+    if (ms->notify_timer.loop && !uv_is_closing((uv_handle_t *)&ms->notify_timer)) {
+        uv_close((uv_handle_t *)&ms->notify_timer, NULL);
+    }
     ms->is_waiting = false;
     return err;
 }

@@ -345,6 +345,68 @@ void acc_ks_clear(struct key_state *ks)
     }
 }
 
+struct key_method2 *acc_km2_take(struct acceptor *a)
+{
+    return block_cache_take(&a->km2_blocks, acc_now_ms(a));
+}
+
+void acc_km2_give(struct acceptor *a, struct key_method2 *km)
+{
+    if (km) {
+        key_method2_wipe(km);
+        block_cache_give(&a->km2_blocks, km, acc_now_ms(a));
+    }
+}
+
+/* The record buffers of every key state's TLS session (tls_buf_hooks, ctx: the acceptor). */
+static void *tls_buf_take(void *ctx, size_t len)
+{
+    struct acceptor *a = ctx;
+
+    if (len == a->tls_in_blocks.block_len) {
+        return block_cache_take(&a->tls_in_blocks, acc_now_ms(a));
+    }
+    if (len == a->tls_out_blocks.block_len) {
+        return block_cache_take(&a->tls_out_blocks, acc_now_ms(a));
+    }
+    return calloc(1, len);
+}
+
+static void tls_buf_give(void *ctx, void *block, size_t len)
+{
+    struct acceptor *a = ctx;
+
+    if (len == a->tls_in_blocks.block_len) {
+        block_cache_give(&a->tls_in_blocks, block, acc_now_ms(a));
+    } else if (len == a->tls_out_blocks.block_len) {
+        block_cache_give(&a->tls_out_blocks, block, acc_now_ms(a));
+    } else {
+        free(block);
+    }
+}
+
+void acc_blocks_init(struct acceptor *a)
+{
+    block_cache_init(&a->km2_blocks, sizeof(struct key_method2));
+    block_cache_init(&a->tls_in_blocks, tls_session_buf_len(true));
+    block_cache_init(&a->tls_out_blocks, tls_session_buf_len(false));
+    a->tls_bufs = (struct tls_buf_hooks){.take = tls_buf_take, .give = tls_buf_give, .ctx = a};
+}
+
+void acc_blocks_tick(struct acceptor *a, uint64_t now)
+{
+    block_cache_tick(&a->km2_blocks, now);
+    block_cache_tick(&a->tls_in_blocks, now);
+    block_cache_tick(&a->tls_out_blocks, now);
+}
+
+void acc_blocks_clear(struct acceptor *a)
+{
+    block_cache_clear(&a->km2_blocks);
+    block_cache_clear(&a->tls_in_blocks);
+    block_cache_clear(&a->tls_out_blocks);
+}
+
 int acc_ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32_t first_id)
 {
     acc_ks_clear(ks);
@@ -356,6 +418,9 @@ int acc_ks_init(struct acceptor *a, struct key_state *ks, uint8_t key_id, uint32
         return -ENOMEM;
     }
     a->crypto.tls->n_sessions++; /* acc_tls_conf_put when the session is cleared */
+    /* (a session is released and taken back on this thread only: after its handshake, which
+     * is the only part that runs on the thread pool, and cleared here or in job_done) */
+    ks->tls->buf_hooks = &a->tls_bufs;
     reliable_init(&ks->rel, first_id, first_id, (uint32_t)a->cfg->timers.tls_timeout_s * 1000u);
     ks->key_id = key_id;
     ks->state = KS_TLS;

@@ -121,6 +121,26 @@ size_t udp_pktinfo_write(const struct udp_local *l, void *buf, size_t cap)
     return 0;
 }
 
+int udp_rcvbuf_for_clients(long max_clients)
+{
+    long bytes = max_clients > 0 ? max_clients * UDP_RCVBUF_PER_CLIENT : 0;
+
+    return bytes < UDP_RCVBUF_MIN   ? UDP_RCVBUF_MIN
+           : bytes > UDP_RCVBUF_MAX ? UDP_RCVBUF_MAX
+                                    : (int)bytes;
+}
+
+int udp_rcvbuf_force(int fd, int bytes)
+{
+    int err = 0;
+
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0) {
+        err = -errno;
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+    }
+    return err;
+}
+
 int socket_opts_apply(int fd, const struct socket_opts *o)
 {
     if (o->mark != 0 && setsockopt(fd, SOL_SOCKET, SO_MARK, &o->mark, sizeof(o->mark)) < 0) {

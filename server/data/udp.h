@@ -48,6 +48,23 @@ int socket_opts_apply(int fd, const struct socket_opts *o);
 int udp_group_open(const union udp_addr *addr, const struct socket_opts *so, int n, int *fds,
                    bool want_steering, bool *is_steered);
 
+/* The receive buffer of the acceptor's socket for max_clients clients: room for a control packet
+ * from each of them at once (an EXIT from every client in the same second, or their hard resets
+ * after an outage), so that a burst waits in the socket's queue while the acceptor works through
+ * it instead of being dropped there. UDP_RCVBUF_PER_CLIENT bytes each (a small datagram costs the
+ * kernel about 1.3 KB of buffer accounting; the kernel doubles what is asked), at least the
+ * 4 MB every socket asks for, at most UDP_RCVBUF_MAX. Pure. */
+#define UDP_RCVBUF_PER_CLIENT 1024
+#define UDP_RCVBUF_MIN (4 * 1024 * 1024)
+#define UDP_RCVBUF_MAX (64 * 1024 * 1024)
+int udp_rcvbuf_for_clients(long max_clients);
+
+/* Give fd a receive buffer of bytes (the kernel doubles it) with SO_RCVBUFFORCE, which root may
+ * set above net.core.rmem_max (212992 on a stock Debian host: about 300 small datagrams); where
+ * that is refused, SO_RCVBUF up to rmem_max. Returns 0 or -errno of SO_RCVBUFFORCE (the smaller
+ * buffer is set then). Main thread, at start-up, before privileges are dropped. */
+int udp_rcvbuf_force(int fd, int bytes);
+
 /* Room for one packet-information control message (IPv4 or IPv6) in a msghdr's control
  * buffer. */
 #define UDP_PKTINFO_SPACE CMSG_SPACE(sizeof(struct in6_pktinfo))

@@ -76,6 +76,16 @@ void notify_watchdog(void)
     send_state("WATCHDOG=1");
 }
 
+void notify_waiting(const char *what)
+{
+    char state[320];
+
+    snprintf(state, sizeof(state), "STATUS=waiting for %s\nEXTEND_TIMEOUT_USEC=%llu%s", what,
+             (unsigned long long)NOTIFY_WAIT_EXTEND_MS * 1000u,
+             watchdog_interval_ms ? "\nWATCHDOG=1" : "");
+    send_state(state);
+}
+
 void notify_stopping(const char *status)
 {
     char state[256];

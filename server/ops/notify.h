@@ -34,6 +34,14 @@ void notify_clients(size_t n_clients);
 /* WATCHDOG=1. The control thread, from its loop: a stuck loop stops it. */
 void notify_watchdog(void);
 
+/* While start-up waits for something outside the server (the management client's answers):
+ * STATUS=waiting for WHAT, EXTEND_TIMEOUT_USEC of NOTIFY_WAIT_EXTEND_MS (a unit's start-up
+ * timeout would otherwise end a wait that has no limit), and WATCHDOG=1 when a watchdog is
+ * asked for. Call it at least every NOTIFY_WAIT_EVERY_MS while waiting. Main thread. */
+#define NOTIFY_WAIT_EVERY_MS 10000
+#define NOTIFY_WAIT_EXTEND_MS 30000
+void notify_waiting(const char *what);
+
 /* STOPPING=1 and STATUS=status. Main thread, at shutdown. */
 void notify_stopping(const char *status);
 

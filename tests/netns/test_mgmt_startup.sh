@@ -99,9 +99,21 @@ server_exits_failing "private key password verification failed"
 ovt_log "wrong password: verification failed, the server exited"
 
 # The right password: the server starts, a client connects. With management-hold, the hold
-# comes first, then the question (2.6 order).
+# comes first, then the question (2.6 order). A service manager (a notify socket, as systemd's)
+# hears what the wait is for and that it extends the unit's start-up timeout (ovpnd).
 conf "key $OVT_DIR/server-enc.key" "management-query-passwords" "management-hold"
-start_asking "Need hold release from management interface, waiting" --password "$PASS" --hold-release
+ovt_spawn - "$OVT_DIR/notify.out" "$OVT_PY" "$OVT_LIB_DIR/metrics_check.py" notify-listen \
+    "$OVT_DIR/notify.sock" "$OVT_DIR/notify.log"
+wait_for 10 grep -q listening "$OVT_DIR/notify.log" || fail "notify listener did not start"
+NOTIFY_SOCKET=$OVT_DIR/notify.sock start_asking "Need hold release from management interface, waiting" \
+    --password "$PASS" --hold-release
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    grep -q " STATUS=waiting for the management client: hold release" "$OVT_DIR/notify.log" &&
+        grep -q " EXTEND_TIMEOUT_USEC=30000000$" "$OVT_DIR/notify.log" || {
+        cat "$OVT_DIR/notify.log" >&2
+        fail "the notify socket did not hear of the wait"
+    }
+fi
 wait_server_log "Initialization Sequence Completed" 15 || fail "not serving after the password"
 grep -qx ">PASSWORD:Need 'Private Key' password" "$ALOG" || fail "no >PASSWORD request: $(cat "$ALOG")"
 [ "$(grep -m1 -E '^>(HOLD|PASSWORD):' "$ALOG")" = ">HOLD:Waiting for hold release:0" ] ||

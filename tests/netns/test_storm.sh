@@ -12,7 +12,11 @@
 #  - ovpnd loses little TLS work on handshakes that do not finish: of the TLS handshakes it
 #    started, at most 20, or 25%, did not finish (SIGUSR2's statistics line; the load generator
 #    shares the machine, and those it cannot finish in time it abandons);
-#  - the clients then all leave with EXIT and the status file lists none of them.
+#  - the clients then all leave with EXIT, all in the same millisecond
+#    (OVPND_LOADGEN_EXIT_SPREAD_MS=0): every EXIT is acknowledged at its first sending (within
+#    the 2 s after which a client sends it again), nothing is dropped on the way (the server
+#    namespace's UDP receive-buffer errors, ovpnd's hand-over drops), and the status file lists
+#    none of them.
 # Run by hand with a sanitizer build: 200 clients, 120 s, and up to half of the TLS work may be
 # lost (below).
 # Against openvpn 2.6 (OVPN_SERVER_IMPL=openvpn) the same storm runs and its figures are logged,
@@ -59,23 +63,38 @@ srv_pid=$(server_process_pid) || fail "cannot find the $OVPN_SERVER_IMPL process
 pki=$OVT_DIR/pki
 loadgen_args "$pki" client1
 
+# UDP datagrams the server's namespace dropped because a socket's receive queue was full
+rcvbuf_errors() {
+    ip netns exec "$NS_SRV" awk '/^Udp:/ && ++n == 2 { print $6 }' /proc/net/snmp
+}
+rcvbuf0=$(rcvbuf_errors)
 ovt_log "$STORM_N clients at once with --retry, hand-window $STORM_HAND_WINDOW s ($(cat /proc/loadavg))"
 rc=0
-ovt_run $((STORM_LIMIT_S * 2 + 60)) "$ns" "$LOADGEN" "${lg_args[@]}" --clients "$STORM_N" \
+OVPND_LOADGEN_EXIT_SPREAD_MS=0 ovt_run $((STORM_LIMIT_S * 2 + 60)) "$ns" "$LOADGEN" "${lg_args[@]}" --clients "$STORM_N" \
     --rate 0 --retry --hand-window "$STORM_HAND_WINDOW" --duration 1 --data-rate 0.5 \
     --bind-range 198.18.0.50-51 --threads 2 --json "$OVT_DIR/storm.json" \
     >"$OVT_DIR/storm.log" 2>&1 || rc=$?
 cat "$OVT_DIR/storm.log" >&2
 ovt_log "load average after the storm: $(cat /proc/loadavg)"
 [ -s "$OVT_DIR/storm.json" ] || fail "ovpnd-loadgen wrote no report (exit $rc)"
-read -r connected completed secs restarts resets < <("$OVT_PY" - "$OVT_DIR/storm.json" <<'PY'
+read -r connected completed secs restarts resets exits acked exits_late last < <("$OVT_PY" - "$OVT_DIR/storm.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(r["connected"], r["completed"], r["connect_all_secs"] or -1, r["restarts"], r["resets_sent"])
+per = r["per_client"]
+ex = [c["exit_at_ms"] for c in per if c["exit_at_ms"] > 0]
+ak = [(c["exit_at_ms"], c["exit_acked_at_ms"]) for c in per if c["exit_acked_at_ms"] > 0]
+late = sum(1 for e, a in ak if a - e >= 2000)  # sent again before the acknowledgment came
+last = (max(a for e, a in ak) - min(ex)) / 1000 if ak and ex else -1
+print(r["connected"], r["completed"], r["connect_all_secs"] or -1, r["restarts"], r["resets_sent"],
+      len(ex), len(ak), late, last)
 PY
 )
+rcvbuf_dropped=$(($(rcvbuf_errors) - rcvbuf0))
 ovt_log "$OVPN_SERVER_IMPL: $connected of $STORM_N connected, all in $secs s; $restarts sessions" \
     "started over after hand-window, $resets hard resets sent"
+ovt_log "$OVPN_SERVER_IMPL: EXIT burst: $exits EXITs sent in one millisecond, $acked acknowledged," \
+    "$exits_late of them only after the client sent them again, the last $last s after the first;" \
+    "$rcvbuf_dropped datagrams dropped by full receive queues"
 if [ "$OVPN_SERVER_IMPL" = openvpn ]; then
     # 2.6 is only measured here (docs/benchmarks.md): it has no admission control.
     server_alive || fail "openvpn died"
@@ -86,6 +105,11 @@ fi
     fail "$connected of $STORM_N clients connected, $completed left cleanly"
 "$OVT_PY" -c "import sys; sys.exit(0 if 0 < float(sys.argv[1]) <= float(sys.argv[2]) else 1)" \
     "$secs" "$STORM_LIMIT_S" || fail "the storm took $secs s to connect, more than $STORM_LIMIT_S s"
+[ "$acked" = "$STORM_N" ] || fail "$acked of $STORM_N EXITs sent at once were acknowledged"
+[ "$exits_late" = 0 ] ||
+    fail "$exits_late of $STORM_N EXITs sent at once were acknowledged only after the client" \
+        "sent them again"
+[ "$rcvbuf_dropped" = 0 ] || fail "the server's receive queues dropped $rcvbuf_dropped datagrams"
 
 # TLS work spent on handshakes that never finished
 kill -USR2 "$srv_pid"
@@ -98,6 +122,13 @@ busy=$(sed -E 's/.*resets not answered \(busy\) ([0-9]+).*/\1/' <<<"$line")
 late=$(sed -E 's/.*handshakes too late ([0-9]+).*/\1/' <<<"$line")
 ovt_log "ovpnd: TLS handshakes started $started, finished $finished; resets left unanswered" \
     "$busy, handshakes dropped before TLS work as too late $late"
+handover=$(sed -E 's/.*hand-over to a worker behind ([0-9]+).*/\1/' <<<"$line")
+wk_lines() { server_log_since | grep -E 'hand-overs dropped \(owner behind\) [0-9]+'; }
+wait_for 10 wk_lines || fail "no worker statistics after SIGUSR2"
+wk_handover=$(wk_lines | sed -E 's/.*hand-overs dropped \(owner behind\) ([0-9]+).*/\1/' |
+    awk '{ s += $1 } END { print s + 0 }')
+[ "$handover" = 0 ] && [ "$wk_handover" = 0 ] ||
+    fail "ovpnd dropped hand-overs between its threads: acceptor $handover, workers $wk_handover"
 lost=$((started - finished))
 [ "$finished" -ge "$STORM_N" ] || fail "ovpnd finished $finished TLS handshakes for $STORM_N clients"
 [ "$lost" -le 20 ] || [ "$lost" -le $((started / STORM_LOST_DIV)) ] ||

@@ -13,59 +13,19 @@
  * What must fail fails as it did with Mbed TLS's own arithmetic: the same Mbed TLS error codes
  * (checked against unwrapped contexts where the code is the point), the same refusals.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <mbedtls/ctr_drbg.h>
 #include <mbedtls/ecp.h>
-#include <mbedtls/entropy.h>
 #include <mbedtls/error.h>
 #include <mbedtls/rsa.h>
 #include <mbedtls/sha256.h>
 
-#include "proto/errors.h"
 #include "proto/pk_libcrypto.h"
-#include "proto/tls_session.h"
 
-static mbedtls_entropy_context entropy;
-static mbedtls_ctr_drbg_context drbg;
-
-/* The file's bytes plus a NUL (as the PEM parsers want), *len counting the NUL. */
-static uint8_t *slurp(const char *name, size_t *len)
-{
-    char path[512];
-    FILE *f;
-    uint8_t *buf;
-    long n;
-
-    snprintf(path, sizeof(path), "%s/tests/unit/data/pk/%s", OVPND_SOURCE_DIR, name);
-    f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    *len = (size_t)n + 1;
-    return buf;
-}
+#include "tls_pair.h"
 
 static void parse_key(mbedtls_pk_context *pk, const char *name)
 {
     size_t len;
-    uint8_t *b = slurp(name, &len);
+    uint8_t *b = tls_pair_slurp(name, &len);
 
     mbedtls_pk_init(pk);
     assert_int_equal(mbedtls_pk_parse_key(pk, b, len, NULL, 0), 0);
@@ -75,27 +35,11 @@ static void parse_key(mbedtls_pk_context *pk, const char *name)
 static void parse_crt(mbedtls_x509_crt *crt, const char *name)
 {
     size_t len;
-    uint8_t *b = slurp(name, &len);
+    uint8_t *b = tls_pair_slurp(name, &len);
 
     mbedtls_x509_crt_init(crt);
     assert_int_equal(mbedtls_x509_crt_parse(crt, b, len), 0);
     free(b);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    mbedtls_entropy_init(&entropy);
-    mbedtls_ctr_drbg_init(&drbg);
-    return mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy, NULL, 0);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    mbedtls_ctr_drbg_free(&drbg);
-    mbedtls_entropy_free(&entropy);
-    return 0;
 }
 
 /* A wrapped key reports what the unwrapped one reports to everything that is not arithmetic:
@@ -258,116 +202,24 @@ static void chain_verdicts(void **state)
 
 /* --- whole handshakes in memory ---------------------------------------------------------- */
 
-struct ends {
-    struct tls_server_conf srv, cli;
-    struct tls_session s, c;
-    char serr[256], cerr[256];
-    int sret, cret;
-};
-
-static void conf_server(struct tls_server_conf *c, const char *cert, const char *key)
-{
-    size_t ca_len, cert_len, key_len;
-    uint8_t *ca_b = slurp("cas.crt", &ca_len), *cert_b = slurp(cert, &cert_len),
-            *key_b = slurp(key, &key_len);
-    char err[256];
-
-    assert_int_equal(tls_server_conf_init(c, ca_b, ca_len, cert_b, cert_len, key_b, key_len,
-                                          TLS_VERIFY_CLIENT_REQUIRE, mbedtls_ctr_drbg_random, &drbg,
-                                          err, sizeof(err)),
-                     0);
-    free(ca_b);
-    free(cert_b);
-    free(key_b);
-}
-
-static void conf_client(struct tls_server_conf *c, const char *cert, const char *key)
-{
-    size_t ca_len, cert_len, key_len;
-    uint8_t *ca_b = slurp("cas.crt", &ca_len), *cert_b = slurp(cert, &cert_len),
-            *key_b = slurp(key, &key_len);
-    char err[256];
-
-    assert_int_equal(tls_client_conf_init(c, ca_b, ca_len, cert_b, cert_len, key_b, key_len, true,
-                                          mbedtls_ctr_drbg_random, &drbg, err, sizeof(err)),
-                     0);
-    free(ca_b);
-    free(cert_b);
-    free(key_b);
-}
-
-/* Move ciphertext from one end to the other. */
-static void pass(struct tls_session *from, struct tls_session *to)
-{
-    size_t len;
-    const uint8_t *p = tls_session_out_peek(from, &len);
-
-    if (len) {
-        assert_int_equal(tls_session_feed(to, p, len), 0);
-        tls_session_out_consume(from, len);
-    }
-}
-
-/* Run the handshake on e (configurations made) to its end; results in e->sret / e->cret. */
-static void run(struct ends *e)
-{
-    assert_int_equal(tls_session_init(&e->s, &e->srv), 0);
-    assert_int_equal(tls_session_init(&e->c, &e->cli), 0);
-    e->sret = e->cret = -PE_WANT_IO;
-    e->serr[0] = e->cerr[0] = '\0';
-    for (int round = 0; round < 20; round++) {
-        if (e->cret == -PE_WANT_IO) {
-            e->cret = tls_session_handshake(&e->c, e->cerr, sizeof(e->cerr));
-        }
-        pass(&e->c, &e->s);
-        if (e->sret == -PE_WANT_IO) {
-            e->sret = tls_session_handshake(&e->s, e->serr, sizeof(e->serr));
-        }
-        pass(&e->s, &e->c);
-        if (e->sret != -PE_WANT_IO && e->cret != -PE_WANT_IO) {
-            break;
-        }
-        if (e->sret != -PE_WANT_IO && e->sret != 0) {
-            break; /* the server refused: the client hears no more */
-        }
-    }
-}
-
-static void ends_clear(struct ends *e)
-{
-    tls_session_clear(&e->s);
-    tls_session_clear(&e->c);
-    tls_server_conf_clear(&e->srv);
-    tls_server_conf_clear(&e->cli);
-}
-
 /* A good client connects; every key on the way went through libcrypto. */
 static void handshake_ok(const char *server, const char *client)
 {
-    struct ends e;
-    char crt[64], key[64];
+    struct tls_pair e;
 
     memset(&e, 0, sizeof(e));
-    snprintf(crt, sizeof(crt), "%s.crt", server);
-    snprintf(key, sizeof(key), "%s.key", server);
-    conf_server(&e.srv, crt, key);
-    snprintf(crt, sizeof(crt), "%s.crt", client);
-    snprintf(key, sizeof(key), "%s.key", client);
-    conf_client(&e.cli, crt, key);
+    tls_pair_conf_named(&e.srv, true, server);
+    tls_pair_conf_named(&e.cli, false, client);
     assert_true(pk_libcrypto_is_wrapped(&e.srv.key));
     assert_true(pk_libcrypto_is_wrapped(&e.srv.ca.pk));
     assert_true(pk_libcrypto_is_wrapped(&e.srv.ca.next->pk));
     assert_true(pk_libcrypto_is_wrapped(&e.cli.key));
-    run(&e);
-    if (e.sret || e.cret) {
-        print_error("server: %s\nclient: %s\n", e.serr, e.cerr);
-    }
-    assert_int_equal(e.sret, 0);
-    assert_int_equal(e.cret, 0);
+    tls_pair_run(&e);
+    tls_pair_assert_connected(&e);
     /* each side checked the other's handshake signature with a libcrypto key */
     assert_true(pk_libcrypto_is_wrapped(&mbedtls_ssl_get_peer_cert(&e.s.ssl)->pk));
     assert_true(pk_libcrypto_is_wrapped(&mbedtls_ssl_get_peer_cert(&e.c.ssl)->pk));
-    ends_clear(&e);
+    tls_pair_clear(&e);
 }
 
 static void good_clients_connect(void **state)
@@ -383,10 +235,10 @@ static void good_clients_connect(void **state)
 static void refused(const char *crt, const char *key, const char *groups,
                     const mbedtls_x509_crt_profile *profile, const char *want)
 {
-    struct ends e;
+    struct tls_pair e;
 
     memset(&e, 0, sizeof(e));
-    conf_server(&e.srv, "server-ec.crt", "server-ec.key");
+    tls_pair_conf(&e.srv, true, "server-ec.crt", "server-ec.key");
     if (groups) {
         char bad[32];
 
@@ -395,14 +247,14 @@ static void refused(const char *crt, const char *key, const char *groups,
     if (profile) {
         tls_server_conf_set_cert_profile(&e.srv, profile);
     }
-    conf_client(&e.cli, crt, key);
-    run(&e);
+    tls_pair_conf(&e.cli, false, crt, key);
+    tls_pair_run(&e);
     assert_int_equal(e.sret, -PE_TLS);
     if (!strstr(e.serr, want)) {
         print_error("server said: %s\nwanted: %s\n", e.serr, want);
         fail();
     }
-    ends_clear(&e);
+    tls_pair_clear(&e);
 }
 
 static void bad_clients_refused(void **state)
@@ -425,16 +277,16 @@ static void bad_clients_refused(void **state)
             "client certificate verification failed: The certificate is signed with an "
             "unacceptable key");
     {
-        struct ends e;
+        struct tls_pair e;
 
         memset(&e, 0, sizeof(e));
-        conf_server(&e.srv, "server-ec.crt", "server-ec.key");
+        tls_pair_conf(&e.srv, true, "server-ec.crt", "server-ec.key");
         tls_server_conf_set_cert_profile(&e.srv, tls_cert_profile_by_name("legacy"));
-        conf_client(&e.cli, "client-rsa1024.crt", "client-rsa1024.key");
-        run(&e);
+        tls_pair_conf(&e.cli, false, "client-rsa1024.crt", "client-rsa1024.key");
+        tls_pair_run(&e);
         assert_int_equal(e.sret, 0);
         assert_true(pk_libcrypto_is_wrapped(&mbedtls_ssl_get_peer_cert(&e.s.ssl)->pk));
-        ends_clear(&e);
+        tls_pair_clear(&e);
     }
     /* a P-384 certificate where tls-groups allows P-256 only (Mbed TLS reads the curve of the
      * wrapped key after the swap) */
@@ -452,5 +304,5 @@ int main(void)
         cmocka_unit_test(bad_clients_refused),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tls_pair_setup, tls_pair_teardown);
 }

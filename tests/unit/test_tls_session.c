@@ -7,132 +7,21 @@
  * tls_server_conf and a tls_client_conf, on the certificates of tests/unit/data/pk/ (see
  * test_pk_libcrypto.c).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include <mbedtls/ctr_drbg.h>
-#include <mbedtls/entropy.h>
-
-#include "proto/errors.h"
-#include "proto/tls_session.h"
-
-static mbedtls_entropy_context entropy;
-static mbedtls_ctr_drbg_context drbg;
-
-/* The file's bytes plus a NUL (as the PEM parsers want), *len counting the NUL. */
-static uint8_t *slurp(const char *name, size_t *len)
-{
-    char path[512];
-    FILE *f;
-    uint8_t *buf;
-    long n;
-
-    snprintf(path, sizeof(path), "%s/tests/unit/data/pk/%s", OVPND_SOURCE_DIR, name);
-    f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    *len = (size_t)n + 1;
-    return buf;
-}
-
-struct ends {
-    struct tls_server_conf srv, cli;
-    struct tls_session s, c;
-};
-
-static void conf_end(struct tls_server_conf *c, bool is_server, const char *name)
-{
-    char crt[64], key[64], err[256];
-    size_t ca_len, cert_len, key_len;
-    uint8_t *ca_b, *cert_b, *key_b;
-
-    snprintf(crt, sizeof(crt), "%s.crt", name);
-    snprintf(key, sizeof(key), "%s.key", name);
-    ca_b = slurp("cas.crt", &ca_len);
-    cert_b = slurp(crt, &cert_len);
-    key_b = slurp(key, &key_len);
-    if (is_server) {
-        assert_int_equal(tls_server_conf_init(c, ca_b, ca_len, cert_b, cert_len, key_b, key_len,
-                                              TLS_VERIFY_CLIENT_REQUIRE, mbedtls_ctr_drbg_random,
-                                              &drbg, err, sizeof(err)),
-                         0);
-    } else {
-        assert_int_equal(tls_client_conf_init(c, ca_b, ca_len, cert_b, cert_len, key_b, key_len,
-                                              true, mbedtls_ctr_drbg_random, &drbg, err,
-                                              sizeof(err)),
-                         0);
-    }
-    free(ca_b);
-    free(cert_b);
-    free(key_b);
-}
-
-/* Move ciphertext from one end to the other. */
-static void pass(struct tls_session *from, struct tls_session *to)
-{
-    size_t len;
-    const uint8_t *p = tls_session_out_peek(from, &len);
-
-    if (len) {
-        assert_int_equal(tls_session_feed(to, p, len), 0);
-        tls_session_out_consume(from, len);
-    }
-}
+#include "tls_pair.h"
 
 /* Configurations for server and client certificates named kind ("ec" or "rsa"), and a finished
  * handshake between them. */
-static void connect_ends(struct ends *e, const char *kind)
+static void connect_ends(struct tls_pair *e, const char *kind)
 {
     char name[32];
-    int sret = -PE_WANT_IO, cret = -PE_WANT_IO;
-    char serr[256] = "", cerr[256] = "";
 
     memset(e, 0, sizeof(*e));
     snprintf(name, sizeof(name), "server-%s", kind);
-    conf_end(&e->srv, true, name);
+    tls_pair_conf_named(&e->srv, true, name);
     snprintf(name, sizeof(name), "client-%s", kind);
-    conf_end(&e->cli, false, name);
-    assert_int_equal(tls_session_init(&e->s, &e->srv), 0);
-    assert_int_equal(tls_session_init(&e->c, &e->cli), 0);
-    for (int round = 0; round < 20 && (sret == -PE_WANT_IO || cret == -PE_WANT_IO); round++) {
-        if (cret == -PE_WANT_IO) {
-            cret = tls_session_handshake(&e->c, cerr, sizeof(cerr));
-        }
-        pass(&e->c, &e->s);
-        if (sret == -PE_WANT_IO) {
-            sret = tls_session_handshake(&e->s, serr, sizeof(serr));
-        }
-        pass(&e->s, &e->c);
-    }
-    if (sret || cret) {
-        print_error("server: %s\nclient: %s\n", serr, cerr);
-    }
-    assert_int_equal(sret, 0);
-    assert_int_equal(cret, 0);
-}
-
-static void ends_clear(struct ends *e)
-{
-    tls_session_clear(&e->s);
-    tls_session_clear(&e->c);
-    tls_server_conf_clear(&e->srv);
-    tls_server_conf_clear(&e->cli);
+    tls_pair_conf_named(&e->cli, false, name);
+    tls_pair_run(e);
+    tls_pair_assert_connected(e);
 }
 
 static bool holds_buffers(const struct tls_session *s)
@@ -152,7 +41,7 @@ static void send_message(struct tls_session *from, struct tls_session *to, size_
         msg[i] = (uint8_t)(i * 131u + seed);
     }
     assert_int_equal(tls_session_write(from, msg, len), 0);
-    pass(from, to);
+    tls_pair_pass(from, to);
     while (have < len) {
         size_t n = 0;
 
@@ -167,7 +56,7 @@ static void send_message(struct tls_session *from, struct tls_session *to, size_
 static void records_after_release(const char *kind)
 {
     static const size_t sizes[] = {1, 37, 1000, 4000, 5000, 9000, 16384, 200, 16000, 3};
-    struct ends e;
+    struct tls_pair e;
 
     connect_ends(&e, kind);
     tls_session_release_buffers(&e.s);
@@ -194,7 +83,7 @@ static void records_after_release(const char *kind)
         send_message(&e.c, &e.s, 3000 + i, i);
         send_message(&e.s, &e.c, 100 + i, i);
     }
-    ends_clear(&e);
+    tls_pair_clear(&e);
 }
 
 static void ec_records_after_release(void **state)
@@ -209,12 +98,92 @@ static void rsa_records_after_release(void **state)
     records_after_release("rsa");
 }
 
+/* tls_buf_hooks that keep the blocks given back and hand them out again, checking that each
+ * one comes back all zero (nothing of a record left for the next session that takes it). */
+struct kept_blocks {
+    void *block[8];
+    size_t len[8];
+    size_t n, n_given, n_taken;
+};
+
+static void *hook_take(void *ctx, size_t len)
+{
+    struct kept_blocks *k = ctx;
+
+    k->n_taken++;
+    for (size_t i = k->n; i-- > 0;) {
+        if (k->len[i] == len) {
+            void *b = k->block[i];
+
+            k->block[i] = k->block[k->n - 1];
+            k->len[i] = k->len[k->n - 1];
+            k->n--;
+            return b;
+        }
+    }
+    return calloc(1, len);
+}
+
+static void hook_give(void *ctx, void *block, size_t len)
+{
+    struct kept_blocks *k = ctx;
+    const uint8_t *b = block;
+
+    k->n_given++;
+    assert_true(len == tls_session_buf_len(true) || len == tls_session_buf_len(false));
+    for (size_t i = 0; i < len; i++) {
+        if (b[i] != 0) {
+            print_error("byte %zu of a %zu-byte block given back is not zero\n", i, len);
+            fail();
+        }
+    }
+    if (k->n < sizeof(k->block) / sizeof(k->block[0])) {
+        k->block[k->n] = block;
+        k->len[k->n++] = len;
+    } else {
+        free(block);
+    }
+}
+
+/* The server's buffers go through hooks: released buffers (the handshake's, then ones taken
+ * back) are given back all zero after records of every size both ways, and the records still
+ * pass when the next ones are taken from what was given; the session's end gives its buffers
+ * back too. */
+static void records_through_hooks(void **state)
+{
+    static const size_t sizes[] = {1, 5000, 16384, 37, 9000, 200};
+    struct kept_blocks k = {0};
+    const struct tls_buf_hooks hooks = {hook_take, hook_give, &k};
+    struct tls_pair e;
+
+    (void)state;
+    connect_ends(&e, "ec");
+    e.s.buf_hooks = &hooks;
+    tls_session_release_buffers(&e.s);
+    assert_int_equal(k.n_given, 2);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        send_message(&e.c, &e.s, sizes[i], (unsigned)i);
+        tls_session_release_buffers(&e.s);
+        send_message(&e.s, &e.c, sizes[(i + 1) % 6], (unsigned)i + 50);
+        tls_session_release_buffers(&e.s);
+    }
+    assert_int_equal(k.n_taken, 24);
+    assert_int_equal(k.n_given, 26);
+    send_message(&e.c, &e.s, 3000, 7); /* the session ends holding buffers (taken back) */
+    assert_int_equal(k.n_taken, 26);
+    tls_pair_clear(&e);
+    assert_int_equal(k.n_given, 28);
+    while (k.n > 0) {
+        free(k.block[--k.n]);
+    }
+}
+
 /* Data not yet read out of a record (a read into a short buffer) keeps the buffers: releasing
  * them then would lose it. The rest still arrives; then they go. */
 static void pending_data_keeps_buffers(void **state)
 {
     static uint8_t msg[3000], got[3000];
-    struct ends e;
+    struct tls_pair e;
     size_t n = 0, have;
 
     (void)state;
@@ -223,7 +192,7 @@ static void pending_data_keeps_buffers(void **state)
         msg[i] = (uint8_t)(i * 7u);
     }
     assert_int_equal(tls_session_write(&e.c, msg, sizeof(msg)), 0);
-    pass(&e.c, &e.s);
+    tls_pair_pass(&e.c, &e.s);
     assert_int_equal(tls_session_read(&e.s, got, 100, &n), 0);
     assert_int_equal(n, 100);
     tls_session_release_buffers(&e.s);
@@ -236,7 +205,7 @@ static void pending_data_keeps_buffers(void **state)
     tls_session_release_buffers(&e.s);
     assert_false(holds_buffers(&e.s));
     send_message(&e.s, &e.c, 500, 1);
-    ends_clear(&e);
+    tls_pair_clear(&e);
 }
 
 /* Ciphertext that arrived but was not read yet stays in the session's own queue, not in the
@@ -245,20 +214,20 @@ static void fed_but_unread(void **state)
 {
     static const uint8_t msg[] = "PUSH_REQUEST";
     uint8_t got[64];
-    struct ends e;
+    struct tls_pair e;
     size_t n = 0;
 
     (void)state;
     connect_ends(&e, "ec");
     tls_session_release_buffers(&e.s);
     assert_int_equal(tls_session_write(&e.c, msg, sizeof(msg)), 0);
-    pass(&e.c, &e.s);
+    tls_pair_pass(&e.c, &e.s);
     tls_session_release_buffers(&e.s);
     assert_false(holds_buffers(&e.s));
     assert_int_equal(tls_session_read(&e.s, got, sizeof(got), &n), 0);
     assert_int_equal(n, sizeof(msg));
     assert_memory_equal(got, msg, sizeof(msg));
-    ends_clear(&e);
+    tls_pair_clear(&e);
 }
 
 /* During the handshake nothing is released (its messages span records and steps). */
@@ -269,12 +238,12 @@ static void handshake_keeps_buffers(void **state)
     char err[256];
 
     (void)state;
-    conf_end(&srv, true, "server-ec");
-    conf_end(&cli, false, "client-ec");
+    tls_pair_conf_named(&srv, true, "server-ec");
+    tls_pair_conf_named(&cli, false, "client-ec");
     assert_int_equal(tls_session_init(&s, &srv), 0);
     assert_int_equal(tls_session_init(&c, &cli), 0);
     assert_int_equal(tls_session_handshake(&c, err, sizeof(err)), -PE_WANT_IO);
-    pass(&c, &s);
+    tls_pair_pass(&c, &s);
     assert_int_equal(tls_session_handshake(&s, err, sizeof(err)), -PE_WANT_IO);
     tls_session_release_buffers(&s);
     tls_session_release_buffers(&c);
@@ -289,14 +258,14 @@ static void handshake_keeps_buffers(void **state)
 /* A session freed while its buffers are released (the common case for an idle client). */
 static void clear_after_release(void **state)
 {
-    struct ends e;
+    struct tls_pair e;
 
     (void)state;
     connect_ends(&e, "ec");
     send_message(&e.c, &e.s, 700, 9);
     tls_session_release_buffers(&e.s);
     assert_false(holds_buffers(&e.s));
-    ends_clear(&e);
+    tls_pair_clear(&e);
 }
 
 /* The peer certificate goes when asked, after the handshake only; records still pass. */
@@ -304,7 +273,7 @@ static void peer_cert_released(void **state)
 {
     struct tls_server_conf srv, cli;
     struct tls_session s, c;
-    struct ends e;
+    struct tls_pair e;
     char cn[65], err[256];
 
     (void)state;
@@ -318,19 +287,19 @@ static void peer_cert_released(void **state)
     tls_session_release_buffers(&e.s);
     send_message(&e.c, &e.s, 1200, 3);
     send_message(&e.s, &e.c, 4100, 4);
-    ends_clear(&e);
+    tls_pair_clear(&e);
 
     /* mid-handshake (the server has seen the client's first flight only): kept */
-    conf_end(&srv, true, "server-ec");
-    conf_end(&cli, false, "client-ec");
+    tls_pair_conf_named(&srv, true, "server-ec");
+    tls_pair_conf_named(&cli, false, "client-ec");
     assert_int_equal(tls_session_init(&s, &srv), 0);
     assert_int_equal(tls_session_init(&c, &cli), 0);
     assert_int_equal(tls_session_handshake(&c, err, sizeof(err)), -PE_WANT_IO);
-    pass(&c, &s);
+    tls_pair_pass(&c, &s);
     assert_int_equal(tls_session_handshake(&s, err, sizeof(err)), -PE_WANT_IO);
-    pass(&s, &c);
+    tls_pair_pass(&s, &c);
     assert_int_equal(tls_session_handshake(&c, err, sizeof(err)), -PE_WANT_IO);
-    pass(&c, &s);
+    tls_pair_pass(&c, &s);
     tls_session_release_peer_cert(&c); /* the client has the server's certificate by now */
     assert_non_null(c.ssl.session_negotiate->peer_cert);
     tls_session_clear(&s);
@@ -339,30 +308,14 @@ static void peer_cert_released(void **state)
     tls_server_conf_clear(&cli);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    mbedtls_entropy_init(&entropy);
-    mbedtls_ctr_drbg_init(&drbg);
-    return mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy, NULL, 0);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    mbedtls_ctr_drbg_free(&drbg);
-    mbedtls_entropy_free(&entropy);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ec_records_after_release),   cmocka_unit_test(rsa_records_after_release),
-        cmocka_unit_test(pending_data_keeps_buffers), cmocka_unit_test(fed_but_unread),
-        cmocka_unit_test(handshake_keeps_buffers),    cmocka_unit_test(clear_after_release),
-        cmocka_unit_test(peer_cert_released),
+        cmocka_unit_test(ec_records_after_release), cmocka_unit_test(rsa_records_after_release),
+        cmocka_unit_test(records_through_hooks),    cmocka_unit_test(pending_data_keeps_buffers),
+        cmocka_unit_test(fed_but_unread),           cmocka_unit_test(handshake_keeps_buffers),
+        cmocka_unit_test(clear_after_release),      cmocka_unit_test(peer_cert_released),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tls_pair_setup, tls_pair_teardown);
 }
