@@ -26,7 +26,9 @@
 
 /* crl-verify's file changed and cannot be used (crl_watch_unloaded): refuse cs's certificate
  * as a failed verification (counted, logged with the address, rate-limited per session), as
- * openvpn 2.6 ssl_verify.c verify_cert refuses every certificate with "CRL not loaded". */
+ * openvpn 2.6 ssl_verify.c verify_cert refuses every certificate with "CRL not loaded". The
+ * client is sent RESTART, not AUTH_FAILED: as after 2.6's failed TLS handshake (there after
+ * hand-window), it tries again by itself and gets in once the file can be read. */
 static void acc_refuse_crl_unloaded(struct acceptor *a, struct ctl_session *cs)
 {
     char why[sizeof(a->crypto.crl.why) + 96];
@@ -34,7 +36,7 @@ static void acc_refuse_crl_unloaded(struct acceptor *a, struct ctl_session *cs)
     snprintf(why, sizeof(why),
              "client certificate verification failed: crl-verify: CRL not loaded: %s",
              crl_watch_unloaded(&a->crypto.crl));
-    acc_refuse(a, cs, why, NULL);
+    acc_refuse(a, cs, why, "RESTART");
 }
 
 /* Who the client is from its certificate: CN (or "UNDEF" when verify-client-cert lets it come
