@@ -19,8 +19,10 @@ endif()
 
 # Besides the binary, the plugins, the unit and the sample config (installed where their targets
 # are defined): the logrotate file, an empty log directory for it, and the documentation.
-install(FILES contrib/ovpnd.logrotate DESTINATION /etc/logrotate.d RENAME ovpnd)
-install(DIRECTORY DESTINATION /var/log/ovpnd)
+# /etc and /var for the prefix /usr (GNUInstallDirs), else under the prefix
+install(FILES contrib/ovpnd.logrotate DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/logrotate.d
+        RENAME ovpnd)
+install(DIRECTORY DESTINATION ${CMAKE_INSTALL_FULL_LOCALSTATEDIR}/log/ovpnd)
 install(FILES README.md docs/pki.md docs/install.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES sample-config/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
@@ -49,7 +51,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "logrotate")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "easy-rsa, openvpn")
 # Files under /etc are the admin's once installed: dpkg keeps their edits on upgrade.
-file(WRITE ${CMAKE_BINARY_DIR}/debian/conffiles "/etc/logrotate.d/ovpnd\n")
+file(WRITE ${CMAKE_BINARY_DIR}/debian/conffiles "${CMAKE_INSTALL_FULL_SYSCONFDIR}/logrotate.d/ovpnd\n")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/debian/conffiles)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

@@ -36,7 +36,8 @@ static void usage(FILE *f)
                "                  2.6's format; TYPE is tls-crypt, tls-auth, secret,\n"
                "                  tls-crypt-v2-server, tls-crypt-v2-client (wrapped with the\n"
                "                  --tls-crypt-v2 server key; METADATA: base64 user data, else\n"
-               "                  the creation time) or auth-token\n"
+               "                  the creation time) or auth-token; the old form\n"
+               "                  --genkey --secret FILE writes a static key (deprecated)\n"
                "  profile ...     write an inline client profile (.ovpn) for this server:\n"
                "                  'ovpnd profile --help' lists its options\n");
 }
@@ -53,7 +54,7 @@ static int open_log(const struct config *cfg)
                   (cfg->proc.log_append ? O_APPEND : O_TRUNC),
               0640);
     if (fd < 0) {
-        fprintf(stderr, "%s: log: cannot open %s: %s\n", cfg->source, cfg->proc.log_file,
+        fprintf(stderr, "%s: log: cannot open %s: %s\n", config_origin(cfg), cfg->proc.log_file,
                 strerror(errno));
     }
     return fd;
@@ -166,10 +167,13 @@ static void tune_malloc(void)
 
 /* `--genkey TYPE [FILE] [METADATA]`, with `--tls-crypt-v2 SERVER-KEY` before or after it for
  * tls-crypt-v2-client keys, as openvpn 2.6 takes them (argv from main, genkey_at the index of
- * "--genkey"). */
+ * "--genkey"). Also the old `--genkey --secret FILE [DIRECTION]` (either order; TYPE absent or
+ * secret/tls-auth/tls-crypt), which 2.6 still takes with a deprecation warning (init.c
+ * do_genkey): a static key to FILE, the direction ignored. */
 static int genkey(int argc, char **argv, int genkey_at)
 {
     const char *server_key = NULL;
+    char *secret_path = NULL;
     char *words[3];
     int n_words = 0;
     char errbuf[256];
@@ -186,10 +190,35 @@ static int genkey(int argc, char **argv, int genkey_at)
             i--;
         } else if (strcmp(argv[i], "--tls-crypt-v2") == 0 && i + 1 < argc) {
             server_key = argv[++i];
+        } else if (strcmp(argv[i], "--secret") == 0 && i + 1 < argc) {
+            secret_path = argv[++i];
+            if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+                i++; /* the key direction of `secret FILE 0|1`: not used for writing */
+            }
         } else {
             fprintf(stderr, "ovpnd: --genkey: unexpected argument '%s'\n", argv[i]);
             return 2;
         }
+    }
+    if (secret_path) {
+        if (n_words > 1) {
+            fprintf(stderr,
+                    "ovpnd: --genkey: give the file to --genkey or to --secret, not both\n");
+            return 2;
+        }
+        if (n_words == 1 && strcmp(words[0], "secret") != 0 && strcmp(words[0], "tls-auth") != 0 &&
+            strcmp(words[0], "tls-crypt") != 0) {
+            fprintf(stderr,
+                    "ovpnd: --genkey %s: --secret FILE is for static keys only; use "
+                    "--genkey %s FILE\n",
+                    words[0], words[0]);
+            return 2;
+        }
+        fprintf(stderr, "ovpnd: WARNING: --genkey --secret FILE is deprecated (in openvpn 2.6 "
+                        "too); write --genkey secret FILE\n");
+        words[0] = n_words == 1 ? words[0] : "secret";
+        words[1] = secret_path;
+        n_words = 2;
     }
     if (n_words == 0) {
         fprintf(stderr, "ovpnd: --genkey needs a key type\n");
@@ -270,10 +299,10 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 1;
     }
-    for (size_t i = 0; i < cfg.n_warnings; i++) {
-        fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
-    }
     if (test_only) {
+        for (size_t i = 0; i < cfg.n_warnings; i++) {
+            fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
+        }
         free(text);
         /* what start-up checks beyond the config text: TLS setup, keys, plugins */
         err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
@@ -291,7 +320,7 @@ int main(int argc, char **argv)
         start_dir[0] = '\0';
     }
     if (cfg.cd_dir && chdir(cfg.cd_dir) < 0) {
-        fprintf(stderr, "%s: cd: cannot change to %s: %s\n", cfg.source, cfg.cd_dir,
+        fprintf(stderr, "%s: cd: cannot change to %s: %s\n", config_origin(&cfg), cfg.cd_dir,
                 strerror(errno));
         config_free(&cfg);
         free(text);
@@ -313,6 +342,10 @@ int main(int argc, char **argv)
         log_set_stamp(cfg.proc.machine_readable_output ? LOG_STAMP_MACHINE
                       : cfg.proc.suppress_timestamps   ? LOG_STAMP_NONE
                                                        : LOG_STAMP_TIME);
+    }
+    /* the config's warnings where the server logs (a `log` file, syslog), as the rest */
+    for (size_t i = 0; i < cfg.n_warnings; i++) {
+        log_msg(LOG_WARN, "%s", cfg.warnings[i]);
     }
     if (cfg.proc.daemonize && daemon(1, log_fd == STDERR_FILENO ? 0 : 1) < 0) {
         log_msg(LOG_ERR, "daemon: %s", strerror(errno));

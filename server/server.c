@@ -27,6 +27,7 @@
 #include "server/hooks/script.h"
 #include "server/log/log.h"
 #include "server/ops/notify.h"
+#include "server/ops/status.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
 #include "server/addr/pool_persist.h"
@@ -108,7 +109,7 @@ static int setup_pool(struct server *srv)
     int err = topology_plan_make(cfg, &srv->plan, &directive, why, sizeof(why));
 
     if (err) {
-        log_msg(LOG_ERR, "%s: %s: %s", cfg->source, directive, why);
+        log_msg(LOG_ERR, "%s: %s: %s", config_origin(cfg), directive, why);
         return err;
     }
     srv->server_addr = srv->plan.local;
@@ -117,7 +118,7 @@ static int setup_pool(struct server *srv)
     }
     err = ip_pool_init(&srv->pool, &srv->plan.pool, why, sizeof(why), note, sizeof(note));
     if (err) {
-        log_msg(LOG_ERR, "%s: address pool: %s", cfg->source,
+        log_msg(LOG_ERR, "%s: address pool: %s", config_origin(cfg),
                 err == -ENOMEM ? "out of memory" : why);
         return err;
     }
@@ -127,10 +128,20 @@ static int setup_pool(struct server *srv)
     if (cfg->net.ifconfig_pool_persist && !cfg->clients.duplicate_cn) {
         const char *path = cfg->net.ifconfig_pool_persist;
         int n = pool_persist_load(&srv->pool, path, cfg->net.ifconfig_pool_persist_s == 0);
+        bool is_warned = n < 0; /* one warning for the file */
 
-        if (n < 0) {
+        if (n == -ENOMEM || n == -ELOOP) { /* (-ELOOP: a symbolic link there, never followed) */
             log_msg(LOG_ERR, "ifconfig-pool-persist: cannot read %s: %s", path, strerror(-n));
             return n;
+        }
+        if (n < 0) {
+            /* openvpn 2.6 starts then too (pool.c, status.c status_open: "Note: cannot
+             * open"), with no address kept */
+            status_warn_unopened("ifconfig-pool-persist", path,
+                                 cfg->net.ifconfig_pool_persist_s > 0 ? O_RDWR : O_RDONLY, n,
+                                 cfg->proc.chroot_dir == NULL);
+            srv->persist_err = n;
+            n = 0;
         }
         log_msg(LOG_INFO, "ifconfig-pool-persist: %d address%s of %s kept for their common names%s",
                 n, n == 1 ? "" : "es", path,
@@ -141,11 +152,25 @@ static int setup_pool(struct server *srv)
             /* after the privilege drop the directory may not be writable: keep the file open
              * and rewrite it in place, as openvpn does */
             srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-            if (srv->persist_fd < 0) {
-                err = -errno;
-                log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path, strerror(-err));
-                return err;
+            if (srv->persist_fd < 0 && errno == ELOOP) {
+                log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path,
+                        strerror(ELOOP));
+                return -ELOOP;
             }
+            if (srv->persist_fd < 0) {
+                /* not a reason to stop (openvpn 2.6 starts too): written by its path at each
+                 * write, unless a chroot makes that path name another file */
+                if (!is_warned) {
+                    srv->persist_err = -errno;
+                    status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, srv->persist_err,
+                                         cfg->proc.chroot_dir == NULL);
+                }
+                srv->is_pool_persisted = cfg->proc.chroot_dir == NULL;
+            }
+        } else if (srv->is_pool_persisted && !is_warned &&
+                   (err = status_probe_file(path, O_RDWR)) != 0) {
+            srv->persist_err = err;
+            status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, err, true);
         }
     } else if (cfg->net.ifconfig_pool_persist) {
         log_msg(LOG_WARN,
@@ -348,7 +373,7 @@ static int resolve_local(const struct config *cfg, const struct config_socket *s
     hints.ai_socktype = SOCK_DGRAM;
     err = getaddrinfo(sock->host, NULL, &hints, &res);
     if (err || !res) {
-        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", cfg->source,
+        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", config_origin(cfg),
                 sock->host, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
         return -EINVAL;
     }
@@ -378,7 +403,7 @@ static int resolve_port_share(struct server *srv)
     snprintf(port, sizeof(port), "%u", cfg->net.port_share_port);
     err = getaddrinfo(cfg->net.port_share_host, port, &hints, &res);
     if (err || !res) {
-        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", cfg->source,
+        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", config_origin(cfg),
                 cfg->net.port_share_host, gai_strerror(err));
         return -EINVAL;
     }
@@ -423,6 +448,14 @@ static int drop_privileges(const struct config *cfg)
     if (cfg->proc.user && !pw) {
         log_msg(LOG_ERR, "user %s: cannot switch: no such user", cfg->proc.user);
         return -EPERM;
+    }
+    if ((cfg->proc.user || cfg->proc.group) &&
+        (err = log_give_file(pw ? uid : (uid_t)-1, g ? gid : (gid_t)-1)) != 0) {
+        log_msg(LOG_WARN,
+                "log: cannot give %s to user %s, group %s: %s; after a rotation it "
+                "cannot be reopened",
+                cfg->proc.log_file, cfg->proc.user ? cfg->proc.user : "-",
+                cfg->proc.group ? cfg->proc.group : "-", strerror(-err));
     }
     err = enter_chroot(cfg);
     if (err) {
@@ -817,6 +850,7 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
         .ipv6_bits = srv->ipv6_bits,
         .is_pool_persisted = srv->is_pool_persisted,
         .persist_fd = srv->persist_fd,
+        .persist_err = srv->persist_err,
         .tun = &srv->tun,
         .config_text = srv->config_text,
         .start_dir = srv->start_dir,
@@ -1018,7 +1052,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     }
     err = build_threads(&srv, errbuf, sizeof(errbuf));
     if (err) {
-        log_msg(LOG_ERR, "%s: %s", cfg->source, errbuf[0] ? errbuf : strerror(-err));
+        log_msg(LOG_ERR, "%s: %s", config_origin(cfg), errbuf[0] ? errbuf : strerror(-err));
         goto out;
     }
     if (cfg->proc.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {

@@ -31,6 +31,7 @@ struct server {
     struct ip_pool pool;       /* acceptor thread only after start-up; n 0 without a pool */
     bool is_pool_persisted;    /* ifconfig-pool-persist with SECONDS > 0, no duplicate-cn */
     int persist_fd;            /* the persist file opened before privileges were dropped, or -1 */
+    int persist_err;           /* why it could not be opened at start-up (-errno, logged), or 0 */
     uint32_t server_addr;      /* tunnel address of the server, host order */
     bool has_ipv6;             /* the tun device has an IPv6 address */
     uint8_t server_addr6[16];  /* ... this one, network order */

@@ -84,7 +84,7 @@ int config_error_at(struct config_parser *ps, const struct config_where *where, 
     if (where != NULL && where->line > 0) {
         vreport(ps, where->file, where->line, name, fmt, ap);
     } else {
-        vreport(ps, ps->cfg->source, 0, name, fmt, ap);
+        vreport(ps, config_origin(ps->cfg), 0, name, fmt, ap);
     }
     va_end(ap);
     return -EINVAL;
@@ -107,7 +107,7 @@ int config_not_implemented(struct config_parser *ps, const char *detail_fmt, ...
 int config_nomem(struct config_parser *ps)
 {
     if (ps->errbuf != NULL && ps->errbuf_len > 0) {
-        snprintf(ps->errbuf, ps->errbuf_len, "%s: out of memory", ps->cfg->source);
+        snprintf(ps->errbuf, ps->errbuf_len, "%s: out of memory", config_origin(ps->cfg));
     }
     return -ENOMEM;
 }
@@ -129,7 +129,7 @@ int config_warn(struct config_parser *ps, const struct config_where *where, cons
     if (where->line > 0) {
         n = asprintf(&line, "%s:%d: %s", where->file, where->line, text);
     } else {
-        n = asprintf(&line, "%s: %s", cfg->source, text);
+        n = asprintf(&line, "%s: %s", config_origin(cfg), text);
     }
     if (n < 0) {
         return config_nomem(ps);
@@ -733,8 +733,12 @@ static int parse_common(struct config *cfg, const char *name, const char *text, 
     } else {
         err = config_parse_include(&ps, name);
     }
-    if (err == 0) {
-        err = config_finish(&ps);
+    if (err == 0 || err == -EINVAL) {
+        /* the whole-config checks run after lines with errors too, so that one run names
+         * every problem (a `dev tap` as well as a typo elsewhere) */
+        int e = config_finish(&ps);
+
+        err = err ? err : e;
     }
     parser_clear(&ps);
     return err;

@@ -503,4 +503,12 @@ int config_cert_set_external(struct config *cfg, const char *pem, char *errbuf, 
  * stays the caller's. config_free(NULL) is a no-op. */
 void config_free(struct config *cfg);
 
+/* What a message about the config as a whole names: the first `config FILE` as given (a server
+ * started with `--config FILE` reads its lines there), else where the lines came from
+ * (cfg->source: a file, or "command line"). Never NULL. */
+static inline const char *config_origin(const struct config *cfg)
+{
+    return cfg->config_file ? cfg->config_file : cfg->source ? cfg->source : "config";
+}
+
 #endif /* SERVER_CONFIG_CONFIG_H */

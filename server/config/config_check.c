@@ -342,7 +342,13 @@ static int check_files(struct config_parser *ps)
                                "key and management-external-key cannot be used together");
     }
     err = err ? err : check_external_cert(ps);
-    for (int i = 0; i < 3 && err == 0; i++) {
+    /* every file missing or unreadable is named in one run; the checks that need them all
+     * (certificates against each other) only when all were read */
+    bool is_ready = err == 0; /* (pkcs12 and external-cert problems come first) */
+
+    for (int i = 0; i < 3 && is_ready && err != -ENOMEM; i++) {
+        int e;
+
         if (i == 1 && cfg->mgmt.external_cert) {
             continue; /* asked from the management client at start-up */
         }
@@ -354,25 +360,34 @@ static int check_files(struct config_parser *ps)
                 continue; /* 2.6 options.c check_ca_required: the fingerprints or a CA
                            * directory stand in for the CA file */
             }
-            return config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
-                                   i == 0 ? " (or capath, or peer-fingerprint)" : "");
+            e = config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
+                                i == 0 ? " (or capath, or peer-fingerprint)" : "");
+        } else {
+            e = load(ps, pending[i], names[i], blobs[i]);
         }
-        err = load(ps, pending[i], names[i], blobs[i]);
-        if (err) {
-            return err;
-        }
+        err = err ? err : e;
+    }
+    if (err == -ENOMEM) {
+        return err;
     }
     err = err ? err : config_cert_after_files(ps);
     err = err ? err : check_certs(ps);
-    err = err ? err : check_tls_crypt_v2_key(ps);
-    if (err || cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_NONE) {
+    {
+        int e = check_tls_crypt_v2_key(ps);
+
+        if (e == -ENOMEM) {
+            return e;
+        }
+        err = err ? err : e;
+    }
+    if (cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_NONE) {
         return err;
     }
     const char *name = cfg->tls.tls_wrap_mode == CONFIG_TLS_WRAP_AUTH ? "tls-auth" : "tls-crypt";
+    int e = load(ps, &ps->tls_wrap_key, name, &cfg->tls.tls_wrap_key);
 
-    err = load(ps, &ps->tls_wrap_key, name, &cfg->tls.tls_wrap_key);
-    if (err) {
-        return err;
+    if (e) {
+        return err ? err : e;
     }
     if (strstr(cfg->tls.tls_wrap_key.data, "-----BEGIN OpenVPN tls-crypt-v2") != NULL) {
         return config_error_at(ps, &ps->tls_wrap_key.where, name,
@@ -385,7 +400,7 @@ static int check_files(struct config_parser *ps)
                                "%s is not an OpenVPN static key (openvpn --genkey %s)",
                                cfg->tls.tls_wrap_key.origin, name);
     }
-    return 0;
+    return err;
 }
 
 static int set_default(struct config_parser *ps, char **dst, const char *value)
@@ -517,6 +532,12 @@ static int check_sockets(struct config_parser *ps)
         return config_error_at(ps, &ps->seen_port_share, "port-share",
                                "only works with a TCP socket (proto tcp-server, or a `local` "
                                "line with tcp)");
+    }
+    if (ps->seen_socket_flags_nodelay.line && !config_proto_is_tcp(cfg->net.proto) &&
+        cfg->net.n_sockets < 2) {
+        return config_warn(ps, &ps->seen_socket_flags_nodelay,
+                           "socket-flags: TCP_NODELAY only applies to TCP connections "
+                           "(proto udp is not affected)");
     }
     return 0;
 }

@@ -479,7 +479,7 @@ int config_h_ping_exit(struct config_parser *ps, int argc, char **argv)
 }
 
 /* `socket-flags FLAG...` (2.6 options.c: TCP_NODELAY is the only flag; others are warned about).
- * The flag only changes TCP sockets. */
+ * The flag only changes TCP sockets: check_sockets warns when no TCP socket is configured. */
 int config_h_socket_flags(struct config_parser *ps, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -487,9 +487,7 @@ int config_h_socket_flags(struct config_parser *ps, int argc, char **argv)
 
         if (strcmp(argv[i], "TCP_NODELAY") == 0) {
             ps->cfg->net.tcp_nodelay = true;
-            err = config_warn(ps, NULL,
-                              "socket-flags: TCP_NODELAY only applies to TCP connections "
-                              "(proto udp is not affected)");
+            ps->seen_socket_flags_nodelay = config_here(ps);
         } else {
             err = config_warn(ps, NULL, "socket-flags: unknown socket flag '%s' ignored", argv[i]);
         }
@@ -652,7 +650,7 @@ static int comp_alg_set(struct config_parser *ps, const char *directive, enum co
     }
     if (c->allow != COMP_ALLOW_YES) {
         return config_warn(ps, NULL,
-                           "WARNING: Compression for receiving enabled. Compression has been "
+                           "Compression for receiving enabled. Compression has been "
                            "used in the past to break encryption. Sent packets are not "
                            "compressed unless \"allow-compression yes\" is also set.");
     }
@@ -729,7 +727,7 @@ int config_h_allow_compression(struct config_parser *ps, int argc, char **argv)
     }
     c->allow = COMP_ALLOW_YES;
     return config_warn(ps, NULL,
-                       "WARNING: Compression for sending and receiving enabled. Compression has "
+                       "Compression for sending and receiving enabled. Compression has "
                        "been used in the past to break encryption. Allowing compression allows "
                        "attacks that break encryption. Using \"--allow-compression yes\" is "
                        "strongly discouraged for common usage. See --compress in the manual "

@@ -29,6 +29,7 @@
 
 #include "server/control/acceptor_internal.h"
 #include "server/ops/mgmt.h"
+#include "server/ops/status.h"
 
 uint64_t acc_now_ms(struct acceptor *a)
 {
@@ -566,7 +567,7 @@ static int setup_loop(struct acceptor *a)
     heap_trim_init(&a->heap_trim, acc_now_ms(a), heap_trim_rss_kb());
     acc_blocks_init(a);
     err = err ? err : uv_timer_start(&a->tick, on_tick, ACCEPTOR_TICK_MS, ACCEPTOR_TICK_MS);
-    if (!err && cfg->status.status_file) {
+    if (!err && cfg->status.status_file && !a->is_status_off) {
         uint64_t ms =
             (uint64_t)(cfg->status.status_interval_s > 0 ? cfg->status.status_interval_s : 60) *
             1000;
@@ -593,6 +594,35 @@ int acceptor_test_config(struct config *cfg, char *errbuf, size_t errbuf_len)
     a->status_fd = -1;
     mbedtls_entropy_init(&a->crypto.entropy);
     mbedtls_ctr_drbg_init(&a->crypto.drbg);
+    if (cfg->status.status_file) {
+        /* what start-up will warn about (it starts all the same) */
+        err = status_probe_file(cfg->status.status_file, O_WRONLY);
+        if (err == -ELOOP && (cfg->proc.user || cfg->proc.group || cfg->proc.chroot_dir)) {
+            snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status.status_file,
+                     strerror(ELOOP));
+            release(a);
+            return err;
+        }
+        if (err) {
+            status_warn_unopened("status", cfg->status.status_file, O_WRONLY, err,
+                                 cfg->proc.chroot_dir == NULL);
+        }
+    }
+    if (cfg->net.ifconfig_pool_persist && !cfg->clients.duplicate_cn) {
+        int oflags = cfg->net.ifconfig_pool_persist_s > 0 ? O_RDWR : O_RDONLY;
+
+        err = status_probe_file(cfg->net.ifconfig_pool_persist, oflags);
+        if (err == -ELOOP) {
+            snprintf(errbuf, errbuf_len, "ifconfig-pool-persist: cannot open %s: %s",
+                     cfg->net.ifconfig_pool_persist, strerror(ELOOP));
+            release(a);
+            return err;
+        }
+        if (err) {
+            status_warn_unopened("ifconfig-pool-persist", cfg->net.ifconfig_pool_persist, oflags,
+                                 err, cfg->proc.chroot_dir == NULL);
+        }
+    }
     if (acc_mgmt_startup_pending(cfg)) {
         /* no management client to ask here: what it would give is checked when it gives it */
         log_msg(LOG_INFO, "%s%s%s: not checked (no management client to ask at --test-config)",
@@ -631,7 +661,8 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
     a->n_cleanups = sizeof(acc_cleanups) / sizeof(acc_cleanups[0]);
     a->fd = env->udp_fd;
     a->status_fd = -1;
-    a->n_clients_notified = SIZE_MAX; /* the first tick tells systemd the count */
+    a->persist_err = env->persist_err; /* (logged at start-up) */
+    a->n_clients_notified = SIZE_MAX;  /* the first tick tells systemd the count */
     /* first, so that release() may free them whatever fails below */
     mbedtls_entropy_init(&a->crypto.entropy);
     mbedtls_ctr_drbg_init(&a->crypto.drbg);
@@ -639,11 +670,24 @@ int acceptor_new(const struct acceptor_env *env, struct acceptor **out, char *er
         /* (as root: not through a symbolic link someone left there) */
         a->status_fd =
             open(cfg->status.status_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (a->status_fd < 0) {
-            err = -errno;
+        if (a->status_fd < 0 && errno == ELOOP) { /* a symbolic link there: never followed */
+            err = -ELOOP;
             snprintf(errbuf, errbuf_len, "status: cannot open %s: %s", cfg->status.status_file,
-                     strerror(-err));
+                     strerror(ELOOP));
             goto fail;
+        }
+        if (a->status_fd < 0) {
+            /* not a reason to stop (openvpn 2.6 starts too): written by its path at each
+             * write, unless a chroot makes that path name another file */
+            a->status_err = -errno;
+            a->is_status_off = cfg->proc.chroot_dir != NULL;
+            status_warn_unopened("status", cfg->status.status_file, O_WRONLY, a->status_err,
+                                 !a->is_status_off);
+        }
+    } else if (cfg->status.status_file) {
+        a->status_err = status_probe_file(cfg->status.status_file, O_WRONLY);
+        if (a->status_err) {
+            status_warn_unopened("status", cfg->status.status_file, O_WRONLY, a->status_err, true);
         }
     }
     if (msg_pool_init(&a->pool, ACCEPTOR_POOL_MSGS, CTL_BUF_LEN)) {
@@ -770,7 +814,7 @@ void acceptor_free(struct acceptor *a)
             acc_cs_free(a, cs);
         }
     }
-    if (a->cfg->status.status_file) {
+    if (a->cfg->status.status_file && !a->is_status_off) {
         acc_write_status(a);
     }
     if (a->env->is_pool_persisted) {

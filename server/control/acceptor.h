@@ -45,6 +45,7 @@ struct acceptor_env {
     int ipv6_bits;          /* its prefix length, pushed with pool addresses */
     bool is_pool_persisted; /* ifconfig-pool-persist with SECONDS > 0, no duplicate-cn */
     int persist_fd;         /* the persist file opened before privileges were dropped, or -1 */
+    int persist_err;        /* why it could not be opened at start-up (-errno, logged), or 0 */
     /* what a reload parses again (reload.c): the command line as config text, NULL = no
      * reload; and the directory the server started in (absolute, or NULL) */
     const char *config_text;

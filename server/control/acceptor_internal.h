@@ -365,8 +365,11 @@ struct acceptor {
     uv_poll_t poll;
     uv_timer_t tick;
     uv_timer_t status_timer;
-    uv_timer_t persist_timer;          /* ifconfig-pool-persist SECONDS */
-    int status_fd;                     /* open status file when privileges are dropped, else -1 */
+    uv_timer_t persist_timer; /* ifconfig-pool-persist SECONDS */
+    int status_fd;            /* open status file when privileges are dropped, else -1 */
+    int status_err;           /* the status file's last write error (-errno) logged, or 0 */
+    bool is_status_off;       /* the status file could not be opened before a chroot: not written */
+    int persist_err;          /* the ifconfig-pool-persist file's last write error logged, or 0 */
     struct acc_status_job *status_job; /* the status file's copy and writer (status_writer.c) */
     struct acc_crypto crypto;
     struct acc_checks checks;

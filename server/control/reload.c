@@ -466,7 +466,7 @@ void acc_reload(struct acceptor *a)
         /* (no chroot here: a reload is refused after one) */
         err = acc_tls_conf_new(a, &o->cfg, NULL, &tls, &crl, errbuf, sizeof(errbuf));
         if (err) {
-            log_msg(LOG_ERR, "%s: %s", o->cfg.source ? o->cfg.source : "config", errbuf);
+            log_msg(LOG_ERR, "%s: %s", config_origin(&o->cfg), errbuf);
             log_msg(LOG_ERR, "reload: refused, nothing changed: the certificates or the CRL do "
                              "not check; every client stays");
             config_reload_free(&o->cfg);

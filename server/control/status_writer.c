@@ -31,8 +31,7 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
     if (!mem) {
         return -errno;
     }
-    err =
-        status_print(mem, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n, workers, n_workers);
+    err = status_print(mem, version, OVPND_TITLE, time(NULL), rows, n, workers, n_workers);
     if (fclose(mem) != 0 && !err) {
         err = -EIO;
     }
@@ -136,7 +135,7 @@ int acc_status_print(struct acceptor *a, int version, FILE *out)
     if (!rows) {
         return -ENOMEM;
     }
-    err = status_print(out, version, "ovpnd " OVPND_VERSION, time(NULL), rows, n, workers,
+    err = status_print(out, version, OVPND_TITLE, time(NULL), rows, n, workers,
                        (size_t)a->env->n_workers);
     free(rows);
     return err;
@@ -239,15 +238,23 @@ static int write_job(const struct acc_status_job *job)
         return status_rewrite_fd(job->fd, job->version, job->rows, job->n_rows, job->workers,
                                  job->n_workers);
     }
-    return status_write(job->path, job->version, "ovpnd " OVPND_VERSION, job->now, job->rows,
-                        job->n_rows, job->workers, job->n_workers);
+    return status_write(job->path, job->version, OVPND_TITLE, job->now, job->rows, job->n_rows,
+                        job->workers, job->n_workers);
 }
 
+/* Log a write's result when it differs from the last one (a->status_err): a failing file is
+ * named once, not at every interval, and again when it is written after all. Acceptor thread. */
 static void log_write_error(const struct acc_status_job *job, int err)
 {
-    if (err) {
-        log_msg(LOG_WARN, "cannot write status file %s: %s", job->path, strerror(-err));
+    struct acceptor *a = job->a;
+
+    if (err && err != a->status_err) {
+        log_msg(LOG_WARN, "cannot write status file %s: %s (tried again at each write)", job->path,
+                strerror(-err));
+    } else if (!err && a->status_err) {
+        log_msg(LOG_INFO, "status file %s written", job->path);
     }
+    a->status_err = err;
 }
 
 static void job_work(uv_work_t *req)
@@ -314,7 +321,7 @@ void acc_write_status(struct acceptor *a)
 {
     struct acc_status_job *job;
 
-    if (!a->cfg->status.status_file) {
+    if (!a->cfg->status.status_file || a->is_status_off) {
         return;
     }
     job = status_job(a);
@@ -342,7 +349,7 @@ void acc_on_status_timer(uv_timer_t *t)
 {
     struct acceptor *a = t->data;
 
-    if (a->cfg->status.status_file && !a->is_stopping) {
+    if (a->cfg->status.status_file && !a->is_status_off && !a->is_stopping) {
         start_job(a);
     }
 }
@@ -352,10 +359,14 @@ void acc_write_pool_persist(struct acceptor *a)
     const struct acceptor_env *env = a->env;
     int err = pool_persist_write(env->pool, a->cfg->net.ifconfig_pool_persist, env->persist_fd);
 
-    if (err) {
-        log_msg(LOG_WARN, "ifconfig-pool-persist: cannot write %s: %s",
+    /* as the status file: a failing file is named once, and again once it is written */
+    if (err && err != a->persist_err) {
+        log_msg(LOG_WARN, "ifconfig-pool-persist: cannot write %s: %s (tried again at each write)",
                 a->cfg->net.ifconfig_pool_persist, strerror(-err));
+    } else if (!err && a->persist_err) {
+        log_msg(LOG_INFO, "ifconfig-pool-persist: %s written", a->cfg->net.ifconfig_pool_persist);
     }
+    a->persist_err = err;
 }
 
 void acc_on_persist_timer(uv_timer_t *t)

@@ -123,7 +123,9 @@ void acc_admission_tick(struct acceptor *a, uint64_t now)
     s->next_rate_ms = now + 1000;
     s->max_in_flight = admission_decide_bound(s->configured_in_flight, s->hs_rate,
                                               (uint64_t)a->cfg->timers.hand_window_s * 1000u);
-    if (s->max_in_flight != was && (s->max_in_flight >= was * 2 || s->max_in_flight * 2 <= was)) {
+    /* (was 0: the first tick, at start-up, where setup_admission logs the bound) */
+    if (was > 0 && s->max_in_flight != was &&
+        (s->max_in_flight >= was * 2 || s->max_in_flight * 2 <= was)) {
         log_msg(LOG_INFO,
                 "admission control: at most %zu TLS handshakes in flight (%" PRIu64
                 " handshakes/s, %.1f ms of TLS work each)",

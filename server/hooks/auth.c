@@ -103,8 +103,7 @@ static int check_certless_auth(const struct auth *au, char *errbuf, size_t errbu
              "nothing would check their username and password: there is no "
              "auth-user-pass-verify, and %s%s%s",
              cfg->tls.verify_client_cert_where ? cfg->tls.verify_client_cert_where
-             : cfg->source                     ? cfg->source
-                                               : "config",
+                                               : config_origin(cfg),
              cfg->tls.verify_client_cert == CONFIG_VERIFY_NONE ? "none" : "optional",
              cfg->hooks.n_plugins == 0   ? "no plugin"
              : cfg->hooks.n_plugins == 1 ? "the plugin at "

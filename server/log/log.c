@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,17 @@ void log_init(int fd, enum log_level max_level)
     tzset(); /* localtime_r does not read TZ by itself */
     atomic_store_explicit(&log_fd, fd, memory_order_relaxed);
     atomic_store_explicit(&log_max_level, (int)max_level, memory_order_relaxed);
+}
+
+int log_give_file(uid_t uid, gid_t gid)
+{
+    int fd = atomic_load_explicit(&log_fd, memory_order_relaxed);
+    struct stat st;
+
+    if (fd <= STDERR_FILENO || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        return 0;
+    }
+    return fchown(fd, uid, gid) == 0 ? 0 : -errno;
 }
 
 int log_reopen(const char *path)

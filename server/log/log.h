@@ -16,6 +16,7 @@
 #define SERVER_LOG_LOG_H
 
 #include <stdarg.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,12 @@ size_t log_format_stamp(char *buf, size_t cap, enum log_stamp stamp, int64_t now
  * current log descriptor with dup2, so that a line written meanwhile goes whole to one file or
  * the other. Returns 0 or -errno (the old file stays in use). Any thread. */
 int log_reopen(const char *path);
+
+/* Give the log file (a `log`/`log-append` file; nothing for standard error or syslog) to the
+ * user and group the server is about to switch to (-1: keep that one), so that it can reopen
+ * the file after a rotation (logrotate's `create` keeps the owner of the file it moved): 0, or
+ * -errno. Main thread, before the switch. */
+int log_give_file(uid_t uid, gid_t gid);
 
 /* Change the level shown from now on (e.g. the management "verb" command). Any thread. */
 void log_set_level(enum log_level max_level);

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 
 #include "server/config/config.h"
+#include "server/ops/status.h"
 
 #define MAX_PARMS 16 /* words of one command, as 2.6's MAX_PARMS */
 
@@ -521,7 +522,7 @@ static void dispatch(struct mgmt_client *c, char **p)
         if (p[1]) { /* 2.6 records the client's version and says nothing */
             c->version = atoi(p[1]);
         } else {
-            mgmt_reply(c, "OpenVPN Version: ovpnd %s", OVPND_VERSION);
+            mgmt_reply(c, "OpenVPN Version: %s", OVPND_TITLE);
             mgmt_reply(c, "Management Version: %d", MGMT_VERSION);
             mgmt_reply(c, "END");
         }

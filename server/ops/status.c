@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/log/log.h"
+
 #define ADDR_STR_MAX (INET6_ADDRSTRLEN + 8) /* address, ':' and port */
 #define TIME_STR_MAX 80 /* room for any int the compiler can imagine in struct tm */
 
@@ -406,4 +408,36 @@ int status_write(const char *path, int version, const char *title, time_t now,
 out_unlink:
     unlink(tmp);
     return err;
+}
+
+int status_probe_file(const char *path, int oflags)
+{
+    int fd = open(path, oflags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (errno != ENOENT || (oflags & O_ACCMODE) == O_RDONLY) {
+        return errno == ENOENT ? 0 : -errno;
+    }
+    fd = open(path, oflags | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        return -errno;
+    }
+    close(fd);
+    unlink(path);
+    return 0;
+}
+
+void status_warn_unopened(const char *directive, const char *path, int oflags, int err,
+                          bool is_retried)
+{
+    log_msg(LOG_WARN, "%s: cannot open %s for %s: %s (ovpnd runs without it%s)", directive, path,
+            (oflags & O_ACCMODE) == O_RDWR     ? "reading and writing"
+            : (oflags & O_ACCMODE) == O_WRONLY ? "writing"
+                                               : "reading",
+            strerror(-err),
+            is_retried ? " and tries again at each write"
+                       : " and does not write it until it is started again: the chroot hides it");
 }

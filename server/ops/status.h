@@ -34,11 +34,19 @@
 #define SERVER_OPS_STATUS_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <time.h>
+
+/* What the server calls itself where openvpn 2.6 gives its title_string: the management
+ * interface's `version` ("OpenVPN Version: ...") and the status file's TITLE. Dashboards read
+ * the word after "OpenVPN" as openvpn's version to choose the status layout (openvpn-monitor:
+ * 2.4 and later have the IPv6 and client-ID columns ovpnd writes), so it starts like 2.6's.
+ * No comma: it is a field of status version 2. */
+#define OVPND_TITLE "OpenVPN 2.6.0 compatible (ovpnd " OVPND_VERSION ")"
 
 #include "server/addr/vroute.h"
 
@@ -93,5 +101,20 @@ int status_print(FILE *out, int version, const char *title, time_t now,
 int status_write(const char *path, int version, const char *title, time_t now,
                  const struct status_client *clients, size_t n_clients,
                  const struct status_worker *workers, size_t n_workers);
+
+/* Whether path can be opened with oflags (O_WRONLY or O_RDWR; O_RDONLY takes a missing file as
+ * fine), the way the status file and the ifconfig-pool-persist file are opened at start-up:
+ * an existing file is opened without being changed, a missing one is created and removed
+ * again. 0 or -errno (e.g. -ENOENT for a missing directory, -EISDIR, -EROFS, -EACCES). Blocks
+ * on disk: main thread, at start-up and --test-config. */
+int status_probe_file(const char *path, int oflags);
+
+/* Log, as a warning, that directive's file path could not be opened (-err, for oflags as in
+ * status_probe_file) and that ovpnd runs without it: when is_retried, it tries again at each
+ * write; else (a chroot, where the path would name another file) it does not write the file
+ * until it is started again. openvpn 2.6 also starts then ("Note: cannot open FILE for WRITE",
+ * status.c status_open) and never tries again while it runs. Any thread. */
+void status_warn_unopened(const char *directive, const char *path, int oflags, int err,
+                          bool is_retried);
 
 #endif /* SERVER_OPS_STATUS_H */

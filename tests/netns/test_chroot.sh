@@ -5,7 +5,13 @@
 #  - client 2, revoked in the jail's /crl.pem at start-up, is refused;
 #  - client 3 is revoked while the server runs, in the jail's CRL: the server reads it again
 #    there and refuses client 3;
-#  - the status file outside the jail lists client 1.
+#  - the status file outside the jail lists client 1;
+#  - a status file and an ifconfig-pool-persist file that cannot be opened (the status path is a
+#    directory, the other's directory does not exist) do not stop the start-up: the server
+#    warns, naming each file and the reason (openvpn 2.6: "Note: cannot open FILE for WRITE" /
+#    "for READ/WRITE"), and client 1 connects; --test-config gives the same warnings and
+#    "configuration OK". (openvpn 2.6 refuses to start when the status file's directory is
+#    missing or not writable, so that case is not used here; ovpnd warns and starts.)
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -70,4 +76,36 @@ wait_server_log "198\.18\.0\.4:[0-9]+.*(certificate has been revoked|certificate
     fail "client 3, revoked in the jail's CRL while the server ran, was not refused"
 [ -z "$(client_tun_ip 3)" ] || fail "the revoked client 3 got an address"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 still works"
+
+# Files that cannot be opened before the privileges are dropped: a warning, not a refusal.
+server_stop
+client_stop 1
+client_stop 2
+client_stop 3
+missing=$d/missing
+mkdir "$d/status-dir"
+server_conf_write "$d" "chroot $jail" "user nobody" "group nogroup" \
+    "status $d/status-dir 1" "ifconfig-pool-persist $missing/ipp.txt 1"
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    out=$("$OVPND" --config "$d/server.conf" --test-config 2>&1) ||
+        fail "--test-config refused the config: $out"
+    for f in "status: cannot open $d/status-dir for writing: Is a directory" \
+        "ifconfig-pool-persist: cannot open $missing/ipp.txt for reading and writing: No such file or directory"; do
+        grep -qF -- "$f" <<<"$out" || fail "--test-config does not warn '$f': $out"
+    done
+    grep -q "configuration OK" <<<"$out" || fail "--test-config did not say the config is OK: $out"
+    status_warn="status: cannot open $d/status-dir for writing: Is a directory"
+    ipp_warn="ifconfig-pool-persist: cannot open $missing/ipp\.txt for reading and writing: No such file or directory"
+else
+    status_warn="Note: cannot open $d/status-dir for WRITE"
+    ipp_warn="Note: cannot open $missing/ipp\.txt for READ/WRITE"
+fi
+server_start "$d"
+server_log_grep "$status_warn" || fail "no warning naming the status file and the reason"
+server_log_grep "$ipp_warn" || fail "no warning naming the ifconfig-pool-persist file and the reason"
+client_start "$d" 1
+wait_tunnel 1
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 -> server without the two files"
+[ -e "$missing" ] && fail "$missing was made"
+server_alive || fail "the server exited"
 ovt_log "PASS"

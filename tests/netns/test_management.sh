@@ -112,7 +112,9 @@ SUCCESS: password is correct" ] || fail "wrong password not refused or right one
     [ "$welcome" = ">INFO:OpenVPN Management Interface Version 5 -- type 'help' for more info" ] ||
         fail "welcome line: '$welcome'"
     r=$(reply_of "$out" 0)
-    expect_line version '^OpenVPN Version: ' "$r"
+    # dashboards take the word after "OpenVPN" for openvpn's version (openvpn-monitor: >= 2.4.0
+    # for the status layout with client IDs)
+    expect_line version '^OpenVPN Version: OpenVPN 2\.[4-9]\.[0-9]+ ' "$r"
     expect_line version '^Management Version: 5$' "$r"
     expect_line version '^END$' "$r"
     spid=$(server_process_pid)

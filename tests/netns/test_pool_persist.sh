@@ -7,7 +7,11 @@
 #    outside the pool) and the server restarted with SECONDS 1: client 1 connecting first
 #    still gets its persisted 198.19.0.3, client 2 its 198.19.0.2; each bad line is logged
 #    with FILE:LINE and skipped; a third common name gets an address nobody had (198.19.0.4),
-#    and the file is rewritten while the server runs.
+#    and the file is rewritten while the server runs;
+#  - a file that cannot be opened (its directory is missing) does not stop the start-up: a
+#    warning names it and the reason, and once the directory is made the file is written
+#    within SECONDS, the failures in between logged once;
+#  - (start-up) the admission control bound is logged once.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +25,9 @@ file_is() { [ "$(cat "$ipp" 2>/dev/null)" = "$1" ]; }
 
 server_conf_write "$OVT_DIR" "ifconfig-pool-persist $ipp"
 server_start "$OVT_DIR"
+# (the bound follows the handshake rate: with none yet, it stays as it started)
+n=$(server_log_since | grep -c "admission control: at most") || true
+[ "$n" = 1 ] || fail "the start-up logged the admission control bound $n times, not once"
 client_start "$OVT_DIR" 1
 wait_tunnel 1
 client_start "$OVT_DIR" 2
@@ -56,3 +63,16 @@ assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "client 1 -> server w
 want=$'client2,198.19.0.2,\nclient1,198.19.0.3,\nclient3,198.19.0.4,'
 wait_for 5 file_is "$want" || fail "the file was not rewritten within SECONDS: '$(cat "$ipp")'"
 ovt_log "file rewritten while running: $(tr '\n' ' ' <"$ipp")"
+
+server_stop
+late=$OVT_DIR/late/ipp.txt
+server_conf_write "$OVT_DIR" "ifconfig-pool-persist $late 1"
+server_start "$OVT_DIR"
+server_log_grep "WARNING: ifconfig-pool-persist: cannot open $late for reading and writing: No such file or directory" ||
+    fail "no warning naming the unopenable file and the reason"
+mkdir "$OVT_DIR/late"
+wait_for 5 test -e "$late" || fail "the file was not written once its directory existed"
+n=$(server_log_since | grep -c "cannot write $late") || true
+[ "$n" -le 1 ] || fail "the write failure was logged $n times, not once"
+server_log_grep "ifconfig-pool-persist: $late written" || fail "the server did not say the file is written again"
+ovt_log "written once its directory was made; failure lines: $n"

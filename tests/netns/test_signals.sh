@@ -6,6 +6,8 @@
 # needs without copytruncate: after the file was moved away, the lines that follow go to a new
 # one. SIGUSR2 logs the counters.
 # SIGTERM then ends the server with the client told (explicit-exit-notify: it restarts).
+# The config's warnings at start-up (here: `opt-verify`, accepted and ignored) are in the log
+# file too, not only on the terminal.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,8 +17,9 @@ ovt_init signals
 netns_setup 1
 pki_make "$OVT_DIR"
 LOGF=$OVT_DIR/ovpnd.log
-server_conf_write "$OVT_DIR" "log-append $LOGF"
+server_conf_write "$OVT_DIR" "log-append $LOGF" "opt-verify"
 server_start "$OVT_DIR"
+grep -q "WARNING: .*opt-verify" "$LOGF" || fail "the config's warning is not in the log file"
 client_start "$OVT_DIR" 1
 wait_tunnel 1
 ns=$(client_ns 1)

@@ -3,7 +3,8 @@
 # installs, its Depends are computed from the linked libraries, /etc/logrotate.d/ovpnd is a
 # conffile, and the systemd unit starts a binary that the package installs. The package is
 # under the build's install prefix: docs/install.md's /usr paths are read as PREFIX paths
-# (/usr/local/... in a build with the default prefix).
+# (/usr/local/... in a build with the default prefix), and its /etc and /var paths as
+# PREFIX/etc and PREFIX/var unless the prefix is /usr (GNUInstallDirs).
 #
 # usage: tests/package/test_deb.sh [BUILD_DIR]   (default: build; it must be built)
 # The package is made from BUILD_DIR's install rules into a temporary directory, as `cpack -G
@@ -32,6 +33,10 @@ fail() {
 
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 [ -n "$prefix" ] || fail "no CMAKE_INSTALL_PREFIX in $build/CMakeCache.txt"
+etc=/etc var=/var
+if [ "$prefix" != /usr ]; then
+    etc=$prefix/etc var=$prefix/var
+fi
 DESTDIR=$tmp/stage cmake --install "$build" >"$tmp/install.log" 2>&1 ||
     fail "cmake --install: $(tail -n 5 "$tmp/install.log")"
 (cd "$tmp" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/out" \
@@ -45,7 +50,8 @@ dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$tmp/files"
 # Every path of docs/install.md's list ("## 2. What the package installs": indented lines
 # starting with /) is in the package.
 sed -n '/^## 2\. What the package installs/,/^## 3/p' "$src/docs/install.md" |
-    sed -n 's|^    \(/[^ ]*\)$|\1|p' | sed "s|^/usr/|$prefix/|" >"$tmp/documented"
+    sed -n 's|^    \(/[^ ]*\)$|\1|p' |
+    sed -e "s|^/usr/|$prefix/|" -e "s|^/etc/|$etc/|" -e "s|^/var/|$var/|" >"$tmp/documented"
 [ "$(wc -l <"$tmp/documented")" -ge 10 ] || fail "docs/install.md lists no package contents"
 n=0
 while read -r path; do
@@ -65,8 +71,8 @@ for lib in libmbedtls libuv1 libssl3 libc6; do
     *) fail "Depends has no $lib: $depends" ;;
     esac
 done
-dpkg-deb -I "$deb" conffiles | grep -qxF /etc/logrotate.d/ovpnd ||
-    fail "/etc/logrotate.d/ovpnd is not a conffile"
+dpkg-deb -I "$deb" conffiles | grep -qxF "$etc/logrotate.d/ovpnd" ||
+    fail "$etc/logrotate.d/ovpnd is not a conffile"
 
 # The unit starts a binary the package installs.
 mkdir "$tmp/x"

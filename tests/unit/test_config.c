@@ -1674,6 +1674,18 @@ static void openvpn26_tolerances(void **state)
     assert_true(cfg.net.tcp_nodelay);
     assert_int_equal(cfg.net.push.n_items, 0);
     config_free(&cfg);
+    /* ... and no warning when a TCP socket is configured, whichever line comes first */
+    expect_ok(&cfg, BASE "proto tcp-server\nsocket-flags TCP_NODELAY\n");
+    assert_true(cfg.net.tcp_nodelay);
+    assert_false(has_warning(&cfg, "t.conf:9: socket-flags"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "socket-flags TCP_NODELAY\nproto tcp\n");
+    assert_false(has_warning(&cfg, "t.conf:8: socket-flags"));
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "socket-flags TCP_NODELAY\nlocal 198.18.0.1 1194 udp\n"
+                         "local 198.18.0.1 1194 tcp\n");
+    assert_false(has_warning(&cfg, "t.conf:8: socket-flags"));
+    config_free(&cfg);
     expect_warning(BASE "socket-flags FAST\n",
                    "t.conf:8: socket-flags: unknown socket flag 'FAST'");
     expect_ok(&cfg, BASE "tcp-nodelay\n");
@@ -2333,7 +2345,9 @@ static void all_errors_at_once(void **state)
     config_init(&cfg);
     assert_int_equal(config_parse_string(&cfg, "t.conf", text, err, sizeof(err)), -EINVAL);
     assert_int_equal(cfg.n_errors, CONFIG_MAX_ERRORS);
-    assert_int_equal(cfg.n_errors_dropped, 5);
+    /* the five lines over the limit, and the whole-config check (no `dev`) that runs after
+     * them */
+    assert_int_equal(cfg.n_errors_dropped, 6);
     config_free(&cfg);
     /* Whole-config checks: a bad certificate file and a bad combination, both reported. */
     config_init(&cfg);
@@ -2347,6 +2361,29 @@ static void all_errors_at_once(void **state)
     assert_int_equal(cfg.n_errors, 2);
     assert_string_equal(cfg.errors[0], "t.conf:8: ccd-exclusive: needs client-config-dir");
     assert_true(strncmp(cfg.errors[1], "t.conf:6: key: cannot read", 26) == 0);
+    config_free(&cfg);
+    /* Every file that cannot be read is named, not only the first. */
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf",
+                                         "dev tun\ntopology subnet\nserver 198.19.0.0 "
+                                         "255.255.255.0\nca /nonexistent/ca.crt\n"
+                                         "cert /nonexistent/server.crt\nkey server.key\n"
+                                         "tls-crypt /nonexistent/ta.key\n",
+                                         err, sizeof(err)),
+                     -EINVAL);
+    assert_int_equal(cfg.n_errors, 3);
+    assert_true(strncmp(cfg.errors[0], "t.conf:4: ca: cannot read", 25) == 0);
+    assert_true(strncmp(cfg.errors[1], "t.conf:5: cert: cannot read", 27) == 0);
+    assert_true(strncmp(cfg.errors[2], "t.conf:7: tls-crypt: cannot read", 32) == 0);
+    config_free(&cfg);
+    /* The whole-config checks run after lines with errors too: a typo and a `dev tap`. */
+    config_init(&cfg);
+    assert_int_equal(config_parse_string(&cfg, "t.conf", "pusj x\n" BASE "dev tap\n", err,
+                                         sizeof(err)),
+                     -EINVAL);
+    assert_int_equal(cfg.n_errors, 2);
+    assert_string_equal(cfg.errors[0], "t.conf:1: pusj: unknown directive");
+    assert_true(strncmp(cfg.errors[1], "t.conf:9: dev: not implemented", 30) == 0);
     config_free(&cfg);
 }
 
@@ -2615,7 +2652,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
     config_free(&cfg);
     expect_warning(BASE "compress lz4-v2\n",
-                   "t.conf:8: WARNING: Compression for receiving enabled. Compression has been "
+                   "t.conf:8: Compression for receiving enabled. Compression has been "
                    "used in the past to break encryption. Sent packets are not compressed unless "
                    "\"allow-compression yes\" is also set.");
     expect_ok(&cfg, BASE "compress lz4\nallow-compression asym\n");
@@ -2623,7 +2660,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_ASYM);
     config_free(&cfg);
     expect_warning(BASE "allow-compression yes\ncomp-lzo\n",
-                   "t.conf:8: WARNING: Compression for sending and receiving enabled.");
+                   "t.conf:8: Compression for sending and receiving enabled.");
     expect_ok(&cfg, BASE "allow-compression yes\ncomp-lzo\n");
     assert_int_equal(cfg.net.comp.alg, COMP_FRAMING_LZO);
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_YES);
