@@ -1165,7 +1165,9 @@ void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_sta
 
 /* Build a TLS configuration from cfg's ca, cert, key, peer-fingerprint, tls-groups,
  * tls-cert-profile, tls-cipher, CRL and capath directory (into *crl, which starts watching cfg's
- * CRL file and capath directory; crl_watch_init). root: the chroot directory while the server
+ * CRL file and capath directory; crl_watch_init). crl is &a->crypto.crl at start-up only; later
+ * the watch in force is crl_watch_init's prev (a CRL file that cannot be used keeps every client
+ * refused across the new configuration). root: the chroot directory while the server
  * has not entered it yet (start-up), else NULL. At start-up, at a reload, and when the capath
  * directory changes. *out is the caller's (acc_tls_conf_free). 0 or a negative code with the
  * reason in errbuf (errbuf_len bytes). Acceptor or main thread. */

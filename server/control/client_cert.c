@@ -24,6 +24,21 @@
 #include "server/control/acceptor_internal.h"
 #include "server/control/crl_dir.h"
 
+/* crl-verify's file changed and cannot be used (crl_watch_unloaded): refuse cs's certificate
+ * as a failed verification (counted, logged with the address, rate-limited per session), as
+ * openvpn 2.6 ssl_verify.c verify_cert refuses every certificate with "CRL not loaded". The
+ * client is sent RESTART, not AUTH_FAILED: as after 2.6's failed TLS handshake (there after
+ * hand-window), it tries again by itself and gets in once the file can be read. */
+static void acc_refuse_crl_unloaded(struct acceptor *a, struct ctl_session *cs)
+{
+    char why[sizeof(a->crypto.crl.why) + 96];
+
+    snprintf(why, sizeof(why),
+             "client certificate verification failed: crl-verify: CRL not loaded: %s",
+             crl_watch_unloaded(&a->crypto.crl));
+    acc_refuse(a, cs, why, "RESTART");
+}
+
 /* Who the client is from its certificate: CN (or "UNDEF" when verify-client-cert lets it come
  * without one), and the checks on the certificate. Returns false when it was refused. */
 bool acc_check_certificate(struct acceptor *a, struct ctl_session *cs, struct key_state *ks)
@@ -69,6 +84,10 @@ bool acc_check_certificate(struct acceptor *a, struct ctl_session *cs, struct ke
         snprintf(cs->client.cn, sizeof(cs->client.cn), "UNDEF");
         acc_refuse(a, cs, "client certificate verification failed", NULL);
         acc_cs_log(a, cs, LOG_INFO, "certificate problem: %s", info);
+        return false;
+    }
+    if (crl_watch_unloaded(&a->crypto.crl)) {
+        acc_refuse_crl_unloaded(a, cs);
         return false;
     }
     if (a->cfg->cert.crl_dir && !crl_dir_admits(a->cfg->cert.crl_dir, crt, &a->crypto.tls->conf.ca,
@@ -194,6 +213,10 @@ bool acc_recheck_certificate(struct acceptor *a, struct ctl_session *cs, struct 
         snprintf(why, sizeof(why), "client certificate verification failed at renegotiation: %s",
                  info);
         acc_auth_failed(a, cs, why);
+        return false;
+    }
+    if (crt && crl_watch_unloaded(&a->crypto.crl)) {
+        acc_refuse_crl_unloaded(a, cs);
         return false;
     }
     if (crt && a->cfg->cert.crl_dir) {

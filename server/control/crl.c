@@ -49,16 +49,33 @@ static ssize_t read_all(const char *path, char **out)
     return n;
 }
 
-/* The CRL file, if it changed. Whether the CRL was replaced. */
+/* The file changed and cannot be used: refuse every client from now on (crl_watch_unloaded),
+ * logged once per reason. why: what went wrong, with the file's name. */
+static void set_unloaded(struct crl_watch *w, const char *why)
+{
+    if (!w->is_unloaded || strcmp(w->why, why) != 0) {
+        log_msg(LOG_ERR,
+                "crl-verify: %s; no client is admitted (first handshake or renegotiation) until "
+                "the file can be used (fail closed, as openvpn 2.6: \"CRL not loaded\"); the "
+                "clients connected now stay until their next renegotiation",
+                why);
+    }
+    w->is_unloaded = true;
+    snprintf(w->why, sizeof(w->why), "%s", why);
+}
+
+/* The CRL file, if it changed (or, while it could not be read, once a second: a chmod changes
+ * neither mtime nor size). Whether the CRL was replaced. */
 static bool file_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock)
 {
     int ret;
-    char err[256] = "", *text = NULL;
+    char err[256] = "", why[sizeof(w->why)], *text = NULL;
+    bool was_unloaded = w->is_unloaded;
     struct stat st;
     ssize_t len;
 
     if (stat(w->path, &st) != 0) {
-        return false; /* being replaced; the next look finds it */
+        return false; /* being replaced; the next look finds it (2.6 keeps its CRL then too) */
     }
     if (st.st_mtim.tv_sec == w->mtime.tv_sec && st.st_mtim.tv_nsec == w->mtime.tv_nsec &&
         st.st_size == w->size) {
@@ -68,20 +85,30 @@ static bool file_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_
     w->size = st.st_size;
     len = read_all(w->path, &text);
     if (len < 0) {
-        log_msg(LOG_WARN, "crl-verify: cannot read %s: %s; the previous CRL stays in use", w->path,
-                strerror((int)-len));
+        snprintf(why, sizeof(why), "cannot read %s: %s", w->path, strerror((int)-len));
+        set_unloaded(w, why);
+        memset(&w->mtime, 0, sizeof(w->mtime)); /* read it again at the next look */
         return false;
     }
     pthread_rwlock_wrlock(lock); /* no handshake step may read the CRL meanwhile */
     ret = tls_server_conf_set_crl(tls, (const uint8_t *)text, (size_t)len + 1, err, sizeof(err));
     pthread_rwlock_unlock(lock);
-    if (ret) {
-        log_msg(LOG_WARN, "crl-verify: %s: %s; the previous CRL stays in use", w->path, err);
-    } else {
-        log_msg(LOG_INFO, "crl-verify: %s changed, CRL reloaded", w->path);
-    }
     free(text);
-    return ret == 0;
+    if (ret) {
+        /* read again only once it changes: a broken file is not parsed once a second */
+        snprintf(why, sizeof(why), "%s: %s", w->path, err);
+        set_unloaded(w, why);
+        return false;
+    }
+    w->is_unloaded = false;
+    log_msg(LOG_INFO, "crl-verify: %s changed, CRL reloaded%s", w->path,
+            was_unloaded ? "; clients are admitted again" : "");
+    return true;
+}
+
+const char *crl_watch_unloaded(const struct crl_watch *w)
+{
+    return w->is_unloaded ? w->why : NULL;
 }
 
 unsigned crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
@@ -113,27 +140,53 @@ unsigned crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthrea
 }
 
 /* The CRL of cfg into tls: the file read now (a configuration built while the server runs must
- * not take the copy read at start-up), or the config's copy when the file cannot be used. */
+ * not take the copy read at start-up). When the file cannot be used, the config's copy goes
+ * into tls, and: while prev (the watch of the configuration in force; NULL at start-up) refuses
+ * every client, so does w; a file that changed since prev last read it (another mtime or size)
+ * makes w refuse every client (as file_tick); the file prev read (a mode 0600 file from
+ * start-up, when a capath change builds a new configuration) or a missing one keeps the copy. */
 static int crl_init(struct crl_watch *w, const struct config *cfg, const char *root,
-                    struct tls_server_conf *tls, char *errbuf, size_t errbuf_len)
+                    const struct crl_watch *prev, struct tls_server_conf *tls, char *errbuf,
+                    size_t errbuf_len)
 {
-    char host[PATH_MAX], *text = NULL;
+    char host[PATH_MAX], why[sizeof(w->why)] = "", *text = NULL;
     ssize_t len = -1;
     struct stat st;
+    bool has_stat = false;
 
     w->path = cfg->tls.crl_file;
     if (w->path != NULL) {
         /* before a chroot, the jail's file is seen from outside (config.h chroot_dir) */
         snprintf(host, sizeof(host), "%s%s", root ? root : "", w->path);
         if (stat(host, &st) == 0) {
+            has_stat = true;
             w->mtime = st.st_mtim;
             w->size = st.st_size;
             len = read_all(host, &text);
+            if (len < 0) {
+                snprintf(why, sizeof(why), "cannot read %s: %s", w->path, strerror((int)-len));
+            }
         }
     }
     if (len < 0 || tls_server_conf_set_crl(tls, (const uint8_t *)text, (size_t)len + 1, errbuf,
                                            errbuf_len) != 0) {
-        memset(&w->mtime, 0, sizeof(w->mtime)); /* the next tick reads the file again */
+        bool is_same = prev != NULL && prev->path != NULL && w->path != NULL &&
+                       strcmp(prev->path, w->path) == 0;
+
+        if (len >= 0) {
+            snprintf(why, sizeof(why), "%s: %s", w->path, errbuf);
+        }
+        if (is_same && prev->is_unloaded) {
+            w->is_unloaded = true; /* still refused */
+            snprintf(w->why, sizeof(w->why), "%s", prev->why);
+        } else if (prev != NULL && has_stat &&
+                   !(is_same && st.st_mtim.tv_sec == prev->mtime.tv_sec &&
+                     st.st_mtim.tv_nsec == prev->mtime.tv_nsec && st.st_size == prev->size)) {
+            set_unloaded(w, why);
+        }
+        if (prev == NULL || w->is_unloaded) {
+            memset(&w->mtime, 0, sizeof(w->mtime)); /* the next tick reads the file again */
+        }
         if (tls_server_conf_set_crl(tls, (const uint8_t *)cfg->tls.crl.data, cfg->tls.crl.len + 1,
                                     errbuf, errbuf_len)) {
             free(text);
@@ -147,7 +200,8 @@ static int crl_init(struct crl_watch *w, const struct config *cfg, const char *r
 }
 
 int crl_watch_init(struct crl_watch *w, const struct config *cfg, const char *root,
-                   struct tls_server_conf *tls, char *errbuf, size_t errbuf_len)
+                   const struct crl_watch *prev, struct tls_server_conf *tls, char *errbuf,
+                   size_t errbuf_len)
 {
     struct capath_stats st;
     char host[PATH_MAX];
@@ -155,7 +209,7 @@ int crl_watch_init(struct crl_watch *w, const struct config *cfg, const char *ro
 
     memset(w, 0, sizeof(*w));
     if (cfg->tls.crl.data != NULL) {
-        err = crl_init(w, cfg, root, tls, errbuf, errbuf_len);
+        err = crl_init(w, cfg, root, prev, tls, errbuf, errbuf_len);
         if (err) {
             return err;
         }

@@ -27,23 +27,42 @@ struct crl_watch {
     const char *capath;  /* borrowed from the config (`capath DIR`, inside a chroot); NULL: none */
     uint64_t capath_sig; /* capath_signature of it when tls was built (0: unreadable) */
     uint64_t next_check_ms;
+    /* The file changed and cannot be read or parsed: every client certificate is refused until
+     * it can (crl_watch_unloaded); why says what went wrong, with the file's name. */
+    bool is_unloaded;
+    char why[320];
 };
 
 /* Give tls the CRL of cfg (if any: the file read again, or the config's copy of it when it
  * cannot be) and the certificates and CRLs of its capath directory, and start watching both.
  * root: prefixed to the paths (the chroot directory, before the server has entered it), NULL
- * for none. errbuf gets the reason on failure. Returns 0, -EINVAL or -ENOMEM. */
+ * for none. prev: the watch of the configuration in force (NULL at start-up): while it refuses
+ * every client for an unusable CRL file, so does w, and a file that changed since prev read it
+ * and cannot be used makes w refuse them too (crl_watch_tick). w must not be prev. errbuf gets
+ * the reason on failure. Returns 0, -EINVAL or -ENOMEM. */
 int crl_watch_init(struct crl_watch *w, const struct config *cfg, const char *root,
-                   struct tls_server_conf *tls, char *errbuf, size_t errbuf_len);
+                   const struct crl_watch *prev, struct tls_server_conf *tls, char *errbuf,
+                   size_t errbuf_len);
 
 #define CRL_WATCH_CRL 1u    /* the CRL file changed: tls has the new CRL */
 #define CRL_WATCH_CAPATH 2u /* the capath directory changed: build a new TLS configuration */
 
 /* At most once a second (now_ms: the loop's clock): if the CRL file changed, read it and
  * replace the CRL, holding lock for writing meanwhile (handshake steps on other threads
- * read-lock it); a file that cannot be read or parsed is logged and the previous CRL kept. If the
- * capath directory's hashed files changed, say so (once per change). Returns CRL_WATCH_* bits. */
+ * read-lock it). A changed file that cannot be read or parsed is logged (once per reason) and
+ * makes every client certificate refused until it can be (crl_watch_unloaded): fail closed, as
+ * openvpn 2.6 (ssl_openssl.c backend_tls_ctx_reload_crl drops its CRLs, then ssl_verify.c
+ * refuses "CRL not loaded"). An unreadable file is read again at each look (a chmod changes
+ * neither mtime nor size; 2.6 waits for a new mtime or size), an unparsable one once it changes.
+ * A missing file (being replaced) keeps the CRL in force, as 2.6. If the capath directory's
+ * hashed files changed, say so (once per change). Returns CRL_WATCH_* bits. */
 unsigned crl_watch_tick(struct crl_watch *w, struct tls_server_conf *tls, pthread_rwlock_t *lock,
                         uint64_t now_ms);
+
+/* Why every client certificate is to be refused now (the CRL file changed and cannot be used:
+ * a NUL-terminated text naming the file, owned by w), or NULL when the CRL is in force. The
+ * first negotiation and each renegotiation of a client with a certificate check it (openvpn 2.6
+ * ssl_verify.c verify_cert: "VERIFY ERROR: CRL not loaded"). Acceptor thread. */
+const char *crl_watch_unloaded(const struct crl_watch *w);
 
 #endif /* SERVER_CONTROL_CRL_H */

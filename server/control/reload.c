@@ -108,7 +108,9 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, const char *r
             goto fail;
         }
     }
-    err = crl_watch_init(crl, cfg, root, c, errbuf, errbuf_len);
+    /* at start-up crl is the acceptor's own watch: no earlier one */
+    err = crl_watch_init(crl, cfg, root, crl == &a->crypto.crl ? NULL : &a->crypto.crl, c, errbuf,
+                         errbuf_len);
     if (err) {
         goto fail;
     }
