@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "proto/csum.h"
+#include "proto/cursor.h"
 
 #define IPV4_MIN_HDR_LEN 20
 #define IPV4_OFF_FRAG 6
@@ -18,30 +19,6 @@
 #define PROTO_UDP 17
 #define TCP_OFF_CHECK 16
 #define UDP_OFF_CHECK 6
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
 
 bool client_nat_apply(const struct client_nat *nat, uint8_t *pkt, size_t len,
                       enum client_nat_dir dir)
@@ -58,8 +35,8 @@ bool client_nat_apply(const struct client_nat *nat, uint8_t *pkt, size_t len,
     if (hdr_len < IPV4_MIN_HDR_LEN || hdr_len > len) {
         return false;
     }
-    old_src = src = get32(pkt + IPV4_OFF_SRC);
-    old_dst = dst = get32(pkt + IPV4_OFF_DST);
+    old_src = src = load_be32(pkt + IPV4_OFF_SRC);
+    old_dst = dst = load_be32(pkt + IPV4_OFF_DST);
     for (size_t i = 0; i < nat->n_rules; i++) {
         const struct client_nat_rule *r = &nat->rules[i];
         /* snat rewrites the source going out and the destination coming in; dnat the other */
@@ -77,29 +54,29 @@ bool client_nat_apply(const struct client_nat *nat, uint8_t *pkt, size_t len,
     if (src == old_src && dst == old_dst) {
         return false; /* matched, but mapped onto itself */
     }
-    put32(pkt + IPV4_OFF_SRC, src);
-    put32(pkt + IPV4_OFF_DST, dst);
-    check = get16(pkt + IPV4_OFF_CHECK);
+    store_be32(pkt + IPV4_OFF_SRC, src);
+    store_be32(pkt + IPV4_OFF_DST, dst);
+    check = load_be16(pkt + IPV4_OFF_CHECK);
     check = csum_replace32(csum_replace32(check, old_src, src), old_dst, dst);
-    put16(pkt + IPV4_OFF_CHECK, check);
+    store_be16(pkt + IPV4_OFF_CHECK, check);
     /* the addresses are in the TCP and UDP pseudo headers: fix those checksums too, where the
      * packet carries the transport header (not in a later fragment) */
-    if ((get16(pkt + IPV4_OFF_FRAG) & IPV4_FRAG_OFFSET_MASK) == 0) {
+    if ((load_be16(pkt + IPV4_OFF_FRAG) & IPV4_FRAG_OFFSET_MASK) == 0) {
         size_t at = 0;
 
         if (pkt[IPV4_OFF_PROTO] == PROTO_TCP && len >= hdr_len + TCP_OFF_CHECK + 2) {
             at = hdr_len + TCP_OFF_CHECK;
         } else if (pkt[IPV4_OFF_PROTO] == PROTO_UDP && len >= hdr_len + UDP_OFF_CHECK + 2 &&
-                   get16(pkt + hdr_len + UDP_OFF_CHECK) != 0) {
+                   load_be16(pkt + hdr_len + UDP_OFF_CHECK) != 0) {
             at = hdr_len + UDP_OFF_CHECK;
         }
         if (at) {
-            check = get16(pkt + at);
+            check = load_be16(pkt + at);
             check = csum_replace32(csum_replace32(check, old_src, src), old_dst, dst);
             if (pkt[IPV4_OFF_PROTO] == PROTO_UDP && check == 0) {
                 check = 0xFFFF; /* 0 would say "no checksum" (RFC 768) */
             }
-            put16(pkt + at, check);
+            store_be16(pkt + at, check);
         }
     }
     return true;
