@@ -2378,9 +2378,9 @@ static void all_errors_at_once(void **state)
     config_free(&cfg);
     /* The whole-config checks run after lines with errors too: a typo and a `dev tap`. */
     config_init(&cfg);
-    assert_int_equal(config_parse_string(&cfg, "t.conf", "pusj x\n" BASE "dev tap\n", err,
-                                         sizeof(err)),
-                     -EINVAL);
+    assert_int_equal(
+        config_parse_string(&cfg, "t.conf", "pusj x\n" BASE "dev tap\n", err, sizeof(err)),
+        -EINVAL);
     assert_int_equal(cfg.n_errors, 2);
     assert_string_equal(cfg.errors[0], "t.conf:1: pusj: unknown directive");
     assert_true(strncmp(cfg.errors[1], "t.conf:9: dev: not implemented", 30) == 0);
