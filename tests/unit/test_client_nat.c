@@ -285,23 +285,26 @@ static void parses_like_openvpn(void **state)
 
     (void)state;
     assert_int_equal(
-        client_nat_parse("snat", "10.8.0.0", "255.255.255.0", "192.168.5.0", &r, why, sizeof(why)),
+        client_nat_parse("snat", "198.19.0.0", "255.255.255.0", "198.18.5.0", &r, why, sizeof(why)),
         0);
     assert_int_equal(r.type, CLIENT_NAT_SNAT);
-    assert_int_equal(r.network, A(10, 8, 0, 0));
+    assert_int_equal(r.network, A(198, 19, 0, 0));
     assert_int_equal(r.netmask, A(255, 255, 255, 0));
-    assert_int_equal(r.alias, A(192, 168, 5, 0));
+    assert_int_equal(r.alias, A(198, 18, 5, 0));
     assert_int_equal(
-        client_nat_parse("dnat", "10.8.0.0", "255.255.0.0", "10.9.0.0", &r, why, sizeof(why)), 0);
+        client_nat_parse("dnat", "198.19.0.0", "255.255.0.0", "198.19.9.0", &r, why, sizeof(why)),
+        0);
     assert_int_equal(r.type, CLIENT_NAT_DNAT);
     assert_int_equal(
-        client_nat_parse("xnat", "10.8.0.0", "255.0.0.0", "10.9.0.0", &r, why, sizeof(why)), -1);
+        client_nat_parse("xnat", "198.19.0.0", "255.0.0.0", "198.19.9.0", &r, why, sizeof(why)),
+        -1);
     assert_non_null(strstr(why, "'xnat'"));
     assert_int_equal(
-        client_nat_parse("snat", "10.8.0.0", "255.0.0.0", "vpn.example", &r, why, sizeof(why)), -1);
+        client_nat_parse("snat", "198.19.0.0", "255.0.0.0", "vpn.example", &r, why, sizeof(why)),
+        -1);
     assert_non_null(strstr(why, "alias"));
     assert_int_equal(
-        client_nat_parse("snat", "10.8.0.0", "255.0.0", "10.9.0.0", &r, why, sizeof(why)), -1);
+        client_nat_parse("snat", "198.19.0.0", "255.0.0", "198.19.9.0", &r, why, sizeof(why)), -1);
     assert_non_null(strstr(why, "netmask"));
 }
 
