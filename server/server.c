@@ -271,8 +271,8 @@ static int configure_tun4(struct server *srv)
 }
 
 /* The routes into the device: the one `server` adds for net30 and p2p (helper.c), then the
- * `route` lines (none with route-noexec). 2.6 do_route: after the device has its address, or
- * with ifconfig-noexec after the up script that gives it one. */
+ * `route` lines. 2.6 do_route: after the device has its address, or with ifconfig-noexec after
+ * the up script that gives it one; with route-noexec none of them, the pool route included. */
 static int add_routes(struct server *srv)
 {
     const struct topology_plan *plan = &srv->plan;
@@ -283,15 +283,19 @@ static int add_routes(struct server *srv)
     if (plan->has_route) {
         uint8_t a[4];
         uint32_t be = htonl(plan->route_network);
+        int plen = __builtin_popcount(plan->route_netmask);
 
         memcpy(a, &be, 4);
-        err = tun_add_route(&srv->tun, 4, a, __builtin_popcount(plan->route_netmask), -1);
-        if (err && err != -EEXIST) {
-            log_msg(
-                LOG_ERR, "cannot add route %s into %s: %s",
-                vroute_prefix_str(4, a, __builtin_popcount(plan->route_netmask), net, sizeof(net)),
-                srv->tun.name, strerror(-err));
-            return err;
+        vroute_prefix_str(4, a, plen, net, sizeof(net));
+        if (cfg->net.route_noexec) {
+            log_msg(LOG_INFO, "route-noexec: route %s into %s not added", net, srv->tun.name);
+        } else {
+            err = tun_add_route(&srv->tun, 4, a, plen, -1);
+            if (err && err != -EEXIST) {
+                log_msg(LOG_ERR, "cannot add route %s into %s: %s", net, srv->tun.name,
+                        strerror(-err));
+                return err;
+            }
         }
     }
     for (size_t i = 0; i < cfg->net.n_routes; i++) {

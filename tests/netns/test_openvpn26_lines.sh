@@ -10,7 +10,10 @@
 #    TLS handshakes while a ping flood runs), without loss;
 #  - remote-cert-ku / remote-cert-eku on the client certificate (scripts/pki.sh gives it key
 #    usage a8 and clientAuth): matching values admit it, others refuse it;
-#  - ping-exit without keepalive: an idle client is dropped after that many seconds.
+#  - ping-exit without keepalive: an idle client is dropped after that many seconds;
+#  - route-noexec with ifconfig-noexec and the net30 default (a router's generated config): the
+#    server adds no route into the device, not even the pool route `server` implies for net30;
+#    the up script gives the device its address, the server starts and a client connects.
 # Each also runs against openvpn 2.6 (OVPN_SERVER_IMPL=openvpn), which behaves the same.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -115,6 +118,25 @@ admitted "remote-cert-ku without values + remote-cert-eku by OID" "remote-cert-k
     "remote-cert-eku 1.3.6.1.5.5.7.3.2"
 refused "remote-cert-ku 04 (keyCertSign)" "$ku_refused" "remote-cert-ku 04"
 refused "remote-cert-eku serverAuth" "$eku_refused" 'remote-cert-eku "TLS Web Server Authentication"'
+
+# ---- route-noexec, ifconfig-noexec, net30 by default ----
+# 2.6 init.c do_route adds no route at all with route-noexec, the pool route of `server` in
+# net30 included; the device stays down until the up script configures it.
+cat >"$OVT_DIR/net30_up.sh" <<'SH'
+#!/bin/sh
+ip addr add "$4" peer "$5" dev "$1" && ip link set dev "$1" mtu "$2" up
+SH
+chmod 755 "$OVT_DIR/net30_up.sh"
+OVT_TOPOLOGY=none server_conf_write "$OVT_DIR" "script-security 2" "ifconfig-noexec" \
+    "route-noexec" "up $OVT_DIR/net30_up.sh"
+server_start "$OVT_DIR"
+routes=$(ip -n "$NS_SRV" -4 route show 198.19.0.0/24)
+[ -z "$routes" ] || fail "route-noexec: the server added the pool route: $routes"
+client_start "$OVT_DIR" 1
+wait_tunnel 1
+ovt_log "route-noexec + ifconfig-noexec (net30): started without routes, client up"
+client_stop 1
+server_stop
 
 # ---- ping-exit ----
 server_conf_write "$OVT_DIR" "ping-exit 4"
