@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include <mbedtls/constant_time.h>
+#include <mbedtls/dhm.h>
 #include <mbedtls/error.h>
 #include <mbedtls/oid.h>
 #include <mbedtls/platform_util.h>
@@ -250,6 +251,23 @@ int tls_server_conf_set_ciphers(struct tls_server_conf *c, const char *list)
     memcpy(c->ciphersuites, suites, sizeof(suites));
     mbedtls_ssl_conf_ciphersuites(&c->conf, c->ciphersuites);
     return 0;
+}
+
+int tls_server_conf_set_dh(struct tls_server_conf *c, const unsigned char *pem, size_t len)
+{
+    mbedtls_dhm_context dhm;
+    int ret;
+
+    mbedtls_dhm_init(&dhm);
+    ret = mbedtls_dhm_parse_dhm(&dhm, pem, len);
+    if (ret == 0) {
+        /* copies P and G into the configuration */
+        ret = mbedtls_ssl_conf_dh_param_ctx(&c->conf, &dhm) == 0 ? 0 : -PE_CRYPTO;
+    } else {
+        ret = -PE_MALFORMED;
+    }
+    mbedtls_dhm_free(&dhm);
+    return ret;
 }
 
 /* OpenSSL's names for curves Mbed TLS knows by another name. */

@@ -133,6 +133,12 @@ struct tls_session {
  * is usable, -PE_NOSPACE for more than TLS_MAX_CIPHERSUITES. */
 int tls_ciphers_parse(const char *list, int *out, char *skipped, size_t skipped_len);
 
+/* The DHE suites' group: PKCS #3 parameters (PEM, NUL-terminated with len counting the NUL, or
+ * DER) as `dh FILE` gives them; copied, the caller keeps pem. Without it Mbed TLS uses its
+ * built-in 2048-bit group. Call after tls_server_conf_init(), on the thread that owns c.
+ * Returns 0, -PE_MALFORMED (not DH parameters) or -PE_CRYPTO (out of memory). */
+int tls_server_conf_set_dh(struct tls_server_conf *c, const unsigned char *pem, size_t len);
+
 /* Offer only the suites of list (as tls_ciphers_parse takes it), as --tls-cipher does. Call
  * after tls_server_conf_init(). Returns 0 or what tls_ciphers_parse returns. */
 int tls_server_conf_set_ciphers(struct tls_server_conf *c, const char *list);

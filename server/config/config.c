@@ -696,6 +696,7 @@ static void parser_clear(struct config_parser *ps)
                                         &ps->tls_wrap_key,
                                         &ps->tls_crypt_v2_key,
                                         &ps->crl,
+                                        &ps->dh,
                                         &ps->auth_token_secret,
                                         &ps->ccd,
                                         &ps->tmp_dir};
@@ -836,6 +837,7 @@ void config_free(struct config *cfg)
     config_blob_clear(&cfg->tls.tls_wrap_key);
     config_blob_clear(&cfg->tls.tls_crypt_v2_key);
     config_blob_clear(&cfg->tls.crl);
+    config_blob_clear(&cfg->tls.dh);
     config_blob_clear(&cfg->auth.auth_token_secret_text);
     mbedtls_platform_zeroize(cfg->auth.auth_token_secret, sizeof(cfg->auth.auth_token_secret));
     for (size_t i = 0; i < cfg->net.push.n_items; i++) {

@@ -220,9 +220,13 @@ struct config_timers {
 /* TLS and crypto, with the CRL */
 struct config_tls {
     struct config_blob ca, cert, key; /* PEM (or DER) text; required; checked with mbedTLS */
-    bool dh_none;                     /* `dh none`; a DH file is ignored (ECDHE only) */
-    int tls_wrap_mode;                /* CONFIG_TLS_WRAP_*: the key all clients share */
-    struct config_blob tls_wrap_key;  /* "OpenVPN Static key V1" text, file or inline */
+    bool dh_none;                     /* `dh none` */
+    /* `dh FILE` or <dh>: PKCS #3 DH parameters (PEM or DER), checked with Mbed TLS; a DHE
+     * suite (offered by Mbed TLS's default list or named by tls-cipher) uses this group, as
+     * 2.6 does. Empty with `dh none` or no dh line (Mbed TLS's built-in 2048-bit group). */
+    struct config_blob dh;
+    int tls_wrap_mode;               /* CONFIG_TLS_WRAP_*: the key all clients share */
+    struct config_blob tls_wrap_key; /* "OpenVPN Static key V1" text, file or inline */
     /* `tls-crypt-v2 FILE`: the server key (PEM) that unwraps each client's own key; with
      * tls-auth or tls-crypt beside it, clients with either kind of profile connect (2.6) */
     bool has_tls_crypt_v2;

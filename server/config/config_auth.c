@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mbedtls/dhm.h>
 #include <mbedtls/x509_crl.h>
 
 /* openvpn's script-security levels (run_command.h SSEC_*). */
@@ -278,6 +279,32 @@ int config_h_crl_verify(struct config_parser *ps, int argc, char **argv)
     return config_set_file(ps, &ps->crl, &ps->cfg->tls.crl, argv[1]);
 }
 
+/* Read the `dh` file and make sure Mbed TLS can use its parameters: 2.6 stops start-up on a
+ * file it cannot load (ssl_openssl.c tls_ctx_load_dh_params), and so does ovpnd. */
+static int check_dh(struct config_parser *ps)
+{
+    struct config *cfg = ps->cfg;
+    mbedtls_dhm_context dhm;
+    int err = 0, ret;
+
+    if (ps->dh.path != NULL) {
+        err = config_read_blob(ps, &ps->dh.where, "dh", ps->dh.path, &cfg->tls.dh);
+    }
+    if (err || cfg->tls.dh.data == NULL) {
+        return err;
+    }
+    mbedtls_dhm_init(&dhm);
+    ret = mbedtls_dhm_parse_dhm(&dhm, (const unsigned char *)cfg->tls.dh.data, cfg->tls.dh.len + 1);
+    mbedtls_dhm_free(&dhm);
+    if (ret != 0) {
+        err = config_error_at(ps, &ps->dh.where, "dh",
+                              "%s is not PKCS #3 DH parameters in PEM or DER form (Mbed TLS error "
+                              "-0x%04x; write 'dh none' for ECDHE only)",
+                              cfg->tls.dh.origin ? cfg->tls.dh.origin : "the file", (unsigned)-ret);
+    }
+    return err;
+}
+
 /* Read the CRL file and make sure mbed TLS can use it, so a broken CRL stops start-up instead
  * of letting every client in or none. */
 static int check_crl(struct config_parser *ps)
@@ -374,6 +401,9 @@ int config_check_auth(struct config_parser *ps)
         {&ps->seen_client_crresponse, "client-crresponse", cfg->hooks.client_crresponse},
     };
     int err = check_crl(ps);
+    int dh_err = check_dh(ps);
+
+    err = err ? err : dh_err;
 
     /* every script is checked, so that one run names each one that cannot run */
     for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]) && err != -ENOMEM; i++) {

@@ -68,7 +68,7 @@ struct config_parser {
     size_t n_ignore_unknown;
     bool is_forward_compatible; /* `setenv FORWARD_COMPATIBLE 1`: unknown directives only warn */
 
-    struct config_pending ca, cert, key, tls_wrap_key, tls_crypt_v2_key, crl;
+    struct config_pending ca, cert, key, tls_wrap_key, tls_crypt_v2_key, crl, dh;
     struct config_pending ccd, tmp_dir; /* client-config-dir, tmp-dir: resolved at the end */
     struct config_where seen_chroot;
     struct config_cert_pending certp;

@@ -267,17 +267,20 @@ int config_h_key(struct config_parser *ps, int argc, char **argv)
     return config_set_file(ps, &ps->key, &ps->cfg->tls.key, argv[1]);
 }
 
+/* `dh FILE|none` or <dh>: the file is read and checked after the last line (config_auth.c
+ * check_dh); its group serves the DHE suites, as in 2.6 (ssl_openssl.c tls_ctx_load_dh_params). */
 int config_h_dh(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     if (!ps->is_inline && strcmp(argv[1], "none") == 0) {
         ps->cfg->tls.dh_none = true;
+        config_blob_clear(&ps->cfg->tls.dh);
+        free(ps->dh.path);
+        ps->dh.path = NULL;
         return 0;
     }
     ps->cfg->tls.dh_none = false;
-    return config_warn(ps, NULL,
-                       "dh: ignored: ovpnd uses ECDHE key exchange only, the DH parameters are "
-                       "not read (write 'dh none')");
+    return config_set_file(ps, &ps->dh, &ps->cfg->tls.dh, argv[1]);
 }
 
 static int parse_key_direction(struct config_parser *ps, const char *s)

@@ -101,6 +101,15 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, const char *r
     if (cfg->tls.tls_cert_profile) {
         tls_server_conf_set_cert_profile(c, tls_cert_profile_by_name(cfg->tls.tls_cert_profile));
     }
+    if (cfg->tls.dh.data) {
+        err =
+            tls_server_conf_set_dh(c, (const unsigned char *)cfg->tls.dh.data, cfg->tls.dh.len + 1);
+        if (err) {
+            snprintf(errbuf, errbuf_len, "dh: %s: cannot use the DH parameters",
+                     cfg->tls.dh.origin ? cfg->tls.dh.origin : "inline");
+            goto fail;
+        }
+    }
     if (cfg->tls.tls_cipher) {
         err = tls_server_conf_set_ciphers(c, cfg->tls.tls_cipher);
         if (err) {

@@ -13,7 +13,9 @@
 #  - ping-exit without keepalive: an idle client is dropped after that many seconds;
 #  - route-noexec with ifconfig-noexec and the net30 default (a router's generated config): the
 #    server adds no route into the device, not even the pool route `server` implies for net30;
-#    the up script gives the device its address, the server starts and a client connects.
+#    the up script gives the device its address, the server starts and a client connects;
+#  - dh FILE with a tls-cipher of DHE suites only (a configuration-management default): the key
+#    exchange uses the file's group (here ffdhe3072; Mbed TLS alone would use its 2048-bit one).
 # Each also runs against openvpn 2.6 (OVPN_SERVER_IMPL=openvpn), which behaves the same.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -135,6 +137,28 @@ routes=$(ip -n "$NS_SRV" -4 route show 198.19.0.0/24)
 client_start "$OVT_DIR" 1
 wait_tunnel 1
 ovt_log "route-noexec + ifconfig-noexec (net30): started without routes, client up"
+client_stop 1
+server_stop
+
+# ---- dh FILE with DHE suites only ----
+# 2.6 hands the file's parameters to the TLS library (ssl_openssl.c tls_ctx_load_dh_params); a
+# client limited to TLS 1.2 and DHE reports the group's size as the peer's temporary key.
+mkdir -p "$OVT_DIR/rsa"
+pki_make "$OVT_DIR/rsa" --rsa --clients 1
+rsa=$OVT_DIR/rsa/pki
+openssl genpkey -genparam -algorithm DH -pkeyopt group:ffdhe3072 -out "$OVT_DIR/dh3072.pem" ||
+    fail "openssl cannot write ffdhe3072 parameters"
+server_conf_write "$OVT_DIR" "ca $rsa/ca.crt" "cert $rsa/server.crt" "key $rsa/server.key" \
+    "dh $OVT_DIR/dh3072.pem" \
+    "tls-cipher TLS-DHE-RSA-WITH-AES-256-GCM-SHA384:TLS-DHE-RSA-WITH-AES-128-GCM-SHA256"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1 "ca $rsa/ca.crt" "cert $rsa/client1.crt" "key $rsa/client1.key" \
+    "tls-version-max 1.2" "tls-cipher DHE-RSA-AES256-GCM-SHA384:DHE-RSA-AES128-GCM-SHA256"
+wait_tunnel 1
+cc=$(grep -m1 "Control Channel:" "$OVT_DIR/client1.log" || true)
+grep -q "peer temporary key: 3072 bits DH" <<<"$cc" ||
+    fail "dh FILE: the key exchange did not use the file's 3072-bit group: $cc"
+ovt_log "dh FILE: $cc"
 client_stop 1
 server_stop
 

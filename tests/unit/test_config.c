@@ -1302,7 +1302,7 @@ static void inline_blocks(void **state)
     struct config cfg;
     char err[ERR_LEN];
     char *ca = slurp("ca.crt"), *cert = slurp("server.crt"), *key = slurp("server.key");
-    char *ta = slurp("ta.key");
+    char *ta = slurp("ta.key"), *dh = slurp("dh.pem");
 
     (void)state;
     config_init(&cfg);
@@ -1315,12 +1315,13 @@ static void inline_blocks(void **state)
     assert_string_equal(cfg.tls.cert.origin, "inline.conf:19 (inline)");
     assert_string_equal(cfg.tls.key.data, key);
     assert_string_equal(cfg.tls.tls_wrap_key.data, ta);
-    assert_string_equal(cfg.tls.tls_wrap_key.origin, "inline.conf:43 (inline)");
+    assert_string_equal(cfg.tls.tls_wrap_key.origin, "inline.conf:50 (inline)");
     assert_int_equal(cfg.tls.tls_wrap_mode, CONFIG_TLS_WRAP_AUTH);
     assert_int_equal(cfg.tls.key_direction, CONFIG_KEY_DIRECTION_NORMAL);
     assert_int_equal(cfg.net.port, 1195); /* the line after the last block is still read */
     assert_false(cfg.tls.dh_none);
-    assert_true(has_warning(&cfg, "inline.conf:39: dh: ignored:"));
+    assert_string_equal(cfg.tls.dh.data, dh); /* the DHE suites' group, as in 2.6 */
+    assert_string_equal(cfg.tls.dh.origin, "inline.conf:39 (inline)");
     config_free(&cfg);
 
     /* Lines after a block keep their numbers. */
@@ -1343,6 +1344,30 @@ static void inline_blocks(void **state)
     free(cert);
     free(key);
     free(ta);
+    free(dh);
+}
+
+/* `dh FILE`: the parameters are read and checked (2.6 stops on a file it cannot load) and serve
+ * the DHE suites; `dh none` after it drops them. */
+static void dh_file(void **state)
+{
+    struct config cfg;
+    char *dh = slurp("dh.pem");
+
+    (void)state;
+    expect_ok(&cfg, BASE "dh dh.pem\n");
+    assert_false(cfg.tls.dh_none);
+    assert_string_equal(cfg.tls.dh.data, dh);
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "dh dh.pem\ndh none\n");
+    assert_true(cfg.tls.dh_none);
+    assert_null(cfg.tls.dh.data);
+    config_free(&cfg);
+    expect_error_prefix(BASE "dh dh2048.pem\n", "t.conf:8: dh: cannot read 'dh2048.pem'");
+    expect_error_prefix(BASE "dh ca.crt\n",
+                        "t.conf:8: dh: ca.crt is not PKCS #3 DH parameters in PEM or DER form");
+    free(dh);
 }
 
 /* ---- error classes ---- */
@@ -1727,7 +1752,6 @@ static void ignored_with_warning(void **state)
     expect_warning(BASE "compress migrate\n",
                    "t.conf:8: compress: clients configured with compression get");
     expect_warning(BASE "mute-replay-warnings\n", "t.conf:8: mute-replay-warnings: ignored: ");
-    expect_warning(BASE "dh dh2048.pem\n", "t.conf:8: dh: ignored: ovpnd uses ECDHE");
     expect_warning(BASE "ping-timer-rem\nfast-io\ntxqueuelen 1000\ntun-mtu-extra 32\n",
                    "t.conf:11: tun-mtu-extra: ignored: ");
     /* Silent ones: always true for ovpnd, or the default behaviour. */
@@ -2772,6 +2796,7 @@ int main(void)
         cmocka_unit_test(tls_cipher_lists),
         cmocka_unit_test(dashes_bom_and_blank_lines),
         cmocka_unit_test(inline_blocks),
+        cmocka_unit_test(dh_file),
         cmocka_unit_test(implemented_with_bad_values),
         cmocka_unit_test(auth_directives),
         cmocka_unit_test(auth_gen_token_directives),
