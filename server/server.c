@@ -648,21 +648,53 @@ static void set_limits(struct server *srv)
     }
 }
 
+/* dev tap, once opened: lladdr, and the device's MAC for the workers (never learned from a
+ * client). No offloads and no steering program: they expect IP packets, not frames. */
+static int open_tap(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    struct worker_env *we = &srv->worker_env;
+    char mac[20];
+    int err;
+
+    if (cfg->net.has_lladdr) {
+        err = tun_set_mac(&srv->tun, cfg->net.lladdr);
+        if (err) {
+            log_msg(LOG_ERR, "lladdr: cannot give %s the address %s: %s", srv->tun.name,
+                    mac_str(cfg->net.lladdr, mac, sizeof(mac)), strerror(-err));
+            return err;
+        }
+    }
+    we->is_tap = true;
+    we->has_tap_mac = tun_get_mac(&srv->tun, we->tap_mac) == 0;
+    log_msg(LOG_INFO,
+            "TAP device %s (MAC %s): Ethernet frames routed by learned MAC address; no TUN "
+            "offloads or steering program with tap",
+            srv->tun.name, we->has_tap_mac ? mac_str(we->tap_mac, mac, sizeof(mac)) : "?");
+    return 0;
+}
+
 /* The TUN device with its addresses and routes. */
 static int open_tun(struct server *srv)
 {
     const struct config *cfg = srv->cfg;
     /* OVPND_TUN_OFFLOAD=off: one packet per TUN read and write, as without kernel support (for
      * comparison). */
-    bool want_offload = env_switch("OVPND_TUN_OFFLOAD");
-    int err = tun_open(cfg->net.dev, srv->n_workers, want_offload, &srv->tun);
+    bool want_offload = env_switch("OVPND_TUN_OFFLOAD") && !cfg->net.is_tap;
+    int err = tun_open(cfg->net.dev, srv->n_workers, want_offload, cfg->net.is_tap, &srv->tun);
 
     if (err) {
-        log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->net.dev,
+        log_msg(LOG_ERR, "cannot open %s device '%s': %s", cfg->net.is_tap ? "TAP" : "TUN",
+                cfg->net.dev,
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         return err;
     }
-    if (!want_offload) {
+    if (cfg->net.is_tap) {
+        err = open_tap(srv);
+        if (err) {
+            return err;
+        }
+    } else if (!want_offload) {
         log_msg(LOG_WARN, "OVPND_TUN_OFFLOAD=off: TUN segmentation offloads disabled");
     } else if (!srv->tun.has_offload) {
         log_msg(LOG_WARN,
@@ -676,6 +708,14 @@ static int open_tun(struct server *srv)
         log_msg(LOG_INFO,
                 "ifconfig-noexec: %s is left as opened (no address, MTU or link state): the up "
                 "script is expected to configure it; routes are added after it",
+                srv->tun.name);
+        return srv->plan.has_ipv6 ? setup_ipv6(srv) : 0;
+    }
+    if (cfg->net.is_tap && srv->plan.local == 0) {
+        /* server-bridge: 2.6 leaves the device as opened (no address, MTU or link state) */
+        log_msg(LOG_INFO,
+                "server-bridge: %s is left as opened (no address, MTU or link state, as with "
+                "openvpn 2.6): add it to the bridge and bring it up in the up script",
                 srv->tun.name);
         return srv->plan.has_ipv6 ? setup_ipv6(srv) : 0;
     }
@@ -723,8 +763,9 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     inet_ntop(AF_INET, &in, remote, sizeof(remote));
     dev.name = srv->tun.name;
     dev.tun_mtu = cfg->net.tun_mtu;
-    dev.local = local;
-    dev.remote_netmask = remote;
+    /* server-bridge: no address, empty arguments (2.6 run_up_down) */
+    dev.local = srv->plan.local != 0 ? local : "";
+    dev.remote_netmask = srv->plan.local != 0 ? remote : "";
     err = hook_env_global(&env, cfg, &hs);
     if (err == 0 &&
         (strcmp(script_type, "down") == 0 || strcmp(script_type, "route-pre-down") == 0)) {
@@ -801,7 +842,7 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
             }
         }
     }
-    if (want_steering && srv->n_workers > 1) {
+    if (want_steering && srv->n_workers > 1 && !cfg->net.is_tap) {
         err = tun_steer_open(&srv->tun_steer, &srv->tun,
                              (uint32_t)(srv->pool.n > (size_t)cfg->clients.max_clients
                                             ? srv->pool.n
