@@ -27,9 +27,10 @@
 #include <stdint.h>
 
 #define MAC_LEN 6
-#define MAC_TABLE_NONE UINT32_MAX        /* no owner (the same value as VROUTE_NONE) */
-#define MAC_TABLE_MAX_ENTRIES (1u << 17) /* entries one table holds at most, whatever the config   \
-                                          */
+#define MAC_TABLE_NONE UINT32_MAX /* no owner (the same value as VROUTE_NONE) */
+#define MAC_TABLE_MAX_ENTRIES                                                                      \
+    (1u << 17) /* entries one table holds at most, whatever the config                             \
+                */
 
 struct mac_slot;
 
