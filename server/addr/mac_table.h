@@ -28,9 +28,8 @@
 
 #define MAC_LEN 6
 #define MAC_TABLE_NONE UINT32_MAX /* no owner (the same value as VROUTE_NONE) */
-#define MAC_TABLE_MAX_ENTRIES                                                                      \
-    (1u << 17) /* entries one table holds at most, whatever the config                             \
-                */
+/* Entries one table holds at most, whatever the config. */
+#define MAC_TABLE_MAX_ENTRIES (1u << 17)
 
 struct mac_slot;
 
