@@ -746,8 +746,12 @@ loadgen_server() {
     [ "$lg_threads" -ge 1 ] || lg_threads=1
     [ "$lg_conc" = 0 ] && conc=0
     # Connecting everyone takes N / rate; allow for a rate as low as 20/s.
-    local limit=$((n_clients / 20 + LG_SECS + 300)) ticks0
+    local limit=$((n_clients / 20 + LG_SECS + 300)) ticks0 sampler
     ticks0=$(cpu_ticks "$spid")
+    # the server's threads' CPU every half second: CPU per connect early and late in the ramp
+    "$OVT_PY" "$BENCH_SCRIPTS/bench_report.py" sample-threads "$spid" "$BD/$server.threads.jsonl" &
+    sampler=$!
+    wait_for 10 test -s "$BD/$server.threads.jsonl" || ovt_log "WARNING: no thread samples of $server"
     for p in $(seq 0 $((n_procs - 1))); do
         local n=$(((n_clients - p + n_procs - 1) / n_procs)) a=$((100 + 2 * p))
         local -a args=(--server "$OVT_SERVER_IP:$OVT_PORT" --ca "$pki/ca.crt"
@@ -773,6 +777,9 @@ loadgen_server() {
             "$BD/$server.loadgen.$p.log" || echo 'no summary')"
         rec loadgen "$server" - "json.$p" "$BD/$server.loadgen.$p.json"
     done
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+    rec loadgen "$server" - thread_samples "$BD/$server.threads.jsonl"
     # The server's CPU over the whole run (handshakes, then the hold): with --data-rate 0 and a
     # short hold nearly all of it is handshakes, so CPU per connected client approximates the
     # CPU cost of one handshake, a figure that does not depend on how fast the load generator is.

@@ -6,6 +6,11 @@ prints the markdown report, writes the JSON report and the gnuplot input.
       one line "RECEIVED_MBPS LOSS_PCT RECEIVED_BYTES" for an iperf3 --json result (loss is 0 for
       TCP); exit status 1 when the file holds no finished test.
 
+  bench_report.py sample-threads PID OUT
+      every half second until PID ends (or SIGTERM): one JSON line in OUT with the time
+      (CLOCK_MONOTONIC, ms: the clock of ovpnd-loadgen's per-client times) and the CPU clock ticks
+      (utime + stime) of each thread of PID, summed by thread name.
+
   bench_report.py report --records TSV [--json OUT] [--plot PREFIX]
       the markdown report on stdout; OUT: every raw figure as JSON; PREFIX.dat and PREFIX.gp: the
       data and gnuplot script of the throughput chart (the script writes PREFIX.png).
@@ -23,7 +28,10 @@ Standard library only.
 import argparse
 import json
 import math
+import os
+import signal
 import sys
+import time
 
 # ovpnd-mbedtls / ovpnd-openssl: ovpnd on its other data-channel backend (bench.sh --other-backend)
 SERVERS = ("ovpnd", "ovpnd-mbedtls", "ovpnd-openssl", "openvpn")
@@ -410,7 +418,8 @@ def build(recs):
             ent["error"] = "no JSON report" if not reports else "a JSON report is missing"
         if reports:
             ent.update(merge_loadgen(reports))
-            ent.update(connect_pace(per_client))
+            ent.update(connect_pace(per_client, read_thread_samples(kv.get("thread_samples", "")),
+                                    hz))
         if isinstance(ent.get("server_cpu_s"), (int, float)) and ent.get("connected"):
             # server CPU over the run / connected clients: with --data-rate 0 and a short
             # hold, the server CPU one connect (handshake) costs
@@ -456,9 +465,87 @@ LOADGEN_SUMS = ("clients", "connected", "failed", "completed", "clients_with_ech
 
 
 PACE_WINDOW = 1000  # connects per handshake-rate window (first and last of the run)
+CPU_WINDOW_SHARE = 10  # the server-CPU windows: a tenth of the connects (at least PACE_WINDOW)
+WORKER_THREAD_PREFIX = "ovpnd-worker"  # ovpnd's data-plane threads; the rest is control
 
 
-def connect_pace(per_client):
+def read_thread_samples(path):
+    """[(t_ms, {thread name: ticks})] from a sample-threads file, in time order ([] if none)."""
+    samples = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                    samples.append((float(r["t_ms"]), dict(r["ticks"])))
+                except (ValueError, KeyError, TypeError):
+                    continue  # the last line may be cut by the kill
+    except OSError:
+        return []
+    return sorted(samples, key=lambda s_: s_[0])
+
+
+def ticks_at(samples, t_ms, pick):
+    """The ticks of the threads pick() selects at time t_ms, linear between the two samples
+    around it; None outside the sampled time."""
+    if not samples or t_ms < samples[0][0] or t_ms > samples[-1][0]:
+        return None
+    for (t0, a), (t1, b) in zip(samples, samples[1:]):
+        if t0 <= t_ms <= t1:
+            va = sum(v for k, v in a.items() if pick(k))
+            vb = sum(v for k, v in b.items() if pick(k))
+            return va if t1 == t0 else va + (vb - va) * (t_ms - t0) / (t1 - t0)
+    return None
+
+
+def cpu_windows(at, samples, hz):
+    """Server CPU per connect (ms) over the first and the last tenth of the connects (times at,
+    sorted): all threads, and the control threads alone (all but ovpnd's workers, whose share
+    grows with the keepalives of the clients held). The rate of the same windows."""
+    out = {}
+    w = max(PACE_WINDOW, len(at) // CPU_WINDOW_SHARE)
+    if len(at) < 2 * w or len(samples) < 2:
+        return out
+    out["cpu_window"] = w
+    for name, i, j in (("first", 0, w - 1), ("last", len(at) - w, len(at) - 1)):
+        if at[j] > at[i]:
+            out["handshakes_per_sec_%s_window" % name] = (j - i) * 1000.0 / (at[j] - at[i])
+        for kind, pick in (("all", lambda k: True),
+                           ("control", lambda k: not k.startswith(WORKER_THREAD_PREFIX))):
+            a, b = ticks_at(samples, at[i], pick), ticks_at(samples, at[j], pick)
+            if a is not None and b is not None:
+                out["server_cpu_ms_per_connect_%s_%s" % (name, kind)] = \
+                    (b - a) / hz * 1000.0 / (j - i)
+    return out
+
+
+def sample_threads(pid, out_path, interval_s=0.5):
+    """The sample-threads command (see the module's comment)."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    task_dir = "/proc/%d/task" % pid
+    with open(out_path, "w", encoding="utf-8") as out:
+        while os.path.isdir(task_dir):
+            ticks = {}
+            try:
+                tids = os.listdir(task_dir)
+            except OSError:
+                break
+            for tid in tids:
+                try:
+                    with open("%s/%s/stat" % (task_dir, tid), encoding="utf-8") as f:
+                        st = f.read()
+                except OSError:
+                    continue  # the thread ended
+                name = st[st.index("(") + 1:st.rindex(")")]
+                fields = st[st.rindex(")") + 2:].split()
+                ticks[name] = ticks.get(name, 0) + int(fields[11]) + int(fields[12])
+            out.write(json.dumps({"t_ms": time.monotonic() * 1000.0, "ticks": ticks}) + "\n")
+            out.flush()
+            time.sleep(interval_s)
+    return 0
+
+
+def connect_pace(per_client, samples=(), hz=100.0):
     """From every client's times (ms of one monotonic clock, the same in all the load
     generators of a run): the handshake rate over the first PACE_WINDOW connects and over the
     last PACE_WINDOW (with nearly everyone else connected already), and the EXIT burst at the
@@ -473,6 +560,7 @@ def connect_pace(per_client):
         out["handshakes_per_sec_first"] = rate(0, PACE_WINDOW - 1)
         out["handshakes_per_sec_last"] = rate(len(at) - PACE_WINDOW, len(at) - 1)
         out["pace_window"] = PACE_WINDOW
+        out.update(cpu_windows(at, samples, hz))
     exits = [c["exit_at_ms"] for c in per_client
              if isinstance(c.get("exit_at_ms"), (int, float)) and c["exit_at_ms"] > 0]
     acks = [c["exit_acked_at_ms"] for c in per_client
@@ -663,6 +751,24 @@ def markdown(out):
                                  fmt(e.get("handshakes_per_sec_last")),
                                  fmt_x(ratio(e.get("handshakes_per_sec_last"),
                                              e.get("handshakes_per_sec_first")))))
+            if e.get("server_cpu_ms_per_connect_last_all") is not None:
+                lines.append("")
+                lines.append("%s: over the first %d connects and the last %d: %s and %s "
+                             "handshakes/s (%s), server CPU per connect %s and %s ms (%s), of it "
+                             "the control threads %s and %s ms (%s)" % (
+                                 s, e["cpu_window"], e["cpu_window"],
+                                 fmt(e.get("handshakes_per_sec_first_window")),
+                                 fmt(e.get("handshakes_per_sec_last_window")),
+                                 fmt_x(ratio(e.get("handshakes_per_sec_last_window"),
+                                             e.get("handshakes_per_sec_first_window"))),
+                                 fmt(e.get("server_cpu_ms_per_connect_first_all"), 2),
+                                 fmt(e.get("server_cpu_ms_per_connect_last_all"), 2),
+                                 fmt_x(ratio(e.get("server_cpu_ms_per_connect_last_all"),
+                                             e.get("server_cpu_ms_per_connect_first_all"))),
+                                 fmt(e.get("server_cpu_ms_per_connect_first_control"), 2),
+                                 fmt(e.get("server_cpu_ms_per_connect_last_control"), 2),
+                                 fmt_x(ratio(e.get("server_cpu_ms_per_connect_last_control"),
+                                             e.get("server_cpu_ms_per_connect_first_control")))))
             if e.get("exits_sent"):
                 lines.append("")
                 lines.append("%s: EXIT burst: %s EXITs sent within %s s, %s acknowledged, the "
@@ -851,11 +957,16 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     pi = sub.add_parser("iperf")
     pi.add_argument("file")
+    ps = sub.add_parser("sample-threads")
+    ps.add_argument("pid", type=int)
+    ps.add_argument("out")
     pr = sub.add_parser("report")
     pr.add_argument("--records", required=True)
     pr.add_argument("--json")
     pr.add_argument("--plot")
     args = p.parse_args()
+    if args.cmd == "sample-threads":
+        return sample_threads(args.pid, args.out)
     return cmd_iperf(args) if args.cmd == "iperf" else cmd_report(args)
 
 

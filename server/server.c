@@ -4,10 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <netdb.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +17,7 @@
 #include "proto/data_crypto.h"
 #include "server/control/acceptor.h"
 #include "server/config/ccd.h"
+#include "server/config/resolve.h"
 #include "server/hooks/updown.h"
 #include "server/hooks/hook_env.h"
 #include "server/hooks/openvpn_plugin.h"
@@ -27,6 +25,7 @@
 #include "server/hooks/script.h"
 #include "server/log/log.h"
 #include "server/ops/notify.h"
+#include "server/ops/privileges.h"
 #include "server/ops/status.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
@@ -338,142 +337,6 @@ static void set_tls_threads(void)
     snprintf(buf, sizeof(buf), "%ld", n);
     setenv("UV_THREADPOOL_SIZE", buf, 1);
     log_msg(LOG_INFO, "TLS handshakes: %ld threads", n);
-}
-
-/* The address to bind for socket sock (host, port and proto filled in): the host (literal or
- * name) or the wildcard, of the family its proto asks for: udp4/tcp4 IPv4, udp6/tcp6 IPv6
- * (dual-stack), udp/tcp IPv4 unless the host is an IPv6 address. */
-static int resolve_local(const struct config *cfg, const struct config_socket *sock,
-                         union udp_addr *sa)
-{
-    struct addrinfo hints, *res = NULL;
-    struct in6_addr a6;
-    int family = AF_INET, err;
-
-    if (sock->proto == CONFIG_PROTO_UDP6 || sock->proto == CONFIG_PROTO_TCP6 ||
-        ((sock->proto == CONFIG_PROTO_UDP || sock->proto == CONFIG_PROTO_TCP) && sock->host &&
-         inet_pton(AF_INET6, sock->host, &a6) == 1)) {
-        family = AF_INET6;
-    }
-    memset(sa, 0, sizeof(*sa));
-    if (!sock->host) {
-        if (family == AF_INET6) {
-            sa->in6.sin6_family = AF_INET6;
-            sa->in6.sin6_port = htons(sock->port);
-            sa->in6.sin6_addr = in6addr_any;
-        } else {
-            sa->in4.sin_family = AF_INET;
-            sa->in4.sin_port = htons(sock->port);
-            sa->in4.sin_addr.s_addr = htonl(INADDR_ANY);
-        }
-        return 0;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = family;
-    hints.ai_socktype = SOCK_DGRAM;
-    err = getaddrinfo(sock->host, NULL, &hints, &res);
-    if (err || !res) {
-        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", config_origin(cfg),
-                sock->host, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
-        return -EINVAL;
-    }
-    memcpy(sa, res->ai_addr, res->ai_addrlen < sizeof(*sa) ? res->ai_addrlen : sizeof(*sa));
-    if (family == AF_INET6) {
-        sa->in6.sin6_port = htons(sock->port);
-    } else {
-        sa->in4.sin_port = htons(sock->port);
-    }
-    freeaddrinfo(res);
-    return 0;
-}
-
-/* port-share HOST PORT: the server's address, resolved once at start-up (as 2.6 does). */
-static int resolve_port_share(struct server *srv)
-{
-    const struct config *cfg = srv->cfg;
-    struct addrinfo hints, *res = NULL;
-    char port[8];
-    int err;
-
-    if (!cfg->net.port_share_host) {
-        return 0;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_socktype = SOCK_STREAM;
-    snprintf(port, sizeof(port), "%u", cfg->net.port_share_port);
-    err = getaddrinfo(cfg->net.port_share_host, port, &hints, &res);
-    if (err || !res) {
-        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", config_origin(cfg),
-                cfg->net.port_share_host, gai_strerror(err));
-        return -EINVAL;
-    }
-    memcpy(&srv->port_share, res->ai_addr,
-           res->ai_addrlen < sizeof(srv->port_share) ? res->ai_addrlen : sizeof(srv->port_share));
-    freeaddrinfo(res);
-    srv->worker_env.port_share = &srv->port_share;
-    return 0;
-}
-
-/* `chroot DIR` (2.6 platform_chroot: chroot, then chdir("/")), after everything start-up opens
- * and before the privilege drop. What is read later from paths is read inside it (config.h). */
-static int enter_chroot(const struct config *cfg)
-{
-    const char *dir = cfg->proc.chroot_dir;
-
-    if (dir == NULL) {
-        return 0;
-    }
-    tzset(); /* the local time zone for log lines, read while /etc/localtime is reachable */
-    if (chroot(dir) != 0 || chdir("/") != 0) {
-        log_msg(LOG_ERR, "chroot: cannot change root to %s: %s", dir, strerror(errno));
-        return -EPERM;
-    }
-    log_msg(LOG_INFO, "chroot to '%s' and '/' succeeded", dir);
-    return 0;
-}
-
-static int drop_privileges(const struct config *cfg)
-{
-    /* looked up before the chroot: /etc/passwd and /etc/group are outside the jail */
-    struct group *g = cfg->proc.group ? getgrnam(cfg->proc.group) : NULL;
-    gid_t gid = g ? g->gr_gid : 0;
-    struct passwd *pw = cfg->proc.user ? getpwnam(cfg->proc.user) : NULL;
-    uid_t uid = pw ? pw->pw_uid : 0;
-    int err;
-
-    if (cfg->proc.group && !g) {
-        log_msg(LOG_ERR, "group %s: cannot switch: no such group", cfg->proc.group);
-        return -EPERM;
-    }
-    if (cfg->proc.user && !pw) {
-        log_msg(LOG_ERR, "user %s: cannot switch: no such user", cfg->proc.user);
-        return -EPERM;
-    }
-    if ((cfg->proc.user || cfg->proc.group) &&
-        (err = log_give_file(pw ? uid : (uid_t)-1, g ? gid : (gid_t)-1)) != 0) {
-        log_msg(LOG_WARN,
-                "log: cannot give %s to user %s, group %s: %s; after a rotation it "
-                "cannot be reopened",
-                cfg->proc.log_file, cfg->proc.user ? cfg->proc.user : "-",
-                cfg->proc.group ? cfg->proc.group : "-", strerror(-err));
-    }
-    err = enter_chroot(cfg);
-    if (err) {
-        return err;
-    }
-    if (cfg->proc.group && (setgroups(0, NULL) < 0 || setgid(gid) < 0)) {
-        log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->proc.group, strerror(errno));
-        return -EPERM;
-    }
-    if (cfg->proc.user && setuid(uid) < 0) {
-        log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->proc.user, strerror(errno));
-        return -EPERM;
-    }
-    if (cfg->proc.user || cfg->proc.group) {
-        log_msg(LOG_INFO, "privileges dropped to user %s, group %s",
-                cfg->proc.user ? cfg->proc.user : "-", cfg->proc.group ? cfg->proc.group : "-");
-    }
-    return 0;
 }
 
 static uv_signal_t sig_int, sig_term, sig_usr1, sig_usr2, sig_hup;
@@ -1074,8 +937,8 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
             const struct config_socket *sock = &cfg->net.sockets[i];
 
             err = err ? err
-                      : resolve_local(cfg, sock,
-                                      config_proto_is_tcp(sock->proto) ? &tcp_local : &udp_local);
+                      : config_resolve_local(
+                            cfg, sock, config_proto_is_tcp(sock->proto) ? &tcp_local : &udp_local);
         }
         has_udp = has_tcp = true;
     } else {
@@ -1084,10 +947,13 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
 
         has_tcp = config_proto_is_tcp(one.proto);
         has_udp = !has_tcp;
-        err = err ? err : resolve_local(cfg, &one, has_tcp ? &tcp_local : &udp_local);
+        err = err ? err : config_resolve_local(cfg, &one, has_tcp ? &tcp_local : &udp_local);
     }
     err = err ? err : open_sockets(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
-    err = err ? err : resolve_port_share(&srv);
+    if (!err && cfg->net.port_share_host) {
+        err = config_resolve_port_share(cfg, &srv.port_share);
+        srv.worker_env.port_share = err ? NULL : &srv.port_share;
+    }
     if (err) {
         goto out;
     }
@@ -1111,7 +977,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
         goto out;
     }
     srv.is_up_done = true;
-    err = drop_privileges(cfg);
+    err = privileges_drop(cfg);
     if (err) {
         goto out;
     }

@@ -39,6 +39,10 @@ static int vreport(struct config_parser *ps, const char *file, int line, const c
     }
     ps->last_error_file = file;
     ps->last_error_line = line;
+    if (line > 0 && name != NULL && !config_refused(ps, name) &&
+        ps->n_refused < CONFIG_REFUSED_MAX && strlen(name) < CONFIG_REFUSED_NAME_LEN) {
+        strcpy(ps->refused[ps->n_refused++], name); /* length checked */
+    }
     vsnprintf(text, sizeof(text), fmt, ap);
     if (line > 0) {
         snprintf(where, sizeof(where), ":%d", line);
@@ -63,6 +67,16 @@ static int vreport(struct config_parser *ps, const char *file, int line, const c
     cfg->errors = grown;
     cfg->errors[cfg->n_errors++] = full;
     return -EINVAL;
+}
+
+bool config_refused(const struct config_parser *ps, const char *name)
+{
+    for (size_t i = 0; i < ps->n_refused; i++) {
+        if (strcmp(ps->refused[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 int config_error(struct config_parser *ps, const char *fmt, ...)

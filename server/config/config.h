@@ -299,7 +299,7 @@ struct config_cert {
     struct config_blob extra_certs; /* `extra-certs`: PEM, appended to tls.cert when checked */
     char *crl_dir;                  /* `crl-verify DIR dir`: absolute path; NULL = not given */
     /* `capath DIR`: absolute path (inside the chroot); NULL = not given. CA certificates and
-     * CRLs in OpenSSL's hashed layout (server/control/capath.h), read when the TLS
+     * CRLs in OpenSSL's hashed layout (server/config/capath.h), read when the TLS
      * configuration is built and again when the directory changes */
     char *capath;
     /* `x509-track [+]ATTR` lines, in config order (struct cert_track, proto/cert_name.h); owned,

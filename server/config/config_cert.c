@@ -1,6 +1,6 @@
 /* server/config/config_cert.c: handlers for the certificate options beyond ca/cert/key:
  * x509-username-field, x509-track, tls-export-cert, extra-certs, crl-verify DIR dir, pkcs12,
- * askpass, capath (its directory is read by server/control/capath.c). Facts from
+ * askpass, capath (its directory is read by server/config/capath.c). Facts from
  * openvpn 2.6 src/openvpn/options.c (add_option, options_postprocess_verify_ce), ssl.c
  * (init_ssl), ssl_openssl.c (tls_ctx_load_pkcs12, tls_ctx_load_extra_certs), ssl_mbedtls.c
  * (tls_ctx_load_ca) and ssl_verify.c (verify_cert, verify_check_crl_dir).

@@ -44,7 +44,10 @@ static int check_dev(struct config_parser *ps)
     const char *dev = ps->cfg->net.dev;
 
     if (dev == NULL) {
-        return config_error_at(ps, NULL, NULL, "dev is required (e.g. 'dev tun')");
+        /* a refused `dev` line was reported already */
+        return config_refused(ps, "dev") || config_refused(ps, "dev-type")
+                   ? -EINVAL
+                   : config_error_at(ps, NULL, NULL, "dev is required (e.g. 'dev tun')");
     }
     /* 2.6 dev_type_enum: dev-type when given, else the name's first three letters */
     if (ps->is_dev_type_tap || (!ps->is_dev_type_tun && strncmp(dev, "tap", 3) == 0)) {
@@ -389,8 +392,14 @@ static int check_files(struct config_parser *ps)
                 continue; /* 2.6 options.c check_ca_required: the fingerprints or a CA
                            * directory stand in for the CA file */
             }
-            e = config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
-                                i == 0 ? " (or capath, or peer-fingerprint)" : "");
+            if (config_refused(ps, names[i]) ||
+                (i == 0 &&
+                 (config_refused(ps, "capath") || config_refused(ps, "peer-fingerprint")))) {
+                e = -EINVAL; /* its line was refused and reported */
+            } else {
+                e = config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
+                                    i == 0 ? " (or capath, or peer-fingerprint)" : "");
+            }
         } else {
             e = load(ps, pending[i], names[i], blobs[i]);
         }
@@ -471,6 +480,15 @@ static int check_topology(struct config_parser *ps)
             if (strcmp(where[i].name, directive) == 0) {
                 at =
                     (const struct config_where *)(const void *)((const char *)ps + where[i].offset);
+            }
+        }
+        if (!at || at->line == 0) {
+            /* "server is required" after a refused server, ifconfig or pool line repeats
+             * that line's error */
+            for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+                if (config_refused(ps, where[i].name)) {
+                    return -EINVAL;
+                }
             }
         }
         if (at && at->line == 0) {

@@ -39,13 +39,20 @@ struct config_cert_pending {
     struct config_blob pkcs12_inline; /* <pkcs12> block: the file in base64 */
 };
 
+#define CONFIG_REFUSED_MAX 32      /* refused directive names remembered (more are not) */
+#define CONFIG_REFUSED_NAME_LEN 40 /* longer names are not remembered */
+
 struct config_parser {
     struct config *cfg;
     char *errbuf;
     size_t errbuf_len;
     const char *last_error_file; /* where the last error was reported: one per line */
     int last_error_line;
-    bool has_line_errors; /* some line was refused: the whole-config checks are not run */
+    bool has_line_errors; /* some line was refused */
+    /* directives refused on some line (config_refused): a whole-config check does not say a
+     * directive is missing when its line was refused already */
+    char refused[CONFIG_REFUSED_MAX][CONFIG_REFUSED_NAME_LEN];
+    size_t n_refused;
 
     /* The line being handled */
     const char *file;
@@ -138,6 +145,11 @@ int config_split_line(const char *line, size_t line_len, char *scratch, char **a
  * Returns -EINVAL. */
 int config_error(struct config_parser *ps, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Whether a line of directive name was refused (with config_error) while parsing: the
+ * whole-config checks use it not to report "NAME is required" after the line that gave NAME
+ * was refused. */
+bool config_refused(const struct config_parser *ps, const char *name);
 
 /* The same for a directive seen earlier (where), or for the file as a whole when where is NULL
  * ("FILE: text"). name may be NULL. Returns -EINVAL. */

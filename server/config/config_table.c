@@ -186,8 +186,14 @@ static const struct config_directive directives[] = {
     SET("management-hold", 0, 0, 0, config_h_management_flag),
     SET("management-log-cache", 1, 1, 0, config_h_management_log_cache),
     SET("management-query-passwords", 0, 0, 0, config_h_management_flag),
-    CLIENT("management-query-proxy", 0, NULL),
-    CLIENT("management-query-remote", 0, NULL),
+    CLIENT("management-query-proxy", 0,
+           "openvpn 2.6 takes it in a server config and then waits at start-up for an answer on "
+           "the management interface that its server mode refuses (\"ERROR: The 'proxy' command is "
+           "not supported by the current daemon mode\"): it never starts; remove the line"),
+    CLIENT("management-query-remote", 0,
+           "openvpn 2.6 takes it in a server config and then waits at start-up for an answer on "
+           "the management interface that its server mode refuses (\"ERROR: The 'remote' command "
+           "is not supported by the current daemon mode\"): it never starts; remove the line"),
     SET("management-signal", 0, 0, 0, config_h_management_flag),
     SET("management-up-down", 0, 0, 0, config_h_management_flag),
     SET("mark", 1, 1, 0, config_h_mark),

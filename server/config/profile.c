@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <mbedtls/oid.h>
+#include <mbedtls/pem.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/platform_util.h>
 #include <mbedtls/x509_crl.h>
@@ -22,6 +23,7 @@
 
 #include "proto/comp.h"
 #include "proto/tls_crypt_v2.h"
+#include "server/config/capath.h"
 #include "server/config/config.h"
 #include "server/config/genkey.h"
 
@@ -315,10 +317,11 @@ static void server_cert_facts(const struct config *cfg, char *cn, size_t cap, bo
 
 /* The client certificate must chain to the server's ca, not be on its CRL, and match the key
  * (unless the key is encrypted: the client asks for its passphrase). */
-static int check_client(const struct config *cfg, const struct profile_args *a, const char *crt_pem,
-                        size_t crt_len, const char *key_pem, size_t key_len)
+static int check_client(const struct config *cfg, const struct profile_args *a,
+                        mbedtls_x509_crt *ca, const char *crt_pem, size_t crt_len,
+                        const char *key_pem, size_t key_len)
 {
-    mbedtls_x509_crt crt, ca;
+    mbedtls_x509_crt crt;
     mbedtls_x509_crl crl;
     mbedtls_pk_context pk;
     uint32_t flags = 0;
@@ -326,16 +329,10 @@ static int check_client(const struct config *cfg, const struct profile_args *a, 
     int rc, err = -1;
 
     mbedtls_x509_crt_init(&crt);
-    mbedtls_x509_crt_init(&ca);
     mbedtls_x509_crl_init(&crl);
     mbedtls_pk_init(&pk);
     if (mbedtls_x509_crt_parse(&crt, (const unsigned char *)crt_pem, crt_len + 1) != 0) {
         fprintf(stderr, "ovpnd profile: --cert %s: not a PEM certificate\n", a->cert);
-        goto out;
-    }
-    if (mbedtls_x509_crt_parse(&ca, (const unsigned char *)cfg->tls.ca.data, cfg->tls.ca.len + 1) <
-        0) {
-        fprintf(stderr, "ovpnd profile: %s: the ca does not parse\n", a->config);
         goto out;
     }
     if (cfg->tls.crl.data && mbedtls_x509_crl_parse(&crl, (const unsigned char *)cfg->tls.crl.data,
@@ -343,7 +340,7 @@ static int check_client(const struct config *cfg, const struct profile_args *a, 
         mbedtls_x509_crl_free(&crl);
         mbedtls_x509_crl_init(&crl);
     }
-    if (mbedtls_x509_crt_verify(&crt, &ca, crl.version ? &crl : NULL, NULL, &flags, NULL, NULL) !=
+    if (mbedtls_x509_crt_verify(&crt, ca, crl.version ? &crl : NULL, NULL, &flags, NULL, NULL) !=
         0) {
         mbedtls_x509_crt_verify_info(info, sizeof(info), "  ", flags);
         fprintf(stderr,
@@ -369,9 +366,100 @@ static int check_client(const struct config *cfg, const struct profile_args *a, 
 out:
     mbedtls_pk_free(&pk);
     mbedtls_x509_crl_free(&crl);
-    mbedtls_x509_crt_free(&ca);
     mbedtls_x509_crt_free(&crt);
     return err;
+}
+
+/* The server's trust as the client check needs it (every CA of `ca` and of `capath`, parsed into
+ * trust), and the PEM text of the profile's <ca> (*pem, caller frees): the `ca` file as it is, or,
+ * for a server with `capath` alone, the CA certificates from that directory that issue the
+ * server's certificate, up to its root (a client should trust the CAs of its server, not every CA
+ * the server accepts clients from). 0 or -1 (reported on stderr). */
+static int server_trust(const struct config *cfg, const struct profile_args *a,
+                        mbedtls_x509_crt *trust, char **pem, size_t *pem_len)
+{
+    mbedtls_x509_crt server;
+    const mbedtls_x509_crt *cur;
+    struct text out = {0};
+    int depth = 0;
+
+    *pem = NULL;
+    *pem_len = 0;
+    if (cfg->tls.ca.data != NULL &&
+        mbedtls_x509_crt_parse(trust, (const unsigned char *)cfg->tls.ca.data,
+                               cfg->tls.ca.len + 1) < 0) {
+        fprintf(stderr, "ovpnd profile: %s: the ca does not parse\n", a->config);
+        return -1;
+    }
+    if (cfg->cert.capath != NULL) {
+        struct capath_stats st;
+        char dir[4096];
+
+        snprintf(dir, sizeof(dir), "%s%s", cfg->proc.chroot_dir ? cfg->proc.chroot_dir : "",
+                 cfg->cert.capath);
+        if (capath_certs(dir, trust, &st) != 0) {
+            fprintf(stderr, "ovpnd profile: capath %s: cannot read it\n", dir);
+            return -1;
+        }
+    }
+    if (cfg->tls.ca.data != NULL) {
+        *pem = strdup(cfg->tls.ca.data);
+        *pem_len = cfg->tls.ca.len;
+        return *pem ? 0 : -1;
+    }
+    mbedtls_x509_crt_init(&server);
+    if (cfg->tls.cert.data == NULL ||
+        mbedtls_x509_crt_parse(&server, (const unsigned char *)cfg->tls.cert.data,
+                               cfg->tls.cert.len + 1) != 0) {
+        fprintf(stderr, "ovpnd profile: %s: the server's cert does not parse\n", a->config);
+        mbedtls_x509_crt_free(&server);
+        return -1;
+    }
+    /* the server's own file may hold intermediates after its certificate: they count as found */
+    for (cur = &server; depth < 16; depth++) {
+        const mbedtls_x509_crt *issuer = NULL;
+
+        for (const mbedtls_x509_crt *c = trust; c != NULL && c->raw.p != NULL; c = c->next) {
+            if (c->subject_raw.len == cur->issuer_raw.len &&
+                memcmp(c->subject_raw.p, cur->issuer_raw.p, c->subject_raw.len) == 0) {
+                issuer = c;
+                break;
+            }
+        }
+        if (issuer == NULL) {
+            break;
+        }
+        {
+            unsigned char buf[8192];
+            size_t n = 0;
+
+            if (mbedtls_pem_write_buffer("-----BEGIN CERTIFICATE-----\n",
+                                         "-----END CERTIFICATE-----\n", issuer->raw.p,
+                                         issuer->raw.len, buf, sizeof(buf), &n) != 0) {
+                out.has_failed = true;
+                break;
+            }
+            text_add(&out, "%s", (const char *)buf);
+        }
+        if (issuer->subject_raw.len == issuer->issuer_raw.len &&
+            memcmp(issuer->subject_raw.p, issuer->issuer_raw.p, issuer->subject_raw.len) == 0) {
+            break; /* the root */
+        }
+        cur = issuer;
+    }
+    mbedtls_x509_crt_free(&server);
+    if (out.has_failed || out.len == 0) {
+        fprintf(stderr,
+                out.has_failed ? "ovpnd profile: out of memory\n"
+                               : "ovpnd profile: no CA certificate in capath %s issues the "
+                                 "server's certificate\n",
+                cfg->cert.capath);
+        free(out.p);
+        return -1;
+    }
+    *pem = out.p;
+    *pem_len = out.len;
+    return 0;
 }
 
 static const char *comp_line(const struct comp_config *c)
@@ -543,9 +631,10 @@ int profile_main(int argc, char **argv)
     struct profile_args a;
     struct config cfg;
     struct text t = {0};
-    char *crt = NULL, *key = NULL, cn[65];
-    size_t crt_len = 0, key_len = 0;
+    char *crt = NULL, *key = NULL, *ca_pem = NULL, cn[65];
+    size_t crt_len = 0, key_len = 0, ca_len = 0;
     bool has_eku, is_all_udp, needs_cert, needs_password;
+    mbedtls_x509_crt trust;
     const char *comp;
     int rc = 1;
 
@@ -558,9 +647,20 @@ int profile_main(int argc, char **argv)
         config_free(&cfg);
         return 1;
     }
-    if (!is_pem(cfg.tls.ca.data)) {
+    mbedtls_x509_crt_init(&trust);
+    if (cfg.tls.ca.data == NULL && cfg.cert.capath == NULL) {
+        fprintf(stderr,
+                "ovpnd profile: %s: no ca or capath: the profile needs the CA that issued "
+                "the server's certificate\n",
+                a.config);
+        goto out;
+    }
+    if (cfg.tls.ca.data != NULL && !is_pem(cfg.tls.ca.data)) {
         fprintf(stderr, "ovpnd profile: %s: the ca must be PEM (openssl x509 -inform der)\n",
                 a.config);
+        goto out;
+    }
+    if (server_trust(&cfg, &a, &trust, &ca_pem, &ca_len) != 0) {
         goto out;
     }
     if (a.no_v2 && (!cfg.tls.has_tls_crypt_v2 || cfg.tls.tls_wrap_mode == CONFIG_TLS_WRAP_NONE)) {
@@ -586,7 +686,7 @@ int profile_main(int argc, char **argv)
             fprintf(stderr, "ovpnd profile: --cert and --key must be PEM files\n");
             goto out;
         }
-        if (check_client(&cfg, &a, crt, crt_len, key, key_len) != 0) {
+        if (check_client(&cfg, &a, &trust, crt, crt_len, key, key_len) != 0) {
             goto out;
         }
     }
@@ -652,7 +752,7 @@ int profile_main(int argc, char **argv)
                 cfg.net.fragment);
     }
     text_add(&t, "verb 3\n");
-    add_inline(&t, "ca", cfg.tls.ca.data, cfg.tls.ca.len);
+    add_inline(&t, "ca", ca_pem, ca_len);
     if (crt) {
         add_inline(&t, "cert", crt, crt_len);
         add_inline(&t, "key", key, key_len);
@@ -678,6 +778,8 @@ out:
     }
     free(key);
     free(crt);
+    free(ca_pem);
+    mbedtls_x509_crt_free(&trust);
     config_free(&cfg);
     return rc;
 }

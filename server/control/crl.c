@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/control/capath.h"
+#include "server/config/capath.h"
 #include "server/log/log.h"
 
 #define CRL_CHECK_MS 1000

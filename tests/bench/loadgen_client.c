@@ -879,6 +879,7 @@ static void handle_packet(struct loadgen_client *c, const uint8_t *p, ssize_t nr
                op != P_CONTROL_HARD_RESET_CLIENT_V2 && op != P_CONTROL_HARD_RESET_CLIENT_V3 &&
                op != P_CONTROL_WKC_V1) {
         handle_control(c, p, (size_t)nread, loadgen_now_ms());
+        loadgen_worker_wake(c->w, c); /* an ACK or a reply to send, a retransmission to time */
     } else {
         c->st.drops++; /* a client drops client resets and unknown opcodes */
     }

@@ -67,6 +67,7 @@ struct loadgen_client {
     size_t index; /* global client number, 0-based */
     enum loadgen_client_state state;
     bool has_socket, has_timer, was_connected, is_data_running;
+    bool is_busy; /* in the worker's busy list: ticked every tick (loadgen_worker.c) */
     uv_udp_t udp;
     uv_tcp_t tcp; /* --proto tcp: instead of udp */
     uv_connect_t connect_req;
@@ -119,7 +120,9 @@ bool loadgen_client_is_final(const struct loadgen_client *c);
 
 /* True for a connected client with nothing outstanding (no control packet unacknowledged, no
  * ACK or TLS output waiting) before the run's exit phase: its tick only times keepalives and
- * ping-restart, whole seconds, so the worker ticks it less often (loadgen_worker.c). */
+ * ping-restart, whole seconds, so the worker ticks it less often and does not look at it in
+ * between (loadgen_worker.c); a control packet received puts it back in the worker's busy list
+ * (loadgen_worker_wake). */
 bool loadgen_client_is_quiet(const struct loadgen_client *c);
 
 /* Mark a client that never started as failed ("not started"); no-op otherwise. */

@@ -66,7 +66,9 @@ struct loadgen_worker {
     size_t n_open_handles;
     uint64_t exit_start_ms; /* when this worker's tick first saw the exit phase (0: not yet) */
     uint64_t n_ticks;       /* ticks so far (which quiet clients a tick looks at) */
-    bool has_loop;          /* loop and tick initialised */
+    struct loadgen_client **busy; /* clients ticked every tick (not quiet), n_busy of n_clients */
+    size_t n_busy;
+    bool has_loop; /* loop and tick initialised */
     bool is_closing;
     char errbuf[256]; /* set when loadgen_worker_init fails */
     /* Scratch space; the loop runs one callback at a time. */
@@ -101,6 +103,10 @@ void loadgen_worker_clear(struct loadgen_worker *w);
 
 /* Worker thread: one more client is connected or failed before connecting. */
 void loadgen_worker_settled(struct loadgen_worker *w, bool connected, uint64_t now_ms);
+
+/* Worker thread: c has work that cannot wait for its next quiet tick (it started, or a control
+ * packet came): tick it every tick until it is quiet again. Idempotent. */
+void loadgen_worker_wake(struct loadgen_worker *w, struct loadgen_client *c);
 
 /* Worker thread: a handle of a client was closed (uv_close callback bookkeeping). */
 void loadgen_worker_handle_closed(struct loadgen_worker *w);

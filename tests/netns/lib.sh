@@ -359,10 +359,10 @@ ovt_wrap_client_line() {
 }
 
 # server_conf_write DIR [LINE...]: DIR/server.conf in OpenVPN 2.6 server syntax, absolute paths,
-# status file DIR/status.log every second (status-version from OVT_STATUS_VERSION if set), then
-# each LINE appended as is. OVT_TOPOLOGY (default subnet; "none": no topology line, so the
-# server's default applies) and OVT_SERVER_LINE (default "server 198.19.0.0 255.255.255.0")
-# change the address lines.
+# status file DIR/status.log every OVT_STATUS_INTERVAL seconds (default 1; status-version from
+# OVT_STATUS_VERSION if set), keepalive OVT_KEEPALIVE (default "10 60"), then each LINE appended
+# as is. OVT_TOPOLOGY (default subnet; "none": no topology line, so the server's default applies)
+# and OVT_SERVER_LINE (default "server 198.19.0.0 255.255.255.0") change the address lines.
 server_conf_write() {
     local dir=$1
     shift
@@ -380,7 +380,7 @@ server_conf_write() {
         echo "dh none"
         ovt_wrap_server_line "$pki"
         echo "keepalive ${OVT_KEEPALIVE:-10 60}"
-        echo "status $dir/status.log 1"
+        echo "status $dir/status.log ${OVT_STATUS_INTERVAL:-1}"
         [ -n "${OVT_STATUS_VERSION:-}" ] && echo "status-version $OVT_STATUS_VERSION"
         echo "explicit-exit-notify 1"
         echo "verb 3"

@@ -3,7 +3,10 @@
 # `openssl rehash` with two CAs and the CRL of the first, and no `ca` line at all:
 #  1. a client of the first CA connects; one that its CRL lists is refused, with a log line
 #     naming it;
-#  2. a client of the second CA, which has no CRL in the directory, connects: 2.6 asks OpenSSL
+#  2. a client of the second CA, which has no CRL in the directory, connects (on a profile made
+#     by `ovpnd profile` from this capath-only config: its <ca> is the first CA alone, the one
+#     that issued the server's certificate, and the generator checks the client's certificate
+#     against the second CA from the directory): 2.6 asks OpenSSL
 #     for CRL checks on the whole chain (X509_V_FLAG_CRL_CHECK_ALL) but its verify callback
 #     (ssl_verify_openssl.c) lets X509_V_ERR_UNABLE_TO_GET_CRL through;
 #  3. a CRL of the second CA listing that client, put into the directory while the server runs
@@ -19,6 +22,7 @@ set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 ovt_init capath
+OVPND_BIN=${OVPND:-$OVT_SRC/build/ovpnd} # makes the profile, whichever server runs
 
 netns_setup 3
 pki_make "$OVT_DIR" --clients 2
@@ -76,9 +80,20 @@ refused_log() {
 }
 
 # 1 and 2
+"$OVPND_BIN" profile --config "$dir/server.conf" --remote "$OVT_SERVER_IP" \
+    --cert "$ca2/fromca2.crt" --key "$ca2/fromca2.key" --out "$dir/fromca2.ovpn" ||
+    fail "ovpnd profile failed for a server with capath and no ca"
+profile_ca=$(sed -n '/^<ca>$/,/^<\/ca>$/p' "$dir/fromca2.ovpn" | grep -v '^</\?ca>$')
+[ "$(grep -c 'BEGIN CERTIFICATE' <<<"$profile_ca")" = 1 ] ||
+    fail "the profile's <ca> does not hold exactly one certificate (the server's CA)"
+[ "$(openssl x509 -noout -fingerprint -sha256 <<<"$profile_ca")" = \
+    "$(openssl x509 -noout -fingerprint -sha256 -in "$pki/ca.crt")" ] ||
+    fail "the profile's <ca> is not the CA that issued the server's certificate"
 client_start "$dir" 1
 client_start "$dir" 2 "auth-retry none"
-ca2_client 3
+: >"$dir/client3.log" # fromca2 on its profile, as it is
+ovt_spawn "$(client_ns 3)" "$dir/client3.log" openvpn --config "$dir/fromca2.ovpn"
+CLIENT_PID[3]=$OVT_LAST_PID
 wait_tunnel 1
 wait_tunnel 3
 wait_server_log "$(refused_log 198.18.0.3 client2)" 30 ||

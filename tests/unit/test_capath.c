@@ -1,4 +1,4 @@
-/* tests/unit/test_capath.c: server/control/capath.c, the `capath DIR` hash directory: which
+/* tests/unit/test_capath.c: server/config/capath.c, the `capath DIR` hash directory: which
  * file names OpenSSL's hash directory lookup opens (by_dir.c: "%08lx.%s%d", counting up from 0
  * until a file cannot be loaded), and what capath_load takes from a directory with good, bad,
  * misnamed and unreachable files, and when capath_signature changes; and that a crl-verify
@@ -24,7 +24,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include "server/control/capath.h"
+#include "server/config/capath.h"
 
 #define DATA OVPND_SOURCE_DIR "/tests/unit/data/config/"
 

@@ -1,5 +1,5 @@
-/* server/control/capath.c: see capath.h. */
-#include "server/control/capath.h"
+/* server/config/capath.c: see capath.h. */
+#include "server/config/capath.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -157,10 +157,16 @@ static int read_file(const char *dir, const char *name, char **out, size_t *len)
     return 0;
 }
 
-/* Parse one file's text as e's kind, check the names' hashes, and add it to tls. 0, or -EINVAL
- * with why filled (the file is not used), -ENOMEM. */
+/* Where capath_load / capath_certs put what they read: tls's trust, or a list of certificates. */
+struct sink {
+    struct tls_server_conf *tls;
+    mbedtls_x509_crt *certs;
+};
+
+/* Parse one file's text as e's kind, check the names' hashes, and add it to the sink. 0, or
+ * -EINVAL with why filled (the file is not used), -ENOMEM. */
 static int add_file(const struct capath_entry *e, const char *text, size_t len,
-                    struct tls_server_conf *tls, struct capath_stats *st, char *why, size_t why_len)
+                    const struct sink *to, struct capath_stats *st, char *why, size_t why_len)
 {
     const char *header = e->is_crl ? "-----BEGIN X509 CRL-----" : "-----BEGIN CERTIFICATE-----";
     mbedtls_x509_crt crts;
@@ -213,8 +219,15 @@ static int add_file(const struct capath_entry *e, const char *text, size_t len,
             goto out;
         }
     }
-    ret = tls_server_conf_add_trust(tls, e->is_crl ? NULL : &crts, e->is_crl ? &crls : NULL, why,
-                                    why_len);
+    if (to->tls != NULL) {
+        ret = tls_server_conf_add_trust(to->tls, e->is_crl ? NULL : &crts, e->is_crl ? &crls : NULL,
+                                        why, why_len);
+    } else {
+        ret = 0;
+        for (const mbedtls_x509_crt *c = &crts; !e->is_crl && c && c->raw.p && !ret; c = c->next) {
+            ret = mbedtls_x509_crt_parse_der(to->certs, c->raw.p, c->raw.len);
+        }
+    }
     if (ret) {
         err = -ENOMEM;
         goto out;
@@ -266,7 +279,7 @@ static int list_dir(const char *dir, struct capath_entry **out, size_t *n_out)
     return 0;
 }
 
-int capath_load(const char *dir, struct tls_server_conf *tls, struct capath_stats *st)
+static int load(const char *dir, const struct sink *to, struct capath_stats *st)
 {
     struct capath_entry *e = NULL;
     const struct capath_entry *broken = NULL; /* the last file that failed, in e */
@@ -308,7 +321,7 @@ int capath_load(const char *dir, struct tls_server_conf *tls, struct capath_stat
                      : err == -EFBIG ? "larger than 16 MiB"
                                      : strerror(-err));
         } else {
-            err = add_file(&e[i], text, len, tls, st, why, sizeof(why));
+            err = add_file(&e[i], text, len, to, st, why, sizeof(why));
             free(text);
         }
         if (err) {
@@ -322,6 +335,20 @@ int capath_load(const char *dir, struct tls_server_conf *tls, struct capath_stat
     }
     free(e);
     return err == -ENOMEM ? err : 0;
+}
+
+int capath_load(const char *dir, struct tls_server_conf *tls, struct capath_stats *st)
+{
+    const struct sink to = {.tls = tls};
+
+    return load(dir, &to, st);
+}
+
+int capath_certs(const char *dir, mbedtls_x509_crt *certs, struct capath_stats *st)
+{
+    const struct sink to = {.certs = certs};
+
+    return load(dir, &to, st);
 }
 
 /* splitmix64's finaliser: spreads every input bit over the output. */

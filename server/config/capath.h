@@ -1,4 +1,4 @@
-/* server/control/capath.h: `capath DIR`, a directory of CA certificates and CRLs in OpenSSL's
+/* server/config/capath.h: `capath DIR`, a directory of CA certificates and CRLs in OpenSSL's
  * hashed layout, as openvpn 2.6 built with OpenSSL takes it (ssl_openssl.c tls_ctx_load_ca: an
  * X509_LOOKUP_hash_dir on DIR in the same store as the `ca` file, with X509_V_FLAG_CRL_CHECK |
  * X509_V_FLAG_CRL_CHECK_ALL).
@@ -17,12 +17,14 @@
  * (ssl_verify_openssl.c verify_callback) logs X509_V_ERR_UNABLE_TO_GET_CRL and carries on, and
  * Mbed TLS checks a certificate only against CRLs of its issuer that it has.
  */
-#ifndef SERVER_CONTROL_CAPATH_H
-#define SERVER_CONTROL_CAPATH_H
+#ifndef SERVER_CONFIG_CAPATH_H
+#define SERVER_CONFIG_CAPATH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <mbedtls/x509_crt.h>
 
 #include "proto/tls_session.h"
 
@@ -64,10 +66,16 @@ struct capath_stats {
  * added), -ENOMEM. */
 int capath_load(const char *dir, struct tls_server_conf *tls, struct capath_stats *st);
 
+/* The same selection and checks as capath_load, for the certificates only (HASH.N files): each
+ * is appended to certs (initialised by the caller, who frees it). For tools that need the CA
+ * certificates themselves (ovpnd profile). Any thread; file I/O. Returns 0, -errno when dir
+ * cannot be read, -ENOMEM. */
+int capath_certs(const char *dir, mbedtls_x509_crt *certs, struct capath_stats *st);
+
 /* A 64-bit digest of dir's hashed files: their names, inode numbers, sizes and modification
  * times (the target's, for symbolic links as `openssl rehash` makes them). It changes when a
  * hashed file is added, removed, renamed or rewritten. Any thread; one readdir and a stat per
  * hashed file. Returns 0, or -errno when dir cannot be read. */
 int capath_signature(const char *dir, uint64_t *out);
 
-#endif /* SERVER_CONTROL_CAPATH_H */
+#endif /* SERVER_CONFIG_CAPATH_H */
