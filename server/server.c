@@ -16,7 +16,6 @@
 
 #include "proto/data_crypto.h"
 #include "server/control/acceptor.h"
-#include "server/config/ccd.h"
 #include "server/config/resolve.h"
 #include "server/hooks/updown.h"
 #include "server/hooks/hook_env.h"
@@ -29,7 +28,6 @@
 #include "server/ops/status.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
-#include "server/addr/pool_persist.h"
 #include "server/data/tcp.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
@@ -74,180 +72,6 @@ static void steer_del(void *ctx, int family, const uint8_t *addr)
     }
     memcpy(&be, addr, 4);
     tun_steer_del(&srv->tun_steer, ntohl(be));
-}
-
-/* The tun device's IPv6 address (server-ipv6 NETWORK+1, or ifconfig-ipv6). Pool addresses are
- * paired with the IPv4 ones by entry (pool.h). With ifconfig-noexec the address is only
- * known (for the scripts), not given to the device. */
-static int setup_ipv6(struct server *srv)
-{
-    char text[80];
-    int err;
-
-    srv->has_ipv6 = true;
-    srv->ipv6_bits = srv->plan.ipv6_bits;
-    memcpy(srv->server_addr6, srv->plan.local6, 16);
-    if (srv->cfg->net.ifconfig_noexec) {
-        return 0;
-    }
-    err = tun_configure_ipv6(&srv->tun, srv->server_addr6, srv->ipv6_bits);
-    if (err) {
-        log_msg(LOG_ERR, "cannot give %s the address %s: %s", srv->tun.name,
-                vroute_prefix_str(6, srv->server_addr6, srv->ipv6_bits, text, sizeof(text)),
-                strerror(-err));
-    }
-    return err;
-}
-
-/* The plan of topology.c and the pool it describes. */
-static int setup_pool(struct server *srv)
-{
-    const struct config *cfg = srv->cfg;
-    const char *directive = NULL;
-    char why[400], note[300];
-    int err = topology_plan_make(cfg, &srv->plan, &directive, why, sizeof(why));
-
-    if (err) {
-        log_msg(LOG_ERR, "%s: %s: %s", config_origin(cfg), directive, why);
-        return err;
-    }
-    srv->server_addr = srv->plan.local;
-    if (!srv->plan.has_pool) {
-        return 0;
-    }
-    err = ip_pool_init(&srv->pool, &srv->plan.pool, why, sizeof(why), note, sizeof(note));
-    if (err) {
-        log_msg(LOG_ERR, "%s: address pool: %s", config_origin(cfg),
-                err == -ENOMEM ? "out of memory" : why);
-        return err;
-    }
-    if (note[0]) {
-        log_msg(srv->pool.n6 < srv->pool.n4 ? LOG_WARN : LOG_INFO, "%s", note);
-    }
-    if (cfg->net.ifconfig_pool_persist && !cfg->clients.duplicate_cn) {
-        const char *path = cfg->net.ifconfig_pool_persist;
-        int n = pool_persist_load(&srv->pool, path, cfg->net.ifconfig_pool_persist_s == 0);
-        bool is_warned = n < 0; /* one warning for the file */
-
-        if (n == -ENOMEM || n == -ELOOP) { /* (-ELOOP: a symbolic link there, never followed) */
-            log_msg(LOG_ERR, "ifconfig-pool-persist: cannot read %s: %s", path, strerror(-n));
-            return n;
-        }
-        if (n < 0) {
-            /* openvpn 2.6 starts then too (pool.c, status.c status_open: "Note: cannot
-             * open"), with no address kept */
-            status_warn_unopened("ifconfig-pool-persist", path,
-                                 cfg->net.ifconfig_pool_persist_s > 0 ? O_RDWR : O_RDONLY, n,
-                                 cfg->proc.chroot_dir == NULL);
-            srv->persist_err = n;
-            n = 0;
-        }
-        log_msg(LOG_INFO, "ifconfig-pool-persist: %d address%s of %s kept for their common names%s",
-                n, n == 1 ? "" : "es", path,
-                cfg->net.ifconfig_pool_persist_s == 0 ? " only (SECONDS 0: the file is not written)"
-                                                      : "");
-        srv->is_pool_persisted = cfg->net.ifconfig_pool_persist_s > 0;
-        if (srv->is_pool_persisted && (cfg->proc.user || cfg->proc.group || cfg->proc.chroot_dir)) {
-            /* after the privilege drop the directory may not be writable: keep the file open
-             * and rewrite it in place, as openvpn does */
-            srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-            if (srv->persist_fd < 0 && errno == ELOOP) {
-                log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path,
-                        strerror(ELOOP));
-                return -ELOOP;
-            }
-            if (srv->persist_fd < 0) {
-                /* not a reason to stop (openvpn 2.6 starts too): written by its path at each
-                 * write, unless a chroot makes that path name another file */
-                if (!is_warned) {
-                    srv->persist_err = -errno;
-                    status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, srv->persist_err,
-                                         cfg->proc.chroot_dir == NULL);
-                }
-                srv->is_pool_persisted = cfg->proc.chroot_dir == NULL;
-            }
-        } else if (srv->is_pool_persisted && !is_warned &&
-                   (err = status_probe_file(path, O_RDWR)) != 0) {
-            srv->persist_err = err;
-            status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, err, true);
-        }
-    } else if (cfg->net.ifconfig_pool_persist) {
-        log_msg(LOG_WARN,
-                "ifconfig-pool-persist does not work with duplicate-cn (as in openvpn 2.6): %s "
-                "is neither read nor written, addresses go lowest first",
-                cfg->net.ifconfig_pool_persist);
-    }
-    return 0;
-}
-
-struct ccd_reserve {
-    struct ip_pool *pool;
-    int n_reserved, n_bad;
-};
-
-#define CCD_BAD_LOGGED 10 /* start-up warnings about unreadable client-config-dir files */
-
-static void reserve_one(void *ctx, const char *path, const struct ccd *c, const char *error)
-{
-    struct ccd_reserve *r = ctx;
-    size_t idx;
-
-    if (!c) {
-        if (r->n_bad++ < CCD_BAD_LOGGED) {
-            log_msg(LOG_WARN, "client-config-dir: %s (a client using %s is refused)", error, path);
-        }
-        return;
-    }
-    if (c->has_ifconfig_push) {
-        idx = ip_pool_file_index(r->pool, c->ifconfig_local); /* net30: its /30 block */
-        if (idx != SIZE_MAX && !ip_pool_is_reserved(r->pool, idx)) {
-            ip_pool_reserve(r->pool, idx);
-            r->n_reserved++;
-        }
-    }
-    if (c->has_ifconfig_ipv6_push) {
-        idx = ip_pool_index6(r->pool, c->ifconfig_ipv6);
-        if (idx != SIZE_MAX && !ip_pool_is_reserved(r->pool, idx)) {
-            ip_pool_reserve(r->pool, idx);
-            r->n_reserved++;
-        }
-    }
-}
-
-/* Keep the pool entries whose addresses client-config-dir files push (ifconfig-push,
- * ifconfig-ipv6-push) out of the dynamic allocation, so that such a client finds its address
- * free whoever connected first. Files added later are handled when read (acceptor_auth.c).
- * openvpn 2.6 does not do this. After setup_pool (the persist file is read first: a reserved
- * entry forgets the name it had there). */
-static void reserve_ccd_addresses(struct server *srv)
-{
-    struct ccd_reserve r = {.pool = &srv->pool};
-    const char *dir = srv->cfg->net.client_config_dir;
-    char host[PATH_MAX];
-    int n;
-
-    if (!dir || srv->pool.n == 0) {
-        return;
-    }
-    if (srv->cfg->proc.chroot_dir) { /* before the chroot: the jail's directory from outside */
-        snprintf(host, sizeof(host), "%s%s", srv->cfg->proc.chroot_dir, dir);
-        dir = host;
-    }
-    n = ccd_scan_dir(dir, reserve_one, &r);
-    if (n < 0) {
-        log_msg(LOG_WARN, "client-config-dir: cannot read %s: %s", dir, strerror(-n));
-        return;
-    }
-    if (r.n_bad > CCD_BAD_LOGGED) {
-        log_msg(LOG_WARN, "client-config-dir: %d more files in %s cannot be used",
-                r.n_bad - CCD_BAD_LOGGED, dir);
-    }
-    if (r.n_reserved > 0) {
-        log_msg(LOG_INFO,
-                "client-config-dir: %d pool entr%s kept for the clients whose files in %s push "
-                "their addresses",
-                r.n_reserved, r.n_reserved == 1 ? "y" : "ies", dir);
-    }
 }
 
 /* The tun device's IPv4 side: subnet as `ip addr add LOCAL/BITS`; net30 and p2p as a
@@ -572,7 +396,7 @@ static int open_tun(struct server *srv)
                 "ifconfig-noexec: %s is left as opened (no address, MTU or link state): the up "
                 "script is expected to configure it; routes are added after it",
                 srv->tun.name);
-        return srv->plan.has_ipv6 ? setup_ipv6(srv) : 0;
+        return srv->plan.has_ipv6 ? server_setup_ipv6(srv) : 0;
     }
     if (cfg->net.is_tap && srv->plan.local == 0) {
         /* server-bridge: 2.6 leaves the device as opened (no address, MTU or link state) */
@@ -580,11 +404,11 @@ static int open_tun(struct server *srv)
                 "server-bridge: %s is left as opened (no address, MTU or link state, as with "
                 "openvpn 2.6): add it to the bridge and bring it up in the up script",
                 srv->tun.name);
-        return srv->plan.has_ipv6 ? setup_ipv6(srv) : 0;
+        return srv->plan.has_ipv6 ? server_setup_ipv6(srv) : 0;
     }
     err = configure_tun4(srv);
     if (!err && srv->plan.has_ipv6) {
-        err = setup_ipv6(srv);
+        err = server_setup_ipv6(srv);
     }
     return err ? err : add_routes(srv);
 }
@@ -920,12 +744,12 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     set_limits(&srv);
     set_tls_threads();
     notify_init();
-    err = setup_pool(&srv);
+    err = server_setup_pool(&srv);
     if (err) {
         goto out;
     }
     set_block_ipv6(&srv);
-    reserve_ccd_addresses(&srv);
+    server_reserve_ccd_addresses(&srv);
     err = mailbox_init(&srv.mb, srv.n_workers);
     err = err ? err : routes_init(&srv.routes, &srv.pool, &ops);
     if (err) {
