@@ -617,7 +617,9 @@ static void log_started(const struct server *srv, const union udp_addr *udp_loca
 
     inet_ntop(AF_INET, &in, tunaddr, INET_ADDRSTRLEN);
     inet_ntop(AF_INET, &rn, peer, sizeof(peer));
-    if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET) {
+    if (srv->cfg->net.has_server_bridge || srv->cfg->net.server_bridge_dhcp) {
+        snprintf(tunaddr, sizeof(tunaddr), "(server-bridge: no address from ovpnd)");
+    } else if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET || srv->cfg->net.is_tap) {
         snprintf(tunaddr + strlen(tunaddr), 32, "/%d",
                  __builtin_popcount(srv->plan.remote_netmask));
     } else {
@@ -627,8 +629,9 @@ static void log_started(const struct server *srv, const union udp_addr *udp_loca
              udp_local ? udp_addr_str(udp_local, addr, sizeof(addr)) : "",
              udp_local && tcp_local ? " and " : "", tcp_local ? "TCP " : "",
              tcp_local ? udp_addr_str(tcp_local, addr2, sizeof(addr2)) : "");
-    log_msg(LOG_INFO, "ovpnd %s: listening on %s, %s %s (topology %s), %d worker%s", OVPND_VERSION,
-            where, srv->tun.name, tunaddr, topology_name(srv->plan.topology), srv->n_workers,
+    log_msg(LOG_INFO, "ovpnd %s: listening on %s, %s %s (%s%s), %d worker%s", OVPND_VERSION, where,
+            srv->tun.name, tunaddr, srv->cfg->net.is_tap ? "dev tap" : "topology ",
+            srv->cfg->net.is_tap ? "" : topology_name(srv->plan.topology), srv->n_workers,
             srv->n_workers > 1 ? "s" : "");
     log_msg(LOG_INFO, "data channel crypto: %s",
             data_aead_backend_name(data_crypto_default_backend()));

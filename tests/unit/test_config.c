@@ -825,6 +825,7 @@ static const struct {
     {"pkcs11-private-mode", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"vlan-tagging", "not yet: 802.1Q tagging of a tap device's frames per client"},
 };
 
 static bool is_known_gap(const char *name)
