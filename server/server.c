@@ -4,10 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <netdb.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +16,7 @@
 
 #include "proto/data_crypto.h"
 #include "server/control/acceptor.h"
-#include "server/config/ccd.h"
+#include "server/config/resolve.h"
 #include "server/hooks/updown.h"
 #include "server/hooks/hook_env.h"
 #include "server/hooks/openvpn_plugin.h"
@@ -27,10 +24,10 @@
 #include "server/hooks/script.h"
 #include "server/log/log.h"
 #include "server/ops/notify.h"
+#include "server/ops/privileges.h"
 #include "server/ops/status.h"
 #include "server/data/peer.h"
 #include "server/thread/msg.h"
-#include "server/addr/pool_persist.h"
 #include "server/data/tcp.h"
 #include "server/data/udp.h"
 #include "server/data/worker.h"
@@ -75,180 +72,6 @@ static void steer_del(void *ctx, int family, const uint8_t *addr)
     }
     memcpy(&be, addr, 4);
     tun_steer_del(&srv->tun_steer, ntohl(be));
-}
-
-/* The tun device's IPv6 address (server-ipv6 NETWORK+1, or ifconfig-ipv6). Pool addresses are
- * paired with the IPv4 ones by entry (pool.h). With ifconfig-noexec the address is only
- * known (for the scripts), not given to the device. */
-static int setup_ipv6(struct server *srv)
-{
-    char text[80];
-    int err;
-
-    srv->has_ipv6 = true;
-    srv->ipv6_bits = srv->plan.ipv6_bits;
-    memcpy(srv->server_addr6, srv->plan.local6, 16);
-    if (srv->cfg->net.ifconfig_noexec) {
-        return 0;
-    }
-    err = tun_configure_ipv6(&srv->tun, srv->server_addr6, srv->ipv6_bits);
-    if (err) {
-        log_msg(LOG_ERR, "cannot give %s the address %s: %s", srv->tun.name,
-                vroute_prefix_str(6, srv->server_addr6, srv->ipv6_bits, text, sizeof(text)),
-                strerror(-err));
-    }
-    return err;
-}
-
-/* The plan of topology.c and the pool it describes. */
-static int setup_pool(struct server *srv)
-{
-    const struct config *cfg = srv->cfg;
-    const char *directive = NULL;
-    char why[400], note[300];
-    int err = topology_plan_make(cfg, &srv->plan, &directive, why, sizeof(why));
-
-    if (err) {
-        log_msg(LOG_ERR, "%s: %s: %s", config_origin(cfg), directive, why);
-        return err;
-    }
-    srv->server_addr = srv->plan.local;
-    if (!srv->plan.has_pool) {
-        return 0;
-    }
-    err = ip_pool_init(&srv->pool, &srv->plan.pool, why, sizeof(why), note, sizeof(note));
-    if (err) {
-        log_msg(LOG_ERR, "%s: address pool: %s", config_origin(cfg),
-                err == -ENOMEM ? "out of memory" : why);
-        return err;
-    }
-    if (note[0]) {
-        log_msg(srv->pool.n6 < srv->pool.n4 ? LOG_WARN : LOG_INFO, "%s", note);
-    }
-    if (cfg->net.ifconfig_pool_persist && !cfg->clients.duplicate_cn) {
-        const char *path = cfg->net.ifconfig_pool_persist;
-        int n = pool_persist_load(&srv->pool, path, cfg->net.ifconfig_pool_persist_s == 0);
-        bool is_warned = n < 0; /* one warning for the file */
-
-        if (n == -ENOMEM || n == -ELOOP) { /* (-ELOOP: a symbolic link there, never followed) */
-            log_msg(LOG_ERR, "ifconfig-pool-persist: cannot read %s: %s", path, strerror(-n));
-            return n;
-        }
-        if (n < 0) {
-            /* openvpn 2.6 starts then too (pool.c, status.c status_open: "Note: cannot
-             * open"), with no address kept */
-            status_warn_unopened("ifconfig-pool-persist", path,
-                                 cfg->net.ifconfig_pool_persist_s > 0 ? O_RDWR : O_RDONLY, n,
-                                 cfg->proc.chroot_dir == NULL);
-            srv->persist_err = n;
-            n = 0;
-        }
-        log_msg(LOG_INFO, "ifconfig-pool-persist: %d address%s of %s kept for their common names%s",
-                n, n == 1 ? "" : "es", path,
-                cfg->net.ifconfig_pool_persist_s == 0 ? " only (SECONDS 0: the file is not written)"
-                                                      : "");
-        srv->is_pool_persisted = cfg->net.ifconfig_pool_persist_s > 0;
-        if (srv->is_pool_persisted && (cfg->proc.user || cfg->proc.group || cfg->proc.chroot_dir)) {
-            /* after the privilege drop the directory may not be writable: keep the file open
-             * and rewrite it in place, as openvpn does */
-            srv->persist_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-            if (srv->persist_fd < 0 && errno == ELOOP) {
-                log_msg(LOG_ERR, "ifconfig-pool-persist: cannot open %s: %s", path,
-                        strerror(ELOOP));
-                return -ELOOP;
-            }
-            if (srv->persist_fd < 0) {
-                /* not a reason to stop (openvpn 2.6 starts too): written by its path at each
-                 * write, unless a chroot makes that path name another file */
-                if (!is_warned) {
-                    srv->persist_err = -errno;
-                    status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, srv->persist_err,
-                                         cfg->proc.chroot_dir == NULL);
-                }
-                srv->is_pool_persisted = cfg->proc.chroot_dir == NULL;
-            }
-        } else if (srv->is_pool_persisted && !is_warned &&
-                   (err = status_probe_file(path, O_RDWR)) != 0) {
-            srv->persist_err = err;
-            status_warn_unopened("ifconfig-pool-persist", path, O_RDWR, err, true);
-        }
-    } else if (cfg->net.ifconfig_pool_persist) {
-        log_msg(LOG_WARN,
-                "ifconfig-pool-persist does not work with duplicate-cn (as in openvpn 2.6): %s "
-                "is neither read nor written, addresses go lowest first",
-                cfg->net.ifconfig_pool_persist);
-    }
-    return 0;
-}
-
-struct ccd_reserve {
-    struct ip_pool *pool;
-    int n_reserved, n_bad;
-};
-
-#define CCD_BAD_LOGGED 10 /* start-up warnings about unreadable client-config-dir files */
-
-static void reserve_one(void *ctx, const char *path, const struct ccd *c, const char *error)
-{
-    struct ccd_reserve *r = ctx;
-    size_t idx;
-
-    if (!c) {
-        if (r->n_bad++ < CCD_BAD_LOGGED) {
-            log_msg(LOG_WARN, "client-config-dir: %s (a client using %s is refused)", error, path);
-        }
-        return;
-    }
-    if (c->has_ifconfig_push) {
-        idx = ip_pool_file_index(r->pool, c->ifconfig_local); /* net30: its /30 block */
-        if (idx != SIZE_MAX && !ip_pool_is_reserved(r->pool, idx)) {
-            ip_pool_reserve(r->pool, idx);
-            r->n_reserved++;
-        }
-    }
-    if (c->has_ifconfig_ipv6_push) {
-        idx = ip_pool_index6(r->pool, c->ifconfig_ipv6);
-        if (idx != SIZE_MAX && !ip_pool_is_reserved(r->pool, idx)) {
-            ip_pool_reserve(r->pool, idx);
-            r->n_reserved++;
-        }
-    }
-}
-
-/* Keep the pool entries whose addresses client-config-dir files push (ifconfig-push,
- * ifconfig-ipv6-push) out of the dynamic allocation, so that such a client finds its address
- * free whoever connected first. Files added later are handled when read (acceptor_auth.c).
- * openvpn 2.6 does not do this. After setup_pool (the persist file is read first: a reserved
- * entry forgets the name it had there). */
-static void reserve_ccd_addresses(struct server *srv)
-{
-    struct ccd_reserve r = {.pool = &srv->pool};
-    const char *dir = srv->cfg->net.client_config_dir;
-    char host[PATH_MAX];
-    int n;
-
-    if (!dir || srv->pool.n == 0) {
-        return;
-    }
-    if (srv->cfg->proc.chroot_dir) { /* before the chroot: the jail's directory from outside */
-        snprintf(host, sizeof(host), "%s%s", srv->cfg->proc.chroot_dir, dir);
-        dir = host;
-    }
-    n = ccd_scan_dir(dir, reserve_one, &r);
-    if (n < 0) {
-        log_msg(LOG_WARN, "client-config-dir: cannot read %s: %s", dir, strerror(-n));
-        return;
-    }
-    if (r.n_bad > CCD_BAD_LOGGED) {
-        log_msg(LOG_WARN, "client-config-dir: %d more files in %s cannot be used",
-                r.n_bad - CCD_BAD_LOGGED, dir);
-    }
-    if (r.n_reserved > 0) {
-        log_msg(LOG_INFO,
-                "client-config-dir: %d pool entr%s kept for the clients whose files in %s push "
-                "their addresses",
-                r.n_reserved, r.n_reserved == 1 ? "y" : "ies", dir);
-    }
 }
 
 /* The tun device's IPv4 side: subnet as `ip addr add LOCAL/BITS`; net30 and p2p as a
@@ -342,142 +165,6 @@ static void set_tls_threads(void)
     snprintf(buf, sizeof(buf), "%ld", n);
     setenv("UV_THREADPOOL_SIZE", buf, 1);
     log_msg(LOG_INFO, "TLS handshakes: %ld threads", n);
-}
-
-/* The address to bind for socket sock (host, port and proto filled in): the host (literal or
- * name) or the wildcard, of the family its proto asks for: udp4/tcp4 IPv4, udp6/tcp6 IPv6
- * (dual-stack), udp/tcp IPv4 unless the host is an IPv6 address. */
-static int resolve_local(const struct config *cfg, const struct config_socket *sock,
-                         union udp_addr *sa)
-{
-    struct addrinfo hints, *res = NULL;
-    struct in6_addr a6;
-    int family = AF_INET, err;
-
-    if (sock->proto == CONFIG_PROTO_UDP6 || sock->proto == CONFIG_PROTO_TCP6 ||
-        ((sock->proto == CONFIG_PROTO_UDP || sock->proto == CONFIG_PROTO_TCP) && sock->host &&
-         inet_pton(AF_INET6, sock->host, &a6) == 1)) {
-        family = AF_INET6;
-    }
-    memset(sa, 0, sizeof(*sa));
-    if (!sock->host) {
-        if (family == AF_INET6) {
-            sa->in6.sin6_family = AF_INET6;
-            sa->in6.sin6_port = htons(sock->port);
-            sa->in6.sin6_addr = in6addr_any;
-        } else {
-            sa->in4.sin_family = AF_INET;
-            sa->in4.sin_port = htons(sock->port);
-            sa->in4.sin_addr.s_addr = htonl(INADDR_ANY);
-        }
-        return 0;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = family;
-    hints.ai_socktype = SOCK_DGRAM;
-    err = getaddrinfo(sock->host, NULL, &hints, &res);
-    if (err || !res) {
-        log_msg(LOG_ERR, "%s: local: cannot resolve '%s' as an %s address: %s", config_origin(cfg),
-                sock->host, family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(err));
-        return -EINVAL;
-    }
-    memcpy(sa, res->ai_addr, res->ai_addrlen < sizeof(*sa) ? res->ai_addrlen : sizeof(*sa));
-    if (family == AF_INET6) {
-        sa->in6.sin6_port = htons(sock->port);
-    } else {
-        sa->in4.sin_port = htons(sock->port);
-    }
-    freeaddrinfo(res);
-    return 0;
-}
-
-/* port-share HOST PORT: the server's address, resolved once at start-up (as 2.6 does). */
-static int resolve_port_share(struct server *srv)
-{
-    const struct config *cfg = srv->cfg;
-    struct addrinfo hints, *res = NULL;
-    char port[8];
-    int err;
-
-    if (!cfg->net.port_share_host) {
-        return 0;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_socktype = SOCK_STREAM;
-    snprintf(port, sizeof(port), "%u", cfg->net.port_share_port);
-    err = getaddrinfo(cfg->net.port_share_host, port, &hints, &res);
-    if (err || !res) {
-        log_msg(LOG_ERR, "%s: port-share: cannot resolve '%s': %s", config_origin(cfg),
-                cfg->net.port_share_host, gai_strerror(err));
-        return -EINVAL;
-    }
-    memcpy(&srv->port_share, res->ai_addr,
-           res->ai_addrlen < sizeof(srv->port_share) ? res->ai_addrlen : sizeof(srv->port_share));
-    freeaddrinfo(res);
-    srv->worker_env.port_share = &srv->port_share;
-    return 0;
-}
-
-/* `chroot DIR` (2.6 platform_chroot: chroot, then chdir("/")), after everything start-up opens
- * and before the privilege drop. What is read later from paths is read inside it (config.h). */
-static int enter_chroot(const struct config *cfg)
-{
-    const char *dir = cfg->proc.chroot_dir;
-
-    if (dir == NULL) {
-        return 0;
-    }
-    tzset(); /* the local time zone for log lines, read while /etc/localtime is reachable */
-    if (chroot(dir) != 0 || chdir("/") != 0) {
-        log_msg(LOG_ERR, "chroot: cannot change root to %s: %s", dir, strerror(errno));
-        return -EPERM;
-    }
-    log_msg(LOG_INFO, "chroot to '%s' and '/' succeeded", dir);
-    return 0;
-}
-
-static int drop_privileges(const struct config *cfg)
-{
-    /* looked up before the chroot: /etc/passwd and /etc/group are outside the jail */
-    struct group *g = cfg->proc.group ? getgrnam(cfg->proc.group) : NULL;
-    gid_t gid = g ? g->gr_gid : 0;
-    struct passwd *pw = cfg->proc.user ? getpwnam(cfg->proc.user) : NULL;
-    uid_t uid = pw ? pw->pw_uid : 0;
-    int err;
-
-    if (cfg->proc.group && !g) {
-        log_msg(LOG_ERR, "group %s: cannot switch: no such group", cfg->proc.group);
-        return -EPERM;
-    }
-    if (cfg->proc.user && !pw) {
-        log_msg(LOG_ERR, "user %s: cannot switch: no such user", cfg->proc.user);
-        return -EPERM;
-    }
-    if ((cfg->proc.user || cfg->proc.group) &&
-        (err = log_give_file(pw ? uid : (uid_t)-1, g ? gid : (gid_t)-1)) != 0) {
-        log_msg(LOG_WARN,
-                "log: cannot give %s to user %s, group %s: %s; after a rotation it "
-                "cannot be reopened",
-                cfg->proc.log_file, cfg->proc.user ? cfg->proc.user : "-",
-                cfg->proc.group ? cfg->proc.group : "-", strerror(-err));
-    }
-    err = enter_chroot(cfg);
-    if (err) {
-        return err;
-    }
-    if (cfg->proc.group && (setgroups(0, NULL) < 0 || setgid(gid) < 0)) {
-        log_msg(LOG_ERR, "group %s: cannot switch: %s", cfg->proc.group, strerror(errno));
-        return -EPERM;
-    }
-    if (cfg->proc.user && setuid(uid) < 0) {
-        log_msg(LOG_ERR, "user %s: cannot switch: %s", cfg->proc.user, strerror(errno));
-        return -EPERM;
-    }
-    if (cfg->proc.user || cfg->proc.group) {
-        log_msg(LOG_INFO, "privileges dropped to user %s, group %s",
-                cfg->proc.user ? cfg->proc.user : "-", cfg->proc.group ? cfg->proc.group : "-");
-    }
-    return 0;
 }
 
 static uv_signal_t sig_int, sig_term, sig_usr1, sig_usr2, sig_hup;
@@ -652,21 +339,53 @@ static void set_limits(struct server *srv)
     }
 }
 
+/* dev tap, once opened: lladdr, and the device's MAC for the workers (never learned from a
+ * client). No offloads and no steering program: they expect IP packets, not frames. */
+static int open_tap(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    struct worker_env *we = &srv->worker_env;
+    char mac[20];
+    int err;
+
+    if (cfg->net.has_lladdr) {
+        err = tun_set_mac(&srv->tun, cfg->net.lladdr);
+        if (err) {
+            log_msg(LOG_ERR, "lladdr: cannot give %s the address %s: %s", srv->tun.name,
+                    mac_str(cfg->net.lladdr, mac, sizeof(mac)), strerror(-err));
+            return err;
+        }
+    }
+    we->is_tap = true;
+    we->has_tap_mac = tun_get_mac(&srv->tun, we->tap_mac) == 0;
+    log_msg(LOG_INFO,
+            "TAP device %s (MAC %s): Ethernet frames routed by learned MAC address; no TUN "
+            "offloads or steering program with tap",
+            srv->tun.name, we->has_tap_mac ? mac_str(we->tap_mac, mac, sizeof(mac)) : "?");
+    return 0;
+}
+
 /* The TUN device with its addresses and routes. */
 static int open_tun(struct server *srv)
 {
     const struct config *cfg = srv->cfg;
     /* OVPND_TUN_OFFLOAD=off: one packet per TUN read and write, as without kernel support (for
      * comparison). */
-    bool want_offload = env_switch("OVPND_TUN_OFFLOAD");
-    int err = tun_open(cfg->net.dev, srv->n_workers, want_offload, &srv->tun);
+    bool want_offload = env_switch("OVPND_TUN_OFFLOAD") && !cfg->net.is_tap;
+    int err = tun_open(cfg->net.dev, srv->n_workers, want_offload, cfg->net.is_tap, &srv->tun);
 
     if (err) {
-        log_msg(LOG_ERR, "cannot open TUN device '%s': %s", cfg->net.dev,
+        log_msg(LOG_ERR, "cannot open %s device '%s': %s", cfg->net.is_tap ? "TAP" : "TUN",
+                cfg->net.dev,
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         return err;
     }
-    if (!want_offload) {
+    if (cfg->net.is_tap) {
+        err = open_tap(srv);
+        if (err) {
+            return err;
+        }
+    } else if (!want_offload) {
         log_msg(LOG_WARN, "OVPND_TUN_OFFLOAD=off: TUN segmentation offloads disabled");
     } else if (!srv->tun.has_offload) {
         log_msg(LOG_WARN,
@@ -681,11 +400,19 @@ static int open_tun(struct server *srv)
                 "ifconfig-noexec: %s is left as opened (no address, MTU or link state): the up "
                 "script is expected to configure it; routes are added after it",
                 srv->tun.name);
-        return srv->plan.has_ipv6 ? setup_ipv6(srv) : 0;
+        return srv->plan.has_ipv6 ? server_setup_ipv6(srv) : 0;
+    }
+    if (cfg->net.is_tap && srv->plan.local == 0) {
+        /* server-bridge: 2.6 leaves the device as opened (no address, MTU or link state) */
+        log_msg(LOG_INFO,
+                "server-bridge: %s is left as opened (no address, MTU or link state, as with "
+                "openvpn 2.6): add it to the bridge and bring it up in the up script",
+                srv->tun.name);
+        return srv->plan.has_ipv6 ? server_setup_ipv6(srv) : 0;
     }
     err = configure_tun4(srv);
     if (!err && srv->plan.has_ipv6) {
-        err = setup_ipv6(srv);
+        err = server_setup_ipv6(srv);
     }
     return err ? err : add_routes(srv);
 }
@@ -727,8 +454,9 @@ static int run_updown(struct server *srv, char *const *cmd, const char *script_t
     inet_ntop(AF_INET, &in, remote, sizeof(remote));
     dev.name = srv->tun.name;
     dev.tun_mtu = cfg->net.tun_mtu;
-    dev.local = local;
-    dev.remote_netmask = remote;
+    /* server-bridge: no address, empty arguments (2.6 run_up_down) */
+    dev.local = srv->plan.local != 0 ? local : "";
+    dev.remote_netmask = srv->plan.local != 0 ? remote : "";
     err = hook_env_global(&env, cfg, &hs);
     if (err == 0 &&
         (strcmp(script_type, "down") == 0 || strcmp(script_type, "route-pre-down") == 0)) {
@@ -805,7 +533,7 @@ static int open_sockets(struct server *srv, const union udp_addr *udp_local,
             }
         }
     }
-    if (want_steering && srv->n_workers > 1) {
+    if (want_steering && srv->n_workers > 1 && !cfg->net.is_tap) {
         err = tun_steer_open(&srv->tun_steer, &srv->tun,
                              (uint32_t)(srv->pool.n > (size_t)cfg->clients.max_clients
                                             ? srv->pool.n
@@ -893,7 +621,9 @@ static void log_started(const struct server *srv, const union udp_addr *udp_loca
 
     inet_ntop(AF_INET, &in, tunaddr, INET_ADDRSTRLEN);
     inet_ntop(AF_INET, &rn, peer, sizeof(peer));
-    if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET) {
+    if (srv->cfg->net.has_server_bridge || srv->cfg->net.server_bridge_dhcp) {
+        snprintf(tunaddr, sizeof(tunaddr), "(server-bridge: no address from ovpnd)");
+    } else if (srv->plan.topology == CONFIG_TOPOLOGY_SUBNET || srv->cfg->net.is_tap) {
         snprintf(tunaddr + strlen(tunaddr), 32, "/%d",
                  __builtin_popcount(srv->plan.remote_netmask));
     } else {
@@ -903,8 +633,9 @@ static void log_started(const struct server *srv, const union udp_addr *udp_loca
              udp_local ? udp_addr_str(udp_local, addr, sizeof(addr)) : "",
              udp_local && tcp_local ? " and " : "", tcp_local ? "TCP " : "",
              tcp_local ? udp_addr_str(tcp_local, addr2, sizeof(addr2)) : "");
-    log_msg(LOG_INFO, "ovpnd %s: listening on %s, %s %s (topology %s), %d worker%s", OVPND_VERSION,
-            where, srv->tun.name, tunaddr, topology_name(srv->plan.topology), srv->n_workers,
+    log_msg(LOG_INFO, "ovpnd %s: listening on %s, %s %s (%s%s), %d worker%s", OVPND_VERSION, where,
+            srv->tun.name, tunaddr, srv->cfg->net.is_tap ? "dev tap" : "topology ",
+            srv->cfg->net.is_tap ? "" : topology_name(srv->plan.topology), srv->n_workers,
             srv->n_workers > 1 ? "s" : "");
     log_msg(LOG_INFO, "data channel crypto: %s",
             data_aead_backend_name(data_crypto_default_backend()));
@@ -1020,12 +751,12 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     set_limits(&srv);
     set_tls_threads();
     notify_init();
-    err = setup_pool(&srv);
+    err = server_setup_pool(&srv);
     if (err) {
         goto out;
     }
     set_block_ipv6(&srv);
-    reserve_ccd_addresses(&srv);
+    server_reserve_ccd_addresses(&srv);
     err = mailbox_init(&srv.mb, srv.n_workers);
     err = err ? err : routes_init(&srv.routes, &srv.pool, &ops);
     if (err) {
@@ -1037,8 +768,8 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
             const struct config_socket *sock = &cfg->net.sockets[i];
 
             err = err ? err
-                      : resolve_local(cfg, sock,
-                                      config_proto_is_tcp(sock->proto) ? &tcp_local : &udp_local);
+                      : config_resolve_local(
+                            cfg, sock, config_proto_is_tcp(sock->proto) ? &tcp_local : &udp_local);
         }
         has_udp = has_tcp = true;
     } else {
@@ -1047,10 +778,13 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
 
         has_tcp = config_proto_is_tcp(one.proto);
         has_udp = !has_tcp;
-        err = err ? err : resolve_local(cfg, &one, has_tcp ? &tcp_local : &udp_local);
+        err = err ? err : config_resolve_local(cfg, &one, has_tcp ? &tcp_local : &udp_local);
     }
     err = err ? err : open_sockets(&srv, has_udp ? &udp_local : NULL, has_tcp ? &tcp_local : NULL);
-    err = err ? err : resolve_port_share(&srv);
+    if (!err && cfg->net.port_share_host) {
+        err = config_resolve_port_share(cfg, &srv.port_share);
+        srv.worker_env.port_share = err ? NULL : &srv.port_share;
+    }
     if (err) {
         goto out;
     }
@@ -1074,7 +808,7 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
         goto out;
     }
     srv.is_up_done = true;
-    err = drop_privileges(cfg);
+    err = privileges_drop(cfg);
     if (err) {
         goto out;
     }

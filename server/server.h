@@ -61,4 +61,16 @@ struct server {
  * a negative code when start-up failed (the reason is logged). */
 int server_run(struct config *cfg, const char *config_text, const char *start_dir);
 
+/* server_addr.c, start-up (main thread, before the threads start; errors logged):
+ * server_setup_pool: srv->plan from the config (topology.c) and the pool it describes, with the
+ * ifconfig-pool-persist file read into it. 0 or -errno. */
+int server_setup_pool(struct server *srv);
+
+/* The device's IPv6 address from srv->plan (not given with ifconfig-noexec). 0 or -errno. */
+int server_setup_ipv6(struct server *srv);
+
+/* Reserve in the pool the addresses client-config-dir files give with ifconfig-push (so that
+ * the pool never hands them to another client); files that do not parse are logged. */
+void server_reserve_ccd_addresses(struct server *srv);
+
 #endif /* SERVER_SERVER_H */

@@ -146,11 +146,22 @@ struct config_net {
     char *port_share_host; /* NULL: no port-share */
     uint16_t port_share_port;
     char *port_share_dir;
-    char *dev;    /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
-    int topology; /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet) */
+    char *dev;   /* "tun" (the kernel picks tunN) or an explicit name such as "tun0" */
+    bool is_tap; /* `dev tap`, `dev tapN`, `dev-type tap`: Ethernet frames, routed by MAC */
+    bool has_lladdr;
+    uint8_t lladdr[6]; /* `lladdr MAC`: the tap device's MAC address */
+    int topology;      /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet); with a
+                        * tap device subnet in effect (2.6 ignores topology there) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
     bool server_nopool;                      /* `server NET MASK nopool` */
+    int server_netbits;                      /* of server_netmask */
+    /* `server-bridge GW MASK POOL_START POOL_END` (has_server_bridge: a pool from the
+     * arguments, route-gateway GW pushed) or `server-bridge [nogw]` (server_bridge_dhcp: no
+     * pool, "route-gateway dhcp" pushed unless nogw); host byte order (2.6 helper.c) */
+    bool has_server_bridge, server_bridge_dhcp, server_bridge_nogw;
+    uint32_t server_bridge_gw, server_bridge_netmask, server_bridge_pool_start,
+        server_bridge_pool_end;
     bool has_ifconfig; /* `ifconfig LOCAL REMOTE_OR_NETMASK`: the tun's own IPv4 address */
     uint32_t ifconfig_local, ifconfig_remote_netmask; /* host byte order */
     bool has_ifconfig_pool;                           /* `ifconfig-pool START END [NETMASK]` */

@@ -49,12 +49,13 @@ static int check_dev(struct config_parser *ps)
                    ? -EINVAL
                    : config_error_at(ps, NULL, NULL, "dev is required (e.g. 'dev tun')");
     }
-    if (ps->is_dev_type_tun || strncmp(dev, "tun", 3) == 0) {
+    /* 2.6 dev_type_enum: dev-type when given, else the name's first three letters */
+    if (ps->is_dev_type_tap || (!ps->is_dev_type_tun && strncmp(dev, "tap", 3) == 0)) {
+        ps->cfg->net.is_tap = true;
         return 0;
     }
-    if (strncmp(dev, "tap", 3) == 0) {
-        return config_error_at(ps, &ps->seen_dev, "dev",
-                               "not implemented yet in ovpnd (tap devices; use tun)");
+    if (ps->is_dev_type_tun || strncmp(dev, "tun", 3) == 0) {
+        return 0;
     }
     if (strcmp(dev, "null") == 0) {
         return config_error_at(ps, &ps->seen_dev, "dev",
@@ -62,6 +63,34 @@ static int check_dev(struct config_parser *ps)
     }
     return config_error_at(ps, &ps->seen_dev, "dev",
                            "cannot tell the device type of '%s': add 'dev-type tun'", dev);
+}
+
+/* What only works with one device type (2.6 helper.c helper_client_server, options.c
+ * options_postprocess_verify_ce), and what ovpnd does not do with dev tap. */
+static int check_tap(struct config_parser *ps)
+{
+    const struct config_net *net = &ps->cfg->net;
+    bool has_bridge = net->has_server_bridge || net->server_bridge_dhcp;
+
+    if (has_bridge && net->has_server) {
+        const struct config_where *w = later(&ps->seen_server, &ps->seen_server_bridge);
+
+        return config_error_at(ps, w, w == &ps->seen_server ? "server" : "server-bridge",
+                               "server and server-bridge cannot be used together");
+    }
+    if (has_bridge && !net->is_tap) {
+        return config_error_at(ps, &ps->seen_server_bridge, "server-bridge",
+                               "only makes sense with dev tap");
+    }
+    if (has_bridge && net->has_ifconfig_pool) {
+        return config_error_at(ps, &ps->seen_ifconfig_pool, "ifconfig-pool",
+                               "server-bridge already defines an ifconfig-pool, so you can't "
+                               "also specify one explicitly");
+    }
+    if (net->has_lladdr && !net->is_tap) {
+        return config_error_at(ps, &ps->seen_lladdr, "lladdr", "can only be used with dev tap");
+    }
+    return 0;
 }
 
 static int check_timers(struct config_parser *ps)
@@ -425,7 +454,12 @@ static int check_topology(struct config_parser *ps)
     struct topology_plan plan;
     const char *directive = NULL;
     char why[400];
-    int err = topology_plan_make(cfg, &plan, &directive, why, sizeof(why));
+    int err = check_tap(ps);
+
+    if (err) {
+        return err; /* the expansion would only repeat the problem */
+    }
+    err = topology_plan_make(cfg, &plan, &directive, why, sizeof(why));
 
     if (err) {
         static const struct {
@@ -438,6 +472,7 @@ static int check_topology(struct config_parser *ps)
             {"ifconfig-ipv6", offsetof(struct config_parser, seen_ifconfig_ipv6)},
             {"ifconfig-ipv6-pool", offsetof(struct config_parser, seen_ifconfig_ipv6_pool)},
             {"server-ipv6", offsetof(struct config_parser, seen_server_ipv6)},
+            {"server-bridge", offsetof(struct config_parser, seen_server_bridge)},
         };
         const struct config_where *at = NULL;
 
@@ -615,8 +650,8 @@ static int check_net_needs(struct config_parser *ps)
 
 static int note_topology(struct config_parser *ps)
 {
-    if (ps->seen_topology.line != 0) {
-        return 0;
+    if (ps->seen_topology.line != 0 || ps->cfg->net.is_tap) {
+        return 0; /* 2.6 ignores topology with dev tap: an address and netmask each */
     }
     /* 2.6 options.c: topology defaults to net30 (2.7 changed it to subnet) */
     return config_warn(ps, &(struct config_where){NULL, 0},

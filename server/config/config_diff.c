@@ -154,7 +154,18 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
                        o->port_share_port == n->port_share_port &&
                        str_eq(o->port_share_dir, n->port_share_dir),
                    "port-share");
-    RESTART_UNLESS(d, str_eq(o->dev, n->dev), "dev");
+    RESTART_UNLESS(d, str_eq(o->dev, n->dev) && o->is_tap == n->is_tap, "dev");
+    RESTART_UNLESS(d, o->has_lladdr == n->has_lladdr && memcmp(o->lladdr, n->lladdr, 6) == 0,
+                   "lladdr");
+    RESTART_UNLESS(d,
+                   o->has_server_bridge == n->has_server_bridge &&
+                       o->server_bridge_dhcp == n->server_bridge_dhcp &&
+                       o->server_bridge_nogw == n->server_bridge_nogw &&
+                       o->server_bridge_gw == n->server_bridge_gw &&
+                       o->server_bridge_netmask == n->server_bridge_netmask &&
+                       o->server_bridge_pool_start == n->server_bridge_pool_start &&
+                       o->server_bridge_pool_end == n->server_bridge_pool_end,
+                   "server-bridge");
     RESTART_UNLESS(d, o->topology == n->topology, "topology");
     diff_server(o, n, d);
     RESTART_UNLESS(d,

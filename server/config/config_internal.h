@@ -92,6 +92,8 @@ struct config_parser {
     bool seen_compression;   /* compress, comp-lzo, comp-noadapt or allow-compression */
     bool is_mssfix_default;  /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
+    bool is_dev_type_tap;
+    struct config_where seen_server_bridge, seen_lladdr;
 };
 
 #define TUN_MTU_MIN 100 /* openvpn mtu.h */
@@ -270,6 +272,8 @@ int config_h_ifconfig_push_constraint(struct config_parser *ps, int argc, char *
 int config_h_ifconfig_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_ifconfig_ipv6_pool(struct config_parser *ps, int argc, char **argv);
 int config_h_server(struct config_parser *ps, int argc, char **argv);
+int config_h_server_bridge(struct config_parser *ps, int argc, char **argv);
+int config_h_lladdr(struct config_parser *ps, int argc, char **argv);
 int config_h_mode(struct config_parser *ps, int argc, char **argv);
 int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv);
 int config_h_mssfix(struct config_parser *ps, int argc, char **argv);

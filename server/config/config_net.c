@@ -18,6 +18,7 @@
 #define PEER_ID_MAX 0xFFFFFE /* highest peer-id a client accepts (peer-id 0xFFFFFF = none) */
 #define POOL_MIN_NETBITS 16  /* openvpn pool.h IFCONFIG_POOL_MIN_NETBITS */
 #define TUN_MAX_NETBITS 29   /* helper.c: a tun server needs at least a /29 */
+#define TAP_MAX_NETBITS 30   /* helper.c: a tap server at least a /30 */
 
 static int parse_port(struct config_parser *ps, const char *s, uint16_t *out)
 {
@@ -193,10 +194,13 @@ int config_h_dev_type(struct config_parser *ps, int argc, char **argv)
     ps->seen_dev_type = config_here(ps);
     if (strcmp(argv[1], "tun") == 0) {
         ps->is_dev_type_tun = true;
+        ps->is_dev_type_tap = false;
         return 0;
     }
     if (strcmp(argv[1], "tap") == 0) {
-        return config_not_implemented(ps, "tap devices; use tun");
+        ps->is_dev_type_tap = true;
+        ps->is_dev_type_tun = false;
+        return 0;
     }
     if (strcmp(argv[1], "null") == 0) {
         return config_not_implemented(ps, "null devices; use tun");
@@ -266,14 +270,16 @@ int config_h_server(struct config_parser *ps, int argc, char **argv)
                             "255.255.0.0)",
                             argv[2], POOL_MIN_NETBITS);
     }
-    if (bits > TUN_MAX_NETBITS) {
+    if (bits > TAP_MAX_NETBITS) {
+        /* /29 with dev tun is checked once the device type is known (topology.c) */
         return config_error(ps,
                             "netmask %s leaves too few addresses (/%d at least: "
-                            "255.255.255.248)",
-                            argv[2], TUN_MAX_NETBITS);
+                            "255.255.255.248; with dev tap /%d: 255.255.255.252)",
+                            argv[2], TUN_MAX_NETBITS, TAP_MAX_NETBITS);
     }
     ps->seen_server = config_here(ps);
     ps->cfg->net.has_server = true;
+    ps->cfg->net.server_netbits = bits;
     ps->cfg->net.server_network = n;
     ps->cfg->net.server_netmask = m;
     return 0;

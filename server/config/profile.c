@@ -701,7 +701,7 @@ int profile_main(int argc, char **argv)
     }
     text_add(&t, "# client profile made by ovpnd profile %s from %s, %s\n", OVPND_VERSION, a.config,
              when);
-    text_add(&t, "client\ndev tun\n");
+    text_add(&t, "client\ndev %s\n", cfg.net.is_tap ? "tap" : "tun"); /* the same type */
     add_remotes(&t, &cfg, &a, &is_all_udp);
     /* (OpenVPN Connect warns about persist-tun, explicit-exit-notify and data-ciphers and
      * ignores them; 2.6 uses them. persist-key would only matter for a client that drops

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define TUN_MAX_NETBITS 29 /* helper.c: a tun server needs at least a /29 (a tap one a /30) */
+
 const char *topology_name(int topology)
 {
     switch (topology) {
@@ -18,6 +20,13 @@ const char *topology_name(int topology)
     default:
         return "subnet";
     }
+}
+
+/* 2.6 ignores topology with a tap device: each client has an address and the netmask, as with
+ * topology subnet (helper.c, multi.c multi_select_virtual_addr). */
+static int eff_topology(const struct config *cfg)
+{
+    return cfg->net.is_tap ? CONFIG_TOPOLOGY_SUBNET : cfg->net.topology;
 }
 
 static const char *ip_str(uint32_t a, char *buf, size_t len)
@@ -61,14 +70,14 @@ static void add_push(struct topology_plan *plan, const char *fmt, ...)
     va_end(ap);
 }
 
-/* helper.c, `server` with dev tun. */
+/* helper.c, `server` with dev tun, and with dev tap (as subnet, but no topology is pushed). */
 static void expand_server(const struct config *cfg, struct topology_plan *plan)
 {
     uint32_t net = cfg->net.server_network, mask = cfg->net.server_netmask, bcast = net | ~mask;
     char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
 
     plan->local = net + 1;
-    if (cfg->net.topology == CONFIG_TOPOLOGY_SUBNET) {
+    if (eff_topology(cfg) == CONFIG_TOPOLOGY_SUBNET) {
         plan->remote_netmask = mask;
         plan->push_netmask = mask;
         plan->has_pool = !cfg->net.server_nopool;
@@ -83,7 +92,7 @@ static void expand_server(const struct config *cfg, struct topology_plan *plan)
         plan->remote_netmask = net + 2;
         plan->has_pool = !cfg->net.server_nopool;
         plan->pool.type =
-            cfg->net.topology == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
+            eff_topology(cfg) == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
         plan->pool.start = net + 4;
         plan->pool.end = bcast - (mask == 0xFFFFFFF8u ? 0 : 4);
         plan->has_route = true;
@@ -91,11 +100,35 @@ static void expand_server(const struct config *cfg, struct topology_plan *plan)
         plan->route_netmask = mask;
         if (cfg->net.client_to_client) {
             add_push(plan, "route %s %s", ip_str(net, a, sizeof(a)), ip_str(mask, b, sizeof(b)));
-        } else if (cfg->net.topology == CONFIG_TOPOLOGY_NET30) {
+        } else if (eff_topology(cfg) == CONFIG_TOPOLOGY_NET30) {
             add_push(plan, "route %s", ip_str(net + 1, a, sizeof(a)));
         }
     }
-    add_push(plan, "topology %s", topology_name(cfg->net.topology));
+    if (!cfg->net.is_tap) {
+        add_push(plan, "topology %s", topology_name(eff_topology(cfg)));
+    }
+}
+
+/* helper.c, `server-bridge`: the pool and route-gateway from the arguments, or with none
+ * "route-gateway dhcp" (not with nogw) and no pool. The device gets no address from it. */
+static void expand_server_bridge(const struct config *cfg, struct topology_plan *plan)
+{
+    char a[INET_ADDRSTRLEN];
+
+    if (cfg->net.has_ifconfig) {
+        plan->local = cfg->net.ifconfig_local;
+        plan->remote_netmask = cfg->net.ifconfig_remote_netmask;
+    }
+    plan->pool.type = IP_POOL_INDIV;
+    if (cfg->net.has_server_bridge) {
+        plan->has_pool = true;
+        plan->pool.start = cfg->net.server_bridge_pool_start;
+        plan->pool.end = cfg->net.server_bridge_pool_end;
+        plan->push_netmask = cfg->net.server_bridge_netmask;
+        add_push(plan, "route-gateway %s", ip_str(cfg->net.server_bridge_gw, a, sizeof(a)));
+    } else if (!cfg->net.server_bridge_nogw) {
+        add_push(plan, "route-gateway dhcp");
+    }
 }
 
 static void ipv6_add(const uint8_t base[16], uint32_t n, uint8_t out[16])
@@ -189,12 +222,25 @@ int topology_plan_make(const struct config *cfg, struct topology_plan *plan, con
                        char *why, size_t why_len)
 {
     struct ip_pool probe;
-    char pool_why[200];
+    char pool_why[200], a[INET_ADDRSTRLEN];
     int err;
 
     memset(plan, 0, sizeof(*plan));
-    plan->topology = cfg->net.topology;
+    plan->topology = eff_topology(cfg);
     plan->pool.duplicate_cn = cfg->clients.duplicate_cn;
+    if (cfg->net.has_server && !cfg->net.is_tap && cfg->net.server_netbits > TUN_MAX_NETBITS) {
+        return fail(directive, "server", why, why_len,
+                    "netmask %s leaves too few addresses (/%d at least: 255.255.255.248)",
+                    ip_str(cfg->net.server_netmask, a, sizeof(a)), TUN_MAX_NETBITS);
+    }
+    if (!cfg->net.has_server && (cfg->net.has_server_bridge || cfg->net.server_bridge_dhcp)) {
+        expand_server_bridge(cfg, plan);
+        err = plan_ipv6(cfg, plan, directive, why, why_len);
+        if (err || !plan->has_pool) {
+            return err;
+        }
+        goto check_pool; /* 2.6 checks the bridge's addresses share its subnet (config_net.c) */
+    }
     if (cfg->net.has_server) {
         if (!cfg->net.server_nopool && cfg->net.has_ifconfig_pool) {
             return fail(directive, "ifconfig-pool", why, why_len,
@@ -209,25 +255,25 @@ int topology_plan_make(const struct config *cfg, struct topology_plan *plan, con
     } else if (cfg->net.has_ifconfig) {
         plan->local = cfg->net.ifconfig_local;
         plan->remote_netmask = cfg->net.ifconfig_remote_netmask;
-        if (cfg->net.topology == CONFIG_TOPOLOGY_SUBNET &&
+        if (eff_topology(cfg) == CONFIG_TOPOLOGY_SUBNET &&
             (!is_netmask(plan->remote_netmask) || plan->remote_netmask == 0)) {
             return fail(directive, "ifconfig", why, why_len,
                         "the second address must be a netmask with topology subnet");
         }
-        if (cfg->net.topology != CONFIG_TOPOLOGY_SUBNET && plan->local == plan->remote_netmask) {
+        if (eff_topology(cfg) != CONFIG_TOPOLOGY_SUBNET && plan->local == plan->remote_netmask) {
             return fail(directive, "ifconfig", why, why_len,
                         "the local and remote addresses must differ");
         }
         plan->push_netmask = plan->remote_netmask;
         plan->pool.type =
-            cfg->net.topology == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
+            eff_topology(cfg) == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
     } else {
         return fail(directive, "server", why, why_len,
                     "server is required (e.g. 'server 10.8.0.0 255.255.255.0'), or ifconfig "
                     "with ifconfig-pool");
     }
     if (cfg->net.has_ifconfig_pool) {
-        if (cfg->net.ifconfig_pool_netmask && cfg->net.topology != CONFIG_TOPOLOGY_SUBNET) {
+        if (cfg->net.ifconfig_pool_netmask && eff_topology(cfg) != CONFIG_TOPOLOGY_SUBNET) {
             return fail(directive, "ifconfig-pool", why, why_len,
                         "the third parameter (netmask) is only valid with topology subnet");
         }
@@ -251,10 +297,12 @@ int topology_plan_make(const struct config *cfg, struct topology_plan *plan, con
     if (err) {
         return err;
     }
+check_pool:
     err = ip_pool_init(&probe, &plan->pool, pool_why, sizeof(pool_why), NULL, 0);
     if (err == -EINVAL) {
         return fail(directive,
-                    cfg->net.has_ifconfig_pool ? "ifconfig-pool"
+                    cfg->net.has_server_bridge   ? "server-bridge"
+                    : cfg->net.has_ifconfig_pool ? "ifconfig-pool"
                     : cfg->net.has_ifconfig_ipv6_pool && strstr(pool_why, "IPv6")
                         ? "ifconfig-ipv6-pool"
                         : "server",

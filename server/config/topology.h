@@ -14,6 +14,12 @@
  *           a client gets "ifconfig ADDRESS NETWORK+1".
  *   server-ipv6: ifconfig-ipv6 NETWORK+1/BITS; ifconfig-ipv6-pool NETWORK+0x1000 (NETWORK+2
  *           from /112 on) with the same BITS.
+ *   dev tap: as subnet whatever `topology` says (2.6 ignores it), with a /30 at least, and no
+ *           "topology" pushed.
+ *   server-bridge GW MASK START END (dev tap): ifconfig-pool START .. END, the pushed ifconfig
+ *           is "ADDRESS MASK", push "route-gateway GW"; the device gets no address (it is
+ *           meant for a bridge). `server-bridge [nogw]`: no pool, push "route-gateway dhcp"
+ *           (nothing with nogw).
  * Without `server` (or with `nopool`) the `ifconfig`, `ifconfig-pool`, `ifconfig-ipv6` and
  * `ifconfig-ipv6-pool` lines are used as written, and nothing is pushed on their behalf.
  *

@@ -381,6 +381,7 @@ static void build_options_string(struct acceptor *a)
     struct occ_options o;
 
     occ_options_init(&o);
+    o.dev_type = a->cfg->net.is_tap ? "tap" : "tun"; /* tap: 2.6's tun-mtu-extra 32 in link-mtu */
     o.tun_mtu = a->cfg->net.tun_mtu;
     o.fragment = a->cfg->net.fragment > 0;
     o.is_server = true;
@@ -391,8 +392,9 @@ static void build_options_string(struct acceptor *a)
     o.cipher_in_data_ciphers = o.cipher != NULL;
     if (occ_options_string(&o, a->options_string, sizeof(a->options_string))) {
         snprintf(a->options_string, sizeof(a->options_string),
-                 "V4,dev-type tun,link-mtu 1549,tun-mtu %d,proto UDPv4,auth [null-digest],"
+                 "V4,dev-type %s,link-mtu %d,tun-mtu %d,proto UDPv4,auth [null-digest],"
                  "keysize 256,key-method 2,tls-server",
+                 a->cfg->net.is_tap ? "tap" : "tun", a->cfg->net.is_tap ? 1581 : 1549,
                  a->cfg->net.tun_mtu);
     }
 }

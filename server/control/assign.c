@@ -244,6 +244,10 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
         if (assign_static4(a, c, p, why, why_len)) {
             return -1;
         }
+    } else if (env->pool->n == 0 && a->cfg->net.is_tap) {
+        /* dev tap without a pool (`server-bridge`, `server nopool`): as 2.6, the client gets
+         * no ifconfig and takes its address by itself (DHCP over the bridge); frames go by MAC */
+        p->vaddr = 0;
     } else if (env->pool->n == 0) {
         snprintf(why, why_len, "no address: no pool (server nopool) and no ifconfig-push");
         return -1;
@@ -329,6 +333,8 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
             goto acc_refuse;
         }
     }
+    /* dev tap: the MACs the client may use share the same quota (multi_learn_addr) */
+    p->mac_quota = max_routes > n_learned ? (uint32_t)(max_routes - n_learned) : 0;
     return 0;
 acc_refuse:
     acc_unassign(a, p);

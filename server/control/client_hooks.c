@@ -557,7 +557,7 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
     if (w == NULL) {
         return -ENOMEM;
     }
-    {
+    if (p->vaddr != 0) { /* (a tap client without a pool has no address) */
         struct in_addr in = {.s_addr = htonl(p->vaddr)};
         struct learn_item *it = &w->items[w->n_items++];
 
@@ -590,6 +590,10 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
 
             it->is_update = holder && holder->ctl && holder->ctl->state != CS_CLOSING;
         }
+    }
+    if (w->n_items == 0) {
+        acc_hook_wait_cancel(w);
+        return 1; /* nothing to learn */
     }
     err = start_learn_item(w);
     if (err) {

@@ -341,6 +341,8 @@ static struct fragment *new_fragment(struct acceptor *a, const struct peer *p)
  * framing, `fragment` and transport (2.6 computes it per client once the cipher is negotiated:
  * ssl.c tls_session_update_crypto_params, mss.c frame_calculate_mssfix). An IPv4 client on a
  * dual-stack socket counts as IPv4 (2.6 counts the IPv6 header for it). Control thread. */
+#define TAP_MSS_EXTRA 32 /* 2.6 mtu.h TAP_MTU_EXTRA_DEFAULT, the frame's extra_tun */
+
 static uint16_t peer_mss_max(const struct acceptor *a, const struct peer *p)
 {
     const struct config_net *net = &a->cfg->net;
@@ -362,7 +364,9 @@ static uint16_t peer_mss_max(const struct acceptor *a, const struct peer *p)
                             ? 1
                             : 0) +
                        (net->fragment > 0 && !is_tcp ? FRAGMENT_HEADER_LEN : 0) +
-                       (is_cbc ? DATA_PACKET_ID_LEN : 0),
+                       (is_cbc ? DATA_PACKET_ID_LEN : 0) +
+                       /* dev tap: 2.6 counts tun-mtu-extra (32) for the Ethernet header */
+                       (net->is_tap ? TAP_MSS_EXTRA : 0),
     };
 
     return mss_max_for(net->mssfix,
@@ -448,7 +452,11 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
         char vaddr[INET_ADDRSTRLEN];
         struct in_addr in = {.s_addr = htonl(p->vaddr)};
 
-        inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
+        if (p->vaddr == 0) {
+            snprintf(vaddr, sizeof(vaddr), "none"); /* dev tap without a pool */
+        } else {
+            inet_ntop(AF_INET, &in, vaddr, sizeof(vaddr));
+        }
         acc_cs_log(a, cs, LOG_INFO, "client connected: peer-id %u, address %s, cipher %s, keys %s",
                    p->peer_id, vaddr, cs->client.cipher_name,
                    (cs->client.pi.iv_proto & IV_PROTO_TLS_KEY_EXPORT) ? "tls-ekm" : "openvpn-prf");

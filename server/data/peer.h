@@ -71,6 +71,10 @@ struct peer {
      * that connect later): the server pings after ping_s idle and drops the client after
      * ping_restart_s silent; 0 = off. Set by the acceptor before MSG_INSTALL. */
     int ping_s, ping_restart_s;
+    /* dev tap: how many source MACs the client may have learned at once (max-routes-per-client
+     * less its own addresses and iroutes, 2.6 multi.c route_quota_test). Set by the acceptor
+     * before MSG_INSTALL. */
+    uint32_t mac_quota;
 
     /* Data plane: the owning worker's once installed. */
     struct data_key key_store[2];
@@ -87,6 +91,7 @@ struct peer {
     union udp_addr float_to; /* the address asked about */
     uint64_t float_asked_ms; /* when (the worker loop's clock) */
     bool is_installed;
+    uint32_t n_macs;       /* dev tap: MACs learned for it now (its worker's table counts) */
     struct tcp_conn *conn; /* the worker's connection of a TCP client, once installed */
     struct log_ratelimit rl;
     _Atomic uint64_t bytes_rx; /* link bytes received, written by the worker */

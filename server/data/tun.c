@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <net/if_arp.h>
 #include <net/route.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -36,7 +38,7 @@ static bool name_ok(const char *dev)
  * the name the kernel chose back into ifr. With is_first the device must not exist yet
  * (IFF_TUN_EXCL: -EBUSY), so a second server never joins another one's device as extra queues.
  * Returns the fd or -errno. */
-static int open_queue(struct ifreq *ifr, bool is_first, bool has_vnet_hdr)
+static int open_queue(struct ifreq *ifr, bool is_first, bool has_vnet_hdr, bool is_tap)
 {
     int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     int err;
@@ -44,8 +46,8 @@ static int open_queue(struct ifreq *ifr, bool is_first, bool has_vnet_hdr)
     if (fd < 0) {
         return -errno;
     }
-    ifr->ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE | (is_first ? IFF_TUN_EXCL : 0) |
-                     (has_vnet_hdr ? IFF_VNET_HDR : 0);
+    ifr->ifr_flags = (is_tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI | IFF_MULTI_QUEUE |
+                     (is_first ? IFF_TUN_EXCL : 0) | (has_vnet_hdr ? IFF_VNET_HDR : 0);
     if (ioctl(fd, TUNSETIFF, ifr) < 0) {
         err = -errno;
         close(fd);
@@ -54,7 +56,7 @@ static int open_queue(struct ifreq *ifr, bool is_first, bool has_vnet_hdr)
     return fd;
 }
 
-int tun_open(const char *dev, int n_queues, bool want_offload, struct tun_dev *out)
+int tun_open(const char *dev, int n_queues, bool want_offload, bool is_tap, struct tun_dev *out)
 {
     struct tun_dev t;
     struct ifreq ifr;
@@ -67,11 +69,18 @@ int tun_open(const char *dev, int n_queues, bool want_offload, struct tun_dev *o
     for (int i = 0; i < TUN_MAX_QUEUES; i++) {
         t.fds[i] = -1;
     }
+    if (is_tap && want_offload) {
+        return -EINVAL; /* frames are not IP packets: the offloads do not apply */
+    }
     memset(&ifr, 0, sizeof(ifr));
-    /* openvpn's "--dev tun" means: let the kernel number it. */
-    strcpy(ifr.ifr_name, strcmp(dev, "tun") == 0 ? "tun%d" : dev);
+    /* openvpn's "--dev tun" / "--dev tap" means: let the kernel number it. */
+    if (strcmp(dev, "tun") == 0 || strcmp(dev, "tap") == 0) {
+        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s%%d", dev);
+    } else {
+        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+    }
     for (int i = 0; i < n_queues; i++) {
-        fd = open_queue(&ifr, i == 0, want_offload);
+        fd = open_queue(&ifr, i == 0, want_offload, is_tap);
         if (fd < 0) {
             tun_close(&t);
             return fd;
@@ -94,6 +103,36 @@ int tun_open(const char *dev, int n_queues, bool want_offload, struct tun_dev *o
     }
     *out = t;
     return 0;
+}
+
+int tun_get_mac(const struct tun_dev *t, uint8_t mac[6])
+{
+    struct ifreq ifr;
+
+    if (t->n_queues < 1) {
+        return -EINVAL;
+    }
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, t->name, IFNAMSIZ);
+    if (ioctl(t->fds[0], SIOCGIFHWADDR, &ifr) < 0) {
+        return -errno;
+    }
+    memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+    return 0;
+}
+
+int tun_set_mac(const struct tun_dev *t, const uint8_t mac[6])
+{
+    struct ifreq ifr;
+
+    if (t->n_queues < 1) {
+        return -EINVAL;
+    }
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, t->name, IFNAMSIZ);
+    ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+    memcpy(ifr.ifr_hwaddr.sa_data, mac, 6);
+    return ioctl(t->fds[0], SIOCSIFHWADDR, &ifr) < 0 ? -errno : 0;
 }
 
 static int set_addr_ioctl(int sock, const char *name, unsigned long req, uint32_t addr)

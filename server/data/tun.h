@@ -1,10 +1,11 @@
 /* server/data/tun.h: the Linux TUN device, one non-blocking fd per queue.
  *
  * The device is opened with IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE (linux/if_tun.h): each read
- * returns one bare IP packet and each write takes one; the kernel spreads outgoing packets over
- * the queues by flow unless a steering program is attached. Needs CAP_NET_ADMIN to open and
- * configure; the fds keep working after privileges are dropped. Each fd is used by one thread
- * only (its worker); open, configure and close run on the main thread.
+ * returns one bare IP packet and each write takes one (IFF_TAP for `dev tap`: Ethernet frames); the
+ * kernel spreads outgoing packets over the queues by flow unless a steering program is attached.
+ * Needs CAP_NET_ADMIN to open and configure; the fds keep working after privileges are dropped.
+ * Each fd is used by one thread only (its worker); open, configure and close run on the main
+ * thread.
  */
 #ifndef SERVER_DATA_TUN_H
 #define SERVER_DATA_TUN_H
@@ -30,13 +31,22 @@ struct tun_dev {
  * proto/tun_offload.h); a kernel refusing the offloads leaves has_offload false (the headers
  * stay, all empty). dev is openvpn's --dev argument: "tun" lets the kernel pick the first
  * free tunN; any other name (e.g. "tun3", "vpn0", at most 15 bytes, no '/' or whitespace or '%')
- * is used as is. out is filled on success; the caller then owns the fds (tun_close).
+ * is used as is. With is_tap the device is a tap device (IFF_TAP: each read and write is one
+ * Ethernet frame; "tap" lets the kernel pick tapN), never with want_offload (-EINVAL).
+ * out is filled on success; the caller then owns the fds (tun_close).
  * Returns 0 or -errno: -EINVAL for a bad name or count, -ENOENT when /dev/net/tun is missing,
  * -EPERM without CAP_NET_ADMIN; -EINVAL or -EBUSY when the name belongs to a device of another
  * kind, to a tun device without multiqueue, or to one already in use. Nothing is left open on
  * error. */
-int tun_open(const char *dev, int n_queues, bool want_offload,
+int tun_open(const char *dev, int n_queues, bool want_offload, bool is_tap,
              struct tun_dev *out); /* -EBUSY: dev exists */
+
+/* The device's MAC address (a tap device's; SIOCGIFHWADDR) into mac. 0 or -errno. */
+int tun_get_mac(const struct tun_dev *t, uint8_t mac[6]);
+
+/* Give a tap device the MAC address mac (`lladdr`; SIOCSIFHWADDR, before the link is up). 0 or
+ * -errno. */
+int tun_set_mac(const struct tun_dev *t, const uint8_t mac[6]);
 
 /* Give the device an IPv4 address and netmask (host byte order), set its MTU in bytes and bring
  * the link up, through ioctls on an AF_INET datagram socket (SIOCSIFADDR, SIOCSIFNETMASK,

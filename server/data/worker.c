@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,10 @@ void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
     if (p->is_installed) {
         atomic_store_explicit(&w->stats.sessions, stat_get(&w->stats.sessions) - 1,
                               memory_order_relaxed);
+    }
+    if (env->is_tap) {
+        wk_tap_forget(w, p->peer_id, true); /* its MACs, here and on every other worker */
+        p->n_macs = 0;
     }
     p->is_installed = false;
     m = msg_new(MSG_GONE, p, NULL, 0);
@@ -284,7 +289,9 @@ static void on_async(uv_async_t *a)
             }
             break;
         case MSG_PACKET:
-            if (m->from_tun) {
+            if (m->from_tun && m->is_bcast) {
+                wk_tap_bcast_local(w, m->data, m->len, m->peer_id);
+            } else if (m->from_tun) {
                 if (m->len <= WORKER_BUF_LEN - COMP_HEADROOM) {
                     struct pbuf b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, m->len);
 
@@ -308,6 +315,12 @@ static void on_async(uv_async_t *a)
             if (m->len == sizeof(struct vroute_key)) {
                 vroute_del(&w->routes, (const struct vroute_key *)(void *)m->data, m->peer_id);
             }
+            break;
+        case MSG_MAC_LEARN:
+            wk_tap_mac_learned(w, m->peer_id, m->data, m->len);
+            break;
+        case MSG_MAC_FORGET:
+            wk_tap_forget(w, m->peer_id, false);
             break;
         case MSG_LINK_SEND:
             wk_tcp_link_send(w, m->link, m->data, m->len);
@@ -363,7 +376,28 @@ static void release(struct worker *w)
     free(w->by_local);
     w->by_local = NULL;
     vroute_table_free(&w->routes);
+    mac_table_free(&w->macs);
     wk_tcp_free(w);
+}
+
+/* dev tap: room for every client's quota of MACs (max-routes-per-client each, as 2.6 bounds
+ * them), up to MAC_TABLE_MAX_ENTRIES; the pages are used only as MACs are learned. */
+static size_t tap_mac_entries(const struct config *cfg)
+{
+    uint64_t n = (uint64_t)cfg->clients.max_clients * (uint64_t)cfg->clients.max_routes_per_client;
+
+    return n > MAC_TABLE_MAX_ENTRIES ? MAC_TABLE_MAX_ENTRIES : n < 16 ? 16 : (size_t)n;
+}
+
+/* The MAC table's hash key: random, so a client cannot choose MACs that collide. */
+static uint64_t tap_hash_key(void)
+{
+    uint64_t key = 0;
+
+    if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+        key = uv_hrtime() ^ ((uint64_t)getpid() << 32);
+    }
+    return key;
 }
 
 int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_fd, int tun_fd)
@@ -401,6 +435,9 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
         if (!w->comp.lzo_wrkmem) {
             goto fail;
         }
+    }
+    if (env->is_tap && mac_table_init(&w->macs, tap_mac_entries(env->cfg), tap_hash_key())) {
+        goto fail;
     }
     if (env->has_vnet_hdr) {
         w->tun_buf = malloc(COMP_HEADROOM + TUN_READ_LEN);

@@ -24,6 +24,7 @@
 #include "server/data/udp.h"
 #include "server/data/worker_stats.h"
 #include "server/thread/msg.h"
+#include "server/addr/mac_table.h"
 #include "server/addr/vroute.h"
 #include "proto/tun_offload.h"
 
@@ -60,6 +61,11 @@ struct worker_env {
     bool block_ipv6;              /* block-ipv6: IPv6 towards clients gets ICMPv6 no route (2.6) */
     uint8_t block_ipv6_src[16];   /* the source of those answers: the tunnel's IPv6 remote */
     const union udp_addr *port_share; /* port-share server, or NULL (worker_proxy.c) */
+    /* dev tap (worker_tap.c): the device carries Ethernet frames, routed by MAC address; its
+     * own MAC (has_tap_mac) is never learned from a client */
+    bool is_tap;
+    bool has_tap_mac;
+    uint8_t tap_mac[MAC_LEN];
 };
 
 struct worker {
@@ -75,6 +81,7 @@ struct worker {
     uv_timer_t tick;
     struct peer **by_local;     /* index peer_id / n_workers */
     struct vroute_table routes; /* every client's IPv6 address and iroutes (see vroute.h) */
+    struct mac_table macs;      /* dev tap: every client's learned MACs (see mac_table.h) */
     struct worker_stats stats;
     struct log_ratelimit rl_drop;
     struct msg_pool pool; /* messages for packets handed to another thread; freed by the server
@@ -140,6 +147,8 @@ struct worker {
     uint8_t comp_rx[COMP_HEADROOM + WORKER_BUF_LEN + COMP_TAILROOM];
     uint8_t comp_tx[COMP_WORK_OUT_LEN(WORKER_BUF_LEN)];
     struct comp_work comp;
+    /* dev tap: one copy of a broadcast frame for one client at a time (worker_tap.c) */
+    uint8_t bcast_buf[COMP_HEADROOM + WORKER_BUF_LEN + COMP_TAILROOM];
     /* `fragment`: a piece and its header, made here before it is sealed (worker_tx.c) */
     uint8_t frag_tx[FRAGMENT_HEADER_LEN + WORKER_BUF_LEN];
 };

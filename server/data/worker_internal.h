@@ -73,6 +73,22 @@ void wk_tun_write_offload(void *ctx, const struct vnet_hdr *h, const uint8_t *pk
 /* The TUN queue's readiness callback (h->data: the worker): read, route, flush. */
 void wk_on_tun(uv_poll_t *h, int status, int events);
 
+/* worker_tap.c (dev tap: Ethernet frames, routed by MAC as 2.6 multi.c does) */
+/* A frame from client p (decrypted, pkt with COMP_HEADROOM of headroom): its source MAC learned
+ * or the frame dropped, then to the other clients (client-to-client) and/or the tap device. */
+void wk_tap_from_client(struct worker *w, struct peer *p, struct pbuf *pkt);
+/* A frame read from the tap device, or handed over by another worker (is_from_client: another
+ * client's, client-to-client): to the client owning its destination MAC, or to every client. */
+void wk_tap_route_frame(struct worker *w, struct pbuf *pkt, bool is_from_client);
+/* A broadcast frame (len bytes) another worker handed over: to each of w's clients except
+ * except_peer_id (MAC_TABLE_NONE: none). */
+void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len,
+                        uint32_t except_peer_id);
+/* MSG_MAC_LEARN from another worker (data: MAC and stamp, len bytes). */
+void wk_tap_mac_learned(struct worker *w, uint32_t peer_id, const uint8_t *data, size_t len);
+/* peer_id left: forget its MACs here and, with tell_others (its owner), on every other worker. */
+void wk_tap_forget(struct worker *w, uint32_t peer_id, bool tell_others);
+
 /* worker_tcp.c */
 /* The readiness callback of a TCP connection (h->data: the connection). */
 void wk_tcp_on_conn(uv_poll_t *h, int status, int events);

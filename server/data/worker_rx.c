@@ -49,6 +49,10 @@ static void handle_plaintext(struct worker *w, struct peer *p, struct pbuf *pkt)
         }
         return;
     }
+    if (w->env->is_tap) {
+        wk_tap_from_client(w, p, pkt);
+        return;
+    }
     family = wk_ip_addrs(plain, len, &src, &dst);
     if (family == 0) {
         stat_inc(&w->stats.drop_not_ip);

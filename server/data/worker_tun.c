@@ -121,6 +121,10 @@ void wk_route_tun_packet(struct worker *w, struct pbuf *pkt, bool is_from_client
     int family = wk_ip_addrs(pbuf_ptr(pkt), pkt->len, &src, &dst);
     uint32_t peer_id;
 
+    if (w->env->is_tap) {
+        wk_tap_route_frame(w, pkt, is_from_client);
+        return;
+    }
     if (family == 0) {
         stat_inc(&w->stats.drop_not_ip);
         return;

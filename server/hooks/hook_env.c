@@ -302,12 +302,16 @@ int hook_env_global(struct script_env *env, const struct config *cfg, const stru
     err = err ? err : add_int(env, "local_port_1", s->port);
     err = err ? err : add_int(env, "remote_port_1", s->port);
     err = err ? err : script_env_add(env, "dev", s->dev);
-    err = err ? err : script_env_add(env, "dev_type", "tun");
+    err = err ? err : script_env_add(env, "dev_type", cfg->net.is_tap ? "tap" : "tun");
     err = err ? err : add_int(env, "tun_mtu", s->tun_mtu);
-    err = err ? err : add_in4(env, "ifconfig_local", s->local);
-    /* tun.c do_ifconfig_setenv: a point-to-point topology names the peer, not a netmask */
-    err = err ? err
-              : add_in4(env, s->is_p2p ? "ifconfig_remote" : "ifconfig_netmask", s->remote_netmask);
+    /* tun.c do_ifconfig_setenv: a point-to-point topology names the peer, not a netmask; a tap
+     * device of server-bridge has no address (local 0): neither is set */
+    if (err == 0 && s->local != 0) {
+        err = add_in4(env, "ifconfig_local", s->local);
+        err = err ? err
+                  : add_in4(env, s->is_p2p ? "ifconfig_remote" : "ifconfig_netmask",
+                            s->remote_netmask);
+    }
     if (err == 0 && s->has_ipv6) {
         err = add_in6(env, "ifconfig_ipv6_local", s->local6);
         err = err ? err : add_int(env, "ifconfig_ipv6_netbits", s->ipv6_bits);
@@ -325,11 +329,14 @@ int hook_env_client(struct script_env *env, const struct hook_client *c)
     }
     err = err ? err : hook_env_addr(env, "untrusted", &c->remote);
     err = err ? err : hook_env_addr(env, "trusted", &c->remote);
-    err = err ? err : add_in4(env, "ifconfig_pool_remote_ip", c->vaddr);
-    /* multi.c multi_set_virtual_addr_env: net30/p2p give the client's peer instead */
-    err = err ? err
-              : add_in4(env, c->is_p2p ? "ifconfig_pool_local_ip" : "ifconfig_pool_netmask",
-                        c->vaddr_netmask);
+    /* multi.c multi_set_virtual_addr_env: net30/p2p give the client's peer instead; nothing
+     * for a client without an address (dev tap without a pool) */
+    if (err == 0 && c->vaddr != 0) {
+        err = add_in4(env, "ifconfig_pool_remote_ip", c->vaddr);
+        err = err ? err
+                  : add_in4(env, c->is_p2p ? "ifconfig_pool_local_ip" : "ifconfig_pool_netmask",
+                            c->vaddr_netmask);
+    }
     if (err == 0 && c->has_ipv6) {
         err = add_in6(env, "ifconfig_pool_remote_ip6", c->vaddr6);
         err = err ? err : add_in6(env, "ifconfig_pool_local_ip6", c->remote_addr6);

@@ -28,6 +28,7 @@
 #include "proto/pk_external.h"
 #include "server/config/config.h"
 #include "server/config/config_internal.h"
+#include "server/config/topology.h"
 
 #define DATA_DIR OVPND_SOURCE_DIR "/tests/unit/data/config"
 #define SAMPLE_DIR OVPND_SOURCE_DIR "/sample-config"
@@ -824,6 +825,7 @@ static const struct {
     {"pkcs11-private-mode", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
+    {"vlan-tagging", "not yet: 802.1Q tagging of a tap device's frames per client"},
 };
 
 static bool is_known_gap(const char *name)
@@ -1386,8 +1388,13 @@ static void implemented_with_bad_values(void **state)
                  "255.255.255.0 subnet");
     expect_error("server 198.19.0.0 255.0.255.0\n" BASE,
                  "t.conf:1: server: '255.0.255.0' is not a valid netmask");
-    expect_error_prefix("server 198.19.0.0 255.255.255.252\n" BASE,
-                        "t.conf:1: server: netmask 255.255.255.252 leaves too few addresses");
+    /* a /30 is a tap server's smallest (2.6 helper.c): with tun it is refused once the device
+     * type is known, at the line that set it */
+    expect_error(BASE "server 198.19.0.0 255.255.255.252\n",
+                 "t.conf:8: server: netmask 255.255.255.252 leaves too few addresses (/29 at "
+                 "least: 255.255.255.248)");
+    expect_error_prefix("server 198.19.0.0 255.255.255.254\n" BASE,
+                        "t.conf:1: server: netmask 255.255.255.254 leaves too few addresses");
     expect_error_prefix("server 198.0.0.0 255.0.0.0\n" BASE,
                         "t.conf:1: server: netmask 255.0.0.0 allows for too many addresses");
     expect_error("server vpn 255.255.255.0\n" BASE,
@@ -1778,6 +1785,136 @@ static void ignored_with_warning(void **state)
     config_free(&cfg);
 }
 
+/* The plan of a parsed config (topology.h), for the expansion tests. */
+static void plan_of(const struct config *cfg, struct topology_plan *plan)
+{
+    const char *directive = NULL;
+    char why[400];
+
+    if (topology_plan_make(cfg, plan, &directive, why, sizeof(why)) != 0) {
+        fail_msg("%s: %s", directive, why);
+    }
+}
+
+/* dev tap (2.6 helper.c helper_client_server, options.c): what `server` and `server-bridge`
+ * expand to, which device names are tap, and what 2.6 refuses. */
+static void tap_configs(void **state)
+{
+    struct topology_plan plan;
+    struct config cfg;
+
+#define TAP_TAIL                                                                                   \
+    "ca ca.crt\n"                                                                                  \
+    "cert server.crt\n"                                                                            \
+    "key server.key\n"                                                                             \
+    "keepalive 10 60\n"
+    (void)state;
+    /* server with tap: as topology subnet, whatever topology says, and no topology pushed */
+    expect_ok(&cfg, "dev tap\ntopology net30\nserver 198.19.7.0 255.255.255.0\n" TAP_TAIL);
+    assert_true(cfg.net.is_tap);
+    assert_false(has_warning(&cfg, "t.conf: topology is not set"));
+    plan_of(&cfg, &plan);
+    assert_int_equal(plan.topology, CONFIG_TOPOLOGY_SUBNET);
+    assert_int_equal(plan.local, 0xC6130701u);          /* NET+1 */
+    assert_int_equal(plan.remote_netmask, 0xFFFFFF00u); /* its netmask */
+    assert_true(plan.has_pool);
+    assert_int_equal(plan.pool.start, 0xC6130702u); /* NET+2 .. broadcast-1 */
+    assert_int_equal(plan.pool.end, 0xC61307FEu);
+    assert_int_equal(plan.push_netmask, 0xFFFFFF00u); /* pushed: ifconfig ADDRESS NETMASK */
+    assert_int_equal(plan.n_push, 1);
+    assert_string_equal(plan.push[0], "route-gateway 198.19.7.1");
+    assert_true(plan.has_constraint);
+    config_free(&cfg);
+    /* without topology: no note about net30, which a tap server does not use */
+    expect_ok(&cfg, "dev tap0\nserver 198.19.7.0 255.255.255.0\n" TAP_TAIL);
+    assert_true(cfg.net.is_tap);
+    assert_false(has_warning(&cfg, "t.conf: topology is not set"));
+    config_free(&cfg);
+    /* dev-type decides over the name, whichever line comes first (2.6 dev_type_enum) */
+    expect_ok(&cfg, "dev-type tap\ndev vpn0\nserver 198.19.7.0 255.255.255.0\n" TAP_TAIL);
+    assert_true(cfg.net.is_tap);
+    config_free(&cfg);
+    expect_ok(&cfg, "dev tapvpn\ndev-type tun\ntopology subnet\n"
+                    "server 198.19.7.0 255.255.255.0\n" TAP_TAIL);
+    assert_false(cfg.net.is_tap);
+    config_free(&cfg);
+    /* a /29 is fine with tap too, a /31 not */
+    expect_ok(&cfg, "dev tap\nserver 198.19.7.0 255.255.255.248\n" TAP_TAIL);
+    plan_of(&cfg, &plan);
+    assert_int_equal(plan.pool.start, 0xC6130702u);
+    assert_int_equal(plan.pool.end, 0xC6130706u);
+    config_free(&cfg);
+    expect_error_prefix("dev tap\nserver 198.19.7.0 255.255.255.254\n" TAP_TAIL,
+                        "t.conf:2: server: netmask 255.255.255.254 leaves too few addresses");
+    /* server-bridge GW MASK START END: the pool, route-gateway GW, no address for the device */
+    expect_ok(
+        &cfg,
+        "dev tap\nserver-bridge 198.19.7.1 255.255.255.0 198.19.7.100 198.19.7.110\n" TAP_TAIL);
+    plan_of(&cfg, &plan);
+    assert_int_equal(plan.local, 0);
+    assert_true(plan.has_pool);
+    assert_int_equal(plan.pool.start, 0xC6130764u);
+    assert_int_equal(plan.pool.end, 0xC613076Eu);
+    assert_int_equal(plan.push_netmask, 0xFFFFFF00u);
+    assert_int_equal(plan.n_push, 1);
+    assert_string_equal(plan.push[0], "route-gateway 198.19.7.1");
+    assert_false(plan.has_constraint);
+    config_free(&cfg);
+    /* what 2.6 refuses */
+    expect_error("dev tap\nserver 198.19.7.0 255.255.255.0\n"
+                 "server-bridge 198.19.7.1 255.255.255.0 198.19.7.100 198.19.7.110\n" TAP_TAIL,
+                 "t.conf:3: server-bridge: server and server-bridge cannot be used together");
+    expect_error(
+        "dev tun\nserver-bridge 198.19.7.1 255.255.255.0 198.19.7.100 198.19.7.110\n" TAP_TAIL,
+        "t.conf:2: server-bridge: only makes sense with dev tap");
+    expect_error(
+        "dev tap\nserver-bridge 198.19.7.1 255.255.255.0 198.19.8.100 198.19.8.110\n" TAP_TAIL,
+        "t.conf:2: server-bridge: IP addresses 198.19.7.1 and 198.19.8.100 are not in "
+        "the same 255.255.255.0 subnet");
+    expect_error(
+        "dev tap\nserver-bridge 198.19.7.1 255.255.255.0 198.19.7.110 198.19.7.100\n" TAP_TAIL,
+        "t.conf:2: server-bridge: start IP [198.19.7.110] is greater than end IP "
+        "[198.19.7.100]");
+    expect_error("dev tap\nserver-bridge 198.19.7.1 255.255.255.0\n" TAP_TAIL,
+                 "t.conf:2: server-bridge: takes GATEWAY NETMASK POOL-START POOL-END, 'nogw', "
+                 "or nothing");
+    expect_error("dev tap\nserver-bridge 198.19.7.1 255.255.255.0 198.19.7.100 198.19.7.110\n"
+                 "ifconfig-pool 198.19.7.120 198.19.7.130\n" TAP_TAIL,
+                 "t.conf:3: ifconfig-pool: server-bridge already defines an ifconfig-pool, so "
+                 "you can't also specify one explicitly");
+    expect_error("dev tun\nlladdr 02:00:5e:00:01:02\ntopology subnet\n"
+                 "server 198.19.7.0 255.255.255.0\n" TAP_TAIL,
+                 "t.conf:2: lladdr: can only be used with dev tap");
+    expect_error("dev tap\nlladdr 02:00:5e:00:01\nserver 198.19.7.0 255.255.255.0\n" TAP_TAIL,
+                 "t.conf:2: lladdr: lladdr parm '02:00:5e:00:01' must be a MAC address");
+    expect_ok(&cfg,
+              "dev tap\nlladdr 02:00:5e:00:01:02\nserver 198.19.7.0 255.255.255.0\n" TAP_TAIL);
+    assert_true(cfg.net.has_lladdr);
+    assert_int_equal(cfg.net.lladdr[5], 2);
+    config_free(&cfg);
+    /* server-bridge without arguments: no pool, route-gateway dhcp pushed (the clients ask
+     * the bridged LAN's DHCP server); with nogw nothing is pushed */
+    expect_ok(&cfg, "dev tap\nserver-bridge\n" TAP_TAIL);
+    plan_of(&cfg, &plan);
+    assert_false(plan.has_pool);
+    assert_int_equal(plan.local, 0);
+    assert_int_equal(plan.n_push, 1);
+    assert_string_equal(plan.push[0], "route-gateway dhcp");
+    config_free(&cfg);
+    expect_ok(&cfg, "dev tap\nserver-bridge nogw\n" TAP_TAIL);
+    plan_of(&cfg, &plan);
+    assert_false(plan.has_pool);
+    assert_int_equal(plan.n_push, 0);
+    config_free(&cfg);
+    expect_error("dev tap\nserver-bridge\nifconfig-pool 198.19.7.120 198.19.7.130\n" TAP_TAIL,
+                 "t.conf:3: ifconfig-pool: server-bridge already defines an ifconfig-pool, so "
+                 "you can't also specify one explicitly");
+    expect_error("dev tap\nserver-bridge nogw x\n" TAP_TAIL,
+                 "t.conf:2: server-bridge: takes GATEWAY NETMASK POOL-START POOL-END, 'nogw', "
+                 "or nothing");
+#undef TAP_TAIL
+}
+
 /* Pools and topologies: what openvpn 2.6 refuses (options.c, helper.c, pool.c) and ovpnd's own
  * refusals, each with its line. */
 static void pool_directives(void **state)
@@ -1858,7 +1995,6 @@ static void pool_directives(void **state)
 static void not_implemented(void **state)
 {
     static const char *const lines[] = {
-        "dev-type tap",
         "data-ciphers AES-256-GCM:AES-256-CFB",
         "data-ciphers-fallback BF-CBC",
         "data-ciphers none",
@@ -1876,8 +2012,8 @@ static void not_implemented(void **state)
         expect_error_prefix(text, prefix);
     }
     /* dev is checked once dev-type is known. */
-    expect_error("dev tap0\n" BASE "dev tap0\n",
-                 "t.conf:9: dev: not implemented yet in ovpnd (tap devices; use tun)");
+    expect_error("dev null\n" BASE "dev null\n",
+                 "t.conf:9: dev: not implemented yet in ovpnd (null devices; use tun)");
     expect_error("dev vpn0\n" BASE "dev vpn0\n",
                  "t.conf:9: dev: cannot tell the device type of 'vpn0': add 'dev-type tun'");
     /* Directives that only belong in a client-config-dir file. */
@@ -2401,10 +2537,10 @@ static void all_errors_at_once(void **state)
     assert_true(strncmp(cfg.errors[1], "t.conf:5: cert: cannot read", 27) == 0);
     assert_true(strncmp(cfg.errors[2], "t.conf:7: tls-crypt: cannot read", 32) == 0);
     config_free(&cfg);
-    /* The whole-config checks run after lines with errors too: a typo and a `dev tap`. */
+    /* The whole-config checks run after lines with errors too: a typo and a `dev null`. */
     config_init(&cfg);
     assert_int_equal(
-        config_parse_string(&cfg, "t.conf", "pusj x\n" BASE "dev tap\n", err, sizeof(err)),
+        config_parse_string(&cfg, "t.conf", "pusj x\n" BASE "dev null\n", err, sizeof(err)),
         -EINVAL);
     assert_int_equal(cfg.n_errors, 2);
     assert_string_equal(cfg.errors[0], "t.conf:1: pusj: unknown directive");
@@ -2807,6 +2943,7 @@ int main(void)
         cmocka_unit_test(compression_directives),
         cmocka_unit_test(tls_crypt_v2),
         cmocka_unit_test(pool_directives),
+        cmocka_unit_test(tap_configs),
         cmocka_unit_test(client_directives),
         cmocka_unit_test(unknown_directives),
         cmocka_unit_test(every_openvpn_directive_is_known),

@@ -117,13 +117,13 @@ static int bad_arguments(void)
 {
     struct tun_dev t;
 
-    CHECK(tun_open("tun", 0, false, &t) == -EINVAL);
-    CHECK(tun_open("tun", TUN_MAX_QUEUES + 1, false, &t) == -EINVAL);
-    CHECK(tun_open("", 1, false, &t) == -EINVAL);
-    CHECK(tun_open("a/b", 1, false, &t) == -EINVAL);
-    CHECK(tun_open("tun%d", 1, false, &t) == -EINVAL);
-    CHECK(tun_open("has space", 1, false, &t) == -EINVAL);
-    CHECK(tun_open("sixteen-chars-xx", 1, false, &t) == -EINVAL);
+    CHECK(tun_open("tun", 0, false, false, &t) == -EINVAL);
+    CHECK(tun_open("tun", TUN_MAX_QUEUES + 1, false, false, &t) == -EINVAL);
+    CHECK(tun_open("", 1, false, false, &t) == -EINVAL);
+    CHECK(tun_open("a/b", 1, false, false, &t) == -EINVAL);
+    CHECK(tun_open("tun%d", 1, false, false, &t) == -EINVAL);
+    CHECK(tun_open("has space", 1, false, false, &t) == -EINVAL);
+    CHECK(tun_open("sixteen-chars-xx", 1, false, false, &t) == -EINVAL);
     CHECK(if_nametoindex("tun0") == 0); /* nothing was created */
     return 0;
 }
@@ -134,7 +134,7 @@ static int open_configure_close(void)
     struct ifreq ifr;
     int sock;
 
-    CHECK(tun_open("tun", 2, false, &t) == 0);
+    CHECK(tun_open("tun", 2, false, false, &t) == 0);
     CHECK(strcmp(t.name, "tun0") == 0); /* first in a fresh namespace */
     CHECK(t.n_queues == 2 && t.fds[0] >= 0 && t.fds[1] >= 0 && t.fds[2] == -1);
     CHECK(tun_configure(&t, server_ip, 0xffffff00, 1400) == 0);
@@ -157,8 +157,8 @@ static int open_configure_close(void)
 
     /* a device that exists (another server's) is refused, never joined as extra queues; an
      * exact new name is taken as is */
-    CHECK(tun_open("tun0", 1, false, &more) == -EBUSY);
-    CHECK(tun_open("vpn7", 1, false, &more) == 0);
+    CHECK(tun_open("tun0", 1, false, false, &more) == -EBUSY);
+    CHECK(tun_open("vpn7", 1, false, false, &more) == 0);
     CHECK(strcmp(more.name, "vpn7") == 0);
     tun_close(&more);
     CHECK(if_nametoindex("vpn7") == 0);
@@ -185,7 +185,7 @@ static int packets_both_ways(void)
     int s;
 
     peer.sin_addr.s_addr = htonl(peer_ip);
-    CHECK(tun_open("tun", 2, false, &t) == 0);
+    CHECK(tun_open("tun", 2, false, false, &t) == 0);
     CHECK(tun_configure(&t, server_ip, 0xffffff00, 1500) == 0);
     s = socket(AF_INET, SOCK_DGRAM, 0);
     CHECK(s >= 0);

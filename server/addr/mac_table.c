@@ -1,0 +1,241 @@
+/* server/addr/mac_table.c: Ethernet addresses of tap clients (see mac_table.h). */
+#include "server/addr/mac_table.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define USED (1ull << 48) /* a slot's key: the 48-bit MAC with this bit; 0 is an empty slot */
+
+struct mac_slot {
+    uint64_t key;
+    uint64_t stamp; /* when its owner learned it (the learning worker's monotonic clock) */
+    uint32_t peer_id;
+    bool is_announced; /* the other workers were told (only meaningful for this worker's own) */
+};
+
+static uint64_t key_of(const uint8_t *mac)
+{
+    uint64_t k = 0;
+
+    for (int i = 0; i < MAC_LEN; i++) {
+        k = k << 8 | mac[i];
+    }
+    return k | USED;
+}
+
+/* splitmix64's finaliser over the key mixed with the table's random key */
+static size_t home_of(const struct mac_table *t, uint64_t key)
+{
+    uint64_t x = key ^ t->hash_key;
+
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return (size_t)x & (t->n_slots - 1);
+}
+
+int mac_table_init(struct mac_table *t, size_t max_entries, uint64_t hash_key)
+{
+    size_t n = 16;
+
+    memset(t, 0, sizeof(*t));
+    if (max_entries == 0) {
+        return -EINVAL;
+    }
+    if (max_entries > MAC_TABLE_MAX_ENTRIES) {
+        max_entries = MAC_TABLE_MAX_ENTRIES;
+    }
+    while (n < 2 * max_entries) {
+        n *= 2;
+    }
+    t->slots = calloc(n, sizeof(*t->slots));
+    if (!t->slots) {
+        return -ENOMEM;
+    }
+    t->n_slots = n;
+    t->max_entries = max_entries;
+    t->hash_key = hash_key;
+    return 0;
+}
+
+void mac_table_free(struct mac_table *t)
+{
+    free(t->slots);
+    memset(t, 0, sizeof(*t));
+}
+
+/* The slot holding key, or (when absent) SIZE_MAX with *empty the first empty slot of its
+ * probe sequence. The table is never full (at most half its slots are used). */
+static size_t find(const struct mac_table *t, uint64_t key, size_t *empty)
+{
+    size_t mask = t->n_slots - 1;
+
+    for (size_t i = home_of(t, key);; i = (i + 1) & mask) {
+        if (t->slots[i].key == key) {
+            return i;
+        }
+        if (t->slots[i].key == 0) {
+            *empty = i;
+            return SIZE_MAX;
+        }
+    }
+}
+
+uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac)
+{
+    size_t empty, i;
+
+    if (t->n_entries == 0) {
+        return MAC_TABLE_NONE;
+    }
+    i = find(t, key_of(mac), &empty);
+    return i == SIZE_MAX ? MAC_TABLE_NONE : t->slots[i].peer_id;
+}
+
+static void put(struct mac_table *t, size_t i, uint64_t key, uint32_t peer_id, uint64_t stamp,
+                bool is_announced)
+{
+    t->slots[i] = (struct mac_slot){key, stamp, peer_id, is_announced};
+    t->n_entries++;
+}
+
+/* Empty slot i and shift the entries after it that probed past it back (no tombstones). */
+static void remove_at(struct mac_table *t, size_t i)
+{
+    size_t mask = t->n_slots - 1, j = i;
+
+    for (;;) {
+        size_t home;
+
+        j = (j + 1) & mask;
+        if (t->slots[j].key == 0) {
+            break;
+        }
+        home = home_of(t, t->slots[j].key);
+        /* j stays if its home lies cyclically in (i, j] */
+        if (i <= j ? (i < home && home <= j) : (i < home || home <= j)) {
+            continue;
+        }
+        t->slots[i] = t->slots[j];
+        i = j;
+    }
+    memset(&t->slots[i], 0, sizeof(t->slots[i]));
+    t->n_entries--;
+}
+
+enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint32_t peer_id,
+                               uint32_t n_owned, uint32_t quota, const uint8_t *server_mac,
+                               uint64_t *stamp, uint32_t *prev_owner, bool *needs_announce)
+{
+    static const uint8_t zero[MAC_LEN];
+    uint64_t key = key_of(mac);
+    size_t empty = 0, i;
+    struct mac_slot *s;
+
+    *prev_owner = MAC_TABLE_NONE;
+    *needs_announce = false;
+    if (mac_is_multicast(mac)) {
+        return MAC_LEARN_MULTICAST;
+    }
+    if (memcmp(mac, zero, MAC_LEN) == 0) {
+        return MAC_LEARN_ZERO;
+    }
+    if (server_mac && memcmp(mac, server_mac, MAC_LEN) == 0) {
+        return MAC_LEARN_SERVER;
+    }
+    i = find(t, key, &empty);
+    if (i != SIZE_MAX) {
+        s = &t->slots[i];
+        *prev_owner = s->peer_id;
+        if (s->peer_id == peer_id) {
+            *needs_announce = !s->is_announced;
+            *stamp = s->stamp;
+            return MAC_LEARN_KNOWN;
+        }
+        if (n_owned >= quota) {
+            return MAC_LEARN_QUOTA;
+        }
+        s->peer_id = peer_id;
+        s->stamp = *stamp > s->stamp ? *stamp : s->stamp + 1; /* newer than what it replaces */
+        *stamp = s->stamp;
+        s->is_announced = false;
+        *needs_announce = true;
+        return MAC_LEARN_MOVED;
+    }
+    if (n_owned >= quota) {
+        return MAC_LEARN_QUOTA;
+    }
+    if (t->n_entries >= t->max_entries) {
+        return MAC_LEARN_FULL;
+    }
+    put(t, empty, key, peer_id, *stamp, false);
+    *needs_announce = true;
+    return MAC_LEARN_NEW;
+}
+
+void mac_table_announced(struct mac_table *t, const uint8_t *mac, bool is_announced)
+{
+    size_t empty, i = find(t, key_of(mac), &empty);
+
+    if (i != SIZE_MAX) {
+        t->slots[i].is_announced = is_announced;
+    }
+}
+
+bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint32_t peer_id, uint64_t stamp,
+                     uint32_t *replaced)
+{
+    uint64_t key = key_of(mac);
+    size_t empty = 0, i;
+    struct mac_slot *s;
+
+    *replaced = MAC_TABLE_NONE;
+    if (mac_is_multicast(mac)) {
+        return false; /* never learned anywhere: a message saying so is not trusted either */
+    }
+    i = find(t, key, &empty);
+    if (i == SIZE_MAX) {
+        if (t->n_entries >= t->max_entries) {
+            return false;
+        }
+        put(t, empty, key, peer_id, stamp, true);
+        return true;
+    }
+    s = &t->slots[i];
+    /* the newer learn wins; a tie (two workers in the same nanosecond) goes to the higher id,
+     * the same choice on every worker */
+    if (s->stamp > stamp || (s->stamp == stamp && s->peer_id >= peer_id)) {
+        return false;
+    }
+    *replaced = s->peer_id;
+    s->peer_id = peer_id;
+    s->stamp = stamp;
+    s->is_announced = true;
+    return *replaced != peer_id;
+}
+
+size_t mac_table_forget_peer(struct mac_table *t, uint32_t peer_id)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < t->n_slots && t->n_entries > 0;) {
+        if (t->slots[i].key != 0 && t->slots[i].peer_id == peer_id) {
+            remove_at(t, i); /* an entry may have moved into slot i: look at it again */
+            n++;
+            continue;
+        }
+        i++;
+    }
+    return n;
+}
+
+const char *mac_str(const uint8_t *mac, char *buf, size_t buf_len)
+{
+    snprintf(buf, buf_len, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+             mac[5]);
+    return buf;
+}

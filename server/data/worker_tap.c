@@ -1,0 +1,403 @@
+/* server/data/worker_tap.c: a worker's data path with `dev tap`: the device and the tunnel carry
+ * Ethernet frames, routed by MAC address as openvpn 2.6 routes them (multi.c
+ * multi_process_incoming_link, multi_process_incoming_tun, multi_learn_addr, multi_bcast):
+ *
+ * - a frame from a client is dropped unless its source MAC is that client's or can become it
+ *   (mac_table.h: never a broadcast, multicast or zero MAC, nor the tap device's own; within the
+ *   client's quota; a MAC another client had moves to this one, as in 2.6). Then, with
+ *   client-to-client, a broadcast or multicast frame goes to every other client and to the
+ *   device, a frame for another client's MAC to that client alone; everything else to the
+ *   device.
+ * - a frame read from the device goes to every client when its destination is broadcast or
+ *   multicast (each worker sends to its own: the others get a copy by message), else to the
+ *   client that owns the destination MAC (on any worker), else it is dropped and counted.
+ *
+ * The TUN offloads, the TCP coalescer and the steering program assume an IP packet at offset 0
+ * and are off with a tap device (server.c opens it without them). `mssfix` clamps TCP SYNs inside
+ * IPv4 and IPv6 frames (also behind one 802.1Q tag, as 2.6 proto.c is_ipv_X), client-nat
+ * translates IPv4 inside frames, block-ipv6 answers IPv6 frames from the device with an ICMPv6
+ * no-route frame (2.6 forward.c ipv6_send_icmp_unreachable).
+ *
+ * Learning happens on the worker that owns the sending client; it tells the other workers by
+ * message (MSG_MAC_LEARN, from its own pool) and they apply it to their own tables. Worker
+ * thread only; no lock, no allocation on the per-packet path. */
+#include "server/data/worker_internal.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/client_nat.h"
+#include "proto/cursor.h"
+#include "proto/icmp6.h"
+#include "proto/mss.h"
+#include "proto/pbuf.h"
+
+#define ETH_HEADER_LEN 14
+#define ETH_VLAN_HEADER_LEN 18
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86DD
+#define ETHERTYPE_VLAN 0x8100
+#define LEARN_MSG_LEN (MAC_LEN + 8)
+
+/* Where the IP packet of frame f (len bytes) starts, with *family 4 or 6, or 0 when it carries
+ * no IP (also behind one 802.1Q tag). */
+static size_t ip_offset(const uint8_t *f, size_t len, int *family)
+{
+    size_t off = ETH_HEADER_LEN;
+    uint16_t type;
+
+    if (len < ETH_HEADER_LEN) {
+        return 0;
+    }
+    type = load_be16(f + 12);
+    if (type == ETHERTYPE_VLAN) {
+        if (len < ETH_VLAN_HEADER_LEN) {
+            return 0;
+        }
+        type = load_be16(f + 16);
+        off = ETH_VLAN_HEADER_LEN;
+    }
+    *family = type == ETHERTYPE_IPV4 ? 4 : type == ETHERTYPE_IPV6 ? 6 : 0;
+    return *family ? off : 0;
+}
+
+/* mssfix inside a frame (2.6 process_ip_header with is_ipv4/is_ipv6 of a tap device). */
+static void clamp_frame(uint8_t *f, size_t len, uint16_t mss_max)
+{
+    int family = 0;
+    size_t off = ip_offset(f, len, &family);
+
+    if (off == 0 || mss_max == 0) {
+        return;
+    }
+    if (family == 4) {
+        mss_clamp_ipv4(f + off, len - off, mss_max);
+    } else {
+        mss_clamp_ipv6(f + off, len - off, mss_max);
+    }
+}
+
+/* client-nat inside a frame carrying IPv4. */
+static void nat_frame(const struct worker *w, uint8_t *f, size_t len, enum client_nat_dir dir)
+{
+    int family = 0;
+    size_t off = ip_offset(f, len, &family);
+
+    if (off != 0 && family == 4 && w->env->cfg->net.client_nat) {
+        (void)client_nat_apply(w->env->cfg->net.client_nat, f + off, len - off, dir);
+    }
+}
+
+static bool is_ipv6_frame(const uint8_t *f, size_t len)
+{
+    int family = 0;
+
+    return ip_offset(f, len, &family) != 0 && family == 6;
+}
+
+/* A client of this worker lost a MAC to another client: one fewer on its count. */
+static void lost_mac(struct worker *w, uint32_t peer_id)
+{
+    const struct worker_decide_table t = wk_table(w);
+    struct peer *p;
+
+    if (peer_id == MAC_TABLE_NONE || worker_decide_owner(&t, peer_id) != w->index) {
+        return;
+    }
+    p = worker_decide_lookup(&t, peer_id);
+    if (p && p->n_macs > 0) {
+        p->n_macs--;
+    }
+}
+
+/* Tell every other worker that mac is peer_id's since stamp. A worker that could not be told
+ * (the pool is empty) is told again at the client's next frame from that MAC. */
+static void announce(struct worker *w, const uint8_t *mac, uint32_t peer_id, uint64_t stamp)
+{
+    uint8_t data[LEARN_MSG_LEN];
+    bool is_ok = true;
+
+    memcpy(data, mac, MAC_LEN);
+    memcpy(data + MAC_LEN, &stamp, sizeof(stamp));
+    for (int i = 0; i < w->env->n_workers; i++) {
+        struct msg *m;
+
+        if (i == w->index) {
+            continue;
+        }
+        m = msg_pool_take(&w->pool, MSG_MAC_LEARN, data, sizeof(data));
+        if (!m) {
+            is_ok = false;
+            continue;
+        }
+        m->peer_id = peer_id;
+        mailbox_post(w->env->mb, i, m);
+    }
+    mac_table_announced(&w->macs, mac, is_ok);
+}
+
+/* The source MAC of p's frame: true when the frame may go on as p's. */
+static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
+{
+    const struct worker_env *env = w->env;
+    uint64_t stamp = uv_hrtime();
+    uint32_t prev;
+    bool needs_announce;
+    char a[20];
+    enum mac_learn r =
+        mac_table_learn(&w->macs, mac, p->peer_id, p->n_macs, p->mac_quota,
+                        env->has_tap_mac ? env->tap_mac : NULL, &stamp, &prev, &needs_announce);
+
+    switch (r) {
+    case MAC_LEARN_KNOWN:
+        break;
+    case MAC_LEARN_NEW:
+        p->n_macs++;
+        break;
+    case MAC_LEARN_MOVED:
+        p->n_macs++;
+        lost_mac(w, prev);
+        log_msg_ratelimited(&p->rl, uv_now(&w->loop), 5, 60, LOG_INFO,
+                            "peer %u %s: MAC %s moves to this client from peer %u (the newest "
+                            "sender of a MAC owns it, as in openvpn 2.6)",
+                            p->peer_id, p->common_name, mac_str(mac, a, sizeof(a)), prev);
+        break;
+    case MAC_LEARN_MULTICAST:
+        wk_drop(w, &w->stats.drop_bad_source, &p->remote,
+                "broadcast or multicast source MAC in a tap frame");
+        return false;
+    case MAC_LEARN_ZERO:
+        wk_drop(w, &w->stats.drop_bad_source, &p->remote, "zero source MAC in a tap frame");
+        return false;
+    case MAC_LEARN_SERVER:
+        wk_drop(w, &w->stats.drop_bad_source, &p->remote,
+                "the server's own MAC as the source of a tap frame");
+        return false;
+    case MAC_LEARN_QUOTA:
+        wk_drop(w, &w->stats.drop_bad_source, &p->remote,
+                "source MAC beyond the client's quota (max-routes-per-client)");
+        return false;
+    case MAC_LEARN_FULL:
+        wk_drop(w, &w->stats.drop_bad_source, &p->remote, "MAC table full");
+        return false;
+    }
+    if (needs_announce && env->n_workers > 1) {
+        announce(w, mac, p->peer_id, stamp);
+    }
+    return true;
+}
+
+/* block-ipv6: answer frame f (an IPv6 frame from the device) with an ICMPv6 no-route frame
+ * back into the device, the MACs swapped (2.6 ipv6_send_icmp_unreachable). */
+static void block_ipv6_answer(struct worker *w, const uint8_t *f, size_t len)
+{
+    uint8_t out[ETH_VLAN_HEADER_LEN + ICMP6_UNREACH_MAX];
+    int family = 0;
+    size_t off = ip_offset(f, len, &family), n;
+
+    if (off != ETH_HEADER_LEN) {
+        return; /* 2.6 writes a plain Ethernet header: answer only untagged frames */
+    }
+    n = icmp6_unreach_build(out + off, sizeof(out) - off, f + off, len - off,
+                            w->env->block_ipv6_src);
+    if (n == 0) {
+        return;
+    }
+    memcpy(out, f + MAC_LEN, MAC_LEN);
+    memcpy(out + MAC_LEN, f, MAC_LEN);
+    store_be16(out + 12, ETHERTYPE_IPV6);
+    if (write(w->tun_fd, out, off + n) < 0) {
+        wk_drop(w, &w->stats.drop_tun_write, NULL, "TAP write failed");
+    }
+}
+
+/* A unicast frame for peer_id's client: sent if this worker owns it, else handed to the owner. */
+static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, bool is_from_client)
+{
+    const struct worker_decide_table t = wk_table(w);
+    uint8_t *f = pbuf_ptr(pkt);
+    struct peer *p = NULL;
+    struct msg *m;
+    int owner;
+
+    if (w->env->block_ipv6 && is_ipv6_frame(f, pkt->len)) {
+        if (!is_from_client) {
+            block_ipv6_answer(w, f, pkt->len);
+        }
+        stat_inc(&w->stats.drop_no_route);
+        return;
+    }
+    switch (worker_decide_deliver(&t, peer_id, &owner, &p)) {
+    case WORKER_DELIVER_HAND_OVER:
+        m = msg_pool_take(&w->pool, MSG_PACKET, f, pkt->len);
+        if (!is_from_client) {
+            stat_inc(&w->stats.handed_over);
+        }
+        if (!m) {
+            wk_drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
+            return;
+        }
+        m->from_tun = true;
+        m->is_from_client = is_from_client;
+        mailbox_post(w->env->mb, owner, m);
+        return;
+    case WORKER_DELIVER_NOT_INSTALLED:
+        stat_inc(&w->stats.drop_no_route);
+        return;
+    case WORKER_DELIVER_SEND:
+        break;
+    }
+    if (!is_from_client) {
+        nat_frame(w, f, pkt->len, CLIENT_NAT_OUTGOING);
+    }
+    clamp_frame(f, pkt->len, p->mss_max);
+    wk_touch_last_ref(w, p, pkt->len);
+    wk_send_to_peer(w, p, pkt);
+}
+
+void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len, uint32_t except_peer_id)
+{
+    const struct worker_env *env = w->env;
+
+    if (len > WORKER_BUF_LEN || (env->block_ipv6 && is_ipv6_frame(frame, len))) {
+        stat_inc(&w->stats.drop_no_route);
+        return;
+    }
+    for (size_t i = 0; i < env->max_local_peers; i++) {
+        struct peer *p = w->by_local[i];
+        struct pbuf b;
+
+        if (!p || !p->is_installed || p->peer_id == except_peer_id) {
+            continue;
+        }
+        /* each client's copy is framed (and maybe compressed) on its own */
+        b = pbuf_make(w->bcast_buf, sizeof(w->bcast_buf), COMP_HEADROOM, len);
+        memcpy(pbuf_ptr(&b), frame, len);
+        wk_send_to_peer(w, p, &b);
+    }
+}
+
+/* A broadcast or multicast frame: every other worker gets a copy for its clients, this worker
+ * sends it to its own; except_peer_id (the sender, or MAC_TABLE_NONE) gets nothing. */
+static void bcast(struct worker *w, const uint8_t *frame, size_t len, uint32_t except_peer_id)
+{
+    for (int i = 0; i < w->env->n_workers; i++) {
+        struct msg *m;
+
+        if (i == w->index) {
+            continue;
+        }
+        m = msg_pool_take(&w->pool, MSG_PACKET, frame, len);
+        if (!m) {
+            wk_drop(w, &w->stats.drop_handover, NULL,
+                    "broadcast copy refused: the other worker is behind");
+            continue;
+        }
+        m->from_tun = true;
+        m->is_bcast = true;
+        m->is_from_client = except_peer_id != MAC_TABLE_NONE;
+        m->peer_id = except_peer_id;
+        mailbox_post(w->env->mb, i, m);
+    }
+    wk_tap_bcast_local(w, frame, len, except_peer_id);
+}
+
+void wk_tap_from_client(struct worker *w, struct peer *p, struct pbuf *pkt)
+{
+    uint8_t *f = pbuf_ptr(pkt);
+    size_t len = pkt->len;
+    uint32_t to;
+
+    if (len < ETH_HEADER_LEN) {
+        wk_drop(w, &w->stats.drop_not_ip, &p->remote, "tap frame shorter than its header");
+        return;
+    }
+    if (!learn_source(w, p, f + MAC_LEN)) {
+        return;
+    }
+    wk_touch_last_ref(w, p, len);
+    /* clamped with the sender's limit before it is routed, as for tun */
+    clamp_frame(f, len, p->mss_max);
+    if (w->env->cfg->net.client_to_client) {
+        if (mac_is_multicast(f)) {
+            /* 2.6: to every other client, and to the device as well */
+            stat_inc(&w->stats.client_to_client);
+            bcast(w, f, len, p->peer_id);
+        } else {
+            to = mac_table_lookup(&w->macs, f);
+            if (worker_decide_c2c(true, false, to, p->peer_id)) {
+                stat_inc(&w->stats.client_to_client);
+                deliver(w, to, pkt, true);
+                return;
+            }
+        }
+    }
+    nat_frame(w, f, len, CLIENT_NAT_INCOMING); /* what goes to the device only, as for tun */
+    if (write(w->tun_fd, f, len) < 0) {
+        wk_drop(w, &w->stats.drop_tun_write, &p->remote, "TAP write failed");
+    }
+}
+
+void wk_tap_route_frame(struct worker *w, struct pbuf *pkt, bool is_from_client)
+{
+    const uint8_t *f = pbuf_ptr(pkt);
+    uint32_t to;
+
+    if (pkt->len < ETH_HEADER_LEN) {
+        stat_inc(&w->stats.drop_not_ip);
+        return;
+    }
+    if (mac_is_multicast(f)) {
+        if (is_from_client) {
+            stat_inc(&w->stats.drop_no_route); /* clients' broadcasts come as is_bcast copies */
+            return;
+        }
+        bcast(w, f, pkt->len, MAC_TABLE_NONE);
+        return;
+    }
+    to = mac_table_lookup(&w->macs, f);
+    if (to == MAC_TABLE_NONE) {
+        /* a frame for a MAC no client has shown (yet): dropped, as 2.6 does; not logged, a
+         * bridge floods such frames to every port */
+        stat_inc(&w->stats.drop_no_route);
+        return;
+    }
+    deliver(w, to, pkt, is_from_client);
+}
+
+void wk_tap_mac_learned(struct worker *w, uint32_t peer_id, const uint8_t *data, size_t len)
+{
+    uint64_t stamp;
+    uint32_t replaced;
+
+    if (len != LEARN_MSG_LEN || !w->macs.slots) {
+        return;
+    }
+    memcpy(&stamp, data + MAC_LEN, sizeof(stamp));
+    if (mac_table_apply(&w->macs, data, peer_id, stamp, &replaced)) {
+        lost_mac(w, replaced);
+    }
+}
+
+void wk_tap_forget(struct worker *w, uint32_t peer_id, bool tell_others)
+{
+    if (!w->macs.slots) {
+        return;
+    }
+    mac_table_forget_peer(&w->macs, peer_id);
+    for (int i = 0; tell_others && i < w->env->n_workers; i++) {
+        struct msg *m;
+
+        if (i == w->index) {
+            continue;
+        }
+        m = msg_new(MSG_MAC_FORGET, NULL, NULL, 0);
+        if (!m) {
+            log_msg(LOG_ERR, "worker %d: out of memory: worker %d keeps the MACs of peer %u",
+                    w->index, i, peer_id);
+            continue;
+        }
+        m->peer_id = peer_id;
+        mailbox_post(w->env->mb, i, m);
+    }
+}
