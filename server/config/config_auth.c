@@ -279,8 +279,10 @@ int config_h_crl_verify(struct config_parser *ps, int argc, char **argv)
     return config_set_file(ps, &ps->crl, &ps->cfg->tls.crl, argv[1]);
 }
 
-/* Read the `dh` file and make sure Mbed TLS can use its parameters: 2.6 stops start-up on a
- * file it cannot load (ssl_openssl.c tls_ctx_load_dh_params), and so does ovpnd. */
+/* Read the `dh` file and make sure Mbed TLS can use its parameters. A file it cannot parse is
+ * dropped with a warning, not refused: 2.6's OpenSSL also reads the X9.42 form that
+ * `openssl dhparam -dsaparam` writes, which Mbed TLS does not, so refusing would be stricter
+ * than 2.6. A file that cannot be read stops start-up, as in 2.6. */
 static int check_dh(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
@@ -297,10 +299,12 @@ static int check_dh(struct config_parser *ps)
     ret = mbedtls_dhm_parse_dhm(&dhm, (const unsigned char *)cfg->tls.dh.data, cfg->tls.dh.len + 1);
     mbedtls_dhm_free(&dhm);
     if (ret != 0) {
-        err = config_error_at(ps, &ps->dh.where, "dh",
-                              "%s is not PKCS #3 DH parameters in PEM or DER form (Mbed TLS error "
-                              "-0x%04x; write 'dh none' for ECDHE only)",
-                              cfg->tls.dh.origin ? cfg->tls.dh.origin : "the file", (unsigned)-ret);
+        err = config_warn(ps, &ps->dh.where,
+                          "dh: %s: ignored: not PKCS #3 DH parameters in PEM or DER form (Mbed "
+                          "TLS error -0x%04x; `openssl dhparam` without -dsaparam writes them); "
+                          "the DHE suites use Mbed TLS's built-in 2048-bit group",
+                          cfg->tls.dh.origin ? cfg->tls.dh.origin : "the file", (unsigned)-ret);
+        config_blob_clear(&cfg->tls.dh);
     }
     return err;
 }
