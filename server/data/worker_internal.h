@@ -61,6 +61,13 @@ void wk_check_reneg(struct worker *w, struct peer *p);
 /* worker_tun.c */
 /* The peer_id that tunnel address dst (family 4 or 6) routes to, or VROUTE_NONE. */
 uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst);
+/* Hand a copy of data (len bytes: a packet or frame for a client of worker owner) to that worker
+ * through the mailbox (MSG_PACKET from this worker's pool); counted as a steering miss unless
+ * it comes from a client (client-to-client); dropped and counted when the pool is empty (the
+ * owner is behind). Worker thread; no allocation. */
+void wk_hand_over(struct worker *w, int owner, const uint8_t *data, size_t len,
+                  bool is_from_client);
+
 /* Send pkt to peer_id's client if w owns it, else hand it to the owning worker. */
 void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
                 bool is_from_client);

@@ -217,7 +217,6 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, bool i
     const struct worker_decide_table t = wk_table(w);
     uint8_t *f = pbuf_ptr(pkt);
     struct peer *p = NULL;
-    struct msg *m;
     int owner;
 
     if (w->env->block_ipv6 && is_ipv6_frame(f, pkt->len)) {
@@ -229,17 +228,7 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, bool i
     }
     switch (worker_decide_deliver(&t, peer_id, &owner, &p)) {
     case WORKER_DELIVER_HAND_OVER:
-        m = msg_pool_take(&w->pool, MSG_PACKET, f, pkt->len);
-        if (!is_from_client) {
-            stat_inc(&w->stats.handed_over);
-        }
-        if (!m) {
-            wk_drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
-            return;
-        }
-        m->from_tun = true;
-        m->is_from_client = is_from_client;
-        mailbox_post(w->env->mb, owner, m);
+        wk_hand_over(w, owner, f, pkt->len, is_from_client);
         return;
     case WORKER_DELIVER_NOT_INSTALLED:
         stat_inc(&w->stats.drop_no_route);

@@ -57,6 +57,23 @@ static void block_ipv6_answer(struct worker *w, const struct pbuf *pkt)
     }
 }
 
+void wk_hand_over(struct worker *w, int owner, const uint8_t *data, size_t len, bool is_from_client)
+{
+    struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, data, len);
+
+    /* A client's packet for another worker's client is not a steering miss. */
+    if (!is_from_client) {
+        stat_inc(&w->stats.handed_over);
+    }
+    if (!m) {
+        wk_drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
+        return;
+    }
+    m->from_tun = true;
+    m->is_from_client = is_from_client;
+    mailbox_post(w->env->mb, owner, m);
+}
+
 /* A packet for peer_id's client (from the TUN device, or from another client with
  * client-to-client): send it if this worker owns that peer, else hand it to the owner. */
 void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
@@ -77,22 +94,9 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
         return;
     }
     switch (worker_decide_deliver(&t, peer_id, &owner, &p)) {
-    case WORKER_DELIVER_HAND_OVER: {
-        struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, pbuf_ptr(pkt), pkt->len);
-
-        /* A client's packet for another worker's client is not a steering miss. */
-        if (!is_from_client) {
-            stat_inc(&w->stats.handed_over);
-        }
-        if (!m) {
-            wk_drop(w, &w->stats.drop_handover, NULL, "hand-over refused: the owner is behind");
-            return;
-        }
-        m->from_tun = true;
-        m->is_from_client = is_from_client;
-        mailbox_post(env->mb, owner, m);
+    case WORKER_DELIVER_HAND_OVER:
+        wk_hand_over(w, owner, pbuf_ptr(pkt), pkt->len, is_from_client);
         return;
-    }
     case WORKER_DELIVER_NOT_INSTALLED:
         wk_drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
         return;
