@@ -270,6 +270,37 @@ int tls_server_conf_set_dh(struct tls_server_conf *c, const unsigned char *pem, 
     return ret;
 }
 
+int tls_server_conf_drop_dhe(struct tls_server_conf *c)
+{
+    const int *from = c->ciphersuites[0] ? c->ciphersuites : mbedtls_ssl_list_ciphersuites();
+    size_t n = 0, kept = 0;
+    int *to;
+
+    while (from[n]) {
+        n++;
+    }
+    to = calloc(n + 1, sizeof(*to));
+    if (to == NULL) {
+        return -PE_CRYPTO;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const mbedtls_ssl_ciphersuite_t *cs = mbedtls_ssl_ciphersuite_from_id(from[i]);
+
+        if (cs && cs->key_exchange != MBEDTLS_KEY_EXCHANGE_DHE_RSA &&
+            cs->key_exchange != MBEDTLS_KEY_EXCHANGE_DHE_PSK) {
+            to[kept++] = from[i];
+        }
+    }
+    if (kept == 0) {
+        free(to);
+        return -PE_MALFORMED;
+    }
+    free(c->suites_no_dhe);
+    c->suites_no_dhe = to;
+    mbedtls_ssl_conf_ciphersuites(&c->conf, c->suites_no_dhe);
+    return 0;
+}
+
 /* OpenSSL's names for curves Mbed TLS knows by another name. */
 static const struct {
     const char *openssl;
@@ -555,6 +586,8 @@ void tls_server_conf_clear(struct tls_server_conf *c)
     free(c->verify_hashes);
     c->verify_hashes = NULL;
     c->n_verify_hashes = 0;
+    free(c->suites_no_dhe);
+    c->suites_no_dhe = NULL;
     free(c->fingerprints);
     c->fingerprints = NULL;
     c->n_fingerprints = 0;

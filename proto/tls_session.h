@@ -49,6 +49,8 @@ struct tls_server_conf {
     /* ECDHE groups in order of preference, MBEDTLS_ECP_DP_NONE-terminated (tls_groups_default) */
     mbedtls_ecp_group_id groups[TLS_MAX_GROUPS + 1];
     int ciphersuites[TLS_MAX_CIPHERSUITES + 1]; /* tls-cipher, 0-terminated; unused when empty */
+    int *suites_no_dhe; /* `dh none`: the offered suites without the DHE ones, 0-terminated;
+                         * owned, NULL until tls_server_conf_drop_dhe() */
     uint8_t (*fingerprints)[32]; /* peer-fingerprint: SHA-256 of admitted client certificates;
                                   * owned, NULL when none (tls_server_conf_set_fingerprints) */
     size_t n_fingerprints;
@@ -142,6 +144,13 @@ int tls_server_conf_set_dh(struct tls_server_conf *c, const unsigned char *pem, 
 /* Offer only the suites of list (as tls_ciphers_parse takes it), as --tls-cipher does. Call
  * after tls_server_conf_init(). Returns 0 or what tls_ciphers_parse returns. */
 int tls_server_conf_set_ciphers(struct tls_server_conf *c, const char *list);
+
+/* `dh none` (openvpn 2.6 then gives the TLS library no DH group, so its server never picks a
+ * DHE suite): offer the suites offered so far (tls-cipher's, or Mbed TLS's defaults) without
+ * those whose key exchange is DHE, which Mbed TLS would otherwise run with its built-in group.
+ * Call after tls_server_conf_set_ciphers(), on the thread that owns c. Returns 0, -PE_MALFORMED
+ * when no suite is left (tls-cipher named DHE suites only), or -PE_CRYPTO (out of memory). */
+int tls_server_conf_drop_dhe(struct tls_server_conf *c);
 
 /* openvpn 2.6's --tls-cert-profile NAME for Mbed TLS (ssl_mbedtls.c tls_ctx_set_cert_profile):
  * what a peer certificate chain may use. "legacy" and "insecure": SHA-1 and up, RSA 1024 bits

@@ -23,6 +23,7 @@
 #include <mbedtls/x509_crl.h>
 #include <mbedtls/x509_crt.h>
 
+#include "proto/errors.h"
 #include "proto/tls_session.h"
 #include "server/config/config_diff.h"
 #include "server/control/acceptor_internal.h"
@@ -114,6 +115,16 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, const char *r
         err = tls_server_conf_set_ciphers(c, cfg->tls.tls_cipher);
         if (err) {
             snprintf(errbuf, errbuf_len, "tls-cipher: no usable cipher suite");
+            goto fail;
+        }
+    }
+    if (cfg->tls.dh_none) {
+        err = tls_server_conf_drop_dhe(c);
+        if (err) {
+            snprintf(errbuf, errbuf_len,
+                     err == -PE_MALFORMED ? "dh none: tls-cipher names only DHE suites, which "
+                                            "need the group of a dh file"
+                                          : "dh none: out of memory");
             goto fail;
         }
     }

@@ -308,6 +308,70 @@ static void peer_cert_released(void **state)
     tls_server_conf_clear(&cli);
 }
 
+/* A client that offers DHE suites only, against an RSA server (no dh file: Mbed TLS's built-in
+ * group), with or without `dh none`; the result of the handshake in e. */
+static void dhe_only_client(struct tls_pair *e, bool dh_none)
+{
+    memset(e, 0, sizeof(*e));
+    tls_pair_conf_named(&e->srv, true, "server-rsa");
+    if (dh_none) {
+        assert_int_equal(tls_server_conf_drop_dhe(&e->srv), 0);
+    }
+    tls_pair_conf_named(&e->cli, false, "client-rsa");
+    assert_int_equal(tls_server_conf_set_ciphers(&e->cli, "TLS-DHE-RSA-WITH-AES-256-GCM-SHA384:"
+                                                          "TLS-DHE-RSA-WITH-AES-128-GCM-SHA256"),
+                     0);
+    tls_pair_run(e);
+}
+
+/* openvpn 2.6 with `dh none` gives its TLS library no group and so never negotiates DHE: nor
+ * does ovpnd, where Mbed TLS would have used its built-in group. Without `dh none` the same
+ * client connects, so the refusal is the directive's doing. */
+static void dh_none_refuses_dhe(void **state)
+{
+    struct tls_pair e;
+
+    (void)state;
+    dhe_only_client(&e, false);
+    tls_pair_assert_connected(&e);
+    tls_pair_clear(&e);
+
+    dhe_only_client(&e, true);
+    assert_int_not_equal(e.sret, 0);
+    assert_int_not_equal(e.sret, -PE_WANT_IO);
+    tls_pair_clear(&e);
+
+    /* and a client offering ECDHE as well still connects with ECDHE */
+    memset(&e, 0, sizeof(e));
+    tls_pair_conf_named(&e.srv, true, "server-rsa");
+    assert_int_equal(tls_server_conf_drop_dhe(&e.srv), 0);
+    tls_pair_conf_named(&e.cli, false, "client-rsa");
+    tls_pair_run(&e);
+    tls_pair_assert_connected(&e);
+    assert_non_null(strstr(mbedtls_ssl_get_ciphersuite(&e.s.ssl), "ECDHE"));
+    tls_pair_clear(&e);
+}
+
+/* dh none with a tls-cipher of DHE suites only leaves nothing to offer: refused. */
+static void dh_none_dhe_only_list(void **state)
+{
+    struct tls_pair e;
+
+    (void)state;
+    memset(&e, 0, sizeof(e));
+    tls_pair_conf_named(&e.srv, true, "server-rsa");
+    assert_int_equal(tls_server_conf_set_ciphers(&e.srv, "TLS-DHE-RSA-WITH-AES-256-GCM-SHA384"), 0);
+    assert_int_equal(tls_server_conf_drop_dhe(&e.srv), -PE_MALFORMED);
+    assert_int_equal(tls_server_conf_set_ciphers(&e.srv, "TLS-DHE-RSA-WITH-AES-256-GCM-SHA384:"
+                                                         "ECDHE-RSA-AES128-GCM-SHA256"),
+                     0);
+    assert_int_equal(tls_server_conf_drop_dhe(&e.srv), 0);
+    assert_int_equal(e.srv.suites_no_dhe[0],
+                     mbedtls_ssl_get_ciphersuite_id("TLS-ECDHE-RSA-WITH-AES-128-GCM-SHA256"));
+    assert_int_equal(e.srv.suites_no_dhe[1], 0);
+    tls_server_conf_clear(&e.srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +379,7 @@ int main(void)
         cmocka_unit_test(records_through_hooks),    cmocka_unit_test(pending_data_keeps_buffers),
         cmocka_unit_test(fed_but_unread),           cmocka_unit_test(handshake_keeps_buffers),
         cmocka_unit_test(clear_after_release),      cmocka_unit_test(peer_cert_released),
+        cmocka_unit_test(dh_none_refuses_dhe),      cmocka_unit_test(dh_none_dhe_only_list),
     };
 
     return cmocka_run_group_tests(tests, tls_pair_setup, tls_pair_teardown);
