@@ -18,6 +18,8 @@
 #include <mbedtls/dhm.h>
 #include <mbedtls/x509_crl.h>
 
+#include "proto/dh_params.h"
+
 /* openvpn's script-security levels (run_command.h SSEC_*). */
 #define SSEC_SCRIPTS 2 /* user-defined scripts may run */
 #define SSEC_PW_ENV 3  /* passwords may be passed to scripts in the environment */
@@ -279,14 +281,17 @@ int config_h_crl_verify(struct config_parser *ps, int argc, char **argv)
     return config_set_file(ps, &ps->crl, &ps->cfg->tls.crl, argv[1]);
 }
 
-/* Read the `dh` file and make sure Mbed TLS can use its parameters. A file it cannot parse is
- * dropped with a warning, not refused: 2.6's OpenSSL also reads the X9.42 form that
- * `openssl dhparam -dsaparam` writes, which Mbed TLS does not, so refusing would be stricter
- * than 2.6. A file that cannot be read stops start-up, as in 2.6. */
+/* Read the `dh` file and make sure Mbed TLS can use its parameters. The X9.42 form that
+ * `openssl dhparam -dsaparam` writes, which 2.6's OpenSSL reads and Mbed TLS does not, is
+ * rewritten as PKCS #3 with the same group (proto/dh_params.h). Another file Mbed TLS cannot
+ * parse is dropped with a warning, not refused, since 2.6 is as lenient with what OpenSSL reads.
+ * A file that cannot be read stops start-up, as in 2.6. */
 static int check_dh(struct config_parser *ps)
 {
     struct config *cfg = ps->cfg;
     mbedtls_dhm_context dhm;
+    char *pkcs3;
+    size_t pkcs3_len;
     int err = 0, ret;
 
     if (ps->dh.path != NULL) {
@@ -298,10 +303,17 @@ static int check_dh(struct config_parser *ps)
     mbedtls_dhm_init(&dhm);
     ret = mbedtls_dhm_parse_dhm(&dhm, (const unsigned char *)cfg->tls.dh.data, cfg->tls.dh.len + 1);
     mbedtls_dhm_free(&dhm);
+    if (ret != 0 &&
+        dh_params_x942_to_pkcs3(cfg->tls.dh.data, cfg->tls.dh.len, &pkcs3, &pkcs3_len) == 0) {
+        free(cfg->tls.dh.data);
+        cfg->tls.dh.data = pkcs3;
+        cfg->tls.dh.len = pkcs3_len;
+        ret = 0;
+    }
     if (ret != 0) {
         err = config_warn(ps, &ps->dh.where,
-                          "dh: %s: ignored: not PKCS #3 DH parameters in PEM or DER form (Mbed "
-                          "TLS error -0x%04x; `openssl dhparam` without -dsaparam writes them); "
+                          "dh: %s: ignored: not DH parameters in PKCS #3 (PEM or DER) or X9.42 PEM "
+                          "form (Mbed TLS error -0x%04x; `openssl dhparam` writes them); "
                           "the DHE suites use Mbed TLS's built-in 2048-bit group",
                           cfg->tls.dh.origin ? cfg->tls.dh.origin : "the file", (unsigned)-ret);
         config_blob_clear(&cfg->tls.dh);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <mbedtls/dhm.h>
 
 #include "proto/cert_check.h"
 #include "proto/pk_external.h"
@@ -1350,8 +1351,9 @@ static void inline_blocks(void **state)
 }
 
 /* `dh FILE`: the parameters are read and serve the DHE suites; a missing file stops start-up (as
- * in 2.6), one Mbed TLS cannot parse (2.6's OpenSSL also reads X9.42) is dropped with a warning;
- * `dh none` after it drops them. */
+ * in 2.6); the X9.42 form (`openssl dhparam -dsaparam`, which 2.6's OpenSSL reads) becomes PKCS #3
+ * with the same group; a file that is neither is dropped with a warning; `dh none` after it drops
+ * them. */
 static void dh_file(void **state)
 {
     struct config cfg;
@@ -1368,9 +1370,30 @@ static void dh_file(void **state)
     assert_null(cfg.tls.dh.data);
     config_free(&cfg);
     expect_error_prefix(BASE "dh dh2048.pem\n", "t.conf:8: dh: cannot read 'dh2048.pem'");
-    expect_warning(BASE "dh ca.crt\n", "t.conf:8: dh: ca.crt: ignored: not PKCS #3 DH parameters");
+    expect_warning(BASE "dh ca.crt\n", "t.conf:8: dh: ca.crt: ignored: not DH parameters in PKCS "
+                                       "#3 (PEM or DER) or X9.42 PEM form");
     expect_ok(&cfg, BASE "dh ca.crt\n");
     assert_null(cfg.tls.dh.data);
+    config_free(&cfg);
+    /* X9.42: Mbed TLS now parses the file's 2048-bit group, and only from the rewritten text */
+    expect_ok(&cfg, BASE "dh dh-x942.pem\n");
+    assert_int_equal(cfg.n_warnings, 0);
+    assert_non_null(cfg.tls.dh.data);
+    assert_non_null(strstr(cfg.tls.dh.data, "-----BEGIN DH PARAMETERS-----"));
+    {
+        mbedtls_dhm_context dhm;
+        char *x942 = slurp("dh-x942.pem");
+
+        mbedtls_dhm_init(&dhm);
+        assert_int_not_equal(
+            mbedtls_dhm_parse_dhm(&dhm, (const unsigned char *)x942, strlen(x942) + 1), 0);
+        assert_int_equal(
+            mbedtls_dhm_parse_dhm(&dhm, (const unsigned char *)cfg.tls.dh.data, cfg.tls.dh.len + 1),
+            0);
+        assert_int_equal(mbedtls_mpi_bitlen(&dhm.P), 2048);
+        mbedtls_dhm_free(&dhm);
+        free(x942);
+    }
     config_free(&cfg);
     free(dh);
 }
