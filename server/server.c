@@ -95,7 +95,10 @@ static int configure_tun4(struct server *srv)
 
 /* The routes into the device: the one `server` adds for net30 and p2p (helper.c), then the
  * `route` lines. 2.6 do_route: after the device has its address, or with ifconfig-noexec after
- * the up script that gives it one; with route-noexec none of them, the pool route included. */
+ * the up script that gives it one; with route-noexec none of them, the pool route included. A
+ * route the kernel refuses is logged and counted, and start-up goes on, as in 2.6 (route.c
+ * add_routes; a server's management state still says CONNECTED,SUCCESS, mudp.c ISC_SERVER);
+ * one that exists already is no error. */
 static int add_routes(struct server *srv)
 {
     const struct topology_plan *plan = &srv->plan;
@@ -115,9 +118,9 @@ static int add_routes(struct server *srv)
         } else {
             err = tun_add_route(&srv->tun, 4, a, plen, -1);
             if (err && err != -EEXIST) {
-                log_msg(LOG_ERR, "cannot add route %s into %s: %s", net, srv->tun.name,
-                        strerror(-err));
-                return err;
+                log_msg(LOG_ERR, "cannot add route %s into %s: %s (starting without it)", net,
+                        srv->tun.name, strerror(-err));
+                srv->n_route_errors++;
             }
         }
     }
@@ -134,10 +137,10 @@ static int add_routes(struct server *srv)
         if (err == -EEXIST) {
             err = 0;
         } else if (err) {
-            log_msg(LOG_ERR, "cannot add route %s into %s: %s",
+            log_msg(LOG_ERR, "route: cannot add route %s into %s: %s (starting without it)",
                     vroute_prefix_str(r->family, r->addr, r->plen, net, sizeof(net)), srv->tun.name,
                     strerror(-err));
-            return err;
+            srv->n_route_errors++;
         }
     }
     return 0;
@@ -639,6 +642,11 @@ static void log_started(const struct server *srv, const union udp_addr *udp_loca
             srv->n_workers > 1 ? "s" : "");
     log_msg(LOG_INFO, "data channel crypto: %s",
             data_aead_backend_name(data_crypto_default_backend()));
+    if (srv->n_route_errors > 0) {
+        log_msg(LOG_WARN, "%d route%s could not be added (see above): running without %s",
+                srv->n_route_errors, srv->n_route_errors > 1 ? "s" : "",
+                srv->n_route_errors > 1 ? "them" : "it");
+    }
     log_msg(LOG_INFO, "Initialization Sequence Completed");
 }
 

@@ -50,6 +50,7 @@ struct server {
     struct worker *workers;
     int n_workers_built;     /* workers[0 .. n_workers_built - 1] passed worker_init */
     bool is_up_done;         /* the up script ran (or there is none): down runs at the end */
+    int n_route_errors;      /* routes the kernel refused at start-up (logged; 2.6 starts on) */
     const char *config_text; /* what SIGHUP parses again (server_run), or NULL */
     const char *start_dir;   /* where relative paths in it start, or NULL */
 };

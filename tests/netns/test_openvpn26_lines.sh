@@ -14,6 +14,8 @@
 #  - route-noexec with ifconfig-noexec and the net30 default (a router's generated config): the
 #    server adds no route into the device, not even the pool route `server` implies for net30;
 #    the up script gives the device its address, the server starts and a client connects;
+#  - a route the kernel refuses (the device left down by ifconfig-noexec's up script): logged,
+#    and the server starts and serves as 2.6 does;
 #  - dh FILE with a tls-cipher of DHE suites only (a configuration-management default): the key
 #    exchange uses the file's group (here ffdhe3072; Mbed TLS alone would use its 2048-bit one).
 # Each also runs against openvpn 2.6 (OVPN_SERVER_IMPL=openvpn), which behaves the same.
@@ -159,6 +161,30 @@ cc=$(grep -m1 "Control Channel:" "$OVT_DIR/client1.log" || true)
 grep -q "peer temporary key: 3072 bits DH" <<<"$cc" ||
     fail "dh FILE: the key exchange did not use the file's 3072-bit group: $cc"
 ovt_log "dh FILE: $cc"
+client_stop 1
+server_stop
+
+# ---- a route the kernel refuses ----
+# With ifconfig-noexec and an up script that leaves the device down, adding a route into it
+# fails ("Network is down"). 2.6 logs "ERROR: Linux route add command failed" and serves on
+# (route.c add_routes); so does ovpnd, naming the route.
+printf '#!/bin/sh\nexit 0\n' >"$OVT_DIR/noop_up.sh"
+chmod 755 "$OVT_DIR/noop_up.sh"
+OVT_TOPOLOGY=none server_conf_write "$OVT_DIR" "script-security 2" "ifconfig-noexec" \
+    "up $OVT_DIR/noop_up.sh" "route 198.19.7.0 255.255.255.0"
+server_spawn "$OVT_DIR"
+wait_server_log "Initialization Sequence Completed" 20 ||
+    fail "a refused route: the server did not start"
+if is_ovpnd; then
+    server_log_grep "route: cannot add route 198.19.7.0/24 into .*(starting without it)" ||
+        fail "a refused route: ovpnd did not name the route it could not add"
+else
+    server_log_grep "ERROR: Linux route add command failed" || fail "2.6 did not log the failed route"
+fi
+client_start "$OVT_DIR" 1
+wait_for 20 grep -q "Initialization Sequence Completed" "$OVT_DIR/client1.log" ||
+    fail "a refused route: the client did not connect to the server that started without it"
+ovt_log "a refused route: logged, the server started and a client connected"
 client_stop 1
 server_stop
 
