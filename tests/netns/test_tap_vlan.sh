@@ -50,6 +50,9 @@ OVT_TOPOLOGY=none OVT_SERVER_LINE="server-bridge nogw" server_conf_write "$OVT_D
     "script-security 2" "up $OVT_DIR/up.sh" "client-to-client" "vlan-tagging" "vlan-pvid 10" \
     "client-config-dir $OVT_DIR/ccd"
 sed -i 's/^dev tun$/dev tap/' "$OVT_DIR/server.conf"
+# two workers whatever the machine: MAC learns, broadcasts and client-to-client frames also go
+# between workers, with their VLAN
+[ "$OVPN_SERVER_IMPL" = ovpnd ] && echo "workers 2" >>"$OVT_DIR/server.conf"
 server_start "$OVT_DIR"
 sdev=$(ip -n "$NS_SRV" -o link show type tun | awk -F': ' 'NR==1 {print $2}' | cut -d@ -f1)
 ovt_spawn "$NS_SRV" "$OVT_DIR/switch.log" "$OVT_PY" "$OVT_LIB_DIR/vlan_switch.py" "$sdev" \
