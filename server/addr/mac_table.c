@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define USED (1ull << 48) /* a slot's key: the 48-bit MAC with this bit; 0 is an empty slot */
+/* A slot's key: the 48-bit MAC, this bit, and the 12-bit VID above it; 0 is an empty slot. */
+#define USED (1ull << 48)
+#define VID_SHIFT 49
 
 struct mac_slot {
     uint64_t key;
@@ -15,14 +17,14 @@ struct mac_slot {
     bool is_announced; /* the other workers were told (only meaningful for this worker's own) */
 };
 
-static uint64_t key_of(const uint8_t *mac)
+static uint64_t key_of(const uint8_t *mac, uint16_t vid)
 {
     uint64_t k = 0;
 
     for (int i = 0; i < MAC_LEN; i++) {
         k = k << 8 | mac[i];
     }
-    return k | USED;
+    return k | USED | (uint64_t)(vid & 0x0FFF) << VID_SHIFT;
 }
 
 /* splitmix64's finaliser over the key mixed with the table's random key */
@@ -85,14 +87,14 @@ static size_t find(const struct mac_table *t, uint64_t key, size_t *empty)
     }
 }
 
-uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac)
+uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac, uint16_t vid)
 {
     size_t empty, i;
 
     if (t->n_entries == 0) {
         return MAC_TABLE_NONE;
     }
-    i = find(t, key_of(mac), &empty);
+    i = find(t, key_of(mac, vid), &empty);
     return i == SIZE_MAX ? MAC_TABLE_NONE : t->slots[i].peer_id;
 }
 
@@ -127,12 +129,13 @@ static void remove_at(struct mac_table *t, size_t i)
     t->n_entries--;
 }
 
-enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint32_t peer_id,
-                               uint32_t n_owned, uint32_t quota, const uint8_t *server_mac,
-                               uint64_t *stamp, uint32_t *prev_owner, bool *needs_announce)
+enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint16_t vid,
+                               uint32_t peer_id, uint32_t n_owned, uint32_t quota,
+                               const uint8_t *server_mac, uint64_t *stamp, uint32_t *prev_owner,
+                               bool *needs_announce)
 {
     static const uint8_t zero[MAC_LEN];
-    uint64_t key = key_of(mac);
+    uint64_t key = key_of(mac, vid);
     size_t empty = 0, i;
     struct mac_slot *s;
 
@@ -177,19 +180,19 @@ enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint32_t
     return MAC_LEARN_NEW;
 }
 
-void mac_table_announced(struct mac_table *t, const uint8_t *mac, bool is_announced)
+void mac_table_announced(struct mac_table *t, const uint8_t *mac, uint16_t vid, bool is_announced)
 {
-    size_t empty, i = find(t, key_of(mac), &empty);
+    size_t empty, i = find(t, key_of(mac, vid), &empty);
 
     if (i != SIZE_MAX) {
         t->slots[i].is_announced = is_announced;
     }
 }
 
-bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint32_t peer_id, uint64_t stamp,
-                     uint32_t *replaced)
+bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint16_t vid, uint32_t peer_id,
+                     uint64_t stamp, uint32_t *replaced)
 {
-    uint64_t key = key_of(mac);
+    uint64_t key = key_of(mac, vid);
     size_t empty = 0, i;
     struct mac_slot *s;
 

@@ -6,7 +6,9 @@
  * that owns its destination MAC. A MAC seen from another client moves to it (the newest sender
  * wins, as on a switch); broadcast and multicast sources (the group bit of the first byte, which
  * covers ff:ff:ff:ff:ff:ff) and 00:00:00:00:00:00 are never learned (mroute_learnable_address);
- * a client learns at most max-routes-per-client addresses (route_quota_test).
+ * a client learns at most max-routes-per-client addresses (route_quota_test). An entry is a MAC
+ * in one VLAN (a VID, 0 without vlan-tagging; mroute_copy_ether_to_addr puts it in the address):
+ * with vlan-tagging the same MAC in two VLANs is two entries, each with its owner.
  *
  * As with vroute.h, each worker keeps its own table, with no lock: the worker that receives a
  * client's frame (the client's owner) learns on its own table and tells the other workers by
@@ -67,10 +69,12 @@ static inline bool mac_is_multicast(const uint8_t *mac)
     return (mac[0] & 1) != 0;
 }
 
-/* The peer_id that owns mac, or MAC_TABLE_NONE. No allocation. */
-uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac);
+/* The peer_id that owns mac in VLAN vid (0..4095; 0 without vlan-tagging), or MAC_TABLE_NONE.
+ * No allocation. */
+uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac, uint16_t vid);
 
-/* The source MAC mac of a frame from client peer_id, which owns n_owned MACs now (the caller
+/* The source MAC mac (in VLAN vid) of a frame from client peer_id, which owns n_owned MACs now (the
+ caller
  * counts them: NEW and MOVED add one to the sender; MOVED takes one from *prev_owner), and may
  server_mac (6 bytes, or NULL) is never learned. *stamp (now, a
  * monotonic clock) orders learns across workers; on return it is the stamp the entry has, to
@@ -79,20 +83,21 @@ uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac);
  * MAC_TABLE_NONE. *needs_announce is set when the other workers must be told (NEW, MOVED, or a
  * KNOWN MAC whose earlier announcement could not be posted: see mac_table_announced).
  * No allocation. */
-enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint32_t peer_id,
-                               uint32_t n_owned, uint32_t quota, const uint8_t *server_mac,
-                               uint64_t *stamp, uint32_t *prev_owner, bool *needs_announce);
+enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint16_t vid,
+                               uint32_t peer_id, uint32_t n_owned, uint32_t quota,
+                               const uint8_t *server_mac, uint64_t *stamp, uint32_t *prev_owner,
+                               bool *needs_announce);
 
-/* Record whether the announcement of mac's current owner reached the other workers (false: a
- * later frame from it tries again). */
-void mac_table_announced(struct mac_table *t, const uint8_t *mac, bool is_announced);
+/* Record whether the announcement of mac's (in VLAN vid) current owner reached the other
+ * workers (false: a later frame from it tries again). */
+void mac_table_announced(struct mac_table *t, const uint8_t *mac, uint16_t vid, bool is_announced);
 
-/* Another worker learned mac for peer_id at stamp: take it unless this table has a newer learn
- * of mac. Returns true when the table changed; *replaced is the owner it had before, or
+/* Another worker learned mac in VLAN vid for peer_id at stamp: take it unless this table has a
+ * newer learn of mac. Returns true when the table changed; *replaced is the owner it had before, or
  * MAC_TABLE_NONE (the caller adjusts the count of a client of its own that lost it). A full
  * table ignores a new MAC (false). No allocation. */
-bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint32_t peer_id, uint64_t stamp,
-                     uint32_t *replaced);
+bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint16_t vid, uint32_t peer_id,
+                     uint64_t stamp, uint32_t *replaced);
 
 /* Forget every MAC of peer_id (the client left). Returns how many. Cost: one pass over the
  * slots. */

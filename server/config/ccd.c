@@ -1,6 +1,7 @@
 /* server/config/ccd.c: client-config-dir files (see ccd.h). Directive rules from openvpn 2.6
  * src/openvpn/options.c (add_option: ifconfig-push, ifconfig-ipv6-push, iroute, iroute-ipv6,
- * push, push-reset, push-remove, disable) and multi.c (multi_client_connect_source_ccd). */
+ * push, push-reset, push-remove, disable, vlan-pvid) and multi.c (multi_client_connect_source_ccd).
+ */
 #include "server/config/ccd.h"
 
 #include <arpa/inet.h>
@@ -159,7 +160,6 @@ static int check_args(struct ccd_parser *cp, int argc, int min, int max)
 
 /* Directives openvpn accepts in a client instance that ovpnd does not implement yet. */
 static const char *const not_yet[] = {
-    "vlan-pvid",
     "config",
     "ping",
     "ping-restart",
@@ -358,6 +358,17 @@ static int handle_line(struct ccd_parser *cp, int argc, char **argv)
     }
     if (strcmp(d, "compress") == 0 || strcmp(d, "comp-lzo") == 0) {
         return parse_comp(cp, argc, argv);
+    }
+    if (strcmp(d, "vlan-pvid") == 0) {
+        uint64_t vid;
+
+        if ((err = check_args(cp, argc, 1, 1)) ||
+            (err = parse_count(cp, argv[1], VLAN_VID_MIN, VLAN_VID_MAX, &vid))) {
+            return err;
+        }
+        c->has_vlan_pvid = true;
+        c->vlan_pvid = (uint16_t)vid;
+        return 0;
     }
     for (size_t i = 0; not_yet[i]; i++) {
         if (strcmp(d, not_yet[i]) == 0) {
@@ -635,6 +646,10 @@ int ccd_merge(struct ccd *into, struct ccd *from)
     if (from->has_max_routes) {
         into->has_max_routes = true;
         into->max_routes = from->max_routes;
+    }
+    if (from->has_vlan_pvid) {
+        into->has_vlan_pvid = true;
+        into->vlan_pvid = from->vlan_pvid;
     }
     if (from->has_comp) {
         into->has_comp = true;

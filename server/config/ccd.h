@@ -14,6 +14,7 @@
  *   push-reset                          drop the global push list for this client
  *   push-remove TEXT                    drop global pushed options starting with TEXT
  *   disable                             refuse this client
+ *   vlan-pvid VID                       its VLAN with vlan-tagging (proto/vlan.h)
  *
  * Other directives openvpn allows there are refused as not implemented yet; server-only and
  * client directives are refused as not allowed. A refused or malformed file refuses the client
@@ -70,6 +71,10 @@ struct ccd {
     bool has_comp;
     int comp_alg;
     bool comp_is_adaptive;
+    /* `vlan-pvid VID` (1..4094): this client's VLAN with vlan-tagging (2.6 takes it in a client
+     * instance); without vlan-tagging it has no effect, as in 2.6 */
+    bool has_vlan_pvid;
+    uint16_t vlan_pvid;
 };
 
 /* Parse text (NUL-terminated) as the content of the file called name into c (zeroed by this

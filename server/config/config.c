@@ -665,6 +665,8 @@ void config_init(struct config *cfg)
     cfg->net.tls_mtu = 1250;
     cfg->net.mssfix = 1492;
     cfg->net.mssfix_mode = CONFIG_MSSFIX_MTU;
+    cfg->net.vlan_accept = VLAN_ACCEPT_ALL; /* openvpn 2.6 options.c */
+    cfg->net.vlan_pvid = 1;
     cfg->timers.hand_window_s = 60;
     cfg->timers.tran_window_s = 3600;
     cfg->timers.tls_timeout_s = 2;

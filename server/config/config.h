@@ -27,6 +27,7 @@
 
 #include "proto/client_nat.h"
 #include "proto/comp.h"
+#include "proto/vlan.h"
 
 #define CONFIG_PROTO_UDP4 1 /* `proto udp4`: UDP over IPv4 */
 #define CONFIG_PROTO_UDP6 2 /* `proto udp6`: UDP over IPv6, dual-stack ("::" takes IPv4 too) */
@@ -150,8 +151,14 @@ struct config_net {
     bool is_tap; /* `dev tap`, `dev tapN`, `dev-type tap`: Ethernet frames, routed by MAC */
     bool has_lladdr;
     uint8_t lladdr[6]; /* `lladdr MAC`: the tap device's MAC address */
-    int topology;      /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet); with a
-                        * tap device subnet in effect (2.6 ignores topology there) */
+    /* `vlan-tagging`, `vlan-accept MODE`, `vlan-pvid VID` (dev tap, proto/vlan.h): the tap
+     * device carries 802.1Q VLANs; vlan_pvid (1..4094, default 1) is the server's VID, and that
+     * of a client whose client-config-dir file or client-connect output gives none */
+    bool vlan_tagging;
+    enum vlan_accept vlan_accept;
+    uint16_t vlan_pvid;
+    int topology; /* CONFIG_TOPOLOGY_*; default net30, as openvpn 2.6 (2.7: subnet); with a
+                   * tap device subnet in effect (2.6 ignores topology there) */
     bool has_server;
     uint32_t server_network, server_netmask; /* `server NET MASK`, host byte order */
     bool server_nopool;                      /* `server NET MASK nopool` */

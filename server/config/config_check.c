@@ -90,6 +90,18 @@ static int check_tap(struct config_parser *ps)
     if (net->has_lladdr && !net->is_tap) {
         return config_error_at(ps, &ps->seen_lladdr, "lladdr", "can only be used with dev tap");
     }
+    /* 2.6 options_postprocess_verify_ce (server mode) */
+    if (net->vlan_tagging && !net->is_tap) {
+        return config_error_at(ps, &ps->seen_vlan_tagging, "vlan-tagging",
+                               "must be used with dev tap");
+    }
+    if (!net->vlan_tagging && ps->seen_vlan_accept.line != 0 &&
+        net->vlan_accept != VLAN_ACCEPT_ALL) {
+        return config_error_at(ps, &ps->seen_vlan_accept, "vlan-accept", "requires vlan-tagging");
+    }
+    if (!net->vlan_tagging && ps->seen_vlan_pvid.line != 0 && net->vlan_pvid != 1) {
+        return config_error_at(ps, &ps->seen_vlan_pvid, "vlan-pvid", "requires vlan-tagging");
+    }
     return 0;
 }
 

@@ -158,6 +158,10 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
     RESTART_UNLESS(d, o->has_lladdr == n->has_lladdr && memcmp(o->lladdr, n->lladdr, 6) == 0,
                    "lladdr");
     RESTART_UNLESS(d,
+                   o->vlan_tagging == n->vlan_tagging && o->vlan_accept == n->vlan_accept &&
+                       o->vlan_pvid == n->vlan_pvid,
+                   "vlan-tagging/vlan-accept/vlan-pvid");
+    RESTART_UNLESS(d,
                    o->has_server_bridge == n->has_server_bridge &&
                        o->server_bridge_dhcp == n->server_bridge_dhcp &&
                        o->server_bridge_nogw == n->server_bridge_nogw &&

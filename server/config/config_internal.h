@@ -93,7 +93,8 @@ struct config_parser {
     bool is_mssfix_default;  /* no `mssfix N` (yet): filled in from tun-mtu after the last line */
     bool is_dev_type_tun;
     bool is_dev_type_tap;
-    struct config_where seen_server_bridge, seen_lladdr;
+    struct config_where seen_server_bridge, seen_lladdr, seen_vlan_tagging, seen_vlan_accept,
+        seen_vlan_pvid;
 };
 
 #define TUN_MTU_MIN 100 /* openvpn mtu.h */
@@ -274,6 +275,9 @@ int config_h_ifconfig_ipv6_pool(struct config_parser *ps, int argc, char **argv)
 int config_h_server(struct config_parser *ps, int argc, char **argv);
 int config_h_server_bridge(struct config_parser *ps, int argc, char **argv);
 int config_h_lladdr(struct config_parser *ps, int argc, char **argv);
+int config_h_vlan_tagging(struct config_parser *ps, int argc, char **argv);
+int config_h_vlan_accept(struct config_parser *ps, int argc, char **argv);
+int config_h_vlan_pvid(struct config_parser *ps, int argc, char **argv);
 int config_h_mode(struct config_parser *ps, int argc, char **argv);
 int config_h_tun_mtu(struct config_parser *ps, int argc, char **argv);
 int config_h_mssfix(struct config_parser *ps, int argc, char **argv);

@@ -46,7 +46,6 @@
     }
 
 #define NO_SCRIPTS "ovpnd runs no up/down scripts"
-#define NOT_ON_TUN "only used with dev tap"
 #define P2P_ONLY "only meaningful for a point-to-point link"
 #define ACTION "is an openvpn command-line action, not a config directive"
 #define PUSHED "it is received from the server in PUSH_REPLY"
@@ -369,9 +368,9 @@ static const struct config_directive directives[] = {
     SET("verify-hash", 1, 2, I, config_h_verify_hash),
     SET("verify-x509-name", 1, 2, 0, config_h_verify_x509_name),
     REFUSED("version", ACTION),
-    IGNORE("vlan-accept", 1, 1, NOT_ON_TUN),
-    IGNORE("vlan-pvid", 1, 1, NOT_ON_TUN),
-    TODO("vlan-tagging", 0, NOT_ON_TUN),
+    SET("vlan-accept", 1, 1, 0, config_h_vlan_accept),
+    SET("vlan-pvid", 1, 1, 0, config_h_vlan_pvid),
+    SET("vlan-tagging", 0, 0, 0, config_h_vlan_tagging),
     SET("workers", 1, 1, 0, config_h_workers),
     SET("writepid", 1, 1, 0, config_h_writepid),
     SET("x509-track", 1, 1, 0, config_h_x509_track),

@@ -110,3 +110,50 @@ int config_h_lladdr(struct config_parser *ps, int argc, char **argv)
     ps->seen_lladdr = config_here(ps);
     return 0;
 }
+
+/* `vlan-tagging` (2.6 options.c; the checks needing dev are config_check.c's). */
+int config_h_vlan_tagging(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->net.vlan_tagging = true;
+    ps->seen_vlan_tagging = config_here(ps);
+    return 0;
+}
+
+/* `vlan-accept tagged|untagged|all` (2.6 options.c). */
+int config_h_vlan_accept(struct config_parser *ps, int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        enum vlan_accept accept;
+    } modes[] = {
+        {"all", VLAN_ACCEPT_ALL},
+        {"tagged", VLAN_ACCEPT_TAGGED},
+        {"untagged", VLAN_ACCEPT_UNTAGGED},
+    };
+
+    (void)argc;
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        if (strcmp(argv[1], modes[i].name) == 0) {
+            ps->cfg->net.vlan_accept = modes[i].accept;
+            ps->seen_vlan_accept = config_here(ps);
+            return 0;
+        }
+    }
+    return config_error(ps, "'%s' must be 'tagged', 'untagged' or 'all'", argv[1]);
+}
+
+/* `vlan-pvid VID`: 1..4094 (2.6 options.c, OPENVPN_8021Q_MIN_VID .. OPENVPN_8021Q_MAX_VID). */
+int config_h_vlan_pvid(struct config_parser *ps, int argc, char **argv)
+{
+    int vid, err;
+
+    (void)argc;
+    if ((err = config_parse_int(ps, "VLAN id", argv[1], VLAN_VID_MIN, VLAN_VID_MAX, &vid))) {
+        return err;
+    }
+    ps->cfg->net.vlan_pvid = (uint16_t)vid;
+    ps->seen_vlan_pvid = config_here(ps);
+    return 0;
+}

@@ -416,6 +416,13 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
     comp_choose(&comp, &cs->client.pi, occ_options_has_comp(client->options),
                 pushed_comp_option(a, cs), &p->comp, &cs->push.comp);
     p->mss_max = peer_mss_max(a, p);
+    p->vlan_pvid = 0;
+    if (a->cfg->net.vlan_tagging) {
+        /* 2.6: the client instance's vlan-pvid, inherited from the server's unless its
+         * client-config-dir file or client-connect output sets one */
+        p->vlan_pvid =
+            cs->ccd && cs->ccd->has_vlan_pvid ? cs->ccd->vlan_pvid : a->cfg->net.vlan_pvid;
+    }
     if (a->cfg->net.fragment > 0 && p->link == 0 && !p->frag) {
         p->frag = new_fragment(a, p);
         if (!p->frag) {

@@ -75,6 +75,10 @@ struct peer {
      * less its own addresses and iroutes, 2.6 multi.c route_quota_test). Set by the acceptor
      * before MSG_INSTALL. */
     uint32_t mac_quota;
+    /* dev tap with vlan-tagging: the client's VLAN (1..4094: its client-config-dir or
+     * client-connect vlan-pvid, else the server's), proto/vlan.h; 0 without vlan-tagging. Set
+     * by the acceptor before MSG_INSTALL. */
+    uint16_t vlan_pvid;
 
     /* Data plane: the owning worker's once installed. */
     struct data_key key_store[2];

@@ -290,13 +290,17 @@ static void on_async(uv_async_t *a)
             break;
         case MSG_PACKET:
             if (m->from_tun && m->is_bcast) {
-                wk_tap_bcast_local(w, m->data, m->len, m->peer_id);
+                wk_tap_bcast_local(w, m->data, m->len, m->peer_id, m->vid);
             } else if (m->from_tun) {
                 if (m->len <= WORKER_BUF_LEN - COMP_HEADROOM) {
                     struct pbuf b = pbuf_make(w->rx_bufs[0], WORKER_BUF_LEN, COMP_HEADROOM, m->len);
 
                     memcpy(pbuf_ptr(&b), m->data, m->len);
-                    wk_route_tun_packet(w, &b, m->is_from_client);
+                    if (w->env->is_tap) {
+                        wk_tap_route_frame(w, &b, m->is_from_client, m->vid);
+                    } else {
+                        wk_route_tun_packet(w, &b, m->is_from_client);
+                    }
                 }
             } else if (m->is_data_v1) {
                 wk_handle_data_v1(w, m->peer_id, m->data, m->len, &m->from);

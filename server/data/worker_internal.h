@@ -61,12 +61,13 @@ void wk_check_reneg(struct worker *w, struct peer *p);
 /* worker_tun.c */
 /* The peer_id that tunnel address dst (family 4 or 6) routes to, or VROUTE_NONE. */
 uint32_t wk_route_lookup(const struct worker *w, int family, const uint8_t *dst);
-/* Hand a copy of data (len bytes: a packet or frame for a client of worker owner) to that worker
+/* Hand a copy of data (len bytes: a packet or frame for a client of worker owner; a frame's VLAN
+ * vid, 0 for a packet or without vlan-tagging) to that worker
  * through the mailbox (MSG_PACKET from this worker's pool); counted as a steering miss unless
  * it comes from a client (client-to-client); dropped and counted when the pool is empty (the
  * owner is behind). Worker thread; no allocation. */
-void wk_hand_over(struct worker *w, int owner, const uint8_t *data, size_t len,
-                  bool is_from_client);
+void wk_hand_over(struct worker *w, int owner, const uint8_t *data, size_t len, bool is_from_client,
+                  uint16_t vid);
 
 /* Send pkt to peer_id's client if w owns it, else hand it to the owning worker. */
 void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family,
@@ -84,14 +85,18 @@ void wk_on_tun(uv_poll_t *h, int status, int events);
 /* A frame from client p (decrypted, pkt with COMP_HEADROOM of headroom): its source MAC learned
  * or the frame dropped, then to the other clients (client-to-client) and/or the tap device. */
 void wk_tap_from_client(struct worker *w, struct peer *p, struct pbuf *pkt);
-/* A frame read from the tap device, or handed over by another worker (is_from_client: another
- * client's, client-to-client): to the client owning its destination MAC, or to every client. */
-void wk_tap_route_frame(struct worker *w, struct pbuf *pkt, bool is_from_client);
-/* A broadcast frame (len bytes) another worker handed over: to each of w's clients except
- * except_peer_id (MAC_TABLE_NONE: none). */
-void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len,
-                        uint32_t except_peer_id);
-/* MSG_MAC_LEARN from another worker (data: MAC and stamp, len bytes). */
+/* A frame read from the tap device: with vlan-tagging untagged or dropped as vlan-accept says
+ * (pkt may lose its tag), then routed in its VLAN (wk_tap_route_frame). */
+void wk_tap_from_device(struct worker *w, struct pbuf *pkt);
+/* A frame in VLAN vid (0 without vlan-tagging) from the tap device, untagged already, or handed
+ * over by another worker (is_from_client: another client's, client-to-client): to the client
+ * owning its destination MAC in that VLAN, or to every client of the VLAN. */
+void wk_tap_route_frame(struct worker *w, struct pbuf *pkt, bool is_from_client, uint16_t vid);
+/* A broadcast frame (len bytes, in VLAN vid; 0: any) another worker handed over: to each of w's
+ * clients of that VLAN except except_peer_id (MAC_TABLE_NONE: none). */
+void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len, uint32_t except_peer_id,
+                        uint16_t vid);
+/* MSG_MAC_LEARN from another worker (data: MAC, stamp and VID, len bytes). */
 void wk_tap_mac_learned(struct worker *w, uint32_t peer_id, const uint8_t *data, size_t len);
 /* peer_id left: forget its MACs here and, with tell_others (its owner), on every other worker. */
 void wk_tap_forget(struct worker *w, uint32_t peer_id, bool tell_others);

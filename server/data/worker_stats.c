@@ -26,7 +26,7 @@ void worker_stats_log(const struct worker_stats *s, int index)
         "; TCP connections accepted %" PRIu64 ", closed %" PRIu64 ", bytes read %" PRIu64
         ", packets over tcp-queue-limit %" PRIu64 ", bad framing %" PRIu64
         ", no handshake in hand-window %" PRIu64 ", refused %" PRIu64
-        ", proxied (port-share) %" PRIu64,
+        ", proxied (port-share) %" PRIu64 "; frames dropped by VLAN rules %" PRIu64,
         index, stat_get(&s->rx_packets), stat_get(&s->tx_packets), stat_get(&s->handed_over),
         stat_get(&s->drop_short), stat_get(&s->drop_unknown_peer), stat_get(&s->drop_no_key),
         stat_get(&s->drop_auth), stat_get(&s->drop_replay), stat_get(&s->drop_bad_source),
@@ -42,7 +42,7 @@ void worker_stats_log(const struct worker_stats *s, int index)
         stat_get(&s->frag_tx_pieces), stat_get(&s->drop_frag), stat_get(&s->tcp_accepted),
         stat_get(&s->tcp_closed), stat_get(&s->tcp_bytes_in), stat_get(&s->drop_tcp_queue),
         stat_get(&s->drop_tcp_framing), stat_get(&s->drop_tcp_hand_window),
-        stat_get(&s->drop_tcp_refused), stat_get(&s->tcp_port_share));
+        stat_get(&s->drop_tcp_refused), stat_get(&s->tcp_port_share), stat_get(&s->drop_vlan));
 }
 
 uint64_t worker_stats_dropped(const struct worker_stats *s)
@@ -54,5 +54,5 @@ uint64_t worker_stats_dropped(const struct worker_stats *s)
            stat_get(&s->drop_tun_read) + stat_get(&s->drop_tun_write) +
            stat_get(&s->drop_tun_multicast) + stat_get(&s->drop_float) +
            stat_get(&s->drop_handover) + stat_get(&s->drop_comp_malformed) +
-           stat_get(&s->drop_tcp_queue) + stat_get(&s->drop_frag);
+           stat_get(&s->drop_tcp_queue) + stat_get(&s->drop_frag) + stat_get(&s->drop_vlan);
 }

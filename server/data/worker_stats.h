@@ -24,6 +24,8 @@ struct worker_stats {
     _Atomic uint64_t drop_short, drop_unknown_peer, drop_no_key, drop_auth, drop_replay,
         drop_bad_source, drop_not_ip, drop_no_route, drop_compressed, drop_link_local;
     _Atomic uint64_t drop_send; /* packets the kernel refused to send (UDP send, TCP write) */
+    _Atomic uint64_t drop_vlan; /* dev tap with vlan-tagging: frames vlan-accept or a client's
+                                 * tag rules out (proto/vlan.h) */
     _Atomic uint64_t client_to_client;   /* packets forwarded between clients (client-to-client) */
     _Atomic uint64_t tx_gso;             /* datagrams that left inside UDP GSO sends */
     _Atomic uint64_t tun_tso_reads;      /* TCP super-packets read from the TUN device... */

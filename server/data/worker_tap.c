@@ -18,12 +18,19 @@
  * translates IPv4 inside frames, block-ipv6 answers IPv6 frames from the device with an ICMPv6
  * no-route frame (2.6 forward.c ipv6_send_icmp_unreachable).
  *
+ * With vlan-tagging (proto/vlan.h) each client is in one VLAN (its vlan-pvid): a frame from the
+ * device is untagged (or dropped) as vlan-accept says before it is routed, in the VLAN of its
+ * tag; MACs are learned and looked up per VLAN, broadcasts reach only the clients of their VLAN,
+ * a client's tagged frames are dropped and its frames for the device tagged as vlan-accept
+ * says (vlan.c vlan_decapsulate, vlan_process_outgoing_tun; multi.c multi_bcast).
+ *
  * Learning happens on the worker that owns the sending client; it tells the other workers by
  * message (MSG_MAC_LEARN, from its own pool) and they apply it to their own tables. Worker
  * thread only; no lock, no allocation on the per-packet path. */
 #include "server/data/worker_internal.h"
 
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "proto/client_nat.h"
@@ -31,13 +38,14 @@
 #include "proto/icmp6.h"
 #include "proto/mss.h"
 #include "proto/pbuf.h"
+#include "proto/vlan.h"
 
 #define ETH_HEADER_LEN 14
 #define ETH_VLAN_HEADER_LEN 18
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_IPV6 0x86DD
 #define ETHERTYPE_VLAN 0x8100
-#define LEARN_MSG_LEN (MAC_LEN + 8)
+#define LEARN_MSG_LEN (MAC_LEN + 8 + 2) /* MAC, stamp, VID (host order) */
 
 /* Where the IP packet of frame f (len bytes) starts, with *family 4 or 6, or 0 when it carries
  * no IP (also behind one 802.1Q tag). */
@@ -110,15 +118,17 @@ static void lost_mac(struct worker *w, uint32_t peer_id)
     }
 }
 
-/* Tell every other worker that mac is peer_id's since stamp. A worker that could not be told
- * (the pool is empty) is told again at the client's next frame from that MAC. */
-static void announce(struct worker *w, const uint8_t *mac, uint32_t peer_id, uint64_t stamp)
+/* Tell every other worker that mac in VLAN vid is peer_id's since stamp. A worker that could not
+ * be told (the pool is empty) is told again at the client's next frame from that MAC. */
+static void announce(struct worker *w, const uint8_t *mac, uint16_t vid, uint32_t peer_id,
+                     uint64_t stamp)
 {
     uint8_t data[LEARN_MSG_LEN];
     bool is_ok = true;
 
     memcpy(data, mac, MAC_LEN);
     memcpy(data + MAC_LEN, &stamp, sizeof(stamp));
+    memcpy(data + MAC_LEN + sizeof(stamp), &vid, sizeof(vid));
     for (int i = 0; i < w->env->n_workers; i++) {
         struct msg *m;
 
@@ -133,10 +143,10 @@ static void announce(struct worker *w, const uint8_t *mac, uint32_t peer_id, uin
         m->peer_id = peer_id;
         mailbox_post(w->env->mb, i, m);
     }
-    mac_table_announced(&w->macs, mac, is_ok);
+    mac_table_announced(&w->macs, mac, vid, is_ok);
 }
 
-/* The source MAC of p's frame: true when the frame may go on as p's. */
+/* The source MAC of p's frame (in p's VLAN): true when the frame may go on as p's. */
 static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
 {
     const struct worker_env *env = w->env;
@@ -145,7 +155,7 @@ static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
     bool needs_announce;
     char a[20];
     enum mac_learn r =
-        mac_table_learn(&w->macs, mac, p->peer_id, p->n_macs, p->mac_quota,
+        mac_table_learn(&w->macs, mac, p->vlan_pvid, p->peer_id, p->n_macs, p->mac_quota,
                         env->has_tap_mac ? env->tap_mac : NULL, &stamp, &prev, &needs_announce);
 
     switch (r) {
@@ -182,14 +192,55 @@ static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
         return false;
     }
     if (needs_announce && env->n_workers > 1) {
-        announce(w, mac, p->peer_id, stamp);
+        announce(w, mac, p->vlan_pvid, p->peer_id, stamp);
     }
     return true;
 }
 
-/* block-ipv6: answer frame f (an IPv6 frame from the device) with an ICMPv6 no-route frame
- * back into the device, the MACs swapped (2.6 ipv6_send_icmp_unreachable). */
-static void block_ipv6_answer(struct worker *w, const uint8_t *f, size_t len)
+/* Write frame f (len bytes) of a client in VLAN vid (0 without vlan-tagging) to the device:
+ * with vlan-tagging as it is, tagged with vid, or not at all, as vlan-accept says (2.6
+ * vlan_process_outgoing_tun). A tag goes in front through writev, without moving the frame.
+ * remote (or NULL) names the client in messages. */
+static void write_device(struct worker *w, const uint8_t *f, size_t len, uint16_t vid,
+                         const union udp_addr *remote)
+{
+    const struct config_net *net = &w->env->cfg->net;
+    enum vlan_out out =
+        net->vlan_tagging ? vlan_to_device(net->vlan_accept, net->vlan_pvid, vid) : VLAN_OUT_AS_IS;
+    uint8_t hdr[VLAN_TAGGED_LEN];
+    struct iovec iov[2];
+    size_t used;
+    ssize_t n;
+
+    switch (out) {
+    case VLAN_OUT_DROP:
+        /* vlan-accept untagged: a client outside the server's VLAN has no way to the device */
+        stat_inc(&w->stats.drop_vlan);
+        return;
+    case VLAN_OUT_TAG:
+        used = vlan_tag_header(f, len, vid, hdr);
+        if (used == 0) {
+            stat_inc(&w->stats.drop_vlan);
+            return;
+        }
+        iov[0] = (struct iovec){hdr, sizeof(hdr)};
+        iov[1] = (struct iovec){(void *)(uintptr_t)(f + used), len - used};
+        n = writev(w->tun_fd, iov, 2);
+        break;
+    case VLAN_OUT_AS_IS:
+    default:
+        n = write(w->tun_fd, f, len);
+        break;
+    }
+    if (n < 0) {
+        wk_drop(w, &w->stats.drop_tun_write, remote, "TAP write failed");
+    }
+}
+
+/* block-ipv6: answer frame f (an IPv6 frame from the device, in VLAN vid) with an ICMPv6
+ * no-route frame back into the device, the MACs swapped (2.6 ipv6_send_icmp_unreachable; with
+ * vlan-tagging 2.6 writes the answer as its client's frames, vid being that client's VLAN). */
+static void block_ipv6_answer(struct worker *w, const uint8_t *f, size_t len, uint16_t vid)
 {
     uint8_t out[ETH_VLAN_HEADER_LEN + ICMP6_UNREACH_MAX];
     int family = 0;
@@ -206,13 +257,13 @@ static void block_ipv6_answer(struct worker *w, const uint8_t *f, size_t len)
     memcpy(out, f + MAC_LEN, MAC_LEN);
     memcpy(out + MAC_LEN, f, MAC_LEN);
     store_be16(out + 12, ETHERTYPE_IPV6);
-    if (write(w->tun_fd, out, off + n) < 0) {
-        wk_drop(w, &w->stats.drop_tun_write, NULL, "TAP write failed");
-    }
+    write_device(w, out, off + n, vid, NULL);
 }
 
-/* A unicast frame for peer_id's client: sent if this worker owns it, else handed to the owner. */
-static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, bool is_from_client)
+/* A unicast frame (in VLAN vid) for peer_id's client: sent if this worker owns it, else handed
+ * to the owner. */
+static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, bool is_from_client,
+                    uint16_t vid)
 {
     const struct worker_decide_table t = wk_table(w);
     uint8_t *f = pbuf_ptr(pkt);
@@ -221,14 +272,14 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, bool i
 
     if (w->env->block_ipv6 && is_ipv6_frame(f, pkt->len)) {
         if (!is_from_client) {
-            block_ipv6_answer(w, f, pkt->len);
+            block_ipv6_answer(w, f, pkt->len, vid);
         }
         stat_inc(&w->stats.drop_no_route);
         return;
     }
     switch (worker_decide_deliver(&t, peer_id, &owner, &p)) {
     case WORKER_DELIVER_HAND_OVER:
-        wk_hand_over(w, owner, f, pkt->len, is_from_client);
+        wk_hand_over(w, owner, f, pkt->len, is_from_client, vid);
         return;
     case WORKER_DELIVER_NOT_INSTALLED:
         stat_inc(&w->stats.drop_no_route);
@@ -244,7 +295,8 @@ static void deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, bool i
     wk_send_to_peer(w, p, pkt);
 }
 
-void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len, uint32_t except_peer_id)
+void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len, uint32_t except_peer_id,
+                        uint16_t vid)
 {
     const struct worker_env *env = w->env;
 
@@ -259,6 +311,9 @@ void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len, uint
         if (!p || !p->is_installed || p->peer_id == except_peer_id) {
             continue;
         }
+        if (vid != 0 && p->vlan_pvid != vid) {
+            continue; /* another VLAN's client (2.6 multi_bcast) */
+        }
         /* each client's copy is framed (and maybe compressed) on its own */
         b = pbuf_make(w->bcast_buf, sizeof(w->bcast_buf), COMP_HEADROOM, len);
         memcpy(pbuf_ptr(&b), frame, len);
@@ -266,9 +321,11 @@ void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len, uint
     }
 }
 
-/* A broadcast or multicast frame: every other worker gets a copy for its clients, this worker
- * sends it to its own; except_peer_id (the sender, or MAC_TABLE_NONE) gets nothing. */
-static void bcast(struct worker *w, const uint8_t *frame, size_t len, uint32_t except_peer_id)
+/* A broadcast or multicast frame (in VLAN vid, 0: any): every other worker gets a copy for its
+ * clients, this worker sends it to its own; except_peer_id (the sender, or MAC_TABLE_NONE) gets
+ * nothing. */
+static void bcast(struct worker *w, const uint8_t *frame, size_t len, uint32_t except_peer_id,
+                  uint16_t vid)
 {
     for (int i = 0; i < w->env->n_workers; i++) {
         struct msg *m;
@@ -286,9 +343,10 @@ static void bcast(struct worker *w, const uint8_t *frame, size_t len, uint32_t e
         m->is_bcast = true;
         m->is_from_client = except_peer_id != MAC_TABLE_NONE;
         m->peer_id = except_peer_id;
+        m->vid = vid;
         mailbox_post(w->env->mb, i, m);
     }
-    wk_tap_bcast_local(w, frame, len, except_peer_id);
+    wk_tap_bcast_local(w, frame, len, except_peer_id, vid);
 }
 
 void wk_tap_from_client(struct worker *w, struct peer *p, struct pbuf *pkt)
@@ -301,6 +359,11 @@ void wk_tap_from_client(struct worker *w, struct peer *p, struct pbuf *pkt)
         wk_drop(w, &w->stats.drop_not_ip, &p->remote, "tap frame shorter than its header");
         return;
     }
+    if (w->env->cfg->net.vlan_tagging && !vlan_client_frame_ok(f, len)) {
+        wk_drop(w, &w->stats.drop_vlan, &p->remote,
+                "802.1Q-tagged frame from a client (with vlan-tagging only the server tags)");
+        return;
+    }
     if (!learn_source(w, p, f + MAC_LEN)) {
         return;
     }
@@ -311,23 +374,40 @@ void wk_tap_from_client(struct worker *w, struct peer *p, struct pbuf *pkt)
         if (mac_is_multicast(f)) {
             /* 2.6: to every other client, and to the device as well */
             stat_inc(&w->stats.client_to_client);
-            bcast(w, f, len, p->peer_id);
+            bcast(w, f, len, p->peer_id, p->vlan_pvid);
         } else {
-            to = mac_table_lookup(&w->macs, f);
+            to = mac_table_lookup(&w->macs, f, p->vlan_pvid);
             if (worker_decide_c2c(true, false, to, p->peer_id)) {
                 stat_inc(&w->stats.client_to_client);
-                deliver(w, to, pkt, true);
+                deliver(w, to, pkt, true, p->vlan_pvid);
                 return;
             }
         }
     }
     nat_frame(w, f, len, CLIENT_NAT_INCOMING); /* what goes to the device only, as for tun */
-    if (write(w->tun_fd, f, len) < 0) {
-        wk_drop(w, &w->stats.drop_tun_write, &p->remote, "TAP write failed");
-    }
+    write_device(w, f, len, p->vlan_pvid, &p->remote);
 }
 
-void wk_tap_route_frame(struct worker *w, struct pbuf *pkt, bool is_from_client)
+void wk_tap_from_device(struct worker *w, struct pbuf *pkt)
+{
+    const struct config_net *net = &w->env->cfg->net;
+    size_t strip = 0;
+    int vid = 0;
+
+    if (net->vlan_tagging) {
+        vid = vlan_from_device(pbuf_ptr(pkt), pkt->len, net->vlan_accept, net->vlan_pvid, &strip);
+        if (vid < 0) {
+            /* untagged with vlan-accept tagged, tagged with vlan-accept untagged, or too short:
+             * counted, not logged (2.6 at verb 7) */
+            stat_inc(&w->stats.drop_vlan);
+            return;
+        }
+        (void)pbuf_pull(pkt, strip);
+    }
+    wk_tap_route_frame(w, pkt, false, (uint16_t)vid);
+}
+
+void wk_tap_route_frame(struct worker *w, struct pbuf *pkt, bool is_from_client, uint16_t vid)
 {
     const uint8_t *f = pbuf_ptr(pkt);
     uint32_t to;
@@ -341,29 +421,31 @@ void wk_tap_route_frame(struct worker *w, struct pbuf *pkt, bool is_from_client)
             stat_inc(&w->stats.drop_no_route); /* clients' broadcasts come as is_bcast copies */
             return;
         }
-        bcast(w, f, pkt->len, MAC_TABLE_NONE);
+        bcast(w, f, pkt->len, MAC_TABLE_NONE, vid);
         return;
     }
-    to = mac_table_lookup(&w->macs, f);
+    to = mac_table_lookup(&w->macs, f, vid);
     if (to == MAC_TABLE_NONE) {
         /* a frame for a MAC no client has shown (yet): dropped, as 2.6 does; not logged, a
          * bridge floods such frames to every port */
         stat_inc(&w->stats.drop_no_route);
         return;
     }
-    deliver(w, to, pkt, is_from_client);
+    deliver(w, to, pkt, is_from_client, vid);
 }
 
 void wk_tap_mac_learned(struct worker *w, uint32_t peer_id, const uint8_t *data, size_t len)
 {
     uint64_t stamp;
     uint32_t replaced;
+    uint16_t vid;
 
     if (len != LEARN_MSG_LEN || !w->macs.slots) {
         return;
     }
     memcpy(&stamp, data + MAC_LEN, sizeof(stamp));
-    if (mac_table_apply(&w->macs, data, peer_id, stamp, &replaced)) {
+    memcpy(&vid, data + MAC_LEN + sizeof(stamp), sizeof(vid));
+    if (mac_table_apply(&w->macs, data, vid, peer_id, stamp, &replaced)) {
         lost_mac(w, replaced);
     }
 }

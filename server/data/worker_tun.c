@@ -57,7 +57,8 @@ static void block_ipv6_answer(struct worker *w, const struct pbuf *pkt)
     }
 }
 
-void wk_hand_over(struct worker *w, int owner, const uint8_t *data, size_t len, bool is_from_client)
+void wk_hand_over(struct worker *w, int owner, const uint8_t *data, size_t len, bool is_from_client,
+                  uint16_t vid)
 {
     struct msg *m = msg_pool_take(&w->pool, MSG_PACKET, data, len);
 
@@ -71,6 +72,7 @@ void wk_hand_over(struct worker *w, int owner, const uint8_t *data, size_t len, 
     }
     m->from_tun = true;
     m->is_from_client = is_from_client;
+    m->vid = vid;
     mailbox_post(w->env->mb, owner, m);
 }
 
@@ -95,7 +97,7 @@ void wk_deliver(struct worker *w, uint32_t peer_id, struct pbuf *pkt, int family
     }
     switch (worker_decide_deliver(&t, peer_id, &owner, &p)) {
     case WORKER_DELIVER_HAND_OVER:
-        wk_hand_over(w, owner, pbuf_ptr(pkt), pkt->len, is_from_client);
+        wk_hand_over(w, owner, pbuf_ptr(pkt), pkt->len, is_from_client, 0);
         return;
     case WORKER_DELIVER_NOT_INSTALLED:
         wk_drop(w, &w->stats.drop_no_route, NULL, "client not installed yet");
@@ -126,7 +128,7 @@ void wk_route_tun_packet(struct worker *w, struct pbuf *pkt, bool is_from_client
     uint32_t peer_id;
 
     if (w->env->is_tap) {
-        wk_tap_route_frame(w, pkt, is_from_client);
+        wk_tap_from_device(w, pkt); /* hand-overs of frames come through wk_tap_route_frame */
         return;
     }
     if (family == 0) {

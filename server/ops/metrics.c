@@ -175,6 +175,7 @@ static const struct worker_counter drop_reasons[] = {
     WS("compression_malformed", drop_comp_malformed),
     WS("fragment", drop_frag),
     WS("tcp_queue_limit", drop_tcp_queue),
+    WS("vlan", drop_vlan),
 };
 
 static const struct worker_counter tun_errors[] = {

@@ -37,8 +37,9 @@ enum msg_type {
     MSG_LINK_SEND,   /* acceptor -> worker: write data[] (a control packet) to TCP link */
     MSG_LINK_CLOSE,  /* acceptor -> worker: close TCP link once what is queued on it is written */
     MSG_LINK_CLOSED, /* worker -> acceptor: TCP link has closed (its sessions end) */
-    MSG_MAC_LEARN,   /* worker -> every other worker (dev tap): data[] is a MAC (6 bytes) and the
-                      * learn's stamp (8 bytes, host order), learned for peer_id */
+    MSG_MAC_LEARN,   /* worker -> every other worker (dev tap): data[] is a MAC (6 bytes), the
+                      * learn's stamp (8 bytes, host order) and the VLAN (2 bytes, host order),
+                      * learned for peer_id */
     MSG_MAC_FORGET,  /* worker -> every other worker (dev tap): peer_id left, forget its MACs */
 };
 
@@ -67,6 +68,8 @@ struct msg {
     /* MSG_PACKET from_tun (dev tap): a broadcast or multicast frame for every client of the
      * receiving worker except peer_id (MAC_TABLE_NONE: from the device, no exception) */
     bool is_bcast;
+    /* MSG_PACKET from_tun (dev tap): the frame's VLAN (proto/vlan.h), 0 without vlan-tagging */
+    uint16_t vid;
     /* MSG_PACKET acceptor -> worker: a P_DATA_V1 datagram (no peer-id in it) of the client whose
      * peer_id the acceptor found by its source address */
     bool is_data_v1;

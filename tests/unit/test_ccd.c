@@ -540,6 +540,29 @@ static void compression(void **state)
     parse_error("comp-lzo maybe\n", "ccd/alice:1: comp-lzo: 'maybe' must be yes, no or adaptive");
 }
 
+/* vlan-pvid: the client's VLAN (2.6 OPT_P_INSTANCE), 1..4094; a later output's line wins. */
+static void vlan_pvid(void **state)
+{
+    struct ccd a, b;
+
+    (void)state;
+    parse_ok(&a, "vlan-pvid 10\n");
+    assert_true(a.has_vlan_pvid);
+    assert_int_equal(a.vlan_pvid, 10);
+    parse_ok(&b, "vlan-pvid 4094\n");
+    assert_int_equal(ccd_merge(&a, &b), 0);
+    assert_int_equal(a.vlan_pvid, 4094);
+    ccd_free(&a);
+    ccd_free(&b);
+    parse_ok(&a, "disable\n");
+    assert_false(a.has_vlan_pvid);
+    ccd_free(&a);
+    parse_error("vlan-pvid 0\n", "ccd/alice:1: vlan-pvid: '0' is not a number from 1 to 4094");
+    parse_error("vlan-pvid 4095\n",
+                "ccd/alice:1: vlan-pvid: '4095' is not a number from 1 to 4094");
+    parse_error("vlan-pvid\n", "ccd/alice:1: vlan-pvid: needs 1 argument");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -549,7 +572,7 @@ int main(void)
         cmocka_unit_test(sample_file),       cmocka_unit_test(merge_outputs),
         cmocka_unit_test(load_written_file), cmocka_unit_test(session_limits),
         cmocka_unit_test(scan_directory),    cmocka_unit_test(load_slash_name_and_fifo),
-        cmocka_unit_test(compression),
+        cmocka_unit_test(compression),       cmocka_unit_test(vlan_pvid),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

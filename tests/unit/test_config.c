@@ -826,7 +826,6 @@ static const struct {
     {"pkcs11-private-mode", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
     {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"vlan-tagging", "not yet: 802.1Q tagging of a tap device's frames per client"},
 };
 
 static bool is_known_gap(const char *name)
@@ -1941,6 +1940,58 @@ static void tap_configs(void **state)
 #undef TAP_TAIL
 }
 
+/* vlan-tagging, vlan-accept, vlan-pvid (2.6 options.c add_option and
+ * options_postprocess_verify_ce): only with dev tap, VIDs 1..4094, defaults all and 1, and
+ * vlan-accept / vlan-pvid other than their defaults only with vlan-tagging. */
+static void vlan_tagging_configs(void **state)
+{
+    struct config cfg;
+
+#define VLAN_TAIL                                                                                  \
+    "server 198.19.7.0 255.255.255.0\n"                                                            \
+    "ca ca.crt\n"                                                                                  \
+    "cert server.crt\n"                                                                            \
+    "key server.key\n"                                                                             \
+    "keepalive 10 60\n"
+    (void)state;
+    expect_ok(&cfg, "dev tap\n" VLAN_TAIL);
+    assert_false(cfg.net.vlan_tagging);
+    assert_int_equal(cfg.net.vlan_accept, VLAN_ACCEPT_ALL);
+    assert_int_equal(cfg.net.vlan_pvid, 1);
+    config_free(&cfg);
+    expect_ok(&cfg, "dev tap\nvlan-tagging\n" VLAN_TAIL);
+    assert_true(cfg.net.vlan_tagging);
+    assert_int_equal(cfg.net.vlan_accept, VLAN_ACCEPT_ALL);
+    assert_int_equal(cfg.net.vlan_pvid, 1);
+    config_free(&cfg);
+    expect_ok(&cfg, "dev tap\nvlan-tagging\nvlan-accept tagged\nvlan-pvid 4094\n" VLAN_TAIL);
+    assert_int_equal(cfg.net.vlan_accept, VLAN_ACCEPT_TAGGED);
+    assert_int_equal(cfg.net.vlan_pvid, 4094);
+    config_free(&cfg);
+    expect_ok(&cfg, "dev tap\nvlan-tagging\nvlan-accept untagged\nvlan-pvid 1\n" VLAN_TAIL);
+    assert_int_equal(cfg.net.vlan_accept, VLAN_ACCEPT_UNTAGGED);
+    config_free(&cfg);
+    /* the defaults written out need no vlan-tagging (2.6 compares with the defaults) */
+    expect_ok(&cfg, "dev tap\nvlan-accept all\nvlan-pvid 1\n" VLAN_TAIL);
+    assert_false(cfg.net.vlan_tagging);
+    config_free(&cfg);
+
+    expect_error("dev tun\nvlan-tagging\ntopology subnet\n" VLAN_TAIL,
+                 "t.conf:2: vlan-tagging: must be used with dev tap");
+    expect_error("dev tap\nvlan-accept tagged\n" VLAN_TAIL,
+                 "t.conf:2: vlan-accept: requires vlan-tagging");
+    expect_error("dev tap\nvlan-pvid 10\n" VLAN_TAIL, "t.conf:2: vlan-pvid: requires vlan-tagging");
+    expect_error("dev tap\nvlan-tagging\nvlan-pvid 0\n" VLAN_TAIL,
+                 "t.conf:3: vlan-pvid: VLAN id '0' is out of range (1-4094)");
+    expect_error("dev tap\nvlan-tagging\nvlan-pvid 4095\n" VLAN_TAIL,
+                 "t.conf:3: vlan-pvid: VLAN id '4095' is out of range (1-4094)");
+    expect_error("dev tap\nvlan-tagging\nvlan-pvid ten\n" VLAN_TAIL,
+                 "t.conf:3: vlan-pvid: VLAN id 'ten' is not a number");
+    expect_error("dev tap\nvlan-tagging\nvlan-accept some\n" VLAN_TAIL,
+                 "t.conf:3: vlan-accept: 'some' must be 'tagged', 'untagged' or 'all'");
+#undef VLAN_TAIL
+}
+
 /* Pools and topologies: what openvpn 2.6 refuses (options.c, helper.c, pool.c) and ovpnd's own
  * refusals, each with its line. */
 static void pool_directives(void **state)
@@ -2970,6 +3021,7 @@ int main(void)
         cmocka_unit_test(tls_crypt_v2),
         cmocka_unit_test(pool_directives),
         cmocka_unit_test(tap_configs),
+        cmocka_unit_test(vlan_tagging_configs),
         cmocka_unit_test(client_directives),
         cmocka_unit_test(unknown_directives),
         cmocka_unit_test(every_openvpn_directive_is_known),

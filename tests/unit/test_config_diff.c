@@ -174,6 +174,18 @@ static void restart_only_directives_are_named(void **state)
     d = diff(BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.7.0\n",
              BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.7.0\n");
     assert_int_equal(d.n_restart, 0);
+#define TAP "dev tap\nca ca.crt\ncert server.crt\nkey server.key\n" SERVER24
+    /* the VLAN settings: a worker reads them for every frame */
+    d = diff(TAP, TAP "vlan-tagging\n");
+    assert_true(names(&d, "vlan-tagging/vlan-accept/vlan-pvid"));
+    assert_int_equal(d.n_restart, 1);
+    d = diff(TAP "vlan-tagging\n", TAP "vlan-tagging\nvlan-pvid 10\n");
+    assert_true(names(&d, "vlan-tagging/vlan-accept/vlan-pvid"));
+    d = diff(TAP "vlan-tagging\n", TAP "vlan-tagging\nvlan-accept untagged\n");
+    assert_true(names(&d, "vlan-tagging/vlan-accept/vlan-pvid"));
+    d = diff(TAP "vlan-tagging\nvlan-pvid 10\n", TAP "vlan-pvid 10\nvlan-tagging\n");
+    assert_int_equal(d.n_restart, 0);
+#undef TAP
 }
 
 /* The overlay the server builds: a copy of the config in force that takes the reloadable

@@ -30,7 +30,7 @@ static enum mac_learn learn(struct mac_table *t, const uint8_t *mac, uint32_t pe
     bool needs_announce;
     uint32_t p;
 
-    return mac_table_learn(t, mac, peer_id, n_owned, 256, server, &stamp, prev ? prev : &p,
+    return mac_table_learn(t, mac, 0, peer_id, n_owned, 256, server, &stamp, prev ? prev : &p,
                            &needs_announce);
 }
 
@@ -47,11 +47,11 @@ static void group_and_zero_sources_are_never_learned(void **state)
     /* the tap device's own MAC (ovpnd's addition: 2.6 would let a client take it) */
     assert_int_equal(learn(&t, server, 1, 0, 5, NULL), MAC_LEARN_SERVER);
     assert_int_equal(t.n_entries, 0);
-    assert_int_equal(mac_table_lookup(&t, bcast), MAC_TABLE_NONE);
+    assert_int_equal(mac_table_lookup(&t, bcast, 0), MAC_TABLE_NONE);
     /* nor from another worker's message */
     uint32_t replaced;
-    assert_false(mac_table_apply(&t, bcast, 7, 10, &replaced));
-    assert_int_equal(mac_table_lookup(&t, bcast), MAC_TABLE_NONE);
+    assert_false(mac_table_apply(&t, bcast, 0, 7, 10, &replaced));
+    assert_int_equal(mac_table_lookup(&t, bcast, 0), MAC_TABLE_NONE);
     mac_table_free(&t);
 }
 
@@ -64,22 +64,22 @@ static void learn_then_known(void **state)
 
     (void)state;
     assert_int_equal(mac_table_init(&t, 64, 99), 0);
-    assert_int_equal(mac_table_learn(&t, mac_a, 4, 0, 256, NULL, &stamp, &prev, &needs),
+    assert_int_equal(mac_table_learn(&t, mac_a, 0, 4, 0, 256, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_NEW);
     assert_true(needs);
     assert_int_equal(prev, MAC_TABLE_NONE);
-    assert_int_equal(mac_table_lookup(&t, mac_a), 4);
-    assert_int_equal(mac_table_lookup(&t, mac_b), MAC_TABLE_NONE);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 0), 4);
+    assert_int_equal(mac_table_lookup(&t, mac_b, 0), MAC_TABLE_NONE);
     /* the announcement went out: the next frame needs none */
-    mac_table_announced(&t, mac_a, true);
+    mac_table_announced(&t, mac_a, 0, true);
     stamp = 200;
-    assert_int_equal(mac_table_learn(&t, mac_a, 4, 1, 256, NULL, &stamp, &prev, &needs),
+    assert_int_equal(mac_table_learn(&t, mac_a, 0, 4, 1, 256, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_KNOWN);
     assert_false(needs);
     assert_int_equal(stamp, 100); /* the entry's own stamp */
     /* an announcement that could not be posted is tried again at the next frame */
-    mac_table_announced(&t, mac_a, false);
-    assert_int_equal(mac_table_learn(&t, mac_a, 4, 1, 256, NULL, &stamp, &prev, &needs),
+    mac_table_announced(&t, mac_a, 0, false);
+    assert_int_equal(mac_table_learn(&t, mac_a, 0, 4, 1, 256, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_KNOWN);
     assert_true(needs);
     mac_table_free(&t);
@@ -100,12 +100,12 @@ static void spoofed_source_moves_to_the_sender(void **state)
     assert_int_equal(learn(&t, mac_a, 4, 0, 10, NULL), MAC_LEARN_NEW);
     assert_int_equal(learn(&t, mac_a, 5, 0, 20, &prev), MAC_LEARN_MOVED);
     assert_int_equal(prev, 4); /* the caller takes one off client 4's count */
-    assert_int_equal(mac_table_lookup(&t, mac_a), 5);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 0), 5);
     assert_int_equal(t.n_entries, 1);
     /* the owner sends again: it moves back */
     assert_int_equal(learn(&t, mac_a, 4, 0, 30, &prev), MAC_LEARN_MOVED);
     assert_int_equal(prev, 5);
-    assert_int_equal(mac_table_lookup(&t, mac_a), 4);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 0), 4);
     mac_table_free(&t);
 }
 
@@ -121,18 +121,18 @@ static void quota_bounds_a_client(void **state)
 
     (void)state;
     assert_int_equal(mac_table_init(&t, 64, 7), 0);
-    assert_int_equal(mac_table_learn(&t, mac_a, 4, 0, 1, NULL, &stamp, &prev, &needs),
+    assert_int_equal(mac_table_learn(&t, mac_a, 0, 4, 0, 1, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_NEW);
-    assert_int_equal(mac_table_learn(&t, mac_b, 4, 1, 1, NULL, &stamp, &prev, &needs),
+    assert_int_equal(mac_table_learn(&t, mac_b, 0, 4, 1, 1, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_QUOTA);
-    assert_int_equal(mac_table_learn(&t, mac_a, 4, 1, 1, NULL, &stamp, &prev, &needs),
+    assert_int_equal(mac_table_learn(&t, mac_a, 0, 4, 1, 1, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_KNOWN);
     /* nor can it take another client's MAC beyond its quota */
-    assert_int_equal(mac_table_learn(&t, mac_b, 9, 0, 1, NULL, &stamp, &prev, &needs),
+    assert_int_equal(mac_table_learn(&t, mac_b, 0, 9, 0, 1, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_NEW);
-    assert_int_equal(mac_table_learn(&t, mac_b, 4, 1, 1, NULL, &stamp, &prev, &needs),
+    assert_int_equal(mac_table_learn(&t, mac_b, 0, 4, 1, 1, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_QUOTA);
-    assert_int_equal(mac_table_lookup(&t, mac_b), 9);
+    assert_int_equal(mac_table_lookup(&t, mac_b, 0), 9);
     mac_table_free(&t);
 }
 
@@ -149,9 +149,9 @@ static void full_table_refuses_new_macs(void **state)
     }
     mac[5] = 21;
     assert_int_equal(learn(&t, mac, 1, 0, 21, NULL), MAC_LEARN_FULL);
-    assert_int_equal(mac_table_lookup(&t, mac), MAC_TABLE_NONE);
+    assert_int_equal(mac_table_lookup(&t, mac, 0), MAC_TABLE_NONE);
     mac[5] = 7;
-    assert_int_equal(mac_table_lookup(&t, mac), 1);
+    assert_int_equal(mac_table_lookup(&t, mac, 0), 1);
     mac_table_free(&t);
 }
 
@@ -167,24 +167,24 @@ static void workers_agree_on_the_newest_learn(void **state)
     (void)state;
     assert_int_equal(mac_table_init(&w1, 64, 1), 0);
     assert_int_equal(mac_table_init(&w2, 64, 2), 0);
-    assert_int_equal(mac_table_learn(&w1, mac_a, 10, 0, 256, NULL, &s1, &prev, &needs),
+    assert_int_equal(mac_table_learn(&w1, mac_a, 0, 10, 0, 256, NULL, &s1, &prev, &needs),
                      MAC_LEARN_NEW);
-    assert_int_equal(mac_table_learn(&w2, mac_a, 21, 0, 256, NULL, &s2, &prev, &needs),
+    assert_int_equal(mac_table_learn(&w2, mac_a, 0, 21, 0, 256, NULL, &s2, &prev, &needs),
                      MAC_LEARN_NEW);
     /* w1 hears of w2's newer learn: takes it, and its own client 10 lost the MAC */
-    assert_true(mac_table_apply(&w1, mac_a, 21, s2, &replaced));
+    assert_true(mac_table_apply(&w1, mac_a, 0, 21, s2, &replaced));
     assert_int_equal(replaced, 10);
     /* w2 hears of w1's older one: keeps its own */
-    assert_false(mac_table_apply(&w2, mac_a, 10, s1, &replaced));
-    assert_int_equal(mac_table_lookup(&w1, mac_a), 21);
-    assert_int_equal(mac_table_lookup(&w2, mac_a), 21);
+    assert_false(mac_table_apply(&w2, mac_a, 0, 10, s1, &replaced));
+    assert_int_equal(mac_table_lookup(&w1, mac_a, 0), 21);
+    assert_int_equal(mac_table_lookup(&w2, mac_a, 0), 21);
     /* a move is stamped after what it replaces even if the mover's clock reads less */
     uint64_t s3 = 1500;
-    assert_int_equal(mac_table_learn(&w1, mac_a, 10, 0, 256, NULL, &s3, &prev, &needs),
+    assert_int_equal(mac_table_learn(&w1, mac_a, 0, 10, 0, 256, NULL, &s3, &prev, &needs),
                      MAC_LEARN_MOVED);
     assert_true(s3 > s2);
-    assert_true(mac_table_apply(&w2, mac_a, 10, s3, &replaced));
-    assert_int_equal(mac_table_lookup(&w2, mac_a), 10);
+    assert_true(mac_table_apply(&w2, mac_a, 0, 10, s3, &replaced));
+    assert_int_equal(mac_table_lookup(&w2, mac_a, 0), 10);
     mac_table_free(&w1);
     mac_table_free(&w2);
 }
@@ -209,12 +209,47 @@ static void forget_peer_removes_only_its_macs(void **state)
     for (int i = 0; i < 200; i++) {
         mac[4] = (uint8_t)(i >> 8);
         mac[5] = (uint8_t)i;
-        assert_int_equal(mac_table_lookup(&t, mac),
+        assert_int_equal(mac_table_lookup(&t, mac, 0),
                          i % 3 == 1 ? MAC_TABLE_NONE : (uint32_t)(i % 3));
     }
     assert_int_equal(mac_table_forget_peer(&t, 1), 0);
     assert_int_equal(mac_table_forget_peer(&t, 0) + mac_table_forget_peer(&t, 2), 133);
     assert_int_equal(t.n_entries, 0);
+    mac_table_free(&t);
+}
+
+/* With vlan-tagging an entry is a MAC in one VLAN (2.6 mroute addresses carry the VID): the same
+ * MAC in two VLANs belongs to two clients, a learn in one VLAN moves nothing in another, and a
+ * lookup in a VLAN without it finds no one. */
+static void the_vid_is_part_of_the_key(void **state)
+{
+    struct mac_table t;
+    uint32_t prev = 0, replaced = 0;
+    uint64_t stamp = 100;
+    bool needs = false;
+
+    (void)state;
+    assert_int_equal(mac_table_init(&t, 16, 0x1234), 0);
+    assert_int_equal(mac_table_learn(&t, mac_a, 10, 4, 0, 256, NULL, &stamp, &prev, &needs),
+                     MAC_LEARN_NEW);
+    stamp = 200;
+    assert_int_equal(mac_table_learn(&t, mac_a, 20, 5, 0, 256, NULL, &stamp, &prev, &needs),
+                     MAC_LEARN_NEW); /* not MOVED: another VLAN */
+    assert_int_equal(prev, MAC_TABLE_NONE);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 10), 4);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 20), 5);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 30), MAC_TABLE_NONE);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 0), MAC_TABLE_NONE);
+    /* VIDs differing only in high bits are still different VLANs */
+    assert_int_equal(mac_table_lookup(&t, mac_a, 10 | 0x800), MAC_TABLE_NONE);
+    /* another worker's learn of the MAC in VLAN 20 leaves VLAN 10's entry alone */
+    assert_true(mac_table_apply(&t, mac_a, 20, 6, 300, &replaced));
+    assert_int_equal(replaced, 5);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 10), 4);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 20), 6);
+    assert_int_equal(mac_table_forget_peer(&t, 4), 1);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 20), 6);
+    assert_int_equal(t.n_entries, 1);
     mac_table_free(&t);
 }
 
@@ -228,6 +263,7 @@ int main(void)
         cmocka_unit_test(full_table_refuses_new_macs),
         cmocka_unit_test(workers_agree_on_the_newest_learn),
         cmocka_unit_test(forget_peer_removes_only_its_macs),
+        cmocka_unit_test(the_vid_is_part_of_the_key),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
