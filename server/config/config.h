@@ -433,6 +433,20 @@ struct config_mgmt {
     char *external_cert;
 };
 
+/* The server's certificate and key on a PKCS#11 token (server/ops/pkcs11.h), instead of cert and
+ * key: pkcs11-providers and the per-provider lists beside it (2.6 options.c, MAX_PARMS). */
+#define CONFIG_PKCS11_MAX 15
+struct config_pkcs11 {
+    char *providers[CONFIG_PKCS11_MAX];       /* pkcs11-providers: the provider libraries */
+    size_t n_providers;                       /* 0: no token */
+    bool protected_auth[CONFIG_PKCS11_MAX];   /* pkcs11-protected-authentication, by provider */
+    unsigned private_mode[CONFIG_PKCS11_MAX]; /* pkcs11-private-mode (hex), by provider */
+    bool cert_private[CONFIG_PKCS11_MAX];     /* pkcs11-cert-private, by provider */
+    int pin_cache_s;    /* pkcs11-pin-cache: seconds a log-in lasts; -1 (default): for good */
+    char *id;           /* pkcs11-id: the certificate's serialized id */
+    bool id_management; /* pkcs11-id-management: the id comes from the management client */
+};
+
 /* ovpnd's own Prometheus endpoint (server/ops/metrics.h); openvpn 2.6 has no such directive. */
 struct config_metrics {
     char *host;      /* `metrics HOST PORT`: the address the HTTP endpoint binds; NULL: none */
@@ -456,6 +470,7 @@ struct config {
     struct config_proc proc;
     struct config_status status;
     struct config_mgmt mgmt;
+    struct config_pkcs11 pkcs11;
     struct config_metrics metrics;
 
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */

@@ -41,6 +41,7 @@
 #include "server/thread/peer_slot.h"
 #include "server/hooks/script.h"
 #include "server/hooks/auth_token.h"
+#include "server/ops/pkcs11.h"
 
 #define ACCEPTOR_TICK_MS 200
 #define IPV4_UDP_HDR 28
@@ -335,6 +336,23 @@ struct acc_pk_sign {
     uint64_t sent_ms;
 };
 
+/* pkcs11-providers (pk_token.c): the server key on a PKCS#11 token. Its signatures are made on
+ * a thread of their own, one at a time in order, so that a slow token holds neither the
+ * acceptor nor a TLS thread: a handshake waits for its signature as for management-external-key
+ * (proto/pk_external.h). */
+struct acc_token_job; /* pk_token.c: one signature asked of the token */
+struct acc_pk_token {
+    struct pkcs11_key *key; /* NULL: no token */
+    bool is_ec;             /* the certificate's key is EC (else RSA) */
+    char *cert_pem;         /* the certificate read from the token at start-up, for reloads */
+    pthread_t thread;
+    bool has_thread;
+    pthread_mutex_t lock; /* guards the queue and is_stopping */
+    pthread_cond_t cond;
+    struct acc_token_job *head, *tail; /* waiting for the token thread, oldest first */
+    bool is_stopping;
+};
+
 /* What start-up got from the management client (mgmt_startup.c), for the reloads after it. */
 struct acc_mgmt_startup {
     bool is_waiting;         /* start-up runs the loop for an answer: `hold release` only ends
@@ -390,6 +408,7 @@ struct acceptor {
     size_t n_cleanups;
     struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
     struct acc_pk_sign pk_sign;           /* management-external-key (pk_sign.c) */
+    struct acc_pk_token pk_token;         /* pkcs11-providers (pk_token.c) */
     struct acc_mgmt_startup mgmt_startup; /* management-query-passwords / -external-cert */
     struct script_env updown_env;         /* management-up-down: the UP/DOWN environment */
     struct metrics *metrics;   /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
@@ -717,6 +736,42 @@ void acc_pk_sign_tick(struct acceptor *a, uint64_t now_ms);
 
 /* Free the queue (acceptor_free). */
 void acc_pk_sign_free(struct acceptor *a);
+
+/* The key state of session cid whose handshake waits for a signature (key KID kid), with its
+ * session in *cs; NULL when it ended or no longer waits. */
+struct key_state *acc_pk_sign_find(struct acceptor *a, unsigned long cid, unsigned kid,
+                                   struct ctl_session **cs);
+
+/* ks's signature will not come (why: for the log, naming where it was asked): its next step
+ * fails the handshake. */
+void acc_pk_sign_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why);
+
+/* pk_token.c: pkcs11-providers */
+
+/* Open the token at start-up: load the providers, find pkcs11-id's certificate (it becomes
+ * a->cfg's, config_cert_set_external), log in (the PIN from pin_fn(ctx), see
+ * server/ops/pkcs11.h), start the signing thread. 0, -EACCES (no PIN or a wrong one), -EINVAL,
+ * -ENOENT, -EIO, -ENOMEM with the reason in errbuf. Main thread, in acceptor_new. */
+int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, void *ctx, char *errbuf,
+                       size_t errbuf_len);
+
+/* Whether handshakes sign on the token (the config in force names one and it is open). */
+bool acc_pk_token_is_on(const struct acceptor *a);
+
+/* ks's handshake step returned -PE_WANT_SIGN with the token: its request goes to the token
+ * thread (once); the answer steps the handshake again (or fails it). Acceptor thread. */
+void acc_pk_token_wanted(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* A reload's config next with pkcs11-providers: its certificate is the one start-up read, when
+ * it names the same providers, properties and id; otherwise the reload is refused (the token
+ * is opened at start-up only). 0, -EINVAL or -ENOMEM with the reason in errbuf. Acceptor thread.
+ */
+int acc_pk_token_reload(struct acceptor *a, struct config *next, char *errbuf, size_t errbuf_len);
+
+/* Stop the signing thread (a signature under way is waited for), drop the waiting requests,
+ * close the token (release). */
+void acc_pk_token_free(struct acceptor *a);
 
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
 
