@@ -524,9 +524,10 @@ int config_parse_string_in(struct config *cfg, const char *name, const char *tex
 int config_key_unlock(struct config *cfg, const char *password, char *errbuf, size_t errbuf_len);
 
 /* management-external-cert: pem (the PEM text the management client gave, NUL-terminated,
- * borrowed) becomes cfg's certificate, with extra-certs appended as for `cert`. It must hold a
- * certificate with an RSA or EC key (management-external-key signs with it). Returns 0, -EINVAL
- * (not a certificate; errbuf says why) or -ENOMEM. The same threads as config_key_unlock. */
+ * borrowed; or with pkcs11-providers, the token's certificate) becomes cfg's certificate, with
+ * extra-certs appended as for `cert`. It must hold a certificate with an RSA or EC key
+ * (management-external-key signs with it). Returns 0, -EINVAL (not a certificate; errbuf says why)
+ * or -ENOMEM. The same threads as config_key_unlock. */
 int config_cert_set_external(struct config *cfg, const char *pem, char *errbuf, size_t errbuf_len);
 
 /* Release everything cfg owns, wiping key material, and zero the struct. The storage itself

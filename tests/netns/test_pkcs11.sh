@@ -21,7 +21,6 @@ done
 
 netns_setup 1
 pki_make "$OVT_DIR" --clients 1
-ALOG=$OVT_DIR/answerer.log
 PIN=4711
 LABEL=ovt-token
 N_START=0
@@ -74,31 +73,34 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
         fail "ovpnd --show-pkcs11-ids does not list openvpn's ids: $(cat "$OVT_DIR/ids.ovpnd")"
 fi
 
-# conf ID: server.conf with the certificate and key on the token (no cert/key lines), the PIN
-# from a fresh management socket (MADDR)
-conf() {
-    N_START=$((N_START + 1))
-    MADDR=$OVT_DIR/mgmt$N_START.sock
-    server_conf_write "$OVT_DIR" "management $MADDR unix" "management-query-passwords" \
-        "pkcs11-providers $PROVIDER" "pkcs11-id '$1'"
-    sed -i '/^cert /d; /^key /d' "$OVT_DIR/server.conf"
+# The management clients answering the PIN, one per server start below, made ready first:
+# Python starts slowly. answerer N PIN: the Nth, on socket mgmtN.sock, logging to answererN.log;
+# it connects once goN exists.
+answerer() {
+    ovt_spawn "$NS_SRV" "$OVT_DIR/answerer.stderr" "$OVT_PY" "$OVT_LIB_DIR/pk_signer.py" \
+        "$OVT_DIR/mgmt$1.sock" --out "$OVT_DIR/answerer$1.log" --go "$OVT_DIR/go$1" --password "$2"
 }
+answerer 1 "$PIN"
+answerer 2 "$PIN"
+answerer 3 0000
 
-# start PIN: the management client (made ready first: Python starts slowly) answering PIN, then
-# the server
+# start N ID: the server with the certificate and key of ID on the token (its cert and key lines
+# removed), the PIN from answerer N (management-query-passwords)
 start() {
-    : >"$ALOG"
-    ovt_spawn "$NS_SRV" "$OVT_DIR/answerer.stderr" "$OVT_PY" "$OVT_LIB_DIR/pk_signer.py" "$MADDR" \
-        --out "$ALOG" --go "$OVT_DIR/go$N_START" --password "$1"
+    N_START=$1
+    ALOG=$OVT_DIR/answerer$1.log
+    server_conf_write "$OVT_DIR" "management $OVT_DIR/mgmt$1.sock unix" "management-query-passwords" \
+        "pkcs11-providers $PROVIDER" "pkcs11-id '$2'"
+    sed -i '/^cert /d; /^key /d' "$OVT_DIR/server.conf"
     server_spawn "$OVT_DIR"
-    wait_for 15 test -S "$MADDR" || fail "no management socket $MADDR"
-    touch "$OVT_DIR/go$N_START"
+    wait_for 15 test -S "$OVT_DIR/mgmt$1.sock" || fail "no management socket mgmt$1.sock"
+    touch "$OVT_DIR/go$1"
 }
 
-# Right PIN, EC key then RSA key: a client connects and pings.
+# Right PIN, EC key then RSA key: the PIN is asked once (ovpnd: at start-up; 2.6: at the first
+# handshake), a client connects and pings.
 for kind in ec rsa; do
-    if [ $kind = ec ]; then conf "$ID_EC"; else conf "$ID_RSA"; fi
-    start "$PIN"
+    if [ $kind = ec ]; then start 1 "$ID_EC"; else start 2 "$ID_RSA"; fi
     wait_server_log "Initialization Sequence Completed" 15 || fail "$kind: the server does not start"
     client_start "$OVT_DIR" 1
     wait_tunnel 1
@@ -111,20 +113,24 @@ for kind in ec rsa; do
     server_stop
 done
 
-# A wrong PIN.
-conf "$ID_EC"
-start 0000
+# A wrong PIN: asked three times in all (pkcs11-helper's tries), and no client gets through.
+# ovpnd asks at start-up and exits; 2.6 asks at the client's handshake and fails it.
+start 3 "$ID_EC"
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     wait_for 15 pid_gone "$SERVER_PID" || fail "the server did not exit after a wrong PIN"
     rc=0
     ovt_wait "$SERVER_PID" || rc=$?
     SERVER_PID=
     [ "$rc" != 0 ] || fail "the server exited with status 0 after a wrong PIN"
+    server_log_grep "the token refused the PIN" || fail "the server log does not say why it exited"
+    ! server_log_grep "Initialization Sequence Completed" || fail "the server served with a wrong PIN"
 else
     wait_server_log "Initialization Sequence Completed" 15 || fail "the server does not start"
     client_start "$OVT_DIR" 1
+    wait_server_log "TLS handshake failed" 15 || fail "no failed handshake with a wrong PIN"
+    ! client_up 1 || fail "a client got through with a wrong PIN"
 fi
-sleep 3
-cat "$ALOG" >&2
-cat "$OVT_DIR/server.log" >&2
+count_lines "^>PASSWORD:Need '$LABEL token' password" "$ALOG" 3 ||
+    fail "the wrong PIN was not asked for three times: $(cat "$ALOG")"
+ovt_log "wrong PIN: asked three times, refused"
 ovt_log "PASS"
