@@ -137,11 +137,13 @@ int config_check_pkcs11(struct config_parser *ps)
     if (ps->certp.pkcs12.path != NULL || ps->certp.pkcs12_inline.data != NULL) {
         err = conflict(ps, &ps->certp.pkcs12.where, "pkcs12");
     }
-    if (p->id_management) {
+    if (p->id_management && !cfg->mgmt.query_passwords) {
+        /* 2.6 asks the management client with management-query-passwords, else at the
+         * console; ovpnd asks the management client only */
         err = config_error_at(ps, &ps->seen_pkcs11_id_management, "pkcs11-id-management",
-                              "not implemented yet in ovpnd (the id from the management "
-                              "client): give the id with pkcs11-id (ovpnd --show-pkcs11-ids "
-                              "PROVIDER lists them)");
+                              "needs management and management-query-passwords in ovpnd: the "
+                              "id is asked there (>NEED-STR:Need 'pkcs11-id-request' string), "
+                              "not at the terminal");
     }
     if (p->pin_cache_s >= 0) {
         err = config_error_at(ps, &ps->seen_pkcs11_pin_cache, "pkcs11-pin-cache",

@@ -749,12 +749,13 @@ void acc_pk_sign_fail(struct acceptor *a, struct ctl_session *cs, struct key_sta
 
 /* pk_token.c: pkcs11-providers */
 
-/* Open the token at start-up: load the providers, find pkcs11-id's certificate (it becomes
+/* Open the token at start-up: load the providers, find pkcs11-id's certificate (with
+ * pkcs11-id-management the id id_fn(ctx) gives: malloc'd, NULL when none came) (it becomes
  * a->cfg's, config_cert_set_external), log in (the PIN from pin_fn(ctx), see
  * server/ops/pkcs11.h), start the signing thread. 0, -EACCES (no PIN or a wrong one), -EINVAL,
  * -ENOENT, -EIO, -ENOMEM with the reason in errbuf. Main thread, in acceptor_new. */
-int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, void *ctx, char *errbuf,
-                       size_t errbuf_len);
+int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(void *ctx),
+                       void *ctx, char *errbuf, size_t errbuf_len);
 
 /* Whether handshakes sign on the token (the config in force names one and it is open). */
 bool acc_pk_token_is_on(const struct acceptor *a);

@@ -252,11 +252,30 @@ static bool ask_pin_tty(void *ctx, const char *label, unsigned retry, char *pin,
     return false;
 }
 
+/* pkcs11-id-management: the id, as 2.6 asks for it (pkcs11.c tls_ctx_use_pkcs11,
+ * ">NEED-STR:Need 'pkcs11-id-request' string MSG:..."); meanwhile the management client may
+ * list the ids with pkcs11-id-count and pkcs11-id-get. */
+static char *ask_id_mgmt(void *ctx)
+{
+    struct acceptor *a = ctx;
+    char *id = NULL;
+
+    log_msg(LOG_INFO, "Need information from management interface, waiting... "
+                      "(pkcs11-id-management: the PKCS#11 id, >NEED-STR:Need 'pkcs11-id-request' "
+                      "string)");
+    mgmt_query_start_str(a->mgmt, "pkcs11-id-request", "Please specify PKCS#11 id to use");
+    if (wait_for(a, &id, "the management client: the PKCS#11 id (pkcs11-id-management)") != 0) {
+        return NULL;
+    }
+    return id;
+}
+
 /* pkcs11-providers: open the token, its PIN from the management client or the terminal. */
 static int start_token(struct acceptor *a, char *errbuf, size_t errbuf_len)
 {
     bool is_mgmt = a->mgmt && a->cfg->mgmt.query_passwords;
-    int err = acc_pk_token_start(a, is_mgmt ? ask_pin_mgmt : ask_pin_tty, a, errbuf, errbuf_len);
+    int err = acc_pk_token_start(a, is_mgmt ? ask_pin_mgmt : ask_pin_tty,
+                                 is_mgmt ? ask_id_mgmt : NULL, a, errbuf, errbuf_len);
 
     if (err && a->mgmt_startup.signum) {
         return -EINTR; /* the wait for the PIN ended by a signal */

@@ -189,8 +189,8 @@ static bool is_ec_cert(const uint8_t *der, size_t der_len)
     return is_ec;
 }
 
-int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, void *ctx, char *errbuf,
-                       size_t errbuf_len)
+int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(void *ctx),
+                       void *ctx, char *errbuf, size_t errbuf_len)
 {
     const struct config_pkcs11 *c = &a->cfg->pkcs11;
     struct acc_pk_token *t = &a->pk_token;
@@ -210,7 +210,19 @@ int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, void *ctx, char
     if (err) {
         return err;
     }
-    err = pkcs11_key_open(c->id, &t->key, &der, &der_len, errbuf, errbuf_len);
+    if (c->id_management) {
+        char *id = id_fn ? id_fn(ctx) : NULL;
+
+        if (!id) {
+            snprintf(errbuf, errbuf_len,
+                     "PKCS#11: pkcs11-id-management: no id came from the management client");
+            return -EINVAL;
+        }
+        err = pkcs11_key_open(id, &t->key, &der, &der_len, errbuf, errbuf_len);
+        free(id);
+    } else {
+        err = pkcs11_key_open(c->id, &t->key, &der, &der_len, errbuf, errbuf_len);
+    }
     if (!err) {
         t->is_ec = is_ec_cert(der, der_len);
         err = der_to_pem(der, der_len, &t->cert_pem, errbuf, errbuf_len);
@@ -249,9 +261,12 @@ int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, void *ctx, char
 
 static bool same_token(const struct config_pkcs11 *x, const struct config_pkcs11 *y)
 {
-    if (x->n_providers != y->n_providers || !x->id || !y->id || strcmp(x->id, y->id) != 0 ||
-        x->pin_cache_s != y->pin_cache_s) {
+    if (x->n_providers != y->n_providers || x->pin_cache_s != y->pin_cache_s ||
+        x->id_management != y->id_management) {
         return false;
+    }
+    if (!x->id_management && (!x->id || !y->id || strcmp(x->id, y->id) != 0)) {
+        return false; /* (with pkcs11-id-management, the id start-up was given stays) */
     }
     for (size_t i = 0; i < x->n_providers; i++) {
         if (strcmp(x->providers[i], y->providers[i]) != 0 ||

@@ -12,6 +12,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <mbedtls/base64.h>
 #include <mbedtls/platform_util.h>
 #include <mbedtls/x509_crt.h>
 #include <openssl/bn.h>
@@ -445,5 +446,75 @@ int pkcs11_show_ids(const char *provider, bool cert_private, FILE *out, char *er
     }
     pkcs11h_certificate_freeCertificateIdList(list);
     pkcs11_stop();
+    return err;
+}
+
+/* The certificates the tokens show without asking for a PIN: a management command runs on the
+ * loop that waits for the management client's PIN, and cannot wait for it again. */
+static pkcs11h_certificate_id_list_t id_list(void)
+{
+    pkcs11h_certificate_id_list_t list = NULL;
+
+    if (!is_started || pkcs11h_certificate_enumCertificateIds(PKCS11H_ENUM_METHOD_CACHE_EXIST, NULL,
+                                                              0, NULL, &list) != CKR_OK) {
+        return NULL;
+    }
+    return list;
+}
+
+int pkcs11_id_count(void)
+{
+    pkcs11h_certificate_id_list_t list = id_list();
+    int n = 0;
+
+    for (pkcs11h_certificate_id_list_t c = list; c; c = c->next) {
+        n++;
+    }
+    pkcs11h_certificate_freeCertificateIdList(list);
+    return n;
+}
+
+int pkcs11_id_get(int index, char **id, char **b64)
+{
+    pkcs11h_certificate_id_list_t list = id_list(), c = list;
+    pkcs11h_certificate_t cert = NULL;
+    uint8_t *der = NULL;
+    size_t der_len = 0, len = 0, b64_len = 0;
+    char why[200];
+    int err = -ENOENT;
+
+    *id = *b64 = NULL;
+    for (int i = 0; c && i < index; i++) {
+        c = c->next;
+    }
+    if (!c || index < 0) {
+        goto out;
+    }
+    err = -EIO;
+    if (pkcs11h_certificate_serializeCertificateId(NULL, &len, c->certificate_id) != CKR_OK ||
+        (*id = malloc(len)) == NULL ||
+        pkcs11h_certificate_serializeCertificateId(*id, &len, c->certificate_id) != CKR_OK ||
+        pkcs11h_certificate_create(c->certificate_id, NULL, 0, PKCS11H_PIN_CACHE_INFINITE, &cert) !=
+            CKR_OK ||
+        cert_der(cert, &der, &der_len, why, sizeof(why)) != 0) {
+        goto out;
+    }
+    mbedtls_base64_encode(NULL, 0, &b64_len, der, der_len);
+    *b64 = malloc(b64_len);
+    if (*b64 &&
+        mbedtls_base64_encode((unsigned char *)*b64, b64_len, &b64_len, der, der_len) == 0) {
+        err = 0;
+    }
+out:
+    if (err) {
+        free(*id);
+        free(*b64);
+        *id = *b64 = NULL;
+    }
+    free(der);
+    if (cert) {
+        pkcs11h_certificate_freeCertificate(cert);
+    }
+    pkcs11h_certificate_freeCertificateIdList(list);
     return err;
 }

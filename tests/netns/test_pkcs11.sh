@@ -4,7 +4,8 @@
 #  - the id a user copies from `openvpn --show-pkcs11-ids PROVIDER` names the certificate; ovpnd
 #    --show-pkcs11-ids lists the same ids;
 #  - the token PIN comes from the management client (management-query-passwords,
-#    ">PASSWORD:Need 'LABEL token' password"), answered by pk_signer.py;
+#    ">PASSWORD:Need 'LABEL token' password"), answered by pk_signer.py; with
+#    pkcs11-id-management the id too (">NEED-STR", after pkcs11-id-count and pkcs11-id-get);
 #  - a stock client connects and pings, with an EC (P-256) key and with an RSA key;
 #  - a wrong PIN: asked again, and no client gets through (2.6: the handshake fails; ovpnd: the
 #    server exits at start-up).
@@ -76,21 +77,27 @@ fi
 # The management clients answering the PIN, one per server start below, made ready first:
 # Python starts slowly. answerer N PIN: the Nth, on socket mgmtN.sock, logging to answererN.log;
 # it connects once goN exists.
+# answerer N PIN [ARG...]: the Nth, on socket mgmtN.sock, logging to answererN.log; it connects
+# once goN exists.
 answerer() {
+    local n=$1 pin=$2
+    shift 2
     ovt_spawn "$NS_SRV" "$OVT_DIR/answerer.stderr" "$OVT_PY" "$OVT_LIB_DIR/pk_signer.py" \
-        "$OVT_DIR/mgmt$1.sock" --out "$OVT_DIR/answerer$1.log" --go "$OVT_DIR/go$1" --password "$2"
+        "$OVT_DIR/mgmt$n.sock" --out "$OVT_DIR/answerer$n.log" --go "$OVT_DIR/go$n" --password "$pin" "$@"
 }
 answerer 1 "$PIN"
-answerer 2 "$PIN"
+answerer 2 "$PIN" --needstr "$ID_RSA"
 answerer 3 0000
 
 # start N ID: the server with the certificate and key of ID on the token (its cert and key lines
-# removed), the PIN from answerer N (management-query-passwords)
+# removed; ID "-": pkcs11-id-management), the PIN from answerer N (management-query-passwords)
 start() {
     N_START=$1
     ALOG=$OVT_DIR/answerer$1.log
+    local idline="pkcs11-id '$2'"
+    [ "$2" != - ] || idline=pkcs11-id-management
     server_conf_write "$OVT_DIR" "management $OVT_DIR/mgmt$1.sock unix" "management-query-passwords" \
-        "pkcs11-providers $PROVIDER" "pkcs11-id '$2'"
+        "pkcs11-providers $PROVIDER" "$idline"
     sed -i '/^cert /d; /^key /d' "$OVT_DIR/server.conf"
     server_spawn "$OVT_DIR"
     wait_for 15 test -S "$OVT_DIR/mgmt$1.sock" || fail "no management socket mgmt$1.sock"
@@ -98,9 +105,10 @@ start() {
 }
 
 # Right PIN, EC key then RSA key: the PIN is asked once (ovpnd: at start-up; 2.6: at the first
-# handshake), a client connects and pings.
+# handshake), a client connects and pings. The RSA key's id comes from the management client
+# (pkcs11-id-management), which lists the ids first.
 for kind in ec rsa; do
-    if [ $kind = ec ]; then start 1 "$ID_EC"; else start 2 "$ID_RSA"; fi
+    if [ $kind = ec ]; then start 1 "$ID_EC"; else start 2 -; fi
     wait_server_log "Initialization Sequence Completed" 15 || fail "$kind: the server does not start"
     client_start "$OVT_DIR" 1
     wait_tunnel 1
@@ -108,6 +116,13 @@ for kind in ec rsa; do
     grep -qx ">PASSWORD:Need '$LABEL token' password" "$ALOG" ||
         fail "$kind: the PIN was not asked as 2.6 asks: $(cat "$ALOG")"
     count_lines "^>PASSWORD:Need" "$ALOG" 1 || fail "$kind: the PIN was asked more than once: $(cat "$ALOG")"
+    if [ $kind = rsa ]; then
+        grep -qx ">NEED-STR:Need 'pkcs11-id-request' string MSG:Please specify PKCS#11 id to use" "$ALOG" &&
+            grep -qx ">PKCS11ID-COUNT:2" "$ALOG" &&
+            grep -qF ", ID:'$ID_RSA', BLOB:'" "$ALOG" &&
+            grep -qx "SUCCESS: 'pkcs11-id-request' needstr-string entered, but not yet verified" "$ALOG" ||
+            fail "pkcs11-id-management: not asked or listed as 2.6 does: $(cat "$ALOG")"
+    fi
     ovt_log "$kind key on the token: PIN from management, client connected"
     client_stop 1
     server_stop

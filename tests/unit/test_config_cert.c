@@ -255,7 +255,8 @@ static void external_cert_comes_later(void **state)
 
 /* pkcs11-providers and pkcs11-id instead of cert and key (2.6 options.c
  * options_postprocess_verify_ce, in its words); the certificate comes from the token at start-up
- * (config_cert_set_external). ovpnd refuses a PIN cache that runs out and pkcs11-id-management. */
+ * (config_cert_set_external). ovpnd refuses a PIN cache that runs out, and pkcs11-id-management
+ * without the management client to ask. */
 static void pkcs11_instead_of_cert_and_key(void **state)
 {
 #define P11 "pkcs11-providers /usr/lib/a.so /usr/lib/b.so\n"
@@ -299,6 +300,14 @@ static void pkcs11_instead_of_cert_and_key(void **state)
     expect_error_prefix(NET "ca ca.crt\n" P11 ID "pkcs11-id-management\n",
                         "t.conf:6: pkcs11-id: Parameter --pkcs11-id cannot be used when "
                         "--pkcs11-id-management is also specified");
+    expect_ok(&cfg,
+              NET "ca ca.crt\n" P11 "pkcs11-id-management\n" MGMT "management-query-passwords\n");
+    assert_true(cfg.pkcs11.id_management);
+    assert_null(cfg.pkcs11.id);
+    config_free(&cfg);
+    expect_error_prefix(NET "ca ca.crt\n" P11 "pkcs11-id-management\n",
+                        "t.conf:6: pkcs11-id-management: needs management and "
+                        "management-query-passwords");
     expect_error_prefix(NET "ca ca.crt\n" P11 ID "pkcs11-pin-cache 300\n",
                         "t.conf:7: pkcs11-pin-cache: a PIN cache that runs out is not supported");
     expect_error_prefix(NET "ca ca.crt\n" P11 "pkcs11-private-mode zz\n",
