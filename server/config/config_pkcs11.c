@@ -145,12 +145,11 @@ int config_check_pkcs11(struct config_parser *ps)
                               "id is asked there (>NEED-STR:Need 'pkcs11-id-request' string), "
                               "not at the terminal");
     }
-    if (p->pin_cache_s >= 0) {
+    if (p->pin_cache_s >= 0 && !cfg->mgmt.query_passwords) {
         err = config_error_at(ps, &ps->seen_pkcs11_pin_cache, "pkcs11-pin-cache",
-                              "a PIN cache that runs out is not supported: ovpnd asks for the "
-                              "token's PIN once, at start-up, and cannot ask again while it "
-                              "serves (2.6 stops every client while it asks); leave it out, or "
-                              "write -1");
+                              "a PIN cache that runs out needs management-query-passwords in "
+                              "ovpnd: the PIN is asked again there while the server serves (not "
+                              "at the terminal); leave it out, or write -1");
     }
     return err;
 }

@@ -214,6 +214,7 @@ static void on_tick(uv_timer_t *t)
     acc_blocks_tick(a, now);
     acc_admission_tick(a, now);
     acc_pk_sign_tick(a, now);
+    acc_pk_token_tick(a);
     acc_notify_tick(a, now);
 }
 

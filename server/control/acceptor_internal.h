@@ -342,6 +342,7 @@ struct acc_pk_sign {
  * (proto/pk_external.h). */
 struct acc_token_job; /* pk_token.c: one signature asked of the token */
 struct acc_pk_token {
+    struct acceptor *a;     /* the acceptor this is part of */
     struct pkcs11_key *key; /* NULL: no token */
     bool is_ec;             /* the certificate's key is EC (else RSA) */
     char *cert_pem;         /* the certificate read from the token at start-up, for reloads */
@@ -351,6 +352,12 @@ struct acc_pk_token {
     pthread_cond_t cond;
     struct acc_token_job *head, *tail; /* waiting for the token thread, oldest first */
     bool is_stopping;
+    /* pkcs11-pin-cache N: the log-in ran out and the token thread waits (on cond) for the PIN
+     * the management client gives (under lock: pin_type, pin, is_pin_given) */
+    char pin_type[300]; /* "LABEL token" */
+    char *pin;          /* the answer (NULL: none will come) */
+    bool is_pin_given;
+    bool is_pin_asked; /* acceptor thread: the request is out on the management interface */
 };
 
 /* What start-up got from the management client (mgmt_startup.c), for the reloads after it. */
@@ -763,6 +770,10 @@ bool acc_pk_token_is_on(const struct acceptor *a);
 /* ks's handshake step returned -PE_WANT_SIGN with the token: its request goes to the token
  * thread (once); the answer steps the handshake again (or fails it). Acceptor thread. */
 void acc_pk_token_wanted(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* At the tick: the management client's answer to a PIN the token thread waits for
+ * (pkcs11-pin-cache), handed over. O(1). */
+void acc_pk_token_tick(struct acceptor *a);
 
 /* A reload's config next with pkcs11-providers: its certificate is the one start-up read, when
  * it names the same providers, properties and id; otherwise the reload is refused (the token

@@ -11,6 +11,10 @@
  * against the certificate's public key and the handshake steps again. Other handshakes and every
  * connected client go on meanwhile; the TLS threads are not held either. The PIN is asked at
  * start-up, before the server serves (mgmt_startup.c), not at the first handshake as 2.6 does.
+ * With pkcs11-pin-cache N the log-in runs out N seconds after its last use (pkcs11-helper), and
+ * the next signature needs the PIN again: the token thread asks the management client through
+ * the acceptor (">PASSWORD:Need 'LABEL token' password", as 2.6 asks at that handshake) and
+ * waits for the answer; only the handshakes queued for the token wait with it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +27,7 @@
 
 #include "proto/pk_external.h"
 #include "proto/tls_session.h"
+#include "server/ops/mgmt.h"
 #include "server/thread/mailbox.h"
 #include "server/thread/msg.h"
 
@@ -107,6 +112,87 @@ static void *token_main(void *arg)
                                  &j->sig_len, j->why, sizeof(j->why));
         mailbox_post(j->a->env->mb, MAILBOX_ACCEPTOR, j->done);
     }
+}
+
+/* The acceptor's thread (MSG_CALL): the token thread wants the PIN again: ask for it. */
+static void pin_ask(void *arg)
+{
+    struct acc_pk_token *t = arg;
+    struct acceptor *a = t->a;
+    char type[sizeof(t->pin_type)];
+
+    pthread_mutex_lock(&t->lock);
+    memcpy(type, t->pin_type, sizeof(type));
+    pthread_mutex_unlock(&t->lock);
+    if (!a->mgmt) {
+        pthread_mutex_lock(&t->lock);
+        t->is_pin_given = true; /* (no answer: the log-in fails) */
+        pthread_cond_broadcast(&t->cond);
+        pthread_mutex_unlock(&t->lock);
+        return;
+    }
+    log_msg(LOG_INFO,
+            "Need password(s) from management interface, waiting... (PKCS#11: the log-in to the "
+            "token ran out (pkcs11-pin-cache): the handshakes that need its signature wait for "
+            ">PASSWORD:Need '%s' password)",
+            type);
+    mgmt_query_start(a->mgmt, MGMT_QUERY_PASSWORD, type);
+    t->is_pin_asked = true;
+}
+
+static void pin_ask_discard(void *arg)
+{
+    (void)arg; /* the acceptor stopped: acc_pk_token_free wakes the token thread */
+}
+
+/* The token thread (pkcs11-helper's PIN hook once the server serves): ask the acceptor, wait. */
+static bool pin_at_run(void *ctx, const char *label, unsigned retry, char *pin, size_t pin_cap)
+{
+    struct acc_pk_token *t = ctx;
+    struct msg *m = msg_call_new(pin_ask, pin_ask_discard, t);
+    bool ok = false;
+
+    (void)retry;
+    if (!m) {
+        return false;
+    }
+    pthread_mutex_lock(&t->lock);
+    snprintf(t->pin_type, sizeof(t->pin_type), "%s token", label);
+    t->is_pin_given = false;
+    pthread_mutex_unlock(&t->lock);
+    mailbox_post(t->a->env->mb, MAILBOX_ACCEPTOR, m);
+    pthread_mutex_lock(&t->lock);
+    while (!t->is_pin_given && !t->is_stopping) {
+        pthread_cond_wait(&t->cond, &t->lock);
+    }
+    if (t->is_pin_given && t->pin) {
+        snprintf(pin, pin_cap, "%s", t->pin);
+        ok = true;
+    }
+    if (t->pin) {
+        mbedtls_platform_zeroize(t->pin, strlen(t->pin));
+        free(t->pin);
+        t->pin = NULL;
+    }
+    t->is_pin_given = false;
+    pthread_mutex_unlock(&t->lock);
+    return ok;
+}
+
+void acc_pk_token_tick(struct acceptor *a)
+{
+    struct acc_pk_token *t = &a->pk_token;
+    char *pw = NULL;
+
+    if (!t->is_pin_asked || !a->mgmt || !mgmt_query_take(a->mgmt, &pw)) {
+        return;
+    }
+    t->is_pin_asked = false;
+    pthread_mutex_lock(&t->lock);
+    t->pin = pw;
+    t->is_pin_given = true;
+    pthread_cond_broadcast(&t->cond);
+    pthread_mutex_unlock(&t->lock);
 }
 
 bool acc_pk_token_is_on(const struct acceptor *a)
@@ -237,7 +323,11 @@ int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(
     if (!err) {
         err = pkcs11_key_login(t->key, errbuf, errbuf_len);
     }
-    pkcs11_set_pin_fn(NULL, NULL); /* nobody to ask once the server serves (pin cache -1) */
+    /* once the server serves, a log-in that ran out (pkcs11-pin-cache N) asks the management
+     * client from the token thread (config_check_pkcs11: N >= 0 needs
+     * management-query-passwords); with the default, pkcs11-helper never asks again */
+    t->a = a;
+    pkcs11_set_pin_fn(a->cfg->pkcs11.pin_cache_s >= 0 ? pin_at_run : NULL, t);
     if (!err) {
         err = -pthread_mutex_init(&t->lock, NULL);
         err = err ? err : -pthread_cond_init(&t->cond, NULL);
@@ -303,7 +393,7 @@ void acc_pk_token_free(struct acceptor *a)
     if (t->has_thread) {
         pthread_mutex_lock(&t->lock);
         t->is_stopping = true;
-        pthread_cond_signal(&t->cond);
+        pthread_cond_broadcast(&t->cond);
         pthread_mutex_unlock(&t->lock);
         pthread_join(t->thread, NULL);
         while (t->head) {
@@ -320,6 +410,11 @@ void acc_pk_token_free(struct acceptor *a)
     pkcs11_key_free(t->key);
     t->key = NULL;
     pkcs11_stop();
+    if (t->pin) {
+        mbedtls_platform_zeroize(t->pin, strlen(t->pin));
+        free(t->pin);
+        t->pin = NULL;
+    }
     free(t->cert_pem);
     t->cert_pem = NULL;
 }

@@ -7,6 +7,7 @@
 #    ">PASSWORD:Need 'LABEL token' password"), answered by pk_signer.py; with
 #    pkcs11-id-management the id too (">NEED-STR", after pkcs11-id-count and pkcs11-id-get);
 #  - a stock client connects and pings, with an EC (P-256) key and with an RSA key;
+#  - pkcs11-pin-cache 2: the PIN is asked again at a handshake after the log-in ran out;
 #  - a wrong PIN: asked again, and no client gets through (2.6: the handshake fails; ovpnd: the
 #    server exits at start-up).
 set -euo pipefail
@@ -89,33 +90,46 @@ answerer 1 "$PIN"
 answerer 2 "$PIN" --needstr "$ID_RSA"
 answerer 3 0000
 
-# start N ID: the server with the certificate and key of ID on the token (its cert and key lines
-# removed; ID "-": pkcs11-id-management), the PIN from answerer N (management-query-passwords)
+# start N ID [LINE...]: the server with the certificate and key of ID on the token (its cert and
+# key lines removed; ID "-": pkcs11-id-management) and LINEs, the PIN from answerer N
+# (management-query-passwords)
 start() {
     N_START=$1
     ALOG=$OVT_DIR/answerer$1.log
     local idline="pkcs11-id '$2'"
     [ "$2" != - ] || idline=pkcs11-id-management
     server_conf_write "$OVT_DIR" "management $OVT_DIR/mgmt$1.sock unix" "management-query-passwords" \
-        "pkcs11-providers $PROVIDER" "$idline"
+        "pkcs11-providers $PROVIDER" "$idline" "${@:3}"
     sed -i '/^cert /d; /^key /d' "$OVT_DIR/server.conf"
     server_spawn "$OVT_DIR"
     wait_for 15 test -S "$OVT_DIR/mgmt$1.sock" || fail "no management socket mgmt$1.sock"
     touch "$OVT_DIR/go$1"
 }
 
-# Right PIN, EC key then RSA key: the PIN is asked once (ovpnd: at start-up; 2.6: at the first
-# handshake), a client connects and pings. The RSA key's id comes from the management client
-# (pkcs11-id-management), which lists the ids first.
+# Right PIN, EC key then RSA key: the PIN is asked (ovpnd: at start-up; 2.6: at the first
+# handshake), a client connects and pings. The EC run has pkcs11-pin-cache 2: the log-in runs out
+# and the next handshake (the client restarted 3 s later) gets the PIN asked again, while the
+# server serves. The RSA run keeps the log-in (the default, -1): the PIN is asked once; its id
+# comes from the management client (pkcs11-id-management), which lists the ids first.
 for kind in ec rsa; do
-    if [ $kind = ec ]; then start 1 "$ID_EC"; else start 2 -; fi
+    if [ $kind = ec ]; then start 1 "$ID_EC" "pkcs11-pin-cache 2"; else start 2 -; fi
     wait_server_log "Initialization Sequence Completed" 15 || fail "$kind: the server does not start"
     client_start "$OVT_DIR" 1
     wait_tunnel 1
     assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 3 0.2 0 "client 1, $kind key on the token"
     grep -qx ">PASSWORD:Need '$LABEL token' password" "$ALOG" ||
         fail "$kind: the PIN was not asked as 2.6 asks: $(cat "$ALOG")"
-    count_lines "^>PASSWORD:Need" "$ALOG" 1 || fail "$kind: the PIN was asked more than once: $(cat "$ALOG")"
+    if [ $kind = ec ]; then
+        n=$(grep -c "^>PASSWORD:Need" "$ALOG")
+        sleep 3
+        client_restart 1
+        wait_tunnel 1
+        assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 2 0.2 0 "client 1 after the PIN cache ran out"
+        [ "$(grep -c "^>PASSWORD:Need" "$ALOG")" -gt "$n" ] ||
+            fail "pkcs11-pin-cache 2: the PIN was not asked again: $(cat "$ALOG")"
+    else
+        count_lines "^>PASSWORD:Need" "$ALOG" 1 || fail "$kind: the PIN was asked more than once: $(cat "$ALOG")"
+    fi
     if [ $kind = rsa ]; then
         grep -qx ">NEED-STR:Need 'pkcs11-id-request' string MSG:Please specify PKCS#11 id to use" "$ALOG" &&
             grep -qx ">PKCS11ID-COUNT:2" "$ALOG" &&

@@ -255,8 +255,8 @@ static void external_cert_comes_later(void **state)
 
 /* pkcs11-providers and pkcs11-id instead of cert and key (2.6 options.c
  * options_postprocess_verify_ce, in its words); the certificate comes from the token at start-up
- * (config_cert_set_external). ovpnd refuses a PIN cache that runs out, and pkcs11-id-management
- * without the management client to ask. */
+ * (config_cert_set_external). ovpnd refuses a PIN cache that runs out and pkcs11-id-management
+ * without the management client to ask (management-query-passwords). */
 static void pkcs11_instead_of_cert_and_key(void **state)
 {
 #define P11 "pkcs11-providers /usr/lib/a.so /usr/lib/b.so\n"
@@ -309,7 +309,12 @@ static void pkcs11_instead_of_cert_and_key(void **state)
                         "t.conf:6: pkcs11-id-management: needs management and "
                         "management-query-passwords");
     expect_error_prefix(NET "ca ca.crt\n" P11 ID "pkcs11-pin-cache 300\n",
-                        "t.conf:7: pkcs11-pin-cache: a PIN cache that runs out is not supported");
+                        "t.conf:7: pkcs11-pin-cache: a PIN cache that runs out needs "
+                        "management-query-passwords");
+    expect_ok(&cfg, NET "ca ca.crt\n" P11 ID "pkcs11-pin-cache 300\n" MGMT
+                        "management-query-passwords\n");
+    assert_int_equal(cfg.pkcs11.pin_cache_s, 300);
+    config_free(&cfg);
     expect_error_prefix(NET "ca ca.crt\n" P11 "pkcs11-private-mode zz\n",
                         "t.conf:6: pkcs11-private-mode: 'zz' is not a hexadecimal mask");
     /* without a provider, 2.6 warns and uses cert and key */
