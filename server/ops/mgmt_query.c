@@ -6,6 +6,7 @@
  * Facts and replies from openvpn 2.6 src/openvpn/manage.c (management_query_user_pass,
  * man_query_user_pass, management_query_cert, man_certificate, management_auth_failure) and
  * doc/management-notes.txt. Loop thread only. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,9 +205,17 @@ void mgmt_query_needstr_cmd(struct mgmt_client *c, const char *type, const char 
     mgmt_reply(c, "SUCCESS: '%s' needstr-string entered, but not yet verified", type);
 }
 
+#define TOKEN_BUSY "ERROR: the PKCS#11 token waits for its PIN: ask again once it is given"
+
 void mgmt_pkcs11_id_count_cmd(struct mgmt_client *c)
 {
-    mgmt_reply(c, ">PKCS11ID-COUNT:%d", pkcs11_id_count());
+    int n = pkcs11_id_count();
+
+    if (n < 0) {
+        mgmt_reply(c, TOKEN_BUSY);
+        return;
+    }
+    mgmt_reply(c, ">PKCS11ID-COUNT:%d", n);
 }
 
 void mgmt_pkcs11_id_get_cmd(struct mgmt_client *c, const char *index)
@@ -214,8 +223,12 @@ void mgmt_pkcs11_id_get_cmd(struct mgmt_client *c, const char *index)
     int i = atoi(index); /* (2.6's atoi: a word that is not a number is 0) */
     char *id = NULL, *b64 = NULL;
 
-    if (pkcs11_id_get(i, &id, &b64) == 0) {
+    int err = pkcs11_id_get(i, &id, &b64);
+
+    if (err == 0) {
         mgmt_reply(c, ">PKCS11ID-ENTRY:'%d', ID:'%s', BLOB:'%s'", i, id, b64);
+    } else if (err == -EBUSY) {
+        mgmt_reply(c, TOKEN_BUSY);
     } else {
         mgmt_reply(c, ">PKCS11ID-ENTRY:'%d'", i);
     }

@@ -27,6 +27,9 @@ struct pkcs11_key {
 };
 
 static bool is_started;
+/* a PIN is being asked: pkcs11-helper holds its (non-recursive) locks meanwhile, so listing the
+ * ids then would wait for the PIN, or, on the thread that asks, for itself */
+static _Atomic bool is_asking;
 static pkcs11_pin_fn pin_fn;
 static void *pin_ctx;
 
@@ -79,9 +82,12 @@ static PKCS11H_BOOL on_pin(void *global, void *user, const pkcs11h_token_id_t to
                 token->label);
         return FALSE;
     }
+    is_asking = true;
     if (!pin_fn(pin_ctx, token->label, retry, pin, pin_max)) {
+        is_asking = false;
         return FALSE;
     }
+    is_asking = false;
     return pin[0] != '\0'; /* 2.6: an empty PIN gives up */
 }
 
@@ -464,9 +470,13 @@ static pkcs11h_certificate_id_list_t id_list(void)
 
 int pkcs11_id_count(void)
 {
-    pkcs11h_certificate_id_list_t list = id_list();
+    pkcs11h_certificate_id_list_t list;
     int n = 0;
 
+    if (is_asking) {
+        return -EBUSY;
+    }
+    list = id_list();
     for (pkcs11h_certificate_id_list_t c = list; c; c = c->next) {
         n++;
     }
@@ -476,7 +486,7 @@ int pkcs11_id_count(void)
 
 int pkcs11_id_get(int index, char **id, char **b64)
 {
-    pkcs11h_certificate_id_list_t list = id_list(), c = list;
+    pkcs11h_certificate_id_list_t list, c;
     pkcs11h_certificate_t cert = NULL;
     uint8_t *der = NULL;
     size_t der_len = 0, len = 0, b64_len = 0;
@@ -484,6 +494,10 @@ int pkcs11_id_get(int index, char **id, char **b64)
     int err = -ENOENT;
 
     *id = *b64 = NULL;
+    if (is_asking) {
+        return -EBUSY;
+    }
+    list = c = id_list();
     for (int i = 0; c && i < index; i++) {
         c = c->next;
     }
