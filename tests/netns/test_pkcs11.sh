@@ -7,7 +7,8 @@
 #    ">PASSWORD:Need 'LABEL token' password"), answered by pk_signer.py; with
 #    pkcs11-id-management the id too (">NEED-STR", after pkcs11-id-count and pkcs11-id-get);
 #  - a stock client connects and pings, with an EC (P-256) key and with an RSA key;
-#  - pkcs11-pin-cache 2: the PIN is asked again at a handshake after the log-in ran out;
+#  - pkcs11-pin-cache 1: the PIN is asked again at a handshake after the log-in ran out;
+#  - SIGHUP (ovpnd: a reload) asks nothing again and keeps the client;
 #  - a wrong PIN: asked again, and no client gets through (2.6: the handshake fails; ovpnd: the
 #    server exits at start-up).
 set -euo pipefail
@@ -107,12 +108,12 @@ start() {
 }
 
 # Right PIN, EC key then RSA key: the PIN is asked (ovpnd: at start-up; 2.6: at the first
-# handshake), a client connects and pings. The EC run has pkcs11-pin-cache 2: the log-in runs out
-# and the next handshake (the client restarted 3 s later) gets the PIN asked again, while the
+# handshake), a client connects and pings. The EC run has pkcs11-pin-cache 1: the log-in runs out
+# and the next handshake (the client restarted 2 s later) gets the PIN asked again, while the
 # server serves. The RSA run keeps the log-in (the default, -1): the PIN is asked once; its id
 # comes from the management client (pkcs11-id-management), which lists the ids first.
 for kind in ec rsa; do
-    if [ $kind = ec ]; then start 1 "$ID_EC" "pkcs11-pin-cache 2"; else start 2 -; fi
+    if [ $kind = ec ]; then start 1 "$ID_EC" "pkcs11-pin-cache 1"; else start 2 -; fi
     wait_server_log "Initialization Sequence Completed" 15 || fail "$kind: the server does not start"
     client_start "$OVT_DIR" 1
     wait_tunnel 1
@@ -121,13 +122,20 @@ for kind in ec rsa; do
         fail "$kind: the PIN was not asked as 2.6 asks: $(cat "$ALOG")"
     if [ $kind = ec ]; then
         n=$(grep -c "^>PASSWORD:Need" "$ALOG")
-        sleep 3
+        sleep 2
         client_restart 1
         wait_tunnel 1
         assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 2 0.2 0 "client 1 after the PIN cache ran out"
         [ "$(grep -c "^>PASSWORD:Need" "$ALOG")" -gt "$n" ] ||
-            fail "pkcs11-pin-cache 2: the PIN was not asked again: $(cat "$ALOG")"
+            fail "pkcs11-pin-cache 1: the PIN was not asked again: $(cat "$ALOG")"
     else
+        if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+            # SIGHUP keeps the token open: nothing is asked again, the client stays
+            ovt_signal "$(server_process_pid)" HUP
+            wait_server_log "reload: (applied|no change)" 10 || fail "no reload after SIGHUP"
+            assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 2 0.2 0 "client 1 after SIGHUP"
+            count_lines "^>NEED-STR:" "$ALOG" 1 || fail "the id was asked again after SIGHUP"
+        fi
         count_lines "^>PASSWORD:Need" "$ALOG" 1 || fail "$kind: the PIN was asked more than once: $(cat "$ALOG")"
     fi
     if [ $kind = rsa ]; then
