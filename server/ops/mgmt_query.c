@@ -205,7 +205,8 @@ void mgmt_query_needstr_cmd(struct mgmt_client *c, const char *type, const char 
     mgmt_reply(c, "SUCCESS: '%s' needstr-string entered, but not yet verified", type);
 }
 
-#define TOKEN_BUSY "ERROR: the PKCS#11 token waits for its PIN: ask again once it is given"
+#define TOKEN_BUSY                                                                                 \
+    "ERROR: the PKCS#11 token is in use (a signature, or its PIN being asked): ask again later"
 
 void mgmt_pkcs11_id_count_cmd(struct mgmt_client *c)
 {

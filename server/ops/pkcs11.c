@@ -6,6 +6,7 @@
 #include "server/ops/pkcs11.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,11 @@ struct pkcs11_key {
 };
 
 static bool is_started;
-/* a PIN is being asked: pkcs11-helper holds its (non-recursive) locks meanwhile, so listing the
- * ids then would wait for the PIN, or, on the thread that asks, for itself */
-static _Atomic bool is_asking;
+/* Held around every use of the key (open, log-in, signature), PIN prompts included. pkcs11-helper
+ * holds its own (non-recursive) locks meanwhile, so listing the ids then would wait for the
+ * signature and its PIN, or, on the thread that asks for the PIN, for itself: the listing only
+ * tries it (pkcs11_id_count, pkcs11_id_get). */
+static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
 static pkcs11_pin_fn pin_fn;
 static void *pin_ctx;
 
@@ -82,12 +85,9 @@ static PKCS11H_BOOL on_pin(void *global, void *user, const pkcs11h_token_id_t to
                 token->label);
         return FALSE;
     }
-    is_asking = true;
     if (!pin_fn(pin_ctx, token->label, retry, pin, pin_max)) {
-        is_asking = false;
         return FALSE;
     }
-    is_asking = false;
     return pin[0] != '\0'; /* 2.6: an empty PIN gives up */
 }
 
@@ -243,15 +243,18 @@ int pkcs11_key_open(const char *id, struct pkcs11_key **key, uint8_t **der, size
                  pkcs11h_getMessage(rv), (unsigned long)rv);
         return -EINVAL;
     }
+    pthread_mutex_lock(&key_lock);
     rv = pkcs11h_certificate_create(cid, NULL, PKCS11H_PROMPT_MASK_ALLOW_ALL,
                                     PKCS11H_PIN_CACHE_INFINITE, &cert);
     pkcs11h_certificate_freeCertificateId(cid);
     if (rv != CKR_OK) {
+        pthread_mutex_unlock(&key_lock);
         snprintf(errbuf, errbuf_len, "PKCS#11: cannot get the certificate of pkcs11-id: %s (%lu)",
                  pkcs11h_getMessage(rv), (unsigned long)rv);
         return -ENOENT;
     }
     err = cert_der(cert, der, der_len, errbuf, errbuf_len);
+    pthread_mutex_unlock(&key_lock);
     k = err ? NULL : calloc(1, sizeof(*k));
     if (!k) {
         if (!err) {
@@ -270,8 +273,11 @@ int pkcs11_key_open(const char *id, struct pkcs11_key **key, uint8_t **der, size
 
 int pkcs11_key_login(struct pkcs11_key *key, char *errbuf, size_t errbuf_len)
 {
-    CK_RV rv = pkcs11h_certificate_ensureKeyAccess(key->cert);
+    CK_RV rv;
 
+    pthread_mutex_lock(&key_lock);
+    rv = pkcs11h_certificate_ensureKeyAccess(key->cert);
+    pthread_mutex_unlock(&key_lock);
     if (rv == CKR_OK) {
         return 0;
     }
@@ -318,10 +324,13 @@ int pkcs11_key_sign(struct pkcs11_key *key, bool is_ec, const uint8_t *in, size_
 {
     uint8_t raw[1024];
     size_t len = sizeof(raw);
-    CK_RV rv = pkcs11h_certificate_signAny(key->cert, is_ec ? CKM_ECDSA : CKM_RSA_PKCS, in, in_len,
-                                           raw, &len);
+    CK_RV rv;
     int err;
 
+    pthread_mutex_lock(&key_lock);
+    rv = pkcs11h_certificate_signAny(key->cert, is_ec ? CKM_ECDSA : CKM_RSA_PKCS, in, in_len, raw,
+                                     &len);
+    pthread_mutex_unlock(&key_lock);
     if (rv != CKR_OK) {
         rv_error(rv, errbuf, errbuf_len, "the token did not sign");
         return rv == CKR_USER_NOT_LOGGED_IN || rv == CKR_PIN_INCORRECT ? -EACCES : -EIO;
@@ -473,7 +482,7 @@ int pkcs11_id_count(void)
     pkcs11h_certificate_id_list_t list;
     int n = 0;
 
-    if (is_asking) {
+    if (pthread_mutex_trylock(&key_lock) != 0) {
         return -EBUSY;
     }
     list = id_list();
@@ -481,6 +490,7 @@ int pkcs11_id_count(void)
         n++;
     }
     pkcs11h_certificate_freeCertificateIdList(list);
+    pthread_mutex_unlock(&key_lock);
     return n;
 }
 
@@ -494,7 +504,7 @@ int pkcs11_id_get(int index, char **id, char **b64)
     int err = -ENOENT;
 
     *id = *b64 = NULL;
-    if (is_asking) {
+    if (pthread_mutex_trylock(&key_lock) != 0) {
         return -EBUSY;
     }
     list = c = id_list();
@@ -530,5 +540,6 @@ out:
         pkcs11h_certificate_freeCertificate(cert);
     }
     pkcs11h_certificate_freeCertificateIdList(list);
+    pthread_mutex_unlock(&key_lock);
     return err;
 }

@@ -84,14 +84,15 @@ int pkcs11_show_ids(const char *provider, bool cert_private, FILE *out, char *er
                     size_t errbuf_len);
 
 /* pkcs11-id-count (2.6 pkcs11_management_id_count): how many certificates the loaded
- * providers' tokens show without a log-in (0 when not started), or -EBUSY while a PIN is being
- * asked (pkcs11-helper's locks are held until it comes). Any thread. */
+ * providers' tokens show without a log-in (0 when not started), or -EBUSY while the key is in
+ * use (a signature, the log-in, a PIN being asked: pkcs11-helper's locks are held until they
+ * end). Never waits. Any thread. */
 int pkcs11_id_count(void);
 
 /* pkcs11-id-get INDEX (2.6 pkcs11_management_id_get): the serialized id of the certificate at
  * index (in pkcs11_id_count's order) into *id and its DER in base64 into *b64 (both malloc'd,
- * the caller frees). 0, or -ENOENT (no such index, or not started), -EBUSY (a PIN is being
- * asked), -ENOMEM, -EIO. Any thread. */
+ * the caller frees). 0, or -ENOENT (no such index, or not started), -EBUSY (the key is in use,
+ * as above), -ENOMEM, -EIO. Never waits. Any thread. */
 int pkcs11_id_get(int index, char **id, char **b64);
 
 /* Read a PIN from the terminal without echo, after prompt (2.6's console prompt). false when
