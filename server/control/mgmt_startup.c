@@ -1,4 +1,5 @@
-/* server/control/mgmt_startup.c: management-query-passwords and management-external-cert. Before
+/* server/control/mgmt_startup.c: management-query-passwords and management-external-cert (and
+ * the PKCS#11 token's id and PIN). Before
  * the TLS configuration is built, start-up asks the management client for what the config
  * lacks and waits for the answers, running the acceptor's loop (where the management interface
  * lives) on the main thread; nothing else is on that loop yet.
@@ -15,6 +16,12 @@
  * it too ("Cannot load inline certificate file"). ovpnd does the same at this point of its own
  * start-up, where the TUN device and the UDP socket are set up already; no packet is read
  * before the answers came.
+ *
+ * With pkcs11-providers the token is opened here too (pk_token.c), after the key password: the
+ * id (pkcs11-id-management, ">NEED-STR:Need 'pkcs11-id-request' string") and the token's PIN
+ * (">PASSWORD:Need 'LABEL token' password", asked again after a wrong one, three times in all)
+ * come from the management client with management-query-passwords, else the PIN from the
+ * terminal. 2.6 asks for the PIN at the first handshake instead (its PKCS#11 log-in is lazy).
  *
  * A reload (SIGHUP) asks nothing: 2.6 restarts, asks for the certificate again and decrypts the
  * key with the password it keeps in memory (unless auth-nocache); ovpnd keeps no password. Its
