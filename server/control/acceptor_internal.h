@@ -800,15 +800,17 @@ void acc_mgmt_started(struct acceptor *a);
 
 /* mgmt_startup.c: what start-up waits for on the management interface */
 
-/* Whether cfg needs an answer from the management client before the TLS configuration can be
- * built: the password of an encrypted key (management-query-passwords) or the certificate
- * (management-external-cert). */
+/* Whether cfg needs something at start-up before the TLS configuration can be built: the
+ * password of an encrypted key (management-query-passwords), the certificate
+ * (management-external-cert), or the PKCS#11 token opened (pkcs11-providers: its id and PIN). */
 bool acc_mgmt_startup_pending(const struct config *cfg);
 
 /* Ask the management client for what a->cfg lacks and wait for the answers, running a's loop
  * on the calling (main) thread, before the TLS configuration is built (acceptor_new, after
  * acc_mgmt_init): management-hold first (2.6 holds before it asks), then the certificate, then
- * the key's password; each wait is logged and lasts until answered, or until SIGINT / SIGTERM.
+ * the key's password, then the PKCS#11 token (acc_pk_token_start; its PIN at the terminal when
+ * there is no management-query-passwords); each wait is logged and lasts until answered, or
+ * until SIGINT / SIGTERM.
  * Puts the answers into a->cfg (config_cert_set_external, config_key_unlock). 0; -EACCES for a
  * wrong password (">PASSWORD:Verification Failed" told), -EINVAL for a certificate that does
  * not read, -EINTR for a signal, each with the reason in errbuf (errbuf_len bytes). */
