@@ -8,6 +8,7 @@ pkgs=(
     build-essential cmake pkg-config
     libmbedtls-dev libuv1-dev libbpf-dev liblz4-dev liblzo2-dev uthash-dev libpam0g-dev libssl-dev
     libmicrohttpd-dev libsystemd-dev # the metrics endpoint, sd_notify
+    libpkcs11-helper1-dev # pkcs11-providers: the server key on a PKCS#11 token
     libcrypt-dev # the sanitizer build preloads it (see CMakeLists.txt)
     # unit tests and formatting
     libcmocka-dev clang-format-16
@@ -15,6 +16,7 @@ pkgs=(
     openvpn openssl iproute2 iputils-ping iperf3 python3 tcpdump util-linux procps coreutils
     passwd libpam-modules # the PAM tests make a user and a PAM service (pam_unix, pam_exec)
     easy-rsa # docs/pki.md and tests/netns/test_easyrsa.sh
+    softhsm2 opensc # tests/netns/test_pkcs11.sh: a software token, and pkcs11-tool to put a certificate on it
     # packaging: the man page ovpnd(8) (docs/ovpnd.8.scd) and `cpack -G DEB`
     scdoc dpkg-dev
     # test_metrics: a real Prometheus scrapes ovpnd and promtool checks the text (on a machine

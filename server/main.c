@@ -15,6 +15,7 @@
 #include "server/config/profile.h"
 #include "server/control/acceptor.h"
 #include "server/log/log.h"
+#include "server/ops/pkcs11.h"
 #include "server/server.h"
 
 static void usage(FILE *f)
@@ -25,6 +26,7 @@ static void usage(FILE *f)
                "[METADATA]\n"
                "       ovpnd profile --config FILE --remote HOST [PORT] [--cert FILE --key FILE] "
                "[--out FILE]\n"
+               "       ovpnd --show-pkcs11-ids PROVIDER [CERT-PRIVATE]\n"
                "       ovpnd --version\n"
                "\n"
                "Runs an OpenVPN-protocol server from an OpenVPN 2.6 style server config FILE.\n"
@@ -38,8 +40,38 @@ static void usage(FILE *f)
                "                  --tls-crypt-v2 server key; METADATA: base64 user data, else\n"
                "                  the creation time) or auth-token; the old form\n"
                "                  --genkey --secret FILE writes a static key (deprecated)\n"
+               "  --show-pkcs11-ids PROVIDER [CERT-PRIVATE]  list the certificates on the\n"
+               "                  PKCS#11 tokens of the provider library, with the id that\n"
+               "                  pkcs11-id takes (CERT-PRIVATE 1: log in first, PIN asked)\n"
                "  profile ...     write an inline client profile (.ovpn) for this server:\n"
                "                  'ovpnd profile --help' lists its options\n");
+}
+
+/* `--show-pkcs11-ids PROVIDER [CERT-PRIVATE]` (2.6 options.c: the provider is required in a
+ * build without a default one, as Debian's; CERT-PRIVATE a number, not 0: log in first). */
+static int show_pkcs11_ids(int argc, char **argv)
+{
+    char errbuf[512] = "";
+    char *end = NULL;
+    long cert_private = 0;
+
+    if (argc < 1 || argc > 2 || strncmp(argv[0], "--", 2) == 0) {
+        fprintf(stderr, "ovpnd: --show-pkcs11-ids requires a provider parameter\n");
+        return 2;
+    }
+    if (argc == 2) {
+        cert_private = strtol(argv[1], &end, 10);
+        if (*end != '\0') {
+            fprintf(stderr, "ovpnd: --show-pkcs11-ids: '%s' is not a number (CERT-PRIVATE)\n",
+                    argv[1]);
+            return 2;
+        }
+    }
+    if (pkcs11_show_ids(argv[0], cert_private != 0, stdout, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ovpnd: --show-pkcs11-ids: %s\n", errbuf);
+        return 1;
+    }
+    return 0;
 }
 
 static int open_log(const struct config *cfg)
@@ -257,6 +289,11 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--genkey") == 0) {
             return genkey(argc, argv, i);
+        }
+    }
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--show-pkcs11-ids") == 0) {
+            return show_pkcs11_ids(argc - i - 1, argv + i + 1);
         }
     }
     for (int i = 1; i < argc; i++) {

@@ -656,6 +656,7 @@ void config_init(struct config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->net.port = 1194;
+    cfg->pkcs11.pin_cache_s = -1; /* 2.6 options.c: the PIN is kept for good */
     cfg->net.tcp_queue_limit = CONFIG_TCP_QUEUE_LIMIT;
     cfg->net.proto = CONFIG_PROTO_UDP;
     cfg->net.topology = CONFIG_TOPOLOGY_NET30; /* openvpn 2.6's default (2.7: subnet) */
@@ -829,6 +830,10 @@ void config_free(struct config *cfg)
         mbedtls_platform_zeroize(cfg->mgmt.password, strlen(cfg->mgmt.password));
         free(cfg->mgmt.password);
     }
+    for (size_t i = 0; i < cfg->pkcs11.n_providers; i++) {
+        free(cfg->pkcs11.providers[i]);
+    }
+    free(cfg->pkcs11.id);
     config_cert_clear(&cfg->cert);
     config_blob_clear(&cfg->tls.ca);
     free(cfg->tls.peer_fingerprints);

@@ -440,6 +440,20 @@ struct config_mgmt {
     char *external_cert;
 };
 
+/* The server's certificate and key on a PKCS#11 token (server/ops/pkcs11.h), instead of cert and
+ * key: pkcs11-providers and the per-provider lists beside it (2.6 options.c, MAX_PARMS). */
+#define CONFIG_PKCS11_MAX 15
+struct config_pkcs11 {
+    char *providers[CONFIG_PKCS11_MAX];       /* pkcs11-providers: the provider libraries */
+    size_t n_providers;                       /* 0: no token */
+    bool protected_auth[CONFIG_PKCS11_MAX];   /* pkcs11-protected-authentication, by provider */
+    unsigned private_mode[CONFIG_PKCS11_MAX]; /* pkcs11-private-mode (hex), by provider */
+    bool cert_private[CONFIG_PKCS11_MAX];     /* pkcs11-cert-private, by provider */
+    int pin_cache_s;    /* pkcs11-pin-cache: seconds a log-in lasts; -1 (default): for good */
+    char *id;           /* pkcs11-id: the certificate's serialized id */
+    bool id_management; /* pkcs11-id-management: the id comes from the management client */
+};
+
 /* ovpnd's own Prometheus endpoint (server/ops/metrics.h); openvpn 2.6 has no such directive. */
 struct config_metrics {
     char *host;      /* `metrics HOST PORT`: the address the HTTP endpoint binds; NULL: none */
@@ -463,6 +477,7 @@ struct config {
     struct config_proc proc;
     struct config_status status;
     struct config_mgmt mgmt;
+    struct config_pkcs11 pkcs11;
     struct config_metrics metrics;
 
     /* Warnings collected while parsing ("FILE:LINE: directive: text"), for the caller to log. */
@@ -516,9 +531,10 @@ int config_parse_string_in(struct config *cfg, const char *name, const char *tex
 int config_key_unlock(struct config *cfg, const char *password, char *errbuf, size_t errbuf_len);
 
 /* management-external-cert: pem (the PEM text the management client gave, NUL-terminated,
- * borrowed) becomes cfg's certificate, with extra-certs appended as for `cert`. It must hold a
- * certificate with an RSA or EC key (management-external-key signs with it). Returns 0, -EINVAL
- * (not a certificate; errbuf says why) or -ENOMEM. The same threads as config_key_unlock. */
+ * borrowed; or with pkcs11-providers, the token's certificate) becomes cfg's certificate, with
+ * extra-certs appended as for `cert`. It must hold a certificate with an RSA or EC key
+ * (management-external-key signs with it). Returns 0, -EINVAL (not a certificate; errbuf says why)
+ * or -ENOMEM. The same threads as config_key_unlock. */
 int config_cert_set_external(struct config *cfg, const char *pem, char *errbuf, size_t errbuf_len);
 
 /* Release everything cfg owns, wiping key material, and zero the struct. The storage itself

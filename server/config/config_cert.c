@@ -558,7 +558,9 @@ int config_cert_set_external(struct config *cfg, const char *pem, char *errbuf, 
     blob.len = len + (extra->data ? 1 + extra->len : 0);
     blob.data = malloc(blob.len + 1);
     if (blob.data == NULL ||
-        asprintf(&blob.origin, "management-external-cert %s", cfg->mgmt.external_cert) < 0) {
+        (cfg->mgmt.external_cert
+             ? asprintf(&blob.origin, "management-external-cert %s", cfg->mgmt.external_cert)
+             : asprintf(&blob.origin, "the certificate of pkcs11-id")) < 0) {
         blob.origin = NULL;
         config_blob_clear(&blob);
         snprintf(errbuf, errbuf_len, "out of memory");

@@ -272,7 +272,7 @@ static int check_certs(struct config_parser *ps)
                           "are left out",
                           cfg->tls.ca.origin, rc);
     }
-    if (cfg->mgmt.external_cert) {
+    if (cfg->mgmt.external_cert || cfg->pkcs11.n_providers > 0) {
         goto out; /* the certificate comes at start-up (config_cert_set_external checks it) */
     }
     rc = mbedtls_x509_crt_parse(&cert, (const unsigned char *)cfg->tls.cert.data,
@@ -386,6 +386,7 @@ static int check_files(struct config_parser *ps)
                                "key and management-external-key cannot be used together");
     }
     err = err ? err : check_external_cert(ps);
+    err = err ? err : config_check_pkcs11(ps);
     /* every file missing or unreadable is named in one run; the checks that need them all
      * (certificates against each other) only when all were read */
     bool is_ready = err == 0; /* (pkcs12 and external-cert problems come first) */
@@ -395,6 +396,9 @@ static int check_files(struct config_parser *ps)
 
         if (i == 1 && cfg->mgmt.external_cert) {
             continue; /* asked from the management client at start-up */
+        }
+        if (i > 0 && cfg->pkcs11.n_providers > 0) {
+            break; /* on the token, opened at start-up */
         }
         if (i == 2 && cfg->mgmt.external_key) {
             break; /* the management client signs */

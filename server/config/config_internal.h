@@ -95,6 +95,8 @@ struct config_parser {
     bool is_dev_type_tap;
     struct config_where seen_server_bridge, seen_lladdr, seen_vlan_tagging, seen_vlan_accept,
         seen_vlan_pvid;
+    struct config_where seen_pkcs11_providers, seen_pkcs11_id, seen_pkcs11_pin_cache,
+        seen_pkcs11_id_management; /* config_pkcs11.c */
 };
 
 #define TUN_MTU_MIN 100 /* openvpn mtu.h */
@@ -420,6 +422,17 @@ int config_h_management_client_group(struct config_parser *ps, int argc, char **
 int config_h_management_log_cache(struct config_parser *ps, int argc, char **argv);
 int config_h_management_external_key(struct config_parser *ps, int argc, char **argv);
 int config_h_management_external_cert(struct config_parser *ps, int argc, char **argv);
+
+/* config_pkcs11.c: pkcs11-providers, pkcs11-id and the others (2.6 options.c) */
+int config_h_pkcs11_providers(struct config_parser *ps, int argc, char **argv);
+int config_h_pkcs11_list(struct config_parser *ps, int argc, char **argv);
+int config_h_pkcs11_pin_cache(struct config_parser *ps, int argc, char **argv);
+int config_h_pkcs11_id(struct config_parser *ps, int argc, char **argv);
+int config_h_pkcs11_id_management(struct config_parser *ps, int argc, char **argv);
+
+/* After the last line: what 2.6 checks of the pkcs11-* directives, and what ovpnd cannot do
+ * with them (options.c options_postprocess_verify_ce). 0 or -EINVAL with the errors reported. */
+int config_check_pkcs11(struct config_parser *ps);
 int config_h_management_flag(struct config_parser *ps, int argc, char **argv);
 /* After the last line: management-* modifiers need `management`, client user/group a unix
  * socket; a TCP listener without a password file is warned about. 0 or -EINVAL. */

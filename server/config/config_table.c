@@ -36,10 +36,6 @@
     {                                                                                              \
         n, 0, CONFIG_MAX_ARGS - 1, CONFIG_KIND_IGNORE, G | CONFIG_F_CLIENT_OPTION, NULL, note      \
     }
-#define PKCS11_WHY                                                                                 \
-    "a server key on a PKCS#11 token is not supported (the TLS library of ovpnd, Mbed TLS 2.28, "  \
-    "has no PKCS#11 support): use cert/key files or pkcs12"
-
 #define REFUSED(n, why)                                                                            \
     {                                                                                              \
         n, 0, 0, CONFIG_KIND_REFUSED, G, NULL, why                                                 \
@@ -234,13 +230,13 @@ static const struct config_directive directives[] = {
     SET("ping-exit", 1, 1, 0, config_h_ping_exit),
     SET("ping-restart", 1, 1, 0, config_h_ping_restart),
     IGNORE("ping-timer-rem", 0, 0, P2P_ONLY),
-    REFUSED("pkcs11-cert-private", PKCS11_WHY),
-    REFUSED("pkcs11-id", PKCS11_WHY),
-    REFUSED("pkcs11-id-management", PKCS11_WHY),
-    REFUSED("pkcs11-pin-cache", PKCS11_WHY),
-    REFUSED("pkcs11-private-mode", PKCS11_WHY),
-    REFUSED("pkcs11-protected-authentication", PKCS11_WHY),
-    REFUSED("pkcs11-providers", PKCS11_WHY),
+    SET("pkcs11-cert-private", 0, CONFIG_MAX_ARGS - 1, 0, config_h_pkcs11_list),
+    SET("pkcs11-id", 1, 1, 0, config_h_pkcs11_id),
+    SET("pkcs11-id-management", 0, 0, 0, config_h_pkcs11_id_management),
+    SET("pkcs11-pin-cache", 1, 1, 0, config_h_pkcs11_pin_cache),
+    SET("pkcs11-private-mode", 1, CONFIG_MAX_ARGS - 1, 0, config_h_pkcs11_list),
+    SET("pkcs11-protected-authentication", 0, CONFIG_MAX_ARGS - 1, 0, config_h_pkcs11_list),
+    SET("pkcs11-providers", 1, CONFIG_MAX_ARGS - 1, 0, config_h_pkcs11_providers),
     SET("pkcs12", 1, 1, I, config_h_pkcs12),
     SET("plugin", 1, CONFIG_MAX_ARGS - 1, 0, config_h_plugin),
     SET("port", 1, 1, 0, config_h_port),

@@ -709,6 +709,11 @@ int profile_main(int argc, char **argv)
     text_add(&t, "nobind\npersist-tun\n");
     if (has_eku) {
         text_add(&t, "remote-cert-tls server\n");
+    } else if (cfg.pkcs11.n_providers > 0) {
+        /* (opening the token would ask for its PIN) */
+        fprintf(stderr, "ovpnd profile: warning: the server certificate is on the PKCS#11 token "
+                        "and is not read here: the profile has no `remote-cert-tls server` and "
+                        "no `verify-x509-name`; add them if the certificate allows\n");
     } else {
         fprintf(stderr, "ovpnd profile: warning: the server certificate has no serverAuth "
                         "extended key usage, so the profile has no `remote-cert-tls server`\n");

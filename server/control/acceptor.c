@@ -214,6 +214,7 @@ static void on_tick(uv_timer_t *t)
     acc_blocks_tick(a, now);
     acc_admission_tick(a, now);
     acc_pk_sign_tick(a, now);
+    acc_pk_token_tick(a);
     acc_notify_tick(a, now);
 }
 
@@ -625,7 +626,12 @@ int acceptor_test_config(struct config *cfg, char *errbuf, size_t errbuf_len)
                                  err, cfg->proc.chroot_dir == NULL);
         }
     }
-    if (acc_mgmt_startup_pending(cfg)) {
+    if (cfg->pkcs11.n_providers > 0) {
+        /* the token is opened at start-up, where its PIN is asked */
+        log_msg(LOG_INFO, "the certificate and key on the PKCS#11 token (pkcs11-providers, "
+                          "pkcs11-id): not checked at --test-config");
+        err = 0;
+    } else if (acc_mgmt_startup_pending(cfg)) {
         /* no management client to ask here: what it would give is checked when it gives it */
         log_msg(LOG_INFO, "%s%s%s: not checked (no management client to ask at --test-config)",
                 cfg->mgmt.external_cert ? "the certificate (management-external-cert)" : "",
@@ -849,6 +855,7 @@ static void release(struct acceptor *a)
     acc_reload_free(a);
     acc_status_job_free(a);
     acc_pk_sign_free(a);
+    acc_pk_token_free(a);
     acc_mgmt_startup_free(a);
     auth_token_ctx_wipe(&a->checks.token);
     if (a->crypto.has_tls_conf_lock) {

@@ -41,6 +41,7 @@
 #include "server/thread/peer_slot.h"
 #include "server/hooks/script.h"
 #include "server/hooks/auth_token.h"
+#include "server/ops/pkcs11.h"
 
 #define ACCEPTOR_TICK_MS 200
 #define IPV4_UDP_HDR 28
@@ -335,6 +336,30 @@ struct acc_pk_sign {
     uint64_t sent_ms;
 };
 
+/* pkcs11-providers (pk_token.c): the server key on a PKCS#11 token. Its signatures are made on
+ * a thread of their own, one at a time in order, so that a slow token holds neither the
+ * acceptor nor a TLS thread: a handshake waits for its signature as for management-external-key
+ * (proto/pk_external.h). */
+struct acc_token_job; /* pk_token.c: one signature asked of the token */
+struct acc_pk_token {
+    struct acceptor *a;     /* the acceptor this is part of */
+    struct pkcs11_key *key; /* NULL: no token */
+    bool is_ec;             /* the certificate's key is EC (else RSA) */
+    char *cert_pem;         /* the certificate read from the token at start-up, for reloads */
+    pthread_t thread;
+    bool has_thread;
+    pthread_mutex_t lock; /* guards the queue and is_stopping */
+    pthread_cond_t cond;
+    struct acc_token_job *head, *tail; /* waiting for the token thread, oldest first */
+    bool is_stopping;
+    /* pkcs11-pin-cache N: the log-in ran out and the token thread waits (on cond) for the PIN
+     * the management client gives (under lock: pin_type, pin, is_pin_given) */
+    char pin_type[300]; /* "LABEL token" */
+    char *pin;          /* the answer (NULL: none will come) */
+    bool is_pin_given;
+    bool is_pin_asked; /* acceptor thread: the request is out on the management interface */
+};
+
 /* What start-up got from the management client (mgmt_startup.c), for the reloads after it. */
 struct acc_mgmt_startup {
     bool is_waiting;         /* start-up runs the loop for an answer: `hold release` only ends
@@ -390,6 +415,7 @@ struct acceptor {
     size_t n_cleanups;
     struct mgmt *mgmt; /* the management interface (mgmt_ctl.c), NULL without `management` */
     struct acc_pk_sign pk_sign;           /* management-external-key (pk_sign.c) */
+    struct acc_pk_token pk_token;         /* pkcs11-providers (pk_token.c) */
     struct acc_mgmt_startup mgmt_startup; /* management-query-passwords / -external-cert */
     struct script_env updown_env;         /* management-up-down: the UP/DOWN environment */
     struct metrics *metrics;   /* the Prometheus endpoint (metrics_ctl.c), NULL without one */
@@ -718,6 +744,47 @@ void acc_pk_sign_tick(struct acceptor *a, uint64_t now_ms);
 /* Free the queue (acceptor_free). */
 void acc_pk_sign_free(struct acceptor *a);
 
+/* The key state of session cid whose handshake waits for a signature (key KID kid), with its
+ * session in *cs; NULL when it ended or no longer waits. */
+struct key_state *acc_pk_sign_find(struct acceptor *a, unsigned long cid, unsigned kid,
+                                   struct ctl_session **cs);
+
+/* ks's signature will not come (why: for the log, naming where it was asked): its next step
+ * fails the handshake. */
+void acc_pk_sign_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why);
+
+/* pk_token.c: pkcs11-providers */
+
+/* Open the token at start-up: load the providers, find pkcs11-id's certificate (with
+ * pkcs11-id-management the id id_fn(ctx) gives: malloc'd, NULL when none came) (it becomes
+ * a->cfg's, config_cert_set_external), log in (the PIN from pin_fn(ctx), see
+ * server/ops/pkcs11.h), start the signing thread. 0, -EACCES (no PIN or a wrong one), -EINVAL,
+ * -ENOENT, -EIO, -ENOMEM with the reason in errbuf. Main thread, in acceptor_new. */
+int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(void *ctx),
+                       void *ctx, char *errbuf, size_t errbuf_len);
+
+/* Whether handshakes sign on the token (the config in force names one and it is open). */
+bool acc_pk_token_is_on(const struct acceptor *a);
+
+/* ks's handshake step returned -PE_WANT_SIGN with the token: its request goes to the token
+ * thread (once); the answer steps the handshake again (or fails it). Acceptor thread. */
+void acc_pk_token_wanted(struct acceptor *a, struct ctl_session *cs, struct key_state *ks);
+
+/* At the tick: the management client's answer to a PIN the token thread waits for
+ * (pkcs11-pin-cache), handed over. O(1). */
+void acc_pk_token_tick(struct acceptor *a);
+
+/* A reload's config next with pkcs11-providers: its certificate is the one start-up read, when
+ * it names the same providers, properties and id; otherwise the reload is refused (the token
+ * is opened at start-up only). 0, -EINVAL or -ENOMEM with the reason in errbuf. Acceptor thread.
+ */
+int acc_pk_token_reload(struct acceptor *a, struct config *next, char *errbuf, size_t errbuf_len);
+
+/* Stop the signing thread (a signature under way is waited for), drop the waiting requests,
+ * close the token (release). */
+void acc_pk_token_free(struct acceptor *a);
+
 /* mgmt_ctl.c: the management interface on the acceptor's loop */
 
 /* The session with CID cid that is not closing, or NULL (acc_find_cid). */
@@ -733,15 +800,17 @@ void acc_mgmt_started(struct acceptor *a);
 
 /* mgmt_startup.c: what start-up waits for on the management interface */
 
-/* Whether cfg needs an answer from the management client before the TLS configuration can be
- * built: the password of an encrypted key (management-query-passwords) or the certificate
- * (management-external-cert). */
+/* Whether cfg needs something at start-up before the TLS configuration can be built: the
+ * password of an encrypted key (management-query-passwords), the certificate
+ * (management-external-cert), or the PKCS#11 token opened (pkcs11-providers: its id and PIN). */
 bool acc_mgmt_startup_pending(const struct config *cfg);
 
 /* Ask the management client for what a->cfg lacks and wait for the answers, running a's loop
  * on the calling (main) thread, before the TLS configuration is built (acceptor_new, after
  * acc_mgmt_init): management-hold first (2.6 holds before it asks), then the certificate, then
- * the key's password; each wait is logged and lasts until answered, or until SIGINT / SIGTERM.
+ * the key's password, then the PKCS#11 token (acc_pk_token_start; its PIN at the terminal when
+ * there is no management-query-passwords); each wait is logged and lasts until answered, or
+ * until SIGINT / SIGTERM.
  * Puts the answers into a->cfg (config_cert_set_external, config_key_unlock). 0; -EACCES for a
  * wrong password (">PASSWORD:Verification Failed" told), -EINVAL for a certificate that does
  * not read, -EINTR for a signal, each with the reason in errbuf (errbuf_len bytes). */

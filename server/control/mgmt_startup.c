@@ -1,4 +1,5 @@
-/* server/control/mgmt_startup.c: management-query-passwords and management-external-cert. Before
+/* server/control/mgmt_startup.c: management-query-passwords and management-external-cert (and
+ * the PKCS#11 token's id and PIN). Before
  * the TLS configuration is built, start-up asks the management client for what the config
  * lacks and waits for the answers, running the acceptor's loop (where the management interface
  * lives) on the main thread; nothing else is on that loop yet.
@@ -15,6 +16,12 @@
  * it too ("Cannot load inline certificate file"). ovpnd does the same at this point of its own
  * start-up, where the TUN device and the UDP socket are set up already; no packet is read
  * before the answers came.
+ *
+ * With pkcs11-providers the token is opened here too (pk_token.c), after the key password: the
+ * id (pkcs11-id-management, ">NEED-STR:Need 'pkcs11-id-request' string") and the token's PIN
+ * (">PASSWORD:Need 'LABEL token' password", asked again after a wrong one, three times in all)
+ * come from the management client with management-query-passwords, else the PIN from the
+ * terminal. 2.6 asks for the PIN at the first handshake instead (its PKCS#11 log-in is lazy).
  *
  * A reload (SIGHUP) asks nothing: 2.6 restarts, asks for the certificate again and decrypts the
  * key with the password it keeps in memory (unless auth-nocache); ovpnd keeps no password. Its
@@ -208,9 +215,90 @@ static int get_key_password(struct acceptor *a, char *errbuf, size_t errbuf_len)
     return 0;
 }
 
+/* pkcs11-providers with management-query-passwords: the token's PIN, as 2.6 asks for it
+ * (pkcs11.c _pkcs11_openvpn_pin_prompt: ">PASSWORD:Need 'LABEL token' password"); pkcs11-helper
+ * asks again after a wrong one, up to three times. */
+static bool ask_pin_mgmt(void *ctx, const char *label, unsigned retry, char *pin, size_t pin_cap)
+{
+    struct acceptor *a = ctx;
+    char type[300];
+    char *pw = NULL;
+
+    snprintf(type, sizeof(type), "%s token", label);
+    log_msg(LOG_INFO,
+            "Need password(s) from management interface, waiting... (management-query-passwords: "
+            "the PIN of the PKCS#11 token '%s'%s, >PASSWORD:Need '%s' password)",
+            label, retry ? ", again after a wrong one" : "", type);
+    mgmt_query_start(a->mgmt, MGMT_QUERY_PASSWORD, type);
+    if (wait_for(a, &pw,
+                 "the management client: the PIN of the PKCS#11 token "
+                 "(management-query-passwords)") != 0) {
+        return false;
+    }
+    snprintf(pin, pin_cap, "%s", pw);
+    mbedtls_platform_zeroize(pw, strlen(pw));
+    free(pw);
+    return true;
+}
+
+/* Without management-query-passwords: at the terminal, as 2.6's console prompt. */
+static bool ask_pin_tty(void *ctx, const char *label, unsigned retry, char *pin, size_t pin_cap)
+{
+    char prompt[300];
+
+    (void)ctx;
+    (void)retry;
+    snprintf(prompt, sizeof(prompt), "Enter %s token Password: ", label);
+    if (pkcs11_pin_from_tty(prompt, pin, pin_cap)) {
+        return true;
+    }
+    log_msg(LOG_ERR,
+            "PKCS#11: the PIN of token '%s' is needed and there is no terminal to ask "
+            "it on: add management-query-passwords (and a management client to answer)",
+            label);
+    return false;
+}
+
+/* pkcs11-id-management: the id, as 2.6 asks for it (pkcs11.c tls_ctx_use_pkcs11,
+ * ">NEED-STR:Need 'pkcs11-id-request' string MSG:..."); meanwhile the management client may
+ * list the ids with pkcs11-id-count and pkcs11-id-get. */
+static char *ask_id_mgmt(void *ctx)
+{
+    struct acceptor *a = ctx;
+    char *id = NULL;
+
+    log_msg(LOG_INFO, "Need information from management interface, waiting... "
+                      "(pkcs11-id-management: the PKCS#11 id, >NEED-STR:Need 'pkcs11-id-request' "
+                      "string)");
+    mgmt_query_start_str(a->mgmt, "pkcs11-id-request", "Please specify PKCS#11 id to use");
+    if (wait_for(a, &id, "the management client: the PKCS#11 id (pkcs11-id-management)") != 0) {
+        return NULL;
+    }
+    return id;
+}
+
+/* pkcs11-providers: open the token, its PIN from the management client or the terminal. */
+static int start_token(struct acceptor *a, char *errbuf, size_t errbuf_len)
+{
+    bool is_mgmt = a->mgmt && a->cfg->mgmt.query_passwords;
+    int err = acc_pk_token_start(a, is_mgmt ? ask_pin_mgmt : ask_pin_tty,
+                                 is_mgmt ? ask_id_mgmt : NULL, a, errbuf, errbuf_len);
+
+    if (err && a->mgmt_startup.signum) {
+        return -EINTR; /* the wait for the PIN ended by a signal */
+    }
+    if (err == -EACCES) {
+        log_msg(LOG_ERR, "%s", errbuf);
+        snprintf(errbuf, errbuf_len,
+                 "PKCS#11: the token refused the PIN (or none was given): cannot use pkcs11-id");
+    }
+    return err;
+}
+
 bool acc_mgmt_startup_pending(const struct config *cfg)
 {
-    return cfg->tls.is_key_locked || (cfg->mgmt.external_cert && !cfg->tls.cert.data);
+    return cfg->tls.is_key_locked || (cfg->mgmt.external_cert && !cfg->tls.cert.data) ||
+           cfg->pkcs11.n_providers > 0;
 }
 
 int acc_mgmt_startup(struct acceptor *a, char *errbuf, size_t errbuf_len)
@@ -218,8 +306,13 @@ int acc_mgmt_startup(struct acceptor *a, char *errbuf, size_t errbuf_len)
     struct acc_mgmt_startup *ms = &a->mgmt_startup;
     int err;
 
-    if (!acc_mgmt_startup_pending(a->cfg) || !a->mgmt) {
-        return 0; /* (config_check_mgmt: neither comes without `management`) */
+    if (!acc_mgmt_startup_pending(a->cfg)) {
+        return 0;
+    }
+    if (!a->mgmt) {
+        /* (config_check_mgmt: neither a certificate nor a key password comes without
+         * `management`) */
+        return a->cfg->pkcs11.n_providers > 0 ? start_token(a, errbuf, errbuf_len) : 0;
     }
     ms->is_waiting = true;
     err = catch_signals(a);
@@ -246,6 +339,9 @@ int acc_mgmt_startup(struct acceptor *a, char *errbuf, size_t errbuf_len)
     }
     if (!err && a->cfg->tls.is_key_locked) {
         err = get_key_password(a, errbuf, errbuf_len);
+    }
+    if (!err && a->cfg->pkcs11.n_providers > 0) {
+        err = start_token(a, errbuf, errbuf_len);
     }
     if (err == -EINTR) {
         mgmt_query_start(a->mgmt, MGMT_QUERY_NONE, "");
@@ -311,6 +407,12 @@ int acc_mgmt_startup_reload(struct acceptor *a, struct config *next, char *errbu
         err = config_cert_set_external(next, a->mgmt_startup.cert, why, sizeof(why));
         if (err) {
             snprintf(errbuf, errbuf_len, "management-external-cert: %s", why);
+            return err;
+        }
+    }
+    if (next->pkcs11.n_providers > 0) {
+        err = acc_pk_token_reload(a, next, errbuf, errbuf_len);
+        if (err) {
             return err;
         }
     }

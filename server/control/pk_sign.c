@@ -1,5 +1,6 @@
 /* server/control/pk_sign.c: management-external-key on the acceptor: handshakes that wait for
- * the management client's signature (proto/pk_external.h), one request out at a time.
+ * the management client's signature (proto/pk_external.h), one request out at a time; with
+ * pkcs11-providers the requests go to the token instead (pk_token.c).
  *
  * openvpn 2.6 (manage.c management_query_pk_sig) sends ">PK_SIGN:DATA,ALG" and waits for
  * `pk-sig` ... END; the answer names no request, so only one may be out: the others wait here in
@@ -27,10 +28,10 @@
 /* The b64 of PK_EXT_DATA_MAX bytes and its terminating NUL. */
 #define B64_MAX (4 * ((PK_EXT_DATA_MAX + 2) / 3) + 1)
 
-static struct key_state *find_ks(struct acceptor *a, const struct acc_pk_wait *w,
-                                 struct ctl_session **cs_out)
+struct key_state *acc_pk_sign_find(struct acceptor *a, unsigned long cid, unsigned kid,
+                                   struct ctl_session **cs_out)
 {
-    struct ctl_session *cs = acc_mgmt_find_cid(a, w->cid);
+    struct ctl_session *cs = acc_mgmt_find_cid(a, cid);
 
     if (!cs) {
         return NULL;
@@ -39,7 +40,7 @@ static struct key_state *find_ks(struct acceptor *a, const struct acc_pk_wait *w
         struct key_state *ks = &cs->ks[i];
 
         /* (no step runs meanwhile: acc_tls_step waits for the answer) */
-        if (ks->in_use && ks->kid == w->kid && ks->tls && !ks->job && ks->tls->pk_req &&
+        if (ks->in_use && ks->kid == kid && ks->tls && !ks->job && ks->tls->pk_req &&
             ks->tls->pk_req->state == PK_EXT_WANTED) {
             *cs_out = cs;
             return ks;
@@ -48,13 +49,28 @@ static struct key_state *find_ks(struct acceptor *a, const struct acc_pk_wait *w
     return NULL;
 }
 
+static struct key_state *find_ks(struct acceptor *a, const struct acc_pk_wait *w,
+                                 struct ctl_session **cs_out)
+{
+    return acc_pk_sign_find(a, w->cid, w->kid, cs_out);
+}
+
+void acc_pk_sign_fail(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
+                      const char *why)
+{
+    acc_cs_log(a, cs, LOG_WARN, "%s: the TLS handshake fails", why);
+    pk_external_fail(ks->tls->pk_req);
+    acc_tls_step(a, cs, ks);
+}
+
 /* ks's signature will not come: its next step fails the handshake (and says so). */
 static void fail_one(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                      const char *why)
 {
-    acc_cs_log(a, cs, LOG_WARN, "management-external-key: %s: the TLS handshake fails", why);
-    pk_external_fail(ks->tls->pk_req);
-    acc_tls_step(a, cs, ks);
+    char line[300];
+
+    snprintf(line, sizeof(line), "management-external-key: %s", why);
+    acc_pk_sign_fail(a, cs, ks, line);
 }
 
 /* Send the next waiting request, unless one is out. */
@@ -100,6 +116,10 @@ void acc_pk_sign_wanted(struct acceptor *a, struct ctl_session *cs, struct key_s
     struct acc_pk_sign *p = &a->pk_sign;
     struct pk_ext_req *r = ks->tls->pk_req;
 
+    if (acc_pk_token_is_on(a)) {
+        acc_pk_token_wanted(a, cs, ks);
+        return;
+    }
     acc_flush(a, cs); /* ServerHello and Certificate go out meanwhile */
     if (r->is_asked) {
         return; /* a step ran again before the answer: it is already waiting */

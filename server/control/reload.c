@@ -50,7 +50,10 @@ int acc_tls_conf_new(struct acceptor *a, const struct config *cfg, const char *r
                                (const uint8_t *)cfg->tls.key.data, cfg->tls.key.len + 1,
                                (enum tls_verify_client)cfg->tls.verify_client_cert,
                                mbedtls_ctr_drbg_random, &a->crypto.drbg, errbuf, errbuf_len);
-    if (!err && cfg->mgmt.external_key) {
+    if (!err && cfg->pkcs11.n_providers > 0) {
+        /* the token signs (pk_token.c): it is given the DigestInfo to pad, as 2.6 does */
+        err = tls_server_conf_set_external_key(c, PK_EXT_PKCS1, errbuf, errbuf_len);
+    } else if (!err && cfg->mgmt.external_key) {
         err = tls_server_conf_set_external_key(c, cfg->mgmt.external_key_flags, errbuf, errbuf_len);
         if (!err) {
             log_msg(LOG_INFO,

@@ -127,6 +127,8 @@ enum mgmt_query {
     MGMT_QUERY_NONE,
     MGMT_QUERY_PASSWORD, /* ">PASSWORD:Need 'TYPE' password", answered by `password TYPE PW` */
     MGMT_QUERY_CERT,     /* ">NEED-CERTIFICATE:TAG", answered by `certificate`, lines, END */
+    MGMT_QUERY_NEEDSTR,  /* ">NEED-STR:Need 'TYPE' string MSG:TEXT", answered by `needstr TYPE S`
+                          * (pkcs11-id-management: TYPE pkcs11-id-request) */
 };
 
 /* Ask for kind, what being the password's type ("Private Key") or the certificate's TAG (at
@@ -135,6 +137,9 @@ enum mgmt_query {
  * mgmt_query_take then returns. One request at a time: a new one replaces the last. Loop
  * thread. */
 void mgmt_query_start(struct mgmt *m, enum mgmt_query kind, const char *what);
+
+/* mgmt_query_start(m, MGMT_QUERY_NEEDSTR, type) with text after MSG: (at most 127 bytes). */
+void mgmt_query_start_str(struct mgmt *m, const char *type, const char *text);
 
 /* The answer, once one came: true with *out the password or the certificate's PEM lines joined
  * by "\n" (malloc'd, NUL-terminated; the caller wipes and frees it), and the request is over;

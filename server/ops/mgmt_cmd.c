@@ -96,10 +96,14 @@ static const char *const help_lines[] = {
     "                         + show last N lines or 'all' for entire history.",
     "mute [n]               : Set log mute level to n, or show level if n is absent.",
     "nclients               : Show the number of connected clients.",
+    "needstr type action    : Enter confirmation for NEED-STR request of 'type',",
+    "                         where action is reply string.",
     "ovpnd-drain [on|off]   : Show or set draining: new clients are not answered,",
     "                         connected ones stay (ovpnd's own; /health says 503).",
     "password type p        : Enter password p for a queried OpenVPN password.",
     "pid                    : Show process ID of the current OpenVPN process.",
+    "pkcs11-id-count        : Get number of available PKCS#11 identities.",
+    "pkcs11-id-get index    : Get PKCS#11 identity at index.",
     "signal s               : Send signal s to daemon,",
     "                         s = SIGHUP|SIGTERM|SIGUSR1|SIGUSR2.",
     "state [on|off] [N|all] : Like log, but show state history.",
@@ -601,6 +605,16 @@ static void dispatch(struct mgmt_client *c, char **p)
         }
     } else if (strcmp(cmd, "certificate") == 0) {
         mgmt_query_cert_cmd(c);
+    } else if (strcmp(cmd, "needstr") == 0) {
+        if (need(c, p, 2, false)) {
+            mgmt_query_needstr_cmd(c, p[1], p[2]);
+        }
+    } else if (strcmp(cmd, "pkcs11-id-count") == 0) {
+        mgmt_pkcs11_id_count_cmd(c);
+    } else if (strcmp(cmd, "pkcs11-id-get") == 0) {
+        if (need(c, p, 1, false)) {
+            mgmt_pkcs11_id_get_cmd(c, p[1]);
+        }
     } else if (strcmp(cmd, "forget-passwords") == 0) {
         /* the decrypted key stays in use; no password is kept (nothing to forget) */
         mgmt_reply(c, "SUCCESS: Passwords were forgotten");

@@ -96,6 +96,7 @@ struct mgmt {
     char pk_next[MGMT_PK_B64_MAX], pk_next_alg[64];
     enum mgmt_query query; /* what start-up waits for (mgmt_query.c); NONE: nothing */
     char query_what[128];  /* its password type or certificate tag */
+    char query_msg[128];   /* MGMT_QUERY_NEEDSTR: the text after MSG: */
     char *query_answer;    /* the answer, until mgmt_query_take hands it over */
 };
 
@@ -145,6 +146,14 @@ void mgmt_query_welcome(struct mgmt_client *c);
 /* `password TYPE PW` (and `username TYPE NAME`, which a server never asks for). */
 void mgmt_query_password_cmd(struct mgmt_client *c, const char *cmd, const char *type,
                              const char *value);
+
+/* `needstr TYPE STRING` (2.6 man_query_need_str). */
+void mgmt_query_needstr_cmd(struct mgmt_client *c, const char *type, const char *value);
+
+/* `pkcs11-id-count` and `pkcs11-id-get INDEX` (2.6 man_pkcs11_id_count, man_pkcs11_id_get): the
+ * certificates on the tokens of pkcs11-providers (server/ops/pkcs11.h; none without them). */
+void mgmt_pkcs11_id_count_cmd(struct mgmt_client *c);
+void mgmt_pkcs11_id_get_cmd(struct mgmt_client *c, const char *index);
 
 /* `certificate`: its PEM lines follow, up to END, while the certificate is asked for. */
 void mgmt_query_cert_cmd(struct mgmt_client *c);

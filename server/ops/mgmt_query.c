@@ -1,9 +1,12 @@
 /* server/ops/mgmt_query.c: what start-up asks the management client for, and its answers:
  * management-query-passwords (">PASSWORD:Need 'Private Key' password", `password`) and
- * management-external-cert (">NEED-CERTIFICATE:TAG", `certificate` and its PEM lines up to END).
+ * management-external-cert (">NEED-CERTIFICATE:TAG", `certificate` and its PEM lines up to END),
+ * pkcs11-id-management (">NEED-STR:Need 'pkcs11-id-request' string", `needstr`, and
+ * `pkcs11-id-count` / `pkcs11-id-get` to list the ids).
  * Facts and replies from openvpn 2.6 src/openvpn/manage.c (management_query_user_pass,
  * man_query_user_pass, management_query_cert, man_certificate, management_auth_failure) and
  * doc/management-notes.txt. Loop thread only. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include <mbedtls/platform_util.h>
 
 #include "server/ops/mgmt_internal.h"
+#include "server/ops/pkcs11.h"
 
 #define PASSWORD_MAX                                                                               \
     4096 /* bytes of a password answer (2.6 USER_PASS_LEN is 4096 with                             \
@@ -21,6 +25,8 @@ static void request_line(const struct mgmt *m, char *buf, size_t cap)
 {
     if (m->query == MGMT_QUERY_PASSWORD) {
         snprintf(buf, cap, ">PASSWORD:Need '%s' password", m->query_what);
+    } else if (m->query == MGMT_QUERY_NEEDSTR) {
+        snprintf(buf, cap, ">NEED-STR:Need '%s' string MSG:%s", m->query_what, m->query_msg);
     } else {
         snprintf(buf, cap, ">NEED-CERTIFICATE:%s", m->query_what);
     }
@@ -28,7 +34,7 @@ static void request_line(const struct mgmt *m, char *buf, size_t cap)
 
 void mgmt_query_start(struct mgmt *m, enum mgmt_query kind, const char *what)
 {
-    char line[192];
+    char line[320];
 
     m->query = kind;
     snprintf(m->query_what, sizeof(m->query_what), "%s", what);
@@ -42,6 +48,12 @@ void mgmt_query_start(struct mgmt *m, enum mgmt_query kind, const char *what)
             mgmt_reply(c, "%s", line);
         }
     }
+}
+
+void mgmt_query_start_str(struct mgmt *m, const char *type, const char *text)
+{
+    snprintf(m->query_msg, sizeof(m->query_msg), "%s", text);
+    mgmt_query_start(m, MGMT_QUERY_NEEDSTR, type);
 }
 
 bool mgmt_query_take(struct mgmt *m, char **out)
@@ -66,7 +78,7 @@ void mgmt_query_failed(struct mgmt *m, const char *type)
 
 void mgmt_query_welcome(struct mgmt_client *c)
 {
-    char line[192];
+    char line[320];
 
     if (c->m->query != MGMT_QUERY_NONE) {
         request_line(c->m, line, sizeof(line));
@@ -168,4 +180,59 @@ void mgmt_query_cert_line(struct mgmt_client *c, const char *line)
     c->block = NULL;
     c->block_len = 0;
     c->is_block_overflow = false;
+}
+
+void mgmt_query_needstr_cmd(struct mgmt_client *c, const char *type, const char *value)
+{
+    struct mgmt *m = c->m;
+    char *copy;
+
+    if (m->query != MGMT_QUERY_NEEDSTR) {
+        mgmt_reply(c, "ERROR: no needstr-string is currently needed at this time");
+        return;
+    }
+    if (strcmp(type, m->query_what) != 0) {
+        mgmt_reply(c, "ERROR: needstr-string of type '%s' entered, but we need one of type '%s'",
+                   type, m->query_what);
+        return;
+    }
+    copy = strndup(value, PASSWORD_MAX - 1);
+    if (!copy) {
+        mgmt_reply(c, "ERROR: out of memory");
+        return;
+    }
+    answered(m, copy);
+    mgmt_reply(c, "SUCCESS: '%s' needstr-string entered, but not yet verified", type);
+}
+
+#define TOKEN_BUSY                                                                                 \
+    "ERROR: the PKCS#11 token is in use (a signature, or its PIN being asked): ask again later"
+
+void mgmt_pkcs11_id_count_cmd(struct mgmt_client *c)
+{
+    int n = pkcs11_id_count();
+
+    if (n < 0) {
+        mgmt_reply(c, TOKEN_BUSY);
+        return;
+    }
+    mgmt_reply(c, ">PKCS11ID-COUNT:%d", n);
+}
+
+void mgmt_pkcs11_id_get_cmd(struct mgmt_client *c, const char *index)
+{
+    int i = atoi(index); /* (2.6's atoi: a word that is not a number is 0) */
+    char *id = NULL, *b64 = NULL;
+
+    int err = pkcs11_id_get(i, &id, &b64);
+
+    if (err == 0) {
+        mgmt_reply(c, ">PKCS11ID-ENTRY:'%d', ID:'%s', BLOB:'%s'", i, id, b64);
+    } else if (err == -EBUSY) {
+        mgmt_reply(c, TOKEN_BUSY);
+    } else {
+        mgmt_reply(c, ">PKCS11ID-ENTRY:'%d'", i);
+    }
+    free(id);
+    free(b64);
 }

@@ -2,16 +2,19 @@
 """A management client that holds the server's private key (management-external-key; openvpn
 2.6 doc/management-notes.txt, ">PK_SIGN" and `pk-sig`), its certificate
 (management-external-cert, ">NEED-CERTIFICATE" and `certificate`) or its key's password
-(management-query-passwords, ">PASSWORD:Need" and `password`) for the netns tests.
+(management-query-passwords, ">PASSWORD:Need" and `password`) or its PKCS#11 id
+(pkcs11-id-management, ">NEED-STR" and `needstr`) for the netns tests.
 
   pk_signer.py ADDR --out LOG [--key KEY [--modes FILE]] [--version N] [--password PW]
-               [--cert FILE] [--go FILE] [--hold-release]
+               [--cert FILE] [--go FILE] [--hold-release] [--needstr S]
 
 Connect to ADDR (a unix socket path, or HOST:PORT; with --go, once FILE exists: Python starts
 slowly, so a test starts this early and says when), send `version N` (default 3), then answer
 ">PASSWORD:Need 'TYPE' password" with `password "TYPE" "PW"` (with --password),
 ">NEED-CERTIFICATE:TAG" with `certificate`, the lines of FILE and END (with --cert),
-">HOLD:Waiting for hold release" with `hold release` (with --hold-release), and
+">HOLD:Waiting for hold release" with `hold release` (with --hold-release),
+">NEED-STR:Need 'TYPE' string" with `pkcs11-id-count`, `pkcs11-id-get 0` and `1`, then
+`needstr TYPE S` (with --needstr), and
 each >PK_SIGN:DATA[,ALG] (or >RSA_SIGN:DATA) by the next word of FILE (read at each request;
 "good" once the words run out, or without --modes):
   good     sign DATA with KEY through `openssl pkeyutl` as ALG says (RSA_PKCS1_PADDING: PKCS#1
@@ -74,6 +77,7 @@ def main():
     ap.add_argument("--cert")
     ap.add_argument("--go")
     ap.add_argument("--hold-release", action="store_true")
+    ap.add_argument("--needstr")
     a = ap.parse_args()
     while a.go and not os.path.exists(a.go):
         time.sleep(0.02)
@@ -89,6 +93,13 @@ def main():
             kind = line.split("'")[1]
             f.write(('password "%s" "%s"\n' % (quote(kind), quote(a.password))).encode())
             log.write("SENT\tpassword\n")
+            continue
+        if line.startswith(">NEED-STR:Need '") and a.needstr is not None:
+            kind = line.split("'")[1]
+            # list the ids first, as a front-end choosing one would
+            f.write(b"pkcs11-id-count\npkcs11-id-get 0\npkcs11-id-get 1\n")
+            f.write(('needstr "%s" "%s"\n' % (quote(kind), quote(a.needstr))).encode())
+            log.write("SENT\tneedstr\n")
             continue
         if line.startswith(">HOLD:Waiting for hold release") and a.hold_release:
             f.write(b"hold release\n")

@@ -819,13 +819,6 @@ static const struct {
     /* 2.6 never starts with them: its server mode refuses the management answer it waits for */
     {"management-query-proxy", "refused: 2.6 waits at start-up for an answer it cannot take"},
     {"management-query-remote", "refused: 2.6 waits at start-up for an answer it cannot take"},
-    {"pkcs11-cert-private", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"pkcs11-id", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"pkcs11-id-management", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"pkcs11-pin-cache", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"pkcs11-private-mode", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"pkcs11-protected-authentication", "#18: refused, no PKCS#11 support in Mbed TLS"},
-    {"pkcs11-providers", "#18: refused, no PKCS#11 support in Mbed TLS"},
 };
 
 static bool is_known_gap(const char *name)

@@ -253,6 +253,86 @@ static void external_cert_comes_later(void **state)
 #undef EXT
 }
 
+/* pkcs11-providers and pkcs11-id instead of cert and key (2.6 options.c
+ * options_postprocess_verify_ce, in its words); the certificate comes from the token at start-up
+ * (config_cert_set_external). ovpnd refuses a PIN cache that runs out and pkcs11-id-management
+ * without the management client to ask (management-query-passwords). */
+static void pkcs11_instead_of_cert_and_key(void **state)
+{
+#define P11 "pkcs11-providers /usr/lib/a.so /usr/lib/b.so\n"
+#define ID "pkcs11-id 'SoftHSM\\x20project/SoftHSM\\x20v2/34af/tok/01'\n"
+    struct config cfg;
+    char err[ERR_LEN], pem[8192];
+    FILE *f = fopen("server.crt", "r");
+    size_t len = f ? fread(pem, 1, sizeof(pem) - 1, f) : 0;
+
+    (void)state;
+    if (f) {
+        fclose(f);
+    }
+    pem[len] = '\0';
+    assert_true(len > 0);
+    expect_ok(&cfg,
+              NET "ca ca.crt\n" P11 ID "pkcs11-protected-authentication 0 1\n"
+                  "pkcs11-private-mode 1 0x10\npkcs11-cert-private 0 7\npkcs11-pin-cache -1\n");
+    assert_int_equal(cfg.pkcs11.n_providers, 2);
+    assert_string_equal(cfg.pkcs11.providers[1], "/usr/lib/b.so");
+    /* single quotes keep the backslashes of the serialized id, as in 2.6 */
+    assert_string_equal(cfg.pkcs11.id, "SoftHSM\\x20project/SoftHSM\\x20v2/34af/tok/01");
+    assert_false(cfg.pkcs11.protected_auth[0]);
+    assert_true(cfg.pkcs11.protected_auth[1]);
+    assert_int_equal(cfg.pkcs11.private_mode[0], 1);
+    assert_int_equal(cfg.pkcs11.private_mode[1], 0x10);
+    assert_true(cfg.pkcs11.cert_private[1]);
+    assert_int_equal(cfg.pkcs11.pin_cache_s, -1);
+    assert_null(cfg.tls.cert.data);
+    assert_null(cfg.tls.key.data);
+    assert_int_equal(config_cert_set_external(&cfg, pem, err, sizeof(err)), 0);
+    assert_string_equal(cfg.tls.cert.origin, "the certificate of pkcs11-id");
+    config_free(&cfg);
+    expect_error_prefix(BASE P11 ID, "t.conf:5: cert: Parameter --cert cannot be used when "
+                                     "--pkcs11-provider is also specified");
+    expect_error_prefix(NET "ca ca.crt\nkey server.key\n" P11 ID,
+                        "t.conf:5: key: Parameter --key cannot be used when --pkcs11-provider");
+    expect_error_prefix(NET "ca ca.crt\n" P11,
+                        "t.conf:5: pkcs11-providers: Parameter --pkcs11-id or "
+                        "--pkcs11-id-management should be specified");
+    expect_error_prefix(NET "ca ca.crt\n" P11 ID "pkcs11-id-management\n",
+                        "t.conf:6: pkcs11-id: Parameter --pkcs11-id cannot be used when "
+                        "--pkcs11-id-management is also specified");
+    expect_ok(&cfg,
+              NET "ca ca.crt\n" P11 "pkcs11-id-management\n" MGMT "management-query-passwords\n");
+    assert_true(cfg.pkcs11.id_management);
+    assert_null(cfg.pkcs11.id);
+    config_free(&cfg);
+    expect_error_prefix(NET "ca ca.crt\n" P11 "pkcs11-id-management\n",
+                        "t.conf:6: pkcs11-id-management: needs management and "
+                        "management-query-passwords");
+    expect_error_prefix(NET "ca ca.crt\n" P11 ID "pkcs11-pin-cache 300\n",
+                        "t.conf:7: pkcs11-pin-cache: a PIN cache that runs out needs "
+                        "management-query-passwords");
+    expect_ok(&cfg, NET "ca ca.crt\n" P11 ID "pkcs11-pin-cache 300\n" MGMT
+                        "management-query-passwords\n");
+    assert_int_equal(cfg.pkcs11.pin_cache_s, 300);
+    config_free(&cfg);
+    expect_error_prefix(NET "ca ca.crt\n" P11 "pkcs11-private-mode zz\n",
+                        "t.conf:6: pkcs11-private-mode: 'zz' is not a hexadecimal mask");
+    /* without a provider, 2.6 warns and uses cert and key */
+    expect_ok(&cfg, BASE ID);
+    {
+        size_t n = 0;
+
+        for (size_t i = 0; i < cfg.n_warnings; i++) {
+            n += strstr(cfg.warnings[i], "t.conf:7: pkcs11-id: Option pkcs11-id is ignored as no "
+                                         "pkcs11-providers") != NULL;
+        }
+        assert_int_equal(n, 1);
+    }
+    config_free(&cfg);
+#undef P11
+#undef ID
+}
+
 static void x509_track_and_export_dir(void **state)
 {
     struct config cfg;
@@ -284,6 +364,7 @@ int main(void)
         cmocka_unit_test(x509_track_and_export_dir),
         cmocka_unit_test(query_passwords_leaves_the_key_locked),
         cmocka_unit_test(external_cert_comes_later),
+        cmocka_unit_test(pkcs11_instead_of_cert_and_key),
     };
 
     if (chdir(OVPND_SOURCE_DIR "/tests/unit/data/config") != 0) {
