@@ -67,10 +67,7 @@ static void job_done(void *arg)
         return;
     }
     if (j->err) {
-        char line[300];
-
-        snprintf(line, sizeof(line), "PKCS#11: %s", j->why);
-        acc_pk_sign_fail(a, cs, ks, line);
+        acc_pk_sign_fail(a, cs, ks, j->why); /* pkcs11_key_sign's reason starts "PKCS#11: " */
     } else if (pk_external_answer(&ks->tls->conf->key, ks->tls->pk_req, j->sig, j->sig_len) != 0) {
         acc_pk_sign_fail(a, cs, ks,
                          "PKCS#11: the token's signature does not verify with the certificate's "

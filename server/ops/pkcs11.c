@@ -281,9 +281,17 @@ int pkcs11_key_login(struct pkcs11_key *key, char *errbuf, size_t errbuf_len)
     if (rv == CKR_OK) {
         return 0;
     }
+    if (rv == CKR_FUNCTION_REJECTED) {
+        /* pkcs11-helper's answer when, logged in, it finds no private key object with the
+         * certificate's CKA_ID (pkcs11h-certificate.c, _pkcs11h_certificate_resetSession) */
+        rv_error(rv, errbuf, errbuf_len,
+                 "the token has no private key with the certificate's id (pkcs11-id): import "
+                 "the key with the same id as the certificate");
+        return -ENOENT;
+    }
     rv_error(rv, errbuf, errbuf_len, "cannot log in to the token");
-    return rv == CKR_PIN_INCORRECT || rv == CKR_CANCEL || rv == CKR_FUNCTION_REJECTED ||
-                   rv == CKR_PIN_LOCKED || rv == CKR_USER_NOT_LOGGED_IN
+    return rv == CKR_PIN_INCORRECT || rv == CKR_CANCEL || rv == CKR_PIN_LOCKED ||
+                   rv == CKR_USER_NOT_LOGGED_IN
                ? -EACCES
                : -EIO;
 }

@@ -61,7 +61,8 @@ int pkcs11_key_open(const char *id, struct pkcs11_key **key, uint8_t **der, size
 
 /* Log in to key's token now (the PIN is asked, up to pkcs11-helper's three tries), so that the
  * signatures to come need no PIN. 0, -EACCES (no PIN, or the PIN is wrong: the token refused
- * it), -EIO; the reason in errbuf. Main thread. */
+ * it), -ENOENT (logged in, but no private key has the certificate's id), -EIO; the reason in
+ * errbuf. Main thread. */
 int pkcs11_key_login(struct pkcs11_key *key, char *errbuf, size_t errbuf_len);
 
 /* Sign with key: for an RSA key, in is a DigestInfo and the hash (PKCS#1 v1.5, CKM_RSA_PKCS);

@@ -13,7 +13,7 @@ slowly, so a test starts this early and says when), send `version N` (default 3)
 ">PASSWORD:Need 'TYPE' password" with `password "TYPE" "PW"` (with --password),
 ">NEED-CERTIFICATE:TAG" with `certificate`, the lines of FILE and END (with --cert),
 ">HOLD:Waiting for hold release" with `hold release` (with --hold-release),
-">NEED-STR:Need 'TYPE' string" with `pkcs11-id-count`, `pkcs11-id-get 0` and `1`, then
+">NEED-STR:Need 'TYPE' string" with `pkcs11-id-count`, `pkcs11-id-get 0`, `1` and `2`, then
 `needstr TYPE S` (with --needstr), and
 each >PK_SIGN:DATA[,ALG] (or >RSA_SIGN:DATA) by the next word of FILE (read at each request;
 "good" once the words run out, or without --modes):
@@ -97,7 +97,7 @@ def main():
         if line.startswith(">NEED-STR:Need '") and a.needstr is not None:
             kind = line.split("'")[1]
             # list the ids first, as a front-end choosing one would
-            f.write(b"pkcs11-id-count\npkcs11-id-get 0\npkcs11-id-get 1\n")
+            f.write(b"pkcs11-id-count\npkcs11-id-get 0\npkcs11-id-get 1\npkcs11-id-get 2\n")
             f.write(('needstr "%s" "%s"\n' % (quote(kind), quote(a.needstr))).encode())
             log.write("SENT\tneedstr\n")
             continue

@@ -9,6 +9,8 @@
 #  - a stock client connects and pings, with an EC (P-256) key and with an RSA key;
 #  - pkcs11-pin-cache 1: the PIN is asked again at a handshake after the log-in ran out;
 #  - SIGHUP (ovpnd: a reload) asks nothing again and keeps the client;
+#  - a certificate whose key is not on the token: no client gets through (ovpnd: the server
+#    exits at start-up saying so, not blaming the PIN; 2.6: the handshake fails);
 #  - a wrong PIN: asked again, and no client gets through (2.6: the handshake fails; ovpnd: the
 #    server exits at start-up).
 set -euo pipefail
@@ -36,7 +38,12 @@ N_START=0
             'extendedKeyUsage = serverAuth' >"$OVT_DIR/server-rsa.ext" &&
         openssl x509 -req -in "$OVT_DIR/server-rsa.csr" -CA "$OVT_DIR/pki/ca.crt" \
             -CAkey "$OVT_DIR/pki/ca.key" -set_serial 4242 -days 2 -sha256 \
-            -extfile "$OVT_DIR/server-rsa.ext" -out "$OVT_DIR/server-rsa.crt"
+            -extfile "$OVT_DIR/server-rsa.ext" -out "$OVT_DIR/server-rsa.crt" &&
+        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+            -keyout "$OVT_DIR/server-nokey.key" -subj "/CN=server-nokey" -out "$OVT_DIR/server-nokey.csr" &&
+        openssl x509 -req -in "$OVT_DIR/server-nokey.csr" -CA "$OVT_DIR/pki/ca.crt" \
+            -CAkey "$OVT_DIR/pki/ca.key" -set_serial 4343 -days 2 -sha256 \
+            -extfile "$OVT_DIR/server-rsa.ext" -outform der -out "$OVT_DIR/server-nokey.der"
 } >"$OVT_DIR/openssl.log" 2>&1 || fail "cannot make the RSA server certificate: $(cat "$OVT_DIR/openssl.log")"
 
 # The token: SoftHSM2 keeps it in the test's directory (SOFTHSM2_CONF, which the server inherits).
@@ -55,7 +62,9 @@ token_put() {
 {
     softhsm2-util --init-token --free --label "$LABEL" --pin "$PIN" --so-pin 98765 &&
         token_put 01 server-ec "$OVT_DIR/pki/server.key" "$OVT_DIR/pki/server.crt" &&
-        token_put 02 server-rsa "$OVT_DIR/server-rsa.key" "$OVT_DIR/server-rsa.crt"
+        token_put 02 server-rsa "$OVT_DIR/server-rsa.key" "$OVT_DIR/server-rsa.crt" &&
+        pkcs11-tool --module "$PROVIDER" --token-label "$LABEL" --login --pin "$PIN" \
+            --write-object "$OVT_DIR/server-nokey.der" --type cert --id 03 --label server-nokey
 } >"$OVT_DIR/token.log" 2>&1 || fail "cannot make the token: $(cat "$OVT_DIR/token.log")"
 
 # The ids as 2.6 users get them.
@@ -67,7 +76,8 @@ id_of() {
 }
 ID_EC=$(id_of server "$OVT_DIR/ids.openvpn")
 ID_RSA=$(id_of server-rsa "$OVT_DIR/ids.openvpn")
-[ -n "$ID_EC" ] && [ -n "$ID_RSA" ] || fail "no ids in openvpn --show-pkcs11-ids: $(cat "$OVT_DIR/ids.openvpn")"
+ID_NOKEY=$(id_of server-nokey "$OVT_DIR/ids.openvpn")
+[ -n "$ID_EC" ] && [ -n "$ID_RSA" ] && [ -n "$ID_NOKEY" ] || fail "no ids in openvpn --show-pkcs11-ids: $(cat "$OVT_DIR/ids.openvpn")"
 if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     "$OVPND" --show-pkcs11-ids "$PROVIDER" >"$OVT_DIR/ids.ovpnd" 2>&1 ||
         fail "ovpnd --show-pkcs11-ids failed: $(cat "$OVT_DIR/ids.ovpnd")"
@@ -90,6 +100,7 @@ answerer() {
 answerer 1 "$PIN"
 answerer 2 "$PIN" --needstr "$ID_RSA"
 answerer 3 0000
+answerer 4 "$PIN"
 
 # start N ID [LINE...]: the server with the certificate and key of ID on the token (its cert and
 # key lines removed; ID "-": pkcs11-id-management) and LINEs, the PIN from answerer N
@@ -140,7 +151,7 @@ for kind in ec rsa; do
     fi
     if [ $kind = rsa ]; then
         grep -qx ">NEED-STR:Need 'pkcs11-id-request' string MSG:Please specify PKCS#11 id to use" "$ALOG" &&
-            grep -qx ">PKCS11ID-COUNT:2" "$ALOG" &&
+            grep -qx ">PKCS11ID-COUNT:3" "$ALOG" &&
             grep -qF ", ID:'$ID_RSA', BLOB:'" "$ALOG" &&
             grep -qx "SUCCESS: 'pkcs11-id-request' needstr-string entered, but not yet verified" "$ALOG" ||
             fail "pkcs11-id-management: not asked or listed as 2.6 does: $(cat "$ALOG")"
@@ -149,6 +160,29 @@ for kind in ec rsa; do
     client_stop 1
     server_stop
 done
+
+# A certificate whose key is not on the token, the PIN right: no client gets through. ovpnd logs
+# in at start-up and exits saying the key is missing (not that the PIN was refused); 2.6 fails
+# the handshake.
+start 4 "$ID_NOKEY"
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    wait_for 15 pid_gone "$SERVER_PID" || fail "the server did not exit with no key on the token"
+    rc=0
+    ovt_wait "$SERVER_PID" || rc=$?
+    SERVER_PID=
+    [ "$rc" != 0 ] || fail "the server exited with status 0 with no key on the token"
+    server_log_grep "no private key with the certificate's id" ||
+        fail "the server log does not say that the key is missing"
+    ! server_log_grep "refused the PIN" || fail "the server blames the PIN for a missing key"
+else
+    wait_server_log "Initialization Sequence Completed" 15 || fail "the server does not start"
+    client_start "$OVT_DIR" 1
+    wait_server_log "TLS handshake failed" 15 || fail "no failed handshake with no key on the token"
+    ! client_up 1 || fail "a client got through with no key on the token"
+    client_stop 1
+    server_stop
+fi
+ovt_log "certificate without its key on the token: refused"
 
 # A wrong PIN: asked three times in all (pkcs11-helper's tries), and no client gets through.
 # ovpnd asks at start-up and exits; 2.6 asks at the client's handshake and fails it.
