@@ -140,7 +140,8 @@ static int add_provider(const struct pkcs11_provider *p, char *errbuf, size_t er
     }
     if (rv != CKR_OK) {
         pkcs11h_removeProvider(p->path);
-        snprintf(errbuf, errbuf_len, "PKCS#11: cannot load the provider '%s': %s (%lu)", p->path,
+        snprintf(errbuf, errbuf_len,
+                 "pkcs11-providers: cannot load '%s' as a PKCS#11 module: %s (%lu)", p->path,
                  pkcs11h_getMessage(rv), (unsigned long)rv);
         return -EIO;
     }
@@ -239,7 +240,9 @@ int pkcs11_key_open(const char *id, struct pkcs11_key **key, uint8_t **der, size
 
     rv = pkcs11h_certificate_deserializeCertificateId(&cid, id);
     if (rv != CKR_OK) {
-        snprintf(errbuf, errbuf_len, "PKCS#11: pkcs11-id is not a serialized id: %s (%lu)",
+        snprintf(errbuf, errbuf_len,
+                 "pkcs11-id: not a serialized id (ovpnd --show-pkcs11-ids PROVIDER prints them): "
+                 "%s (%lu)",
                  pkcs11h_getMessage(rv), (unsigned long)rv);
         return -EINVAL;
     }
@@ -249,12 +252,21 @@ int pkcs11_key_open(const char *id, struct pkcs11_key **key, uint8_t **der, size
     pkcs11h_certificate_freeCertificateId(cid);
     if (rv != CKR_OK) {
         pthread_mutex_unlock(&key_lock);
-        snprintf(errbuf, errbuf_len, "PKCS#11: cannot get the certificate of pkcs11-id: %s (%lu)",
+        snprintf(errbuf, errbuf_len, "pkcs11-id: cannot find the certificate it names: %s (%lu)",
                  pkcs11h_getMessage(rv), (unsigned long)rv);
         return -ENOENT;
     }
     err = cert_der(cert, der, der_len, errbuf, errbuf_len);
     pthread_mutex_unlock(&key_lock);
+    if (err == -EIO) {
+        char why[160];
+
+        snprintf(why, sizeof(why), "%s", errbuf);
+        snprintf(errbuf, errbuf_len,
+                 "pkcs11-id: no certificate with this id on the token (ovpnd --show-pkcs11-ids "
+                 "PROVIDER lists them): %s",
+                 why);
+    }
     k = err ? NULL : calloc(1, sizeof(*k));
     if (!k) {
         if (!err) {
