@@ -40,6 +40,11 @@ enum msg_type {
     MSG_MAC_LEARN,   /* worker -> every other worker (dev tap): data[] is a MAC (6 bytes) and the
                       * learn's stamp (8 bytes, host order), learned for peer_id */
     MSG_MAC_FORGET,  /* worker -> every other worker (dev tap): peer_id left, forget its MACs */
+    MSG_MAC_NOTE,    /* worker -> acceptor (dev tap): data[] is a struct mac_note about peer: a MAC
+                      * it learned (for the status and learn-address "delete"), or one to ask
+                      * learn-address about before it is learned */
+    MSG_MAC_ANSWER,  /* acceptor -> worker (dev tap): data[] is the struct mac_note asked about,
+                      * is_ok set to learn-address's answer */
 };
 
 enum gone_reason {
