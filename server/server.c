@@ -595,6 +595,10 @@ static int build_threads(struct server *srv, char *errbuf, size_t errbuf_len)
     if (err) {
         return err;
     }
+    /* learn-address, as a script or a plugin, must accept each MAC before it is learned */
+    we->is_learn_hooked = we->is_tap && (srv->cfg->hooks.learn_address != NULL ||
+                                         plugin_set_count(acceptor_plugins(srv->acceptor),
+                                                          OVPN_PLUGIN_LEARN_ADDRESS) > 0);
     for (int i = 0; i < srv->n_workers; i++) {
         err = worker_init(&srv->workers[i], we, i, srv->udp_fds[1 + i], srv->tun.fds[i]);
         if (err) {

@@ -14,7 +14,8 @@ struct mac_slot {
     uint64_t key;
     uint64_t stamp; /* when its owner learned it (the learning worker's monotonic clock) */
     uint32_t peer_id;
-    bool is_announced; /* the other workers were told (only meaningful for this worker's own) */
+    uint32_t prev, next; /* the slots of peer_id's other MACs (its chain), or MAC_TABLE_NONE */
+    bool is_announced;   /* the other workers were told (only meaningful for this worker's own) */
 };
 
 static uint64_t key_of(const uint8_t *mac, uint16_t vid)
@@ -40,12 +41,12 @@ static size_t home_of(const struct mac_table *t, uint64_t key)
     return (size_t)x & (t->n_slots - 1);
 }
 
-int mac_table_init(struct mac_table *t, size_t max_entries, uint64_t hash_key)
+int mac_table_init(struct mac_table *t, size_t max_entries, size_t n_peer_ids, uint64_t hash_key)
 {
     size_t n = 16;
 
     memset(t, 0, sizeof(*t));
-    if (max_entries == 0) {
+    if (max_entries == 0 || n_peer_ids == 0 || n_peer_ids > UINT32_MAX) {
         return -EINVAL;
     }
     if (max_entries > MAC_TABLE_MAX_ENTRIES) {
@@ -55,9 +56,15 @@ int mac_table_init(struct mac_table *t, size_t max_entries, uint64_t hash_key)
         n *= 2;
     }
     t->slots = calloc(n, sizeof(*t->slots));
-    if (!t->slots) {
+    t->heads = malloc(n_peer_ids * sizeof(*t->heads));
+    if (!t->slots || !t->heads) {
+        mac_table_free(t);
         return -ENOMEM;
     }
+    for (size_t i = 0; i < n_peer_ids; i++) {
+        t->heads[i] = MAC_TABLE_NONE;
+    }
+    t->n_heads = n_peer_ids;
     t->n_slots = n;
     t->max_entries = max_entries;
     t->hash_key = hash_key;
@@ -67,6 +74,7 @@ int mac_table_init(struct mac_table *t, size_t max_entries, uint64_t hash_key)
 void mac_table_free(struct mac_table *t)
 {
     free(t->slots);
+    free(t->heads);
     memset(t, 0, sizeof(*t));
 }
 
@@ -98,10 +106,64 @@ uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac, uint16_
     return i == SIZE_MAX ? MAC_TABLE_NONE : t->slots[i].peer_id;
 }
 
+/* Slot i (holding a MAC of its peer_id) joins the head of that peer's chain. */
+static void chain_link(struct mac_table *t, size_t i)
+{
+    struct mac_slot *s = &t->slots[i];
+
+    s->prev = MAC_TABLE_NONE;
+    s->next = t->heads[s->peer_id];
+    if (s->next != MAC_TABLE_NONE) {
+        t->slots[s->next].prev = (uint32_t)i;
+    }
+    t->heads[s->peer_id] = (uint32_t)i;
+}
+
+/* Slot i leaves its peer's chain. */
+static void chain_unlink(struct mac_table *t, size_t i)
+{
+    const struct mac_slot *s = &t->slots[i];
+
+    if (s->prev != MAC_TABLE_NONE) {
+        t->slots[s->prev].next = s->next;
+    } else {
+        t->heads[s->peer_id] = s->next;
+    }
+    if (s->next != MAC_TABLE_NONE) {
+        t->slots[s->next].prev = s->prev;
+    }
+}
+
+/* The entry of slot from moves to slot to (deletion's backward shift): its chain follows. */
+static void relocate(struct mac_table *t, size_t from, size_t to)
+{
+    struct mac_slot *s = &t->slots[to];
+
+    *s = t->slots[from];
+    if (s->prev != MAC_TABLE_NONE) {
+        t->slots[s->prev].next = (uint32_t)to;
+    } else {
+        t->heads[s->peer_id] = (uint32_t)to;
+    }
+    if (s->next != MAC_TABLE_NONE) {
+        t->slots[s->next].prev = (uint32_t)to;
+    }
+}
+
+/* Slot i's MAC is peer_id's now (it had another owner). */
+static void change_owner(struct mac_table *t, size_t i, uint32_t peer_id)
+{
+    chain_unlink(t, i);
+    t->slots[i].peer_id = peer_id;
+    chain_link(t, i);
+}
+
 static void put(struct mac_table *t, size_t i, uint64_t key, uint32_t peer_id, uint64_t stamp,
                 bool is_announced)
 {
-    t->slots[i] = (struct mac_slot){key, stamp, peer_id, is_announced};
+    t->slots[i] =
+        (struct mac_slot){key, stamp, peer_id, MAC_TABLE_NONE, MAC_TABLE_NONE, is_announced};
+    chain_link(t, i);
     t->n_entries++;
 }
 
@@ -110,6 +172,7 @@ static void remove_at(struct mac_table *t, size_t i)
 {
     size_t mask = t->n_slots - 1, j = i;
 
+    chain_unlink(t, i);
     for (;;) {
         size_t home;
 
@@ -122,25 +185,24 @@ static void remove_at(struct mac_table *t, size_t i)
         if (i <= j ? (i < home && home <= j) : (i < home || home <= j)) {
             continue;
         }
-        t->slots[i] = t->slots[j];
+        relocate(t, j, i);
         i = j;
     }
     memset(&t->slots[i], 0, sizeof(t->slots[i]));
     t->n_entries--;
 }
 
-enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint16_t vid,
+/* What learning mac for peer_id would do; *i is its slot (SIZE_MAX: absent, *empty the slot
+ * it would take). Changes nothing. */
+static enum mac_learn classify(const struct mac_table *t, const uint8_t *mac, uint16_t vid,
                                uint32_t peer_id, uint32_t n_owned, uint32_t quota,
-                               const uint8_t *server_mac, uint64_t *stamp, uint32_t *prev_owner,
-                               bool *needs_announce)
+                               const uint8_t *server_mac, size_t *i, size_t *empty,
+                               uint32_t *prev_owner)
 {
     static const uint8_t zero[MAC_LEN];
-    uint64_t key = key_of(mac, vid);
-    size_t empty = 0, i;
-    struct mac_slot *s;
 
     *prev_owner = MAC_TABLE_NONE;
-    *needs_announce = false;
+    *i = SIZE_MAX;
     if (mac_is_multicast(mac)) {
         return MAC_LEARN_MULTICAST;
     }
@@ -150,34 +212,65 @@ enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint16_t
     if (server_mac && memcmp(mac, server_mac, MAC_LEN) == 0) {
         return MAC_LEARN_SERVER;
     }
-    i = find(t, key, &empty);
-    if (i != SIZE_MAX) {
-        s = &t->slots[i];
-        *prev_owner = s->peer_id;
-        if (s->peer_id == peer_id) {
-            *needs_announce = !s->is_announced;
-            *stamp = s->stamp;
+    if (peer_id >= t->n_heads) {
+        return MAC_LEARN_FULL; /* not a peer_id the table was made for */
+    }
+    *i = find(t, key_of(mac, vid), empty);
+    if (*i != SIZE_MAX) {
+        *prev_owner = t->slots[*i].peer_id;
+        if (*prev_owner == peer_id) {
             return MAC_LEARN_KNOWN;
         }
-        if (n_owned >= quota) {
-            return MAC_LEARN_QUOTA;
-        }
-        s->peer_id = peer_id;
-        s->stamp = *stamp > s->stamp ? *stamp : s->stamp + 1; /* newer than what it replaces */
-        *stamp = s->stamp;
-        s->is_announced = false;
-        *needs_announce = true;
-        return MAC_LEARN_MOVED;
+        return n_owned >= quota ? MAC_LEARN_QUOTA : MAC_LEARN_MOVED;
     }
     if (n_owned >= quota) {
         return MAC_LEARN_QUOTA;
     }
-    if (t->n_entries >= t->max_entries) {
-        return MAC_LEARN_FULL;
+    return t->n_entries >= t->max_entries ? MAC_LEARN_FULL : MAC_LEARN_NEW;
+}
+
+enum mac_learn mac_table_check(const struct mac_table *t, const uint8_t *mac, uint16_t vid,
+                               uint32_t peer_id, uint32_t n_owned, uint32_t quota,
+                               const uint8_t *server_mac, uint32_t *prev_owner)
+{
+    size_t i, empty = 0;
+
+    return classify(t, mac, vid, peer_id, n_owned, quota, server_mac, &i, &empty, prev_owner);
+}
+
+enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint16_t vid,
+                               uint32_t peer_id, uint32_t n_owned, uint32_t quota,
+                               const uint8_t *server_mac, uint64_t *stamp, uint32_t *prev_owner,
+                               bool *needs_announce)
+{
+    size_t empty = 0, i;
+    struct mac_slot *s;
+    enum mac_learn r =
+        classify(t, mac, vid, peer_id, n_owned, quota, server_mac, &i, &empty, prev_owner);
+
+    *needs_announce = false;
+    switch (r) {
+    case MAC_LEARN_KNOWN:
+        s = &t->slots[i];
+        *needs_announce = !s->is_announced;
+        *stamp = s->stamp;
+        break;
+    case MAC_LEARN_MOVED:
+        change_owner(t, i, peer_id);
+        s = &t->slots[i];
+        s->stamp = *stamp > s->stamp ? *stamp : s->stamp + 1; /* newer than what it replaces */
+        *stamp = s->stamp;
+        s->is_announced = false;
+        *needs_announce = true;
+        break;
+    case MAC_LEARN_NEW:
+        put(t, empty, key_of(mac, vid), peer_id, *stamp, false);
+        *needs_announce = true;
+        break;
+    default:
+        break;
     }
-    put(t, empty, key, peer_id, *stamp, false);
-    *needs_announce = true;
-    return MAC_LEARN_NEW;
+    return r;
 }
 
 void mac_table_announced(struct mac_table *t, const uint8_t *mac, uint16_t vid, bool is_announced)
@@ -197,7 +290,7 @@ bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint16_t vid, uint
     struct mac_slot *s;
 
     *replaced = MAC_TABLE_NONE;
-    if (mac_is_multicast(mac)) {
+    if (mac_is_multicast(mac) || peer_id >= t->n_heads) {
         return false; /* never learned anywhere: a message saying so is not trusted either */
     }
     i = find(t, key, &empty);
@@ -215,7 +308,9 @@ bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint16_t vid, uint
         return false;
     }
     *replaced = s->peer_id;
-    s->peer_id = peer_id;
+    if (*replaced != peer_id) {
+        change_owner(t, i, peer_id);
+    }
     s->stamp = stamp;
     s->is_announced = true;
     return *replaced != peer_id;
@@ -225,13 +320,13 @@ size_t mac_table_forget_peer(struct mac_table *t, uint32_t peer_id)
 {
     size_t n = 0;
 
-    for (size_t i = 0; i < t->n_slots && t->n_entries > 0;) {
-        if (t->slots[i].key != 0 && t->slots[i].peer_id == peer_id) {
-            remove_at(t, i); /* an entry may have moved into slot i: look at it again */
-            n++;
-            continue;
-        }
-        i++;
+    if (peer_id >= t->n_heads) {
+        return 0;
+    }
+    /* removing the head makes its next the head (entries the removal shifts keep their chain) */
+    while (t->heads[peer_id] != MAC_TABLE_NONE) {
+        remove_at(t, t->heads[peer_id]);
+        n++;
     }
     return n;
 }

@@ -19,7 +19,10 @@
  *
  * The table is one array allocated at mac_table_init (open addressing, linear probing, deletion
  * by backward shift), so learning and lookups allocate nothing; its slots are hashed with a
- * random key, so a client cannot pick MACs that collide. Worker thread only, like the table.
+ * random key, so a client cannot pick MACs that collide. The MACs of one client are chained
+ * through their slots (a doubly linked list by slot index, from a head per peer_id, kept right
+ * when deletion shifts an entry), so forgetting a client costs its own MACs (at most its
+ * max-routes-per-client), not a pass over the table. Worker thread only, like the table.
  */
 #ifndef SERVER_ADDR_MAC_TABLE_H
 #define SERVER_ADDR_MAC_TABLE_H
@@ -38,6 +41,8 @@ struct mac_slot;
 struct mac_table {
     struct mac_slot *slots; /* n_slots, a power of two, at least twice max_entries */
     size_t n_slots, n_entries, max_entries;
+    uint32_t *heads; /* n_heads, by peer_id: the slot of its first MAC, or MAC_TABLE_NONE */
+    size_t n_heads;
     uint64_t hash_key; /* random, per table */
 };
 
@@ -55,10 +60,11 @@ enum mac_learn {
     MAC_LEARN_FULL,      /* the table holds max_entries: drop */
 };
 
-/* An empty table for max_entries MACs (1 .. MAC_TABLE_MAX_ENTRIES; more is cut down to that),
- * its slots allocated here (zeroed pages: memory is only used as entries arrive). hash_key
+/* An empty table for max_entries MACs (1 .. MAC_TABLE_MAX_ENTRIES; more is cut down to that)
+ * of clients whose peer_ids are below n_peer_ids (others learn nothing), its slots allocated
+ * here (zeroed pages: memory is only used as entries arrive) with 4 bytes per peer_id. hash_key
  * should be random. 0 or -ENOMEM / -EINVAL. Main thread, before the worker starts. */
-int mac_table_init(struct mac_table *t, size_t max_entries, uint64_t hash_key);
+int mac_table_init(struct mac_table *t, size_t max_entries, size_t n_peer_ids, uint64_t hash_key);
 
 /* Free the slots; safe on a zeroed or failed table, and twice. */
 void mac_table_free(struct mac_table *t);
@@ -73,20 +79,25 @@ static inline bool mac_is_multicast(const uint8_t *mac)
  * No allocation. */
 uint32_t mac_table_lookup(const struct mac_table *t, const uint8_t *mac, uint16_t vid);
 
-/* The source MAC mac (in VLAN vid) of a frame from client peer_id, which owns n_owned MACs now (the
- caller
- * counts them: NEW and MOVED add one to the sender; MOVED takes one from *prev_owner), and may
- server_mac (6 bytes, or NULL) is never learned. *stamp (now, a
- * monotonic clock) orders learns across workers; on return it is the stamp the entry has, to
- * be announced (a move is stamped after the learn it replaces). *prev_owner is the owner before the
- call, or
+/* The source MAC mac (in VLAN vid) of a frame from client peer_id, which owns n_owned MACs now
+ * (the caller counts them: NEW and MOVED add one to the sender; MOVED takes one from *prev_owner),
+ * and may own quota. server_mac (6 bytes, or NULL) is never learned. *stamp (now, a monotonic
+ * clock) orders learns across workers; on return it is the stamp the entry has, to be announced (a
+ * move is stamped after the learn it replaces). *prev_owner is the owner before the call, or
  * MAC_TABLE_NONE. *needs_announce is set when the other workers must be told (NEW, MOVED, or a
- * KNOWN MAC whose earlier announcement could not be posted: see mac_table_announced).
- * No allocation. */
+ * KNOWN MAC whose earlier announcement could not be posted: see mac_table_announced). No
+ * allocation. */
 enum mac_learn mac_table_learn(struct mac_table *t, const uint8_t *mac, uint16_t vid,
                                uint32_t peer_id, uint32_t n_owned, uint32_t quota,
                                const uint8_t *server_mac, uint64_t *stamp, uint32_t *prev_owner,
                                bool *needs_announce);
+
+/* What mac_table_learn() would answer for the same arguments, changing nothing: learn-address
+ * is asked about a NEW or MOVED MAC before it is learned. *prev_owner as there. No
+ * allocation. */
+enum mac_learn mac_table_check(const struct mac_table *t, const uint8_t *mac, uint16_t vid,
+                               uint32_t peer_id, uint32_t n_owned, uint32_t quota,
+                               const uint8_t *server_mac, uint32_t *prev_owner);
 
 /* Record whether the announcement of mac's (in VLAN vid) current owner reached the other
  * workers (false: a later frame from it tries again). */
@@ -99,9 +110,19 @@ void mac_table_announced(struct mac_table *t, const uint8_t *mac, uint16_t vid, 
 bool mac_table_apply(struct mac_table *t, const uint8_t *mac, uint16_t vid, uint32_t peer_id,
                      uint64_t stamp, uint32_t *replaced);
 
-/* Forget every MAC of peer_id (the client left). Returns how many. Cost: one pass over the
- * slots. */
+/* Forget every MAC of peer_id (the client left). Returns how many. Cost: its MACs (its chain),
+ * whatever the table's size. */
 size_t mac_table_forget_peer(struct mac_table *t, uint32_t peer_id);
+
+/* What a worker tells the acceptor about one MAC of a client (MSG_MAC_NOTE) and the answer
+ * (MSG_MAC_ANSWER): copied into the message's data. */
+struct mac_note {
+    uint8_t mac[MAC_LEN];
+    uint16_t vid;        /* the VLAN the MAC is on: 0 without vlan-tagging */
+    uint32_t prev_owner; /* the peer_id that had the MAC before, or MAC_TABLE_NONE */
+    bool is_ask;         /* learn-address must accept it before it is learned */
+    bool is_ok;          /* MSG_MAC_ANSWER: it accepted */
+};
 
 /* "aa:bb:cc:dd:ee:ff" into buf (at least 18 bytes); returns buf. */
 const char *mac_str(const uint8_t *mac, char *buf, size_t buf_len);

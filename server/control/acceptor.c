@@ -350,6 +350,9 @@ static void on_async(uv_async_t *h)
         case MSG_FLOAT:
             acc_handle_float(a, m->peer, &m->from);
             break;
+        case MSG_MAC_NOTE:
+            acc_tap_mac_note(a, m->peer, m->data, m->len);
+            break;
         case MSG_PACKET:
             if (!mgmt_is_held(a->mgmt)) { /* management-hold: nobody is served yet */
                 acc_handle_datagram(a, m->data, m->len, &m->from, m->link);

@@ -39,7 +39,9 @@
 #include "server/thread/mailbox.h"
 #include "server/thread/msg.h"
 #include "server/thread/peer_slot.h"
+#include "server/hooks/hooks.h"
 #include "server/hooks/script.h"
+#include "server/ops/status.h"
 #include "server/hooks/auth_token.h"
 #include "server/ops/pkcs11.h"
 
@@ -156,6 +158,13 @@ struct cs_hooks {
                                           * when no plugin has them), from its creation */
 };
 
+/* dev tap: the MACs the client has learned, as its worker reported them (tap_macs.c). */
+struct cs_macs {
+    struct status_mac *list; /* n of cap */
+    size_t n, cap;
+    struct acc_mac_wait *waits; /* learn-address runs about its MACs, not finished */
+};
+
 /* inactive and session-timeout for a connected client (limits.c), from the config or its
  * client-config-dir file. */
 struct cs_limits {
@@ -215,6 +224,7 @@ struct ctl_session {
     struct cs_reneg reneg;
     struct cs_push push;
     struct cs_hooks hooks;
+    struct cs_macs macs;
     struct cs_token token;
     struct cs_limits limits;
 };
@@ -1097,6 +1107,15 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
 /* Forget a step: its callback is not called, its scripts are killed, its files removed. */
 void acc_hook_wait_cancel(struct acc_hook_wait *w);
 
+/* One learn-address run: OP ADDR [CN] (cn NULL: none), the client's environment client_env (NULL:
+ * only script_type, as 2.6 runs "delete") and plugin contexts client (NULL: the server's);
+ * serial, and the script runs even when a plugin failed (2.6 learn_address_script). With done,
+ * done(ctx) gets the result and *run is for hook_run_cancel; without, it runs in the background
+ * (a failure logged naming ctx_name). 0 or -errno (done is then never called). */
+int acc_learn_run(struct acceptor *a, const char *op, const char *addr, const char *cn,
+                  const struct script_env *client_env, struct plugin_client *client,
+                  hook_done_cb done, void *ctx, struct hook_run **run, const char *ctx_name);
+
 /* The client is going: client-disconnect if it was connected, then learn-address "delete" for
  * what was learned, both in the background. Once per session. */
 void acc_client_gone(struct acceptor *a, struct ctl_session *cs);
@@ -1109,6 +1128,28 @@ void acc_hooks_unlearn(struct acceptor *a, struct ctl_session *cs);
  * or had addresses learned; on_free frees what the hooks keep in cs. */
 void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs);
 void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs);
+
+/* ---- tap_macs.c: the MACs of dev tap clients, learn-address for them ---- */
+
+struct acc_mac_wait; /* a learn-address run about one MAC */
+
+/* MSG_MAC_NOTE from p's worker (data: a struct mac_note, len bytes): a MAC p learned, kept for
+ * the status and for learn-address "delete" (and taken from the client that had it before);
+ * or, with is_ask, run learn-address "add" (or "update" when another client had it) MAC@VID CN,
+ * and answer p's worker (MSG_MAC_ANSWER). Ignored unless p's session is active. */
+void acc_tap_mac_note(struct acceptor *a, struct peer *p, const uint8_t *data, size_t len);
+
+/* The client is going: learn-address "delete" MAC@VID (no common name, as 2.6 multi.c
+ * multi_reap_range runs it) for each of its MACs, in the background, if learn-address is
+ * configured; the list is emptied. */
+void acc_tap_macs_unlearn(struct acceptor *a, struct ctl_session *cs);
+
+/* Free cs->macs: runs still going are cancelled. */
+void acc_tap_macs_free(struct ctl_session *cs);
+
+/* "aa:bb:cc:dd:ee:ff@VID" of m into buf (at least ACC_MAC_STR_MAX bytes); returns buf. */
+#define ACC_MAC_STR_MAX 24
+const char *acc_mac_str(const struct status_mac *m, char *buf, size_t buf_len);
 
 /* ---- client_connect.c: the client-connect plugins and script, deferred answers ---- */
 

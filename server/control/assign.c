@@ -333,7 +333,11 @@ int acc_assign_addresses(struct acceptor *a, struct ctl_session *cs, struct peer
             goto acc_refuse;
         }
     }
-    /* dev tap: the MACs the client may use share the same quota (multi_learn_addr) */
+    /* dev tap: the quota is the MACs' alone, as 2.6 learns no address of a tap client (multi.c
+     * multi_client_connect_late_setup, multi_add_iroutes: tun only) */
+    if (a->cfg->net.is_tap) {
+        n_learned = 0;
+    }
     p->mac_quota = max_routes > n_learned ? (uint32_t)(max_routes - n_learned) : 0;
     return 0;
 acc_refuse:

@@ -503,9 +503,9 @@ static void on_learn(void *ctx, const struct hook_result *res)
     hw_finish(w, true, NULL);
 }
 
-static int learn_run(struct acceptor *a, const char *op, const char *addr, const char *cn,
-                     const struct script_env *client_env, struct acc_hook_wait *w,
-                     const char *ctx_name)
+int acc_learn_run(struct acceptor *a, const char *op, const char *addr, const char *cn,
+                  const struct script_env *client_env, struct plugin_client *client,
+                  hook_done_cb done, void *ctx, struct hook_run **run, const char *ctx_name)
 {
     char *args[4] = {(char *)(uintptr_t)op, (char *)(uintptr_t)addr, (char *)(uintptr_t)cn, NULL};
     struct script_env env = {0};
@@ -526,14 +526,21 @@ static int learn_run(struct acceptor *a, const char *op, const char *addr, const
     req.env = &env;
     req.is_script_after_failure = true;
     req.is_serial = true;
-    /* "delete" (no w) as 2.6 runs it for an address, with the server's contexts */
-    req.client = w ? w->cs->hooks.plugin_client : NULL;
+    req.client = client; /* "delete" (NULL) as 2.6 runs it: with the server's contexts */
     if (err == 0) {
-        err = w ? hook_run_start(a->checks.hooks, &req, on_learn, w, &w->run)
-                : hook_run_detached(a->checks.hooks, &req, ctx_name);
+        err = done ? hook_run_start(a->checks.hooks, &req, done, ctx, run)
+                   : hook_run_detached(a->checks.hooks, &req, ctx_name);
     }
     script_env_clear(&env);
     return err;
+}
+
+static int learn_run(struct acceptor *a, const char *op, const char *addr, const char *cn,
+                     const struct script_env *client_env, struct acc_hook_wait *w,
+                     const char *ctx_name)
+{
+    return acc_learn_run(a, op, addr, cn, client_env, w ? w->cs->hooks.plugin_client : NULL,
+                         w ? on_learn : NULL, w, w ? &w->run : NULL, ctx_name);
 }
 
 static int start_learn_item(struct acc_hook_wait *w)
@@ -550,7 +557,9 @@ int acc_learn_start(struct acceptor *a, struct ctl_session *cs, acc_hook_cb cb, 
     int err;
 
     if (!hooks_wanted(a->checks.hooks, OVPN_PLUGIN_LEARN_ADDRESS, a->cfg->hooks.learn_address) ||
-        p == NULL) {
+        p == NULL || a->cfg->net.is_tap) {
+        /* with dev tap 2.6 learns no address at connect, only the MACs the client sends from
+         * (multi.c multi_client_connect_late_setup): tap_macs.c */
         return 1;
     }
     w = hook_wait_new(a, cs, HW_LEARN, cb, ctx);
@@ -663,6 +672,7 @@ void acc_hooks_unlearn(struct acceptor *a, struct ctl_session *cs)
     free(cs->hooks.learned);
     cs->hooks.learned = NULL;
     cs->hooks.n_learned = 0;
+    acc_tap_macs_unlearn(a, cs);
 }
 
 /* ---- client-crresponse ---- */
@@ -762,7 +772,7 @@ int acc_crresponse_start(struct acceptor *a, struct ctl_session *cs,
 
 void acc_hooks_on_close(struct acceptor *a, struct ctl_session *cs)
 {
-    if (cs->is_connected || cs->hooks.n_learned > 0) {
+    if (cs->is_connected || cs->hooks.n_learned > 0 || cs->macs.n > 0) {
         acc_client_gone(a, cs); /* client-disconnect, learn-address delete */
     }
 }
@@ -772,6 +782,7 @@ void acc_hooks_on_free(struct acceptor *a, struct ctl_session *cs)
     (void)a;
     acc_hook_wait_cancel(cs->hooks.cr_wait);
     cs->hooks.cr_wait = NULL;
+    acc_tap_macs_free(cs);                        /* its runs are cancelled */
     plugin_client_unref(cs->hooks.plugin_client); /* runs still going hold their own */
     cs->hooks.plugin_client = NULL;
     for (size_t i = 0; i < cs->hooks.n_learned; i++) {

@@ -42,8 +42,9 @@ static int status_rewrite_fd(int fd, int version, const struct status_client *ro
     return err;
 }
 
-/* One client's row (borrowing p->routes for the iroutes). */
-static void fill_row(const struct ctl_session *cs, struct status_client *r)
+/* One client's row (borrowing p->routes for the iroutes, cs->macs for the MACs). */
+static void fill_row(const struct acceptor *a, const struct ctl_session *cs,
+                     struct status_client *r)
 {
     const struct peer *p = cs->peer;
 
@@ -65,6 +66,9 @@ static void fill_row(const struct ctl_session *cs, struct status_client *r)
     }
     r->iroutes = p->routes;
     r->n_iroutes = p->n_routes;
+    r->is_tap = a->cfg->net.is_tap;
+    r->macs = cs->macs.list;
+    r->n_macs = cs->macs.n;
     r->bytes_rx = atomic_load_explicit(&p->bytes_rx, memory_order_relaxed);
     r->bytes_tx = atomic_load_explicit(&p->bytes_tx, memory_order_relaxed);
     r->connected_since = p->connected_since;
@@ -115,7 +119,7 @@ struct status_client *acc_status_rows(struct acceptor *a, size_t *n_out,
             if (!has_row(cs) || n >= a->sessions.n_clients) {
                 continue;
             }
-            fill_row(cs, &rows[n++]);
+            fill_row(a, cs, &rows[n++]);
         }
     }
     if (workers) {
@@ -151,6 +155,8 @@ struct acc_status_job {
     size_t n_rows, cap_rows;
     struct vroute_key *iroutes; /* the rows' iroutes point here: n_iroutes of cap_iroutes */
     size_t n_iroutes, cap_iroutes;
+    struct status_mac *macs; /* the rows' MACs (dev tap) point here: n_macs of cap_macs */
+    size_t n_macs, cap_macs;
     struct status_worker workers[TUN_MAX_QUEUES];
     size_t n_workers;
     time_t now;
@@ -188,21 +194,23 @@ static int fit(void **buf, size_t *cap, size_t n, size_t size)
  * -ENOMEM. Acceptor thread, while the job is not running. */
 static int snapshot(struct acceptor *a, struct acc_status_job *job)
 {
-    size_t n = 0, n_routes = 0;
+    size_t n = 0, n_routes = 0, n_macs = 0;
 
     for (size_t i = 0; i < a->sessions.table_size; i++) {
         for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
             if (has_row(cs)) {
                 n++;
                 n_routes += cs->peer->n_routes;
+                n_macs += cs->macs.n;
             }
         }
     }
     if (fit((void **)&job->rows, &job->cap_rows, n, sizeof(*job->rows)) ||
-        fit((void **)&job->iroutes, &job->cap_iroutes, n_routes, sizeof(*job->iroutes))) {
+        fit((void **)&job->iroutes, &job->cap_iroutes, n_routes, sizeof(*job->iroutes)) ||
+        fit((void **)&job->macs, &job->cap_macs, n_macs, sizeof(*job->macs))) {
         return -ENOMEM;
     }
-    job->n_rows = job->n_iroutes = 0;
+    job->n_rows = job->n_iroutes = job->n_macs = 0;
     for (size_t i = 0; i < a->sessions.table_size; i++) {
         for (struct ctl_session *cs = a->sessions.table[i]; cs; cs = cs->hnext) {
             struct status_client *r;
@@ -211,7 +219,7 @@ static int snapshot(struct acceptor *a, struct acc_status_job *job)
                 continue;
             }
             r = &job->rows[job->n_rows++];
-            fill_row(cs, r);
+            fill_row(a, cs, r);
             /* the worker may free p->routes before the text is made: a copy goes with it */
             if (r->n_iroutes > 0) {
                 memcpy(&job->iroutes[job->n_iroutes], r->iroutes,
@@ -220,6 +228,14 @@ static int snapshot(struct acceptor *a, struct acc_status_job *job)
                 job->n_iroutes += r->n_iroutes;
             } else {
                 r->iroutes = NULL;
+            }
+            if (r->n_macs > 0 && job->n_macs + r->n_macs <= n_macs) {
+                memcpy(&job->macs[job->n_macs], r->macs, r->n_macs * sizeof(*r->macs));
+                r->macs = &job->macs[job->n_macs];
+                job->n_macs += r->n_macs;
+            } else {
+                r->macs = NULL;
+                r->n_macs = 0;
             }
         }
     }
@@ -340,6 +356,7 @@ void acc_status_job_free(struct acceptor *a)
     if (a->status_job) {
         free(a->status_job->rows);
         free(a->status_job->iroutes);
+        free(a->status_job->macs);
         free(a->status_job);
         a->status_job = NULL;
     }

@@ -96,6 +96,7 @@ struct peer {
     uint64_t float_asked_ms; /* when (the worker loop's clock) */
     bool is_installed;
     uint32_t n_macs;       /* dev tap: MACs learned for it now (its worker's table counts) */
+    uint32_t n_macs_asked; /* dev tap: MACs learn-address is asked about (count in the quota) */
     struct tcp_conn *conn; /* the worker's connection of a TCP client, once installed */
     struct log_ratelimit rl;
     _Atomic uint64_t bytes_rx; /* link bytes received, written by the worker */

@@ -70,6 +70,7 @@ void wk_forget_peer(struct worker *w, struct peer *p, enum gone_reason reason)
     if (env->is_tap) {
         wk_tap_forget(w, p->peer_id, true); /* its MACs, here and on every other worker */
         p->n_macs = 0;
+        p->n_macs_asked = 0;
     }
     p->is_installed = false;
     m = msg_new(MSG_GONE, p, NULL, 0);
@@ -323,6 +324,11 @@ static void on_async(uv_async_t *a)
         case MSG_MAC_LEARN:
             wk_tap_mac_learned(w, m->peer_id, m->data, m->len);
             break;
+        case MSG_MAC_ANSWER:
+            if (owns(w, m)) {
+                wk_tap_mac_answer(w, m->peer, m->data, m->len);
+            }
+            break;
         case MSG_MAC_FORGET:
             wk_tap_forget(w, m->peer_id, false);
             break;
@@ -440,7 +446,9 @@ int worker_init(struct worker *w, const struct worker_env *env, int i, int udp_f
             goto fail;
         }
     }
-    if (env->is_tap && mac_table_init(&w->macs, tap_mac_entries(env->cfg), tap_hash_key())) {
+    if (env->is_tap &&
+        mac_table_init(&w->macs, tap_mac_entries(env->cfg),
+                       env->max_local_peers * (size_t)env->n_workers, tap_hash_key())) {
         goto fail;
     }
     if (env->has_vnet_hdr) {

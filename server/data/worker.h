@@ -66,6 +66,24 @@ struct worker_env {
     bool is_tap;
     bool has_tap_mac;
     uint8_t tap_mac[MAC_LEN];
+    /* dev tap with a learn-address script or plugin: a new or moved MAC is learned only once
+     * the acceptor has run it and it accepted (MSG_MAC_NOTE, MSG_MAC_ANSWER) */
+    bool is_learn_hooked;
+};
+
+/* dev tap with learn-address: MACs of this worker's clients being asked about, or refused. */
+#define WORKER_MAC_ASKS 64
+/* How long frames from a MAC learn-address refused are dropped before it is asked again (2.6
+ * asks at every frame, its one thread blocked meanwhile). */
+#define WORKER_MAC_REFUSED_MS 1000
+/* An ask not answered in this long (the acceptor had no memory for it) is asked again. */
+#define WORKER_MAC_ASK_MS 60000
+
+struct worker_mac_ask {
+    uint8_t mac[MAC_LEN];
+    uint32_t peer_id;
+    uint64_t since_ms; /* when it was asked, or refused if is_refused (the loop's clock) */
+    bool is_used, is_refused;
 };
 
 struct worker {
@@ -82,6 +100,7 @@ struct worker {
     struct peer **by_local;     /* index peer_id / n_workers */
     struct vroute_table routes; /* every client's IPv6 address and iroutes (see vroute.h) */
     struct mac_table macs;      /* dev tap: every client's learned MACs (see mac_table.h) */
+    struct worker_mac_ask mac_asks[WORKER_MAC_ASKS]; /* dev tap with learn-address */
     struct worker_stats stats;
     struct log_ratelimit rl_drop;
     struct msg_pool pool; /* messages for packets handed to another thread; freed by the server

@@ -98,6 +98,9 @@ void wk_tap_bcast_local(struct worker *w, const uint8_t *frame, size_t len, uint
                         uint16_t vid);
 /* MSG_MAC_LEARN from another worker (data: MAC, stamp and VID, len bytes). */
 void wk_tap_mac_learned(struct worker *w, uint32_t peer_id, const uint8_t *data, size_t len);
+/* MSG_MAC_ANSWER about p (one of w's): learn-address's answer (data: a struct mac_note, len
+ * bytes) about a MAC p asked for: learned, or refused for a while. */
+void wk_tap_mac_answer(struct worker *w, struct peer *p, const uint8_t *data, size_t len);
 /* peer_id left: forget its MACs here and, with tell_others (its owner), on every other worker. */
 void wk_tap_forget(struct worker *w, uint32_t peer_id, bool tell_others);
 

@@ -118,13 +118,38 @@ static void lost_mac(struct worker *w, uint32_t peer_id)
     }
 }
 
-/* Tell every other worker that mac in VLAN vid is peer_id's since stamp. A worker that could not
- * be told (the pool is empty) is told again at the client's next frame from that MAC. */
-static void announce(struct worker *w, const uint8_t *mac, uint16_t vid, uint32_t peer_id,
-                     uint64_t stamp)
+/* Tell the acceptor about mac of p (MSG_MAC_NOTE): learned (for the status file and
+ * learn-address "delete"), or, with is_ask, to be asked of learn-address. false when the
+ * message could not be taken from the pool. */
+static bool note(struct worker *w, struct peer *p, const uint8_t *mac, uint32_t prev, bool is_ask)
+{
+    struct mac_note n;
+    struct msg *m;
+
+    memset(&n, 0, sizeof(n));
+    memcpy(n.mac, mac, MAC_LEN);
+    n.vid = p->vlan_pvid;
+    n.prev_owner = prev;
+    n.is_ask = is_ask;
+    m = msg_pool_take(&w->pool, MSG_MAC_NOTE, &n, sizeof(n));
+    if (!m) {
+        return false;
+    }
+    m->peer = p;
+    m->peer_id = p->peer_id;
+    mailbox_post(w->env->mb, MAILBOX_ACCEPTOR, m);
+    return true;
+}
+
+/* Tell every other worker that mac is p's since stamp, and the acceptor that p learned it
+ * unless is_noted (learn-address accepted it: the acceptor knows). Whatever could not be told
+ * (the pool is empty) is told again at the client's next frame from that MAC. */
+static void announce(struct worker *w, struct peer *p, const uint8_t *mac, uint32_t prev,
+                     uint64_t stamp, bool is_noted)
 {
     uint8_t data[LEARN_MSG_LEN];
-    bool is_ok = true;
+    uint16_t vid = p->vlan_pvid;
+    bool is_ok = is_noted || note(w, p, mac, prev, false);
 
     memcpy(data, mac, MAC_LEN);
     memcpy(data + MAC_LEN, &stamp, sizeof(stamp));
@@ -140,61 +165,167 @@ static void announce(struct worker *w, const uint8_t *mac, uint16_t vid, uint32_
             is_ok = false;
             continue;
         }
-        m->peer_id = peer_id;
+        m->peer_id = p->peer_id;
         mailbox_post(w->env->mb, i, m);
     }
     mac_table_announced(&w->macs, mac, vid, is_ok);
 }
 
-/* The source MAC of p's frame (in p's VLAN): true when the frame may go on as p's. */
-static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
+/* Why a source MAC is not p's: the frame is dropped and counted. */
+static void refuse(struct worker *w, struct peer *p, enum mac_learn r)
 {
-    const struct worker_env *env = w->env;
-    uint64_t stamp = uv_hrtime();
-    uint32_t prev;
-    bool needs_announce;
-    char a[20];
-    enum mac_learn r =
-        mac_table_learn(&w->macs, mac, p->vlan_pvid, p->peer_id, p->n_macs, p->mac_quota,
-                        env->has_tap_mac ? env->tap_mac : NULL, &stamp, &prev, &needs_announce);
+    static const char *const why[] = {
+        [MAC_LEARN_MULTICAST] = "broadcast or multicast source MAC in a tap frame",
+        [MAC_LEARN_ZERO] = "zero source MAC in a tap frame",
+        [MAC_LEARN_SERVER] = "the server's own MAC as the source of a tap frame",
+        [MAC_LEARN_QUOTA] = "source MAC beyond the client's quota (max-routes-per-client)",
+        [MAC_LEARN_FULL] = "MAC table full",
+    };
 
-    switch (r) {
-    case MAC_LEARN_KNOWN:
-        break;
-    case MAC_LEARN_NEW:
+    wk_drop(w, &w->stats.drop_bad_source, &p->remote,
+            (size_t)r < sizeof(why) / sizeof(why[0]) && why[r] ? why[r] : "tap source MAC");
+}
+
+/* The outcome r of learning mac for p (NEW or MOVED from prev, or KNOWN): counted, logged, and
+ * told where needed (is_noted: the acceptor knows already). */
+static void learned(struct worker *w, struct peer *p, const uint8_t *mac, enum mac_learn r,
+                    uint32_t prev, uint64_t stamp, bool needs_announce, bool is_noted)
+{
+    char a[20];
+
+    if (r == MAC_LEARN_NEW || r == MAC_LEARN_MOVED) {
         p->n_macs++;
-        break;
-    case MAC_LEARN_MOVED:
-        p->n_macs++;
+    }
+    if (r == MAC_LEARN_MOVED) {
         lost_mac(w, prev);
         log_msg_ratelimited(&p->rl, uv_now(&w->loop), 5, 60, LOG_INFO,
                             "peer %u %s: MAC %s moves to this client from peer %u (the newest "
                             "sender of a MAC owns it, as in openvpn 2.6)",
                             p->peer_id, p->common_name, mac_str(mac, a, sizeof(a)), prev);
-        break;
-    case MAC_LEARN_MULTICAST:
-        wk_drop(w, &w->stats.drop_bad_source, &p->remote,
-                "broadcast or multicast source MAC in a tap frame");
-        return false;
-    case MAC_LEARN_ZERO:
-        wk_drop(w, &w->stats.drop_bad_source, &p->remote, "zero source MAC in a tap frame");
-        return false;
-    case MAC_LEARN_SERVER:
-        wk_drop(w, &w->stats.drop_bad_source, &p->remote,
-                "the server's own MAC as the source of a tap frame");
-        return false;
-    case MAC_LEARN_QUOTA:
-        wk_drop(w, &w->stats.drop_bad_source, &p->remote,
-                "source MAC beyond the client's quota (max-routes-per-client)");
-        return false;
-    case MAC_LEARN_FULL:
-        wk_drop(w, &w->stats.drop_bad_source, &p->remote, "MAC table full");
+    }
+    if (needs_announce) {
+        announce(w, p, mac, prev, stamp, is_noted);
+    }
+}
+
+/* The ask about mac of peer_id, or NULL. */
+static struct worker_mac_ask *find_ask(struct worker *w, const uint8_t *mac, uint32_t peer_id)
+{
+    for (size_t i = 0; i < WORKER_MAC_ASKS; i++) {
+        struct worker_mac_ask *q = &w->mac_asks[i];
+
+        if (q->is_used && q->peer_id == peer_id && memcmp(q->mac, mac, MAC_LEN) == 0) {
+            return q;
+        }
+    }
+    return NULL;
+}
+
+/* learn-address must accept mac (NEW or MOVED from prev) before p may use it: ask the acceptor
+ * once, and drop p's frames from it until it answers; after a refusal, ask again at a frame
+ * WORKER_MAC_REFUSED_MS later. No allocation: the asks are a fixed array, the message is from
+ * the pool; when either is full, a later frame asks. */
+static void ask(struct worker *w, struct peer *p, const uint8_t *mac, uint32_t prev)
+{
+    uint64_t now = uv_now(&w->loop);
+    struct worker_mac_ask *q = find_ask(w, mac, p->peer_id);
+    bool is_new = q == NULL || q->is_refused;
+
+    stat_inc(&w->stats.drop_bad_source);
+    if (q && now - q->since_ms < (q->is_refused ? WORKER_MAC_REFUSED_MS : WORKER_MAC_ASK_MS)) {
+        return; /* asked, or refused a moment ago */
+    }
+    for (size_t i = 0; !q && i < WORKER_MAC_ASKS; i++) {
+        struct worker_mac_ask *e = &w->mac_asks[i];
+
+        if (!e->is_used || (e->is_refused && now - e->since_ms >= WORKER_MAC_REFUSED_MS)) {
+            q = e;
+        }
+    }
+    if (!q || !note(w, p, mac, prev, true)) {
+        return;
+    }
+    memcpy(q->mac, mac, MAC_LEN);
+    q->peer_id = p->peer_id;
+    q->since_ms = now;
+    q->is_used = true;
+    q->is_refused = false;
+    if (is_new) {
+        p->n_macs_asked++;
+    }
+}
+
+/* The source MAC of p's frame: true when the frame may go on as p's. */
+static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
+{
+    const struct worker_env *env = w->env;
+    const uint8_t *server_mac = env->has_tap_mac ? env->tap_mac : NULL;
+    uint32_t n_owned = p->n_macs + p->n_macs_asked, prev;
+    uint64_t stamp = uv_hrtime();
+    bool needs_announce;
+    enum mac_learn r;
+
+    if (env->is_learn_hooked) {
+        r = mac_table_check(&w->macs, mac, p->vlan_pvid, p->peer_id, n_owned, p->mac_quota, server_mac, &prev);
+        if (r == MAC_LEARN_NEW || r == MAC_LEARN_MOVED) {
+            ask(w, p, mac, prev);
+            return false;
+        }
+        if (r != MAC_LEARN_KNOWN) {
+            refuse(w, p, r);
+            return false;
+        }
+    }
+    r = mac_table_learn(&w->macs, mac, p->vlan_pvid, p->peer_id, n_owned, p->mac_quota, server_mac, &stamp, &prev,
+                        &needs_announce);
+    switch (r) {
+    case MAC_LEARN_KNOWN:
+    case MAC_LEARN_NEW:
+    case MAC_LEARN_MOVED:
+        learned(w, p, mac, r, prev, stamp, needs_announce, false);
+        return true;
+    default:
+        refuse(w, p, r);
         return false;
     }
-    if (needs_announce && env->n_workers > 1) {
-        announce(w, mac, p->vlan_pvid, p->peer_id, stamp);
+}
+
+void wk_tap_mac_answer(struct worker *w, struct peer *p, const uint8_t *data, size_t len)
+{
+    const struct worker_env *env = w->env;
+    struct worker_mac_ask *q;
+    struct mac_note n;
+    uint64_t stamp = uv_hrtime();
+    uint32_t prev;
+    bool needs_announce;
+    enum mac_learn r;
+    char a[20];
+
+    if (len != sizeof(n) || !w->macs.slots) {
+        return;
     }
-    return true;
+    memcpy(&n, data, sizeof(n));
+    q = find_ask(w, n.mac, p->peer_id);
+    if (!q || q->is_refused) {
+        return;
+    }
+    p->n_macs_asked--;
+    if (!n.is_ok) {
+        q->is_refused = true;
+        q->since_ms = uv_now(&w->loop);
+        return;
+    }
+    q->is_used = false;
+    r = mac_table_learn(&w->macs, n.mac, p->vlan_pvid, p->peer_id, p->n_macs + p->n_macs_asked, p->mac_quota,
+                        env->has_tap_mac ? env->tap_mac : NULL, &stamp, &prev, &needs_announce);
+    if (r == MAC_LEARN_KNOWN || r == MAC_LEARN_NEW || r == MAC_LEARN_MOVED) {
+        learned(w, p, n.mac, r, prev, stamp, needs_announce, true);
+    } else {
+        log_msg_ratelimited(&p->rl, uv_now(&w->loop), 5, 60, LOG_WARN,
+                            "peer %u %s: MAC %s accepted by learn-address but not learned (%s)",
+                            p->peer_id, p->common_name, mac_str(n.mac, a, sizeof(a)),
+                            r == MAC_LEARN_QUOTA ? "max-routes-per-client" : "MAC table full");
+    }
 }
 
 /* Write frame f (len bytes) of a client in VLAN vid (0 without vlan-tagging) to the device:
@@ -456,6 +587,11 @@ void wk_tap_forget(struct worker *w, uint32_t peer_id, bool tell_others)
         return;
     }
     mac_table_forget_peer(&w->macs, peer_id);
+    for (size_t i = 0; i < WORKER_MAC_ASKS; i++) {
+        if (w->mac_asks[i].peer_id == peer_id) {
+            w->mac_asks[i].is_used = false;
+        }
+    }
     for (int i = 0; tell_others && i < w->env->n_workers; i++) {
         struct msg *m;
 

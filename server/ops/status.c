@@ -167,7 +167,7 @@ static void print_route_row(const struct fmt *f, const struct status_client *c, 
 }
 
 /* The client's routing-table rows: its IPv4 then its IPv6 virtual address, each if set, then
- * its iroutes (openvpn 2.6 lists those as NETWORK/BITS). */
+ * its iroutes (openvpn 2.6 lists those as NETWORK/BITS); with dev tap its MACs instead. */
 static void print_routes(const struct fmt *f, const struct status_client *c, time_t now, bool is_v1)
 {
     char when[TIME_STR_MAX], real[ADDR_STR_MAX], virt[INET6_ADDRSTRLEN];
@@ -175,6 +175,17 @@ static void print_routes(const struct fmt *f, const struct status_client *c, tim
 
     real_addr_str(real, sizeof(real), &c->real);
     time_str(when, sizeof(when), c->last_ref, now);
+    if (c->is_tap) {
+        /* dev tap: 2.6 routes by MAC and lists those alone, as "MAC@VID" */
+        for (size_t i = 0; i < c->n_macs; i++) {
+            const struct status_mac *m = &c->macs[i];
+
+            snprintf(virt, sizeof(virt), "%02x:%02x:%02x:%02x:%02x:%02x@%u", m->mac[0], m->mac[1],
+                     m->mac[2], m->mac[3], m->mac[4], m->mac[5], (unsigned)m->vid);
+            print_route_row(f, c, virt, real, when, now, is_v1);
+        }
+        return;
+    }
     for (int v6 = 0; v6 < 2; v6++) {
         if (v6) {
             virt_addr6_str(virt, sizeof(virt), &c->virt_addr6);

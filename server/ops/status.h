@@ -50,6 +50,13 @@
 
 #include "server/addr/vroute.h"
 
+/* dev tap: one MAC address a client sends from, listed in the routing table as "MAC@VID"
+ * (mroute.c mroute_addr_print_ex). */
+struct status_mac {
+    uint8_t mac[6];
+    uint16_t vid; /* 0: untagged */
+};
+
 /* One connected client as the status file shows it: a snapshot the caller fills. The strings
  * are read up to their NUL or the end of their array, whichever comes first. */
 struct status_client {
@@ -70,6 +77,11 @@ struct status_client {
      * Entries equal to the client's own addresses are left out. */
     const struct vroute_key *iroutes;
     size_t n_iroutes;
+    /* dev tap: the routing table lists the MACs the client has sent from, borrowed for the
+     * call, instead of its addresses and iroutes (2.6 learns no address with tap) */
+    bool is_tap;
+    const struct status_mac *macs;
+    size_t n_macs;
 };
 
 /* One data-plane worker's load, shown as "Worker N ..." GLOBAL STATS rows (ovpnd's own;

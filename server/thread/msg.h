@@ -41,6 +41,11 @@ enum msg_type {
                       * learn's stamp (8 bytes, host order) and the VLAN (2 bytes, host order),
                       * learned for peer_id */
     MSG_MAC_FORGET,  /* worker -> every other worker (dev tap): peer_id left, forget its MACs */
+    MSG_MAC_NOTE,    /* worker -> acceptor (dev tap): data[] is a struct mac_note about peer: a MAC
+                      * it learned (for the status and learn-address "delete"), or one to ask
+                      * learn-address about before it is learned */
+    MSG_MAC_ANSWER,  /* acceptor -> worker (dev tap): data[] is the struct mac_note asked about,
+                      * is_ok set to learn-address's answer */
 };
 
 enum gone_reason {

@@ -4,7 +4,8 @@
  * learned; a MAC another client had moves to the newest sender (in 2.6 too: any client can take
  * over another's MAC, as on a switch without port security); the route quota bounds how many a
  * client learns; tables of several workers agree whatever order the announcements come in; a
- * client that leaves takes its MACs along and nothing else.
+ * client that leaves takes its MACs along and nothing else, through its own chain of slots
+ * (whatever moves and deletion shifts did to them); asking first (learn-address) changes nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,7 +40,7 @@ static void group_and_zero_sources_are_never_learned(void **state)
     struct mac_table t;
 
     (void)state;
-    assert_int_equal(mac_table_init(&t, 64, 0x1234), 0);
+    assert_int_equal(mac_table_init(&t, 64, 32, 0x1234), 0);
     assert_int_equal(learn(&t, bcast, 1, 0, 1, NULL), MAC_LEARN_MULTICAST);
     assert_int_equal(learn(&t, mcast, 1, 0, 2, NULL), MAC_LEARN_MULTICAST);
     assert_int_equal(learn(&t, mcast6, 1, 0, 3, NULL), MAC_LEARN_MULTICAST);
@@ -63,7 +64,7 @@ static void learn_then_known(void **state)
     bool needs;
 
     (void)state;
-    assert_int_equal(mac_table_init(&t, 64, 99), 0);
+    assert_int_equal(mac_table_init(&t, 64, 32, 99), 0);
     assert_int_equal(mac_table_learn(&t, mac_a, 0, 4, 0, 256, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_NEW);
     assert_true(needs);
@@ -96,7 +97,7 @@ static void spoofed_source_moves_to_the_sender(void **state)
     uint32_t prev;
 
     (void)state;
-    assert_int_equal(mac_table_init(&t, 64, 7), 0);
+    assert_int_equal(mac_table_init(&t, 64, 32, 7), 0);
     assert_int_equal(learn(&t, mac_a, 4, 0, 10, NULL), MAC_LEARN_NEW);
     assert_int_equal(learn(&t, mac_a, 5, 0, 20, &prev), MAC_LEARN_MOVED);
     assert_int_equal(prev, 4); /* the caller takes one off client 4's count */
@@ -120,7 +121,7 @@ static void quota_bounds_a_client(void **state)
     bool needs;
 
     (void)state;
-    assert_int_equal(mac_table_init(&t, 64, 7), 0);
+    assert_int_equal(mac_table_init(&t, 64, 32, 7), 0);
     assert_int_equal(mac_table_learn(&t, mac_a, 0, 4, 0, 1, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_NEW);
     assert_int_equal(mac_table_learn(&t, mac_b, 0, 4, 1, 1, NULL, &stamp, &prev, &needs),
@@ -142,7 +143,7 @@ static void full_table_refuses_new_macs(void **state)
     uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0};
 
     (void)state;
-    assert_int_equal(mac_table_init(&t, 20, 3), 0);
+    assert_int_equal(mac_table_init(&t, 20, 32, 3), 0);
     for (int i = 1; i <= 20; i++) {
         mac[5] = (uint8_t)i;
         assert_int_equal(learn(&t, mac, 1, 0, (uint64_t)i, NULL), MAC_LEARN_NEW);
@@ -165,8 +166,8 @@ static void workers_agree_on_the_newest_learn(void **state)
     bool needs;
 
     (void)state;
-    assert_int_equal(mac_table_init(&w1, 64, 1), 0);
-    assert_int_equal(mac_table_init(&w2, 64, 2), 0);
+    assert_int_equal(mac_table_init(&w1, 64, 32, 1), 0);
+    assert_int_equal(mac_table_init(&w2, 64, 32, 2), 0);
     assert_int_equal(mac_table_learn(&w1, mac_a, 0, 10, 0, 256, NULL, &s1, &prev, &needs),
                      MAC_LEARN_NEW);
     assert_int_equal(mac_table_learn(&w2, mac_a, 0, 21, 0, 256, NULL, &s2, &prev, &needs),
@@ -197,7 +198,7 @@ static void forget_peer_removes_only_its_macs(void **state)
     uint8_t mac[6] = {0x02, 0x10, 0, 0, 0, 0};
 
     (void)state;
-    assert_int_equal(mac_table_init(&t, 200, 42), 0);
+    assert_int_equal(mac_table_init(&t, 200, 32, 42), 0);
     for (int i = 0; i < 200; i++) {
         mac[4] = (uint8_t)(i >> 8);
         mac[5] = (uint8_t)i;
@@ -218,6 +219,117 @@ static void forget_peer_removes_only_its_macs(void **state)
     mac_table_free(&t);
 }
 
+/* mac_table_check answers what mac_table_learn would, and leaves the table as it was. */
+static void check_changes_nothing(void **state)
+{
+    struct mac_table t;
+    uint32_t prev;
+
+    (void)state;
+    assert_int_equal(mac_table_init(&t, 2, 32, 5), 0);
+    assert_int_equal(mac_table_check(&t, mac_a, 1, 0, 256, server, &prev), MAC_LEARN_NEW);
+    assert_int_equal(prev, MAC_TABLE_NONE);
+    assert_int_equal(t.n_entries, 0);
+    assert_int_equal(mac_table_lookup(&t, mac_a), MAC_TABLE_NONE);
+    assert_int_equal(learn(&t, mac_a, 1, 0, 1, NULL), MAC_LEARN_NEW);
+    assert_int_equal(mac_table_check(&t, mac_a, 1, 1, 256, server, &prev), MAC_LEARN_KNOWN);
+    assert_int_equal(mac_table_check(&t, mac_a, 2, 0, 256, server, &prev), MAC_LEARN_MOVED);
+    assert_int_equal(prev, 1);
+    assert_int_equal(mac_table_lookup(&t, mac_a), 1);
+    assert_int_equal(mac_table_check(&t, mac_a, 2, 3, 3, server, &prev), MAC_LEARN_QUOTA);
+    assert_int_equal(mac_table_check(&t, bcast, 2, 0, 256, server, &prev), MAC_LEARN_MULTICAST);
+    assert_int_equal(mac_table_check(&t, server, 2, 0, 256, server, &prev), MAC_LEARN_SERVER);
+    assert_int_equal(learn(&t, mac_b, 2, 0, 2, NULL), MAC_LEARN_NEW);
+    uint8_t c[6] = {0x02, 0, 0, 0, 0, 0x0c};
+    assert_int_equal(mac_table_check(&t, c, 3, 0, 256, server, &prev), MAC_LEARN_FULL);
+    assert_int_equal(t.n_entries, 2);
+    mac_table_free(&t);
+}
+
+/* A peer_id the table was not made for learns nothing, here or by message. */
+static void peer_id_beyond_the_table_learns_nothing(void **state)
+{
+    struct mac_table t;
+    uint32_t replaced;
+
+    (void)state;
+    assert_int_equal(mac_table_init(&t, 64, 4, 5), 0);
+    assert_int_equal(learn(&t, mac_a, 4, 0, 1, NULL), MAC_LEARN_FULL);
+    assert_false(mac_table_apply(&t, mac_a, 9, 1, &replaced));
+    assert_int_equal(t.n_entries, 0);
+    assert_int_equal(mac_table_forget_peer(&t, 9), 0);
+    assert_int_equal(learn(&t, mac_a, 3, 0, 1, NULL), MAC_LEARN_NEW);
+    mac_table_free(&t);
+}
+
+/* Learns, moves (by the client itself and by other workers' messages) and departures in a
+ * random order, on a table small enough that probe sequences run into each other and deletion
+ * shifts entries: after every step the table says what a plain map of MAC to owner says, and
+ * forgetting a client removes exactly the MACs that map gives it. */
+static void forget_follows_moves_and_shifts(void **state)
+{
+    enum { N_MACS = 96, N_PEERS = 6 };
+    uint32_t owner[N_MACS];
+    struct mac_table t;
+    uint64_t rnd = 0x9e3779b97f4a7c15ull, stamp = 1;
+
+    (void)state;
+    assert_int_equal(mac_table_init(&t, N_MACS, N_PEERS, 77), 0);
+    assert_int_equal(t.n_slots, 256);
+    for (int i = 0; i < N_MACS; i++) {
+        owner[i] = MAC_TABLE_NONE;
+    }
+    for (int step = 0; step < 20000; step++) {
+        uint8_t mac[6] = {0x02, 0x42, 0, 0, 0, 0};
+        uint32_t peer, replaced, prev;
+        int m;
+
+        rnd ^= rnd << 13;
+        rnd ^= rnd >> 7;
+        rnd ^= rnd << 17;
+        m = (int)(rnd % N_MACS);
+        peer = (uint32_t)((rnd >> 20) % N_PEERS);
+        mac[5] = (uint8_t)m;
+        switch ((rnd >> 40) % 8) {
+        case 0: { /* the client leaves */
+            size_t n_model = 0;
+
+            for (int i = 0; i < N_MACS; i++) {
+                if (owner[i] == peer) {
+                    owner[i] = MAC_TABLE_NONE;
+                    n_model++;
+                }
+            }
+            assert_int_equal(mac_table_forget_peer(&t, peer), n_model);
+            break;
+        }
+        case 1: /* another worker's learn, newer than anything here */
+            mac_table_apply(&t, mac, peer, ++stamp, &replaced);
+            owner[m] = peer;
+            break;
+        default: /* the client's own frame */
+            assert_int_not_equal(learn(&t, mac, peer, 0, ++stamp, &prev), MAC_LEARN_FULL);
+            owner[m] = peer;
+            break;
+        }
+        if (step % 97 == 0 || (rnd >> 40) % 8 == 0) {
+            size_t n = 0;
+
+            for (int i = 0; i < N_MACS; i++) {
+                mac[5] = (uint8_t)i;
+                assert_int_equal(mac_table_lookup(&t, mac), owner[i]);
+                n += owner[i] != MAC_TABLE_NONE;
+            }
+            assert_int_equal(t.n_entries, n);
+        }
+    }
+    for (uint32_t p = 0; p < N_PEERS; p++) {
+        mac_table_forget_peer(&t, p);
+    }
+    assert_int_equal(t.n_entries, 0);
+    mac_table_free(&t);
+}
+
 /* With vlan-tagging an entry is a MAC in one VLAN (2.6 mroute addresses carry the VID): the same
  * MAC in two VLANs belongs to two clients, a learn in one VLAN moves nothing in another, and a
  * lookup in a VLAN without it finds no one. */
@@ -229,7 +341,7 @@ static void the_vid_is_part_of_the_key(void **state)
     bool needs = false;
 
     (void)state;
-    assert_int_equal(mac_table_init(&t, 16, 0x1234), 0);
+    assert_int_equal(mac_table_init(&t, 16, 32, 0x1234), 0);
     assert_int_equal(mac_table_learn(&t, mac_a, 10, 4, 0, 256, NULL, &stamp, &prev, &needs),
                      MAC_LEARN_NEW);
     stamp = 200;
@@ -263,6 +375,9 @@ int main(void)
         cmocka_unit_test(full_table_refuses_new_macs),
         cmocka_unit_test(workers_agree_on_the_newest_learn),
         cmocka_unit_test(forget_peer_removes_only_its_macs),
+        cmocka_unit_test(check_changes_nothing),
+        cmocka_unit_test(peer_id_beyond_the_table_learns_nothing),
+        cmocka_unit_test(forget_follows_moves_and_shifts),
         cmocka_unit_test(the_vid_is_part_of_the_key),
     };
 
