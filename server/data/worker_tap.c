@@ -266,7 +266,8 @@ static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
     enum mac_learn r;
 
     if (env->is_learn_hooked) {
-        r = mac_table_check(&w->macs, mac, p->vlan_pvid, p->peer_id, n_owned, p->mac_quota, server_mac, &prev);
+        r = mac_table_check(&w->macs, mac, p->vlan_pvid, p->peer_id, n_owned, p->mac_quota,
+                            server_mac, &prev);
         if (r == MAC_LEARN_NEW || r == MAC_LEARN_MOVED) {
             ask(w, p, mac, prev);
             return false;
@@ -276,8 +277,8 @@ static bool learn_source(struct worker *w, struct peer *p, const uint8_t *mac)
             return false;
         }
     }
-    r = mac_table_learn(&w->macs, mac, p->vlan_pvid, p->peer_id, n_owned, p->mac_quota, server_mac, &stamp, &prev,
-                        &needs_announce);
+    r = mac_table_learn(&w->macs, mac, p->vlan_pvid, p->peer_id, n_owned, p->mac_quota, server_mac,
+                        &stamp, &prev, &needs_announce);
     switch (r) {
     case MAC_LEARN_KNOWN:
     case MAC_LEARN_NEW:
@@ -316,8 +317,9 @@ void wk_tap_mac_answer(struct worker *w, struct peer *p, const uint8_t *data, si
         return;
     }
     q->is_used = false;
-    r = mac_table_learn(&w->macs, n.mac, p->vlan_pvid, p->peer_id, p->n_macs + p->n_macs_asked, p->mac_quota,
-                        env->has_tap_mac ? env->tap_mac : NULL, &stamp, &prev, &needs_announce);
+    r = mac_table_learn(&w->macs, n.mac, p->vlan_pvid, p->peer_id, p->n_macs + p->n_macs_asked,
+                        p->mac_quota, env->has_tap_mac ? env->tap_mac : NULL, &stamp, &prev,
+                        &needs_announce);
     if (r == MAC_LEARN_KNOWN || r == MAC_LEARN_NEW || r == MAC_LEARN_MOVED) {
         learned(w, p, n.mac, r, prev, stamp, needs_announce, true);
     } else {

@@ -103,4 +103,15 @@ if grep -q "not switched" "$OVT_DIR/switch.log"; then
     fail "the server wrote frames into the tap with a VLAN tag other than 20: $(grep "not switched" "$OVT_DIR/switch.log" | head -n 5)"
 fi
 ovt_log "the server's frames were untagged (VLAN 10) or tagged 20, none of another VLAN"
+# The status file's routing table lists each learned MAC with its VLAN (2.6 mroute_addr_print:
+# MAC@VID), here client 1's in VLAN 10 and client 2's in VLAN 20.
+for i in 1:10 2:20; do
+    n=${i%%:*}
+    vid=${i##*:}
+    mac=$(ip -n "$(client_ns "$n")" -o link show dev "$(client_tun_dev "$n")" |
+        grep -o "link/ether [0-9a-f:]*" | awk '{print $2}')
+    wait_for 5 grep -qi "^$mac@$vid,client$n," "$OVT_DIR/status.log" ||
+        fail "the status file has no row $mac@$vid,client$n: $(grep -i "@" "$OVT_DIR/status.log")"
+done
+ovt_log "status: each client's MAC listed with its VLAN"
 exit 0

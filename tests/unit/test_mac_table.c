@@ -227,21 +227,21 @@ static void check_changes_nothing(void **state)
 
     (void)state;
     assert_int_equal(mac_table_init(&t, 2, 32, 5), 0);
-    assert_int_equal(mac_table_check(&t, mac_a, 1, 0, 256, server, &prev), MAC_LEARN_NEW);
+    assert_int_equal(mac_table_check(&t, mac_a, 0, 1, 0, 256, server, &prev), MAC_LEARN_NEW);
     assert_int_equal(prev, MAC_TABLE_NONE);
     assert_int_equal(t.n_entries, 0);
-    assert_int_equal(mac_table_lookup(&t, mac_a), MAC_TABLE_NONE);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 0), MAC_TABLE_NONE);
     assert_int_equal(learn(&t, mac_a, 1, 0, 1, NULL), MAC_LEARN_NEW);
-    assert_int_equal(mac_table_check(&t, mac_a, 1, 1, 256, server, &prev), MAC_LEARN_KNOWN);
-    assert_int_equal(mac_table_check(&t, mac_a, 2, 0, 256, server, &prev), MAC_LEARN_MOVED);
+    assert_int_equal(mac_table_check(&t, mac_a, 0, 1, 1, 256, server, &prev), MAC_LEARN_KNOWN);
+    assert_int_equal(mac_table_check(&t, mac_a, 0, 2, 0, 256, server, &prev), MAC_LEARN_MOVED);
     assert_int_equal(prev, 1);
-    assert_int_equal(mac_table_lookup(&t, mac_a), 1);
-    assert_int_equal(mac_table_check(&t, mac_a, 2, 3, 3, server, &prev), MAC_LEARN_QUOTA);
-    assert_int_equal(mac_table_check(&t, bcast, 2, 0, 256, server, &prev), MAC_LEARN_MULTICAST);
-    assert_int_equal(mac_table_check(&t, server, 2, 0, 256, server, &prev), MAC_LEARN_SERVER);
+    assert_int_equal(mac_table_lookup(&t, mac_a, 0), 1);
+    assert_int_equal(mac_table_check(&t, mac_a, 0, 2, 3, 3, server, &prev), MAC_LEARN_QUOTA);
+    assert_int_equal(mac_table_check(&t, bcast, 0, 2, 0, 256, server, &prev), MAC_LEARN_MULTICAST);
+    assert_int_equal(mac_table_check(&t, server, 0, 2, 0, 256, server, &prev), MAC_LEARN_SERVER);
     assert_int_equal(learn(&t, mac_b, 2, 0, 2, NULL), MAC_LEARN_NEW);
     uint8_t c[6] = {0x02, 0, 0, 0, 0, 0x0c};
-    assert_int_equal(mac_table_check(&t, c, 3, 0, 256, server, &prev), MAC_LEARN_FULL);
+    assert_int_equal(mac_table_check(&t, c, 0, 3, 0, 256, server, &prev), MAC_LEARN_FULL);
     assert_int_equal(t.n_entries, 2);
     mac_table_free(&t);
 }
@@ -255,7 +255,7 @@ static void peer_id_beyond_the_table_learns_nothing(void **state)
     (void)state;
     assert_int_equal(mac_table_init(&t, 64, 4, 5), 0);
     assert_int_equal(learn(&t, mac_a, 4, 0, 1, NULL), MAC_LEARN_FULL);
-    assert_false(mac_table_apply(&t, mac_a, 9, 1, &replaced));
+    assert_false(mac_table_apply(&t, mac_a, 0, 9, 1, &replaced));
     assert_int_equal(t.n_entries, 0);
     assert_int_equal(mac_table_forget_peer(&t, 9), 0);
     assert_int_equal(learn(&t, mac_a, 3, 0, 1, NULL), MAC_LEARN_NEW);
@@ -304,7 +304,7 @@ static void forget_follows_moves_and_shifts(void **state)
             break;
         }
         case 1: /* another worker's learn, newer than anything here */
-            mac_table_apply(&t, mac, peer, ++stamp, &replaced);
+            mac_table_apply(&t, mac, 0, peer, ++stamp, &replaced);
             owner[m] = peer;
             break;
         default: /* the client's own frame */
@@ -317,7 +317,7 @@ static void forget_follows_moves_and_shifts(void **state)
 
             for (int i = 0; i < N_MACS; i++) {
                 mac[5] = (uint8_t)i;
-                assert_int_equal(mac_table_lookup(&t, mac), owner[i]);
+                assert_int_equal(mac_table_lookup(&t, mac, 0), owner[i]);
                 n += owner[i] != MAC_TABLE_NONE;
             }
             assert_int_equal(t.n_entries, n);
