@@ -406,10 +406,13 @@ static int open_tun(struct server *srv)
         return srv->plan.has_ipv6 ? server_setup_ipv6(srv) : 0;
     }
     if (cfg->net.is_tap && srv->plan.local == 0) {
-        /* server-bridge: 2.6 leaves the device as opened (no address, MTU or link state) */
+        /* server-bridge, or its long form (mode server and a pool or none): 2.6 leaves the
+         * device as opened (no address, MTU or link state) */
         log_msg(LOG_INFO,
-                "server-bridge: %s is left as opened (no address, MTU or link state, as with "
-                "openvpn 2.6): add it to the bridge and bring it up in the up script",
+                "%s: %s is left as opened (no address, MTU or link state, as with openvpn 2.6): "
+                "add it to the bridge and bring it up in the up script",
+                cfg->net.has_server_bridge || cfg->net.server_bridge_dhcp ? "server-bridge"
+                                                                          : "dev tap",
                 srv->tun.name);
         return srv->plan.has_ipv6 ? server_setup_ipv6(srv) : 0;
     }

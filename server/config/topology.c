@@ -267,6 +267,11 @@ int topology_plan_make(const struct config *cfg, struct topology_plan *plan, con
         plan->push_netmask = plan->remote_netmask;
         plan->pool.type =
             eff_topology(cfg) == CONFIG_TOPOLOGY_NET30 ? IP_POOL_NET30 : IP_POOL_INDIV;
+    } else if (cfg->net.is_tap) {
+        /* 2.6 takes a tap `mode server` without server, server-bridge or ifconfig (the long
+         * form of a bridge): the device is left as opened, and clients get an address from
+         * ifconfig-pool if there is one, else none; nothing else is pushed for them */
+        plan->pool.type = IP_POOL_INDIV;
     } else {
         return fail(directive, "server", why, why_len,
                     "server is required (e.g. 'server 10.8.0.0 255.255.255.0'), or ifconfig "

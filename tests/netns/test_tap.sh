@@ -14,6 +14,8 @@
 #  - `server-bridge 198.19.0.1 255.255.255.0 198.19.0.100 198.19.0.110`: the device gets no
 #    address from the server (the up script gives it one, as it would add it to a bridge); the
 #    client gets 198.19.0.100 and route-gateway 198.19.0.1 and pings the gateway;
+#  - `mode server` + `tls-server` + `ifconfig-pool START END NETMASK` and no server line (the
+#    long form of a bridge): the client gets the pool's first address and nothing else;
 #  - `server-bridge` (no pool): the client gets route-gateway dhcp and no address; with an
 #    address of its own (as a DHCP client would set) it pings the gateway.
 set -euo pipefail
@@ -137,6 +139,23 @@ case "$pr" in
 *) fail "server-bridge: client 1's PUSH_REPLY lacks route-gateway 198.19.0.1 / ifconfig 198.19.0.100 255.255.255.0: $pr" ;;
 esac
 assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 10 0.05 0 "server-bridge: client 1 -> gateway"
+client_stop 1
+server_stop
+
+# ---- the long form of a bridge: mode server + tls-server + ifconfig-pool, no server line ----
+# (2.6 starts it: the device is left as opened, the client gets the pool's first address with
+# the pool's netmask, and no route-gateway is pushed)
+OVT_SERVER_LINE=$'mode server\ntls-server\nifconfig-pool 198.19.0.100 198.19.0.110 255.255.255.0' \
+    tap_conf_write "script-security 2" "up $OVT_DIR/up.sh"
+server_start "$OVT_DIR"
+client_start "$OVT_DIR" 1 "dev tap"
+wait_tunnel 1
+[ "$(client_inet 1)" = 198.19.0.100/24 ] || fail "mode server + ifconfig-pool: client 1 has $(client_inet 1), not 198.19.0.100/24"
+pr=$(push_reply 1)
+case "$pr" in
+*"route-gateway"*) fail "mode server + ifconfig-pool: a route-gateway was pushed (2.6 pushes none): $pr" ;;
+esac
+assert_ping "$ns1" "$OVT_SERVER_TUN_IP" 10 0.05 0 "mode server + ifconfig-pool: client 1 -> the device's address"
 client_stop 1
 server_stop
 

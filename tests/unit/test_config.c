@@ -1910,6 +1910,25 @@ static void tap_configs(void **state)
     assert_true(cfg.net.has_lladdr);
     assert_int_equal(cfg.net.lladdr[5], 2);
     config_free(&cfg);
+    /* the long form of a bridge (2.6 starts it): `mode server` + `tls-server` with dev tap and
+     * neither server, server-bridge nor ifconfig; the device is left as opened, clients get
+     * ifconfig-pool's addresses with its netmask, or none without it, and nothing is pushed */
+    expect_ok(&cfg, "dev tap\nmode server\ntls-server\n"
+                    "ifconfig-pool 198.19.7.10 198.19.7.100 255.255.255.0\n" TAP_TAIL);
+    plan_of(&cfg, &plan);
+    assert_int_equal(plan.local, 0);
+    assert_true(plan.has_pool);
+    assert_int_equal(plan.pool.start, 0xC613070Au);
+    assert_int_equal(plan.pool.end, 0xC6130764u);
+    assert_int_equal(plan.push_netmask, 0xFFFFFF00u);
+    assert_int_equal(plan.n_push, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, "dev tap\nmode server\ntls-server\n" TAP_TAIL);
+    plan_of(&cfg, &plan);
+    assert_int_equal(plan.local, 0);
+    assert_false(plan.has_pool);
+    assert_int_equal(plan.n_push, 0);
+    config_free(&cfg);
     /* server-bridge without arguments: no pool, route-gateway dhcp pushed (the clients ask
      * the bridged LAN's DHCP server); with nogw nothing is pushed */
     expect_ok(&cfg, "dev tap\nserver-bridge\n" TAP_TAIL);
