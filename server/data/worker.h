@@ -73,6 +73,10 @@ struct worker_env {
 
 /* dev tap with learn-address: MACs of this worker's clients being asked about, or refused. */
 #define WORKER_MAC_ASKS 64
+/* At most this many of them are one client's (asked, or refused less than
+ * WORKER_MAC_REFUSED_MS ago), so that a client sending from ever new MACs cannot hold every
+ * slot and keep other clients' new MACs from being asked about. */
+#define WORKER_MAC_ASKS_PER_PEER 8
 /* How long frames from a MAC learn-address refused are dropped before it is asked again (2.6
  * asks at every frame, its one thread blocked meanwhile). */
 #define WORKER_MAC_REFUSED_MS 1000

@@ -221,15 +221,25 @@ static struct worker_mac_ask *find_ask(struct worker *w, const uint8_t *mac, uin
     return NULL;
 }
 
+/* An ask that holds its slot: waiting for its answer, or refused less than
+ * WORKER_MAC_REFUSED_MS before now. */
+static bool ask_is_held(const struct worker_mac_ask *q, uint64_t now)
+{
+    return q->is_used && (!q->is_refused || now - q->since_ms < WORKER_MAC_REFUSED_MS);
+}
+
 /* learn-address must accept mac (NEW or MOVED from prev) before p may use it: ask the acceptor
  * once, and drop p's frames from it until it answers; after a refusal, ask again at a frame
- * WORKER_MAC_REFUSED_MS later. No allocation: the asks are a fixed array, the message is from
- * the pool; when either is full, a later frame asks. */
+ * WORKER_MAC_REFUSED_MS later. A client holds at most WORKER_MAC_ASKS_PER_PEER slots: its
+ * further new MACs wait for one of them (their frames are dropped), and the other clients keep
+ * the rest. No allocation: the asks are a fixed array, the message is from the pool; when
+ * either is full, a later frame asks. */
 static void ask(struct worker *w, struct peer *p, const uint8_t *mac, uint32_t prev)
 {
     uint64_t now = uv_now(&w->loop);
-    struct worker_mac_ask *q = find_ask(w, mac, p->peer_id);
+    struct worker_mac_ask *q = find_ask(w, mac, p->peer_id), *slot = NULL;
     bool is_new = q == NULL || q->is_refused;
+    unsigned n_held = 0;
 
     stat_inc(&w->stats.drop_bad_source);
     if (q && now - q->since_ms < (q->is_refused ? WORKER_MAC_REFUSED_MS : WORKER_MAC_ASK_MS)) {
@@ -238,9 +248,17 @@ static void ask(struct worker *w, struct peer *p, const uint8_t *mac, uint32_t p
     for (size_t i = 0; !q && i < WORKER_MAC_ASKS; i++) {
         struct worker_mac_ask *e = &w->mac_asks[i];
 
-        if (!e->is_used || (e->is_refused && now - e->since_ms >= WORKER_MAC_REFUSED_MS)) {
-            q = e;
+        if (!ask_is_held(e, now)) {
+            slot = slot ? slot : e;
+        } else if (e->peer_id == p->peer_id) {
+            n_held++;
         }
+    }
+    if (!q) {
+        if (n_held >= WORKER_MAC_ASKS_PER_PEER) {
+            return; /* this client's share is in use */
+        }
+        q = slot;
     }
     if (!q || !note(w, p, mac, prev, true)) {
         return;

@@ -52,12 +52,16 @@ push_reply() {
 }
 
 # ---- server NET MASK with dev tap and client-to-client ----
+# learn-address refuses the MACs of mac_flood.py (02:66:...), after a tenth of a second
 cat >"$OVT_DIR/la.sh" <<EOF
 #!/bin/sh
 echo "\$script_type \$*" >>"$OVT_DIR/la.log"
+case "\$2" in 02:66:*) sleep 0.1; exit 1 ;; esac
 EOF
 chmod 755 "$OVT_DIR/la.sh"
 tap_conf_write "client-to-client" "script-security 2" "learn-address $OVT_DIR/la.sh"
+# one worker: both clients share its asks to learn-address (the MAC flood below)
+[ "$OVPN_SERVER_IMPL" = ovpnd ] && echo "workers 1" >>"$OVT_DIR/server.conf"
 server_start "$OVT_DIR"
 sdev=$(server_tap_dev)
 [ "$(dev_kind "$NS_SRV" "$sdev")" = tap ] || fail "the server's device $sdev is not a tap device: $(ip -n "$NS_SRV" -d -o link show dev "$sdev")"
@@ -65,8 +69,27 @@ wait_for 3 out_has "inet 198\.19\.0\.1/24 " ip -n "$NS_SRV" -4 -o addr show dev 
     fail "the server's tap has not 198.19.0.1/24: $(ip -n "$NS_SRV" -4 -o addr show dev "$sdev")"
 client_start "$OVT_DIR" 1 "dev tap"
 wait_tunnel 1
+flood=
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    # Client 1 sends from 20,000 new MACs a second, each refused by learn-address, while client
+    # 2 connects and pings: client 2's MAC must still be asked about and learned at once (a
+    # client holds only a share of a worker's asks). openvpn 2.6 runs learn-address in its one
+    # thread for each such frame and stalls for every client, so this part is ovpnd's alone.
+    ovt_spawn "$ns1" "$OVT_DIR/flood.log" "$OVT_PY" "$OVT_LIB_DIR/mac_flood.py" \
+        --dev "$(client_tun_dev 1)" --prefix 02:66 --rate 20000 --seconds 20
+    flood=$OVT_LAST_PID
+    sleep 0.5
+fi
 client_start "$OVT_DIR" 2 "dev tap"
 wait_tunnel 2
+if [ -n "$flood" ]; then
+    assert_ping "$ns2" "$OVT_SERVER_TUN_IP" 10 0.05 0 "client 2 -> server tap, during client 1's MAC flood"
+    kill -0 "$flood" 2>/dev/null || fail "the MAC flood from client 1 ended before client 2 had pinged: $(cat "$OVT_DIR/flood.log")"
+    kill "$flood"
+    wait "$flood" 2>/dev/null || true
+    [ "$(grep -c "^learn-address add 02:66:" "$OVT_DIR/la.log")" -ge 1 ] ||
+        fail "learn-address was not asked about client 1's flood of MACs: $(cat "$OVT_DIR/flood.log")"
+fi
 for i in 1 2; do
     d=$(client_tun_dev "$i")
     [ "$(dev_kind "$(client_ns "$i")" "$d")" = tap ] || fail "client $i's device $d is not a tap device"
