@@ -805,7 +805,13 @@ int server_run(struct config *cfg, const char *config_text, const char *start_di
     }
     err = build_threads(&srv, errbuf, sizeof(errbuf));
     if (err) {
-        log_msg(LOG_ERR, "%s: %s", config_origin(cfg), errbuf[0] ? errbuf : strerror(-err));
+        const char *origin = config_origin(cfg);
+        size_t n = strlen(origin);
+        /* an error that names its line (FILE:LINE: ...) already names the file */
+        bool is_placed = strncmp(errbuf, origin, n) == 0 && errbuf[n] == ':';
+
+        log_msg(LOG_ERR, "%s%s%s", is_placed ? "" : origin, is_placed ? "" : ": ",
+                errbuf[0] ? errbuf : strerror(-err));
         goto out;
     }
     if (cfg->proc.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {

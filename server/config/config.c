@@ -834,6 +834,8 @@ void config_free(struct config *cfg)
         free(cfg->pkcs11.providers[i]);
     }
     free(cfg->pkcs11.id);
+    free(cfg->pkcs11.providers_where);
+    free(cfg->pkcs11.id_where);
     config_cert_clear(&cfg->cert);
     config_blob_clear(&cfg->tls.ca);
     free(cfg->tls.peer_fingerprints);

@@ -452,6 +452,9 @@ struct config_pkcs11 {
     int pin_cache_s;    /* pkcs11-pin-cache: seconds a log-in lasts; -1 (default): for good */
     char *id;           /* pkcs11-id: the certificate's serialized id */
     bool id_management; /* pkcs11-id-management: the id comes from the management client */
+    /* "FILE:LINE" of the pkcs11-providers and pkcs11-id (or pkcs11-id-management) lines, for
+     * the errors of start-up, where the token is opened; NULL when not given */
+    char *providers_where, *id_where;
 };
 
 /* ovpnd's own Prometheus endpoint (server/ops/metrics.h); openvpn 2.6 has no such directive. */

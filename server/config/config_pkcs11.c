@@ -7,8 +7,22 @@
 #include "server/config/config_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* *where = "FILE:LINE" of the line being parsed (owned by the config). */
+static int set_where(struct config_parser *ps, char **where)
+{
+    char *s = NULL;
+
+    if (asprintf(&s, "%s:%d", ps->file, ps->line) < 0) {
+        return config_error(ps, "out of memory");
+    }
+    free(*where);
+    *where = s;
+    return 0;
+}
 
 int config_h_pkcs11_providers(struct config_parser *ps, int argc, char **argv)
 {
@@ -28,7 +42,7 @@ int config_h_pkcs11_providers(struct config_parser *ps, int argc, char **argv)
         p->n_providers = (size_t)i;
     }
     ps->seen_pkcs11_providers = config_here(ps);
-    return 0;
+    return set_where(ps, &p->providers_where);
 }
 
 /* pkcs11-protected-authentication [0|1]..., pkcs11-cert-private [0|1]..., pkcs11-private-mode
@@ -68,9 +82,11 @@ int config_h_pkcs11_pin_cache(struct config_parser *ps, int argc, char **argv)
 
 int config_h_pkcs11_id(struct config_parser *ps, int argc, char **argv)
 {
+    int err = set_where(ps, &ps->cfg->pkcs11.id_where);
+
     (void)argc;
     ps->seen_pkcs11_id = config_here(ps);
-    return config_set_str(ps, &ps->cfg->pkcs11.id, argv[1]);
+    return err ? err : config_set_str(ps, &ps->cfg->pkcs11.id, argv[1]);
 }
 
 int config_h_pkcs11_id_management(struct config_parser *ps, int argc, char **argv)
@@ -79,7 +95,7 @@ int config_h_pkcs11_id_management(struct config_parser *ps, int argc, char **arg
     (void)argv;
     ps->seen_pkcs11_id_management = config_here(ps);
     ps->cfg->pkcs11.id_management = true;
-    return 0;
+    return set_where(ps, &ps->cfg->pkcs11.id_where);
 }
 
 /* "Parameter --NAME cannot be used when --pkcs11-provider is also specified." (2.6's words) */

@@ -630,10 +630,8 @@ int acceptor_test_config(struct config *cfg, char *errbuf, size_t errbuf_len)
         }
     }
     if (cfg->pkcs11.n_providers > 0) {
-        /* the token is opened at start-up, where its PIN is asked */
-        log_msg(LOG_INFO, "the certificate and key on the PKCS#11 token (pkcs11-providers, "
-                          "pkcs11-id): not checked at --test-config");
-        err = 0;
+        /* the providers and the certificate; the PIN and the key at start-up */
+        err = acc_pk_token_check(cfg, errbuf, errbuf_len);
     } else if (acc_mgmt_startup_pending(cfg)) {
         /* no management client to ask here: what it would give is checked when it gives it */
         log_msg(LOG_INFO, "%s%s%s: not checked (no management client to ask at --test-config)",

@@ -766,11 +766,18 @@ void acc_pk_sign_fail(struct acceptor *a, struct ctl_session *cs, struct key_sta
 
 /* pk_token.c: pkcs11-providers */
 
+/* --test-config: load cfg's providers and, unless its id comes from the management client or
+ * a certificate is private (both need start-up's answers), find pkcs11-id's certificate; no PIN
+ * is asked. Everything is unloaded again. 0, or -EINVAL, -ENOENT, -EIO, -ENOMEM with the reason
+ * in errbuf, prefixed with the config line. Main thread. */
+int acc_pk_token_check(const struct config *cfg, char *errbuf, size_t errbuf_len);
+
 /* Open the token at start-up: load the providers, find pkcs11-id's certificate (with
  * pkcs11-id-management the id id_fn(ctx) gives: malloc'd, NULL when none came) (it becomes
  * a->cfg's, config_cert_set_external), log in (the PIN from pin_fn(ctx), see
  * server/ops/pkcs11.h), start the signing thread. 0, -EACCES (no PIN or a wrong one), -EINVAL,
- * -ENOENT, -EIO, -ENOMEM with the reason in errbuf. Main thread, in acceptor_new. */
+ * -ENOENT, -EIO, -ENOMEM with the reason in errbuf, prefixed with the config line
+ * (FILE:LINE of pkcs11-providers or pkcs11-id). Main thread, in acceptor_new. */
 int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(void *ctx),
                        void *ctx, char *errbuf, size_t errbuf_len);
 

@@ -272,6 +272,69 @@ static bool is_ec_cert(const uint8_t *der, size_t der_len)
     return is_ec;
 }
 
+/* errbuf = "WHERE: " + errbuf, where the config line is known (NULL: left as it is). */
+static void prefix_where(const char *where, char *errbuf, size_t errbuf_len)
+{
+    char text[512];
+
+    if (where && errbuf_len > 0) {
+        snprintf(text, sizeof(text), "%s", errbuf);
+        snprintf(errbuf, errbuf_len, "%s: %s", where, text);
+    }
+}
+
+/* The config's providers as server/ops/pkcs11.h takes them; the paths are borrowed. */
+static void fill_providers(const struct config_pkcs11 *c, struct pkcs11_provider *providers)
+{
+    for (size_t i = 0; i < c->n_providers; i++) {
+        providers[i] = (struct pkcs11_provider){.path = c->providers[i],
+                                                .protected_auth = c->protected_auth[i],
+                                                .private_mode = c->private_mode[i],
+                                                .cert_private = c->cert_private[i]};
+    }
+}
+
+int acc_pk_token_check(const struct config *cfg, char *errbuf, size_t errbuf_len)
+{
+    const struct config_pkcs11 *c = &cfg->pkcs11;
+    struct pkcs11_provider providers[CONFIG_PKCS11_MAX];
+    struct pkcs11_key *key = NULL;
+    bool is_cert_private = false;
+    uint8_t *der = NULL;
+    size_t der_len = 0;
+    int err;
+
+    fill_providers(c, providers);
+    for (size_t i = 0; i < c->n_providers; i++) {
+        is_cert_private = is_cert_private || c->cert_private[i];
+    }
+    err = pkcs11_start(providers, c->n_providers, c->pin_cache_s, NULL, NULL, errbuf, errbuf_len);
+    if (err) {
+        prefix_where(c->providers_where, errbuf, errbuf_len);
+        return err;
+    }
+    if (c->id_management || is_cert_private) {
+        log_msg(LOG_INFO,
+                "pkcs11-providers: loaded; the certificate on the token is not checked "
+                "at --test-config (%s)",
+                c->id_management ? "pkcs11-id-management: its id comes from the management "
+                                   "client at start-up"
+                                 : "pkcs11-cert-private: it is read after the log-in");
+    } else {
+        err = pkcs11_key_open(c->id, &key, &der, &der_len, errbuf, errbuf_len);
+        if (err) {
+            prefix_where(c->id_where, errbuf, errbuf_len);
+        } else {
+            log_msg(LOG_INFO, "pkcs11-id: the certificate is on the token (the PIN and the key "
+                              "are checked at start-up)");
+        }
+        pkcs11_key_free(key);
+        free(der);
+    }
+    pkcs11_stop();
+    return err;
+}
+
 int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(void *ctx),
                        void *ctx, char *errbuf, size_t errbuf_len)
 {
@@ -283,14 +346,10 @@ int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(
     char why[200];
     int err;
 
-    for (size_t i = 0; i < c->n_providers; i++) {
-        providers[i] = (struct pkcs11_provider){.path = c->providers[i],
-                                                .protected_auth = c->protected_auth[i],
-                                                .private_mode = c->private_mode[i],
-                                                .cert_private = c->cert_private[i]};
-    }
+    fill_providers(c, providers);
     err = pkcs11_start(providers, c->n_providers, c->pin_cache_s, pin_fn, ctx, errbuf, errbuf_len);
     if (err) {
+        prefix_where(c->providers_where, errbuf, errbuf_len);
         return err;
     }
     if (c->id_management) {
@@ -319,6 +378,9 @@ int acc_pk_token_start(struct acceptor *a, pkcs11_pin_fn pin_fn, char *(*id_fn)(
     }
     if (!err) {
         err = pkcs11_key_login(t->key, errbuf, errbuf_len);
+    }
+    if (err) {
+        prefix_where(c->id_where, errbuf, errbuf_len);
     }
     /* once the server serves, a log-in that ran out (pkcs11-pin-cache N) asks the management
      * client from the token thread (config_check_pkcs11: N >= 0 needs

@@ -84,6 +84,25 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     [ "$(id_of server "$OVT_DIR/ids.ovpnd")" = "$ID_EC" ] &&
         [ "$(id_of server-rsa "$OVT_DIR/ids.ovpnd")" = "$ID_RSA" ] ||
         fail "ovpnd --show-pkcs11-ids does not list openvpn's ids: $(cat "$OVT_DIR/ids.ovpnd")"
+    # --test-config loads the providers and finds the certificate (no PIN asked); a provider
+    # that does not load and an id that names nothing are errors naming their line
+    # test_config ID [PROVIDER]: ovpnd --test-config's output, its status in TC_RC
+    test_config() {
+        server_conf_write "$OVT_DIR" "pkcs11-providers ${2:-$PROVIDER}" "pkcs11-id '$1'"
+        sed -i '/^cert /d; /^key /d' "$OVT_DIR/server.conf"
+        TC_RC=0
+        "$OVPND" --test-config --config "$OVT_DIR/server.conf" </dev/null >"$OVT_DIR/tc.log" 2>&1 || TC_RC=$?
+    }
+    test_config "$ID_EC"
+    [ "$TC_RC" = 0 ] && grep -q "pkcs11-id: the certificate is on the token" "$OVT_DIR/tc.log" ||
+        fail "--test-config with the token's id: $(cat "$OVT_DIR/tc.log")"
+    test_config "${ID_EC%/*}/nosuchid"
+    [ "$TC_RC" != 0 ] && grep -q "server\.conf:[0-9]*: pkcs11-id: " "$OVT_DIR/tc.log" ||
+        fail "--test-config with an id that names nothing: status $TC_RC, $(cat "$OVT_DIR/tc.log")"
+    test_config "$ID_EC" "$OVT_DIR/no-such-provider.so"
+    [ "$TC_RC" != 0 ] && grep -q "server\.conf:[0-9]*: pkcs11-providers: cannot load" "$OVT_DIR/tc.log" ||
+        fail "--test-config with a provider that does not load: status $TC_RC, $(cat "$OVT_DIR/tc.log")"
+    ovt_log "--test-config: the token's certificate found; a wrong id and a wrong provider named by line"
 fi
 
 # The management clients answering the PIN, one per server start below, made ready first:
@@ -171,8 +190,9 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     ovt_wait "$SERVER_PID" || rc=$?
     SERVER_PID=
     [ "$rc" != 0 ] || fail "the server exited with status 0 with no key on the token"
-    server_log_grep "no private key with the certificate's id" ||
-        fail "the server log does not say that the key is missing"
+    server_log_grep "server\.conf:[0-9]*: .*no private key with the certificate's id" ||
+        fail "the server log does not say that the key is missing (at the pkcs11-id line)"
+    ! server_log_grep "server\.conf: .*server\.conf:[0-9]*: " || fail "the config file is named twice in an error"
     ! server_log_grep "refused the PIN" || fail "the server blames the PIN for a missing key"
 else
     wait_server_log "Initialization Sequence Completed" 15 || fail "the server does not start"
