@@ -205,6 +205,8 @@ struct config_net {
     bool route_noexec;    /* `route-noexec`: the routes above are not added to the kernel */
     bool ifconfig_noexec; /* `ifconfig-noexec`: the tun device is left to the up script */
     bool block_ipv6; /* `block-ipv6`: IPv6 towards clients answered with ICMPv6 (worker_tun.c) */
+    bool passtos;    /* `passtos`: an IPv4 packet's DSCP on the datagram that carries it to its
+                      * client (proto/tos.h) */
     struct client_nat *client_nat; /* `client-nat` rules in config order (proto/client_nat.h),
                                     * applied by the workers; NULL = none */
     char *client_config_dir;       /* absolute path, NULL = none */

@@ -217,6 +217,7 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
     RESTART_UNLESS(d, routes_eq(o, n), "route");
     RESTART_UNLESS(d, o->ifconfig_noexec == n->ifconfig_noexec, "ifconfig-noexec");
     RESTART_UNLESS(d, o->block_ipv6 == n->block_ipv6, "block-ipv6");
+    RESTART_UNLESS(d, o->passtos == n->passtos, "passtos");
     RESTART_UNLESS(d, client_nat_eq(o->client_nat, n->client_nat), "client-nat");
     RESTART_UNLESS(d, o->client_to_client == n->client_to_client, "client-to-client");
     RESTART_UNLESS(d, o->tcp_nodelay == n->tcp_nodelay, "tcp-nodelay");

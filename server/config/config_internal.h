@@ -256,6 +256,7 @@ int config_h_route_metric(struct config_parser *ps, int argc, char **argv);
 int config_h_route_gateway(struct config_parser *ps, int argc, char **argv);
 int config_h_ifconfig_noexec(struct config_parser *ps, int argc, char **argv);
 int config_h_block_ipv6(struct config_parser *ps, int argc, char **argv);
+int config_h_passtos(struct config_parser *ps, int argc, char **argv);
 int config_h_client_nat(struct config_parser *ps, int argc, char **argv);
 int config_h_route_noexec(struct config_parser *ps, int argc, char **argv);
 int config_h_dev_node(struct config_parser *ps, int argc, char **argv);

@@ -290,6 +290,14 @@ int config_h_block_ipv6(struct config_parser *ps, int argc, char **argv)
     return 0;
 }
 
+int config_h_passtos(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    ps->cfg->net.passtos = true;
+    return 0;
+}
+
 /* `client-nat snat|dnat NETWORK NETMASK ALIAS`: one more rule (proto/client_nat.h); beyond
  * CLIENT_NAT_MAX, 2.6 warns and drops the rule ("client-nat table overflow"), and so does ovpnd. */
 int config_h_client_nat(struct config_parser *ps, int argc, char **argv)

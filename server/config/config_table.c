@@ -219,7 +219,7 @@ static const struct config_directive directives[] = {
            "deprecated in openvpn 2.6 (removed in 2.7); ovpnd does not compare the client's "
            "options string with its own"),
     IGNORE("parameter", 0, 15, "echo messages only go to a management client"),
-    IGNORE("passtos", 0, 0, "the TOS byte is not copied to the outer packet"),
+    SET("passtos", 0, 0, 0, config_h_passtos),
     SET("peer-fingerprint", 1, 1, I, config_h_peer_fingerprint),
     CLIENT_NO_EFFECT("peer-id", PUSHED),
     SET("persist-key", 0, 0, 0, config_h_persist_key),

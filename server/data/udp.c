@@ -121,6 +121,23 @@ size_t udp_pktinfo_write(const struct udp_local *l, void *buf, size_t cap)
     return 0;
 }
 
+size_t udp_tos_write(const union udp_addr *dst, uint8_t tos, void *buf, size_t cap)
+{
+    struct msghdr mh = {.msg_control = buf, .msg_controllen = cap};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    int value = tos;
+    bool is_v6 = dst->sa.sa_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&dst->in6.sin6_addr);
+
+    if (tos == 0 || cm == NULL || cap < UDP_TOS_SPACE) {
+        return 0;
+    }
+    cm->cmsg_level = is_v6 ? IPPROTO_IPV6 : IPPROTO_IP;
+    cm->cmsg_type = is_v6 ? IPV6_TCLASS : IP_TOS;
+    cm->cmsg_len = CMSG_LEN(sizeof(value));
+    memcpy(CMSG_DATA(cm), &value, sizeof(value));
+    return CMSG_SPACE(sizeof(value));
+}
+
 int udp_rcvbuf_for_clients(long max_clients)
 {
     long bytes = max_clients > 0 ? max_clients * UDP_RCVBUF_PER_CLIENT : 0;

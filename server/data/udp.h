@@ -84,4 +84,14 @@ void udp_pktinfo_read(const struct msghdr *mh, struct udp_local *out);
  * IP_PKTINFO, which Linux also takes on an AF_INET6 socket. Any thread; no allocation. */
 size_t udp_pktinfo_write(const struct udp_local *l, void *buf, size_t cap);
 
+/* Room for one TOS or traffic-class control message. */
+#define UDP_TOS_SPACE CMSG_SPACE(sizeof(int))
+
+/* `passtos`: write the control message that gives a datagram to dst the TOS byte tos into buf
+ * (cap bytes, at least UDP_TOS_SPACE, aligned for struct cmsghdr): IP_TOS for an IPv4
+ * destination (also a v4-mapped one of a dual-stack socket, which Linux sends through its IPv4
+ * path), IPV6_TCLASS for an IPv6 one. Returns the bytes used, 0 when tos is 0 (the socket's own
+ * TOS then). Any thread; no allocation. */
+size_t udp_tos_write(const union udp_addr *dst, uint8_t tos, void *buf, size_t cap);
+
 #endif /* SERVER_DATA_UDP_H */

@@ -117,11 +117,14 @@ struct worker {
     struct mmsghdr tx_msgs[WORKER_BATCH];
     struct peer *tx_peer[WORKER_BATCH]; /* whose datagram each slot is (counted once sent) */
     unsigned n_tx;
-    /* multihome: each slot's source address (its peer's), and its control message */
+    /* multihome: each slot's source address (its peer's); passtos: its TOS byte (0: the
+     * socket's); and the control messages saying them */
     struct udp_local tx_local[WORKER_BATCH];
+    uint8_t tx_tos[WORKER_BATCH];
+    uint8_t tx_dscp; /* passtos: the DSCP of the packet being sealed (wk_send_to_peer) */
     union {
         struct cmsghdr align;
-        uint8_t buf[UDP_PKTINFO_SPACE];
+        uint8_t buf[UDP_PKTINFO_SPACE + UDP_TOS_SPACE];
     } tx_ctrl[WORKER_BATCH];
     struct udp_local rx_local; /* multihome: where the datagram being handled arrived (family 0:
                                 * not known, e.g. handed over by another thread) */
@@ -136,7 +139,8 @@ struct worker {
     struct mmsghdr gso_msgs[WORKER_BATCH];
     union {
         struct cmsghdr align;
-        uint8_t buf[CMSG_SPACE(sizeof(uint16_t)) + UDP_PKTINFO_SPACE]; /* UDP_SEGMENT, pktinfo */
+        /* UDP_SEGMENT, pktinfo, TOS */
+        uint8_t buf[CMSG_SPACE(sizeof(uint16_t)) + UDP_PKTINFO_SPACE + UDP_TOS_SPACE];
     } gso_ctrl[WORKER_BATCH];
     unsigned gso_first[WORKER_BATCH]; /* the tx slot each gso_msgs entry starts at */
     /* TUN offloads (tun.h has_vnet_hdr): reads land in tun_buf (a virtio_net_hdr and up to 64

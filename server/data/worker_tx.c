@@ -16,6 +16,7 @@
 #include "proto/errors.h"
 #include "proto/fragment.h"
 #include "proto/pbuf.h"
+#include "proto/tos.h"
 
 /* Count tx slots [from, to) as sent: the worker's and their peers' packets and bytes out. */
 static void tx_count_sent(struct worker *w, unsigned from, unsigned to)
@@ -81,6 +82,8 @@ static void gso_msg(struct worker *w, unsigned k, unsigned first, unsigned n, ui
         used = CMSG_SPACE(sizeof(seg));
     }
     used += udp_pktinfo_write(&w->tx_local[first], ctrl + used, sizeof(w->gso_ctrl[k].buf) - used);
+    used += udp_tos_write(&w->tx_addr[first], w->tx_tos[first], ctrl + used,
+                          sizeof(w->gso_ctrl[k].buf) - used);
     mh->msg_hdr.msg_controllen = used;
     if (used == 0) {
         mh->msg_hdr.msg_control = NULL;
@@ -118,7 +121,7 @@ void wk_tx_flush(struct worker *w)
         while (j < w->n_tx && seg < w->gso_seg_limit && j - i < GSO_MAX_SEGMENTS &&
                w->tx_iov[j].iov_len <= seg && total + w->tx_iov[j].iov_len <= GSO_MAX_BYTES &&
                udp_addr_equal(&w->tx_addr[j], &w->tx_addr[i]) &&
-               same_local(&w->tx_local[j], &w->tx_local[i])) {
+               same_local(&w->tx_local[j], &w->tx_local[i]) && w->tx_tos[j] == w->tx_tos[i]) {
             total += w->tx_iov[j].iov_len;
             if (w->tx_iov[j++].iov_len < seg) {
                 break; /* a shorter datagram ends the run */
@@ -231,10 +234,16 @@ static void seal_and_queue(struct worker *w, struct peer *p, const uint8_t *plai
         mh->msg_hdr.msg_iov = &w->tx_iov[slot];
         mh->msg_hdr.msg_iovlen = 1;
         w->tx_local[slot] = p->local;
-        if (p->local.family != 0) { /* multihome: from the address the client sends to */
-            mh->msg_hdr.msg_control = w->tx_ctrl[slot].buf;
-            mh->msg_hdr.msg_controllen =
-                udp_pktinfo_write(&p->local, w->tx_ctrl[slot].buf, sizeof(w->tx_ctrl[slot].buf));
+        w->tx_tos[slot] = w->tx_dscp;
+        if (p->local.family != 0 || w->tx_dscp != 0) {
+            /* multihome: from the address the client sends to; passtos: with the DSCP */
+            uint8_t *ctrl = w->tx_ctrl[slot].buf;
+            size_t cap = sizeof(w->tx_ctrl[slot].buf),
+                   used = udp_pktinfo_write(&p->local, ctrl, cap);
+
+            used += udp_tos_write(&w->tx_addr[slot], w->tx_dscp, ctrl + used, cap - used);
+            mh->msg_hdr.msg_control = ctrl;
+            mh->msg_hdr.msg_controllen = used;
         }
         w->n_tx++;
     }
@@ -303,6 +312,9 @@ void wk_send_to_peer(struct worker *w, struct peer *p, struct pbuf *pkt)
         wk_drop(w, &w->stats.drop_no_key, NULL, "no send key");
         return;
     }
+    /* passtos: read before compression, for every datagram of this packet */
+    w->tx_dscp =
+        w->env->cfg->net.passtos ? tos_dscp_of(pbuf_ptr(pkt), pkt->len, w->env->is_tap) : 0;
     if (p->comp.is_compress && comp_compress(&p->comp, pkt, &w->comp, uv_now(&w->loop)) == 1) {
         stat_inc(&w->stats.comp_tx);
         err = 0;

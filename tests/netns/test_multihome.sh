@@ -7,6 +7,9 @@
 # server's bridge checks the source addresses of the server's datagrams to each client too.
 # `proto udp` without `local` listens on IPv4 only (0.0.0.0), as openvpn 2.6 on Linux does
 # ("Could not determine IPv4/IPv6 protocol. Using AF_INET").
+# With `passtos` (2.6 forward.c process_ip_header), a packet the server sends to client 2 with
+# DSCP EF (ping -Q 0xb8) leaves in a datagram with DSCP EF, from the second address still; the
+# pings without a TOS do not.
 # The same server has `mark 42` and `bind-dev br0` (2.6: SO_MARK and SO_BINDTODEVICE on its
 # socket): its sockets are bound to br0 and carry mark 42 (ss shows both).
 set -euo pipefail
@@ -19,7 +22,7 @@ netns_setup 2
 pki_make "$OVT_DIR" --clients 2
 d=$OVT_DIR
 ip -n "$NS_SRV" addr add "$second/24" dev br0
-server_conf_write "$d" "multihome" "mark 42" "bind-dev br0"
+server_conf_write "$d" "multihome" "mark 42" "bind-dev br0" "passtos"
 server_start "$d"
 socks=$(ip netns exec "$NS_SRV" ss -Hlune "sport = :$OVT_PORT")
 grep -q "0\.0\.0\.0%br0:$OVT_PORT " <<<"$socks" ||
@@ -43,6 +46,22 @@ grep -q "Incoming packet rejected" "$d/client2.log" &&
     fail "client 2 saw datagrams from an address it did not send to"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.02 0 "client 1 (to $OVT_SERVER_IP) -> server"
 assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 10 0.02 0 "client 2 (to $second) -> server"
+
+# passtos: only the EF pings to client 2 leave as EF datagrams, and from the second address
+if command -v tcpdump >/dev/null; then
+    ovt_spawn "$NS_SRV" "$d/tcpdump-ef.log" tcpdump -n -l -i br0 \
+        "udp and src port $OVT_PORT and (ip[1] & 0xfc) = 0xb8"
+    wait_for 5 grep -q "listening on" "$d/tcpdump-ef.log" || fail "tcpdump did not start"
+    c2=$(client_tun_ip 2)
+    ovt_run 10 "$NS_SRV" ping -n -q -c 5 -i 0.05 -W 2 "$c2" >/dev/null 2>&1 || fail "server -> client 2 ping failed"
+    ovt_run 10 "$NS_SRV" ping -n -q -c 5 -i 0.05 -W 2 -Q 0xb8 "$c2" >/dev/null 2>&1 ||
+        fail "server -> client 2 ping with DSCP EF failed"
+    wait_for 5 out_has "^5$" sh -c "grep -c '> 198\.18\.0\.3\.' '$d/tcpdump-ef.log'" ||
+        fail "passtos: not 5 datagrams with DSCP EF to client 2 for its 5 EF pings: $(cat "$d/tcpdump-ef.log")"
+    grep "> 198\.18\.0\.3\." "$d/tcpdump-ef.log" | grep -v "IP $second\.$OVT_PORT >" | head -3 | grep . &&
+        fail "passtos: EF datagrams to client 2 left from another address than $second"
+    ovt_log "passtos: the 5 EF pings to client 2 went in EF datagrams, the 5 others not"
+fi
 
 # Renegotiated traffic and the control channel keep to it too: a short transfer-free check of
 # the capture is enough (every datagram to client 2 came from the second address).
