@@ -5,6 +5,9 @@
 #    client 2 over IPv4 to the same server; both carry traffic; the status file shows client 1's
 #    real address as IPv6 and client 2's as plain IPv4 (not ::ffff:...);
 #  - client 1 moves to another IPv6 address and keeps its session (float over IPv6);
+#  - `passtos` on the dual-stack socket: a packet with DSCP EF to client 1 leaves in an IPv6
+#    datagram with traffic class EF, one to client 2 in an IPv4 datagram with TOS EF (ovpnd only:
+#    2.6 sets the TOS on an AF_INET socket alone, so with udp6 it marks nothing);
 #  - `proto udp` with `local ::` is dual-stack too; `proto udp4` with an IPv6 `local` is refused
 #    at start-up with FILE:LINE.
 set -euo pipefail
@@ -34,7 +37,21 @@ run() { # run PROTO_LINES...: server with those lines, client 1 over IPv6, clien
     assert_ping "$NS_SRV" "${CLIENT_TUN_IP[1]}" 10 0.05 0 "$* : server -> client 1"
 }
 
-run "proto udp6"
+run "proto udp6" "passtos"
+if [ "$OVPN_SERVER_IMPL" = ovpnd ] && command -v tcpdump >/dev/null; then
+    ovt_spawn "$NS_SRV" "$OVT_DIR/tcpdump-ef.log" tcpdump -n -l -i br0 "udp and src port $OVT_PORT and \
+((ip6 and (ip6[0:2] & 0x0fc0) = 0x0b80) or (ip and (ip[1] & 0xfc) = 0xb8))"
+    wait_for 5 grep -q "listening on" "$OVT_DIR/tcpdump-ef.log" || fail "tcpdump did not start"
+    for i in 1 2; do
+        ovt_run 10 "$NS_SRV" ping -n -q -c 3 -i 0.05 -W 2 -Q 0xb8 "$(client_tun_ip "$i")" >/dev/null 2>&1 ||
+            fail "server -> client $i ping with DSCP EF failed"
+    done
+    wait_for 5 out_has "^3$" sh -c "grep -c '> 2001:2::2\.' '$OVT_DIR/tcpdump-ef.log'" ||
+        fail "passtos: not 3 IPv6 datagrams with traffic class EF to client 1: $(cat "$OVT_DIR/tcpdump-ef.log")"
+    wait_for 5 out_has "^3$" sh -c "grep -c '> 198\.18\.0\.3\.' '$OVT_DIR/tcpdump-ef.log'" ||
+        fail "passtos: not 3 IPv4 datagrams with TOS EF to client 2: $(cat "$OVT_DIR/tcpdump-ef.log")"
+    ovt_log "passtos on the dual-stack socket: EF over IPv6 (traffic class) and IPv4 (TOS)"
+fi
 grep -q "Peer Connection Initiated with \[AF_INET6\]2001:2::1" "$OVT_DIR/client1.log" ||
     fail "client 1 did not connect over IPv6"
 sleep 1.5
