@@ -327,6 +327,49 @@ static const char *read_error_text(int err)
     return strerror(-err);
 }
 
+/* persist-key at a reload: the running config's copy of the file at path (absolute), among
+ * those 2.6 keeps across its SIGHUP restart with persist-key; NULL when there is none. */
+static const struct config_blob *persisted_blob(const struct config_parser *ps, const char *path)
+{
+    const struct config *r = ps->running;
+    const struct config_blob *kept[] = {&r->tls.ca,           &r->tls.cert,
+                                        &r->tls.key,          &r->tls.dh,
+                                        &r->tls.tls_wrap_key, &r->tls.tls_crypt_v2_key,
+                                        &r->cert.extra_certs, &r->auth.auth_token_secret_text};
+
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        if (kept[i]->data && kept[i]->origin && strcmp(kept[i]->origin, path) == 0) {
+            return kept[i];
+        }
+    }
+    return NULL;
+}
+
+/* persist-key: *blob = a copy of the running config's (data and origin), 0; -ENOENT when
+ * persist-key does not apply or running has no copy of path. */
+static int take_persisted(struct config_parser *ps, const char *path, struct config_blob *blob)
+{
+    const struct config_blob *old;
+
+    if (!ps->running || !ps->running->proc.persist_key || !ps->cfg->proc.persist_key) {
+        return -ENOENT;
+    }
+    old = persisted_blob(ps, path);
+    if (!old) {
+        return -ENOENT;
+    }
+    blob->data = malloc(old->len + 1);
+    blob->origin = strdup(path);
+    if (!blob->data || !blob->origin) {
+        config_blob_clear(blob);
+        return -ENOMEM;
+    }
+    memcpy(blob->data, old->data, old->len);
+    blob->data[old->len] = '\0';
+    blob->len = old->len;
+    return 0;
+}
+
 int config_read_blob(struct config_parser *ps, const struct config_where *where, const char *name,
                      const char *path, struct config_blob *blob)
 {
@@ -341,6 +384,22 @@ int config_read_blob(struct config_parser *ps, const struct config_where *where,
     if (err == -ENOMEM) {
         free(full);
         return config_nomem(ps);
+    }
+    if ((err == -EACCES || err == -EPERM) && strcmp(name, "crl-verify") != 0) {
+        int e = take_persisted(ps, full, blob);
+
+        if (e == -ENOMEM) {
+            free(full);
+            return config_nomem(ps);
+        }
+        if (e == 0) {
+            config_warn(ps, where,
+                        "%s: cannot read '%s' now (%s); persist-key: the one read at start-up "
+                        "stays in use",
+                        name, full, strerror(-err));
+            free(full);
+            return 0;
+        }
     }
     if (err) {
         config_error_at(ps, where, name, "cannot read '%s': %s", full, read_error_text(err));
@@ -720,10 +779,13 @@ static void parser_clear(struct config_parser *ps)
 }
 
 static int parse_common(struct config *cfg, const char *name, const char *text, const char *dir,
-                        char *errbuf, size_t errbuf_len)
+                        const struct config *running, char *errbuf, size_t errbuf_len)
 {
-    struct config_parser ps = {
-        .cfg = cfg, .errbuf = errbuf, .errbuf_len = errbuf_len, .is_mssfix_default = true};
+    struct config_parser ps = {.cfg = cfg,
+                               .errbuf = errbuf,
+                               .errbuf_len = errbuf_len,
+                               .is_mssfix_default = true,
+                               .running = running};
     int err;
 
     if (errbuf != NULL && errbuf_len > 0) {
@@ -764,19 +826,19 @@ static int parse_common(struct config *cfg, const char *name, const char *text, 
 
 int config_parse_file(struct config *cfg, const char *path, char *errbuf, size_t errbuf_len)
 {
-    return parse_common(cfg, path, NULL, NULL, errbuf, errbuf_len);
+    return parse_common(cfg, path, NULL, NULL, NULL, errbuf, errbuf_len);
 }
 
 int config_parse_string(struct config *cfg, const char *name, const char *text, char *errbuf,
                         size_t errbuf_len)
 {
-    return parse_common(cfg, name, text, NULL, errbuf, errbuf_len);
+    return parse_common(cfg, name, text, NULL, NULL, errbuf, errbuf_len);
 }
 
 int config_parse_string_in(struct config *cfg, const char *name, const char *text, const char *dir,
-                           char *errbuf, size_t errbuf_len)
+                           const struct config *running, char *errbuf, size_t errbuf_len)
 {
-    return parse_common(cfg, name, text, dir, errbuf, errbuf_len);
+    return parse_common(cfg, name, text, dir, running, errbuf, errbuf_len);
 }
 
 void config_free(struct config *cfg)

@@ -523,9 +523,16 @@ int config_parse_string(struct config *cfg, const char *name, const char *text, 
 /* Same as config_parse_string(), with relative paths resolved against dir (absolute) until a
  * `cd` says otherwise, whatever the process's working directory is: for a reload after start-up
  * chdir()ed into cd_dir, dir being the directory the server started in. dir NULL: the process's
- * working directory, as config_parse_string(). */
+ * working directory, as config_parse_string().
+ * running (NULL: none) is the config the server runs with: when it and the new one both have
+ * `persist-key`, a key or certificate file (ca, cert, key, extra-certs, dh, tls-auth, tls-crypt,
+ * tls-crypt-v2, auth-gen-token-secret) that the process may no longer read (EACCES, EPERM: after
+ * `user`/`group`) is taken from running, if it read the same path, with a warning: what
+ * persist-key is for. (openvpn 2.6 keeps its keys with persist-key across a SIGUSR1 restart, but
+ * its SIGHUP checks the files again and exits: "Options error: --key fails with 'FILE':
+ * Permission denied".) The CRL is always read again. */
 int config_parse_string_in(struct config *cfg, const char *name, const char *text, const char *dir,
-                           char *errbuf, size_t errbuf_len);
+                           const struct config *running, char *errbuf, size_t errbuf_len);
 
 /* management-query-passwords: decrypt cfg's locked key (cfg->tls.is_key_locked) with password
  * (NUL-terminated, borrowed), keep it as unencrypted PEM in memory as an `askpass` password

@@ -44,6 +44,8 @@ struct config_cert_pending {
 
 struct config_parser {
     struct config *cfg;
+    const struct config *running; /* at a reload, the config the server runs with (persist-key:
+                                   * config_parse_string_in); NULL otherwise */
     char *errbuf;
     size_t errbuf_len;
     const char *last_error_file; /* where the last error was reported: one per line */

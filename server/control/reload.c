@@ -453,7 +453,8 @@ void acc_reload(struct acceptor *a)
     /* relative paths: against the directory the server started in, as at start-up (the
      * process is in the `cd` directory by now) */
     err = config_parse_string_in(&next, "command line", env->config_text,
-                                 env->cfg->cd_dir ? env->start_dir : NULL, errbuf, sizeof(errbuf));
+                                 env->cfg->cd_dir ? env->start_dir : NULL, a->cfg, errbuf,
+                                 sizeof(errbuf));
     if (err) {
         log_refused(&next, errbuf);
         config_free(&next);

@@ -7,6 +7,11 @@
 # cannot be read, and then no client is admitted, revoked or not (fail closed, as openvpn 2.6:
 # "VERIFY ERROR: CRL not loaded"), while the clients already connected stay; once the file can
 # be read, the new CRL is in force: the good client connects, the newly revoked one does not.
+# Last (ovpnd only), a reload (SIGHUP) that adds a pushed route, with `persist-key`: the server
+# key is root's (mode 0600) and the server runs as nobody, so it cannot read it again; the one
+# read at start-up stays, the reload goes through, and a client that connects afterwards gets
+# the route. openvpn 2.6 exits at that SIGHUP ("Options error: --key fails with 'FILE':
+# Permission denied"): its persist-key keeps the keys across a SIGUSR1 restart only.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -41,7 +46,8 @@ unloaded_re() {
     fi
 }
 
-OVT_STATUS_VERSION=2 server_conf_write "$dir" "crl-verify $dir/crl.pem" "user nobody" "group nogroup"
+conf_lines=("crl-verify $dir/crl.pem" "user nobody" "group nogroup" "persist-key" "persist-tun")
+OVT_STATUS_VERSION=2 server_conf_write "$dir" "${conf_lines[@]}"
 server_start "$dir"
 
 client_start "$dir" 1
@@ -111,3 +117,19 @@ wait_server_log "$(refused_re 2 client4)" 30 ||
     fail "client4 was not refused as revoked once the CRL could be read"
 [ -z "$(client_tun_ip 2)" ] || fail "client4 got an address after its revocation"
 ovt_log "the CRL readable again: in force, the good client connects, the revoked one does not"
+
+# persist-key: a reload as nobody, the server key (0600, root's) not readable any more
+if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
+    [ "$(stat -c %a "$pki/server.key")" = 600 ] || fail "the server key is not mode 0600: $(stat -c %a "$pki/server.key")"
+    OVT_STATUS_VERSION=2 server_conf_write "$dir" "${conf_lines[@]}" 'push "route 198.19.99.0 255.255.255.0"'
+    kill -HUP "$SERVER_PID"
+    wait_server_log "reload: applied" 10 || fail "the reload was not applied: $(grep reload "$dir/server.log")"
+    server_log_grep "key: cannot read '$pki/server\\.key' now \\(Permission denied\\); persist-key: the one read at start-up stays" ||
+        fail "the reload does not say the server key was kept (persist-key)"
+    client_stop 3
+    OVT_CLIENT_CERT=$pki/client5.crt OVT_CLIENT_KEY=$pki/client5.key client_start "$dir" 3
+    wait_tunnel 3
+    wait_for 10 out_has "^198\\.19\\.99\\.0/24 " ip -n "$(client_ns 3)" route show ||
+        fail "a client connecting after the reload did not get the pushed route: $(ip -n "$(client_ns 3)" route show)"
+    ovt_log "persist-key: the reload as nobody kept the unreadable server key; a new client gets the new route"
+fi
