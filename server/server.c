@@ -188,6 +188,13 @@ static void on_signal(uv_signal_t *h, int signum)
         }
         return;
     }
+    if (signum == SIGUSR1 && running && running->cfg->proc.remap_usr1) {
+        /* `remap-usr1` (2.6 sig.c remap_signal): SIGUSR1 acts as SIGHUP (here a reload) or
+         * SIGTERM (a shutdown) */
+        signum = running->cfg->proc.remap_usr1;
+        log_msg(LOG_INFO, "SIGUSR1 received, acting as %s (remap-usr1)",
+                signum == SIGHUP ? "SIGHUP" : "SIGTERM");
+    }
     if ((signum == SIGHUP || signum == SIGUSR1) && running && running->cfg->proc.log_file) {
         /* so that logrotate works without copytruncate */
         int err = log_reopen(running->cfg->proc.log_file);
@@ -382,6 +389,16 @@ static int open_tun(struct server *srv)
                 cfg->net.dev,
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         return err;
+    }
+    if (cfg->net.txqueuelen > 0) {
+        /* 2.6 tun.c open_tun: right after the device is created; a failure is only a warning */
+        err = tun_set_txqueuelen(&srv->tun, cfg->net.txqueuelen);
+        if (err) {
+            log_msg(LOG_WARN, "txqueuelen: cannot set the TX queue length of %s to %d: %s",
+                    srv->tun.name, cfg->net.txqueuelen, strerror(-err));
+        } else {
+            log_msg(LOG_INFO, "%s: TX queue length set to %d", srv->tun.name, cfg->net.txqueuelen);
+        }
     }
     if (cfg->net.is_tap) {
         err = open_tap(srv);
