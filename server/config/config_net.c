@@ -223,10 +223,10 @@ int config_h_txqueuelen(struct config_parser *ps, int argc, char **argv)
     }
     if (n < 0) {
         n = 0;
-        err = config_warn(ps, NULL,
-                          "%s is read as 0, as openvpn 2.6 does: the kernel's queue "
-                          "length is kept",
-                          argv[1]);
+        err = config_warn(
+            ps, NULL,
+            "txqueuelen: %s is read as 0, as openvpn 2.6 does: the kernel's queue length is kept",
+            argv[1]);
     }
     ps->cfg->net.txqueuelen = n;
     return err;
