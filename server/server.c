@@ -188,13 +188,6 @@ static void on_signal(uv_signal_t *h, int signum)
         }
         return;
     }
-    if (signum == SIGUSR1 && running && running->cfg->proc.remap_usr1) {
-        /* `remap-usr1` (2.6 sig.c remap_signal): SIGUSR1 acts as SIGHUP (here a reload) or
-         * SIGTERM (a shutdown) */
-        signum = running->cfg->proc.remap_usr1;
-        log_msg(LOG_INFO, "SIGUSR1 received, acting as %s (remap-usr1)",
-                signum == SIGHUP ? "SIGHUP" : "SIGTERM");
-    }
     if ((signum == SIGHUP || signum == SIGUSR1) && running && running->cfg->proc.log_file) {
         /* so that logrotate works without copytruncate */
         int err = log_reopen(running->cfg->proc.log_file);

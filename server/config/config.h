@@ -390,8 +390,12 @@ struct config_proc {
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
     bool daemonize;                /* `daemon [NAME]` */
     bool mlock;                    /* `mlock`: keep all memory in RAM (mlockall) */
-    int nice;       /* `nice N`: added to the process's nice value at start-up; 0 = unchanged */
-    int remap_usr1; /* `remap-usr1`: SIGHUP or SIGTERM, the signal SIGUSR1 acts as; 0 = none */
+    int nice; /* `nice N`: added to the process's nice value at start-up; 0 = unchanged */
+    /* `remap-usr1 SIGHUP|SIGTERM` (0 = none): recorded only. openvpn 2.6 remaps a SIGUSR1 only
+     * where it raises one itself (a client instance's restart, or during start-up; sig.c
+     * remap_signal); a server sent SIGUSR1 restarts there whatever the setting (multi.c
+     * multi_process_signal does not remap), and ovpnd has no restart of its own to remap. */
+    int remap_usr1;
     /* `chroot DIR` (absolute; NULL: none): the server chroot()s here once everything opened at
      * start-up is open, before dropping privileges. As in openvpn 2.6, client-config-dir,
      * crl-verify, tls-export-cert, tmp-dir and the scripts run for clients are paths inside it

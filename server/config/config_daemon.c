@@ -404,8 +404,9 @@ int config_h_nice(struct config_parser *ps, int argc, char **argv)
     return config_parse_int(ps, NULL, argv[1], INT_MIN, INT_MAX, &ps->cfg->proc.nice);
 }
 
-/* `remap-usr1 SIGHUP|SIGTERM` (2.6 options.c, sig.c remap_signal): SIGUSR1 then acts as the
- * named signal. Anything else is refused with 2.6's reason. */
+/* `remap-usr1 SIGHUP|SIGTERM` (2.6 options.c): the value is checked as 2.6 checks it, anything
+ * else refused with 2.6's reason. In 2.6 a server sent SIGUSR1 is not remapped (see
+ * config_proc.remap_usr1), so the setting changes nothing a server does, in ovpnd either. */
 int config_h_remap_usr1(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

@@ -423,9 +423,7 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
     RESTART_UNLESS(d, str_eq(o->chroot_dir, n->chroot_dir), "chroot");
     RESTART_UNLESS(d, o->daemonize == n->daemonize, "daemon");
     RESTART_UNLESS(d, o->mlock == n->mlock, "mlock");
-    /* applied once before the first thread starts; the signal handler keeps the start-up config */
-    RESTART_UNLESS(d, o->nice == n->nice, "nice");
-    RESTART_UNLESS(d, o->remap_usr1 == n->remap_usr1, "remap-usr1");
+    RESTART_UNLESS(d, o->nice == n->nice, "nice"); /* applied before the first thread starts */
     RESTART_UNLESS(d, o->use_syslog == n->use_syslog && str_eq(o->syslog_name, n->syslog_name),
                    "syslog");
     RESTART_UNLESS(d, str_eq(o->writepid, n->writepid), "writepid");
