@@ -273,6 +273,24 @@ static int genkey(int argc, char **argv, int genkey_at)
     return 0;
 }
 
+/* `nice N` (2.6 platform.c platform_nice, at start-up, before privileges are dropped): add N to
+ * the nice value. On Linux it is a per-thread value that new threads inherit, so this runs
+ * before server_run creates any thread (workers, the control thread, the TLS pool, plugins):
+ * every one of them runs at it. A failure (raising the priority without CAP_SYS_NICE) is a
+ * warning, as in 2.6. */
+static void apply_nice(int n)
+{
+    if (n == 0) {
+        return;
+    }
+    errno = 0;
+    if (nice(n) == -1 && errno != 0) {
+        log_msg(LOG_WARN, "nice %d failed: %s", n, strerror(errno));
+    } else {
+        log_msg(LOG_INFO, "nice %d succeeded", n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     bool test_only = false;
@@ -397,6 +415,7 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     tune_malloc();
+    apply_nice(cfg.proc.nice);
     err = server_run(&cfg, text, start_dir[0] ? start_dir : NULL);
     free(text);
     if (cfg.proc.writepid) {

@@ -383,6 +383,16 @@ static int open_tun(struct server *srv)
                 err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
         return err;
     }
+    if (cfg->net.txqueuelen > 0) {
+        /* 2.6 tun.c open_tun: right after the device is created; a failure is only a warning */
+        err = tun_set_txqueuelen(&srv->tun, cfg->net.txqueuelen);
+        if (err) {
+            log_msg(LOG_WARN, "txqueuelen: cannot set the TX queue length of %s to %d: %s",
+                    srv->tun.name, cfg->net.txqueuelen, strerror(-err));
+        } else {
+            log_msg(LOG_INFO, "%s: TX queue length set to %d", srv->tun.name, cfg->net.txqueuelen);
+        }
+    }
     if (cfg->net.is_tap) {
         err = open_tap(srv);
         if (err) {

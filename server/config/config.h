@@ -137,6 +137,7 @@ struct config_net {
     bool multihome;      /* `multihome`: UDP replies leave from the address the client used */
     int mark;            /* `mark N`: SO_MARK on the UDP and TCP sockets; 0 = none */
     char *bind_dev;      /* `bind-dev DEV`: SO_BINDTODEVICE on them (e.g. a VRF); NULL = none */
+    int txqueuelen;      /* `txqueuelen N`: the tun/tap device's TX queue (packets); 0 = kernel's */
     char *local;         /* `local ADDR` as written (IPv4/IPv6 literal or host name), NULL = any */
     /* every `local` line; with two (one UDP, one TCP socket) each is complete after the checks,
      * with one its port and protocol went into port and proto */
@@ -391,6 +392,12 @@ struct config_proc {
     bool persist_key, persist_tun; /* recorded; ovpnd behaves as if both were always set */
     bool daemonize;                /* `daemon [NAME]` */
     bool mlock;                    /* `mlock`: keep all memory in RAM (mlockall) */
+    int nice; /* `nice N`: added to the process's nice value at start-up; 0 = unchanged */
+    /* `remap-usr1 SIGHUP|SIGTERM` (0 = none): recorded only. openvpn 2.6 remaps a SIGUSR1 only
+     * where it raises one itself (a client instance's restart, or during start-up; sig.c
+     * remap_signal); a server sent SIGUSR1 restarts there whatever the setting (multi.c
+     * multi_process_signal does not remap), and ovpnd has no restart of its own to remap. */
+    int remap_usr1;
     /* `chroot DIR` (absolute; NULL: none): the server chroot()s here once everything opened at
      * start-up is open, before dropping privileges. As in openvpn 2.6, client-config-dir,
      * crl-verify, tls-export-cert, tmp-dir and the scripts run for clients are paths inside it

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -392,6 +393,31 @@ int config_h_mark(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
     return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->net.mark);
+}
+
+/* `nice N` (2.6 options.c, init.c do_init_first_time, platform.c platform_nice): N is added to
+ * the process's nice value once at start-up (the kernel keeps the result within -20..19); 2.6
+ * reads any integer (atoi), so does ovpnd, but refuses a word that is not one. */
+int config_h_nice(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    return config_parse_int(ps, NULL, argv[1], INT_MIN, INT_MAX, &ps->cfg->proc.nice);
+}
+
+/* `remap-usr1 SIGHUP|SIGTERM` (2.6 options.c): the value is checked as 2.6 checks it, anything
+ * else refused with 2.6's reason. In 2.6 a server sent SIGUSR1 is not remapped (see
+ * config_proc.remap_usr1), so the setting changes nothing a server does, in ovpnd either. */
+int config_h_remap_usr1(struct config_parser *ps, int argc, char **argv)
+{
+    (void)argc;
+    if (strcmp(argv[1], "SIGHUP") == 0) {
+        ps->cfg->proc.remap_usr1 = SIGHUP;
+    } else if (strcmp(argv[1], "SIGTERM") == 0) {
+        ps->cfg->proc.remap_usr1 = SIGTERM;
+    } else {
+        return config_error(ps, "--remap-usr1 parm must be 'SIGHUP' or 'SIGTERM'");
+    }
+    return 0;
 }
 
 /* `bind-dev DEV` (2.6 socket.c, Linux): SO_BINDTODEVICE on the server's sockets, typically a VRF

@@ -149,6 +149,7 @@ static void diff_net(const struct config_net *o, const struct config_net *n, str
     RESTART_UNLESS(d, o->multihome == n->multihome, "multihome");
     RESTART_UNLESS(d, o->mark == n->mark, "mark");
     RESTART_UNLESS(d, str_eq(o->bind_dev, n->bind_dev), "bind-dev");
+    RESTART_UNLESS(d, o->txqueuelen == n->txqueuelen, "txqueuelen"); /* set once, at creation */
     RESTART_UNLESS(d,
                    str_eq(o->port_share_host, n->port_share_host) &&
                        o->port_share_port == n->port_share_port &&
@@ -423,6 +424,7 @@ static void diff_proc(const struct config *oc, const struct config *nc, struct c
     RESTART_UNLESS(d, str_eq(o->chroot_dir, n->chroot_dir), "chroot");
     RESTART_UNLESS(d, o->daemonize == n->daemonize, "daemon");
     RESTART_UNLESS(d, o->mlock == n->mlock, "mlock");
+    RESTART_UNLESS(d, o->nice == n->nice, "nice"); /* applied before the first thread starts */
     RESTART_UNLESS(d, o->use_syslog == n->use_syslog && str_eq(o->syslog_name, n->syslog_name),
                    "syslog");
     RESTART_UNLESS(d, str_eq(o->writepid, n->writepid), "writepid");

@@ -208,6 +208,30 @@ int config_h_dev_type(struct config_parser *ps, int argc, char **argv)
     return config_error(ps, "'%s' is not a device type (tun or tap)", argv[1]);
 }
 
+/* `txqueuelen N` (2.6 options.c and tun.c open_tun, Linux): the device's transmit queue length
+ * in packets, set once it is created. As 2.6 reads it (positive_atoi), a negative number counts
+ * as 0, which leaves the kernel's length (a warning says so); words that are not numbers, which
+ * 2.6 also reads as 0, are refused. */
+int config_h_txqueuelen(struct config_parser *ps, int argc, char **argv)
+{
+    int n, err;
+
+    (void)argc;
+    err = config_parse_int(ps, NULL, argv[1], INT_MIN, INT_MAX, &n);
+    if (err) {
+        return err;
+    }
+    if (n < 0) {
+        n = 0;
+        err = config_warn(
+            ps, NULL,
+            "txqueuelen: %s is read as 0, as openvpn 2.6 does: the kernel's queue length is kept",
+            argv[1]);
+    }
+    ps->cfg->net.txqueuelen = n;
+    return err;
+}
+
 int config_h_topology(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

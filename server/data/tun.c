@@ -135,6 +135,28 @@ int tun_set_mac(const struct tun_dev *t, const uint8_t mac[6])
     return ioctl(t->fds[0], SIOCSIFHWADDR, &ifr) < 0 ? -errno : 0;
 }
 
+int tun_set_txqueuelen(const struct tun_dev *t, int qlen)
+{
+    struct ifreq ifr;
+    int sock, err = 0;
+
+    if (t->n_queues < 1 || qlen < 0) {
+        return -EINVAL;
+    }
+    sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) {
+        return -errno;
+    }
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, t->name, IFNAMSIZ);
+    ifr.ifr_qlen = qlen;
+    if (ioctl(sock, SIOCSIFTXQLEN, &ifr) < 0) {
+        err = -errno;
+    }
+    close(sock);
+    return err;
+}
+
 static int set_addr_ioctl(int sock, const char *name, unsigned long req, uint32_t addr)
 {
     struct ifreq ifr;

@@ -48,6 +48,11 @@ int tun_get_mac(const struct tun_dev *t, uint8_t mac[6]);
  * -errno. */
 int tun_set_mac(const struct tun_dev *t, const uint8_t mac[6]);
 
+/* Set the device's transmit queue length to qlen packets (SIOCSIFTXQLEN on an AF_INET datagram
+ * socket; `txqueuelen`, as openvpn 2.6 tun.c open_tun on Linux). Main thread. Returns 0 or
+ * -errno (-EINVAL for qlen < 0 or no device; -EPERM without CAP_NET_ADMIN). */
+int tun_set_txqueuelen(const struct tun_dev *t, int qlen);
+
 /* Give the device an IPv4 address and netmask (host byte order), set its MTU in bytes and bring
  * the link up, through ioctls on an AF_INET datagram socket (SIOCSIFADDR, SIOCSIFNETMASK,
  * SIOCSIFMTU, SIOCSIFFLAGS). Like `ip addr add` this makes the kernel route the subnet to the

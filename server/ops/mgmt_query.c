@@ -98,20 +98,21 @@ static void answered(struct mgmt *m, char *text)
     m->query = MGMT_QUERY_NONE;
 }
 
-void mgmt_query_password_cmd(struct mgmt_client *c, const char *cmd, const char *type,
-                             const char *value)
+/* A `password` or `needstr` answer (label: "password" or "needstr-string", as in 2.6's replies)
+ * to the request of kind: refused when no such request is open or its type differs; otherwise
+ * a copy of value (at most PASSWORD_MAX - 1 bytes) answers it. */
+static void answer_text(struct mgmt_client *c, enum mgmt_query kind, const char *label,
+                        const char *type, const char *value)
 {
     struct mgmt *m = c->m;
-    bool is_password = strcmp(cmd, "password") == 0;
     char *copy;
 
-    /* a server asks for passwords only, never for a username */
-    if (!is_password || m->query != MGMT_QUERY_PASSWORD) {
-        mgmt_reply(c, "ERROR: no %s is currently needed at this time", cmd);
+    if (m->query != kind) {
+        mgmt_reply(c, "ERROR: no %s is currently needed at this time", label);
         return;
     }
     if (strcmp(type, m->query_what) != 0) {
-        mgmt_reply(c, "ERROR: %s of type '%s' entered, but we need one of type '%s'", cmd, type,
+        mgmt_reply(c, "ERROR: %s of type '%s' entered, but we need one of type '%s'", label, type,
                    m->query_what);
         return;
     }
@@ -121,7 +122,18 @@ void mgmt_query_password_cmd(struct mgmt_client *c, const char *cmd, const char 
         return;
     }
     answered(m, copy);
-    mgmt_reply(c, "SUCCESS: '%s' %s entered, but not yet verified", type, cmd);
+    mgmt_reply(c, "SUCCESS: '%s' %s entered, but not yet verified", type, label);
+}
+
+void mgmt_query_password_cmd(struct mgmt_client *c, const char *cmd, const char *type,
+                             const char *value)
+{
+    /* a server asks for passwords only, never for a username */
+    if (strcmp(cmd, "password") != 0) {
+        mgmt_reply(c, "ERROR: no %s is currently needed at this time", cmd);
+        return;
+    }
+    answer_text(c, MGMT_QUERY_PASSWORD, "password", type, value);
 }
 
 void mgmt_query_cert_cmd(struct mgmt_client *c)
@@ -184,25 +196,7 @@ void mgmt_query_cert_line(struct mgmt_client *c, const char *line)
 
 void mgmt_query_needstr_cmd(struct mgmt_client *c, const char *type, const char *value)
 {
-    struct mgmt *m = c->m;
-    char *copy;
-
-    if (m->query != MGMT_QUERY_NEEDSTR) {
-        mgmt_reply(c, "ERROR: no needstr-string is currently needed at this time");
-        return;
-    }
-    if (strcmp(type, m->query_what) != 0) {
-        mgmt_reply(c, "ERROR: needstr-string of type '%s' entered, but we need one of type '%s'",
-                   type, m->query_what);
-        return;
-    }
-    copy = strndup(value, PASSWORD_MAX - 1);
-    if (!copy) {
-        mgmt_reply(c, "ERROR: out of memory");
-        return;
-    }
-    answered(m, copy);
-    mgmt_reply(c, "SUCCESS: '%s' needstr-string entered, but not yet verified", type);
+    answer_text(c, MGMT_QUERY_NEEDSTR, "needstr-string", type, value);
 }
 
 #define TOKEN_BUSY                                                                                 \

@@ -5,6 +5,9 @@
 #    the server starts, the client gets 2.6's IPv6 address (counted from the address as
 #    written) and pings over IPv4 and IPv6;
 #  - tcp-nodelay: the client gets "socket-flags TCP_NODELAY" pushed;
+#  - txqueuelen 77, nice 5, remap-usr1 SIGTERM in the same config: the server's tun device has
+#    qlen 77 and every thread of the server runs at nice 5; a SIGUSR1 does not stop the server
+#    (2.6 remaps only signals it raises itself: sent SIGUSR1, it restarts; ovpnd ignores it);
 #  - data-ciphers AES-192-GCM on both sides: the data channel uses it and pings pass;
 #  - reneg-bytes: the server renegotiates after that much traffic (the client completes more
 #    TLS handshakes while a ping flood runs), without loss;
@@ -35,7 +38,8 @@ is_ovpnd() { [ "$OVPN_SERVER_IMPL" = ovpnd ]; }
 [ "$OVT_WRAP" = tls-crypt ] || ovt_skip "written for OVT_WRAP=tls-crypt"
 server_conf_write "$OVT_DIR" "tls-crypt $pki/ta.key 0" "script-security 5" "opt-verify" \
     "replay-persist $OVT_DIR/replay.id" "providers default" "socket-flags TCP_NODELAY" \
-    "tcp-nodelay" "server-ipv6 2001:2:0:19:160:98::/64"
+    "tcp-nodelay" "server-ipv6 2001:2:0:19:160:98::/64" "txqueuelen 77" "nice 5" \
+    "remap-usr1 SIGTERM"
 server_start "$OVT_DIR"
 client_start "$OVT_DIR" 1
 wait_tunnel 1
@@ -54,7 +58,32 @@ if is_ovpnd; then
         server_log_grep "$w" || fail "no warning '$w' in the server log"
     done
 fi
+# txqueuelen: the device the server's address is on; nice: field 19 of each thread's stat
+# (counted after the ")" that ends the thread's name)
+srv_dev=$(ip -n "$NS_SRV" -4 -o addr show | awk -v a="$OVT_SERVER_TUN_IP" \
+    'index($4, a "/") == 1 || $4 == a {print $2; exit}')
+qlen=$(ip -n "$NS_SRV" link show dev "$srv_dev" | grep -o 'qlen [0-9]*' || true)
+[ "$qlen" = "qlen 77" ] || fail "txqueuelen 77: the server's device $srv_dev has '$qlen'"
+spid=$(server_process_pid) || fail "no server process"
+nices=$(for st in /proc/"$spid"/task/*/stat; do sed 's/.*) //' "$st" | awk '{print $17}'; done)
+if [ -z "$nices" ] || grep -qvx 5 <<<"$nices"; then
+    fail "nice 5: the server's threads run at nice $(tr '\n' ' ' <<<"$nices")"
+fi
+server_log_grep "nice 5 succeeded" || fail "nice 5: not logged as done"
+ovt_log "txqueuelen 77 on $srv_dev, nice 5 on $(wc -l <<<"$nices") server thread(s)"
 client_stop 1
+# remap-usr1 SIGTERM: a SIGUSR1 sent to the server is not remapped (2.6 multi.c
+# multi_process_signal): the server is still there, same process, after it
+kill -USR1 "$spid"
+if is_ovpnd; then
+    usr1_re="SIGUSR1: a restart in place is not implemented; ignored"
+else
+    usr1_re="SIGUSR1\\[hard,\\] received, process restarting"
+fi
+wait_server_log "$usr1_re" 5 || fail "remap-usr1 SIGTERM: no '$usr1_re' after SIGUSR1"
+sleep 0.5
+kill -0 "$spid" 2>/dev/null || fail "remap-usr1 SIGTERM: SIGUSR1 ended the server"
+ovt_log "remap-usr1 SIGTERM: SIGUSR1 did not stop the server ('$usr1_re')"
 server_stop
 
 # ---- AES-192-GCM ----

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
@@ -2518,6 +2519,41 @@ static void mark_and_bind_dev(void **state)
                         "t.conf:8: bind-dev: 'a-name-longer-than-15' is not a device name");
 }
 
+/* txqueuelen N, nice N, remap-usr1 SIGHUP|SIGTERM (2.6 options.c): stored without a warning;
+ * a negative txqueuelen reads as 0 (2.6 positive_atoi) with a warning; words that are not
+ * numbers, and remap-usr1 values other than the two, are refused at FILE:LINE. */
+static void txqueuelen_nice_remap_usr1(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_ok(&cfg, BASE "txqueuelen 77\nnice 5\nremap-usr1 SIGTERM\n");
+    assert_int_equal(cfg.net.txqueuelen, 77);
+    assert_int_equal(cfg.proc.nice, 5);
+    assert_int_equal(cfg.proc.remap_usr1, SIGTERM);
+    assert_int_equal(cfg.n_warnings, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "nice -10\nremap-usr1 SIGHUP\n");
+    assert_int_equal(cfg.proc.nice, -10);
+    assert_int_equal(cfg.proc.remap_usr1, SIGHUP);
+    assert_int_equal(cfg.net.txqueuelen, 0);
+    config_free(&cfg);
+    expect_ok(&cfg, BASE);
+    assert_int_equal(cfg.proc.nice, 0);
+    assert_int_equal(cfg.proc.remap_usr1, 0);
+    config_free(&cfg);
+    expect_warning(BASE "txqueuelen -5\n", "t.conf:8: txqueuelen: -5 is read as 0");
+    expect_ok(&cfg, BASE "txqueuelen -5\n");
+    assert_int_equal(cfg.net.txqueuelen, 0);
+    config_free(&cfg);
+    expect_error_prefix(BASE "txqueuelen many\n", "t.conf:8: txqueuelen: ");
+    expect_error_prefix(BASE "nice low\n", "t.conf:8: nice: ");
+    expect_error_prefix(BASE "remap-usr1 SIGUSR2\n",
+                        "t.conf:8: remap-usr1: --remap-usr1 parm must be 'SIGHUP' or 'SIGTERM'");
+    expect_error_prefix(BASE "remap-usr1 sighup\n",
+                        "t.conf:8: remap-usr1: --remap-usr1 parm must be 'SIGHUP' or 'SIGTERM'");
+}
+
 /* verify-x509-name NAME [subject|name|name-prefix]: subject by default, as 2.6. */
 static void verify_x509_name_types(void **state)
 {
@@ -3049,6 +3085,7 @@ int main(void)
         cmocka_unit_test(peer_fingerprint_errors),
         cmocka_unit_test(verify_hash_and_ns_cert_type),
         cmocka_unit_test(mark_and_bind_dev),
+        cmocka_unit_test(txqueuelen_nice_remap_usr1),
         cmocka_unit_test(verify_x509_name_types),
         cmocka_unit_test(parse_file_errors),
         cmocka_unit_test(all_errors_at_once),

@@ -174,6 +174,15 @@ static void restart_only_directives_are_named(void **state)
     d = diff(BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.7.0\n",
              BASE SERVER24 "client-nat snat 198.19.0.0 255.255.255.0 198.19.7.0\n");
     assert_int_equal(d.n_restart, 0);
+    /* applied once at start-up (the device's queue, the nice value before any thread): a reload
+     * keeps the running values; remap-usr1 changes nothing a server does, so nothing to keep */
+    d = diff(BASE SERVER24 "txqueuelen 77\nnice 5\nremap-usr1 SIGTERM\n",
+             BASE SERVER24 "txqueuelen 100\nnice 2\nremap-usr1 SIGHUP\n");
+    assert_true(names(&d, "txqueuelen"));
+    assert_true(names(&d, "nice"));
+    assert_false(names(&d, "remap-usr1"));
+    assert_int_equal(d.n_restart, 2);
+    assert_int_equal(d.applied, 0);
 #define TAP "dev tap\nca ca.crt\ncert server.crt\nkey server.key\n" SERVER24
     /* the VLAN settings: a worker reads them for every frame */
     d = diff(TAP, TAP "vlan-tagging\n");
