@@ -27,6 +27,7 @@
 #include "proto/tls_session.h"
 #include "server/control/acceptor_decide.h"
 #include "server/control/admission_decide.h"
+#include "server/ops/mgmt.h"
 
 #include "server/control/acceptor_internal.h"
 
@@ -259,6 +260,11 @@ static void handle_control_message(struct acceptor *a, struct ctl_session *cs,
         break;
     case CONTROL_MSG_EXIT:
         acc_cs_log(a, cs, LOG_INFO, "client sent EXIT (explicit-exit-notify)");
+        if (cs->state != CS_CLOSING) {
+            /* once per client, as 2.6 push.c receive_exit_message tells the management
+             * interface when it schedules the exit */
+            mgmt_notify(a->mgmt, ">NOTIFY:info,remote-exit,EXIT");
+        }
         acc_cs_close(a, cs, CLOSE_LINGER_MS);
         break;
     default:

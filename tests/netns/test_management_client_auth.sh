@@ -170,7 +170,9 @@ assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.1 0 "client1 after its RE
 cid4=$(cid_of_user user4)
 client_stop 4
 wait_for 15 authd_has "^>CLIENT:DISCONNECT,$cid4$" || fail "no >CLIENT:DISCONNECT for client4"
-ovt_log "client4 left: >CLIENT:DISCONNECT,$cid4"
+# its EXIT (explicit-exit-notify) is told too, as 2.6 push.c receive_exit_message does
+authd_has "^>NOTIFY:info,remote-exit,EXIT$" || fail "no >NOTIFY:info,remote-exit,EXIT for client4's EXIT"
+ovt_log "client4 left: >NOTIFY:info,remote-exit,EXIT and >CLIENT:DISCONNECT,$cid4"
 client_stop 1
 client_stop 3
 server_stop
