@@ -30,7 +30,7 @@ SCRIPT_KEYS = {"client-connect", "client-disconnect", "learn-address", "auth-use
                "down", "route-up", "route-pre-down", "ipchange", "tls-verify", "tls-crypt-v2-verify"}
 WORK_PATHS = {"status": "status.log", "ifconfig-pool-persist": "ipp.txt", "writepid": "pid",
               "replay-persist": "replay", "tmp-dir": "tmp"}
-DIR_KEYS = {"client-config-dir", "ccd-exclusive"}
+DIR_KEYS = {"client-config-dir"}
 DROP = {"daemon", "log", "log-append", "syslog", "chroot", "cd", "dev-node", "mlock", "nice",
         "management-hold", "iproute", "askpass"}
 PLUGIN_DIRS = ["/usr/lib/x86_64-linux-gnu/openvpn/plugins", "/usr/lib/openvpn/plugins",
@@ -129,7 +129,10 @@ def map_token(t, m):
         return " ".join(map_token(x, m) for x in t.split(" "))
     a = v4(t)
     if a is not None:
-        return t if mask_bits(t) is not None and t.startswith("255.") else str(m.map4(a))
+        bits = mask_bits(t)
+        if bits is not None and t.startswith("255."):
+            return "255.255.240.0" if bits < 20 else t  # the network was mapped as a /20
+        return str(m.map4(a))
     if ":" in t and re.fullmatch(r"[0-9a-fA-F:.]+(/\d+)?", t):
         addr, _, plen = t.partition("/")
         try:
@@ -224,7 +227,11 @@ def rewrite(conf, work, pki, src):
                 os.makedirs(f"{work}/tmp", exist_ok=True)
             out.append(" ".join(new))
             continue
-        if k in DIR_KEYS or k == "client-config-dir":
+        if k == "capath" and args:
+            out.append(f"ca {pki}/ca.crt")
+            notes.append(f"{orig} -> ca of the test PKI (one file, not a hashed directory)")
+            continue
+        if k in DIR_KEYS and args:
             d = f"{work}/ccd"
             os.makedirs(d, exist_ok=True)
             sd = os.path.join(src, os.path.basename(args[0].rstrip("/"))) if args else ""
