@@ -137,7 +137,10 @@ for conf in "$CORPUS"/*.conf; do
     source "$W/meta"
     run_one openvpn "$W"
     o_start=$START o_conn=$CONN o_ping=$PING o_err=$ERR
-    tc=$(timeout 20 "$OVPND" --test-config --config "$W/server.conf" 2>&1 | grep -m1 -iE 'error|:[0-9]+:' | cut -c1-160)
+    # (to a file: a pipe closed early would kill it before it closes its plugins, and the
+    # auth-pam plugin's helper process would be left behind)
+    timeout 20 "$OVPND" --test-config --config "$W/server.conf" >"$W/test-config.log" 2>&1
+    tc=$(grep -m1 -E ':[0-9]+: ' "$W/test-config.log" | sed "s|$W/||" | cut -c1-160)
     run_one ovpnd "$W"
     d_start=$START d_conn=$CONN d_ping=$PING d_err=${ERR:-$tc}
     push=-
