@@ -144,6 +144,7 @@ int config_h_auth_user_pass_optional(struct config_parser *ps, int argc, char **
     (void)argc;
     (void)argv;
     ps->cfg->auth.auth_user_pass_optional = true;
+    ps->seen_auth_user_pass_optional = config_here(ps);
     return 0;
 }
 
@@ -152,6 +153,7 @@ int config_h_username_as_common_name(struct config_parser *ps, int argc, char **
     (void)argc;
     (void)argv;
     ps->cfg->auth.username_as_common_name = true;
+    ps->seen_username_as_cn = config_here(ps);
     return 0;
 }
 
@@ -451,6 +453,23 @@ int config_check_auth(struct config_parser *ps)
                                "'%s' needs auth-user-pass-verify or a plugin to check clients",
                                cfg->tls.verify_client_cert == CONFIG_VERIFY_NONE ? "none"
                                                                                  : "optional");
+    }
+    if (cfg->auth.auth_user_pass_verify == NULL && cfg->hooks.n_plugins == 0 &&
+        !cfg->mgmt.client_auth) {
+        /* options.c (options_postprocess_verify_ce): "--username-as-common-name must be used
+         * with --management-client-auth, an --auth-user-pass-verify script, or plugin", and
+         * the same for --auth-user-pass-optional; 2.6 does not start without one */
+        const char *const why = "needs auth-user-pass-verify, a plugin or management-client-auth "
+                                "(there is no username without them)";
+
+        if (cfg->auth.username_as_common_name) {
+            return config_error_at(ps, &ps->seen_username_as_cn, "username-as-common-name", "%s",
+                                   why);
+        }
+        if (cfg->auth.auth_user_pass_optional) {
+            return config_error_at(ps, &ps->seen_auth_user_pass_optional, "auth-user-pass-optional",
+                                   "%s", why);
+        }
     }
     if (cfg->auth.auth_user_pass_verify == NULL) {
         return 0;

@@ -83,10 +83,11 @@ struct config_parser {
         seen_tls_version_min, seen_tls_version_max, seen_auth, seen_ccd_exclusive, seen_route_ipv6,
         seen_block_ipv6, seen_auth_user_pass_verify, seen_script_security, seen_local,
         seen_port_share, seen_tls_verify, seen_client_connect, seen_client_disconnect,
-        seen_learn_address, seen_client_crresponse, seen_up, seen_down, seen_route_up, seen_server,
-        seen_ifconfig, seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool,
-        seen_server_ipv6, seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force,
-        seen_fragment, seen_socket_flags_nodelay;
+        seen_learn_address, seen_client_crresponse, seen_username_as_cn,
+        seen_auth_user_pass_optional, seen_up, seen_down, seen_route_up, seen_server, seen_ifconfig,
+        seen_ifconfig_pool, seen_ifconfig_ipv6, seen_ifconfig_ipv6_pool, seen_server_ipv6,
+        seen_ifconfig_pool_persist, seen_tun_mtu, seen_link_mtu, seen_proto_force, seen_fragment,
+        seen_socket_flags_nodelay;
     int link_mtu;    /* `link-mtu N` / `udp-mtu N`: the tun MTU is derived after the last line */
     int proto_force; /* `proto-force P`: CONFIG_PROTO_UDP or CONFIG_PROTO_TCP; 0 = none */
     struct config_where seen_compat_mode;

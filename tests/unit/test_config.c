@@ -1439,6 +1439,20 @@ static void implemented_with_bad_values(void **state)
     expect_error("verify-client-cert none\n" BASE,
                  "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify or a "
                  "plugin to check clients");
+    /* options.c (options_postprocess_verify_ce): both need something that checks passwords */
+    expect_error("username-as-common-name\n" BASE,
+                 "t.conf:1: username-as-common-name: needs auth-user-pass-verify, a plugin or "
+                 "management-client-auth (there is no username without them)");
+    expect_error("auth-user-pass-optional\n" BASE,
+                 "t.conf:1: auth-user-pass-optional: needs auth-user-pass-verify, a plugin or "
+                 "management-client-auth (there is no username without them)");
+    {
+        struct config ok;
+
+        expect_ok(&ok, "management 127.0.0.1 7505\nmanagement-client-auth\n"
+                       "username-as-common-name\nauth-user-pass-optional\n" BASE);
+        config_free(&ok);
+    }
     expect_error("tls-auth ta.key\n" BASE "tls-crypt ta.key\n",
                  "t.conf:9: tls-crypt: tls-auth and tls-crypt are mutually exclusive");
     expect_error("auth none\ntls-auth ta.key 0\n" BASE,
