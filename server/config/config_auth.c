@@ -445,12 +445,14 @@ int config_check_auth(struct config_parser *ps)
         }
     }
     if (cfg->tls.verify_client_cert != CONFIG_VERIFY_REQUIRE &&
-        cfg->auth.auth_user_pass_verify == NULL && cfg->hooks.n_plugins == 0) {
+        cfg->auth.auth_user_pass_verify == NULL && cfg->hooks.n_plugins == 0 &&
+        !cfg->mgmt.client_auth) {
         /* options.c: "--verify-client-cert none|optional must be used with ...". Which events
          * a plugin handles is known once it is loaded: auth_new checks that one of them (or
          * the script) checks passwords. */
         return config_error_at(ps, &ps->seen_verify_client_cert, "verify-client-cert",
-                               "'%s' needs auth-user-pass-verify or a plugin to check clients",
+                               "'%s' needs auth-user-pass-verify, a plugin or "
+                               "management-client-auth to check clients",
                                cfg->tls.verify_client_cert == CONFIG_VERIFY_NONE ? "none"
                                                                                  : "optional");
     }

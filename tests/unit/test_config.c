@@ -1437,8 +1437,8 @@ static void implemented_with_bad_values(void **state)
                  "t.conf:1: no-replay: turning replay protection off is not supported (fatal in "
                  "openvpn 2.6 with AEAD ciphers, deprecated there with CBC ones)");
     expect_error("verify-client-cert none\n" BASE,
-                 "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify or a "
-                 "plugin to check clients");
+                 "t.conf:1: verify-client-cert: 'none' needs auth-user-pass-verify, a plugin "
+                 "or management-client-auth to check clients");
     /* options.c (options_postprocess_verify_ce): both need something that checks passwords */
     expect_error("username-as-common-name\n" BASE,
                  "t.conf:1: username-as-common-name: needs auth-user-pass-verify, a plugin or "
@@ -1451,6 +1451,10 @@ static void implemented_with_bad_values(void **state)
 
         expect_ok(&ok, "management 127.0.0.1 7505\nmanagement-client-auth\n"
                        "username-as-common-name\nauth-user-pass-optional\n" BASE);
+        config_free(&ok);
+        /* 2.6 counts management-client-auth for verify-client-cert too */
+        expect_ok(&ok, "management 127.0.0.1 7505\nmanagement-client-auth\n"
+                       "verify-client-cert none\n" BASE);
         config_free(&ok);
     }
     expect_error("tls-auth ta.key\n" BASE "tls-crypt ta.key\n",
@@ -1512,8 +1516,8 @@ static void auth_directives(void **state)
                  "t.conf:2: auth-user-pass-verify: cannot execute '/nonexistent/check': No such "
                  "file or directory");
     expect_error("verify-client-cert optional\n" BASE,
-                 "t.conf:1: verify-client-cert: 'optional' needs auth-user-pass-verify or a "
-                 "plugin to check clients");
+                 "t.conf:1: verify-client-cert: 'optional' needs auth-user-pass-verify, a "
+                 "plugin or management-client-auth to check clients");
     expect_error_prefix("script-security x\n" BASE, "t.conf:1: script-security: ");
     expect_error_prefix("tmp-dir /nonexistent/dir\n" BASE,
                         "t.conf:1: tmp-dir: cannot use '/nonexistent/dir': ");
