@@ -227,6 +227,11 @@ int topology_plan_make(const struct config *cfg, struct topology_plan *plan, con
 
     memset(plan, 0, sizeof(*plan));
     plan->topology = eff_topology(cfg);
+    if (cfg->net.has_server_ipv6) {
+        /* helper.c: server-ipv6 pushes "tun-ipv6" first (2.6 clients ignore it; clients before
+         * 2.4 need it for IPv6 in the tunnel) */
+        add_push(plan, "tun-ipv6");
+    }
     plan->pool.duplicate_cn = cfg->clients.duplicate_cn;
     if (cfg->net.has_server && !cfg->net.is_tap && cfg->net.server_netbits > TUN_MAX_NETBITS) {
         return fail(directive, "server", why, why_len,

@@ -36,7 +36,7 @@
 #include "server/config/config.h"
 #include "server/addr/pool.h"
 
-#define TOPOLOGY_PUSH_MAX 2 /* options pushed on behalf of `server` */
+#define TOPOLOGY_PUSH_MAX 3 /* options pushed on behalf of `server` and `server-ipv6` */
 
 struct topology_plan {
     int topology;            /* CONFIG_TOPOLOGY_* */

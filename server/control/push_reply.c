@@ -24,7 +24,8 @@ static int emit_push(void *ctx, const char *msg, size_t len)
 #define PUSH_DNS_MAX 64 /* dhcp-option lines made from `dns` options for one client */
 
 /* The global push list, in 2.6's order (push.c, helper.c): the configured push lines, then
- * route-gateway, topology, ping, ping-restart. global has room for push.n_items + 4 entries;
+ * tun-ipv6, route-gateway, topology, ping, ping-restart. global has room for push.n_items +
+ * TOPOLOGY_PUSH_MAX + 2 entries;
  * derived (4 strings of 64 bytes) holds the texts made here. Returns how many were set. */
 static size_t global_push_list(const struct acceptor *a, const char **global, char derived[4][64])
 {
@@ -36,7 +37,7 @@ static size_t global_push_list(const struct acceptor *a, const char **global, ch
         global[g++] = cfg->net.push.items[i];
     }
     for (size_t i = 0; i < env->plan->n_push; i++) {
-        global[g++] = env->plan->push[i]; /* route-gateway or route, topology (topology.h) */
+        global[g++] = env->plan->push[i]; /* tun-ipv6, route-gateway or route, topology */
     }
     if (cfg->timers.keepalive_ping_s > 0) {
         snprintf(derived[2], sizeof(derived[2]), "ping %d", cfg->timers.keepalive_ping_s);
@@ -127,7 +128,7 @@ static void client_push_params(struct acceptor *a, struct ctl_session *cs, bool 
 void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
 {
     struct config *cfg = a->cfg;
-    size_t n_global = cfg->net.push.n_items + 4;
+    size_t n_global = cfg->net.push.n_items + TOPOLOGY_PUSH_MAX + 2;
     size_t cap = n_global + (cs->ccd ? cs->ccd->n_push_ops : 0) + 1 + 16 + PUSH_DNS_MAX;
     const char **global = calloc(n_global, sizeof(*global));
     const char **opts = calloc(cap, sizeof(*opts));

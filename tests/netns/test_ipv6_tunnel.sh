@@ -45,13 +45,14 @@ chmod 644 "$ccd/client2"
 
 OVT_STATUS_VERSION=2
 server_conf_write "$OVT_DIR" \
-    "workers 2" \
     "server-ipv6 2001:2:0:19::/64" \
     "route-ipv6 2001:2:0:50::/64" \
     'push "route-ipv6 2001:2:0:60::/64"' \
     'push "route-ipv6 2001:2:0:50::/64"' \
     "client-config-dir $ccd" \
     "client-to-client"
+# two workers whatever the machine (openvpn 2.6 has one thread and no such option)
+[ "$OVPN_SERVER_IMPL" = ovpnd ] && echo "workers 2" >>"$OVT_DIR/server.conf"
 server_start "$OVT_DIR"
 client_start "$OVT_DIR" 1
 client_start "$OVT_DIR" 2
@@ -69,6 +70,12 @@ want1=2001:2:0:19::$(printf %x $((0x1000 + ${CLIENT_TUN_IP[1]##*.} - 2)))
 [ "$a1" = "$want1" ] || fail "client 1 (${CLIENT_TUN_IP[1]}) has IPv6 address '$a1', expected $want1"
 [ "$a2" = 2001:2:0:19::77 ] || fail "client 2 has IPv6 address '$a2', expected its ifconfig-ipv6-push 2001:2:0:19::77"
 ovt_log "IPv6 addresses: client 1 $a1, client 2 $a2"
+# server-ipv6 pushes tun-ipv6 ahead of the IPv4 options, as 2.6 helper.c does
+pr1=$(grep -o "PUSH_REPLY,[^']*" "$OVT_DIR/client1.log" | head -n 1)
+case "$pr1" in
+*"route-ipv6 2001:2:0:50::/64,tun-ipv6,route-gateway "*) ;;
+*) fail "client 1's PUSH_REPLY lacks tun-ipv6 after the push lines, before route-gateway: $pr1" ;;
+esac
 rt1=$(ip -n "$ns1" -6 route show)
 grep -q '^2001:2:0:60::/64 ' <<<"$rt1" || fail "the pushed route-ipv6 is not in client 1's table: $rt1"
 rt2=$(ip -n "$ns2" -6 route show dev "$(client_tun_dev 2)")
