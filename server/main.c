@@ -74,10 +74,24 @@ static int show_pkcs11_ids(int argc, char **argv)
     return 0;
 }
 
-static int open_log(const struct config *cfg)
+/* The warning for a `log` / `log-append` file that cannot be opened (err an errno value): as
+ * openvpn 2.6 (error.c redirect_stdout_stderr) the server goes on, logging where it would
+ * without that line (syslog with `syslog`/`daemon`, else standard error). To stderr. */
+static void log_open_warning(const struct config *cfg, int err)
+{
+    fprintf(stderr, "WARNING: %s: %s: cannot open '%s': %s; logging to %s instead\n",
+            cfg->proc.log_where ? cfg->proc.log_where : config_origin(cfg),
+            cfg->proc.log_append ? "log-append" : "log", cfg->proc.log_file, strerror(err),
+            cfg->proc.use_syslog ? "syslog" : "standard error");
+}
+
+/* The `log` file's descriptor, or STDERR_FILENO when there is none or it cannot be opened
+ * (then *failed is set and the warning printed). Start-up, after `cd`. */
+static int open_log(const struct config *cfg, bool *failed)
 {
     int fd;
 
+    *failed = false;
     if (!cfg->proc.log_file) {
         return STDERR_FILENO;
     }
@@ -86,10 +100,47 @@ static int open_log(const struct config *cfg)
                   (cfg->proc.log_append ? O_APPEND : O_TRUNC),
               0640);
     if (fd < 0) {
-        fprintf(stderr, "%s: log: cannot open %s: %s\n", config_origin(cfg), cfg->proc.log_file,
-                strerror(errno));
+        log_open_warning(cfg, errno);
+        *failed = true;
+        return STDERR_FILENO;
     }
     return fd;
+}
+
+/* --test-config: whether start-up could open the `log` file, without creating or truncating
+ * it: an existing file must be writable, else its directory writable and searchable (relative
+ * names from the last `cd`). Prints the start-up warning when not. */
+static void check_log(const struct config *cfg)
+{
+    const char *file = cfg->proc.log_file;
+    char path[8192], dir[8192];
+    char *slash;
+    int err = 0;
+
+    if (!file) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s%s%s", file[0] != '/' && cfg->cd_dir ? cfg->cd_dir : "",
+             file[0] != '/' && cfg->cd_dir ? "/" : "", file);
+    if (access(path, F_OK) == 0) {
+        err = access(path, W_OK) == 0 ? 0 : errno;
+    } else if (errno != ENOENT) {
+        err = errno;
+    } else {
+        snprintf(dir, sizeof(dir), "%s", path);
+        slash = strrchr(dir, '/');
+        if (!slash) {
+            snprintf(dir, sizeof(dir), ".");
+        } else if (slash == dir) {
+            dir[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        err = access(dir, W_OK | X_OK) == 0 ? 0 : errno;
+    }
+    if (err) {
+        log_open_warning(cfg, err);
+    }
 }
 
 static int write_pid(const char *path)
@@ -282,6 +333,7 @@ int main(int argc, char **argv)
     struct config cfg;
     char *text;
     int log_fd, err;
+    bool log_failed;
 
     if (argc >= 2 && strcmp(argv[1], "profile") == 0) {
         return profile_main(argc - 1, argv + 1);
@@ -341,6 +393,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
         }
         free(text);
+        check_log(&cfg);
         /* what start-up checks beyond the config text: TLS setup, keys, plugins */
         err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
         if (err) {
@@ -363,13 +416,8 @@ int main(int argc, char **argv)
         free(text);
         return 1;
     }
-    log_fd = open_log(&cfg);
-    if (log_fd < 0) {
-        config_free(&cfg);
-        free(text);
-        return 1;
-    }
-    if (cfg.proc.use_syslog && !cfg.proc.log_file) {
+    log_fd = open_log(&cfg, &log_failed);
+    if (cfg.proc.use_syslog && (!cfg.proc.log_file || log_failed)) {
         /* `syslog`, or `daemon` without `log`/`log-append` (whose standard error goes to
          * /dev/null below), as openvpn 2.6 */
         log_init_syslog(cfg.proc.syslog_name, log_level_from_verb(cfg.proc.verb));

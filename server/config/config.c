@@ -810,6 +810,7 @@ void config_free(struct config *cfg)
                         &cfg->proc.syslog_name,
                         &cfg->proc.writepid,
                         &cfg->proc.log_file,
+                        &cfg->proc.log_where,
                         &cfg->status.status_file,
                         &cfg->mgmt.addr,
                         &cfg->mgmt.port,

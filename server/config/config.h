@@ -399,7 +399,8 @@ struct config_proc {
     bool use_syslog;   /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
     char *syslog_name; /* NAME of the first of those, NULL if it had none */
     char *writepid;
-    char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
+    char *log_file;  /* `log FILE` / `log-append FILE`, the last one wins */
+    char *log_where; /* "FILE:LINE" of that line, for the warning when it cannot be opened */
     bool log_append;
     bool suppress_timestamps;
     bool machine_readable_output; /* log lines stamped as 2.6's machine-readable-output */

@@ -258,18 +258,34 @@ int config_h_writepid(struct config_parser *ps, int argc, char **argv)
     return set_name(ps, &ps->cfg->proc.writepid, argv[1]);
 }
 
+/* `log FILE` / `log-append FILE`: the file and the line that named it (the server opens it). */
+static int set_log(struct config_parser *ps, const char *file, bool append)
+{
+    char *where = NULL;
+    int err = set_name(ps, &ps->cfg->proc.log_file, file);
+
+    if (err) {
+        return err;
+    }
+    if (asprintf(&where, "%s:%d", ps->file, ps->line) < 0) {
+        return config_nomem(ps);
+    }
+    free(ps->cfg->proc.log_where);
+    ps->cfg->proc.log_where = where;
+    ps->cfg->proc.log_append = append;
+    return 0;
+}
+
 int config_h_log(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    ps->cfg->proc.log_append = false;
-    return set_name(ps, &ps->cfg->proc.log_file, argv[1]);
+    return set_log(ps, argv[1], false);
 }
 
 int config_h_log_append(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    ps->cfg->proc.log_append = true;
-    return set_name(ps, &ps->cfg->proc.log_file, argv[1]);
+    return set_log(ps, argv[1], true);
 }
 
 int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv)

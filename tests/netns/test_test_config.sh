@@ -7,6 +7,8 @@
 #  - verify-client-cert none with a plugin that checks no passwords is refused (the check
 #    start-up makes once the plugins say what they handle);
 #  - script paths must be executable regular files (a directory, a file without x bits);
+#  - a `log` file that cannot be opened is a warning naming its line (start-up logs on to
+#    stderr, as 2.6 does);
 #  - the certificate and key checks run (a key that does not match its certificate).
 # ovpnd only: openvpn 2.6 has no --test-config.
 set -euo pipefail
@@ -76,6 +78,13 @@ must_fail "learn-address without x bits" "learn-address: cannot execute '$OVT_DI
 chmod 755 "$OVT_DIR/noexec.sh"
 write_conf "script-security 2" "learn-address $OVT_DIR/noexec.sh"
 must_pass "an executable learn-address script"
+
+# ---- a log file that cannot be opened: a warning with its line, as 2.6 (which runs on) ----
+write_conf "log-append /nonexistent/ovpnd-test.log"
+out=$(test_config) || fail "an unopenable log file: --test-config refused it: $out"
+grep -Eq "^WARNING: $conf:[0-9]+: log-append: cannot open '/nonexistent/ovpnd-test.log': " <<<"$out" ||
+    fail "an unopenable log file: no warning naming its line: $out"
+ovt_log "an unopenable log file: $(grep -E 'log: cannot open' <<<"$out")"
 
 # ---- certificate and key ----
 write_conf "key $pki/client1.key"
