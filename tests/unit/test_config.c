@@ -3000,6 +3000,34 @@ static void compression_directives(void **state)
                  "t.conf:8: allow-compression: 'sometimes' must be no, asym or yes");
 }
 
+/* status FILE: as openvpn 2.6 (options.c options_postprocess_filechecks), a directory that does
+ * not exist, or an existing file that cannot be written, is an error at start-up (and
+ * --test-config); a file in a directory that exists is fine. */
+static void status_file_checks(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_error("status /nonexistent/dir/status.log\n" BASE,
+                 "t.conf:1: status: cannot write '/nonexistent/dir/status.log': No such file or "
+                 "directory (openvpn 2.6 does not start either)");
+    expect_error_prefix("status nodir/s.log 10\n" BASE,
+                        "t.conf:1: status: cannot write 'nodir/s.log'");
+    expect_ok(&cfg, "status status-test.log\n" BASE);
+    assert_string_equal(cfg.status.status_file, "status-test.log");
+    config_free(&cfg);
+    if (geteuid() != 0) { /* root may write anything */
+        FILE *f = fopen("status-ro.log", "w");
+
+        assert_non_null(f);
+        fclose(f);
+        assert_int_equal(chmod("status-ro.log", 0444), 0);
+        expect_error_prefix("status status-ro.log\n" BASE,
+                            "t.conf:1: status: cannot write 'status-ro.log': Permission denied");
+        unlink("status-ro.log");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -3058,6 +3086,7 @@ int main(void)
         cmocka_unit_test(chroot_paths),
         cmocka_unit_test(routing_directives),
         cmocka_unit_test(openvpn26_tolerances),
+        cmocka_unit_test(status_file_checks),
     };
 
     return cmocka_run_group_tests(tests, setup, NULL);
