@@ -10,6 +10,7 @@
 
 #include "proto/data_crypto.h"
 #include "server/hooks/auth_token.h"
+#include "server/config/ccd.h"
 #include "server/config/config.h"
 #include "server/config/genkey.h"
 #include "server/config/profile.h"
@@ -158,6 +159,37 @@ static int write_pid(const char *path)
     }
     fprintf(f, "%ld\n", (long)getpid());
     return fclose(f) == 0 ? 0 : -1;
+}
+
+static void print_line(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", msg);
+}
+
+/* --test-config: every regular file in client-config-dir parsed as a connect parses it
+ * (server/config/ccd.h), each bad line printed as "PATH:LINE: directive: reason". Start-up does
+ * not read them (they may change before a client connects). Returns how many files are bad
+ * (or 1 when the directory cannot be read). */
+static int check_ccd(const struct config *cfg)
+{
+    const char *dir = cfg->net.client_config_dir;
+    char host[8192];
+    int n;
+
+    if (!dir) {
+        return 0;
+    }
+    if (cfg->proc.chroot_dir) { /* the jail's directory seen from outside, as start-up */
+        snprintf(host, sizeof(host), "%s%s", cfg->proc.chroot_dir, dir);
+        dir = host;
+    }
+    n = ccd_check_dir(dir, print_line, NULL);
+    if (n < 0) {
+        fprintf(stderr, "client-config-dir: cannot read %s: %s\n", dir, strerror(-n));
+        return 1;
+    }
+    return n;
 }
 
 /* Append word to the config text in double quotes (backslash before '"' and '\\'), as
@@ -332,7 +364,7 @@ int main(int argc, char **argv)
     char start_dir[4096];
     struct config cfg;
     char *text;
-    int log_fd, err;
+    int log_fd, err, n_bad;
     bool log_failed;
 
     if (argc >= 2 && strcmp(argv[1], "profile") == 0) {
@@ -395,9 +427,12 @@ int main(int argc, char **argv)
         free(text);
         check_log(&cfg);
         /* what start-up checks beyond the config text: TLS setup, keys, plugins */
+        n_bad = check_ccd(&cfg);
         err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
         if (err) {
             fprintf(stderr, "%s\n", errbuf[0] ? errbuf : strerror(-err));
+        }
+        if (err || n_bad) {
             config_free(&cfg);
             return 1;
         }

@@ -9,6 +9,7 @@
 #  - script paths must be executable regular files (a directory, a file without x bits);
 #  - a `log` file that cannot be opened is a warning naming its line (start-up logs on to
 #    stderr, as 2.6 does);
+#  - every client-config-dir file is parsed, a bad line named as FILE:LINE: directive: reason;
 #  - the certificate and key checks run (a key that does not match its certificate).
 # ovpnd only: openvpn 2.6 has no --test-config.
 set -euo pipefail
@@ -85,6 +86,15 @@ out=$(test_config) || fail "an unopenable log file: --test-config refused it: $o
 grep -Eq "^WARNING: $conf:[0-9]+: log-append: cannot open '/nonexistent/ovpnd-test.log': " <<<"$out" ||
     fail "an unopenable log file: no warning naming its line: $out"
 ovt_log "an unopenable log file: $(grep -E 'log: cannot open' <<<"$out")"
+
+# ---- client-config-dir files are parsed as a connect parses them ----
+mkdir -p "$OVT_DIR/ccd"
+printf 'ifconfig-push 198.19.0.50 255.255.255.0\npussh "route 198.19.70.0 255.255.255.0"\n' \
+    >"$OVT_DIR/ccd/client1"
+write_conf "client-config-dir $OVT_DIR/ccd"
+must_fail "a misspelled directive in a ccd file" "^$OVT_DIR/ccd/client1:2: pussh: "
+printf 'ifconfig-push 198.19.0.50 255.255.255.0\n' >"$OVT_DIR/ccd/client1"
+must_pass "a good ccd file"
 
 # ---- certificate and key ----
 write_conf "key $pki/client1.key"
