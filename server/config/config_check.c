@@ -731,6 +731,11 @@ int config_finish(struct config_parser *ps)
     };
     int result = 0;
 
+    /* a `config FILE` that could not be read: its lines are missing, so "dev is required"
+     * and the like would only mislead (the refused line was reported) */
+    if (config_refused(ps, "config")) {
+        return -EINVAL;
+    }
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
         int err = checks[i](ps);
 

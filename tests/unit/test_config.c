@@ -3028,6 +3028,21 @@ static void status_file_checks(void **state)
     }
 }
 
+/* `config FILE` that cannot be read: that error alone, not the whole-config checks its
+ * missing lines would fail ("dev is required"). */
+static void unreadable_include_alone(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    (void)state;
+    assert_int_equal(parse(&cfg, "config nofile.conf\n", err), -EINVAL);
+    assert_int_equal(cfg.n_errors, 1);
+    assert_string_equal(err,
+                        "t.conf:1: config: cannot read 'nofile.conf': No such file or directory");
+    config_free(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -3087,6 +3102,7 @@ int main(void)
         cmocka_unit_test(routing_directives),
         cmocka_unit_test(openvpn26_tolerances),
         cmocka_unit_test(status_file_checks),
+        cmocka_unit_test(unreadable_include_alone),
     };
 
     return cmocka_run_group_tests(tests, setup, NULL);
