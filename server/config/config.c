@@ -580,7 +580,24 @@ static int parse_text(struct config_parser *ps, const char *file, const char *te
         }
         err = config_split_line(line, line_len, scratch, argv, &argc, why, sizeof(why));
         if (err) {
-            config_error(ps, "%s", why);
+            /* name the directive: the line's first word as written (without a leading "--") */
+            size_t at = 0, n;
+
+            while (at < line_len && (line[at] == ' ' || line[at] == '\t')) {
+                at++;
+            }
+            if (line_len - at >= 2 && line[at] == '-' && line[at + 1] == '-') {
+                at += 2;
+            }
+            for (n = 0; at + n < line_len && line[at + n] != ' ' && line[at + n] != '\t' &&
+                        line[at + n] != '"' && line[at + n] != '\'';
+                 n++) {
+            }
+            if (n > 0 && n < 64) {
+                config_error(ps, "%.*s: %s", (int)n, line + at, why);
+            } else {
+                config_error(ps, "%s", why);
+            }
         } else if (argc > 0) {
             err = handle_words(ps, &r, argc, argv);
         }

@@ -1274,8 +1274,10 @@ static void quoting_and_comments(void **state)
     line[257] = '\0';
     split_fails(line, "a word is too long (256 characters max)");
     /* The same rules through the parser, with the file and line in the message. */
-    expect_error(BASE "status \"open\n", "t.conf:8: no closing quotation (\")");
-    expect_error_prefix("ca c:\\x\n" BASE, "t.conf:1: bad backslash ('\\') usage");
+    expect_error(BASE "status \"open\n", "t.conf:8: status: no closing quotation (\")");
+    expect_error(BASE "  --push \"route 198.19.70.0 255.255.255.0\n",
+                 "t.conf:8: push: no closing quotation (\")");
+    expect_error_prefix("ca c:\\x\n" BASE, "t.conf:1: ca: bad backslash ('\\') usage");
 }
 
 static void dashes_bom_and_blank_lines(void **state)
@@ -2958,7 +2960,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
     config_free(&cfg);
     expect_warning(BASE "compress lz4-v2\n",
-                   "t.conf:8: Compression for receiving enabled. Compression has been "
+                   "t.conf:8: compress: Compression for receiving enabled. Compression has been "
                    "used in the past to break encryption. Sent packets are not compressed unless "
                    "\"allow-compression yes\" is also set.");
     expect_ok(&cfg, BASE "compress lz4\nallow-compression asym\n");
