@@ -2368,7 +2368,8 @@ static void required_and_missing_files(void **state)
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\nkey server.key\n",
                  "t.conf: cert is required");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n",
-                 "t.conf: key is required");
+                 "t.conf:4: cert: the certificate needs its private key: add 'key FILE' (or "
+                 "<key>...</key>)");
     expect_error("ca missing.crt\n" BASE "ca nowhere.crt\n",
                  "t.conf:9: ca: cannot read 'nowhere.crt': No such file or directory");
     expect_error(BASE "tls-crypt missing.key\n",
@@ -3045,6 +3046,16 @@ static void unreadable_include_alone(void **state)
     config_free(&cfg);
 }
 
+/* A cert line without a key: the error points at the cert line and says what it lacks. */
+static void cert_without_key(void **state)
+{
+    (void)state;
+    expect_error("dev tun\ntopology subnet\nserver 198.19.0.0 255.255.255.0\nca ca.crt\n"
+                 "cert server.crt\n",
+                 "t.conf:5: cert: the certificate needs its private key: add 'key FILE' (or "
+                 "<key>...</key>)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -3105,6 +3116,7 @@ int main(void)
         cmocka_unit_test(openvpn26_tolerances),
         cmocka_unit_test(status_file_checks),
         cmocka_unit_test(unreadable_include_alone),
+        cmocka_unit_test(cert_without_key),
     };
 
     return cmocka_run_group_tests(tests, setup, NULL);
