@@ -10,6 +10,7 @@
 #  - a `log` file that cannot be opened is a warning naming its line (start-up logs on to
 #    stderr, as 2.6 does);
 #  - every client-config-dir file is parsed, a bad line named as FILE:LINE: directive: reason;
+#  - start-up without the right to create the TUN device says it needs root or CAP_NET_ADMIN;
 #  - the certificate and key checks run (a key that does not match its certificate).
 # ovpnd only: openvpn 2.6 has no --test-config.
 set -euo pipefail
@@ -99,4 +100,16 @@ must_pass "a good ccd file"
 # ---- certificate and key ----
 write_conf "key $pki/client1.key"
 must_fail "a key that does not match the certificate" "key: .*does not match the certificate"
+
+# ---- start-up without the right to create the TUN device says what it needs ----
+# (as nobody, without capabilities, in a network namespace of its own with only loopback)
+data=$(cd "$(dirname "$0")/../unit/data/config" && pwd)
+rc=0
+out=$(unshare -n timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    "$OVPND" --dev tun --topology subnet --server 198.19.0.0 255.255.255.0 --ca "$data/ca.crt" \
+    --cert "$data/server.crt" --key "$data/server.key" --port 11941 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "start-up as nobody: exit status $rc, not 1: $out"
+grep -q "cannot open TUN device 'tun': .* (ovpnd must start as root, or with the CAP_NET_ADMIN" \
+    <<<"$out" || fail "start-up as nobody: the error does not say what is needed: $out"
+ovt_log "start-up as nobody: $(grep -o 'cannot open TUN.*' <<<"$out")"
 ovt_log "PASS"
