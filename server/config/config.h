@@ -415,6 +415,11 @@ struct config_status {
     int status_version;    /* 1 (default), 2 or 3 */
 };
 
+/* The warning (after "FILE:LINE: ") for `management IP PORT` without a password file, as
+ * openvpn 2.6 gives it; a reload leaves it out while the management lines stay the same. */
+#define CONFIG_WARN_MGMT_NO_PASSWORD                                                               \
+    "management: a TCP port WITHOUT a password file is STRONGLY discouraged and insecure"
+
 /* The management interface (server/ops/mgmt.h): `management IP PORT [PW-FILE]` or
  * `management PATH unix [PW-FILE]` and the directives that modify it (openvpn 2.6 options.c). */
 struct config_mgmt {

@@ -71,6 +71,7 @@ struct config_parser {
     struct config_pending ca, cert, key, tls_wrap_key, tls_crypt_v2_key, crl, dh;
     struct config_pending ccd, tmp_dir; /* client-config-dir, tmp-dir: resolved at the end */
     struct config_where seen_chroot;
+    struct config_where seen_management; /* config_mgmt.c */
     struct config_cert_pending certp;
     struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
     struct config_where seen_auth_gen_token;

@@ -389,7 +389,7 @@ static void management_directives(void **state)
     config_free(&cfg);
 
     expect_warning("management 127.0.0.1 7505\n" BASE,
-                   "t.conf: management: a TCP port WITHOUT a password file");
+                   "t.conf:1: management: a TCP port WITHOUT a password file");
     expect_error("management-hold\n" BASE,
                  "t.conf: management-* directives need a `management` directive");
     expect_error("management 127.0.0.1 7505\nmanagement-client-group adm\n" BASE,
