@@ -831,6 +831,7 @@ void config_free(struct config *cfg)
                         &cfg->status.status_file,
                         &cfg->mgmt.addr,
                         &cfg->mgmt.port,
+                        &cfg->mgmt.where,
                         &cfg->mgmt.client_user,
                         &cfg->mgmt.client_group,
                         &cfg->mgmt.external_cert,

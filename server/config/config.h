@@ -425,6 +425,7 @@ struct config_status {
 struct config_mgmt {
     char *addr;             /* IP address or unix socket path; NULL: no management interface */
     char *port;             /* the port as written; NULL for a unix socket */
+    char *where;            /* "FILE:LINE" of the management line, for start-up errors */
     bool is_unix;           /* `management PATH unix` */
     char *password;         /* the first line of PW-FILE (read while parsing), NULL without one */
     char *client_user;      /* management-client-user: only this user may connect (unix only) */

@@ -52,6 +52,12 @@ int config_h_management(struct config_parser *ps, int argc, char **argv)
     int err, port;
 
     ps->seen_management = config_here(ps);
+    free(m->where);
+    m->where = NULL;
+    if (asprintf(&m->where, "%s:%d", ps->file, ps->line) < 0) {
+        m->where = NULL;
+        return config_nomem(ps);
+    }
     m->is_unix = strcmp(argv[2], "unix") == 0;
     if (!m->is_unix) {
         err = config_parse_int(ps, "port", argv[2], 1, 65535, &port);

@@ -11,6 +11,7 @@
 #    stderr, as 2.6 does);
 #  - every client-config-dir file is parsed, a bad line named as FILE:LINE: directive: reason;
 #  - start-up without the right to create the TUN device says it needs root or CAP_NET_ADMIN;
+#  - a management port in use stops start-up with the line and the address;
 #  - the certificate and key checks run (a key that does not match its certificate).
 # ovpnd only: openvpn 2.6 has no --test-config.
 set -euo pipefail
@@ -112,4 +113,15 @@ out=$(unshare -n timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups -
 grep -q "cannot open TUN device 'tun': .* (ovpnd must start as root, or with the CAP_NET_ADMIN" \
     <<<"$out" || fail "start-up as nobody: the error does not say what is needed: $out"
 ovt_log "start-up as nobody: $(grep -o 'cannot open TUN.*' <<<"$out")"
+
+# ---- a management port in use: the error names the line and the address ----
+write_conf "management 127.0.0.1 7505"
+out=$(unshare -n bash -c "ip link set lo up
+    python3 -c 'import socket, time; s = socket.socket(); s.bind((\"127.0.0.1\", 7505)); s.listen(); time.sleep(8)' &
+    sleep 0.5; timeout 10 \"\$0\" --config \"\$1\" 2>&1; kill %1" "$OVPND" "$conf") || true
+grep -Eq "$conf:[0-9]+: management: cannot listen on 127.0.0.1:7505: address already in use" \
+    <<<"$out" || fail "management port in use: the error does not name the line and address: $out"
+grep -Eq "$conf:[0-9]+: management: a TCP port WITHOUT a password file" <<<"$out" ||
+    fail "management without a password: the warning does not name the line: $out"
+ovt_log "management port in use: $(grep -o 'management: cannot listen.*' <<<"$out")"
 ovt_log "PASS"
