@@ -411,7 +411,10 @@ static int parse_text(struct ccd_parser *cp_in, const char *text)
             return ccd_nomem(&cp);
         }
         if (config_split_line(p, len, scratch, argv, &argc, why, sizeof(why))) {
-            err = ccd_error(&cp, "%s", why);
+            const char *word;
+            size_t n = config_first_word(p, len, &word);
+
+            err = n > 0 ? ccd_error(&cp, "%.*s: %s", (int)n, word, why) : ccd_error(&cp, "%s", why);
         } else if (argc > 0) {
             err = handle_line(&cp, argc, argv);
         }

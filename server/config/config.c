@@ -580,21 +580,12 @@ static int parse_text(struct config_parser *ps, const char *file, const char *te
         }
         err = config_split_line(line, line_len, scratch, argv, &argc, why, sizeof(why));
         if (err) {
-            /* name the directive: the line's first word as written (without a leading "--") */
-            size_t at = 0, n;
+            /* name the directive: the line's first word as written */
+            const char *word;
+            size_t n = config_first_word(line, line_len, &word);
 
-            while (at < line_len && (line[at] == ' ' || line[at] == '\t')) {
-                at++;
-            }
-            if (line_len - at >= 2 && line[at] == '-' && line[at + 1] == '-') {
-                at += 2;
-            }
-            for (n = 0; at + n < line_len && line[at + n] != ' ' && line[at + n] != '\t' &&
-                        line[at + n] != '"' && line[at + n] != '\'';
-                 n++) {
-            }
-            if (n > 0 && n < 64) {
-                config_error(ps, "%.*s: %s", (int)n, line + at, why);
+            if (n > 0) {
+                config_error(ps, "%.*s: %s", (int)n, word, why);
             } else {
                 config_error(ps, "%s", why);
             }

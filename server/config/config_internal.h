@@ -144,6 +144,11 @@ size_t config_directive_count(void);
 int config_split_line(const char *line, size_t line_len, char *scratch, char **argv, int *argc,
                       char *why, size_t why_len);
 
+/* The directive name of a line that does not split into words, for its error: the first word
+ * as written (blanks before it and a leading "--" skipped, up to a blank or quote). Returns its
+ * length (0: none, or 64 bytes or more); *start points at it. */
+size_t config_first_word(const char *line, size_t line_len, const char **start);
+
 /* Report an error for the current line: "FILE:LINE: NAME: " + the formatted text, appended to
  * cfg->errors (one per line), and into the error buffer unless an error is already there.
  * Returns -EINVAL. */

@@ -109,7 +109,7 @@ static void bad_lines(void **state)
     parse_error("push \"route 198.19.1.0 255.255.255.0,route 198.19.2.0\"\n",
                 "ccd/alice:1: push: a pushed option cannot contain a comma (','): 'route "
                 "198.19.1.0 255.255.255.0,route 198.19.2.0'");
-    parse_error("push \"unterminated\n", "ccd/alice:1: no closing quotation (\")");
+    parse_error("push \"unterminated\n", "ccd/alice:1: push: no closing quotation (\")");
     parse_error("disable now\n", "ccd/alice:1: disable: takes at most 0 arguments");
     parse_error("port 1194\n", "ccd/alice:1: port: not allowed in a client-config-dir file");
     parse_error("ping 10\n",
