@@ -10,6 +10,7 @@
 
 #include "proto/data_crypto.h"
 #include "server/hooks/auth_token.h"
+#include "server/config/ccd.h"
 #include "server/config/config.h"
 #include "server/config/genkey.h"
 #include "server/config/profile.h"
@@ -74,10 +75,24 @@ static int show_pkcs11_ids(int argc, char **argv)
     return 0;
 }
 
-static int open_log(const struct config *cfg)
+/* The warning for a `log` / `log-append` file that cannot be opened (err an errno value): as
+ * openvpn 2.6 (error.c redirect_stdout_stderr) the server goes on, logging where it would
+ * without that line (syslog with `syslog`/`daemon`, else standard error). To stderr. */
+static void log_open_warning(const struct config *cfg, int err)
+{
+    fprintf(stderr, "WARNING: %s: %s: cannot open '%s': %s; logging to %s instead\n",
+            cfg->proc.log_where ? cfg->proc.log_where : config_origin(cfg),
+            cfg->proc.log_append ? "log-append" : "log", cfg->proc.log_file, strerror(err),
+            cfg->proc.use_syslog ? "syslog" : "standard error");
+}
+
+/* The `log` file's descriptor, or STDERR_FILENO when there is none or it cannot be opened
+ * (then *failed is set and the warning printed). Start-up, after `cd`. */
+static int open_log(const struct config *cfg, bool *failed)
 {
     int fd;
 
+    *failed = false;
     if (!cfg->proc.log_file) {
         return STDERR_FILENO;
     }
@@ -86,10 +101,47 @@ static int open_log(const struct config *cfg)
                   (cfg->proc.log_append ? O_APPEND : O_TRUNC),
               0640);
     if (fd < 0) {
-        fprintf(stderr, "%s: log: cannot open %s: %s\n", config_origin(cfg), cfg->proc.log_file,
-                strerror(errno));
+        log_open_warning(cfg, errno);
+        *failed = true;
+        return STDERR_FILENO;
     }
     return fd;
+}
+
+/* --test-config: whether start-up could open the `log` file, without creating or truncating
+ * it: an existing file must be writable, else its directory writable and searchable (relative
+ * names from the last `cd`). Prints the start-up warning when not. */
+static void check_log(const struct config *cfg)
+{
+    const char *file = cfg->proc.log_file;
+    char path[8192], dir[8192];
+    char *slash;
+    int err = 0;
+
+    if (!file) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s%s%s", file[0] != '/' && cfg->cd_dir ? cfg->cd_dir : "",
+             file[0] != '/' && cfg->cd_dir ? "/" : "", file);
+    if (access(path, F_OK) == 0) {
+        err = access(path, W_OK) == 0 ? 0 : errno;
+    } else if (errno != ENOENT) {
+        err = errno;
+    } else {
+        snprintf(dir, sizeof(dir), "%s", path);
+        slash = strrchr(dir, '/');
+        if (!slash) {
+            snprintf(dir, sizeof(dir), ".");
+        } else if (slash == dir) {
+            dir[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        err = access(dir, W_OK | X_OK) == 0 ? 0 : errno;
+    }
+    if (err) {
+        log_open_warning(cfg, err);
+    }
 }
 
 static int write_pid(const char *path)
@@ -107,6 +159,37 @@ static int write_pid(const char *path)
     }
     fprintf(f, "%ld\n", (long)getpid());
     return fclose(f) == 0 ? 0 : -1;
+}
+
+static void print_line(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", msg);
+}
+
+/* --test-config: every regular file in client-config-dir parsed as a connect parses it
+ * (server/config/ccd.h), each bad line printed as "PATH:LINE: directive: reason". Start-up does
+ * not read them (they may change before a client connects). Returns how many files are bad
+ * (or 1 when the directory cannot be read). */
+static int check_ccd(const struct config *cfg)
+{
+    const char *dir = cfg->net.client_config_dir;
+    char host[8192];
+    int n;
+
+    if (!dir) {
+        return 0;
+    }
+    if (cfg->proc.chroot_dir) { /* the jail's directory seen from outside, as start-up */
+        snprintf(host, sizeof(host), "%s%s", cfg->proc.chroot_dir, dir);
+        dir = host;
+    }
+    n = ccd_check_dir(dir, print_line, NULL);
+    if (n < 0) {
+        fprintf(stderr, "client-config-dir: cannot read %s: %s\n", dir, strerror(-n));
+        return 1;
+    }
+    return n;
 }
 
 /* Append word to the config text in double quotes (backslash before '"' and '\\'), as
@@ -299,7 +382,8 @@ int main(int argc, char **argv)
     char start_dir[4096];
     struct config cfg;
     char *text;
-    int log_fd, err;
+    int log_fd, err, n_bad;
+    bool log_failed;
 
     if (argc >= 2 && strcmp(argv[1], "profile") == 0) {
         return profile_main(argc - 1, argv + 1);
@@ -359,10 +443,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
         }
         free(text);
+        check_log(&cfg);
         /* what start-up checks beyond the config text: TLS setup, keys, plugins */
+        n_bad = check_ccd(&cfg);
         err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
         if (err) {
             fprintf(stderr, "%s\n", errbuf[0] ? errbuf : strerror(-err));
+        }
+        if (err || n_bad) {
             config_free(&cfg);
             return 1;
         }
@@ -381,13 +469,8 @@ int main(int argc, char **argv)
         free(text);
         return 1;
     }
-    log_fd = open_log(&cfg);
-    if (log_fd < 0) {
-        config_free(&cfg);
-        free(text);
-        return 1;
-    }
-    if (cfg.proc.use_syslog && !cfg.proc.log_file) {
+    log_fd = open_log(&cfg, &log_failed);
+    if (cfg.proc.use_syslog && (!cfg.proc.log_file || log_failed)) {
         /* `syslog`, or `daemon` without `log`/`log-append` (whose standard error goes to
          * /dev/null below), as openvpn 2.6 */
         log_init_syslog(cfg.proc.syslog_name, log_level_from_verb(cfg.proc.verb));

@@ -378,9 +378,12 @@ static int open_tun(struct server *srv)
     int err = tun_open(cfg->net.dev, srv->n_workers, want_offload, cfg->net.is_tap, &srv->tun);
 
     if (err) {
-        log_msg(LOG_ERR, "cannot open %s device '%s': %s", cfg->net.is_tap ? "TAP" : "TUN",
+        log_msg(LOG_ERR, "cannot open %s device '%s': %s%s", cfg->net.is_tap ? "TAP" : "TUN",
                 cfg->net.dev,
-                err == -EBUSY ? "it exists already (another server running?)" : strerror(-err));
+                err == -EBUSY ? "it exists already (another server running?)" : strerror(-err),
+                err == -EPERM || err == -EACCES
+                    ? " (ovpnd must start as root, or with the CAP_NET_ADMIN capability)"
+                    : "");
         return err;
     }
     if (cfg->net.txqueuelen > 0) {

@@ -25,6 +25,9 @@ struct ccd_parser {
     const char *directive;
     char *errbuf;
     size_t errbuf_len;
+    /* ccd_check_dir: each bad line goes here and parsing goes on (NULL: stop at the first) */
+    void (*report)(void *ctx, const char *msg);
+    void *report_ctx;
 };
 
 static int ccd_error(struct ccd_parser *cp, const char *fmt, ...)
@@ -381,12 +384,14 @@ static int handle_line(struct ccd_parser *cp, int argc, char **argv)
     return ccd_error(cp, "unknown directive");
 }
 
-int ccd_parse_string(struct ccd *c, const char *name, const char *text, char *errbuf,
-                     size_t errbuf_len)
+/* Parse text line by line into cp->c (zeroed first). Without cp->report, stops at the first bad
+ * line; with it, reports each and goes on (-EINVAL at the end if any). */
+static int parse_text(struct ccd_parser *cp_in, const char *text)
 {
-    struct ccd_parser cp = {.c = c, .name = name, .errbuf = errbuf, .errbuf_len = errbuf_len};
+    struct ccd_parser cp = *cp_in;
+    struct ccd *c = cp.c;
     const char *p = text;
-    int err = 0;
+    int err = 0, n_bad = 0;
 
     memset(c, 0, sizeof(*c));
     while (*p && !err) {
@@ -406,14 +411,30 @@ int ccd_parse_string(struct ccd *c, const char *name, const char *text, char *er
             return ccd_nomem(&cp);
         }
         if (config_split_line(p, len, scratch, argv, &argc, why, sizeof(why))) {
-            err = ccd_error(&cp, "%s", why);
+            const char *word;
+            size_t n = config_first_word(p, len, &word);
+
+            err = n > 0 ? ccd_error(&cp, "%.*s: %s", (int)n, word, why) : ccd_error(&cp, "%s", why);
         } else if (argc > 0) {
             err = handle_line(&cp, argc, argv);
         }
         free(scratch);
         p = next; /* not p + len: a last line "...\r" without '\n' must not be read again */
+        if (err == -EINVAL && cp.report) {
+            cp.report(cp.report_ctx, cp.errbuf);
+            n_bad++;
+            err = 0;
+        }
     }
-    return err;
+    return err ? err : n_bad ? -EINVAL : 0;
+}
+
+int ccd_parse_string(struct ccd *c, const char *name, const char *text, char *errbuf,
+                     size_t errbuf_len)
+{
+    struct ccd_parser cp = {.c = c, .name = name, .errbuf = errbuf, .errbuf_len = errbuf_len};
+
+    return parse_text(&cp, text);
 }
 
 static bool is_file_name(const char *s)
@@ -563,6 +584,64 @@ int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx)
     }
     closedir(d);
     return n;
+}
+
+int ccd_check_dir(const char *dir, void (*report)(void *ctx, const char *msg), void *ctx)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n_bad = 0;
+
+    if (!d) {
+        return -errno;
+    }
+    while ((de = readdir(d)) != NULL) {
+        char errbuf[600] = "";
+        struct ccd_parser cp = {.errbuf = errbuf, .errbuf_len = sizeof(errbuf)};
+        struct stat st;
+        struct ccd c;
+        char *path, *text = NULL;
+        int err;
+
+        /* the files ccd_scan_dir hands over, read as ccd_load_path reads them */
+        if (!is_file_name(de->d_name) || fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
+            !S_ISREG(st.st_mode)) {
+            continue;
+        }
+        if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+            closedir(d);
+            return -ENOMEM;
+        }
+        err = read_small_file(path, &text);
+        if (err == -ENOMEM) {
+            free(path);
+            closedir(d);
+            return err;
+        }
+        if (err) {
+            snprintf(errbuf, sizeof(errbuf), "%s: cannot read: %s", path,
+                     err == -EILSEQ ? "it holds a NUL byte" : strerror(-err));
+            report(ctx, errbuf);
+            n_bad++;
+            free(path);
+            continue;
+        }
+        cp.c = &c;
+        cp.name = path;
+        cp.report = report;
+        cp.report_ctx = ctx;
+        err = parse_text(&cp, text);
+        ccd_free(&c);
+        free(text);
+        free(path);
+        if (err == -ENOMEM) {
+            closedir(d);
+            return err;
+        }
+        n_bad += err ? 1 : 0;
+    }
+    closedir(d);
+    return n_bad;
 }
 
 int ccd_load_path(struct ccd *c, const char *path, const char *name, bool *found, char *errbuf,

@@ -109,6 +109,13 @@ typedef void (*ccd_scan_fn)(void *ctx, const char *path, const struct ccd *c, co
  * cannot be opened. */
 int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx);
 
+/* For --test-config: read every file ccd_scan_dir would hand over, parse it as a connect does
+ * (ccd_parse_string), and call report once per problem: each bad line ("PATH:LINE: directive:
+ * reason"; parsing goes on after it) and each file that cannot be read ("PATH: cannot read:
+ * reason"). msg does not outlive the call. Main thread. Returns how many files had a problem
+ * (0: all good), -ENOMEM, or -errno when dir cannot be opened. */
+int ccd_check_dir(const char *dir, void (*report)(void *ctx, const char *msg), void *ctx);
+
 /* Apply from after into, as openvpn 2.6 applies the client-connect outputs after the
  * client-config-dir file (multi.c, client_connect_handlers): a later ifconfig-push or
  * ifconfig-ipv6-push replaces an earlier one, `disable` sticks, iroutes and push, push-reset and

@@ -639,7 +639,15 @@ static int parse_text(struct config_parser *ps, const char *file, const char *te
         }
         err = config_split_line(line, line_len, scratch, argv, &argc, why, sizeof(why));
         if (err) {
-            config_error(ps, "%s", why);
+            /* name the directive: the line's first word as written */
+            const char *word;
+            size_t n = config_first_word(line, line_len, &word);
+
+            if (n > 0) {
+                config_error(ps, "%.*s: %s", (int)n, word, why);
+            } else {
+                config_error(ps, "%s", why);
+            }
         } else if (argc > 0) {
             err = handle_words(ps, &r, argc, argv);
         }
@@ -872,9 +880,11 @@ void config_free(struct config *cfg)
                         &cfg->proc.syslog_name,
                         &cfg->proc.writepid,
                         &cfg->proc.log_file,
+                        &cfg->proc.log_where,
                         &cfg->status.status_file,
                         &cfg->mgmt.addr,
                         &cfg->mgmt.port,
+                        &cfg->mgmt.where,
                         &cfg->mgmt.client_user,
                         &cfg->mgmt.client_group,
                         &cfg->mgmt.external_cert,

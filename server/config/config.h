@@ -406,7 +406,8 @@ struct config_proc {
     bool use_syslog;   /* `syslog [NAME]` or `daemon [NAME]`; log_file wins */
     char *syslog_name; /* NAME of the first of those, NULL if it had none */
     char *writepid;
-    char *log_file; /* `log FILE` / `log-append FILE`, the last one wins */
+    char *log_file;  /* `log FILE` / `log-append FILE`, the last one wins */
+    char *log_where; /* "FILE:LINE" of that line, for the warning when it cannot be opened */
     bool log_append;
     bool suppress_timestamps;
     bool machine_readable_output; /* log lines stamped as 2.6's machine-readable-output */
@@ -421,11 +422,17 @@ struct config_status {
     int status_version;    /* 1 (default), 2 or 3 */
 };
 
+/* The warning (after "FILE:LINE: ") for `management IP PORT` without a password file, as
+ * openvpn 2.6 gives it; a reload leaves it out while the management lines stay the same. */
+#define CONFIG_WARN_MGMT_NO_PASSWORD                                                               \
+    "management: a TCP port WITHOUT a password file is STRONGLY discouraged and insecure"
+
 /* The management interface (server/ops/mgmt.h): `management IP PORT [PW-FILE]` or
  * `management PATH unix [PW-FILE]` and the directives that modify it (openvpn 2.6 options.c). */
 struct config_mgmt {
     char *addr;             /* IP address or unix socket path; NULL: no management interface */
     char *port;             /* the port as written; NULL for a unix socket */
+    char *where;            /* "FILE:LINE" of the management line, for start-up errors */
     bool is_unix;           /* `management PATH unix` */
     char *password;         /* the first line of PW-FILE (read while parsing), NULL without one */
     char *client_user;      /* management-client-user: only this user may connect (unix only) */

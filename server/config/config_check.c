@@ -412,6 +412,12 @@ static int check_files(struct config_parser *ps)
                 (i == 0 &&
                  (config_refused(ps, "capath") || config_refused(ps, "peer-fingerprint")))) {
                 e = -EINVAL; /* its line was refused and reported */
+            } else if (i == 2 && (pending[1]->path != NULL || blobs[1]->data != NULL) &&
+                       pending[1]->where.line > 0) {
+                /* the line the user wrote, and what it lacks */
+                e = config_error_at(ps, &pending[1]->where, "cert",
+                                    "the certificate needs its private key: add 'key FILE' "
+                                    "(or <key>...</key>)");
             } else {
                 e = config_error_at(ps, NULL, NULL, "%s is required%s", names[i],
                                     i == 0 ? " (or capath, or peer-fingerprint)" : "");
@@ -731,6 +737,11 @@ int config_finish(struct config_parser *ps)
     };
     int result = 0;
 
+    /* a `config FILE` that could not be read: its lines are missing, so "dev is required"
+     * and the like would only mislead (the refused line was reported) */
+    if (config_refused(ps, "config")) {
+        return -EINVAL;
+    }
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
         int err = checks[i](ps);
 

@@ -259,18 +259,34 @@ int config_h_writepid(struct config_parser *ps, int argc, char **argv)
     return set_name(ps, &ps->cfg->proc.writepid, argv[1]);
 }
 
+/* `log FILE` / `log-append FILE`: the file and the line that named it (the server opens it). */
+static int set_log(struct config_parser *ps, const char *file, bool append)
+{
+    char *where = NULL;
+    int err = set_name(ps, &ps->cfg->proc.log_file, file);
+
+    if (err) {
+        return err;
+    }
+    if (asprintf(&where, "%s:%d", ps->file, ps->line) < 0) {
+        return config_nomem(ps);
+    }
+    free(ps->cfg->proc.log_where);
+    ps->cfg->proc.log_where = where;
+    ps->cfg->proc.log_append = append;
+    return 0;
+}
+
 int config_h_log(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    ps->cfg->proc.log_append = false;
-    return set_name(ps, &ps->cfg->proc.log_file, argv[1]);
+    return set_log(ps, argv[1], false);
 }
 
 int config_h_log_append(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;
-    ps->cfg->proc.log_append = true;
-    return set_name(ps, &ps->cfg->proc.log_file, argv[1]);
+    return set_log(ps, argv[1], true);
 }
 
 int config_h_suppress_timestamps(struct config_parser *ps, int argc, char **argv)
@@ -301,11 +317,60 @@ int config_h_mute(struct config_parser *ps, int argc, char **argv)
     return config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &ps->cfg->proc.mute);
 }
 
+/* The start-up check openvpn 2.6 makes of the status file (options.c
+ * options_postprocess_filechecks, check_file_access with CHKACC_DIRPATH | CHKACC_FILEXSTWR):
+ * the directory it is in must exist and be readable, writable and searchable, and a file
+ * already there must be writable; a failure stops 2.6 ("--status fails with ..."). Anything
+ * else (a file that cannot be written later, a path that is a directory) is left to the status
+ * writer, which warns and tries again. Relative names from the last `cd`. Returns 0, or
+ * -EINVAL with the error reported at this line. */
+static int status_file_check(struct config_parser *ps, const char *file)
+{
+    char *path = config_resolve(ps, file), *dir, *slash;
+    int err = 0;
+
+    if (!path) {
+        return config_nomem(ps);
+    }
+    dir = strdup(path);
+    if (!dir) {
+        free(path);
+        return config_nomem(ps);
+    }
+    slash = strrchr(dir, '/');
+    if (!slash) {
+        strcpy(dir, ".");
+    } else if (slash == dir) {
+        dir[1] = '\0';
+    } else {
+        *slash = '\0';
+    }
+    if (access(dir, R_OK | W_OK | X_OK) != 0) {
+        err = errno;
+    } else if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+        err = errno;
+    }
+    free(dir);
+    free(path);
+    if (err) {
+        return config_error(ps, "cannot write '%s': %s (openvpn 2.6 does not start either)", file,
+                            strerror(err));
+    }
+    return 0;
+}
+
 int config_h_status(struct config_parser *ps, int argc, char **argv)
 {
     if (argc == 3) {
         int err = config_parse_int(ps, "update interval", argv[2], 0, 86400,
                                    &ps->cfg->status.status_interval_s);
+
+        if (err) {
+            return err;
+        }
+    }
+    if (argv[1][0] != '\0') {
+        int err = status_file_check(ps, argv[1]);
 
         if (err) {
             return err;

@@ -73,6 +73,7 @@ struct config_parser {
     struct config_pending ca, cert, key, tls_wrap_key, tls_crypt_v2_key, crl, dh;
     struct config_pending ccd, tmp_dir; /* client-config-dir, tmp-dir: resolved at the end */
     struct config_where seen_chroot;
+    struct config_where seen_management; /* config_mgmt.c */
     struct config_cert_pending certp;
     struct config_pending auth_token_secret; /* `auth-gen-token-secret FILE` */
     struct config_where seen_auth_gen_token;
@@ -145,6 +146,11 @@ size_t config_directive_count(void);
  * reason in why (why_len bytes, no file/line prefix). */
 int config_split_line(const char *line, size_t line_len, char *scratch, char **argv, int *argc,
                       char *why, size_t why_len);
+
+/* The directive name of a line that does not split into words, for its error: the first word
+ * as written (blanks before it and a leading "--" skipped, up to a blank or quote). Returns its
+ * length (0: none, or 64 bytes or more); *start points at it. */
+size_t config_first_word(const char *line, size_t line_len, const char **start);
 
 /* Report an error for the current line: "FILE:LINE: NAME: " + the formatted text, appended to
  * cfg->errors (one per line), and into the error buffer unless an error is already there.

@@ -21,6 +21,24 @@ static bool is_blank(char c)
     return c == '\0' || isspace((unsigned char)c);
 }
 
+size_t config_first_word(const char *line, size_t line_len, const char **start)
+{
+    size_t at = 0, n = 0;
+
+    while (at < line_len && (line[at] == ' ' || line[at] == '\t')) {
+        at++;
+    }
+    if (line_len - at >= 2 && line[at] == '-' && line[at + 1] == '-') {
+        at += 2;
+    }
+    while (at + n < line_len && line[at + n] != ' ' && line[at + n] != '\t' &&
+           line[at + n] != '"' && line[at + n] != '\'') {
+        n++;
+    }
+    *start = line + at;
+    return n < 64 ? n : 0;
+}
+
 int config_split_line(const char *line, size_t line_len, char *scratch, char **argv, int *argc,
                       char *why, size_t why_len)
 {

@@ -51,6 +51,13 @@ int config_h_management(struct config_parser *ps, int argc, char **argv)
     struct config_mgmt *m = &ps->cfg->mgmt;
     int err, port;
 
+    ps->seen_management = config_here(ps);
+    free(m->where);
+    m->where = NULL;
+    if (asprintf(&m->where, "%s:%d", ps->file, ps->line) < 0) {
+        m->where = NULL;
+        return config_nomem(ps);
+    }
     m->is_unix = strcmp(argv[2], "unix") == 0;
     if (!m->is_unix) {
         err = config_parse_int(ps, "port", argv[2], 1, 65535, &port);
@@ -174,9 +181,8 @@ int config_check_mgmt(struct config_parser *ps)
                                "`management PATH unix`");
     }
     if (m->addr && !m->is_unix && !m->password) {
-        return config_warn(ps, NULL,
-                           "management: a TCP port WITHOUT a password file is STRONGLY "
-                           "discouraged and insecure");
+        return config_warn(ps, ps->seen_management.line > 0 ? &ps->seen_management : NULL, "%s",
+                           CONFIG_WARN_MGMT_NO_PASSWORD);
     }
     return 0;
 }

@@ -680,9 +680,10 @@ static int comp_alg_set(struct config_parser *ps, const char *directive, enum co
     }
     if (c->allow != COMP_ALLOW_YES) {
         return config_warn(ps, NULL,
-                           "Compression for receiving enabled. Compression has been "
+                           "%s: Compression for receiving enabled. Compression has been "
                            "used in the past to break encryption. Sent packets are not "
-                           "compressed unless \"allow-compression yes\" is also set.");
+                           "compressed unless \"allow-compression yes\" is also set.",
+                           directive);
     }
     return 0;
 }

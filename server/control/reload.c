@@ -145,6 +145,12 @@ fail:
     return err;
 }
 
+/* Two optional strings are equal (both NULL counts). */
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
 void acc_tls_conf_free(struct acc_tls_conf *t)
 {
     if (t) {
@@ -461,6 +467,12 @@ void acc_reload(struct acceptor *a)
         return;
     }
     for (size_t i = 0; i < next.n_warnings; i++) {
+        /* said at start-up; the management interface is the one started then */
+        if (strstr(next.warnings[i], CONFIG_WARN_MGMT_NO_PASSWORD) &&
+            same_str(next.mgmt.addr, a->cfg->mgmt.addr) &&
+            same_str(next.mgmt.port, a->cfg->mgmt.port) && !a->cfg->mgmt.password) {
+            continue;
+        }
         log_msg(LOG_WARN, "%s", next.warnings[i]);
     }
     /* management-query-passwords, management-external-cert: what start-up was given */

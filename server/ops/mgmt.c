@@ -388,6 +388,12 @@ static void on_timer(uv_timer_t *t)
 
 /* ---- set-up ---- */
 
+/* "FILE:LINE" of the management line, for start-up errors ("" when unknown). */
+static const char *where_of(const struct mgmt *m)
+{
+    return m->cfg->mgmt.where ? m->cfg->mgmt.where : "";
+}
+
 static int listen_unix(struct mgmt *m, char *errbuf, size_t errbuf_len)
 {
     const char *path = m->cfg->mgmt.addr;
@@ -404,7 +410,8 @@ static int listen_unix(struct mgmt *m, char *errbuf, size_t errbuf_len)
     m->is_listener_open = true;
     err = uv_pipe_bind(&m->listener.pipe, path);
     if (err) {
-        snprintf(errbuf, errbuf_len, "management: cannot bind %s: %s", path, uv_strerror(err));
+        snprintf(errbuf, errbuf_len, "%s%smanagement: cannot bind %s: %s", where_of(m),
+                 m->cfg->mgmt.where ? ": " : "", path, uv_strerror(err));
     }
     return err;
 }
@@ -510,8 +517,9 @@ static int listen_tcp(struct mgmt *m, char *errbuf, size_t errbuf_len)
     m->is_listener_open = true;
     err = uv_tcp_bind(&m->listener.tcp, (struct sockaddr *)&ss, 0);
     if (err) {
-        snprintf(errbuf, errbuf_len, "management: cannot bind %s:%s: %s", m->cfg->mgmt.addr,
-                 m->cfg->mgmt.port, uv_strerror(err));
+        snprintf(errbuf, errbuf_len, "%s%smanagement: cannot bind %s:%s: %s", where_of(m),
+                 m->cfg->mgmt.where ? ": " : "", m->cfg->mgmt.addr, m->cfg->mgmt.port,
+                 uv_strerror(err));
     }
     return err;
 }
@@ -576,7 +584,9 @@ int mgmt_new(uv_loop_t *loop, const struct config *cfg, const struct mgmt_ops *o
     if (!err && !cfg->mgmt.connect_out) {
         err = uv_listen(&m->listener.s, 8, on_connection);
         if (err) {
-            snprintf(errbuf, errbuf_len, "management: cannot listen: %s", uv_strerror(err));
+            snprintf(errbuf, errbuf_len, "%s%smanagement: cannot listen on %s%s%s: %s", where_of(m),
+                     cfg->mgmt.where ? ": " : "", cfg->mgmt.addr, cfg->mgmt.is_unix ? "" : ":",
+                     cfg->mgmt.is_unix ? "" : cfg->mgmt.port, uv_strerror(err));
         }
     }
     if (!err && cfg->mgmt.is_unix && !cfg->mgmt.connect_out) {

@@ -198,5 +198,8 @@ if [ "$is_ovpnd" = 1 ]; then
             fail "client $i started a new session during the reloads"
         ovt_log "client $i: $sent pings, 0% loss, one session"
     done
+    # the same management line at every reload: its warning (no password file) once, at start-up
+    n=$(grep -c "management: a TCP port WITHOUT a password file" "$dir/server.log" || true)
+    [ "$n" = 1 ] || fail "the management warning was logged $n times over $n_reload reloads, not once"
 fi
 ovt_log "PASS"

@@ -7,6 +7,11 @@
 #  - verify-client-cert none with a plugin that checks no passwords is refused (the check
 #    start-up makes once the plugins say what they handle);
 #  - script paths must be executable regular files (a directory, a file without x bits);
+#  - a `log` file that cannot be opened is a warning naming its line (start-up logs on to
+#    stderr, as 2.6 does);
+#  - every client-config-dir file is parsed, a bad line named as FILE:LINE: directive: reason;
+#  - start-up without the right to create the TUN device says it needs root or CAP_NET_ADMIN;
+#  - a management port in use stops start-up with the line and the address;
 #  - the certificate and key checks run (a key that does not match its certificate).
 # ovpnd only: openvpn 2.6 has no --test-config.
 set -euo pipefail
@@ -77,7 +82,46 @@ chmod 755 "$OVT_DIR/noexec.sh"
 write_conf "script-security 2" "learn-address $OVT_DIR/noexec.sh"
 must_pass "an executable learn-address script"
 
+# ---- a log file that cannot be opened: a warning with its line, as 2.6 (which runs on) ----
+write_conf "log-append /nonexistent/ovpnd-test.log"
+out=$(test_config) || fail "an unopenable log file: --test-config refused it: $out"
+grep -Eq "^WARNING: $conf:[0-9]+: log-append: cannot open '/nonexistent/ovpnd-test.log': " <<<"$out" ||
+    fail "an unopenable log file: no warning naming its line: $out"
+ovt_log "an unopenable log file: $(grep -E 'log: cannot open' <<<"$out")"
+
+# ---- client-config-dir files are parsed as a connect parses them ----
+mkdir -p "$OVT_DIR/ccd"
+printf 'ifconfig-push 198.19.0.50 255.255.255.0\npussh "route 198.19.70.0 255.255.255.0"\n' \
+    >"$OVT_DIR/ccd/client1"
+write_conf "client-config-dir $OVT_DIR/ccd"
+must_fail "a misspelled directive in a ccd file" "^$OVT_DIR/ccd/client1:2: pussh: "
+printf 'ifconfig-push 198.19.0.50 255.255.255.0\n' >"$OVT_DIR/ccd/client1"
+must_pass "a good ccd file"
+
 # ---- certificate and key ----
 write_conf "key $pki/client1.key"
 must_fail "a key that does not match the certificate" "key: .*does not match the certificate"
+
+# ---- start-up without the right to create the TUN device says what it needs ----
+# (as nobody, without capabilities, in a network namespace of its own with only loopback)
+data=$(cd "$(dirname "$0")/../unit/data/config" && pwd)
+rc=0
+out=$(unshare -n timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    "$OVPND" --dev tun --topology subnet --server 198.19.0.0 255.255.255.0 --ca "$data/ca.crt" \
+    --cert "$data/server.crt" --key "$data/server.key" --port 11941 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "start-up as nobody: exit status $rc, not 1: $out"
+grep -q "cannot open TUN device 'tun': .* (ovpnd must start as root, or with the CAP_NET_ADMIN" \
+    <<<"$out" || fail "start-up as nobody: the error does not say what is needed: $out"
+ovt_log "start-up as nobody: $(grep -o 'cannot open TUN.*' <<<"$out")"
+
+# ---- a management port in use: the error names the line and the address ----
+write_conf "management 127.0.0.1 7505"
+out=$(unshare -n bash -c "ip link set lo up
+    python3 -c 'import socket, time; s = socket.socket(); s.bind((\"127.0.0.1\", 7505)); s.listen(); time.sleep(8)' &
+    sleep 0.5; timeout 10 \"\$0\" --config \"\$1\" 2>&1; kill %1" "$OVPND" "$conf") || true
+grep -Eq "$conf:[0-9]+: management: cannot listen on 127.0.0.1:7505: address already in use" \
+    <<<"$out" || fail "management port in use: the error does not name the line and address: $out"
+grep -Eq "$conf:[0-9]+: management: a TCP port WITHOUT a password file" <<<"$out" ||
+    fail "management without a password: the warning does not name the line: $out"
+ovt_log "management port in use: $(grep -o 'management: cannot listen.*' <<<"$out")"
 ovt_log "PASS"

@@ -109,7 +109,7 @@ static void bad_lines(void **state)
     parse_error("push \"route 198.19.1.0 255.255.255.0,route 198.19.2.0\"\n",
                 "ccd/alice:1: push: a pushed option cannot contain a comma (','): 'route "
                 "198.19.1.0 255.255.255.0,route 198.19.2.0'");
-    parse_error("push \"unterminated\n", "ccd/alice:1: no closing quotation (\")");
+    parse_error("push \"unterminated\n", "ccd/alice:1: push: no closing quotation (\")");
     parse_error("disable now\n", "ccd/alice:1: disable: takes at most 0 arguments");
     parse_error("port 1194\n", "ccd/alice:1: port: not allowed in a client-config-dir file");
     parse_error("ping 10\n",
@@ -396,6 +396,50 @@ static void scan_directory(void **state)
     assert_int_equal(ccd_scan_dir(dir, scan_cb, &seen), -ENOENT);
 }
 
+struct check_seen {
+    int n;
+    char msgs[4][200];
+};
+
+static void check_cb(void *ctx, const char *msg)
+{
+    struct check_seen *seen = ctx;
+
+    if (seen->n < 4) {
+        snprintf(seen->msgs[seen->n], sizeof(seen->msgs[0]), "%s", msg);
+    }
+    seen->n++;
+}
+
+/* ccd_check_dir (--test-config) reports every bad line of every file, with the connect's
+ * parser and messages, and counts the bad files. */
+static void check_directory(void **state)
+{
+    char dir[] = "/tmp/ovpnd-ccd-check.XXXXXX", path[160], want[200];
+    struct check_seen seen = {0};
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/alice", dir);
+    write_file(path, "ifconfig-push 198.19.0.50 255.255.255.0\n");
+    snprintf(path, sizeof(path), "%s/bob", dir);
+    write_file(path, "push \"route 198.19.70.0 255.255.255.0\"\npussh \"x\"\niroute nonsense\n");
+    assert_int_equal(ccd_check_dir(dir, check_cb, &seen), 1);
+    assert_int_equal(seen.n, 2);
+    snprintf(want, sizeof(want), "%s/bob:2: pussh: ", dir);
+    assert_memory_equal(seen.msgs[0], want, strlen(want));
+    snprintf(want, sizeof(want), "%s/bob:3: iroute: 'nonsense' is not an IPv4 network", dir);
+    assert_string_equal(seen.msgs[1], want);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/alice", dir);
+    unlink(path);
+    memset(&seen, 0, sizeof(seen));
+    assert_int_equal(ccd_check_dir(dir, check_cb, &seen), 0);
+    assert_int_equal(seen.n, 0);
+    rmdir(dir);
+    assert_int_equal(ccd_check_dir(dir, check_cb, &seen), -ENOENT);
+}
+
 /* The sample file shipped in sample-config/ccd parses, with what its comments promise. */
 static void sample_file(void **state)
 {
@@ -573,6 +617,7 @@ int main(void)
         cmocka_unit_test(load_written_file), cmocka_unit_test(session_limits),
         cmocka_unit_test(scan_directory),    cmocka_unit_test(load_slash_name_and_fifo),
         cmocka_unit_test(compression),       cmocka_unit_test(vlan_pvid),
+        cmocka_unit_test(check_directory),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -390,7 +390,7 @@ static void management_directives(void **state)
     config_free(&cfg);
 
     expect_warning("management 127.0.0.1 7505\n" BASE,
-                   "t.conf: management: a TCP port WITHOUT a password file");
+                   "t.conf:1: management: a TCP port WITHOUT a password file");
     expect_error("management-hold\n" BASE,
                  "t.conf: management-* directives need a `management` directive");
     expect_error("management 127.0.0.1 7505\nmanagement-client-group adm\n" BASE,
@@ -1275,8 +1275,10 @@ static void quoting_and_comments(void **state)
     line[257] = '\0';
     split_fails(line, "a word is too long (256 characters max)");
     /* The same rules through the parser, with the file and line in the message. */
-    expect_error(BASE "status \"open\n", "t.conf:8: no closing quotation (\")");
-    expect_error_prefix("ca c:\\x\n" BASE, "t.conf:1: bad backslash ('\\') usage");
+    expect_error(BASE "status \"open\n", "t.conf:8: status: no closing quotation (\")");
+    expect_error(BASE "  --push \"route 198.19.70.0 255.255.255.0\n",
+                 "t.conf:8: push: no closing quotation (\")");
+    expect_error_prefix("ca c:\\x\n" BASE, "t.conf:1: ca: bad backslash ('\\') usage");
 }
 
 static void dashes_bom_and_blank_lines(void **state)
@@ -2385,7 +2387,8 @@ static void required_and_missing_files(void **state)
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\nkey server.key\n",
                  "t.conf: cert is required");
     expect_error("dev tun\nserver 198.19.0.0 255.255.255.0\nca ca.crt\ncert server.crt\n",
-                 "t.conf: key is required");
+                 "t.conf:4: cert: the certificate needs its private key: add 'key FILE' (or "
+                 "<key>...</key>)");
     expect_error("ca missing.crt\n" BASE "ca nowhere.crt\n",
                  "t.conf:9: ca: cannot read 'nowhere.crt': No such file or directory");
     expect_error(BASE "tls-crypt missing.key\n",
@@ -3012,7 +3015,7 @@ static void compression_directives(void **state)
     assert_int_equal(cfg.net.comp.allow, COMP_ALLOW_DEFAULT);
     config_free(&cfg);
     expect_warning(BASE "compress lz4-v2\n",
-                   "t.conf:8: Compression for receiving enabled. Compression has been "
+                   "t.conf:8: compress: Compression for receiving enabled. Compression has been "
                    "used in the past to break encryption. Sent packets are not compressed unless "
                    "\"allow-compression yes\" is also set.");
     expect_ok(&cfg, BASE "compress lz4\nallow-compression asym\n");
@@ -3052,6 +3055,59 @@ static void compression_directives(void **state)
                  "t.conf:8: comp-lzo: 'maybe' must be yes, no or adaptive");
     expect_error(BASE "allow-compression sometimes\n",
                  "t.conf:8: allow-compression: 'sometimes' must be no, asym or yes");
+}
+
+/* status FILE: as openvpn 2.6 (options.c options_postprocess_filechecks), a directory that does
+ * not exist, or an existing file that cannot be written, is an error at start-up (and
+ * --test-config); a file in a directory that exists is fine. */
+static void status_file_checks(void **state)
+{
+    struct config cfg;
+
+    (void)state;
+    expect_error("status /nonexistent/dir/status.log\n" BASE,
+                 "t.conf:1: status: cannot write '/nonexistent/dir/status.log': No such file or "
+                 "directory (openvpn 2.6 does not start either)");
+    expect_error_prefix("status nodir/s.log 10\n" BASE,
+                        "t.conf:1: status: cannot write 'nodir/s.log'");
+    expect_ok(&cfg, "status status-test.log\n" BASE);
+    assert_string_equal(cfg.status.status_file, "status-test.log");
+    config_free(&cfg);
+    if (geteuid() != 0) { /* root may write anything */
+        FILE *f = fopen("status-ro.log", "w");
+
+        assert_non_null(f);
+        fclose(f);
+        assert_int_equal(chmod("status-ro.log", 0444), 0);
+        expect_error_prefix("status status-ro.log\n" BASE,
+                            "t.conf:1: status: cannot write 'status-ro.log': Permission denied");
+        unlink("status-ro.log");
+    }
+}
+
+/* `config FILE` that cannot be read: that error alone, not the whole-config checks its
+ * missing lines would fail ("dev is required"). */
+static void unreadable_include_alone(void **state)
+{
+    struct config cfg;
+    char err[ERR_LEN];
+
+    (void)state;
+    assert_int_equal(parse(&cfg, "config nofile.conf\n", err), -EINVAL);
+    assert_int_equal(cfg.n_errors, 1);
+    assert_string_equal(err,
+                        "t.conf:1: config: cannot read 'nofile.conf': No such file or directory");
+    config_free(&cfg);
+}
+
+/* A cert line without a key: the error points at the cert line and says what it lacks. */
+static void cert_without_key(void **state)
+{
+    (void)state;
+    expect_error("dev tun\ntopology subnet\nserver 198.19.0.0 255.255.255.0\nca ca.crt\n"
+                 "cert server.crt\n",
+                 "t.conf:5: cert: the certificate needs its private key: add 'key FILE' (or "
+                 "<key>...</key>)");
 }
 
 int main(void)
@@ -3113,6 +3169,9 @@ int main(void)
         cmocka_unit_test(chroot_paths),
         cmocka_unit_test(routing_directives),
         cmocka_unit_test(openvpn26_tolerances),
+        cmocka_unit_test(status_file_checks),
+        cmocka_unit_test(unreadable_include_alone),
+        cmocka_unit_test(cert_without_key),
     };
 
     return cmocka_run_group_tests(tests, setup, NULL);
