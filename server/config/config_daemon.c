@@ -322,13 +322,19 @@ int config_h_mute(struct config_parser *ps, int argc, char **argv)
  * the directory it is in must exist and be readable, writable and searchable, and a file
  * already there must be writable; a failure stops 2.6 ("--status fails with ..."). Anything
  * else (a file that cannot be written later, a path that is a directory) is left to the status
- * writer, which warns and tries again. Relative names from the last `cd`. Returns 0, or
- * -EINVAL with the error reported at this line. */
+ * writer, which warns and tries again. Relative names from the last `cd`. Not at a reload.
+ * Returns 0, or -EINVAL with the error reported at this line. */
 static int status_file_check(struct config_parser *ps, const char *file)
 {
-    char *path = config_resolve(ps, file), *dir, *slash;
+    char *path, *dir, *slash;
     int err = 0;
 
+    if (ps->running) {
+        /* a reload: the server keeps the status file it opened at start-up (a changed `status`
+         * needs a restart), and runs as `user` by now, who may not write the path itself */
+        return 0;
+    }
+    path = config_resolve(ps, file);
     if (!path) {
         return config_nomem(ps);
     }
