@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "proto/data_crypto.h"
 #include "server/hooks/auth_token.h"
@@ -86,8 +87,20 @@ static void log_open_warning(const struct config *cfg, int err)
             cfg->proc.use_syslog ? "syslog" : "standard error");
 }
 
+/* A `log` file that is a symbolic link: the server, still root, does not open it (O_NOFOLLOW:
+ * someone may have left it there to point at another file) and does not start. To stderr. */
+static void log_link_error(const struct config *cfg)
+{
+    fprintf(stderr,
+            "%s: %s: '%s' is a symbolic link: not followed for a file the server creates as root; "
+            "name the file itself\n",
+            cfg->proc.log_where ? cfg->proc.log_where : config_origin(cfg),
+            cfg->proc.log_append ? "log-append" : "log", cfg->proc.log_file);
+}
+
 /* The `log` file's descriptor, or STDERR_FILENO when there is none or it cannot be opened
- * (then *failed is set and the warning printed). Start-up, after `cd`. */
+ * (then *failed is set and the warning printed); -1 when it is a symbolic link (the error
+ * printed). Start-up, after `cd`. */
 static int open_log(const struct config *cfg, bool *failed)
 {
     int fd;
@@ -100,6 +113,10 @@ static int open_log(const struct config *cfg, bool *failed)
               O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
                   (cfg->proc.log_append ? O_APPEND : O_TRUNC),
               0640);
+    if (fd < 0 && errno == ELOOP) {
+        log_link_error(cfg);
+        return -1;
+    }
     if (fd < 0) {
         log_open_warning(cfg, errno);
         *failed = true;
@@ -110,19 +127,25 @@ static int open_log(const struct config *cfg, bool *failed)
 
 /* --test-config: whether start-up could open the `log` file, without creating or truncating
  * it: an existing file must be writable, else its directory writable and searchable (relative
- * names from the last `cd`). Prints the start-up warning when not. */
-static void check_log(const struct config *cfg)
+ * names from the last `cd`). Prints the start-up warning when not; -1 (the error printed) for
+ * a symbolic link, which stops start-up. */
+static int check_log(const struct config *cfg)
 {
     const char *file = cfg->proc.log_file;
     char path[8192], dir[8192];
     char *slash;
+    struct stat st;
     int err = 0;
 
     if (!file) {
-        return;
+        return 0;
     }
     snprintf(path, sizeof(path), "%s%s%s", file[0] != '/' && cfg->cd_dir ? cfg->cd_dir : "",
              file[0] != '/' && cfg->cd_dir ? "/" : "", file);
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        log_link_error(cfg);
+        return -1;
+    }
     if (access(path, F_OK) == 0) {
         err = access(path, W_OK) == 0 ? 0 : errno;
     } else if (errno != ENOENT) {
@@ -142,6 +165,7 @@ static void check_log(const struct config *cfg)
     if (err) {
         log_open_warning(cfg, err);
     }
+    return 0;
 }
 
 static int write_pid(const char *path)
@@ -443,9 +467,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "WARNING: %s\n", cfg.warnings[i]);
         }
         free(text);
-        check_log(&cfg);
         /* what start-up checks beyond the config text: TLS setup, keys, plugins */
-        n_bad = check_ccd(&cfg);
+        n_bad = check_log(&cfg) != 0;
+        n_bad += check_ccd(&cfg);
         err = acceptor_test_config(&cfg, errbuf, sizeof(errbuf));
         if (err) {
             fprintf(stderr, "%s\n", errbuf[0] ? errbuf : strerror(-err));
@@ -470,6 +494,11 @@ int main(int argc, char **argv)
         return 1;
     }
     log_fd = open_log(&cfg, &log_failed);
+    if (log_fd < 0) {
+        config_free(&cfg);
+        free(text);
+        return 1;
+    }
     if (cfg.proc.use_syslog && (!cfg.proc.log_file || log_failed)) {
         /* `syslog`, or `daemon` without `log`/`log-append` (whose standard error goes to
          * /dev/null below), as openvpn 2.6 */

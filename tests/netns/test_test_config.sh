@@ -88,6 +88,10 @@ out=$(test_config) || fail "an unopenable log file: --test-config refused it: $o
 grep -Eq "^WARNING: $conf:[0-9]+: log-append: cannot open '/nonexistent/ovpnd-test.log': " <<<"$out" ||
     fail "an unopenable log file: no warning naming its line: $out"
 ovt_log "an unopenable log file: $(grep -E 'log: cannot open' <<<"$out")"
+# a symbolic link is not a file that cannot be opened: start-up refuses it (test_odd_names)
+ln -sf "$OVT_DIR/elsewhere.log" "$OVT_DIR/link.log"
+write_conf "log $OVT_DIR/link.log"
+must_fail "a log file that is a symbolic link" "^$conf:[0-9]+: log: '$OVT_DIR/link.log' is a symbolic link"
 
 # ---- client-config-dir files are parsed as a connect parses them ----
 mkdir -p "$OVT_DIR/ccd"
@@ -117,8 +121,9 @@ ovt_log "start-up as nobody: $(grep -o 'cannot open TUN.*' <<<"$out")"
 # ---- a management port in use: the error names the line and the address ----
 write_conf "management 127.0.0.1 7505"
 out=$(unshare -n bash -c "ip link set lo up
-    python3 -c 'import socket, time; s = socket.socket(); s.bind((\"127.0.0.1\", 7505)); s.listen(); time.sleep(8)' &
-    sleep 0.5; timeout 10 \"\$0\" --config \"\$1\" 2>&1; kill %1" "$OVPND" "$conf") || true
+    python3 -c 'import socket, time; s = socket.socket(); s.bind((\"127.0.0.1\", 7505)); s.listen(); time.sleep(20)' &
+    for i in \$(seq 100); do ss -Hltn 'sport = :7505' | grep -q . && break; sleep 0.1; done
+    timeout 10 \"\$0\" --config \"\$1\" 2>&1; kill %1" "$OVPND" "$conf") || true
 grep -Eq "$conf:[0-9]+: management: cannot listen on 127.0.0.1:7505: address already in use" \
     <<<"$out" || fail "management port in use: the error does not name the line and address: $out"
 grep -Eq "$conf:[0-9]+: management: a TCP port WITHOUT a password file" <<<"$out" ||
