@@ -74,4 +74,19 @@ int server_setup_ipv6(struct server *srv);
  * the pool never hands them to another client); files that do not parse are logged. */
 void server_reserve_ccd_addresses(struct server *srv);
 
+/* server_device.c, start-up (main thread, before the threads start; errors logged):
+ * server_open_device: open the TUN or TAP device of the config with one queue per worker (TUN
+ * segmentation offloads when is_offload_wanted and the kernel has them; never with tap), set its
+ * txqueuelen and lladdr, and, unless ifconfig-noexec or an address-less tap bridge leaves it as
+ * opened (as 2.6 do_open_tun), give it its addresses and add the routes (server_add_routes).
+ * 0 or -errno (a txqueuelen the kernel refuses is only a warning, as in 2.6). */
+int server_open_device(struct server *srv, bool is_offload_wanted);
+
+/* The routes into the device: the one `server` adds for net30 and p2p (2.6 helper.c), then the
+ * `route` lines; none with route-noexec. 2.6 do_route: after the device has its address, or
+ * with ifconfig-noexec after the up script. A route the kernel refuses is logged and counted in
+ * srv->n_route_errors, and start-up goes on, as in 2.6 (route.c add_routes); one that exists
+ * already is no error. Returns 0. */
+int server_add_routes(struct server *srv);
+
 #endif /* SERVER_SERVER_H */
