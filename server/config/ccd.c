@@ -543,7 +543,11 @@ int ccd_load(struct ccd *c, const char *dir, const char *common_name, bool *foun
     return err;
 }
 
-int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx)
+/* Call visit(ctx, path) for each file of dir that a client-config-dir lookup could open: names
+ * a common name can have (ccd_load), and only regular files (opening a FIFO would wait for a
+ * writer). visit returns 1 for a file it counts, 0 for one it does not, or -ENOMEM to stop.
+ * Returns the count, or -errno (dir unreadable, or out of memory). */
+static int walk_dir(const char *dir, int (*visit)(void *ctx, const char *path), void *ctx)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
@@ -553,15 +557,10 @@ int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx)
         return -errno;
     }
     while ((de = readdir(d)) != NULL) {
-        char errbuf[600] = "";
         struct stat st;
-        struct ccd c;
         char *path;
-        bool found;
-        int err;
+        int rc;
 
-        /* names a common name can have (ccd_load), and only regular files: opening a FIFO
-         * would wait for a writer */
         if (!is_file_name(de->d_name) || fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
             !S_ISREG(st.st_mode)) {
             continue;
@@ -570,78 +569,84 @@ int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx)
             closedir(d);
             return -ENOMEM;
         }
-        err = ccd_load_path(&c, path, path, &found, errbuf, sizeof(errbuf));
-        if (err == -ENOMEM) {
-            ccd_free(&c);
-            free(path);
-            closedir(d);
-            return err;
-        }
-        fn(ctx, path, err ? NULL : &c, err ? errbuf : NULL);
-        ccd_free(&c);
+        rc = visit(ctx, path);
         free(path);
-        n++;
+        if (rc < 0) {
+            closedir(d);
+            return rc;
+        }
+        n += rc;
     }
     closedir(d);
     return n;
 }
 
+struct scan_ctx {
+    ccd_scan_fn fn;
+    void *ctx;
+};
+
+static int scan_one(void *ctx, const char *path)
+{
+    struct scan_ctx *sc = ctx;
+    char errbuf[600] = "";
+    struct ccd c;
+    bool found;
+    int err = ccd_load_path(&c, path, path, &found, errbuf, sizeof(errbuf));
+
+    if (err != -ENOMEM) {
+        sc->fn(sc->ctx, path, err ? NULL : &c, err ? errbuf : NULL);
+    }
+    ccd_free(&c);
+    return err == -ENOMEM ? err : 1;
+}
+
+int ccd_scan_dir(const char *dir, ccd_scan_fn fn, void *ctx)
+{
+    struct scan_ctx sc = {fn, ctx};
+
+    return walk_dir(dir, scan_one, &sc);
+}
+
+struct check_ctx {
+    void (*report)(void *ctx, const char *msg);
+    void *ctx;
+};
+
+/* One file as ccd_load_path reads it, with every bad line reported: 1 when it has one */
+static int check_one(void *ctx, const char *path)
+{
+    struct check_ctx *cc = ctx;
+    char errbuf[600] = "";
+    struct ccd_parser cp = {.errbuf = errbuf, .errbuf_len = sizeof(errbuf)};
+    struct ccd c;
+    char *text = NULL;
+    int err = read_small_file(path, &text);
+
+    if (err == -ENOMEM) {
+        return err;
+    }
+    if (err) {
+        snprintf(errbuf, sizeof(errbuf), "%s: cannot read: %s", path,
+                 err == -EILSEQ ? "it holds a NUL byte" : strerror(-err));
+        cc->report(cc->ctx, errbuf);
+        return 1;
+    }
+    cp.c = &c;
+    cp.name = path;
+    cp.report = cc->report;
+    cp.report_ctx = cc->ctx;
+    err = parse_text(&cp, text);
+    ccd_free(&c);
+    free(text);
+    return err == -ENOMEM ? err : (err ? 1 : 0);
+}
+
 int ccd_check_dir(const char *dir, void (*report)(void *ctx, const char *msg), void *ctx)
 {
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int n_bad = 0;
+    struct check_ctx cc = {report, ctx};
 
-    if (!d) {
-        return -errno;
-    }
-    while ((de = readdir(d)) != NULL) {
-        char errbuf[600] = "";
-        struct ccd_parser cp = {.errbuf = errbuf, .errbuf_len = sizeof(errbuf)};
-        struct stat st;
-        struct ccd c;
-        char *path, *text = NULL;
-        int err;
-
-        /* the files ccd_scan_dir hands over, read as ccd_load_path reads them */
-        if (!is_file_name(de->d_name) || fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
-            !S_ISREG(st.st_mode)) {
-            continue;
-        }
-        if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
-            closedir(d);
-            return -ENOMEM;
-        }
-        err = read_small_file(path, &text);
-        if (err == -ENOMEM) {
-            free(path);
-            closedir(d);
-            return err;
-        }
-        if (err) {
-            snprintf(errbuf, sizeof(errbuf), "%s: cannot read: %s", path,
-                     err == -EILSEQ ? "it holds a NUL byte" : strerror(-err));
-            report(ctx, errbuf);
-            n_bad++;
-            free(path);
-            continue;
-        }
-        cp.c = &c;
-        cp.name = path;
-        cp.report = report;
-        cp.report_ctx = ctx;
-        err = parse_text(&cp, text);
-        ccd_free(&c);
-        free(text);
-        free(path);
-        if (err == -ENOMEM) {
-            closedir(d);
-            return err;
-        }
-        n_bad += err ? 1 : 0;
-    }
-    closedir(d);
-    return n_bad;
+    return walk_dir(dir, check_one, &cc);
 }
 
 int ccd_load_path(struct ccd *c, const char *path, const char *name, bool *found, char *errbuf,
