@@ -133,7 +133,6 @@ static int check_log(const struct config *cfg)
 {
     const char *file = cfg->proc.log_file;
     char path[8192], dir[8192];
-    char *slash;
     struct stat st;
     int err = 0;
 
@@ -152,14 +151,7 @@ static int check_log(const struct config *cfg)
         err = errno;
     } else {
         snprintf(dir, sizeof(dir), "%s", path);
-        slash = strrchr(dir, '/');
-        if (!slash) {
-            snprintf(dir, sizeof(dir), ".");
-        } else if (slash == dir) {
-            dir[1] = '\0';
-        } else {
-            *slash = '\0';
-        }
+        config_path_dir(dir);
         err = access(dir, W_OK | X_OK) == 0 ? 0 : errno;
     }
     if (err) {

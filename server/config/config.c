@@ -250,6 +250,19 @@ int config_set_file(struct config_parser *ps, struct config_pending *pending,
     return 0;
 }
 
+void config_path_dir(char *path)
+{
+    char *slash = strrchr(path, '/');
+
+    if (!slash) {
+        strcpy(path, ".");
+    } else if (slash == path) {
+        path[1] = '\0';
+    } else {
+        *slash = '\0';
+    }
+}
+
 char *config_resolve(const struct config_parser *ps, const char *path)
 {
     char *joined;

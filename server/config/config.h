@@ -575,4 +575,9 @@ static inline const char *config_origin(const struct config *cfg)
     return cfg->config_file ? cfg->config_file : cfg->source ? cfg->source : "config";
 }
 
+/* Cut path, in place, to the directory of the file it names: "a/b" gives "a", "/b" gives "/",
+ * and "b" gives "." (so path must have room for 2 bytes). For the start-up checks of files
+ * the server will create (log, status). Any thread. */
+void config_path_dir(char *path);
+
 #endif /* SERVER_CONFIG_CONFIG_H */

@@ -326,7 +326,7 @@ int config_h_mute(struct config_parser *ps, int argc, char **argv)
  * Returns 0, or -EINVAL with the error reported at this line. */
 static int status_file_check(struct config_parser *ps, const char *file)
 {
-    char *path, *dir, *slash;
+    char *path, *dir;
     int err = 0;
 
     if (ps->running) {
@@ -343,14 +343,7 @@ static int status_file_check(struct config_parser *ps, const char *file)
         free(path);
         return config_nomem(ps);
     }
-    slash = strrchr(dir, '/');
-    if (!slash) {
-        strcpy(dir, ".");
-    } else if (slash == dir) {
-        dir[1] = '\0';
-    } else {
-        *slash = '\0';
-    }
+    config_path_dir(dir);
     if (access(dir, R_OK | W_OK | X_OK) != 0) {
         err = errno;
     } else if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {

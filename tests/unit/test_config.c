@@ -3110,6 +3110,22 @@ static void cert_without_key(void **state)
                  "<key>...</key>)");
 }
 
+/* The directory a log or status file is created in, as the start-up checks take it. */
+static void path_dir(void **state)
+{
+    char a[] = "a/b/status.log", b[] = "/status.log", c[] = "status.log", d[] = "a/";
+
+    (void)state;
+    config_path_dir(a);
+    config_path_dir(b);
+    config_path_dir(c);
+    config_path_dir(d);
+    assert_string_equal(a, "a/b");
+    assert_string_equal(b, "/");
+    assert_string_equal(c, ".");
+    assert_string_equal(d, "a");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -3166,6 +3182,7 @@ int main(void)
         cmocka_unit_test(no_cascade_after_refused_line),
         cmocka_unit_test(includes),
         cmocka_unit_test(cd_directory),
+        cmocka_unit_test(path_dir),
         cmocka_unit_test(chroot_paths),
         cmocka_unit_test(routing_directives),
         cmocka_unit_test(openvpn26_tolerances),
