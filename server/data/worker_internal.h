@@ -116,6 +116,11 @@ void wk_tcp_close(struct worker *w, struct tcp_conn *c, enum log_level lvl, cons
  * queues what was written there. */
 uint8_t *wk_tcp_reserve(struct worker *w, struct tcp_conn *c, size_t *cap);
 void wk_tcp_commit(struct worker *w, struct tcp_conn *c, size_t len);
+/* passtos for a TCP client: give c's socket tos (IP_TOS, or IPV6_TCLASS for an IPv6 client) when
+ * it differs from what it has, so that the segments the kernel sends from now on carry it, as
+ * 2.6 sets IP_TOS on a client's socket after each packet (socket.h link_socket_set_tos). The
+ * queued packets of one write share the latest value. The connection's worker only. */
+void wk_tcp_set_tos(struct tcp_conn *c, uint8_t tos);
 /* Write what every connection has queued (the end of each callback, wk_flush_out). */
 void wk_tcp_flush(struct worker *w);
 /* A control packet from the acceptor for TCP link (MSG_LINK_SEND): queue it. */

@@ -48,6 +48,7 @@ struct tcp_conn {
     bool is_closing;
     bool is_write_wanted; /* polling for UV_WRITABLE: the kernel's send buffer was full */
     bool is_dirty;        /* on w->tcp_dirty */
+    uint8_t tos;          /* passtos: the TOS byte last given to the socket (0: the default) */
     struct tcp_conn *dirty_next;
     /* Packets to send, framed: [tx_head, tx_tail) of tx (tx_cap bytes, allocated at the first
      * packet); tx_frame is the start of the first frame not wholly sent, n_queued the frames
@@ -278,6 +279,22 @@ void wk_tcp_commit(struct worker *w, struct tcp_conn *c, size_t len)
         c->dirty_next = w->tcp_dirty;
         w->tcp_dirty = c;
     }
+}
+
+void wk_tcp_set_tos(struct tcp_conn *c, uint8_t tos)
+{
+    bool is_v6 =
+        c->remote.sa.sa_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&c->remote.in6.sin6_addr);
+    int value = tos;
+
+    if (c->tos == tos) {
+        return;
+    }
+    /* a refusal changes nothing but the marking, as in 2.6 (not checked there either); the
+     * connection is not asked again until the DSCP changes */
+    (void)setsockopt(c->fd, is_v6 ? IPPROTO_IPV6 : IPPROTO_IP, is_v6 ? IPV6_TCLASS : IP_TOS, &value,
+                     sizeof(value));
+    c->tos = tos;
 }
 
 void wk_tcp_link_send(struct worker *w, uint64_t link, const uint8_t *pkt, size_t len)

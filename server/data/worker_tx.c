@@ -216,6 +216,9 @@ static void seal_and_queue(struct worker *w, struct peer *p, const uint8_t *plai
         return;
     }
     if (p->conn) {
+        if (w->env->cfg->net.passtos) {
+            wk_tcp_set_tos(p->conn, w->tx_dscp);
+        }
         wk_tcp_commit(w, p->conn, out_len);
         atomic_store_explicit(&p->bytes_tx,
                               atomic_load_explicit(&p->bytes_tx, memory_order_relaxed) + out_len,

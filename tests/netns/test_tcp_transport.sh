@@ -9,6 +9,9 @@
 #  - client 1 restarts (SIGUSR1: a new TCP connection and session), comes back with its
 #    address, is listed once, and its old connection is gone (one established connection per
 #    client on the server's port);
+#  - with `passtos`, EF pings from the server to client 1 make the server's TCP segments to it
+#    carry DSCP EF (2.6 sets IP_TOS on the client's socket after each packet), and plain pings
+#    before them do not;
 #  - the server closes the connection of a client that has gone (ping-restart, keepalive 1 4)
 #    without the client closing it (SIGSTOP: its kernel keeps the connection open), and frees
 #    its address: the client is no longer listed.
@@ -27,7 +30,7 @@ wait_for 10 ovt_run 3 "$(client_ns 1)" ping -6 -c 1 -W 1 -q 2001:2::1 >/dev/null
     fail "underlay: client 1 cannot reach 2001:2::1"
 
 export OVT_PROTO=tcp6-server OVT_CLIENT_PROTO=tcp4-client OVT_STATUS_VERSION=2
-OVT_KEEPALIVE="1 4" server_conf_write "$OVT_DIR"
+OVT_KEEPALIVE="1 4" server_conf_write "$OVT_DIR" "passtos"
 server_start "$OVT_DIR"
 client_start "$OVT_DIR" 1
 OVT_CLIENT_REMOTE="remote 2001:2::1 $OVT_PORT tcp6-client" client_start "$OVT_DIR" 2
@@ -41,6 +44,25 @@ assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 20 0.05 0 "client 1 (TCP/IPv4)
 assert_ping "$(client_ns 2)" "$OVT_SERVER_TUN_IP" 20 0.05 0 "client 2 (TCP/IPv6) -> server"
 assert_ping "$NS_SRV" "${CLIENT_TUN_IP[1]}" 10 0.05 0 "server -> client 1"
 assert_ping "$NS_SRV" "${CLIENT_TUN_IP[2]}" 10 0.05 0 "server -> client 2"
+
+# passtos over TCP: the segments to client 1 (IPv4-mapped on the dual-stack socket) are EF only
+# once EF packets go to it.
+if command -v tcpdump >/dev/null; then
+    ovt_spawn "$NS_SRV" "$OVT_DIR/tcpdump-ef.log" tcpdump -n -l -i br0 \
+        "tcp and src port $OVT_PORT and dst host 198.18.0.2 and (ip[1] & 0xfc) = 0xb8"
+    wait_for 5 grep -q "listening on" "$OVT_DIR/tcpdump-ef.log" || fail "tcpdump did not start"
+    assert_ping "$NS_SRV" "${CLIENT_TUN_IP[1]}" 5 0.05 0 "server -> client 1 (no DSCP)"
+    sleep 0.5
+    grep -q "> 198\.18\.0\.2\." "$OVT_DIR/tcpdump-ef.log" &&
+        fail "passtos: EF segments to client 1 before any EF packet: $(cat "$OVT_DIR/tcpdump-ef.log")"
+    ovt_run 10 "$NS_SRV" ping -n -q -c 5 -i 0.05 -W 2 -Q 0xb8 "${CLIENT_TUN_IP[1]}" >/dev/null 2>&1 ||
+        fail "server -> client 1 ping with DSCP EF failed"
+    wait_for 5 grep -q "> 198\.18\.0\.2\." "$OVT_DIR/tcpdump-ef.log" ||
+        fail "passtos: no TCP segment with DSCP EF to client 1 after its EF pings"
+    ovt_log "passtos: $(grep -c "> 198\.18\.0\.2\." "$OVT_DIR/tcpdump-ef.log") EF segments to client 1"
+    # back to no DSCP, so that the transfers below are not marked
+    assert_ping "$NS_SRV" "${CLIENT_TUN_IP[1]}" 3 0.05 0 "server -> client 1 (no DSCP again)"
+fi
 
 # Real Address as 2.6 writes it (multi.c: mroute_addr_print of the TCP peer's address).
 listed() { grep -q "^CLIENT_LIST,$1," "$OVT_DIR/status.log" 2>/dev/null; }
