@@ -15,6 +15,11 @@ prints the markdown report, writes the JSON report and the gnuplot input.
       the markdown report on stdout; OUT: every raw figure as JSON; PREFIX.dat and PREFIX.gp: the
       data and gnuplot script of the throughput chart (the script writes PREFIX.png).
 
+  bench_report.py repeat [--json OUT] RUN.json...
+      the runs of bench.sh --repeat (each run's --json): one line per run and cipher with its
+      ovpnd / openvpn ratios, their medians over the runs and, with --latency-under-load, how
+      many runs met each target; OUT: the runs and the medians as JSON.
+
   With bench.sh --latency-under-load, run records load_c2s_ping / load_s2c_ping (ping output)
   and load_c2s_queues / load_s2c_queues (bench.sh queue_sample blocks) add a latency table.
 
@@ -951,6 +956,91 @@ def cmd_report(args):
     print(markdown(out))
     return 0
 
+# The targets of the latency-under-load comparison (docs/benchmarks.md): ratio ovpnd / openvpn
+# at most (ping, CPU) or at least (throughput) these, per direction.
+LOAD_TARGETS = (("ping_median_ratio", "ping median", 0.8, False),
+                ("ping_p95_ratio", "ping p95", 0.8, False),
+                ("mbps_ratio", "Mbit/s", 1.4, True),
+                ("server_cpu_s_per_gb_ratio", "server CPU s/GB", 0.3, False))
+PLAIN_RATIOS = (("tcp_c2s_ratio", "TCP c->s"), ("tcp_s2c_ratio", "TCP s->c"),
+                ("udp_ratio", "UDP c->s"), ("server_cpu_s_per_gb_ratio", "server CPU s/GB"))
+
+
+def median_of(xs):
+    xs = sorted(x for x in xs if x is not None)
+    return quantile(xs, 0.5)
+
+
+def cmd_repeat(args):
+    runs = []
+    for path in args.runs:
+        with open(path, encoding="utf-8") as f:
+            runs.append(json.load(f))
+    has_load = any(c.get("load_c2s") or c.get("load_s2c")
+                   for r in runs for c in r.get("comparison", []))
+    lines = ["", "%d runs, ovpnd / openvpn per run (%s to %s):" % (
+        len(runs), runs[0]["meta"].get("date", "?"), runs[-1]["meta"].get("date", "?")), ""]
+    medians = {}
+    if has_load:
+        lines += ["| run | load avg before-after | cipher | load | ping median | ping p95 "
+                  "| Mbit/s (ovpnd, openvpn) | server CPU s/GB |",
+                  "|---:|---|---|---|---:|---:|---:|---:|"]
+        cols = {}
+        for i, r in enumerate(runs, 1):
+            mbit = {(x["server"], x["cipher"], d): (x.get("load_" + d) or {}).get("mbps")
+                    for x in r.get("runs", []) for d in ("c2s", "s2c")}
+            for c in r.get("comparison", []):
+                for d, name in (("c2s", "upload"), ("s2c", "download")):
+                    e = c.get("load_" + d)
+                    if not e:
+                        continue
+                    for key, _, _, _ in LOAD_TARGETS:
+                        cols.setdefault((c["cipher"], d, key), []).append(e.get(key))
+                    lines.append("| %d | %s-%s | %s | %s | %s | %s | %s (%s, %s) | %s |" % (
+                        i, r["meta"].get("loadavg_start", "?"), r["meta"].get("loadavg_end", "?"),
+                        c["cipher"], name, fmt_x(e.get("ping_median_ratio")),
+                        fmt_x(e.get("ping_p95_ratio")), fmt_x(e.get("mbps_ratio")),
+                        fmt(mbit.get(("ovpnd", c["cipher"], d)), 0),
+                        fmt(mbit.get(("openvpn", c["cipher"], d)), 0),
+                        fmt_x(e.get("server_cpu_s_per_gb_ratio"))))
+        lines += ["", "Medians over the runs, and the runs that met each target (ping median "
+                  "and p95 at most 0.8x, throughput at least 1.4x, server CPU per GB at most "
+                  "0.3x):", "",
+                  "| cipher | load | ping median | ping p95 | Mbit/s | server CPU s/GB |",
+                  "|---|---|---:|---:|---:|---:|"]
+        for cipher, d in sorted({(k[0], k[1]) for k in cols}, key=lambda k: (k[0], k[1] != "c2s")):
+            cells = []
+            for key, _, limit, at_least in LOAD_TARGETS:
+                xs = [x for x in cols[(cipher, d, key)] if x is not None]
+                m = median_of(xs)
+                met = sum(1 for x in xs if (x >= limit if at_least else x <= limit))
+                medians.setdefault(cipher, {}).setdefault("load_" + d, {})[key] = m
+                medians[cipher]["load_" + d][key + "_runs_met"] = met
+                cells.append("%s (%d of %d)" % (fmt_x(m), met, len(xs)))
+            lines.append("| %s | %s | %s |" % (cipher, "upload" if d == "c2s" else "download",
+                                               " | ".join(cells)))
+    else:
+        lines += ["| run | cipher | %s |" % " | ".join(n for _, n in PLAIN_RATIOS),
+                  "|---:|---|%s" % ("---:|" * len(PLAIN_RATIOS))]
+        cols = {}
+        for i, r in enumerate(runs, 1):
+            for c in r.get("comparison", []):
+                for key, _ in PLAIN_RATIOS:
+                    cols.setdefault((c["cipher"], key), []).append(c.get(key))
+                lines.append("| %d | %s | %s |" % (i, c["cipher"], " | ".join(
+                    fmt_x(c.get(key)) for key, _ in PLAIN_RATIOS)))
+        for cipher in sorted({k[0] for k in cols}):
+            for key, _ in PLAIN_RATIOS:
+                medians.setdefault(cipher, {})[key] = median_of(cols[(cipher, key)])
+            lines.append("| median | %s | %s |" % (cipher, " | ".join(
+                fmt_x(medians[cipher][key]) for key, _ in PLAIN_RATIOS)))
+    print("\n".join(lines))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"runs": runs, "medians": medians}, f, indent=2)
+            f.write("\n")
+    return 0
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -964,7 +1054,12 @@ def main():
     pr.add_argument("--records", required=True)
     pr.add_argument("--json")
     pr.add_argument("--plot")
+    pp = sub.add_parser("repeat")
+    pp.add_argument("--json")
+    pp.add_argument("runs", nargs="+")
     args = p.parse_args()
+    if args.cmd == "repeat":
+        return cmd_repeat(args)
     if args.cmd == "sample-threads":
         return sample_threads(args.pid, args.out)
     return cmd_iperf(args) if args.cmd == "iperf" else cmd_report(args)

@@ -73,4 +73,25 @@ for b in bad:
     print("  not true: " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+
+# --repeat's summary (bench_report.py repeat), here over the same run twice: one row per run and
+# a median row equal to that run's ratios.
+python3 "$src/scripts/bench_report.py" repeat --json "$work/repeat.json" "$work/bench.json" \
+    "$work/bench.json" >"$work/repeat.md"
+cat "$work/repeat.md" >&2
+python3 - "$work/bench.json" "$work/repeat.json" "$work/repeat.md" <<'PY'
+import json, re, sys
+
+run = json.load(open(sys.argv[1]))["comparison"][0]
+rep = json.load(open(sys.argv[2]))
+md = open(sys.argv[3]).read()
+med = rep["medians"][run["cipher"]]
+bad = [k for k in ("tcp_c2s_ratio", "tcp_s2c_ratio", "server_cpu_s_per_gb_ratio")
+       if abs(med[k] - run[k]) > 1e-9]
+if len(rep["runs"]) != 2 or bad or not re.search(r"^\| median \| AES-256-GCM \| [0-9.]+x \|",
+                                                  md, re.M):
+    print("  bench_report.py repeat: runs %d, medians off for %s" % (len(rep["runs"]), bad),
+          file=sys.stderr)
+    sys.exit(1)
+PY
 log "PASS"
