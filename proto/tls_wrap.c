@@ -145,6 +145,40 @@ static int init_crypt(struct tls_wrap_ctx *ctx, const uint8_t *key2, bool is_ser
     return 0;
 }
 
+int tls_wrap_crypt_key2(const struct tls_wrap_ctx *ctx, bool is_server,
+                        uint8_t key2[STATIC_KEY_LEN])
+{
+    int send_key = is_server ? 0 : 1, recv_key = is_server ? 1 : 0;
+
+    memset(key2, 0, STATIC_KEY_LEN);
+    if (ctx->mode != TLS_WRAP_CRYPT) {
+        return -PE_MALFORMED;
+    }
+    memcpy(key2 + send_key * STATIC_KEY_HALF_LEN + STATIC_KEY_HMAC_OFF, ctx->send_hmac_key,
+           TLS_CRYPT_KEY_LEN);
+    memcpy(key2 + recv_key * STATIC_KEY_HALF_LEN + STATIC_KEY_HMAC_OFF, ctx->recv_hmac_key,
+           TLS_CRYPT_KEY_LEN);
+    memcpy(key2 + send_key * STATIC_KEY_HALF_LEN + STATIC_KEY_CIPHER_OFF, ctx->send_cipher_key,
+           TLS_CRYPT_KEY_LEN);
+    memcpy(key2 + recv_key * STATIC_KEY_HALF_LEN + STATIC_KEY_CIPHER_OFF, ctx->recv_cipher_key,
+           TLS_CRYPT_KEY_LEN);
+    return 0;
+}
+
+int tls_wrap_init_dyn(struct tls_wrap_ctx *ctx, const uint8_t ekm[STATIC_KEY_LEN],
+                      const uint8_t *wrap_key2, bool is_server)
+{
+    uint8_t key2[STATIC_KEY_LEN];
+    int err;
+
+    for (size_t i = 0; i < STATIC_KEY_LEN; i++) {
+        key2[i] = ekm[i] ^ (wrap_key2 ? wrap_key2[i] : 0);
+    }
+    err = tls_wrap_init(ctx, TLS_WRAP_CRYPT, key2, -1, NULL, is_server);
+    mbedtls_platform_zeroize(key2, sizeof(key2));
+    return err;
+}
+
 int tls_wrap_init(struct tls_wrap_ctx *ctx, enum tls_wrap_mode mode,
                   const uint8_t key2[STATIC_KEY_LEN], int key_direction, const char *auth_digest,
                   bool is_server)

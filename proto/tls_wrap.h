@@ -77,6 +77,29 @@ int tls_wrap_init(struct tls_wrap_ctx *ctx, enum tls_wrap_mode mode,
                   const uint8_t key2[STATIC_KEY_LEN], int key_direction, const char *auth_digest,
                   bool is_server);
 
+/* dyn-tls-crypt (openvpn 2.6, tls_crypt.c tls_session_generate_dynamic_tls_crypt_key): the
+ * TLS exporter label of the key that wraps a session's renegotiations (control packets with
+ * key_id > 0) once both sides announced it (IV_PROTO_DYN_TLS_CRYPT, pushed as
+ * `protocol-flags ... dyn-tls-crypt`). */
+#define TLS_WRAP_DYN_LABEL "EXPORTER-OpenVPN-dynamic-tls-crypt"
+
+/* Set up ctx as tls-crypt with a session's dynamic key: the STATIC_KEY_LEN bytes the TLS
+ * exporter gave for TLS_WRAP_DYN_LABEL (ekm), XORed byte for byte with the key that wraps the
+ * session's first handshake when there is one (wrap_key2: the tls-auth or tls-crypt key file,
+ * or the tls-crypt-v2 client key Kc; NULL without tls-auth / tls-crypt), as 2.6 XORs its key2
+ * structs; directions as tls_wrap_init's for tls-crypt (is_server). Neither input is kept.
+ * Returns what tls_wrap_init returns. Any thread. */
+int tls_wrap_init_dyn(struct tls_wrap_ctx *ctx, const uint8_t ekm[STATIC_KEY_LEN],
+                      const uint8_t *wrap_key2, bool is_server);
+
+/* The bytes of a key2 that a tls-crypt context (tls_wrap_init with TLS_WRAP_CRYPT and the same
+ * is_server) uses, in their places, the others zero: enough to XOR it into a dyn-tls-crypt key,
+ * whose context uses the same bytes (the tls-crypt-v2 client key Kc is kept only as a
+ * context). key2: STATIC_KEY_LEN bytes, caller-owned. -PE_MALFORMED when ctx is not tls-crypt.
+ * Any thread. */
+int tls_wrap_crypt_key2(const struct tls_wrap_ctx *ctx, bool is_server,
+                        uint8_t key2[STATIC_KEY_LEN]);
+
 /* Zeroize all of ctx with mbedtls_platform_zeroize (it then reads as TLS_WRAP_NONE; init it
  * again before further use). Any thread, once no other thread uses ctx. */
 void tls_wrap_wipe(struct tls_wrap_ctx *ctx);

@@ -472,6 +472,7 @@ static int setup_crypto(struct acceptor *a, char *errbuf, size_t errbuf_len)
      * it, each tls-crypt-v2 session has its own Kc instead */
     err = tls_wrap_init(&a->crypto.wrap, (enum tls_wrap_mode)cfg->tls.tls_wrap_mode, key2,
                         cfg->tls.key_direction, cfg->tls.auth, true);
+    memcpy(a->crypto.wrap_key2, key2, sizeof(key2)); /* each session's dyn-tls-crypt key */
     mbedtls_platform_zeroize(key2, sizeof(key2));
     if (err) {
         snprintf(errbuf, errbuf_len, "tls-auth/tls-crypt setup failed: %s", proto_strerror(err));
@@ -845,6 +846,7 @@ static void release(struct acceptor *a)
     script_env_clear(&a->checks.global_env);
     script_env_clear(&a->updown_env);
     tls_wrap_wipe(&a->crypto.wrap);
+    mbedtls_platform_zeroize(a->crypto.wrap_key2, sizeof(a->crypto.wrap_key2));
     acc_v2_clear(a);
     acc_tls_conf_free(a->crypto.tls);
     while (a->crypto.retired) {

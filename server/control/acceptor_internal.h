@@ -123,6 +123,14 @@ struct cs_wrap {
     struct tls_wrap_ctx kc;
     bool has_kc;
     struct acc_v2_verify *v2_verify; /* tls-crypt-v2-verify runs: no TLS work until it ends */
+    /* dyn-tls-crypt (2.6): once the first key is installed for a client that announced it
+     * (install.c), its renegotiations (key_id > 0) are tls-crypt wrapped with dyn, which has
+     * its own packet ids both ways (receive.c, session.c) */
+    struct tls_wrap_ctx dyn;
+    bool has_dyn;
+    uint32_t dyn_tx_id;
+    uint32_t dyn_tx_time;
+    struct packet_id_rx dyn_rx;
 };
 
 /* Renegotiation (renegotiate.c). */
@@ -264,8 +272,9 @@ struct acc_tls_conf {
 
 /* The control channel's crypto: wrapping, randomness, the TLS configuration and the cookie key. */
 struct acc_crypto {
-    struct tls_wrap_ctx wrap; /* tls-auth / tls-crypt; NONE with tls-crypt-v2 */
-    bool is_tls_crypt_v2;     /* tls-crypt-v2: its clients wrap with their own keys */
+    struct tls_wrap_ctx wrap;          /* tls-auth / tls-crypt; NONE with tls-crypt-v2 */
+    uint8_t wrap_key2[STATIC_KEY_LEN]; /* its key file, for dyn-tls-crypt (zero with NONE) */
+    bool is_tls_crypt_v2;              /* tls-crypt-v2: its clients wrap with their own keys */
     struct tls_crypt_v2_server_key v2_key;
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;

@@ -376,6 +376,41 @@ static uint16_t peer_mss_max(const struct acceptor *a, const struct peer *p)
                        &f);
 }
 
+/* dyn-tls-crypt for a client that announced it (IV_PROTO_DYN_TLS_CRYPT; 2.6 multi.c and
+ * tls_crypt.c tls_session_generate_dynamic_tls_crypt_key): from the first key's TLS session,
+ * the key that wraps its renegotiations, the exporter's bytes XORed with the key that wraps
+ * this session now (the tls-auth or tls-crypt file, or its tls-crypt-v2 Kc). The push reply
+ * then says dyn-tls-crypt. NULL, or why it failed (2.6 fails the key generation then). */
+static const char *start_dyn_tls_crypt(struct acceptor *a, struct ctl_session *cs,
+                                       struct key_state *ks)
+{
+    uint8_t ekm[STATIC_KEY_LEN], kc[STATIC_KEY_LEN];
+    const uint8_t *wrap_key2 = NULL;
+    int err;
+
+    if (!(cs->client.pi.iv_proto & IV_PROTO_DYN_TLS_CRYPT) || cs->wrap.has_dyn) {
+        return NULL;
+    }
+    if (cs->wrap.has_kc) {
+        err = tls_wrap_crypt_key2(&cs->wrap.kc, true, kc);
+        wrap_key2 = kc;
+    } else {
+        err = 0;
+        wrap_key2 = a->crypto.wrap.mode != TLS_WRAP_NONE ? a->crypto.wrap_key2 : NULL;
+    }
+    err = err ? err : tls_session_export(ks->tls, TLS_WRAP_DYN_LABEL, ekm, sizeof(ekm));
+    err = err ? err : tls_wrap_init_dyn(&cs->wrap.dyn, ekm, wrap_key2, true);
+    mbedtls_platform_zeroize(ekm, sizeof(ekm));
+    mbedtls_platform_zeroize(kc, sizeof(kc));
+    if (err) {
+        return "dynamic tls-crypt key setup failed";
+    }
+    cs->wrap.has_dyn = true;
+    cs->wrap.dyn_tx_id = 1;
+    cs->wrap.dyn_tx_time = (uint32_t)time(NULL);
+    return NULL;
+}
+
 void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_state *ks,
                         const struct key_method2 *client, const struct key_method2 *sent)
 {
@@ -404,6 +439,7 @@ void acc_install_finish(struct acceptor *a, struct ctl_session *cs, struct key_s
         }
     }
     why = answer_key_method2(a, cs, ks, client, sent, cipher, &p->key_store[0]);
+    why = why ? why : start_dyn_tls_crypt(a, cs, ks);
     if (why) {
         acc_auth_failed(a, cs, why);
         return;

@@ -101,7 +101,7 @@ static void client_push_params(struct acceptor *a, struct ctl_session *cs, bool 
     pp.ncp = peer_info_supports_ncp(&cs->client.pi);
     pp.use_ekm = true; /* keys were derived with EKM exactly when the client announced it */
     pp.cc_exit = true;
-    pp.dyn_tls_crypt = false; /* renegotiation with dynamic tls-crypt keys is not implemented */
+    pp.dyn_tls_crypt = cs->wrap.has_dyn; /* install.c start_dyn_tls_crypt */
     pp.tun_mtu = cfg->net.tun_mtu;
     pp.auth_token = acc_token_for_push(a, cs);
     if (!no_ifconfig) {

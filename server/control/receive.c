@@ -108,9 +108,11 @@ void acc_session_pump(struct acceptor *a, struct ctl_session *cs, struct key_sta
 }
 
 /* A control packet, unwrapped into a->plain_buf (plain_len bytes) with wrap packet_id wrap_id;
- * v2: what its tls-crypt-v2 WKc gave, when it carried one and no session had the key. */
+ * v2: what its tls-crypt-v2 WKc gave, when it carried one and no session had the key; is_dyn:
+ * unwrapped with its session's dyn-tls-crypt key, whose packet ids it counts against. */
 static void handle_control(struct acceptor *a, const union udp_addr *from, uint64_t link,
-                           uint32_t wrap_id, size_t plain_len, struct acc_v2_packet *v2)
+                           uint32_t wrap_id, size_t plain_len, struct acc_v2_packet *v2,
+                           bool is_dyn)
 {
     struct acceptor_control_facts facts = {0};
     enum acceptor_control verdict;
@@ -128,8 +130,8 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint6
         cs->local = a->rx_local; /* multihome: answer from where the client sends to */
     }
     facts.pkt = &pkt;
-    facts.session_wrap_rx = cs ? &cs->wrap.rx : NULL;
-    facts.is_wrapped = a->crypto.wrap.mode != TLS_WRAP_NONE || a->crypto.is_tls_crypt_v2;
+    facts.session_wrap_rx = cs ? (is_dyn ? &cs->wrap.dyn_rx : &cs->wrap.rx) : NULL;
+    facts.is_wrapped = is_dyn || a->crypto.wrap.mode != TLS_WRAP_NONE || a->crypto.is_tls_crypt_v2;
     facts.has_wkc = v2 != NULL;
     facts.is_early_neg = tls_crypt_v2_is_early_neg(wrap_id);
     facts.wrap_id = wrap_id;
@@ -159,7 +161,7 @@ static void handle_control(struct acceptor *a, const union udp_addr *from, uint6
     switch (verdict) {
     case ACCEPTOR_CONTROL_SESSION:
         if (facts.is_wrapped) {
-            packet_id_rx_commit(&cs->wrap.rx, wrap_id);
+            packet_id_rx_commit(is_dyn ? &cs->wrap.dyn_rx : &cs->wrap.rx, wrap_id);
         }
         process_session_packet(a, cs, &pkt);
         return;
@@ -293,7 +295,7 @@ static void handle_v2_datagram(struct acceptor *a, const uint8_t *buf, size_t le
                                      : proto_strerror(err));
     } else {
         a->rx_wrap_time = wrap_time;
-        handle_control(a, from, link, wrap_id, plain_len, has_wkc ? &v2 : NULL);
+        handle_control(a, from, link, wrap_id, plain_len, has_wkc ? &v2 : NULL, false);
         a->rx_wrap_time = 0;
     }
     if (has_wkc) {
@@ -354,6 +356,40 @@ static bool uses_client_key(struct acceptor *a, const uint8_t *buf, size_t len,
     return cs != NULL && cs->wrap.has_kc;
 }
 
+/* dyn-tls-crypt: a control packet of a renegotiation (key_id > 0) for a session that uses it is
+ * opened with the session's dynamic key only; one wrapped another way is dropped, as 2.6
+ * tls_session_get_tls_wrap picks no other key for it. False when the packet is not such a
+ * packet (it goes the usual way). */
+static bool handle_dyn_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
+                                const union udp_addr *from, uint64_t link)
+{
+    struct ctl_session *cs;
+    uint32_t wrap_id, wrap_time;
+    size_t plain_len;
+    int err;
+
+    if (len < TLS_WRAP_HEAD_LEN || packet_key_id(buf[0]) == 0) {
+        return false;
+    }
+    cs = acc_table_find_sid(a, from, link, buf + 1);
+    if (!cs || !cs->wrap.has_dyn) {
+        return false;
+    }
+    err = tls_wrap_open(&cs->wrap.dyn, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
+                        &wrap_id, &wrap_time);
+    if (err) {
+        acc_drop_pkt(a, &a->stats.drop_wrap, from,
+                     err == -PE_AUTH ? "dynamic tls-crypt: renegotiation packet did not "
+                                       "authenticate with its session's key"
+                                     : proto_strerror(err));
+        return true;
+    }
+    a->rx_wrap_time = wrap_time;
+    handle_control(a, from, link, wrap_id, plain_len, NULL, true);
+    a->rx_wrap_time = 0;
+    return true;
+}
+
 void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                          const union udp_addr *from, uint64_t link)
 {
@@ -388,6 +424,9 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
     case ACCEPTOR_DGRAM_CONTROL:
         break;
     }
+    if (handle_dyn_datagram(a, buf, len, from, link)) {
+        return;
+    }
     if (a->crypto.is_tls_crypt_v2 && uses_client_key(a, buf, len, from, link)) {
         handle_v2_datagram(a, buf, len, from, link);
         return;
@@ -402,7 +441,7 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         return;
     }
     a->rx_wrap_time = wrap_time; /* 0 without tls-auth / tls-crypt */
-    handle_control(a, from, link, wrap_id, plain_len, NULL);
+    handle_control(a, from, link, wrap_id, plain_len, NULL, false);
     a->rx_wrap_time = 0;
 }
 

@@ -216,9 +216,14 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
     pkt.payload = payload;
     pkt.payload_len = payload_len;
     err = control_packet_write(&pkt, plain, sizeof(plain), &plain_len);
-    err = err ? err
-              : tls_wrap_seal(acc_cs_wrap(a, cs), cs->wrap.tx_id++, cs->wrap.tx_time, plain,
-                              plain_len, wire, sizeof(wire), &wire_len);
+    if (!err && key_id > 0 && cs->wrap.has_dyn) {
+        /* dyn-tls-crypt: a renegotiation's packets (2.6 ssl_pkt.h tls_session_get_tls_wrap) */
+        err = tls_wrap_seal(&cs->wrap.dyn, cs->wrap.dyn_tx_id++, cs->wrap.dyn_tx_time, plain,
+                            plain_len, wire, sizeof(wire), &wire_len);
+    } else if (!err) {
+        err = tls_wrap_seal(acc_cs_wrap(a, cs), cs->wrap.tx_id++, cs->wrap.tx_time, plain,
+                            plain_len, wire, sizeof(wire), &wire_len);
+    }
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build control packet: %s", proto_strerror(err));
         return err;
@@ -529,6 +534,7 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
     free(cs->client.username);
+    tls_wrap_wipe(&cs->wrap.dyn);
     for (size_t i = 0; i < a->n_cleanups; i++) {
         if (a->cleanups[i].on_free) {
             a->cleanups[i].on_free(a, cs);
@@ -563,6 +569,7 @@ struct ctl_session *acc_session_create(struct acceptor *a, const struct control_
     cs->wrap.tx_id = 2; /* 1 went out with the stateless reset */
     cs->wrap.tx_time = (uint32_t)time(NULL);
     packet_id_rx_init(&cs->wrap.rx, 64);
+    packet_id_rx_init(&cs->wrap.dyn_rx, 64);
     /* The stateless reset exchange used message id 0 in both directions. */
     if (acc_ks_init(a, &cs->ks[0], 0, 1)) {
         free(cs);

@@ -113,8 +113,11 @@ if [ "$OVPN_SERVER_IMPL" = ovpnd ]; then
     }
     wait_for 20 stats_ok || fail "the refused clients left sessions behind, or the refusals were not counted ($(server_log_since | grep 'control:' | tail -n 1))"
 fi
-# Client 1 renegotiates every 4 s: the later key_ids are wrapped with its Kc (a 2.6 server pushes
-# dyn-tls-crypt and switches to the dynamic key instead; ovpnd does not push it).
+# Client 1 renegotiates every 4 s: the server pushed it dyn-tls-crypt, so the later key_ids are
+# wrapped with the dynamic key made from the first TLS session and its Kc (a client that got the
+# flag accepts no other key for them).
+grep -q "PUSH_REPLY,.*protocol-flags [a-z -]*dyn-tls-crypt" "$OVT_DIR/client1.log" ||
+    fail "client 1 was not pushed dyn-tls-crypt"
 wait_for 30 sh -c "[ \$(grep -c 'TLS: soft reset' '$OVT_DIR/client1.log') -ge 2 ]" ||
     fail "client 1 did not renegotiate twice"
 assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 10 0.05 0 "client 1 after the refusals"

@@ -1030,6 +1030,99 @@ static void shared_context_across_threads(void **state)
     }
 }
 
+/* dyn-tls-crypt: the key of a session's renegotiations is the exporter's 256 bytes XORed with
+ * the session's own wrapping key (none: the exporter's alone), used as a tls-crypt key with the
+ * usual directions (2.6 tls_crypt.c tls_session_generate_dynamic_tls_crypt_key). */
+static void dyn_key_is_ekm_xor_wrap_key(void **state)
+{
+    uint8_t ekm[STATIC_KEY_LEN], wk[STATIC_KEY_LEN], other[STATIC_KEY_LEN], x[STATIC_KEY_LEN];
+    uint8_t in[64], a[128], b[128], plain[128];
+    size_t a_len, b_len, plain_len;
+    uint32_t pid, tm;
+    struct tls_wrap_ctx srv, cli, ref, bad;
+
+    (void)state;
+    for (size_t i = 0; i < STATIC_KEY_LEN; i++) {
+        ekm[i] = (uint8_t)(i * 7 + 1);
+        wk[i] = (uint8_t)(i * 13 + 5);
+        other[i] = (uint8_t)(wk[i] ^ (i == 3 ? 0x01 : 0x00)); /* one bit apart, in a used byte */
+        x[i] = ekm[i] ^ wk[i];
+    }
+    for (size_t i = 0; i < sizeof(in); i++) {
+        in[i] = (uint8_t)(0x28 | (i == 0 ? 0x01 : 0x00)) + (uint8_t)i; /* key_id 1 and a body */
+    }
+    assert_int_equal(tls_wrap_init_dyn(&srv, ekm, wk, true), 0);
+    assert_int_equal(tls_wrap_init_dyn(&cli, ekm, wk, false), 0);
+    assert_int_equal(tls_wrap_init(&ref, TLS_WRAP_CRYPT, x, -1, NULL, true), 0);
+    /* the same packet as a plain tls-crypt context with ekm ^ wk gives */
+    assert_int_equal(tls_wrap_seal(&srv, 7, 1700000000u, in, sizeof(in), a, sizeof(a), &a_len), 0);
+    assert_int_equal(tls_wrap_seal(&ref, 7, 1700000000u, in, sizeof(in), b, sizeof(b), &b_len), 0);
+    assert_int_equal(a_len, b_len);
+    assert_memory_equal(a, b, a_len);
+    /* the client's side opens it, and the other direction works too */
+    assert_int_equal(tls_wrap_open(&cli, a, a_len, plain, sizeof(plain), &plain_len, &pid, &tm), 0);
+    assert_int_equal(plain_len, sizeof(in));
+    assert_memory_equal(plain, in, sizeof(in));
+    assert_int_equal(pid, 7);
+    assert_int_equal(tls_wrap_seal(&cli, 8, 1700000001u, in, sizeof(in), b, sizeof(b), &b_len), 0);
+    assert_int_equal(tls_wrap_open(&srv, b, b_len, plain, sizeof(plain), &plain_len, &pid, &tm), 0);
+    /* a session whose wrapping key differs (another client's Kc) cannot open it */
+    assert_int_equal(tls_wrap_init_dyn(&bad, ekm, other, false), 0);
+    assert_int_equal(tls_wrap_open(&bad, a, a_len, plain, sizeof(plain), &plain_len, &pid, &tm),
+                     -PE_AUTH);
+    /* without a wrapping key the exporter's bytes are the key */
+    tls_wrap_wipe(&srv);
+    tls_wrap_wipe(&ref);
+    assert_int_equal(tls_wrap_init_dyn(&srv, ekm, NULL, true), 0);
+    assert_int_equal(tls_wrap_init(&ref, TLS_WRAP_CRYPT, ekm, -1, NULL, true), 0);
+    assert_int_equal(tls_wrap_seal(&srv, 9, 1700000002u, in, sizeof(in), a, sizeof(a), &a_len), 0);
+    assert_int_equal(tls_wrap_seal(&ref, 9, 1700000002u, in, sizeof(in), b, sizeof(b), &b_len), 0);
+    assert_memory_equal(a, b, a_len);
+    tls_wrap_wipe(&srv);
+    tls_wrap_wipe(&cli);
+    tls_wrap_wipe(&ref);
+    tls_wrap_wipe(&bad);
+}
+
+/* A tls-crypt context gives back the key2 bytes it uses, so that a tls-crypt-v2 session (which
+ * keeps its Kc only as a context) gets the same dyn-tls-crypt key as from Kc itself: the bytes
+ * it leaves zero are unused by any tls-crypt context. */
+static void crypt_key2_from_context(void **state)
+{
+    uint8_t kc[STATIC_KEY_LEN], back[STATIC_KEY_LEN], ekm[STATIC_KEY_LEN];
+    uint8_t in[40], a[128], b[128];
+    size_t a_len, b_len;
+    struct tls_wrap_ctx ctx, d1, d2, auth;
+
+    (void)state;
+    for (size_t i = 0; i < STATIC_KEY_LEN; i++) {
+        kc[i] = (uint8_t)(i * 31 + 9);
+        ekm[i] = (uint8_t)(i * 3 + 200);
+    }
+    memset(in, 0x29, sizeof(in));
+    for (int s = 0; s < 2; s++) {
+        assert_int_equal(tls_wrap_init(&ctx, TLS_WRAP_CRYPT, kc, -1, NULL, s == 1), 0);
+        assert_int_equal(tls_wrap_crypt_key2(&ctx, s == 1, back), 0);
+        assert_int_equal(tls_wrap_init_dyn(&d1, ekm, kc, s == 1), 0);
+        assert_int_equal(tls_wrap_init_dyn(&d2, ekm, back, s == 1), 0);
+        assert_int_equal(tls_wrap_seal(&d1, 3, 1700000000u, in, sizeof(in), a, sizeof(a), &a_len),
+                         0);
+        assert_int_equal(tls_wrap_seal(&d2, 3, 1700000000u, in, sizeof(in), b, sizeof(b), &b_len),
+                         0);
+        assert_int_equal(a_len, b_len);
+        assert_memory_equal(a, b, a_len);
+        /* only the used bytes came back: the rest of each 64-byte slot is zero */
+        assert_memory_equal(back + 32, (uint8_t[32]){0}, 32);
+        assert_memory_equal(back, kc, 32);
+    }
+    assert_int_equal(tls_wrap_init(&auth, TLS_WRAP_AUTH, kc, 0, NULL, true), 0);
+    assert_int_equal(tls_wrap_crypt_key2(&auth, true, back), -PE_MALFORMED);
+    tls_wrap_wipe(&ctx);
+    tls_wrap_wipe(&d1);
+    tls_wrap_wipe(&d2);
+    tls_wrap_wipe(&auth);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1044,6 +1137,8 @@ int main(void)
         cmocka_unit_test(init_rejects_bad_arguments),
         cmocka_unit_test(wipe_zeroes_everything),
         cmocka_unit_test(shared_context_across_threads),
+        cmocka_unit_test(dyn_key_is_ekm_xor_wrap_key),
+        cmocka_unit_test(crypt_key2_from_context),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
