@@ -265,12 +265,16 @@ int acc_send_control(struct acceptor *a, struct ctl_session *cs, uint8_t key_id,
     return 0;
 }
 
-static size_t max_chunk(const struct acceptor *a)
+/* The TLS bytes one control packet of cs on ks carries, within tls-mtu with its wrapping. */
+static size_t max_chunk(const struct acceptor *a, const struct ctl_session *cs,
+                        const struct key_state *ks)
 {
     size_t overhead = tls_wrap_overhead(&a->crypto.wrap);
 
-    /* with tls-crypt-v2 beside tls-auth or tls-crypt, the larger of the two for every session */
-    if (a->crypto.is_tls_crypt_v2 && overhead < TLS_CRYPT_OVERHEAD) {
+    /* with tls-crypt-v2 beside tls-auth or tls-crypt, the larger of the two for every session;
+     * a renegotiation with dyn-tls-crypt is tls-crypt wrapped whatever the first handshake was */
+    if ((a->crypto.is_tls_crypt_v2 || (ks->key_id > 0 && cs->wrap.has_dyn)) &&
+        overhead < TLS_CRYPT_OVERHEAD) {
         overhead = TLS_CRYPT_OVERHEAD;
     }
 
@@ -296,7 +300,7 @@ void acc_flush_ks(struct acceptor *a, struct ctl_session *cs, struct key_state *
         if (!out_len || !reliable_can_send(&ks->rel)) {
             break;
         }
-        n = out_len < max_chunk(a) ? out_len : max_chunk(a);
+        n = out_len < max_chunk(a, cs, ks) ? out_len : max_chunk(a, cs, ks);
         if (reliable_queue(&ks->rel, P_CONTROL_V1, out, n, now, NULL)) {
             break;
         }
