@@ -356,6 +356,28 @@ static bool uses_client_key(struct acceptor *a, const uint8_t *buf, size_t len,
     return cs != NULL && cs->wrap.has_kc;
 }
 
+/* Unwrap a control packet with wrap and handle it (handle_control, is_dyn as there); one that
+ * does not open is dropped, counted and logged with auth_fail (the reason when it did not
+ * authenticate). */
+static void open_and_handle(struct acceptor *a, const struct tls_wrap_ctx *wrap, const uint8_t *buf,
+                            size_t len, const union udp_addr *from, uint64_t link,
+                            const char *auth_fail, bool is_dyn)
+{
+    uint32_t wrap_id, wrap_time;
+    size_t plain_len;
+    int err = tls_wrap_open(wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
+                            &wrap_id, &wrap_time);
+
+    if (err) {
+        acc_drop_pkt(a, &a->stats.drop_wrap, from,
+                     err == -PE_AUTH ? auth_fail : proto_strerror(err));
+        return;
+    }
+    a->rx_wrap_time = wrap_time; /* 0 without tls-auth / tls-crypt */
+    handle_control(a, from, link, wrap_id, plain_len, NULL, is_dyn);
+    a->rx_wrap_time = 0;
+}
+
 /* dyn-tls-crypt: a control packet of a renegotiation (key_id > 0) for a session that uses it is
  * opened with the session's dynamic key only; one wrapped another way is dropped, as 2.6
  * tls_session_get_tls_wrap picks no other key for it. False when the packet is not such a
@@ -364,9 +386,6 @@ static bool handle_dyn_datagram(struct acceptor *a, const uint8_t *buf, size_t l
                                 const union udp_addr *from, uint64_t link)
 {
     struct ctl_session *cs;
-    uint32_t wrap_id, wrap_time;
-    size_t plain_len;
-    int err;
 
     if (len < TLS_WRAP_HEAD_LEN || packet_key_id(buf[0]) == 0) {
         return false;
@@ -375,28 +394,18 @@ static bool handle_dyn_datagram(struct acceptor *a, const uint8_t *buf, size_t l
     if (!cs || !cs->wrap.has_dyn) {
         return false;
     }
-    err = tls_wrap_open(&cs->wrap.dyn, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
-                        &wrap_id, &wrap_time);
-    if (err) {
-        acc_drop_pkt(a, &a->stats.drop_wrap, from,
-                     err == -PE_AUTH ? "dynamic tls-crypt: renegotiation packet did not "
-                                       "authenticate with its session's key"
-                                     : proto_strerror(err));
-        return true;
-    }
-    a->rx_wrap_time = wrap_time;
-    handle_control(a, from, link, wrap_id, plain_len, NULL, true);
-    a->rx_wrap_time = 0;
+    open_and_handle(a, &cs->wrap.dyn, buf, len, from, link,
+                    "dynamic tls-crypt: renegotiation packet did not authenticate with its "
+                    "session's key",
+                    true);
     return true;
 }
 
 void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
                          const union udp_addr *from, uint64_t link)
 {
-    uint32_t wrap_id, wrap_time;
-    size_t plain_len;
     struct msg *m;
-    int err, worker = 0;
+    int worker = 0;
 
     switch (acceptor_decide_dgram(buf, len, a->env->n_workers, &worker)) {
     case ACCEPTOR_DGRAM_DROP_EMPTY:
@@ -431,18 +440,9 @@ void acc_handle_datagram(struct acceptor *a, const uint8_t *buf, size_t len,
         handle_v2_datagram(a, buf, len, from, link);
         return;
     }
-    err = tls_wrap_open(&a->crypto.wrap, buf, len, a->plain_buf, sizeof(a->plain_buf), &plain_len,
-                        &wrap_id, &wrap_time);
-    if (err) {
-        acc_drop_pkt(a, &a->stats.drop_wrap, from,
-                     err == -PE_AUTH ? "tls-auth/tls-crypt authentication failed (wrong key or "
-                                       "key-direction?)"
-                                     : proto_strerror(err));
-        return;
-    }
-    a->rx_wrap_time = wrap_time; /* 0 without tls-auth / tls-crypt */
-    handle_control(a, from, link, wrap_id, plain_len, NULL, false);
-    a->rx_wrap_time = 0;
+    open_and_handle(a, &a->crypto.wrap, buf, len, from, link,
+                    "tls-auth/tls-crypt authentication failed (wrong key or key-direction?)",
+                    false);
 }
 
 void acc_on_udp(uv_poll_t *h, int status, int events)
