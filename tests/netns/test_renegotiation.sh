@@ -23,6 +23,13 @@ run_case() { # run_case WHAT SERVER_LINE CLIENT_LINE
     local what=$1 srv_line=$2 cli_line=$3 n
     server_conf_write "$OVT_DIR" "$srv_line"
     server_start "$OVT_DIR"
+    local pcap=$OVT_DIR/client.pcap tcpdump_pid=
+    if [ "$OVT_WRAP" = tls-crypt ] && command -v tcpdump >/dev/null; then
+        ovt_spawn "$(client_ns 1)" "$OVT_DIR/tcpdump.log" tcpdump -i eth0 -n -U --immediate-mode \
+            -s 0 -w "$pcap" udp port "$OVT_PORT"
+        tcpdump_pid=$OVT_LAST_PID
+        wait_for 10 grep -q "listening on" "$OVT_DIR/tcpdump.log" || fail "tcpdump did not start"
+    fi
     client_start "$OVT_DIR" 1 "$cli_line"
     wait_tunnel 1
     grep -q "PUSH_REPLY,.*protocol-flags [a-z -]*dyn-tls-crypt" "$OVT_DIR/client1.log" ||
@@ -36,6 +43,23 @@ run_case() { # run_case WHAT SERVER_LINE CLIENT_LINE
         fail "$what: the client restarted (TLS error) instead of renegotiating"
     fi
     ovt_log "$what: $n renegotiations, no loss, no client restart"
+    if [ -n "$tcpdump_pid" ]; then
+        # On the wire: key_id 0's control packets open with the tls-crypt key file, those of the
+        # renegotiations (key_id > 0, both ways) do not: they use the dynamic key.
+        kill -INT "$tcpdump_pid" 2>/dev/null || true
+        ovt_wait "$tcpdump_pid" || true
+        local c k0 k0_open kn kn_open
+        c=$("$OVT_PY" "$OVT_LIB_DIR/tls_crypt_check.py" "$pcap" "$OVT_DIR/pki/ta.key" "$OVT_PORT" \
+            "$OVT_LIB_DIR")
+        read -r k0 k0_open kn kn_open <<<"$c"
+        if [ "$k0" -eq 0 ] || [ "$k0_open" -ne "$k0" ]; then
+            fail "$what: key_id 0 control packets that open with ta.key: $k0_open of $k0"
+        fi
+        if [ "$kn" -eq 0 ] || [ "$kn_open" -ne 0 ]; then
+            fail "$what: key_id > 0 control packets that open with ta.key: $kn_open of $kn"
+        fi
+        ovt_log "$what: on the wire, $k0 key_id 0 control packets open with ta.key, none of $kn later ones"
+    fi
     client_stop 1
     server_stop
 }
