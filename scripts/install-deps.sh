@@ -14,6 +14,7 @@ pkgs=(
     libcmocka-dev clang-format-16
     # integration tests, demo, benchmarks: the stock client, PKI, namespaces, traffic
     openvpn openssl iproute2 iputils-ping iperf3 python3 tcpdump util-linux procps coreutils
+    python3-cryptography # forge_v2.py, tls_crypt_check.py: tls-crypt packets made and opened by hand
     passwd libpam-modules # the PAM tests make a user and a PAM service (pam_unix, pam_exec)
     easy-rsa # docs/pki.md and tests/netns/test_easyrsa.sh
     softhsm2 opensc # tests/netns/test_pkcs11.sh: a software token, and pkcs11-tool to put a certificate on it
