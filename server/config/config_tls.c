@@ -433,7 +433,39 @@ static int check_cipher(struct config_parser *ps, const char *name, bool is_opti
     return config_not_implemented(ps, "cipher %s: %s", name, why);
 }
 
-/* data-ciphers / ncp-ciphers: colon list, "?" marks a cipher that may be missing. */
+/* value with its first item spelled exactly DEFAULT replaced by the default list, as openvpn
+ * 2.7 does (ssl_ncp.c options_postprocess_setdefault_ncpciphers: only the first, and only in
+ * capitals; a second DEFAULT, or "default", is then refused). A new string the caller
+ * frees, or NULL when out of memory. */
+static char *expand_default_ciphers(const char *value)
+{
+    const size_t def_len = strlen("DEFAULT");
+    const char *item = value;
+    size_t len = strlen(value);
+    char *out;
+
+    while (item != NULL) {
+        const char *end = strchr(item, ':');
+        size_t item_len = end != NULL ? (size_t)(end - item) : strlen(item);
+
+        if (item_len == def_len && strncmp(item, "DEFAULT", def_len) == 0) {
+            break;
+        }
+        item = end != NULL ? end + 1 : NULL;
+    }
+    if (item == NULL) {
+        return strdup(value);
+    }
+    out = malloc(len - def_len + strlen(CONFIG_DEFAULT_DATA_CIPHERS) + 1);
+    if (out != NULL) {
+        sprintf(out, "%.*s%s%s", (int)(item - value), value, CONFIG_DEFAULT_DATA_CIPHERS,
+                item + def_len);
+    }
+    return out;
+}
+
+/* data-ciphers / ncp-ciphers: colon list, "?" marks a cipher that may be missing, DEFAULT
+ * stands for the default list (2.7). */
 int config_h_data_ciphers(struct config_parser *ps, int argc, char **argv)
 {
     char *list, *out, *save = NULL;
@@ -441,8 +473,8 @@ int config_h_data_ciphers(struct config_parser *ps, int argc, char **argv)
     int err = 0;
 
     (void)argc;
-    list = strdup(argv[1]);
-    out = malloc(strlen(argv[1]) + 1);
+    list = expand_default_ciphers(argv[1]);
+    out = list != NULL ? malloc(strlen(list) + 1) : NULL;
     if (list == NULL || out == NULL) {
         free(list);
         free(out);
@@ -454,6 +486,11 @@ int config_h_data_ciphers(struct config_parser *ps, int argc, char **argv)
          tok = strtok_r(NULL, ":", &save)) {
         bool is_optional = tok[0] == '?', ok;
 
+        if (!is_optional && strcmp(tok, "DEFAULT") == 0) {
+            err = config_error(ps, "DEFAULT stands for the default ciphers once, in capitals "
+                                   "(as in openvpn 2.7)");
+            break;
+        }
         err = check_cipher(ps, tok + (is_optional ? 1 : 0), is_optional, &ok);
         if (err == 0 && ok) {
             out_len += (size_t)sprintf(out + out_len, "%s%s", out_len ? ":" : "",

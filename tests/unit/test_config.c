@@ -1722,6 +1722,21 @@ static void openvpn26_tolerances(void **state)
     expect_ok(&cfg, BASE "ncp-ciphers AES-192-GCM\n");
     assert_string_equal(cfg.tls.data_ciphers, "AES-192-GCM");
     config_free(&cfg);
+    /* 2.7's DEFAULT: the first one, in capitals, stands for the default list (2.6 refuses it) */
+    expect_ok(&cfg, BASE "data-ciphers DEFAULT:AES-192-CBC\n");
+    assert_string_equal(cfg.tls.data_ciphers,
+                        "AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305:AES-192-CBC");
+    config_free(&cfg);
+    expect_ok(&cfg, BASE "ncp-ciphers AES-128-CBC:DEFAULT\n");
+    assert_string_equal(cfg.tls.data_ciphers,
+                        "AES-128-CBC:AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+    config_free(&cfg);
+    expect_error("data-ciphers DEFAULT:DEFAULT\n" BASE,
+                 "t.conf:1: data-ciphers: DEFAULT stands for the default ciphers once, in "
+                 "capitals (as in openvpn 2.7)");
+    expect_error("data-ciphers default\n" BASE,
+                 "t.conf:1: data-ciphers: DEFAULT stands for the default ciphers once, in "
+                 "capitals (as in openvpn 2.7)");
     /* opt-verify: 2.6 prints a deprecation; ovpnd sends no options string to compare. */
     expect_warning(BASE "opt-verify\n", "t.conf:8: opt-verify: ignored: deprecated");
     /* ping-exit N in a server: a client silent for N seconds is dropped, as ping-restart. */
