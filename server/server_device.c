@@ -53,7 +53,7 @@ int server_add_routes(struct server *srv)
         if (cfg->net.route_noexec) {
             log_msg(LOG_INFO, "route-noexec: route %s into %s not added", net, srv->tun.name);
         } else {
-            err = tun_add_route(&srv->tun, 4, a, plen, -1);
+            err = tun_add_route(&srv->tun, 4, a, plen, -1, cfg->net.route_table);
             if (err && err != -EEXIST) {
                 log_msg(LOG_ERR, "cannot add route %s into %s: %s (starting without it)", net,
                         srv->tun.name, strerror(-err));
@@ -70,7 +70,7 @@ int server_add_routes(struct server *srv)
                     srv->tun.name);
             continue;
         }
-        err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric);
+        err = tun_add_route(&srv->tun, r->family, r->addr, r->plen, r->metric, r->table);
         if (err == -EEXIST) {
             err = 0;
         } else if (err) {

@@ -107,7 +107,8 @@ struct config_route {
     int family; /* 4 or 6 */
     uint8_t addr[16];
     int plen;
-    int metric; /* -1 = the kernel's default */
+    int metric;     /* -1 = the kernel's default */
+    uint32_t table; /* the `route-table` in effect at its line (2.7); 0 = the main table */
 };
 
 /* One `plugin PATH [ARGS...]` line. argv[0] is the path as openvpn hands it to the plugin;
@@ -203,6 +204,7 @@ struct config_net {
     struct config_route *routes;     /* `route`, `route-ipv6`, in config order */
     size_t n_routes;
     int route_metric;     /* `route-metric N`: given to routes without a metric; -1 = none */
+    uint32_t route_table; /* the last `route-table N` (2.7), for the pool route; 0 = main */
     bool route_noexec;    /* `route-noexec`: the routes above are not added to the kernel */
     bool ifconfig_noexec; /* `ifconfig-noexec`: the tun device is left to the up script */
     bool block_ipv6; /* `block-ipv6`: IPv6 towards clients answered with ICMPv6 (worker_tun.c) */

@@ -112,14 +112,14 @@ static bool client_nat_eq(const struct client_nat *o, const struct client_nat *n
 static bool routes_eq(const struct config_net *o, const struct config_net *n)
 {
     if (o->n_routes != n->n_routes || o->route_metric != n->route_metric ||
-        o->route_noexec != n->route_noexec) {
+        o->route_noexec != n->route_noexec || o->route_table != n->route_table) {
         return false;
     }
     for (size_t i = 0; i < o->n_routes; i++) {
         const struct config_route *x = &o->routes[i], *y = &n->routes[i];
 
         if (x->family != y->family || x->plen != y->plen || x->metric != y->metric ||
-            !mem_eq(x->addr, y->addr, sizeof(x->addr))) {
+            x->table != y->table || !mem_eq(x->addr, y->addr, sizeof(x->addr))) {
             return false;
         }
     }

@@ -260,6 +260,7 @@ int config_h_client_config_dir(struct config_parser *ps, int argc, char **argv);
 int config_h_ccd_exclusive(struct config_parser *ps, int argc, char **argv);
 int config_h_client_to_client(struct config_parser *ps, int argc, char **argv);
 int config_h_route(struct config_parser *ps, int argc, char **argv);
+int config_h_route_table(struct config_parser *ps, int argc, char **argv);
 int config_h_route_ipv6(struct config_parser *ps, int argc, char **argv);
 int config_h_route_metric(struct config_parser *ps, int argc, char **argv);
 int config_h_route_gateway(struct config_parser *ps, int argc, char **argv);

@@ -120,7 +120,8 @@ static int parse_metric(struct config_parser *ps, const char *s, int *metric)
  * 255.255.255.255, "default" keeps a default). */
 int config_h_route(struct config_parser *ps, int argc, char **argv)
 {
-    struct config_route r = {.family = 4, .plen = 32, .metric = -1};
+    struct config_route r = {
+        .family = 4, .plen = 32, .metric = -1, .table = ps->cfg->net.route_table};
     struct in_addr net, mask = {.s_addr = 0xFFFFFFFFu};
     int err;
 
@@ -151,7 +152,7 @@ int config_h_route(struct config_parser *ps, int argc, char **argv)
 /* route-ipv6 NETWORK/BITS [GATEWAY [METRIC]] */
 int config_h_route_ipv6(struct config_parser *ps, int argc, char **argv)
 {
-    struct config_route r = {.family = 6, .metric = -1};
+    struct config_route r = {.family = 6, .metric = -1, .table = ps->cfg->net.route_table};
     int err;
 
     if ((err = config_parse_ipv6_prefix(ps, argv[1], r.addr, &r.plen))) {
@@ -247,6 +248,21 @@ int config_h_ifconfig_ipv6_pool(struct config_parser *ps, int argc, char **argv)
 
 /* `route-metric N`: the default metric of `route` and `route-ipv6` lines (2.6 route.c, the
  * routes' default_metric); applied after the last line. */
+/* `route-table N` (openvpn 2.7, route.c/options.c): the routing table of the route lines after
+ * it, and of the pool route `server` adds for net30 (which takes the last value); 0 is the main
+ * table. 2.7 takes any non-negative int. */
+int config_h_route_table(struct config_parser *ps, int argc, char **argv)
+{
+    int table;
+    int err = config_parse_int(ps, NULL, argv[1], 0, INT_MAX, &table);
+
+    (void)argc;
+    if (err == 0) {
+        ps->cfg->net.route_table = (uint32_t)table;
+    }
+    return err;
+}
+
 int config_h_route_metric(struct config_parser *ps, int argc, char **argv)
 {
     (void)argc;

@@ -50,6 +50,8 @@
 static const struct config_directive directives[] = {
     CLIENT_NO_EFFECT("allow-pull-fqdn", NULL),
     SET("allow-compression", 1, 1, 0, config_h_allow_compression),
+    IGNORE("allow-deprecated-insecure-static-crypto", 0, 0,
+           "openvpn 2.7: it only permits static-key mode (secret), which ovpnd refuses"),
     CLIENT("allow-recursive-routing", 0, NULL),
     SET("askpass", 0, 1, 0, config_h_askpass),
     SET("auth", 1, 1, 0, config_h_auth),
@@ -110,6 +112,9 @@ static const struct config_directive directives[] = {
            "in a server, 2.6 only hands it to its own scripts as dns_* variables, which ovpnd "
            "does not set; to give clients DNS servers, push it: push \"dns server 0 address "
            "ADDR\""),
+    IGNORE("dns-updown", 1, 1,
+           "openvpn 2.7: a server's own dns lines are not applied to its host (see dns), so no "
+           "DNS script runs"),
     SET("down", 1, 1, 0, config_h_hook_script),
     SET("down-pre", 0, 0, 0, config_h_down_pre),
     SET("duplicate-cn", 0, 0, 0, config_h_duplicate_cn),
@@ -215,6 +220,7 @@ static const struct config_directive directives[] = {
     REFUSED("no-name-remapping", "removed in openvpn 2.5: update the configuration"),
     CLIENT("nobind", 0, NULL),
     SET("ns-cert-type", 1, 1, 0, config_h_ns_cert_type),
+    CCD("override-username"),
     IGNORE("opt-verify", 0, 0,
            "deprecated in openvpn 2.6 (removed in 2.7); ovpnd does not compare the client's "
            "options string with its own"),
@@ -282,6 +288,7 @@ static const struct config_directive directives[] = {
     SET("route-ipv6-gateway", 1, 1, 0, config_h_route_gateway),
     SET("route-metric", 1, 1, 0, config_h_route_metric),
     SET("route-noexec", 0, 0, 0, config_h_route_noexec),
+    SET("route-table", 1, 1, 0, config_h_route_table),
     CLIENT_NO_EFFECT("route-nopull", NULL),
     SET("route-pre-down", 1, 1, 0, config_h_hook_script),
     SET("route-up", 1, 1, 0, config_h_hook_script),

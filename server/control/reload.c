@@ -314,7 +314,8 @@ static int resize_pool(struct acceptor *a, const struct config *next, struct top
     memcpy(addr, &be, 4);
     vroute_prefix_str(4, addr, __builtin_popcount(netmask), net, sizeof(net));
     if (plan->pool.end > cur->pool.end) {
-        err = tun_add_route(a->env->tun, 4, addr, __builtin_popcount(netmask), -1);
+        err = tun_add_route(a->env->tun, 4, addr, __builtin_popcount(netmask), -1,
+                            next->net.route_table);
         if (err && err != -EEXIST) {
             log_msg(LOG_WARN,
                     "reload: cannot add the route %s into %s for the grown pool: %s; needs a "

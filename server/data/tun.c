@@ -5,8 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if_arp.h>
-#include <net/route.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -259,63 +260,85 @@ int tun_configure_ipv6(const struct tun_dev *t, const uint8_t addr[16], int plen
     return err;
 }
 
-int tun_add_route(const struct tun_dev *t, int family, const uint8_t *addr, int plen, int metric)
+/* An RTM_NEWROUTE request: the message, its rtmsg and room for its attributes. */
+struct route_req {
+    struct nlmsghdr nh;
+    struct rtmsg rt;
+    uint8_t attrs[64]; /* RTA_DST (16), RTA_OIF, RTA_TABLE, RTA_PRIORITY (4 each), headers */
+};
+
+static void route_attr(struct route_req *r, unsigned short type, const void *data, size_t len)
 {
-    int sock, err = 0;
+    struct rtattr *a = (struct rtattr *)(void *)((uint8_t *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
 
-    if (family == 4) {
-        struct rtentry rt;
-        struct sockaddr_in *dst = (struct sockaddr_in *)(void *)&rt.rt_dst;
-        struct sockaddr_in *mask = (struct sockaddr_in *)(void *)&rt.rt_genmask;
-        char dev[IFNAMSIZ];
+    a->rta_type = type;
+    a->rta_len = (unsigned short)RTA_LENGTH(len);
+    memcpy(RTA_DATA(a), data, len);
+    r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
 
-        if (plen < 0 || plen > 32) {
-            return -EINVAL;
-        }
-        memset(&rt, 0, sizeof(rt));
-        dst->sin_family = AF_INET;
-        memcpy(&dst->sin_addr, addr, 4);
-        mask->sin_family = AF_INET;
-        mask->sin_addr.s_addr = plen == 0 ? 0 : htonl(0xFFFFFFFFu << (32 - plen));
-        rt.rt_flags = RTF_UP | (plen == 32 ? RTF_HOST : 0);
-        rt.rt_metric = (short)(metric >= 0 ? metric + 1 : 0); /* the ioctl stores metric - 1 */
-        memcpy(dev, t->name, IFNAMSIZ);
-        rt.rt_dev = dev;
-        sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (sock < 0) {
-            return -errno;
-        }
-        if (ioctl(sock, SIOCADDRT, &rt) < 0) {
-            err = -errno;
-        }
-    } else if (family == 6) {
-        struct in6_rtmsg rt;
-        unsigned idx = if_nametoindex(t->name);
+/* Send req on a new NETLINK_ROUTE socket and read the kernel's acknowledgement: 0 or -errno. */
+static int route_send(struct route_req *req)
+{
+    struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+    struct {
+        struct nlmsghdr nh;
+        struct nlmsgerr err;
+    } ack;
+    ssize_t n;
+    int sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), err;
 
-        if (idx == 0) {
-            return -errno;
-        }
-        if (plen < 0 || plen > 128) {
-            return -EINVAL;
-        }
-        memset(&rt, 0, sizeof(rt));
-        memcpy(&rt.rtmsg_dst, addr, 16);
-        rt.rtmsg_dst_len = (uint16_t)plen;
-        rt.rtmsg_flags = RTF_UP | (plen == 128 ? RTF_HOST : 0);
-        rt.rtmsg_metric = metric >= 0 ? (uint32_t)metric : 1024; /* the kernel's usual default */
-        rt.rtmsg_ifindex = (int)idx;
-        sock = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (sock < 0) {
-            return -errno;
-        }
-        if (ioctl(sock, SIOCADDRT, &rt) < 0) {
-            err = -errno;
-        }
+    if (sock < 0) {
+        return -errno;
+    }
+    if (sendto(sock, req, req->nh.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+        err = -errno;
+    } else if ((n = recv(sock, &ack, sizeof(ack), 0)) < 0) {
+        err = -errno;
+    } else if ((size_t)n < sizeof(ack.nh) + sizeof(ack.err.error) ||
+               ack.nh.nlmsg_type != NLMSG_ERROR) {
+        err = -EPROTO;
     } else {
-        return -EINVAL;
+        err = ack.err.error; /* 0, or -errno */
     }
     close(sock);
     return err;
+}
+
+int tun_add_route(const struct tun_dev *t, int family, const uint8_t *addr, int plen, int metric,
+                  uint32_t table)
+{
+    struct route_req req;
+    size_t addr_len = family == 4 ? 4 : 16;
+    uint32_t oif, tbl = table != 0 ? table : RT_TABLE_MAIN, prio;
+
+    if ((family != 4 && family != 6) || plen < 0 || plen > (int)addr_len * 8) {
+        return -EINVAL;
+    }
+    oif = if_nametoindex(t->name);
+    if (oif == 0) {
+        return -errno;
+    }
+    memset(&req, 0, sizeof(req));
+    req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+    req.nh.nlmsg_type = RTM_NEWROUTE;
+    req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+    req.nh.nlmsg_seq = 1;
+    req.rt.rtm_family = family == 4 ? AF_INET : AF_INET6;
+    req.rt.rtm_dst_len = (unsigned char)plen;
+    req.rt.rtm_table = tbl < 256 ? (unsigned char)tbl : RT_TABLE_UNSPEC; /* RTA_TABLE has it */
+    req.rt.rtm_protocol = RTPROT_BOOT;
+    /* on-link through the device: link scope for IPv4, as `ip route add NET dev DEV` */
+    req.rt.rtm_scope = family == 4 ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
+    req.rt.rtm_type = RTN_UNICAST;
+    route_attr(&req, RTA_DST, addr, addr_len);
+    route_attr(&req, RTA_OIF, &oif, sizeof(oif));
+    route_attr(&req, RTA_TABLE, &tbl, sizeof(tbl));
+    if (metric >= 0) {
+        prio = (uint32_t)metric;
+        route_attr(&req, RTA_PRIORITY, &prio, sizeof(prio));
+    }
+    return route_send(&req);
 }
 
 int tun_set_steering_ebpf(const struct tun_dev *t, int prog_fd)

@@ -72,10 +72,13 @@ int tun_configure_p2p(const struct tun_dev *t, uint32_t local, uint32_t remote, 
 int tun_configure_ipv6(const struct tun_dev *t, const uint8_t addr[16], int plen);
 
 /* Add a kernel route for family 4 or 6 (addr 4 or 16 bytes, network order, prefix plen) into
- * the device, like openvpn's `route`/`route-ipv6` on a tun server (route.c). metric < 0 leaves
- * the kernel's default. SIOCADDRT with struct rtentry (IPv4) or struct in6_rtmsg (IPv6).
- * Returns 0 or -errno (-EEXIST when the route is there already). */
-int tun_add_route(const struct tun_dev *t, int family, const uint8_t *addr, int plen, int metric);
+ * the device, in routing table `table` (0: the main table; openvpn 2.7's `route-table`), like
+ * openvpn's `route`/`route-ipv6` on a tun server (route.c, networking_sitnl.c). metric < 0
+ * leaves the kernel's default (0 for IPv4, 1024 for IPv6). An rtnetlink RTM_NEWROUTE on a
+ * socket of its own; main thread or the acceptor's. Returns 0 or -errno (-EEXIST when the route
+ * is there already, -EPERM without CAP_NET_ADMIN). */
+int tun_add_route(const struct tun_dev *t, int family, const uint8_t *addr, int plen, int metric,
+                  uint32_t table);
 
 /* Attach a BPF_PROG_TYPE_SOCKET_FILTER program that picks the queue for each outgoing packet
  * (TUNSETSTEERINGEBPF); prog_fd -1 detaches it. The program is shared by all queues, so one

@@ -1201,7 +1201,19 @@ static void every_openvpn_directive_is_known(void **state)
         "x509-username-field",
     };
 
+    /* and the names openvpn 2.7 (release/2.7 options.c) adds to them */
+    static const char *const names_27[] = {
+        "allow-deprecated-insecure-static-crypto",
+        "dns-updown",
+        "override-username",
+        "route-table",
+        "tls-crypt-v2-max-age",
+    };
+
     (void)state;
+    for (size_t i = 0; i < sizeof(names_27) / sizeof(names_27[0]); i++) {
+        assert_non_null(config_directive_find(names_27[i]));
+    }
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const struct config_directive *d = config_directive_find(names[i]);
 
