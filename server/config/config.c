@@ -531,8 +531,8 @@ static int dispatch(struct config_parser *ps, int argc, char **argv, bool is_set
         return config_error(ps, "unknown directive");
     }
     if (!(d->flags & CONFIG_F_GLOBAL)) {
-        return config_error(ps, "only allowed in a client-config-dir file (client-config-dir is "
-                                "not implemented yet in ovpnd)");
+        return config_error(ps, "only allowed in a client-config-dir file or in what a "
+                                "client-connect script or plugin returns, as in openvpn");
     }
     if (ps->is_inline && !(d->flags & CONFIG_F_INLINE)) {
         return config_error(ps, "cannot be given as an inline <%s> block", argv[0]);

@@ -2155,8 +2155,8 @@ static void not_implemented(void **state)
                  "t.conf:9: dev: cannot tell the device type of 'vpn0': add 'dev-type tun'");
     /* Directives that only belong in a client-config-dir file. */
     expect_error("push-reset\n" BASE, "t.conf:1: push-reset: only allowed in a "
-                                      "client-config-dir file (client-config-dir is not "
-                                      "implemented yet in ovpnd)");
+                                      "client-config-dir file or in what a client-connect script "
+                                      "or plugin returns, as in openvpn");
     expect_error_prefix("iroute 198.19.8.0 255.255.255.0\n" BASE,
                         "t.conf:1: iroute: only allowed in a client-config-dir file");
     expect_error_prefix(BASE "key encrypted.key\naskpass missing.txt\n",
