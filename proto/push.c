@@ -420,6 +420,7 @@ int push_client_options(const struct push_client_params *p, char opts[][256], si
     *n_opts = 0;
     if ((push_uses_peer_id(p) && p->peer_id > PEER_ID_MAX) ||
         (p->auth_token != NULL && !word_ok(p->auth_token)) ||
+        (p->auth_token_user != NULL && !word_ok(p->auth_token_user)) ||
         (p->ncp && p->cipher != NULL && !word_ok(p->cipher))) {
         return -PE_MALFORMED;
     }
@@ -430,6 +431,9 @@ int push_client_options(const struct push_client_params *p, char opts[][256], si
     }
     if (!err && p->auth_token != NULL) {
         err = put_word_option("auth-token", p->auth_token, opts, max_opts, &n);
+    }
+    if (!err && p->auth_token != NULL && p->auth_token_user != NULL) {
+        err = put_word_option("auth-token-user", p->auth_token_user, opts, max_opts, &n);
     }
     if (!err && p->ncp && p->cipher != NULL) {
         err = put_word_option("cipher", p->cipher, opts, max_opts, &n);

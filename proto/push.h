@@ -92,6 +92,9 @@ struct push_client_params {
     unsigned ifconfig_ipv6_netbits;
     uint8_t ifconfig_ipv6_remote[16];
     const char *auth_token; /* NULL: no "auth-token" */
+    /* base64 of the client's username after override-username, for the client to send with its
+     * token from now on (2.7 prepare_auth_token_push_reply); only with auth_token. NULL: none */
+    const char *auth_token_user;
 };
 
 /* Rules both sides must agree on: what the push says is what the server must then do. */
@@ -109,6 +112,7 @@ bool push_uses_dyn_tls_crypt(const struct push_client_params *p);
  *   "ifconfig <local> <netmask|remote>"      if ifconfig_local != 0 and ifconfig_netmask != 0
  *   "peer-id N"                              if push_uses_peer_id
  *   "auth-token T"                           if auth_token
+ *   "auth-token-user B64"                    if auth_token and auth_token_user
  *   "cipher X"                               if ncp and cipher
  *   "protocol-flags cc-exit[ tls-ekm][ dyn-tls-crypt]"  if push_uses_cc_exit (tls-ekm if
  *                                            push_uses_ekm, dyn-tls-crypt if

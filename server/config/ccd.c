@@ -170,7 +170,6 @@ static const char *const not_yet[] = {
     "setenv",
     "push-peer-info",
     "ifconfig-push-constraint",
-    "override-username",
     "auth-token-user",
     NULL,
 };
@@ -361,6 +360,15 @@ static int handle_line(struct ccd_parser *cp, int argc, char **argv)
     }
     if (strcmp(d, "compress") == 0 || strcmp(d, "comp-lzo") == 0) {
         return parse_comp(cp, argc, argv);
+    }
+    if (strcmp(d, "override-username") == 0) {
+        /* (a word is at most 255 characters here, well below 2.7's USER_PASS_LEN) */
+        if ((err = check_args(cp, argc, 1, 1))) {
+            return err;
+        }
+        free(c->override_username);
+        c->override_username = strdup(argv[1]);
+        return c->override_username ? 0 : ccd_nomem(cp);
     }
     if (strcmp(d, "vlan-pvid") == 0) {
         uint64_t vid;
@@ -731,6 +739,11 @@ int ccd_merge(struct ccd *into, struct ccd *from)
         into->has_max_routes = true;
         into->max_routes = from->max_routes;
     }
+    if (from->override_username) {
+        free(into->override_username);
+        into->override_username = from->override_username;
+        from->override_username = NULL;
+    }
     if (from->has_vlan_pvid) {
         into->has_vlan_pvid = true;
         into->vlan_pvid = from->vlan_pvid;
@@ -817,5 +830,6 @@ void ccd_free(struct ccd *c)
     free(c->push_ops);
     free(c->iroutes);
     free(c->path);
+    free(c->override_username);
     memset(c, 0, sizeof(*c));
 }

@@ -75,6 +75,9 @@ struct ccd {
      * instance); without vlan-tagging it has no effect, as in 2.6 */
     bool has_vlan_pvid;
     uint16_t vlan_pvid;
+    /* `override-username NAME` (openvpn 2.7, multi.c override_locked_username): the client's
+     * username from now on (admit.c); a later output's wins. NULL when not given. */
+    char *override_username;
 };
 
 /* Parse text (NUL-terminated) as the content of the file called name into c (zeroed by this

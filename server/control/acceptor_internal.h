@@ -104,6 +104,8 @@ struct cs_client {
                               * username with username-as-common-name; false for a client
                               * without either ("UNDEF", which 2.6 gives no common name) */
     char *username;          /* the verified username, or NULL */
+    char *orig_username;     /* the one the client authenticated with, when override-username
+                              * replaced it (admit.c); also accepted at renegotiations */
     char cipher_name[32];    /* data cipher chosen for the client */
     uint8_t cert_sha256[32]; /* of the client certificate */
     /* what a CRL names a certificate by (RFC 5280 5.3.3): its serial number and issuer, kept to
@@ -596,6 +598,10 @@ size_t acc_cn_hash(const char *cn, size_t size);
 /* cs has its peer now: put it in sessions.by_cn under its common name (none without one, see
  * cs_client has_cn); acc_cs_free takes it out. */
 void acc_cn_index_add(struct acceptor *a, struct ctl_session *cs);
+
+/* cs's common name becomes cn (override-username with username-as-common-name): in
+ * sessions.by_cn, in cs->client and in its peer's copy. Before the peer is installed. */
+void acc_cn_rename(struct acceptor *a, struct ctl_session *cs, const char *cn);
 
 /* Build, wrap (tls-auth / tls-crypt) and send one control packet of cs: opcode on key_id with
  * acks and, for a reliable packet, message_id and payload. 0, or the build error (logged); a
@@ -1213,6 +1219,10 @@ int acc_token_init(struct acceptor *a);
 enum auth_token_verdict acc_token_check(struct acceptor *a, struct ctl_session *cs,
                                         struct key_method2 *client, struct acc_token_env *env,
                                         const char **client_reason, char *why, size_t why_len);
+
+/* override-username changed cs->client.username: the token, if one was made, is made anew for
+ * it (2.7 override_locked_username regenerates it), keeping its session id. */
+void acc_token_rebind(struct acceptor *a, struct ctl_session *cs);
 
 /* The check succeeded: make the client's (renewed) token, which PUSH_REPLY carries. */
 void acc_token_on_success(struct acceptor *a, struct ctl_session *cs,

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mbedtls/base64.h>
+
 #include "proto/cursor.h"
 #include "proto/errors.h"
 #include "proto/peer_info.h"
@@ -84,9 +86,32 @@ static int dns_as_dhcp_options(const char **opts, size_t *n, char (*dns)[256])
     return 0;
 }
 
-/* What the per-client options of cs's push reply are made from (proto/push.h). */
+/* cs's username after override-username in base64 for auth-token-user, into user_b64
+ * (user_b64_len bytes, NUL-terminated): true when there is one to push. A username whose base64
+ * would not fit in an option line is not pushed, as 2.7 skips one of USER_PASS_LEN or more. */
+static bool override_user_b64(struct acceptor *a, struct ctl_session *cs, char *user_b64,
+                              size_t user_b64_len)
+{
+    size_t len = 0;
+
+    if (!cs->client.orig_username) {
+        return false;
+    }
+    if (mbedtls_base64_encode((unsigned char *)user_b64, user_b64_len, &len,
+                              (const unsigned char *)cs->client.username,
+                              strlen(cs->client.username)) != 0) {
+        acc_cs_log(a, cs, LOG_WARN,
+                   "override-username: the username is too long for auth-token-user; not pushed");
+        return false;
+    }
+    return true;
+}
+
+/* What the per-client options of cs's push reply are made from (proto/push.h); user_b64 (200
+ * bytes) holds auth-token-user's text. */
 static void client_push_params(struct acceptor *a, struct ctl_session *cs, bool no_ifconfig,
-                               bool no_ifconfig_ipv6, struct push_client_params *out)
+                               bool no_ifconfig_ipv6, char user_b64[200],
+                               struct push_client_params *out)
 {
     const struct acceptor_env *env = a->env;
     const struct config *cfg = a->cfg;
@@ -104,6 +129,9 @@ static void client_push_params(struct acceptor *a, struct ctl_session *cs, bool 
     pp.dyn_tls_crypt = cs->wrap.has_dyn; /* install.c start_dyn_tls_crypt */
     pp.tun_mtu = cfg->net.tun_mtu;
     pp.auth_token = acc_token_for_push(a, cs);
+    if (pp.auth_token && override_user_b64(a, cs, user_b64, 200)) {
+        pp.auth_token_user = user_b64;
+    }
     if (!no_ifconfig) {
         /* multi.c multi_select_virtual_addr: subnet "ADDRESS NETMASK", net30 "BLOCK+2 BLOCK+1",
          * p2p "ADDRESS SERVER"; an ifconfig-push pair as written */
@@ -133,6 +161,7 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     const char **global = calloc(n_global, sizeof(*global));
     const char **opts = calloc(cap, sizeof(*opts));
     char derived[4][64], per_client[16][256], (*dns)[256] = calloc(PUSH_DNS_MAX, sizeof(*dns));
+    char user_b64[200];
     struct push_client_params pp;
     size_t n = 0, n_client = 0, g = 0;
     bool no_ifconfig = false, no_ifconfig_ipv6 = false;
@@ -160,7 +189,7 @@ void acc_send_push_reply(struct acceptor *a, struct ctl_session *cs)
     if (cs->push.comp) {
         opts[n++] = cs->push.comp; /* 2.6 appends it to the global part */
     }
-    client_push_params(a, cs, no_ifconfig, no_ifconfig_ipv6, &pp);
+    client_push_params(a, cs, no_ifconfig, no_ifconfig_ipv6, user_b64, &pp);
     err = push_client_options(&pp, per_client, 16, &n_client);
     if (err) {
         acc_cs_log(a, cs, LOG_ERR, "cannot build per-client push options: %s", proto_strerror(err));

@@ -183,6 +183,21 @@ static void cn_index_unlink(struct ctl_session *cs)
     cs->cn_pprev = NULL;
 }
 
+void acc_cn_rename(struct acceptor *a, struct ctl_session *cs, const char *cn)
+{
+    bool was_indexed = cs->cn_pprev != NULL;
+
+    cn_index_unlink(cs);
+    snprintf(cs->client.cn, sizeof(cs->client.cn), "%s", cn);
+    cs->client.has_cn = cn[0] != '\0';
+    if (cs->peer) {
+        snprintf(cs->peer->common_name, sizeof(cs->peer->common_name), "%s", cn);
+    }
+    if (was_indexed) {
+        acc_cn_index_add(a, cs);
+    }
+}
+
 void acc_table_unlink(struct acceptor *a, struct ctl_session *cs)
 {
     struct ctl_session **pp =
@@ -538,6 +553,7 @@ void acc_cs_free(struct acceptor *a, struct ctl_session *cs)
     acc_ks_clear(&cs->ks[0]);
     acc_ks_clear(&cs->ks[1]);
     free(cs->client.username);
+    free(cs->client.orig_username);
     tls_wrap_wipe(&cs->wrap.dyn);
     for (size_t i = 0; i < a->n_cleanups; i++) {
         if (a->cleanups[i].on_free) {

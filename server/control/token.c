@@ -100,6 +100,16 @@ void acc_token_on_success(struct acceptor *a, struct ctl_session *cs,
     acc_cs_touch(a, cs);
 }
 
+void acc_token_rebind(struct acceptor *a, struct ctl_session *cs)
+{
+    if (!a->checks.token.is_enabled || !cs->token.at.initial[0]) {
+        return;
+    }
+    if (auth_token_renew(&a->checks.token, &cs->token.at, cs->client.username, wall_now_s())) {
+        acc_cs_log(a, cs, LOG_WARN, "auth-gen-token: cannot make a token; none is pushed");
+    }
+}
+
 /* Send the renewed token on the primary key state (2.6 send_push_reply_auth_token). */
 static void send_token(struct acceptor *a, struct ctl_session *cs)
 {

@@ -7,6 +7,11 @@
 #    the one after it into table 100 with its metric, and the client still pings (its subnet
 #    route comes from the device's address); with topology net30 the pool route `server` adds
 #    goes into table 100 too, as 2.7 gives it the last route-table.
+#  - override-username alice in client 1's client-config-dir file, the client authenticating as
+#    bob (auth-user-pass-verify script, auth-gen-token, reneg-sec 4): the status file and the
+#    client-disconnect script name alice, the push reply carries auth-token-user (base64 of
+#    alice), the client renegotiates twice on its token without the script being asked again,
+#    and still pings; without a username/password check the same file refuses the client.
 # openvpn 2.6 refuses the line ("Unsupported cipher in --data-ciphers: DEFAULT"): ovpnd only.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
@@ -67,4 +72,57 @@ route_in 100 198.19.0.0/24 || fail "route-table: net30's pool route is not in ta
 route_in main 198.19.0.0/24 && fail "route-table: net30's pool route is in the main table"
 server_stop
 ovt_log "route-table: routes after it and net30's pool route in table 100, the earlier one in main"
+
+# ---- override-username ----
+d=$OVT_DIR
+mkdir -p "$d/ccd"
+echo "override-username alice" >"$d/ccd/client1"
+cat >"$d/verify.sh" <<'EOF'
+#!/bin/sh
+sed -n 1p "$1" >>"$AUTH_TEST_DIR/calls.log"
+[ "$(sed -n 1p "$1")" = bob ] && [ "$(sed -n 2p "$1")" = secret-bob ]
+EOF
+cat >"$d/disconnect.sh" <<'EOF'
+#!/bin/sh
+echo "username=$username common_name=$common_name" >>"$AUTH_TEST_DIR/disconnect.log"
+EOF
+chmod 755 "$d/verify.sh" "$d/disconnect.sh"
+printf 'bob\nsecret-bob\n' >"$d/up1.txt"
+chmod 600 "$d/up1.txt"
+: >"$d/calls.log"
+: >"$d/disconnect.log"
+"$OVPND" --genkey auth-token "$d/token.key" || fail "ovpnd --genkey auth-token failed"
+OVT_STATUS_VERSION=2 server_conf_write "$d" "client-config-dir $d/ccd" "script-security 2" \
+    "auth-user-pass-verify '$d/verify.sh' via-file" "client-disconnect '$d/disconnect.sh'" \
+    "setenv AUTH_TEST_DIR $d" "tmp-dir $d" "auth-gen-token 0 120" \
+    "auth-gen-token-secret $d/token.key" "reneg-sec 4"
+server_start "$d"
+client_start "$d" 1 "auth-user-pass $d/up1.txt" "auth-retry none" "verb 4"
+wait_tunnel 1
+server_log_grep "override-username: username 'bob' is now 'alice'" ||
+    fail "override-username: the server log does not say bob became alice"
+listed_alice() { grep -q "^CLIENT_LIST,client1,198\.18\.0\.2:[0-9]*,.*,alice," "$d/status.log"; }
+wait_for 10 listed_alice || fail "override-username: the status file does not list alice: $(cat "$d/status.log")"
+grep -q "auth-token-user YWxpY2U=" "$d/client1.log" ||
+    fail "override-username: the push reply has no auth-token-user YWxpY2U=: $(grep PUSH_REPLY "$d/client1.log")"
+handshakes_3() { [ "$(grep -c "Control Channel: TLS" "$d/client1.log")" -ge 3 ]; }
+wait_for 20 handshakes_3 || fail "override-username: the client did not renegotiate twice"
+[ "$(wc -l <"$d/calls.log")" = 1 ] ||
+    fail "override-username: the script was asked again at a renegotiation: $(cat "$d/calls.log")"
+assert_ping "$(client_ns 1)" "$OVT_SERVER_TUN_IP" 5 0.05 0 "override-username: ping after renegotiations"
+client_stop 1
+disconnected() { grep -q . "$d/disconnect.log"; }
+wait_for 10 disconnected || fail "override-username: client-disconnect did not run"
+grep -qx "username=alice common_name=client1" "$d/disconnect.log" ||
+    fail "override-username: client-disconnect saw $(cat "$d/disconnect.log")"
+server_stop
+server_conf_write "$d" "client-config-dir $d/ccd"
+server_start "$d"
+client_start "$d" 1 "auth-retry none"
+without_check() { server_log_grep "override-username needs a username/password check"; }
+wait_for 20 without_check || fail "override-username without a password check: the client was not refused"
+[ -z "$(client_tun_ip 1)" ] || fail "override-username without a password check: the client got a tunnel"
+client_stop 1
+server_stop
+ovt_log "override-username: alice in status, scripts and auth-token-user; renegotiations on the token; refused without a password check"
 ovt_log "PASS"

@@ -607,6 +607,34 @@ static void vlan_pvid(void **state)
     parse_error("vlan-pvid\n", "ccd/alice:1: vlan-pvid: needs 1 argument");
 }
 
+/* override-username (2.7 OPT_P_INSTANCE): the client's new username; a later output's wins, an
+ * output without it keeps the earlier one. */
+static void override_username(void **state)
+{
+    struct ccd a, b;
+    char *text = malloc(400);
+
+    (void)state;
+    parse_ok(&a, "override-username alice\n");
+    assert_string_equal(a.override_username, "alice");
+    parse_ok(&b, "push \"route 198.19.1.0 255.255.255.0\"\n");
+    assert_int_equal(ccd_merge(&a, &b), 0);
+    assert_string_equal(a.override_username, "alice");
+    parse_ok(&b, "override-username carol\n");
+    assert_int_equal(ccd_merge(&a, &b), 0);
+    assert_string_equal(a.override_username, "carol");
+    assert_null(b.override_username);
+    ccd_free(&a);
+    ccd_free(&b);
+    parse_error("override-username\n", "ccd/alice:1: override-username: needs 1 argument");
+    assert_non_null(text);
+    strcpy(text, "override-username ");
+    memset(text + strlen(text), 'x', 300);
+    strcpy(text + strlen("override-username ") + 300, "\n");
+    parse_error(text, "ccd/alice:1: override-username: a word is too long (256 characters max)");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -617,7 +645,7 @@ int main(void)
         cmocka_unit_test(load_written_file), cmocka_unit_test(session_limits),
         cmocka_unit_test(scan_directory),    cmocka_unit_test(load_slash_name_and_fifo),
         cmocka_unit_test(compression),       cmocka_unit_test(vlan_pvid),
-        cmocka_unit_test(check_directory),
+        cmocka_unit_test(check_directory),   cmocka_unit_test(override_username),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -332,6 +332,17 @@ static void client_options_variants(void **state)
     assert_string_equal(opts[1], "peer-id 16777214");
     assert_string_equal(opts[2], "auth-token SESS_ID_AT_abc");
     assert_string_equal(opts[3], "cipher AES-256-GCM");
+    /* override-username (2.7): auth-token-user right after auth-token, only with a token */
+    p.auth_token_user = "YWxpY2U="; /* base64 of "alice" */
+    assert_int_equal(push_client_options(&p, opts, 16, &n), 0);
+    assert_string_equal(opts[2], "auth-token SESS_ID_AT_abc");
+    assert_string_equal(opts[3], "auth-token-user YWxpY2U=");
+    assert_string_equal(opts[4], "cipher AES-256-GCM");
+    p.auth_token = NULL;
+    assert_int_equal(push_client_options(&p, opts, 16, &n), 0);
+    assert_string_equal(opts[2], "cipher AES-256-GCM");
+    p.auth_token = "SESS_ID_AT_abc";
+    p.auth_token_user = NULL;
 
     /* errors */
     assert_int_equal(push_client_options(&p, opts, 3, &n), -PE_NOSPACE);
