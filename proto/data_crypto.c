@@ -184,6 +184,15 @@ bool data_key_tx_wants_renegotiation(const struct data_key *k)
     return k->tx_packet_id >= DATA_TX_ID_RENEGOTIATE;
 }
 
+bool data_key_usage_limit_reached(const struct data_key *k)
+{
+    if (k->enc.ctx == NULL || k->cipher == DATA_CIPHER_CHACHA20_POLY1305) {
+        return false;
+    }
+    return k->tx_blocks + k->tx_packet_id > DATA_AEAD_USAGE_LIMIT ||
+           k->rx_blocks + k->rx.highest > DATA_AEAD_USAGE_LIMIT;
+}
+
 static void write_header(const struct data_key *k, bool v2, uint32_t peer_id, uint8_t *out)
 {
     if (v2) {
@@ -267,6 +276,7 @@ int data_key_seal(struct data_key *k, bool v2, uint32_t peer_id, const uint8_t *
     if (err) {
         return err;
     }
+    k->tx_blocks += (plain_len + 15) / 16;
     *out_len = hdr_len + DATA_AEAD_OVERHEAD + plain_len;
     return 0;
 }
@@ -361,6 +371,7 @@ int data_key_open(struct data_key *k, const uint8_t *in, size_t in_len, uint8_t 
         return err;
     }
     packet_id_rx_commit(&k->rx, packet_id);
+    k->rx_blocks += (ct_len + 15) / 16;
     *out_len = ct_len;
     return 0;
 }

@@ -73,7 +73,16 @@ struct data_key {
      * counted by the key's owner for reneg-bytes / reneg-pkts (2.6 ssl.c, ks->n_packets and
      * ks->n_bytes); zeroed by data_key_init(). */
     uint64_t n_packets, n_bytes;
+    /* AEAD: 16-byte blocks of plaintext sealed and opened with this key (2.7 crypto.c
+     * plaintext_blocks), for data_key_usage_limit_reached(); zeroed by data_key_init(). */
+    uint64_t tx_blocks, rx_blocks;
 };
+
+/* The AES-GCM usage limit openvpn 2.7 renegotiates at (crypto.c cipher_get_aead_limits, ssl.c
+ * tls_get_limit_aead): blocks plus packets under one key, 7/8 of 2^36 - 1, the bound that keeps
+ * an attacker's advantage below 2^-57 (draft-irtf-cfrg-aead-limits), with room for the
+ * renegotiation to finish before it is reached. */
+#define DATA_AEAD_USAGE_LIMIT (((1ull << 36) - 1) / 8 * 7)
 
 /* Install cipher c for key_id (0..7) from key_block, the 256-byte key2 block of section 5.1
  * (proto/kdf.h). is_server: the server sends with key[1] (bytes 128..255) and receives with
@@ -111,6 +120,12 @@ void data_key_clear(struct data_key *k);
 
 /* True once the send id reached DATA_TX_ID_RENEGOTIATE: time to start a new key_id. */
 bool data_key_tx_wants_renegotiation(const struct data_key *k);
+
+/* True once an AES-GCM key's blocks plus packets in either direction passed
+ * DATA_AEAD_USAGE_LIMIT: time to start a new key_id (2.7 ssl.c should_trigger_renegotiation,
+ * which checks both directions because a 2.6 peer does not count). Never for CHACHA20-POLY1305,
+ * whose limit is far beyond 32-bit packet ids, nor for CBC ciphers. Owner thread. */
+bool data_key_usage_limit_reached(const struct data_key *k);
 
 /* Build one data packet into out:
  *   v2: header = ((P_DATA_V2 << 3 | key_id) << 24 | peer_id) as 4 bytes big-endian;

@@ -346,8 +346,9 @@ void wk_check_reneg(struct worker *w, struct peer *p)
         return;
     }
     /* 2.6 renegotiates at packet id 0xFF000000, long before ids run out, and after reneg-bytes
-     * or reneg-pkts of traffic on the key (ssl.c, tls_process_state). */
-    if (!data_key_tx_wants_renegotiation(k) &&
+     * or reneg-pkts of traffic on the key (ssl.c, tls_process_state); 2.7 also at AES-GCM's
+     * usage limit. */
+    if (!data_key_tx_wants_renegotiation(k) && !data_key_usage_limit_reached(k) &&
         !(t->reneg_bytes > 0 && k->n_bytes >= (uint64_t)t->reneg_bytes) &&
         !(t->reneg_pkts > 0 && k->n_packets >= (uint64_t)t->reneg_pkts)) {
         return;

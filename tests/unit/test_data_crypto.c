@@ -805,6 +805,39 @@ static void in_place(void **state)
     data_key_clear(&cli);
 }
 
+/* 2.7's AES-GCM usage limit: blocks of plaintext plus packets, each direction; not for
+ * CHACHA20-POLY1305. */
+static void aead_usage_limit(void **state)
+{
+    uint8_t block[256], pkt[128], out[128], plain[33] = {0};
+    size_t len, out_len;
+    struct data_key srv, cli;
+
+    (void)state;
+    make_pair(DATA_CIPHER_AES_256_GCM, 0, 900, block, &srv, &cli);
+    assert_int_equal(data_key_seal(&cli, true, 0, plain, 33, pkt, sizeof(pkt), &len), 0);
+    assert_int_equal(cli.tx_blocks, 3); /* 33 bytes: 3 blocks */
+    assert_int_equal(data_key_open(&srv, pkt, len, out, sizeof(out), &out_len), 0);
+    assert_int_equal(srv.rx_blocks, 3);
+    assert_false(data_key_usage_limit_reached(&cli));
+    assert_false(data_key_usage_limit_reached(&srv));
+    cli.tx_blocks = DATA_AEAD_USAGE_LIMIT - cli.tx_packet_id; /* at the limit, not past it */
+    assert_false(data_key_usage_limit_reached(&cli));
+    assert_int_equal(data_key_seal(&cli, true, 0, plain, 1, pkt, sizeof(pkt), &len), 0);
+    assert_true(data_key_usage_limit_reached(&cli));
+    srv.rx_blocks = DATA_AEAD_USAGE_LIMIT - srv.rx.highest - 1;
+    assert_false(data_key_usage_limit_reached(&srv));
+    assert_int_equal(data_key_open(&srv, pkt, len, out, sizeof(out), &out_len), 0);
+    assert_true(data_key_usage_limit_reached(&srv)); /* the receive side counts too */
+    data_key_clear(&srv);
+    data_key_clear(&cli);
+    make_pair(DATA_CIPHER_CHACHA20_POLY1305, 0, 900, block, &srv, &cli);
+    cli.tx_blocks = DATA_AEAD_USAGE_LIMIT * 2;
+    assert_false(data_key_usage_limit_reached(&cli));
+    data_key_clear(&srv);
+    data_key_clear(&cli);
+}
+
 static void tx_packet_id_exhaustion(void **state)
 {
     uint8_t block[256], pkt[64], out[64];
@@ -923,6 +956,7 @@ int main(void)
         cmocka_unit_test(buffers_too_small),
         cmocka_unit_test(in_place),
         cmocka_unit_test(tx_packet_id_exhaustion),
+        cmocka_unit_test(aead_usage_limit),
         cmocka_unit_test(init_rejects_bad_keys),
         cmocka_unit_test(clear_is_safe),
         cmocka_unit_test(hot_path_does_not_allocate),
