@@ -4,7 +4,7 @@
 #    limited to AES-192-CBC gets AES-192-CBC, a client with its defaults gets AES-256-GCM, and
 #    both ping; a client limited to AES-128-CBC, in neither part of the list, is refused.
 #  - route-table 100 between two route lines: the route before it goes into the main table,
-#    the one after it into table 100 with its metric, and the client still pings (its subnet
+#    the one after it into table 100 with its metric, and so does a route-ipv6 after it, and the client still pings (its subnet
 #    route comes from the device's address); with topology net30 the pool route `server` adds
 #    goes into table 100 too, as 2.7 gives it the last route-table.
 #  - override-username alice in client 1's client-config-dir file, the client authenticating as
@@ -52,9 +52,14 @@ server_stop
 route_in() {
     ip netns exec "$NS_SRV" ip route show table "$1" | grep -q "^$2 dev tun[0-9]* .*${3:-}"
 }
-server_conf_write "$OVT_DIR" "route 198.19.9.0 255.255.255.0" "route-table 100" \
-    "route 198.19.8.0 255.255.255.0 vpn_gateway 7"
+server_conf_write "$OVT_DIR" "server-ipv6 2001:2:0:19::/64" "route 198.19.9.0 255.255.255.0" \
+    "route-table 100" "route 198.19.8.0 255.255.255.0 vpn_gateway 7" \
+    "route-ipv6 2001:2:0:50::/64"
 server_start "$OVT_DIR"
+route6_in_100() {
+    ip netns exec "$NS_SRV" ip -6 route show table 100 | grep -q "^2001:2:0:50::/64 dev tun[0-9]* "
+}
+route6_in_100 || fail "route-table: route-ipv6 2001:2:0:50::/64 is not in table 100: $(ip netns exec "$NS_SRV" ip -6 route show table 100)"
 route_in 100 198.19.8.0/24 "metric 7" ||
     fail "route-table: 198.19.8.0/24 is not in table 100: $(ip netns exec "$NS_SRV" ip route show table 100)"
 route_in main 198.19.9.0/24 || fail "route-table: the route before it is not in the main table"
