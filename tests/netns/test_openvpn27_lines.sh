@@ -4,15 +4,17 @@
 #    limited to AES-192-CBC gets AES-192-CBC, a client with its defaults gets AES-256-GCM, and
 #    both ping; a client limited to AES-128-CBC, in neither part of the list, is refused.
 #  - route-table 100 between two route lines: the route before it goes into the main table,
-#    the one after it into table 100 with its metric, and so does a route-ipv6 after it, and the client still pings (its subnet
-#    route comes from the device's address); with topology net30 the pool route `server` adds
-#    goes into table 100 too, as 2.7 gives it the last route-table.
+#    the one after it into table 100 with its metric, and so does a route-ipv6 after it; the
+#    client still pings (its subnet route comes from the device's address); with topology net30
+#    the pool route `server` adds goes into table 100 too, as 2.7 gives it the last route-table.
 #  - override-username alice in client 1's client-config-dir file, the client authenticating as
 #    bob (auth-user-pass-verify script, auth-gen-token, reneg-sec 4): the status file and the
 #    client-disconnect script name alice, the push reply carries auth-token-user (base64 of
 #    alice), the client renegotiates twice on its token without the script being asked again,
 #    and still pings; without a username/password check the same file refuses the client.
-# openvpn 2.6 refuses the line ("Unsupported cipher in --data-ciphers: DEFAULT"): ovpnd only.
+# openvpn 2.6 refuses each of these lines ("Unsupported cipher in --data-ciphers: DEFAULT",
+# "Unrecognized option" for route-table, "cannot be used in this context" for
+# override-username), and Debian 12 has no 2.7 to compare with: ovpnd only.
 set -euo pipefail
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
