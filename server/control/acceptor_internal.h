@@ -1220,6 +1220,25 @@ enum auth_token_verdict acc_token_check(struct acceptor *a, struct ctl_session *
                                         struct key_method2 *client, struct acc_token_env *env,
                                         const char **client_reason, char *why, size_t why_len);
 
+/* override_username.c: openvpn 2.7's override-username, after every client-connect output
+ * (2.7 multi.c override_locked_username): with cs->ccd's override_username, the client's
+ * username becomes it in the status, the scripts' environment (rebuilt from peer_info), its
+ * auth-gen-token (acc_token_rebind, pushed with auth-token-user) and, with
+ * username-as-common-name, its common name (acc_cn_rename); the old one is kept in
+ * client.orig_username. Returns 0 (also when there is nothing to do), or -EPERM without a
+ * username/password check (2.7 refuses the client then), -EINVAL for a name too long to be a
+ * common name, -ENOMEM; why (why_len bytes) then says so, for refusing the client. */
+int acc_override_username(struct acceptor *a, struct ctl_session *cs, const char *peer_info,
+                          char *why, size_t why_len);
+
+/* override_username.c: at a renegotiation, the client's old username (username, a buffer of
+ * username_len bytes) stands for its new one in every check (2.7 verify_user_pass): rewritten in
+ * place. No effect without an override. */
+void acc_override_username_map(struct acceptor *a, struct ctl_session *cs, char *username,
+                               size_t username_len);
+
+#define TLS_USERNAME_LEN 64 /* openvpn ssl_verify.h: longest CN from username-as-common-name */
+
 /* override-username changed cs->client.username: the token, if one was made, is made anew for
  * it (2.7 override_locked_username regenerates it), keeping its session id. */
 void acc_token_rebind(struct acceptor *a, struct ctl_session *cs);

@@ -65,8 +65,6 @@ void acc_auth_failed(struct acceptor *a, struct ctl_session *cs, const char *rea
     acc_refuse(a, cs, reason, NULL);
 }
 
-#define TLS_USERNAME_LEN 64 /* openvpn ssl_verify.h: longest CN from username-as-common-name */
-
 /* What a key state waits for, in this order (each skipped when nothing is configured for it):
  * tls-verify, the username/password check, then at a renegotiation the new keys; at the first
  * negotiation an address and peer-id, client-connect, learn-address "add", and the install in
@@ -269,57 +267,20 @@ static bool apply_mgmt_config(struct auth_wait *w)
     return false;
 }
 
-/* override-username from the client-connect outputs (2.7 multi.c override_locked_username,
- * run after all of them): the client's username from now on, in the status, the scripts'
- * environment, its auth-gen-token (made anew, and pushed with auth-token-user) and, with
- * username-as-common-name, its common name. Returns false after refusing the client (w is
- * freed): without a username/password check, as 2.7, or for a name too long to be a CN. */
+/* override-username from the client-connect outputs (override_username.c). Returns false
+ * after refusing the client (w is freed). */
 static bool apply_override_username(struct auth_wait *w)
 {
     struct acceptor *a = w->a;
     struct ctl_session *cs = w->cs;
-    const char *name = cs->ccd ? cs->ccd->override_username : NULL;
-    char *copy;
+    char why[200];
 
-    if (name == NULL || cs->client.orig_username ||
-        (cs->client.username && strcmp(cs->client.username, name) == 0)) {
+    if (acc_override_username(a, cs, w->client->peer_info, why, sizeof(why)) == 0) {
         return true;
     }
-    if (cs->client.username == NULL) {
-        auth_wait_free(w);
-        acc_auth_failed(a, cs,
-                        "override-username needs a username/password check "
-                        "(auth-user-pass-verify, a plugin that checks passwords, or "
-                        "management-client-auth)");
-        return false;
-    }
-    if (a->cfg->auth.username_as_common_name && strlen(name) >= TLS_USERNAME_LEN) {
-        auth_wait_free(w);
-        acc_auth_failed(a, cs, "override-username: too long to become the common name");
-        return false;
-    }
-    copy = strdup(name);
-    if (!copy) {
-        auth_wait_free(w);
-        acc_auth_failed(a, cs, "out of memory");
-        return false;
-    }
-    acc_cs_log(a, cs, LOG_INFO, "override-username: username '%.128s' is now '%.128s'",
-               cs->client.username, name);
-    cs->client.orig_username = cs->client.username;
-    cs->client.username = copy;
-    if (a->cfg->auth.username_as_common_name) {
-        acc_cn_rename(a, cs, copy);
-    }
-    acc_token_rebind(a, cs);
-    /* learn-address and client-disconnect see the new name, as 2.7's do once its client
-     * renegotiates */
-    if (acc_client_env_build(a, cs, w->client->peer_info) != 0) {
-        auth_wait_free(w);
-        acc_auth_failed(a, cs, "out of memory");
-        return false;
-    }
-    return true;
+    auth_wait_free(w);
+    acc_auth_failed(a, cs, why);
+    return false;
 }
 
 static void run_checks(struct auth_wait *w)
@@ -659,13 +620,7 @@ static bool start_auth(struct auth_wait *w)
         acc_auth_failed(a, cs, "username too long to become the common name");
         return false;
     }
-    if (cs->client.orig_username && strcmp(client->username, cs->client.orig_username) == 0) {
-        /* 2.7 verify_user_pass: after override-username the client may go on sending the
-         * username it first had; it stands for the new one in every check */
-        acc_cs_log(a, cs, LOG_DEBUG, "username '%.128s' taken as '%.128s' (override-username)",
-                   client->username, cs->client.username);
-        snprintf(client->username, sizeof(client->username), "%s", cs->client.username);
-    }
+    acc_override_username_map(a, cs, client->username, sizeof(client->username));
     if (cs->client.username && strcmp(cs->client.username, client->username) != 0) {
         /* As 2.6: "username attempted to change ... tunnel disabled". */
         acc_auth_failed(a, cs, "username changed at renegotiation");
